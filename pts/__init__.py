@@ -1,0 +1,3 @@
+"""snia-pts: a SNIA Solid State Storage Performance Test Specification (PTS) suite on pytest + fio."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,5 @@
+import sys
+
+from pts.cli import main
+
+sys.exit(main())

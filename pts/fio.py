@@ -1,0 +1,238 @@
+"""The one wrapper around fio: job files from typed job descriptions, runs, JSON parsing.
+
+Test modules never write fio options; they describe jobs with `Job` and call `Fio.run`.
+For every run the job file, the command line (argv as JSON) and fio's JSON output are kept
+in the run folder, the first two written before fio starts.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pts import commands
+from pts.commands import ToolError, ToolMissing
+
+# Options every job gets, and why.
+GLOBAL_OPTIONS = {
+    "ioengine": "libaio",
+    "direct": "1",                   # O_DIRECT: measure the device, not the page cache
+    "group_reporting": "1",          # one result per point, however many threads
+    "norandommap": "1",              # true random offsets (no once-each coverage map)
+    "randrepeat": "0",               # a new random sequence every run
+    "random_generator": "tausworthe64",  # PTS tool requirement: >= 48-bit generator (§6)
+    "refill_buffers": "1",           # random, incompressible data on every write (§3.5)
+    "thread": "0",
+}
+
+
+class FioError(ToolError):
+    """fio ran but its result cannot be used."""
+
+
+class FioFailed(FioError):
+    """fio exited non-zero or timed out."""
+
+
+class FioOutputError(FioError):
+    """fio's output is not the JSON we asked for."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """One fio job section. `runtime` set = time based; else `size` x `loops` bytes."""
+
+    name: str
+    rw: str                     # read, write, randread, randwrite, randrw
+    block_size: int             # bytes
+    iodepth: int
+    numjobs: int = 1
+    rwmixread: int | None = None
+    offset: int = 0
+    size: int | None = None     # bytes; None = to the end of the device
+    runtime: int | None = None  # seconds
+    loops: int = 1
+
+    def options(self) -> dict[str, str]:
+        opts = {"rw": self.rw, "bs": str(self.block_size), "iodepth": str(self.iodepth),
+                "numjobs": str(self.numjobs), "offset": str(self.offset)}
+        if self.rwmixread is not None:
+            opts["rwmixread"] = str(self.rwmixread)
+        if self.size is not None:
+            opts["size"] = str(self.size)
+        if self.runtime is not None:
+            opts.update(time_based="1", runtime=str(self.runtime))
+        if self.loops != 1:
+            opts["loops"] = str(self.loops)
+        return opts
+
+
+def random_job(name: str, read_pct: int, block_size: int, iodepth: int, numjobs: int,
+               runtime: int, size: int) -> Job:
+    """RND I/O at a R/W mix over the first `size` bytes (the ActiveRange)."""
+    if read_pct == 100:
+        rw, mix = "randread", None
+    elif read_pct == 0:
+        rw, mix = "randwrite", None
+    else:
+        rw, mix = "randrw", read_pct
+    return Job(name, rw, block_size, iodepth, numjobs, mix, size=size, runtime=runtime)
+
+
+def job_file(filename: str, jobs: list[Job]) -> str:
+    """The text of a fio job file. Sections without `stonewall` run at the same time."""
+    lines = ["[global]", f"filename={filename}"]
+    lines += [f"{k}={v}" for k, v in GLOBAL_OPTIONS.items()]
+    for job in jobs:
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", job.name):
+            raise ValueError(f"bad fio job name {job.name!r}")
+        lines += ["", f"[{job.name}]"] + [f"{k}={v}" for k, v in job.options().items()]
+    return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class Direction:
+    """One direction (read or write) of a fio result, summed over its jobs."""
+
+    iops: float = 0.0
+    io_bytes: int = 0
+    bw_bytes: float = 0.0       # bytes/s
+    total_ios: int = 0
+    lat_mean_ns: float | None = None   # total latency (submission + completion)
+    lat_max_ns: float | None = None
+
+
+@dataclass(frozen=True)
+class Summary:
+    read: Direction
+    write: Direction
+    fio_version: str = ""
+    errors: tuple[int, ...] = field(default=())
+
+    @property
+    def iops(self) -> float:
+        """PTS IOPS of a mix: read plus write completions per second (pts-digest §11.10)."""
+        return self.read.iops + self.write.iops
+
+    @property
+    def mbps(self) -> float:
+        """Decimal MB/s (PTS 2.0.2 §2.4.1), from fio's bytes/s."""
+        return (self.read.bw_bytes + self.write.bw_bytes) / 1e6
+
+    @property
+    def lat_mean_ns(self) -> float | None:
+        """IO-weighted mean response time of both directions (pts-digest §11.10)."""
+        parts = [(d.lat_mean_ns, d.total_ios) for d in (self.read, self.write)
+                 if d.lat_mean_ns is not None and d.total_ios]
+        n = sum(k for _, k in parts)
+        return sum(m * k for m, k in parts) / n if n else None
+
+    @property
+    def lat_max_ns(self) -> float | None:
+        maxima = [d.lat_max_ns for d in (self.read, self.write) if d.lat_max_ns is not None]
+        return max(maxima) if maxima else None
+
+
+def parse_output(text: str) -> dict:
+    """fio's JSON document; tolerates non-JSON lines fio sometimes prints before it."""
+    start = text.find("{")
+    if start < 0:
+        raise FioOutputError("fio printed no JSON document")
+    try:
+        doc, _ = json.JSONDecoder().raw_decode(text[start:])
+    except json.JSONDecodeError as exc:
+        raise FioOutputError(f"fio output is not valid JSON: {exc}") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("jobs"), list) or not doc["jobs"]:
+        raise FioOutputError("fio JSON has no 'jobs' list")
+    return doc
+
+
+def _latency_ns(d: dict) -> tuple[float | None, float | None]:
+    """Total latency; fio >= 2.99 writes lat_ns, older versions lat in microseconds."""
+    if isinstance(d.get("lat_ns"), dict):
+        lat = d["lat_ns"]
+        return lat.get("mean"), lat.get("max")
+    if isinstance(d.get("lat"), dict):
+        lat = d["lat"]
+        return (None if lat.get("mean") is None else lat["mean"] * 1e3,
+                None if lat.get("max") is None else lat["max"] * 1e3)
+    return None, None
+
+
+def _direction(jobs: list[dict], key: str) -> Direction:
+    iops = io_bytes = bw = total = 0
+    lat_sum, lat_n, lat_max = 0.0, 0, None
+    for job in jobs:
+        d = job.get(key) or {}
+        n = int(d.get("total_ios", 0))
+        iops += float(d.get("iops", 0.0))
+        io_bytes += int(d.get("io_bytes", int(d.get("io_kbytes", 0)) * 1024))
+        bw += float(d.get("bw_bytes", float(d.get("bw", 0.0)) * 1024))
+        total += n
+        mean, mx = _latency_ns(d)
+        if n and mean is not None:
+            lat_sum, lat_n = lat_sum + mean * n, lat_n + n
+        if n and mx is not None:
+            lat_max = mx if lat_max is None else max(lat_max, mx)
+    return Direction(iops, io_bytes, bw, total, lat_sum / lat_n if lat_n else None, lat_max)
+
+
+def summarize(doc: dict) -> Summary:
+    """Sum over jobs (one job with group_reporting; several without)."""
+    jobs = doc["jobs"]
+    return Summary(read=_direction(jobs, "read"), write=_direction(jobs, "write"),
+                   fio_version=str(doc.get("fio version", "")),
+                   errors=tuple(int(j.get("error", 0)) for j in jobs if j.get("error")))
+
+
+@dataclass(frozen=True)
+class FioResult:
+    json_path: Path
+    summary: Summary
+    seconds: float
+    start: float       # Unix time fio was started / returned
+    end: float
+
+
+class Fio:
+    """fio on this machine. Raises ToolMissing at construction if fio is not installed."""
+
+    def __init__(self, log_file: Path | None = None, binary: str = "fio"):
+        self.binary = commands.require(binary, "fio")
+        self.log_file = log_file
+        self.version = commands.run([self.binary, "--version"], timeout=30).stdout.strip()
+
+    def run(self, filename: str, jobs: list[Job], out_dir: Path, name: str,
+            timeout: float | None = None) -> FioResult:
+        """Write NAME.fio and NAME.cmd, run fio, keep NAME.json and NAME.stderr."""
+        out_dir.mkdir(parents=True, exist_ok=True)
+        job_path, json_path = out_dir / f"{name}.fio", out_dir / f"{name}.json"
+        job_path.write_text(job_file(filename, jobs), encoding="utf-8")
+        argv = [self.binary, "--output-format=json", f"--output={json_path}", str(job_path)]
+        (out_dir / f"{name}.cmd").write_text(json.dumps(argv) + "\n", encoding="utf-8")
+        start = time.time()
+        try:
+            result = commands.run(argv, log_file=self.log_file, timeout=timeout)
+        except commands.ToolFailed as exc:
+            raise FioFailed(str(exc)) from None
+        finally:
+            end = time.time()
+        if result.stderr:
+            (out_dir / f"{name}.stderr").write_text(result.stderr, encoding="utf-8")
+        try:
+            text = json_path.read_text(encoding="utf-8", errors="replace")
+            summary = summarize(parse_output(text))
+        except (OSError, FioOutputError) as exc:
+            raise FioOutputError(f"{exc} ({json_path}); fio stderr: "
+                                 f"{result.excerpt() or '(empty)'}") from None
+        if summary.errors:
+            raise FioFailed(f"fio reported I/O error(s) {summary.errors} in {json_path}: "
+                            f"{result.excerpt()}")
+        return FioResult(json_path, summary, result.seconds, start, end)
+
+
+__all__ = ["Fio", "FioError", "FioFailed", "FioOutputError", "Job", "Summary", "ToolMissing",
+           "job_file", "parse_output", "random_job", "summarize"]

@@ -1,0 +1,138 @@
+"""The PTS IOPS test (PTS 2.0.2 IOPS pseudo-code p.26; PTS-E 1.1 p.30):
+
+  1. purge;  2. set write cache, WIPC (2x ActiveRange of SEQ 128 KiB at the test TC/QD);
+  3. rounds of R/W mix (outer) x block size (inner) RND points of `point_seconds` each,
+     until every tracking variable is steady in the same 5-round window, or max rounds.
+"""
+
+from __future__ import annotations
+
+import time
+
+from pts import preconditioning, rounds
+from pts.device import check_writable
+from pts.fio import random_job
+from pts.progress import Progress
+from pts.purge import purge
+from pts.run import Run
+from pts.spec import format_size
+from pts.write_cache import read_state
+
+TEST = "iops"
+
+
+def active_range_bytes(run: Run) -> int:
+    """ActiveRange (0:AR%) in whole logical sectors."""
+    dev, pct = run.device, run.spec.common.active_range_pct
+    sectors = dev.capacity_bytes // dev.logical_sector * pct // 100
+    return sectors * dev.logical_sector
+
+
+def plan_points(run: Run) -> list[rounds.Point]:
+    points, sector = [], run.device.logical_sector
+    for mix in run.settings.rw_mixes:
+        for bs in run.settings.block_sizes:
+            na = (f"block size {format_size(bs)} is smaller than the logical sector size "
+                  f"({sector} bytes)") if bs < sector else None
+            points.append(rounds.Point(len(points), mix, bs, na))
+    return points
+
+
+def parameters(run: Run, ar_bytes: int) -> dict:
+    spec, s = run.spec, run.settings
+    return {
+        "thread_count": spec.common.thread_count, "queue_depth": spec.common.queue_depth,
+        "active_range_pct": spec.common.active_range_pct, "active_range_bytes": ar_bytes,
+        "write_cache": spec.common.write_cache, "data_pattern": spec.common.data_pattern,
+        "point_seconds": s.point_seconds, "max_rounds": s.max_rounds,
+        "window_rounds": spec.steady_state.window_rounds,
+        "max_data_excursion": spec.steady_state.max_data_excursion,
+        "max_slope_excursion": spec.steady_state.max_slope_excursion,
+        "rw_mixes": [str(m) for m in s.rw_mixes], "block_sizes": list(s.block_sizes),
+        "tracking": [{"label": t.label, "rw_mix": str(t.rw_mix), "block_size": t.block_size}
+                     for t in spec.iops.tracking],
+        "wipc_block_size": spec.wipc.block_size,
+        "wipc_capacity_multiple": spec.wipc.capacity_multiple,
+    }
+
+
+def _measure(run: Run, ar_bytes: int):
+    common = run.spec.common
+    timeout = run.settings.point_seconds * 3 + 120
+
+    def measure(point: rounds.Point, round_no: int) -> dict:
+        job = random_job(f"p{point.index:02d}", point.rw_mix.read_pct, point.block_size,
+                         common.queue_depth, common.thread_count, run.settings.point_seconds,
+                         ar_bytes)
+        out = run.raw_dir(TEST, f"round-{round_no:02d}")
+        res = run.fio.run(run.device.path, [job], out, f"p{point.index:02d}", timeout=timeout)
+        s = res.summary
+        return {"iops": s.iops, "read_iops": s.read.iops, "write_iops": s.write.iops,
+                "mbps": s.mbps,
+                "lat_mean_us": None if s.lat_mean_ns is None else s.lat_mean_ns / 1e3,
+                "lat_max_us": None if s.lat_max_ns is None else s.lat_max_ns / 1e3,
+                "start": res.start, "end": res.end, "raw": run.relative(res.json_path)}
+    return measure
+
+
+def prepare(run: Run, ar_bytes: int) -> None:
+    """Safety gate, purge, write cache, WIPC: each step recorded before the next one."""
+    spec, dev, ledger = run.spec, run.device, run.ledger
+    check_writable(dev, run.settings.destructive)
+    run.write(f"[pts {TEST}] purge: {run.settings.purge}")
+    p = purge(run.settings.purge, dev, run.commands_log)
+    ledger.append("purge", test=TEST, method=p.method, command=p.command, ok=True,
+                  seconds=p.seconds, deviation=p.deviation)
+    cache = read_state(dev, spec.common.write_cache)
+    ledger.append("write_cache", test=TEST, required=cache.required, actual=cache.actual,
+                  settable=cache.settable, when="before WIPC")
+    if cache.deviation():
+        run.deviation(TEST, cache.deviation())
+    plan = preconditioning.plan_wipc(ar_bytes, spec.wipc.block_size,
+                                     spec.wipc.capacity_multiple, spec.common.thread_count,
+                                     spec.common.queue_depth)
+    if plan.tail_bytes:
+        run.deviation(TEST, f"WIPC: the last {plan.tail_bytes} bytes of the ActiveRange "
+                            f"(less than one {format_size(spec.wipc.block_size)} block) "
+                            "were not preconditioned.")
+    run.write(f"[pts {TEST}] WIPC: {plan.bytes_expected:,} bytes of SEQ "
+              f"{format_size(spec.wipc.block_size)} writes")
+    start = time.monotonic()
+    res = preconditioning.run_wipc(run.fio, dev.path, plan, run.raw_dir(TEST))
+    ledger.append("wipc", test=TEST, block_size=spec.wipc.block_size,
+                  bytes_expected=plan.bytes_expected,
+                  bytes_written=res.summary.write.io_bytes,
+                  seconds=time.monotonic() - start, thread_count=spec.common.thread_count,
+                  queue_depth=spec.common.queue_depth, raw=run.relative(res.json_path))
+    ledger.append("write_cache", test=TEST, required=cache.required, actual=cache.actual,
+                  settable=cache.settable, when="before test loop")
+
+
+def run_iops(run: Run) -> rounds.Outcome:
+    spec, settings = run.spec, run.settings
+    ar_bytes = active_range_bytes(run)
+    points = plan_points(run)
+    run.ledger.append("test_start", test=TEST, title="IOPS", clause=spec.iops.clause,
+                      parameters=parameters(run, ar_bytes))
+    for bs in sorted({p.block_size for p in points if p.na_reason}):
+        run.deviation(TEST, f"{format_size(bs)} cells not measured (N/A): smaller than the "
+                            f"logical sector size ({run.device.logical_sector} bytes).")
+    try:
+        prepare(run, ar_bytes)
+        by_cell = {(p.rw_mix, p.block_size): p for p in points}
+        tracking = {t.label: by_cell[(t.rw_mix, t.block_size)] for t in spec.iops.tracking}
+        progress = Progress(run.write, TEST, len(points), settings.point_seconds,
+                            spec.steady_state.window_rounds, settings.max_rounds)
+        outcome = rounds.run_rounds(test=TEST, points=points, measure=_measure(run, ar_bytes),
+                                    tracking=tracking, rule=spec.steady_state,
+                                    max_rounds=settings.max_rounds, ledger=run.ledger,
+                                    progress=progress)
+    except BaseException as exc:
+        run.ledger.append("test_end", test=TEST, status="error", rounds=None,
+                          steady_round=None, window=None,
+                          message=f"{type(exc).__name__}: {exc}")
+        raise
+    run.ledger.append("test_end", test=TEST, status=outcome.status, rounds=outcome.rounds,
+                      steady_round=outcome.steady_round, window=list(outcome.window),
+                      message=outcome.message)
+    return outcome

@@ -1,0 +1,150 @@
+"""pytest hooks and options of snia-pts (loaded by the root conftest.py).
+
+Without --device every PTS test is skipped with a reason. With --device the options are
+checked and the device resolved at start-up, so a bad value stops the session before
+anything runs; writing additionally needs --destructive.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pts import device as device_mod
+from pts.settings import PURGE_CHOICES, Settings, SettingsError, make_settings
+from pts.spec import DEFAULT_SPEC, SpecError, available_specs, load_spec
+
+SETTINGS = pytest.StashKey[Settings]()
+DEVICE = pytest.StashKey[device_mod.BlockDevice]()
+REPORTS = pytest.StashKey[list]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    g = parser.getgroup("snia-pts", "SNIA PTS compliance tests (pytest pts/ --device DEV)")
+    g.addoption("--device", metavar="PATH",
+                help="block device under test (whole device, e.g. /dev/nvme0n1; symlinks such "
+                     "as /dev/disk/by-id/... are resolved). Without it every PTS test is "
+                     "skipped.")
+    g.addoption("--destructive", action="store_true",
+                help="allow the tests to purge and overwrite ALL data on --device. Devices "
+                     "that are mounted, hold mounted partitions, have holders (LVM/MD/"
+                     "dm-crypt), are active swap or back the root filesystem are refused "
+                     "whatever the flags.")
+    g.addoption("--spec", metavar="NAME", default=DEFAULT_SPEC,
+                help="PTS version/segment to run: a name from specs/ (e.g. "
+                     "pts-2.0.2-enterprise, pts-2.0.2-client, pts-e-1.1) or a .toml path "
+                     "(default %(default)s)")
+    g.addoption("--point-seconds", metavar="N", type=int, default=None,
+                help="duration of every test point in seconds (default: the spec's, 60). "
+                     "Anything else is declared as a deviation.")
+    g.addoption("--max-rounds", metavar="N", type=int, default=None,
+                help="stop after N rounds if not steady (default: the spec's, 25; at least "
+                     "the 5-round window). Fewer than the spec is declared as a deviation.")
+    g.addoption("--purge", choices=PURGE_CHOICES, default="auto",
+                help="purge before each test: auto = the best spec method the device "
+                     "supports (refuses if none); trim = blkdiscard of the whole device "
+                     "(deviation); none = no purge (deviation). Default %(default)s.")
+    g.addoption("--reports-dir", metavar="DIR", default="reports",
+                help="where run folders go: DIR/<model>_<serial>/<run-id>/ "
+                     "(default %(default)s)")
+    g.addoption("--iops-block-sizes", metavar="LIST", default=None,
+                help="run only these IOPS block sizes, e.g. 1024KiB,64KiB,4KiB "
+                     "(a declared deviation; the tracking variables' cells must stay)")
+    g.addoption("--iops-rw-mixes", metavar="LIST", default=None,
+                help="run only these IOPS R/W mixes, e.g. 100/0,65/35,0/100 (deviation)")
+
+
+def _settings(config: pytest.Config) -> Settings:
+    opt = config.option
+    try:
+        spec = load_spec(opt.spec)
+        return make_settings(spec, device=opt.device, destructive=opt.destructive,
+                             point_seconds=opt.point_seconds, max_rounds=opt.max_rounds,
+                             purge=opt.purge, reports_dir=opt.reports_dir,
+                             iops_block_sizes=opt.iops_block_sizes,
+                             iops_rw_mixes=opt.iops_rw_mixes)
+    except (SpecError, SettingsError) as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[REPORTS] = []
+    if not config.option.device:
+        return
+    config.stash[SETTINGS] = _settings(config)
+    try:
+        dev = device_mod.resolve(config.option.device)
+        if config.option.destructive:
+            device_mod.check_writable(dev, destructive=True)
+    except device_mod.DeviceError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    config.stash[DEVICE] = dev
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    if DEVICE not in config.stash:
+        return [f"snia-pts: no --device given; PTS tests will be skipped "
+                f"(specs: {', '.join(available_specs())})"]
+    dev, s = config.stash[DEVICE], config.stash[SETTINGS]
+    ident = dev.identity
+    return [
+        f"snia-pts device: {dev.path} ({dev.given}) model={ident.model!r} "
+        f"serial={ident.serial!r} firmware={ident.firmware!r} [{ident.source}]",
+        f"snia-pts device: {dev.capacity_bytes:,} bytes, logical sector {dev.logical_sector} B, "
+        f"physical sector {dev.physical_sector} B, transport {dev.transport}"
+        + (f", EMULATED ({dev.profile})" if dev.emulated else ""),
+        f"snia-pts settings: spec {s.spec.name}, point {s.point_seconds} s, max rounds "
+        f"{s.max_rounds}, purge {s.purge}, destructive {s.destructive}, reports {s.reports_dir}",
+        *[f"snia-pts deviation: {d}" for d in s.deviations()],
+    ]
+
+
+def _writer(config: pytest.Config):
+    """Progress lines go to the terminal even while pytest captures test output."""
+    capman = config.pluginmanager.getplugin("capturemanager")
+    reporter = config.pluginmanager.getplugin("terminalreporter")
+
+    def write(line: str) -> None:
+        if capman is None or reporter is None:
+            print(line, flush=True)
+            return
+        with capman.global_and_fixture_disabled():
+            reporter.write_line(line)
+    return write
+
+
+@pytest.fixture(scope="session")
+def pts_run(request: pytest.FixtureRequest):
+    """The run of this session: run folder, ledger, fio. Skips without --device or
+    --destructive; renders report.pdf when the session's PTS tests are done."""
+    config = request.config
+    if DEVICE not in config.stash:
+        pytest.skip("no --device given: PTS tests need a device under test, e.g. "
+                    "pytest pts/ --device /dev/nvme0n1 --destructive")
+    dev = config.stash[DEVICE]
+    if not config.stash[SETTINGS].destructive:
+        pytest.skip(f"PTS tests purge and overwrite {dev.given}: add --destructive to allow it")
+    from pts.run import Run
+
+    run = Run(config.stash[SETTINGS], dev, _writer(config))
+    try:
+        yield run
+    finally:
+        run.close()
+        config.stash[REPORTS].append(_render(run.folder))
+
+
+def _render(folder: Path) -> str:
+    try:
+        from pts.report import render
+
+        return f"PTS report: {render(folder)}"
+    except Exception as exc:  # the data is safe on disk; say how to retry
+        return (f"PTS report could not be rendered ({type(exc).__name__}: {exc}); data kept "
+                f"in {folder}; retry with: python -m pts report {folder}")
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
+    for line in config.stash.get(REPORTS, []):
+        terminalreporter.write_line(line)

@@ -1,0 +1,91 @@
+"""The round loop (WDPC + measurement, PTS 2.0.2 §3.3 / IOPS pseudo-code p.26): run every
+test point of a round in the spec's order, then judge the tracking variables over the last
+window; stop when all are steady in the same window, or after max rounds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pts import steady_state
+from pts.ledger import Ledger
+from pts.progress import Progress
+from pts.spec import RwMix, SteadyStateRule, format_size
+
+
+@dataclass(frozen=True)
+class Point:
+    index: int                  # position in the round (0-based)
+    rw_mix: RwMix
+    block_size: int
+    na_reason: str | None = None  # set: cannot be measured on this device (N/A, not 0)
+
+    @property
+    def label(self) -> str:
+        return f"RND {format_size(self.block_size).replace(' ', '')} {self.rw_mix}"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str                 # "steady" or "not_steady"
+    rounds: int
+    steady_round: int | None
+    window: tuple[int, int]
+    evidence: dict[str, steady_state.SteadyStateResult]
+    message: str
+
+    @property
+    def steady(self) -> bool:
+        return self.status == "steady"
+
+
+def run_rounds(*, test: str, points: list[Point], measure: Callable[[Point, int], dict],
+               tracking: dict[str, Point], rule: SteadyStateRule, max_rounds: int,
+               ledger: Ledger, progress: Progress, value_key: str = "iops") -> Outcome:
+    """`measure(point, round)` runs one point and returns the fields of its ledger record
+    (it must contain `value_key`). Tracking values are that field of the tracking points."""
+    history: dict[str, list[float]] = {label: [] for label in tracking}
+    evidence: dict[str, steady_state.SteadyStateResult] = {}
+    for round_no in range(1, max_rounds + 1):
+        values: dict[int, float] = {}
+        for point in points:
+            fields = {"round": round_no, "index": point.index, "rw_mix": str(point.rw_mix),
+                      "read_pct": point.rw_mix.read_pct, "block_size": point.block_size}
+            if point.na_reason:
+                ledger.append("point", test=test, na=True, reason=point.na_reason, **fields)
+                continue
+            result = measure(point, round_no)
+            ledger.append("point", test=test, na=False, **fields, **result)
+            values[point.index] = result[value_key]
+            progress.point(round_no, point.index, point.label, f"{result[value_key]:,.0f}")
+        for label, point in tracking.items():
+            history[label].append(values[point.index])
+        steady, evidence = _judge(history, rule, round_no)
+        ledger.append("round", test=test, round=round_no,
+                      tracking={k: v[-1] for k, v in history.items()},
+                      steady_state={k: evidence[k].as_dict() if evidence else None
+                                    for k in history},
+                      steady=steady)
+        status = ("steady" if steady else "not steady") if evidence else \
+            f"steady-state check from round {rule.window_rounds}"
+        progress.round(round_no, {k: v[-1] for k, v in history.items()}, status)
+        if steady:
+            first = round_no - rule.window_rounds + 1
+            return Outcome("steady", round_no, round_no, (first, round_no), evidence,
+                           f"steady state reached at round {round_no} "
+                           f"(measurement window rounds {first}-{round_no})")
+    last = max_rounds
+    first = max(1, last - rule.window_rounds + 1)
+    failing = [k for k, e in evidence.items() if not e.steady]
+    return Outcome("not_steady", last, None, (first, last), evidence,
+                   f"steady state NOT reached in {max_rounds} rounds; in the last window "
+                   f"(rounds {first}-{last}) not steady: {', '.join(failing)}")
+
+
+def _judge(history: dict[str, list[float]], rule: SteadyStateRule, round_no: int):
+    if round_no < rule.window_rounds:
+        return False, {}
+    return steady_state.check_all(history, window=rule.window_rounds,
+                                  max_data_excursion=rule.max_data_excursion,
+                                  max_slope_excursion=rule.max_slope_excursion)

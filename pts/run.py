@@ -1,0 +1,61 @@
+"""One run: the device, the effective settings, the run folder with run.json and the ledger,
+and the tools, shared by every PTS test of a pytest session."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+import pts
+from pts import ledger, nvme
+from pts.device import BlockDevice
+from pts.fio import Fio
+from pts.platform_info import platform_info
+from pts.settings import Settings
+
+
+class Run:
+    def __init__(self, settings: Settings, device: BlockDevice, write: Callable[[str], None]):
+        self.settings, self.device, self.write = settings, device, write
+        self.spec = settings.spec
+        self.folder = ledger.new_run_folder(settings.reports_dir, device.identity.model,
+                                            device.identity.serial)
+        self.commands_log = self.folder / "commands.log"
+        self.fio = Fio(log_file=self.commands_log)
+        self.deviations = list(settings.deviations())
+        if device.emulated:
+            self.deviations.insert(0, f"Device is an emulated SSD (profile "
+                                      f"{device.profile}), a model, not a drive.")
+        ledger.write_json_atomic(self.folder / "run.json", self._run_json())
+        self.ledger = ledger.Ledger(self.folder / "ledger.jsonl")
+
+    def _run_json(self) -> dict:
+        spec = self.spec
+        return {
+            "schema": ledger.SCHEMA,
+            "run_id": self.folder.name,
+            "started": datetime.now(UTC).isoformat(timespec="seconds"),
+            "device": self.device.as_dict(),
+            "platform": platform_info(),
+            "tools": {"snia-pts": pts.__version__, "fio": self.fio.version,
+                      "nvme-cli": nvme.version(), "pytest": pytest.__version__},
+            "spec": {"name": spec.name, "title": spec.title, "version": spec.version,
+                     "segment": spec.segment, "file": str(spec.path)},
+            "options": self.settings.as_dict(),
+            "deviations": self.deviations,
+        }
+
+    def raw_dir(self, test: str, *parts: str) -> Path:
+        return self.folder.joinpath("raw", test, *parts)
+
+    def relative(self, path: Path) -> str:
+        return str(Path(path).relative_to(self.folder))
+
+    def deviation(self, test: str | None, text: str) -> None:
+        self.ledger.append("deviation", test=test, text=text)
+
+    def close(self) -> None:
+        self.ledger.close()
