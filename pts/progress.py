@@ -47,9 +47,10 @@ class Progress:
                          f"{value} | elapsed {_hms(time.monotonic() - self.start)}, "
                          f"ETA {_hms(best)}..{_hms(worst)}")
 
-    def round(self, round_no: int, tracking: dict[str, float], status: str) -> None:
+    def round(self, round_no: int, tracking: dict[str, float], status: str,
+              done: bool = False) -> None:
         best, worst = self.eta(round_no, self.points_per_round - 1)
         values = ", ".join(f"{k} {v:,.0f}" for k, v in tracking.items())
-        eta = "done" if status.startswith("steady") else f"ETA {_hms(best)}..{_hms(worst)}"
+        eta = "done" if done else f"ETA {_hms(best)}..{_hms(worst)}"
         self.message(f"round {round_no}/{self.max_rounds}: {values} | {status} | "
                      f"elapsed {_hms(time.monotonic() - self.start)}, {eta}")

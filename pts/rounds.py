@@ -69,7 +69,8 @@ def run_rounds(*, test: str, points: list[Point], measure: Callable[[Point, int]
                       steady=steady)
         status = ("steady" if steady else "not steady") if evidence else \
             f"steady-state check from round {rule.window_rounds}"
-        progress.round(round_no, {k: v[-1] for k, v in history.items()}, status)
+        progress.round(round_no, {k: v[-1] for k, v in history.items()}, status,
+                       done=steady or round_no == max_rounds)
         if steady:
             first = round_no - rule.window_rounds + 1
             return Outcome("steady", round_no, round_no, (first, round_no), evidence,

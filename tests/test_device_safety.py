@@ -1,0 +1,161 @@
+"""Device resolution and the safety gate, on loop devices made for the purpose.
+
+Every refusal is checked to have written nothing: the files on a mounted filesystem and a
+checksum of the raw device are compared before and after.
+"""
+
+import hashlib
+import os
+import subprocess
+import sys
+
+import pytest
+
+from pts.device import (DeviceError, UnsafeDeviceError, _disks_under, check_writable,
+                        in_use_reasons, resolve)
+from tests.conftest import REPO
+
+pytestmark = pytest.mark.needs("root", "losetup")
+
+
+def sha(path, limit=None):
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        h.update(fh.read(limit) if limit else fh.read())
+    return h.hexdigest()
+
+
+@pytest.fixture
+def mounted_fs(make_loop, tmp_path):
+    dev = make_loop(64 << 20)
+    subprocess.run(["mkfs.ext4", "-F", "-q", dev], check=True, capture_output=True)
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    subprocess.run(["mount", dev, str(mnt)], check=True)
+    (mnt / "precious.txt").write_text("do not destroy\n" * 1000)
+    os.sync()
+    try:
+        yield dev, mnt
+    finally:
+        subprocess.run(["umount", str(mnt)], check=True)
+
+
+def run_suite(dev, tmp_path, *extra):
+    return subprocess.run([sys.executable, "-m", "pytest", "pts/", "--device", dev,
+                           "--destructive", "--purge", "trim", "--point-seconds", "1",
+                           "--reports-dir", str(tmp_path / "reports"), "-p", "no:cacheprovider",
+                           *extra], cwd=REPO, capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.needs("mkfs.ext4", "fio")
+def test_mounted_filesystem_refused_and_intact(mounted_fs, tmp_path):
+    dev, mnt = mounted_fs
+    before = sha(mnt / "precious.txt")
+    with pytest.raises(UnsafeDeviceError, match=f"{dev} is mounted on {mnt}"):
+        check_writable(resolve(dev), destructive=True)
+    p = run_suite(dev, tmp_path)
+    assert p.returncode != 0
+    assert f"refusing to write to {dev}: {dev} is mounted on {mnt}" in p.stderr + p.stdout
+    assert "Nothing was written" in p.stderr + p.stdout
+    assert not (tmp_path / "reports").exists()
+    assert sha(mnt / "precious.txt") == before
+
+
+def test_symlink_to_mounted_device_refused(mounted_fs, tmp_path):
+    dev, mnt = mounted_fs
+    link = tmp_path / "by-id-link"
+    link.symlink_to(dev)
+    resolved = resolve(str(link))
+    assert resolved.path == dev and resolved.given == str(link)
+    with pytest.raises(UnsafeDeviceError, match="is mounted on"):
+        check_writable(resolved, destructive=True)
+
+
+@pytest.mark.needs("sfdisk", "mkfs.ext4")
+def test_partition_rejected_and_mounted_partition_refused(make_loop, tmp_path):
+    dev = make_loop(64 << 20, partitioned=True)
+    subprocess.run(["sfdisk", "-q", dev], input="label: dos\n,\n", text=True, check=True)
+    subprocess.run(["partx", "-u", dev], check=False)
+    part = dev + "p1"
+    subprocess.run(["udevadm", "settle"], check=False)
+    assert os.path.exists(part)
+    with pytest.raises(DeviceError, match=f"{part} is partition 1 of {dev}; PTS tests a whole "
+                                          f"device: give {dev}"):
+        resolve(part)
+    subprocess.run(["mkfs.ext4", "-F", "-q", part], check=True, capture_output=True)
+    mnt = tmp_path / "m"
+    mnt.mkdir()
+    # read-only, so that the filesystem itself writes nothing and a checksum can compare
+    subprocess.run(["mount", "-o", "ro,noload", part, str(mnt)], check=True)
+    try:
+        before = sha(dev)
+        reasons = in_use_reasons(resolve(dev))
+        assert f"{dev} has partition {part} mounted on {mnt}" in reasons
+        with pytest.raises(UnsafeDeviceError):
+            check_writable(resolve(dev), destructive=True)
+    finally:
+        subprocess.run(["umount", str(mnt)], check=True)
+    assert sha(dev) == before
+
+
+@pytest.mark.needs("mkswap")
+def test_active_swap_refused(make_loop):
+    dev = make_loop(32 << 20)
+    subprocess.run(["mkswap", "-q", dev], check=True, capture_output=True)
+    subprocess.run(["swapon", dev], check=True)
+    try:
+        before = sha(dev)
+        with pytest.raises(UnsafeDeviceError, match=f"{dev} is an active swap device"):
+            check_writable(resolve(dev), destructive=True)
+    finally:
+        subprocess.run(["swapoff", dev], check=True)
+    assert sha(dev) == before
+
+
+def test_root_filesystem_device_is_refused_by_resolution_only():
+    """Never writes: resolves the disk under / and asks the gate."""
+    root = os.stat("/").st_dev
+    disks = _disks_under((os.major(root), os.minor(root)))
+    if not disks:
+        pytest.skip("/ is not on a block device here (overlay/tmpfs root)")
+    major, minor = sorted(disks)[0]
+    name = os.path.basename(os.path.realpath(f"/sys/dev/block/{major}:{minor}"))
+    dev = resolve(f"/dev/{name}")
+    assert f"/dev/{name} backs the root filesystem" in in_use_reasons(dev)
+    with pytest.raises(UnsafeDeviceError, match="backs the root filesystem"):
+        check_writable(dev, destructive=True)
+
+
+def test_no_destructive_no_write(make_loop):
+    dev = make_loop()
+    with pytest.raises(UnsafeDeviceError, match="without --destructive"):
+        check_writable(resolve(dev), destructive=False)
+    check_writable(resolve(dev), destructive=True)     # free loop device + opt-in: allowed
+
+
+def test_read_only_device_refused(make_loop):
+    dev = make_loop()
+    subprocess.run(["blockdev", "--setro", dev], check=True)
+    try:
+        with pytest.raises(UnsafeDeviceError, match="is read-only"):
+            check_writable(resolve(dev), destructive=True)
+    finally:
+        # The read-only flag stays on the loop node after detach: clear it for the next user.
+        subprocess.run(["blockdev", "--setrw", dev], check=True)
+
+
+def test_identity_and_geometry_from_sysfs(make_loop):
+    dev = resolve(make_loop(64 << 20, sector=4096))
+    assert (dev.capacity_bytes, dev.logical_sector, dev.transport) == (64 << 20, 4096, "loop")
+    assert dev.identity.model == "Linux loop device" and dev.identity.serial.startswith("LOOP-")
+
+
+@pytest.mark.parametrize("path,needle", [
+    ("/nonexistent/dev", "no such device"),
+    ("/etc/hostname", "is a regular file, not a block device; to test a file, attach it"),
+    ("/dev/null", "is a character device"),
+    ("/tmp", "is a directory"),
+])
+def test_not_a_block_device(path, needle):
+    with pytest.raises(DeviceError, match=needle):
+        resolve(path)
