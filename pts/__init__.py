@@ -1,3 +1,4 @@
-"""snia-pts: a SNIA Solid State Storage Performance Test Specification (PTS) suite on pytest + fio."""
+"""snia-pts: a SNIA Solid State Storage Performance Test Specification (PTS) suite,
+pytest + fio."""
 
 __version__ = "0.1.0"

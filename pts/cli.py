@@ -13,7 +13,8 @@ import sys
 
 # command name -> (module, one-line help)
 COMMANDS = {
-    "steady-state": ("pts.steady_state_cli", "judge round values against the PTS steady-state rule"),
+    "steady-state": ("pts.steady_state_cli",
+                     "judge round values against the PTS steady-state rule"),
     "report": ("pts.report.cli", "render report.pdf of a run folder from its stored data"),
     "emulate": ("pts.emulate.cli", "start/stop/list emulated SSDs (FUSE FTL model + loop device)"),
 }

@@ -10,10 +10,15 @@ import json
 import os
 import re
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 SCHEMA = 1
+
+
+class LedgerError(ValueError):
+    """ledger.jsonl cannot be read, or is damaged before its last line."""
 
 
 def safe_name(text: str) -> str:
@@ -63,18 +68,53 @@ class Ledger:
         self._fh.close()
 
 
-def read_ledger(path: Path) -> tuple[list[dict], str | None]:
-    """All records, and a note if the last line was torn (e.g. killed mid-write)."""
-    lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
-    records, note = [], None
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError:
-            if n == len(lines):
-                note = f"{path}: last line {n} is incomplete (run interrupted) and was ignored"
-            else:
-                raise ValueError(f"{path}: line {n} is not valid JSON") from None
-    return records, note
+# Reading. The ledger is appended and fsynced record by record, so a crash can leave only the
+# LAST line torn: that one is skipped and reported as a note. An unreadable line anywhere else
+# means the file was damaged after it was written, and nothing should be drawn from it.
+
+@dataclass(frozen=True)
+class Record:
+    line: int            # 1-based line number in ledger.jsonl, for error messages
+    data: dict
+
+    @property
+    def type(self) -> str:
+        return self.data["type"]
+
+    def where(self, path: Path) -> str:
+        return f"{path}:{self.line}"
+
+
+def read_ledger(path: Path) -> tuple[list[Record], list[str]]:
+    """All records of `path` with their line numbers, plus notes for the reader."""
+    try:
+        with path.open("rb") as fh:
+            raw_lines = fh.read().split(b"\n")
+    except FileNotFoundError:
+        return [], [f"{path.name} is missing: no test has recorded anything"]
+    except OSError as exc:
+        raise LedgerError(f"cannot read {path}: {exc}") from None
+    numbered = [(n, raw) for n, raw in enumerate(raw_lines, 1) if raw.strip()]
+    records, notes = [], []
+    for pos, (number, raw) in enumerate(numbered):
+        data, problem = _parse(raw)
+        if problem is None:
+            records.append(Record(number, data))
+        elif pos == len(numbered) - 1:
+            notes.append(f"{path.name} line {number}: torn last record skipped ({problem}); "
+                         "the run was probably interrupted while writing it")
+        else:
+            raise LedgerError(f"{path} line {number}: corrupt ledger record ({problem})")
+    return records, notes
+
+
+def _parse(raw: bytes) -> tuple[dict | None, str | None]:
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return None, f"not valid JSON: {exc}"
+    if not isinstance(data, dict):
+        return None, "not a JSON object"
+    if not isinstance(data.get("type"), str):
+        return None, "no \"type\" field"
+    return data, None

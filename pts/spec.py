@@ -158,7 +158,8 @@ class _Reader:
             raise self.fail(key, "missing table" if table is None else "must be a table")
         unknown = sorted(set(table) - allowed)
         if unknown:
-            raise self.fail(key, f"unknown key {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})")
+            raise self.fail(key, f"unknown key {unknown[0]!r} "
+                                 f"(allowed: {', '.join(sorted(allowed))})")
         missing = sorted(allowed - set(table))
         if missing:
             raise self.fail(key, f"missing key {missing[0]!r}")
@@ -248,7 +249,8 @@ class _Reader:
             tr = Tracking(self.convert(where + ".rw_mix", [item["rw_mix"]], RwMix.parse)[0],
                           self.convert(where + ".block_size", [item["block_size"]], parse_size)[0])
             if tr.rw_mix not in mixes or tr.block_size not in sizes:
-                raise self.fail(where, f"{tr.label} is not a cell of the rw_mixes x block_sizes matrix")
+                raise self.fail(where, f"{tr.label} is not a cell of the "
+                                       "rw_mixes x block_sizes matrix")
             tracking.append(tr)
         return IopsTest(clause=self.value(t, "iops", "clause", str), rw_mixes=mixes,
                         block_sizes=sizes, tracking=tuple(tracking))

@@ -21,15 +21,20 @@ class CacheState:
 
     @property
     def matches(self) -> bool:
-        enabled = self.actual == "write back"
-        return (self.required == "WCE") == enabled
+        """Only a state the kernel names counts; anything else is not assumed to match."""
+        known = {"write back": "WCE", "write through": "WCD"}
+        return known.get(self.actual) == self.required
 
     def deviation(self) -> str | None:
-        if self.matches:
-            return None
         want = "disabled (WCD)" if self.required == "WCD" else "enabled (WCE)"
-        return (f"Write cache: the spec requires it {want}; it could not be set on this "
-                f"device, which reports '{self.actual}'.")
+        if not self.settable and self.matches:
+            return (f"Write cache: the spec requires it {want}; the suite cannot set it on "
+                    f"this device, which reports '{self.actual}' (the required state).")
+        if not self.matches:
+            how = "it could not be set on this device" if not self.settable else "it is not"
+            return (f"Write cache: the spec requires it {want}; {how}, which reports "
+                    f"'{self.actual}'.")
+        return None
 
 
 def read_state(dev: BlockDevice, required: str) -> CacheState:

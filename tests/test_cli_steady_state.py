@@ -41,8 +41,10 @@ def test_limits_and_window_options():
     assert p.returncode == 0 and json.loads(p.stdout)["window_first"] == 2
 
 
-@pytest.mark.parametrize("stdin,needle", [("1 2 3 4", "at least 5"), ("1 2 x 4 5", "not a number"),
-                                          ("[1, 2, \"a\", 4, 5]", "numbers only"), ("", "at least 5")])
+@pytest.mark.parametrize("stdin,needle", [("1 2 3 4", "at least 5"),
+                                          ("1 2 x 4 5", "not a number"),
+                                          ("[1, 2, \"a\", 4, 5]", "numbers only"),
+                                          ("", "at least 5")])
 def test_bad_input_exit_2_with_message(stdin, needle):
     p = cli(stdin=stdin)
     assert p.returncode == 2 and needle in p.stderr and p.stdout == ""

@@ -53,7 +53,8 @@ def fake_fio(tmp_path, body):
 def test_garbage_output_is_fio_output_error(tmp_path):
     # A stand-in binary: the real fio never prints garbage on purpose.
     binary = fake_fio(tmp_path, 'case "$1" in --version) echo fio-x;; *) '
-                                'for a; do case "$a" in --output=*) echo garbage > "${a#--output=}";; '
+                                'for a; do case "$a" in '
+                                '--output=*) echo garbage > "${a#--output=}";; '
                                 'esac; done; echo oops >&2;; esac\n')
     fio = Fio(binary=binary)
     with pytest.raises(FioOutputError, match="printed no JSON.*fio stderr: oops"):

@@ -78,7 +78,8 @@ def test_noisy_series_passes():
     assert check(list(y)).steady
 
 
-@pytest.mark.parametrize("values", [[], [1, 2, 3, 4], [1, 2, "x", 4, 5], [1, 2, float("nan"), 4, 5]])
+@pytest.mark.parametrize("values", [[], [1, 2, 3, 4], [1, 2, "x", 4, 5],
+                                    [1, 2, float("nan"), 4, 5]])
 def test_bad_input_is_an_error(values):
     with pytest.raises(SteadyStateError):
         check(values)

@@ -1,0 +1,65 @@
+"""`python -m pts report RUN_DIR [--output PATH]`: render report.pdf from a run folder.
+
+Reads run.json + ledger.jsonl only (never a device), writes the PDF atomically and prints its
+absolute path. Exit 0 on success, 2 if the run folder cannot be used (missing, no run.json,
+corrupt ledger), 1 if the PDF cannot be written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from pts.report.data import load_run
+from pts.report.model import RunFolderError
+from pts.report.pdf import build_pdf
+
+EXIT_OK, EXIT_WRITE_FAILED, EXIT_BAD_RUN = 0, 1, 2
+REPORT_NAME = "report.pdf"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = ("Render the SNIA PTS conformance report (PDF) of a run folder from its "
+                     "stored data (run.json, ledger.jsonl). No device is touched.")
+    p.add_argument("run_dir", metavar="RUN_DIR",
+                   help="the run folder (reports/<model>_<serial>/<run-id>)")
+    p.add_argument("-o", "--output", metavar="PATH",
+                   help=f"where to write the PDF (default: RUN_DIR/{REPORT_NAME})")
+
+
+def render(run_dir: str | os.PathLike, output: str | os.PathLike | None = None) -> Path:
+    """Render the report of `run_dir` to `output` (default RUN_DIR/report.pdf) and return its
+    absolute path. Raises RunFolderError if the run folder cannot be used, OSError if the
+    PDF cannot be written."""
+    run = load_run(run_dir)
+    target = Path(output) if output is not None else run.folder / REPORT_NAME
+    _write_atomically(target, build_pdf(run))
+    return target.resolve()
+
+
+def _write_atomically(target: Path, data: bytes) -> None:
+    # A reader never sees half a PDF, and an old report survives a failed render.
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        path = render(args.run_dir, args.output)
+    except RunFolderError as exc:
+        print(f"report: {exc}", file=sys.stderr)
+        return EXIT_BAD_RUN
+    except OSError as exc:
+        print(f"report: cannot write the PDF: {exc}", file=sys.stderr)
+        return EXIT_WRITE_FAILED
+    print(path)
+    return EXIT_OK

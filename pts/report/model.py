@@ -1,0 +1,213 @@
+"""The report's view of a run folder: frozen dataclasses, one per kind of stored fact.
+
+Built by `pts.report.data.load_run` from run.json + ledger.jsonl (docs/results-format.md);
+read by the charts and the PDF pages. Nothing here reads files or computes verdicts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pts.steady_state import SteadyStateResult
+
+# Test states, from test_end.status plus "incomplete" when there is no test_end record.
+STEADY, NOT_STEADY, ERROR, INCOMPLETE = "steady", "not_steady", "error", "incomplete"
+
+# Free-text write-cache states (sysfs, nvme-cli, hdparm words) that mean enabled / disabled.
+CACHE_ENABLED = frozenset({"enabled", "write back", "write-back", "wce", "on", "1", "true"})
+CACHE_DISABLED = frozenset({"disabled", "write through", "write-through", "wcd", "off", "0",
+                            "false"})
+
+
+class RunFolderError(Exception):
+    """The run folder cannot be reported on; the message names the file (and line)."""
+
+
+@dataclass(frozen=True)
+class Device:
+    path: str
+    kname: str
+    model: str
+    serial: str
+    firmware: str
+    capacity_bytes: int | None
+    logical_sector: int | None
+    physical_sector: int | None
+    transport: str
+    identity_source: str
+    emulated: bool | None   # None: run.json does not say
+
+
+@dataclass(frozen=True)
+class Tracking:
+    """One steady-state tracking variable, e.g. RND 4KiB 0/100 IOPS."""
+
+    label: str
+    rw_mix: str | None
+    block_size: int | None
+
+
+@dataclass(frozen=True)
+class Purge:
+    method: str
+    command: tuple[str, ...] | None
+    ok: bool
+    seconds: float | None
+    deviation: bool
+
+
+@dataclass(frozen=True)
+class WriteCache:
+    required: str        # "WCD" / "WCE"
+    actual: str          # free text as the device reported it
+    settable: bool
+    when: str
+
+    @property
+    def matches(self) -> bool:
+        """True only when the reported state is recognisably the required one."""
+        actual = self.actual.strip().lower()
+        wanted = {"WCE": CACHE_ENABLED, "WCD": CACHE_DISABLED}.get(self.required.upper())
+        return wanted is not None and actual in wanted
+
+
+@dataclass(frozen=True)
+class Wipc:
+    block_size: int | None
+    bytes_expected: int | None
+    bytes_written: int | None
+    seconds: float | None
+    thread_count: int | None
+    queue_depth: int | None
+    raw: str | None
+
+
+@dataclass(frozen=True)
+class Point:
+    round: int
+    index: int | None
+    rw_mix: str
+    read_pct: float | None
+    block_size: int
+    na: bool
+    reason: str | None
+    iops: float | None
+    read_iops: float | None
+    write_iops: float | None
+    mbps: float | None
+    lat_mean_us: float | None
+    lat_max_us: float | None
+    start: float | None
+    end: float | None
+
+
+@dataclass(frozen=True)
+class Round:
+    number: int
+    tracking: dict[str, float]
+    evidence: dict[str, SteadyStateResult | None]
+    steady: bool
+
+
+@dataclass(frozen=True)
+class TestEnd:
+    __test__ = False  # not a pytest test class, despite the name
+
+    status: str
+    rounds: int | None
+    steady_round: int | None
+    window: tuple[int, int] | None
+    message: str
+
+
+@dataclass(frozen=True)
+class Deviation:
+    text: str
+    source: str          # "run.json" or "ledger"
+    test: str | None = None
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One (R/W mix, block size) result: the mean over the measurement-window rounds."""
+
+    rw_mix: str
+    block_size: int
+    mean: float | None   # None when N/A or when no window round has a value
+    na: bool
+    reason: str | None
+    rounds: int          # how many window rounds the mean is over
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """Everything the ledger holds about one PTS test (e.g. "iops")."""
+
+    __test__ = False  # not a pytest test class, despite the name
+
+    name: str
+    title: str
+    clause: str | None
+    parameters: dict
+    tracking: tuple[Tracking, ...]
+    purge: Purge | None
+    write_caches: tuple[WriteCache, ...]
+    wipc: Wipc | None
+    points: tuple[Point, ...]
+    rounds: tuple[Round, ...]
+    deviations: tuple[Deviation, ...]
+    end: TestEnd | None
+    window: tuple[int, int] | None
+    cells: tuple[Cell, ...]
+    window_evidence: dict[str, SteadyStateResult | None]   # per tracking label
+    state: str           # STEADY, NOT_STEADY, ERROR or INCOMPLETE
+    status: str          # one line for people, e.g. "Steady state reached at round 7 ..."
+
+    @property
+    def window_rounds(self) -> tuple[int, ...]:
+        return () if self.window is None else tuple(range(self.window[0], self.window[1] + 1))
+
+    @property
+    def rw_mixes(self) -> tuple[str, ...]:
+        return _ordered(self.parameters.get("rw_mixes"), (p.rw_mix for p in self.points))
+
+    @property
+    def block_sizes(self) -> tuple[int, ...]:
+        return _ordered(self.parameters.get("block_sizes"), (p.block_size for p in self.points))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    compliant: bool
+    text: str            # "COMPLIANT RUN" / "NOT A COMPLIANT RUN"
+    reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Run:
+    folder: Path
+    run_id: str
+    started: str | None
+    finished: float | None        # time of the last ledger record
+    device: Device
+    platform: dict
+    tools: dict
+    spec: dict
+    options: dict
+    tests: tuple[TestResult, ...]
+    deviations: tuple[Deviation, ...]   # run.json then ledger
+    verdict: Verdict
+    notes: tuple[str, ...] = field(default=())   # things the reader should know (torn line)
+    device_extra: dict = field(default_factory=dict)   # run.json device fields not in Device
+
+    @property
+    def spec_title(self) -> str:
+        return str(self.spec.get("title") or self.spec.get("name") or "unknown specification")
+
+
+def _ordered(declared, seen) -> tuple:
+    """The declared loop order if the test_start gave one, else first-seen order."""
+    if declared:
+        return tuple(declared)
+    return tuple(dict.fromkeys(seen))

@@ -1,0 +1,160 @@
+"""The report PDF: page template (header band, footer), outline, and the two-pass build that
+knows N for "Page n of N".
+
+Page content comes from pts.report.summary (the run) and pts.report.pages (one builder per
+test name). reportlab's invariant mode fixes the creation date and document id, so the same
+run folder always gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import io
+
+from reportlab import rl_config
+from reportlab.pdfbase.pdfmetrics import stringWidth
+from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageTemplate, Paragraph
+
+from pts import __version__
+from pts.report import fmt, layout, pages, summary
+from pts.report.layout import CONTENT_WIDTH, FOOTER_HEIGHT, HEADER_HEIGHT, MARGIN, PAGE_SIZE
+from pts.report.model import Run
+
+rl_config.invariant = 1
+
+OUTLINE = {"h1": 0, "h2": 1}   # paragraph style -> outline (bookmark) level
+FONT, BOLD = "Helvetica", "Helvetica-Bold"
+ALARM_TEXT = (1.0, 0.75, 0.75)   # on the navy band
+OK_TEXT = (0.7, 1.0, 0.75)
+
+
+def story_for(run: Run) -> list[Flowable]:
+    story = summary.pages(run)
+    for test in run.tests:
+        story += pages.pages_for(run, test)
+    return story
+
+
+def build_pdf(run: Run) -> bytes:
+    """The report of `run` as PDF bytes."""
+    story = story_for(run)
+    # Pass 1 only counts pages; flowables are reusable, so pass 2 lays out the same story.
+    _, total = _build(run, list(story), total_pages=None)
+    data, _ = _build(run, list(story), total_pages=total)
+    return data
+
+
+def _build(run: Run, story: list[Flowable], total_pages: int | None) -> tuple[bytes, int]:
+    buf = io.BytesIO()
+    doc = ReportDoc(buf, run, total_pages)
+    doc.build(story)
+    return buf.getvalue(), doc.page
+
+
+class ReportDoc(BaseDocTemplate):
+    def __init__(self, buf, run: Run, total_pages: int | None):
+        dev = run.device
+        super().__init__(
+            buf, pagesize=PAGE_SIZE, leftMargin=MARGIN, rightMargin=MARGIN,
+            topMargin=MARGIN + HEADER_HEIGHT, bottomMargin=MARGIN + FOOTER_HEIGHT,
+            title=f"SNIA SSS PTS report: {dev.model} {dev.serial}",
+            subject=f"{run.spec_title}, run {run.run_id}", author="snia-pts",
+            creator=f"snia-pts {__version__}")
+        self.run = run
+        self.total_pages = total_pages
+        self.info: layout.PageInfo | None = None
+        self._bookmarks = 0
+        frame = Frame(MARGIN, MARGIN + FOOTER_HEIGHT, CONTENT_WIDTH,
+                      PAGE_SIZE[1] - 2 * MARGIN - HEADER_HEIGHT - FOOTER_HEIGHT,
+                      leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0, id="body")
+        self.addPageTemplates([PageTemplate("report", [frame], onPageEnd=self._decorate)])
+
+    def afterFlowable(self, flowable):
+        # Page markers set the header of the page they land on; headings feed the outline.
+        if isinstance(flowable, layout.PageMarker):
+            self.info = flowable.info
+        elif isinstance(flowable, Paragraph) and flowable.style.name in OUTLINE:
+            self._bookmarks += 1
+            key = f"h{self._bookmarks}"
+            self.canv.bookmarkPage(key)
+            self.canv.addOutlineEntry(flowable.getPlainText(), key,
+                                      level=OUTLINE[flowable.style.name], closed=False)
+
+    def _decorate(self, canv, doc):
+        info = self.info or layout.PageInfo("", "", "", "", False)
+        canv.saveState()
+        _draw_band(canv, self.run, info, canv.getPageNumber(), self.total_pages)
+        _draw_footer(canv, self.run, info)
+        canv.restoreState()
+        if canv.getPageNumber() == 1:
+            canv.showOutline()
+
+
+def _draw_band(canv, run: Run, info: layout.PageInfo, page: int, total: int | None) -> None:
+    width, height = PAGE_SIZE
+    top = height - MARGIN
+    canv.setFillColor(layout.NAVY)
+    canv.rect(MARGIN, top - HEADER_HEIGHT + 3, CONTENT_WIDTH, HEADER_HEIGHT - 3, fill=1, stroke=0)
+    left, right = MARGIN + 6, width - MARGIN - 6
+    dev = run.device
+    rows = [
+        (BOLD, 11, f"SNIA SSS PTS — {run.spec_title}", f"Page {page} of {total or '?'}"),
+        (BOLD, 9.5, f"{info.section} — {info.subtitle}", _run_dates(run)),
+        (FONT, 8.5, f"DUT: {dev.model}   S/N {dev.serial}   FW {dev.firmware}", info.status),
+    ]
+    y = top - 15
+    for i, (font, size, text, note) in enumerate(rows):
+        # The right-hand note (page, dates, status) is kept whole where it fits in 55 % of
+        # the band; the left text gets the rest and is cut with an ellipsis if it must be.
+        note_font, note_size = (BOLD, 8) if i == 2 else (FONT, 8.5)
+        note = _fit(note, note_font, note_size, CONTENT_WIDTH * 0.55)
+        room = CONTENT_WIDTH - 24 - stringWidth(note, note_font, note_size)
+        canv.setFillColorRGB(1, 1, 1)
+        canv.setFont(font, size)
+        canv.drawString(left, y, _fit(text, font, size, room))
+        if i == 2:
+            canv.setFillColorRGB(*(ALARM_TEXT if info.alarm else OK_TEXT))
+        canv.setFont(note_font, note_size)
+        canv.drawRightString(right, y, note)
+        y -= 19 if i == 0 else 17
+
+
+def _draw_footer(canv, run: Run, info: layout.PageInfo) -> None:
+    width = PAGE_SIZE[0]
+    y = MARGIN + FOOTER_HEIGHT - 12
+    canv.setStrokeColor(layout.NAVY)
+    canv.setLineWidth(0.6)
+    canv.line(MARGIN, y + 9, width - MARGIN, y + 9)
+    canv.setFillColor(layout.NAVY)
+    canv.setFont(BOLD, 8.5)
+    canv.drawCentredString(width / 2, y, _fit(info.footer, BOLD, 8.5, CONTENT_WIDTH * 0.6))
+    canv.setFont(FONT, 7)
+    canv.drawString(MARGIN, y - 11, f"snia-pts {__version__}   run {run.run_id}   rendered "
+                    "from run.json + ledger.jsonl only")
+    # The verdict on every page: a page shown on its own must not pass for a compliant run.
+    verdict = run.verdict
+    canv.setFillColor(layout.GREEN if verdict.compliant else layout.RED)
+    canv.setFont(BOLD, 7)
+    extra = "" if verdict.compliant else f" ({len(verdict.reasons)} reason(s), see page 1)"
+    canv.drawRightString(width - MARGIN, y - 11, verdict.text + extra)
+
+
+def _run_dates(run: Run) -> str:
+    started = fmt.iso_utc(run.started)
+    if run.finished is None:
+        return f"Run started {started}"
+    finished = fmt.utc(run.finished)
+    if not started.endswith(" UTC"):
+        return f"Run {started} to {finished}"
+    if finished[:10] == started[:10]:
+        finished = finished[11:]       # same day: time only
+    return f"Run {started[:-4]} to {finished}"
+
+
+def _fit(text: str, font: str, size: float, width: float) -> str:
+    """Cut `text` with an ellipsis so that it fits `width` points (header lines never wrap)."""
+    if stringWidth(text, font, size) <= width:
+        return text
+    while text and stringWidth(text + "…", font, size) > width:
+        text = text[:-1]
+    return text + "…"
+

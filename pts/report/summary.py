@@ -1,0 +1,204 @@
+"""The run summary page(s): verdict, deviations, test results, device, platform, tools,
+specification and options, and each test's setup (purge, write cache, WIPC, parameters).
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from reportlab.lib.units import mm
+from reportlab.platypus import Flowable
+
+from pts.report import fmt
+from pts.report.layout import (
+    CONTENT_WIDTH,
+    GREEN,
+    RED,
+    PageInfo,
+    esc,
+    grid_table,
+    h1,
+    h2,
+    kv_table,
+    new_page,
+    para,
+)
+from pts.report.model import Run, TestResult
+
+SOURCES = {
+    "run.json": "declared before the run (run.json)",
+    "ledger": "recorded while the run ran (ledger)",
+}
+
+SHOWN_PARAMETERS = frozenset({
+    "thread_count", "queue_depth", "active_range_pct", "active_range_bytes", "data_pattern",
+    "point_seconds", "max_rounds", "window_rounds", "max_data_excursion", "max_slope_excursion",
+    "rw_mixes", "block_sizes", "tracking", "write_cache"})
+
+
+def pages(run: Run) -> list[Flowable]:
+    info = PageInfo("Run summary", "Device, setup, deviations and verdict",
+                    "Table: run summary, deviations and verdict", run.verdict.text,
+                    alarm=not run.verdict.compliant)
+    story = new_page(info, first=True) + [h1("Run summary")]
+    story += verdict_block(run) + deviations_block(run)
+    story += [h2("Test results"), tests_table(run)]
+    story += [h2("Device under test"), kv_table(device_rows(run))]
+    story += [h2("Test platform and tools"), kv_table(platform_rows(run))]
+    story += [h2("Specification and settings"), kv_table(spec_rows(run))]
+    for test in run.tests:
+        story += [h2(f"{test.title} test setup"), kv_table(test_setup_rows(run, test))]
+    if run.notes:
+        story += [h2("Report notes")] + [para(f"- {n}", "small") for n in run.notes]
+    return story
+
+
+def verdict_block(run: Run) -> list[Flowable]:
+    colour = (GREEN if run.verdict.compliant else RED).hexval()[2:]
+    out = [para(f'<font color="#{colour}">{esc(run.verdict.text)}</font>', "verdict",
+                markup=True)]
+    if run.verdict.reasons:
+        out.append(para("Why:", "body"))
+        out += [para(f"- {r}", "body") for r in run.verdict.reasons]
+    else:
+        out.append(para("No deviation recorded; the device is not emulated; every test reached "
+                        "steady state.", "body"))
+    return out
+
+
+def deviations_block(run: Run) -> list[Flowable]:
+    out: list[Flowable] = [h2(f"Deviations from the specification ({len(run.deviations)})")]
+    if not run.deviations:
+        return out + [para("None recorded.")]
+    for n, dev in enumerate(run.deviations, 1):
+        where = SOURCES.get(dev.source, dev.source)
+        out.append(para(f"{n}. {esc(dev.text)} <font size=7 color=\"#666666\">[{where}]</font>",
+                        markup=True))
+    return out
+
+
+def tests_table(run: Run) -> Flowable:
+    if not run.tests:
+        return para("No test recorded in the ledger.")
+    rows = [(t.title, t.status, str(len(t.rounds)),
+             "" if t.window is None else f"{t.window[0]}..{t.window[1]}") for t in run.tests]
+    widths = [25 * mm, CONTENT_WIDTH - 61 * mm, 16 * mm, 20 * mm]
+    return grid_table(("Test", "Status", "Rounds", "Window"), rows, widths)
+
+
+def device_rows(run: Run) -> list[tuple[str, str]]:
+    dev = run.device
+    rows = [
+        ("Model", dev.model),
+        ("Serial number", dev.serial),
+        ("Firmware", dev.firmware),
+        ("User capacity", fmt.capacity(dev.capacity_bytes)),
+        ("Logical / physical sector", f"{fmt.text(dev.logical_sector)} B / "
+                                      f"{fmt.text(dev.physical_sector)} B"),
+        ("Transport", dev.transport),
+        ("Device", f"{dev.path} ({dev.kname})"),
+        ("Identity from", dev.identity_source),
+        ("Emulated", {True: "YES: not a real SSD, results are not those of a drive",
+                      False: "no", None: "NOT RECORDED"}[dev.emulated]),
+    ]
+    # Identity fields a newer writer adds (e.g. an emulation profile) are shown as stored.
+    extra = run.device_extra
+    return rows + [(_label(k), fmt.text(v)) for k, v in extra.items()]
+
+
+LABELS = {"os": "OS", "cpu": "CPU", "cpus": "CPUs", "devno": "Device number"}
+
+
+def _label(key: str) -> str:
+    """A stored key as a row label: underscores become spaces so that long keys wrap."""
+    return LABELS.get(key) or key.replace("_", " ").capitalize()
+
+
+def platform_rows(run: Run) -> list[tuple[str, str]]:
+    rows = []
+    for key, value in run.platform.items():
+        shown = fmt.capacity(value) if key.endswith("_bytes") else fmt.text(value)
+        rows.append((_label(key.removesuffix("_bytes")), shown))
+    rows += [(f"Tool: {name}", fmt.text(version)) for name, version in run.tools.items()]
+    return rows
+
+
+def spec_rows(run: Run) -> list[tuple[str, str]]:
+    rows = [("Specification", run.spec_title),
+            ("Spec name / file", f"{fmt.text(run.spec.get('name'))} / "
+                                 f"{fmt.text(run.spec.get('file'))}"),
+            # Not the folder path: a moved or copied run folder gives the same PDF bytes.
+            ("Run id", run.run_id),
+            ("Run started", fmt.iso_utc(run.started)),
+            ("Last record", fmt.utc(run.finished))]
+    for key, value in run.options.items():
+        rows.append((f"Option {key.replace('_', ' ')}", "(specification default)" if value is None
+                     else fmt.text(value)))
+    return rows
+
+
+def test_setup_rows(run: Run, test: TestResult) -> list[tuple[str, str]]:
+    p = test.parameters
+    rows = [("Status", test.status),
+            ("Clause", fmt.text(test.clause)),
+            ("Purge", purge_text(test))]
+    rows += [("Write cache", cache) for cache in write_cache_texts(test)]
+    rows.append(("WIPC (preconditioning)", wipc_text(run, test)))
+    tc, qd = p.get("thread_count"), p.get("queue_depth")
+    toio = tc * qd if isinstance(tc, int) and isinstance(qd, int) else None
+    rows += [
+        ("TC / QD (TOIO)", f"{fmt.text(tc)} / {fmt.text(qd)} ({fmt.text(toio)})"),
+        ("ActiveRange", f"{fmt.text(p.get('active_range_pct'))} % "
+                        f"({fmt.capacity(p.get('active_range_bytes'))})"),
+        ("Data pattern", fmt.text(p.get("data_pattern"))),
+        ("Test point duration", f"{fmt.text(p.get('point_seconds'))} s"),
+        ("Rounds", f"max {fmt.text(p.get('max_rounds'))}, measurement window "
+                   f"{fmt.text(p.get('window_rounds'))} rounds"),
+        ("Steady-state limits", f"data excursion <= {fmt.pct(p.get('max_data_excursion'))}, "
+                                f"slope excursion <= {fmt.pct(p.get('max_slope_excursion'))} "
+                                "of the window average"),
+        ("R/W mixes (outer loop)", ", ".join(test.rw_mixes) or "n/a"),
+        ("Block sizes (inner loop)", ", ".join(fmt.block_size(b) for b in test.block_sizes)
+         or "n/a"),
+        ("Tracking variables", ", ".join(t.label for t in test.tracking) or "n/a"),
+    ]
+    # Parameters a newer runner records that this page does not know are still shown.
+    rows += [(f"Parameter {k.replace('_', ' ')}", fmt.text(v))
+             for k, v in p.items() if k not in SHOWN_PARAMETERS]
+    return rows
+
+
+def purge_text(test: TestResult) -> str:
+    purge = test.purge
+    if purge is None:
+        return "NOT RECORDED"
+    command = shlex.join(purge.command) if purge.command else "no command"
+    flags = ("succeeded" if purge.ok else "FAILED") + \
+        ("; NOT a purge per the specification" if purge.deviation else "")
+    return f"{purge.method}: {command} ({flags}, {fmt.num(purge.seconds)} s)"
+
+
+def write_cache_texts(test: TestResult) -> list[str]:
+    if not test.write_caches:
+        return [f"NOT RECORDED (required {fmt.text(test.parameters.get('write_cache'))})"]
+    out = []
+    for wc in test.write_caches:
+        verdict = "as required" if wc.matches else "DOES NOT MATCH"
+        settable = "settable" if wc.settable else "NOT settable"
+        out.append(f"required {wc.required}, actual \"{wc.actual}\" ({verdict}; {settable}; "
+                   f"{wc.when or 'when not recorded'})")
+    return out
+
+
+def wipc_text(run: Run, test: TestResult) -> str:
+    w = test.wipc
+    if w is None:
+        return "not recorded"
+    # The spec asks for 2 x user capacity over the ActiveRange: show the ratio it achieved.
+    span = test.parameters.get("active_range_bytes") or run.device.capacity_bytes
+    fills = f" = {w.bytes_expected / span:g} x ActiveRange" if span and w.bytes_expected else ""
+    written = "n/a" if w.bytes_written is None else f"{w.bytes_written:,}"
+    expected = "n/a" if w.bytes_expected is None else f"{w.bytes_expected:,}"
+    return (f"SEQ {fmt.block_size(w.block_size)} writes: {written} bytes written, "
+            f"{expected} expected{fills}; {fmt.num(w.seconds)} s at TC {fmt.text(w.thread_count)}"
+            f" / QD {fmt.text(w.queue_depth)}")
