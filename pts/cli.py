@@ -17,6 +17,7 @@ COMMANDS = {
                      "judge round values against the PTS steady-state rule"),
     "report": ("pts.report.cli", "render report.pdf of a run folder from its stored data"),
     "emulate": ("pts.emulate.cli", "start/stop/list emulated SSDs (FUSE FTL model + loop device)"),
+    "demo": ("pts.demo", "run the IOPS test on an emulated SSD and print the report path"),
 }
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from pts import device as device_mod
+from pts import emulated
 from pts.settings import PURGE_CHOICES, Settings, SettingsError, make_settings
 from pts.spec import DEFAULT_SPEC, SpecError, available_specs, load_spec
 
@@ -24,8 +25,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g = parser.getgroup("snia-pts", "SNIA PTS compliance tests (pytest pts/ --device DEV)")
     g.addoption("--device", metavar="PATH",
                 help="block device under test (whole device, e.g. /dev/nvme0n1; symlinks such "
-                     "as /dev/disk/by-id/... are resolved). Without it every PTS test is "
-                     "skipped.")
+                     "as /dev/disk/by-id/... are resolved), or 'emulated[:SIZE[:PROFILE]]' "
+                     f"for an emulated SSD made for this session (default "
+                     f"{emulated.DEFAULT_SIZE}, profile {emulated.DEFAULT_PROFILE}; a model, so "
+                     "never a compliant run). Without --device every PTS test is skipped.")
     g.addoption("--destructive", action="store_true",
                 help="allow the tests to purge and overwrite ALL data on --device. Devices "
                      "that are mounted, hold mounted partitions, have holders (LVM/MD/"
@@ -74,12 +77,20 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     config.stash[SETTINGS] = _settings(config)
     try:
-        dev = device_mod.resolve(config.option.device)
+        if emulated.is_emulated(config.option.device):
+            dev = emulated.start_for_session(config, config.option.device)
+        else:
+            dev = device_mod.resolve(config.option.device)
         if config.option.destructive:
             device_mod.check_writable(dev, destructive=True)
-    except device_mod.DeviceError as exc:
+    except (device_mod.DeviceError, emulated.EmulatedDeviceError) as exc:
+        emulated.stop_for_session(config)
         raise pytest.UsageError(str(exc)) from None
     config.stash[DEVICE] = dev
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    emulated.stop_for_session(config)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
