@@ -6,6 +6,7 @@ is in the run folder's commands.log even when the tool hangs or the suite is kil
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import shutil
@@ -64,6 +65,16 @@ def log_command(log_file: Path | None, argv: list[str]) -> None:
         os.fsync(fh.fileno())
 
 
+PR_SET_PDEATHSIG = 1
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: the kernel sends SIGTERM if the suite dies (even kill -9),
+    so no fio keeps writing to the device after the suite is gone."""
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+
+
 def run(argv: list[str], *, log_file: Path | None = None, timeout: float | None = None,
         check: bool = True, stdout_path: Path | None = None) -> CommandResult:
     """Run argv (no shell). Stops the child on timeout or Ctrl-C so nothing is left behind."""
@@ -72,7 +83,8 @@ def run(argv: list[str], *, log_file: Path | None = None, timeout: float | None 
     out_fh = open(stdout_path, "w", encoding="utf-8") if stdout_path else None
     try:
         proc = subprocess.Popen(argv, stdout=out_fh or subprocess.PIPE, stderr=subprocess.PIPE,
-                                stdin=subprocess.DEVNULL, text=True)
+                                stdin=subprocess.DEVNULL, text=True,
+                                preexec_fn=_die_with_parent)
     except FileNotFoundError:
         raise ToolMissing(f"{argv[0]} is not installed (not found on PATH)") from None
     try:
