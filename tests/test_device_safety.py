@@ -11,8 +11,14 @@ import sys
 
 import pytest
 
-from pts.device import (DeviceError, UnsafeDeviceError, _disks_under, check_writable,
-                        in_use_reasons, resolve)
+from pts.device import (
+    DeviceError,
+    UnsafeDeviceError,
+    _disks_under,
+    check_writable,
+    in_use_reasons,
+    resolve,
+)
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.needs("root", "losetup")
