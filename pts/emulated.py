@@ -61,3 +61,21 @@ def stop_for_session(config: pytest.Config) -> None:
 
     del config.stash[INSTANCE]
     emulate.stop(inst.device)
+
+
+# FTL counters kept in the ledger for emulated runs (cumulative since the emulator started).
+COUNTERS = ("host_writes", "nand_writes", "relocations", "gc_runs", "erases", "trims",
+            "valid_pages", "free_blocks", "page_size")
+
+
+def counters(dev: device_mod.BlockDevice) -> dict | None:
+    """The emulator's counters for `dev`, or None for a real device (or if unreadable)."""
+    if not dev.emulated:
+        return None
+    from pts import emulate
+
+    try:
+        stats = emulate.read_stats(dev.path)
+    except (OSError, ValueError, emulate.EmulateError):
+        return None
+    return {k: stats.get(k) for k in COUNTERS}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from pts import preconditioning, rounds
+from pts import emulated, preconditioning, rounds
 from pts.device import check_writable
 from pts.fio import random_job
 from pts.progress import Progress
@@ -75,6 +75,14 @@ def _measure(run: Run, ar_bytes: int):
     return measure
 
 
+def record_counters(run: Run, when: str, round_no: int | None = None) -> None:
+    """Device counters (the emulator's FTL counters; SMART later) at each step."""
+    found = emulated.counters(run.device)
+    if found is not None:
+        run.ledger.append("device_counters", test=TEST, when=when, round=round_no,
+                          source="emulator", counters=found)
+
+
 def prepare(run: Run, ar_bytes: int) -> None:
     """Safety gate, purge, write cache, WIPC: each step recorded before the next one."""
     spec, dev, ledger = run.spec, run.device, run.ledger
@@ -83,6 +91,7 @@ def prepare(run: Run, ar_bytes: int) -> None:
     p = purge(run.settings.purge, dev, run.commands_log)
     ledger.append("purge", test=TEST, method=p.method, command=p.command, ok=True,
                   seconds=p.seconds, deviation=p.deviation)
+    record_counters(run, "after purge")
     cache = read_state(dev, spec.common.write_cache)
     ledger.append("write_cache", test=TEST, required=cache.required, actual=cache.actual,
                   settable=cache.settable, when="before WIPC")
@@ -104,6 +113,7 @@ def prepare(run: Run, ar_bytes: int) -> None:
                   bytes_written=res.summary.write.io_bytes,
                   seconds=time.monotonic() - start, thread_count=spec.common.thread_count,
                   queue_depth=spec.common.queue_depth, raw=run.relative(res.json_path))
+    record_counters(run, "after WIPC")
     ledger.append("write_cache", test=TEST, required=cache.required, actual=cache.actual,
                   settable=cache.settable, when="before test loop")
 
@@ -126,7 +136,9 @@ def run_iops(run: Run) -> rounds.Outcome:
         outcome = rounds.run_rounds(test=TEST, points=points, measure=_measure(run, ar_bytes),
                                     tracking=tracking, rule=spec.steady_state,
                                     max_rounds=settings.max_rounds, ledger=run.ledger,
-                                    progress=progress)
+                                    progress=progress,
+                                    after_round=lambda r: record_counters(run, f"after round {r}",
+                                                                          r))
     except BaseException as exc:
         run.ledger.append("test_end", test=TEST, status="error", rounds=None,
                           steady_round=None, window=None,

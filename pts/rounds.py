@@ -42,9 +42,11 @@ class Outcome:
 
 def run_rounds(*, test: str, points: list[Point], measure: Callable[[Point, int], dict],
                tracking: dict[str, Point], rule: SteadyStateRule, max_rounds: int,
-               ledger: Ledger, progress: Progress, value_key: str = "iops") -> Outcome:
+               ledger: Ledger, progress: Progress, value_key: str = "iops",
+               after_round: Callable[[int], None] | None = None) -> Outcome:
     """`measure(point, round)` runs one point and returns the fields of its ledger record
-    (it must contain `value_key`). Tracking values are that field of the tracking points."""
+    (it must contain `value_key`). Tracking values are that field of the tracking points.
+    `after_round(round)` runs once a round's points are done, before its verdict."""
     history: dict[str, list[float]] = {label: [] for label in tracking}
     evidence: dict[str, steady_state.SteadyStateResult] = {}
     for round_no in range(1, max_rounds + 1):
@@ -59,6 +61,8 @@ def run_rounds(*, test: str, points: list[Point], measure: Callable[[Point, int]
             ledger.append("point", test=test, na=False, **fields, **result)
             values[point.index] = result[value_key]
             progress.point(round_no, point.index, point.label, f"{result[value_key]:,.0f}")
+        if after_round:
+            after_round(round_no)
         for label, point in tracking.items():
             history[label].append(values[point.index])
         steady, evidence = _judge(history, rule, round_no)
