@@ -7,25 +7,13 @@
 
 from __future__ import annotations
 
-import time
-
-from pts import emulated, preconditioning, rounds
-from pts.device import check_writable
+from pts import rounds, steps
 from pts.fio import random_job
 from pts.progress import Progress
-from pts.purge import purge
 from pts.run import Run
 from pts.spec import format_size
-from pts.write_cache import read_state
 
 TEST = "iops"
-
-
-def active_range_bytes(run: Run) -> int:
-    """ActiveRange (0:AR%) in whole logical sectors."""
-    dev, pct = run.device, run.spec.common.active_range_pct
-    sectors = dev.capacity_bytes // dev.logical_sector * pct // 100
-    return sectors * dev.logical_sector
 
 
 def plan_points(run: Run) -> list[rounds.Point]:
@@ -75,76 +63,24 @@ def _measure(run: Run, ar_bytes: int):
     return measure
 
 
-def record_counters(run: Run, when: str, round_no: int | None = None) -> None:
-    """Device counters (the emulator's FTL counters; SMART later) at each step."""
-    found = emulated.counters(run.device)
-    if found is not None:
-        run.ledger.append("device_counters", test=TEST, when=when, round=round_no,
-                          source="emulator", counters=found)
-
-
-def prepare(run: Run, ar_bytes: int) -> None:
-    """Safety gate, purge, write cache, WIPC: each step recorded before the next one."""
-    spec, dev, ledger = run.spec, run.device, run.ledger
-    check_writable(dev, run.settings.destructive)
-    run.write(f"[pts {TEST}] purge: {run.settings.purge}")
-    p = purge(run.settings.purge, dev, run.commands_log)
-    ledger.append("purge", test=TEST, method=p.method, command=p.command, ok=True,
-                  seconds=p.seconds, deviation=p.deviation)
-    record_counters(run, "after purge")
-    cache = read_state(dev, spec.common.write_cache)
-    ledger.append("write_cache", test=TEST, required=cache.required, actual=cache.actual,
-                  settable=cache.settable, when="before WIPC")
-    if cache.deviation():
-        run.deviation(TEST, cache.deviation())
-    plan = preconditioning.plan_wipc(ar_bytes, spec.wipc.block_size,
-                                     spec.wipc.capacity_multiple, spec.common.thread_count,
-                                     spec.common.queue_depth)
-    if plan.tail_bytes:
-        run.deviation(TEST, f"WIPC: the last {plan.tail_bytes} bytes of the ActiveRange "
-                            f"(less than one {format_size(spec.wipc.block_size)} block) "
-                            "were not preconditioned.")
-    run.write(f"[pts {TEST}] WIPC: {plan.bytes_expected:,} bytes of SEQ "
-              f"{format_size(spec.wipc.block_size)} writes")
-    start = time.monotonic()
-    res = preconditioning.run_wipc(run.fio, dev.path, plan, run.raw_dir(TEST))
-    ledger.append("wipc", test=TEST, block_size=spec.wipc.block_size,
-                  bytes_expected=plan.bytes_expected,
-                  bytes_written=res.summary.write.io_bytes,
-                  seconds=time.monotonic() - start, thread_count=spec.common.thread_count,
-                  queue_depth=spec.common.queue_depth, raw=run.relative(res.json_path))
-    record_counters(run, "after WIPC")
-    ledger.append("write_cache", test=TEST, required=cache.required, actual=cache.actual,
-                  settable=cache.settable, when="before test loop")
-
-
 def run_iops(run: Run) -> rounds.Outcome:
     spec, settings = run.spec, run.settings
-    ar_bytes = active_range_bytes(run)
+    ar_bytes = steps.active_range_bytes(run)
     points = plan_points(run)
-    run.ledger.append("test_start", test=TEST, title="IOPS", clause=spec.iops.clause,
-                      parameters=parameters(run, ar_bytes))
-    for bs in sorted({p.block_size for p in points if p.na_reason}):
-        run.deviation(TEST, f"{format_size(bs)} cells not measured (N/A): smaller than the "
-                            f"logical sector size ({run.device.logical_sector} bytes).")
-    try:
-        prepare(run, ar_bytes)
+
+    def body() -> rounds.Outcome:
+        for bs in sorted({p.block_size for p in points if p.na_reason}):
+            run.deviation(TEST, f"{format_size(bs)} cells not measured (N/A): smaller than "
+                                f"the logical sector size ({run.device.logical_sector} bytes).")
+        steps.prepare(run, TEST, ar_bytes, spec.wipc.block_size)
         by_cell = {(p.rw_mix, p.block_size): p for p in points}
         tracking = {t.label: by_cell[(t.rw_mix, t.block_size)] for t in spec.iops.tracking}
         progress = Progress(run.write, TEST, len(points), settings.point_seconds,
                             spec.steady_state.window_rounds, settings.max_rounds)
-        outcome = rounds.run_rounds(test=TEST, points=points, measure=_measure(run, ar_bytes),
-                                    tracking=tracking, rule=spec.steady_state,
-                                    max_rounds=settings.max_rounds, ledger=run.ledger,
-                                    progress=progress,
-                                    after_round=lambda r: record_counters(run, f"after round {r}",
-                                                                          r))
-    except BaseException as exc:
-        run.ledger.append("test_end", test=TEST, status="error", rounds=None,
-                          steady_round=None, window=None,
-                          message=f"{type(exc).__name__}: {exc}")
-        raise
-    run.ledger.append("test_end", test=TEST, status=outcome.status, rounds=outcome.rounds,
-                      steady_round=outcome.steady_round, window=list(outcome.window),
-                      message=outcome.message)
-    return outcome
+        return rounds.run_rounds(
+            test=TEST, points=points, measure=_measure(run, ar_bytes), tracking=tracking,
+            rule=spec.steady_state, max_rounds=settings.max_rounds, ledger=run.ledger,
+            progress=progress,
+            after_round=lambda r: steps.record_counters(run, TEST, f"after round {r}", r))
+
+    return steps.bracket(run, TEST, "IOPS", spec.iops.clause, parameters(run, ar_bytes), body)

@@ -1,0 +1,97 @@
+"""The steps every PTS test shares, each recorded in the ledger before the next one runs:
+safety gate, purge (§3.2), write cache (set/record before WIPC and before the test loop),
+WIPC (§3.3), device counters, and the test_start/test_end bracket."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from pts import emulated, preconditioning
+from pts.device import check_writable
+from pts.purge import purge
+from pts.rounds import Outcome
+from pts.run import Run
+from pts.spec import format_size
+from pts.write_cache import CacheState, read_state
+
+
+def active_range_bytes(run: Run) -> int:
+    """ActiveRange (0:AR%) in whole logical sectors."""
+    dev, pct = run.device, run.spec.common.active_range_pct
+    sectors = dev.capacity_bytes // dev.logical_sector * pct // 100
+    return sectors * dev.logical_sector
+
+
+def record_counters(run: Run, test: str, when: str, round_no: int | None = None) -> None:
+    """Device counters (the emulator's FTL counters; SMART later) at each step."""
+    found = emulated.counters(run.device)
+    if found is not None:
+        run.ledger.append("device_counters", test=test, when=when, round=round_no,
+                          source="emulator", counters=found)
+
+
+def purge_step(run: Run, test: str) -> None:
+    check_writable(run.device, run.settings.destructive)
+    run.write(f"[pts {test}] purge: {run.settings.purge}")
+    p = purge(run.settings.purge, run.device, run.commands_log)
+    run.ledger.append("purge", test=test, method=p.method, command=p.command, ok=True,
+                      seconds=p.seconds, deviation=p.deviation)
+    record_counters(run, test, "after purge")
+
+
+def write_cache_step(run: Run, test: str, when: str) -> CacheState:
+    cache = read_state(run.device, run.spec.common.write_cache)
+    run.ledger.append("write_cache", test=test, required=cache.required, actual=cache.actual,
+                      settable=cache.settable, when=when)
+    return cache
+
+
+def wipc_step(run: Run, test: str, ar_bytes: int, block_size: int) -> None:
+    """2x ActiveRange of SEQ writes of `block_size` at the test's TC/QD, checked by bytes."""
+    common, multiple = run.spec.common, run.spec.wipc.capacity_multiple
+    plan = preconditioning.plan_wipc(ar_bytes, block_size, multiple, common.thread_count,
+                                     common.queue_depth)
+    if plan.tail_bytes:
+        run.deviation(test, f"WIPC: the last {plan.tail_bytes} bytes of the ActiveRange "
+                            f"(less than one {format_size(block_size)} block) were not "
+                            "preconditioned.")
+    run.write(f"[pts {test}] WIPC: {plan.bytes_expected:,} bytes of SEQ "
+              f"{format_size(block_size)} writes")
+    start = time.monotonic()
+    res = preconditioning.run_wipc(run.fio, run.device.path, plan, run.raw_dir(test))
+    run.ledger.append("wipc", test=test, block_size=block_size,
+                      bytes_expected=plan.bytes_expected,
+                      bytes_written=res.summary.write.io_bytes,
+                      seconds=time.monotonic() - start, thread_count=common.thread_count,
+                      queue_depth=common.queue_depth, raw=run.relative(res.json_path))
+    record_counters(run, test, "after WIPC")
+
+
+def prepare(run: Run, test: str, ar_bytes: int, wipc_block_size: int | None) -> None:
+    """Purge, write cache, WIPC (skipped with None: WSAT-like tests start from FOB)."""
+    purge_step(run, test)
+    cache = write_cache_step(run, test, "before WIPC" if wipc_block_size else "before test")
+    if cache.deviation():
+        run.deviation(test, cache.deviation())
+    if wipc_block_size:
+        wipc_step(run, test, ar_bytes, wipc_block_size)
+        write_cache_step(run, test, "before test loop")
+
+
+def bracket(run: Run, test: str, title: str, clause: str, parameters: dict,
+            body: Callable[[], Outcome]) -> Outcome:
+    """test_start, the test's body, test_end (status "error" if the body raised)."""
+    run.ledger.append("test_start", test=test, title=title, clause=clause,
+                      parameters=parameters)
+    try:
+        outcome = body()
+    except BaseException as exc:
+        run.ledger.append("test_end", test=test, status="error", rounds=None,
+                          steady_round=None, window=None,
+                          message=f"{type(exc).__name__}: {exc}")
+        raise
+    run.ledger.append("test_end", test=test, status=outcome.status, rounds=outcome.rounds,
+                      steady_round=outcome.steady_round, window=list(outcome.window),
+                      message=outcome.message)
+    return outcome
