@@ -95,13 +95,17 @@ def resolve(given: str) -> BlockDevice:
     kname = node.name
     queue = node / "queue"
     transport = _transport(node, kname)
+    identity = sysfs_identity(node, kname, transport)
+    if transport == "nvme":
+        from pts import nvme  # the controller's own identify data beats sysfs
+
+        identity = nvme.identify(path) or identity
     return BlockDevice(
         path=path, given=given, kname=kname, devno=devno,
         capacity_bytes=int(_read(node / "size", "0")) * 512,   # sysfs size is in 512 B units
         logical_sector=int(_read(queue / "logical_block_size", "512")),
         physical_sector=int(_read(queue / "physical_block_size", "512")),
-        transport=transport, read_only=_read(node / "ro") == "1",
-        identity=sysfs_identity(node, kname, transport))
+        transport=transport, read_only=_read(node / "ro") == "1", identity=identity)
 
 
 def _transport(node: Path, kname: str) -> str:
