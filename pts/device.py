@@ -7,6 +7,7 @@ swap, backing the root filesystem, read-only), and refuses any write without --d
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import stat
@@ -230,6 +231,33 @@ def in_use_reasons(dev: BlockDevice) -> list[str]:
     if dev.read_only:
         reasons.append(f"{dev.path} is read-only (sysfs ro=1)")
     return sorted(set(reasons), key=reasons.index)
+
+
+def signatures(dev: BlockDevice) -> list[str]:
+    """Filesystem / partition-table signatures on the device, as `wipefs` lists them
+    (listing only: without -a wipefs writes nothing). Empty if none or wipefs is missing."""
+    from pts import commands
+
+    try:
+        out = commands.run(["wipefs", "--json", dev.path], timeout=60).stdout
+        found = json.loads(out or "{}").get("signatures", [])
+    except (commands.ToolError, ValueError):
+        return []
+    return [f"{s.get('type', '?')} at offset {s.get('offset', '?')}"
+            + (f" (label {s['label']})" if s.get("label") else "")
+            + (f" (uuid {s['uuid']})" if s.get("uuid") else "") for s in found]
+
+
+def active_range_bytes(dev: BlockDevice, pct: int) -> int:
+    """ActiveRange (0:pct%) in whole logical sectors."""
+    return dev.capacity_bytes // dev.logical_sector * pct // 100 * dev.logical_sector
+
+
+def check_capacity(dev: BlockDevice, active_range_bytes: int, needed: int, why: str) -> None:
+    if active_range_bytes < needed:
+        raise DeviceError(f"{dev.given} is too small: its ActiveRange is {active_range_bytes} "
+                          f"bytes, the spec needs at least {needed} bytes ({why}). Use a "
+                          "larger device.")
 
 
 def check_writable(dev: BlockDevice, destructive: bool) -> None:

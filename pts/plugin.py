@@ -13,12 +13,15 @@ import pytest
 
 from pts import device as device_mod
 from pts import emulated
+from pts.lock import DeviceLock
 from pts.settings import PURGE_CHOICES, Settings, SettingsError, make_settings
 from pts.spec import DEFAULT_SPEC, SpecError, available_specs, load_spec
 
 SETTINGS = pytest.StashKey[Settings]()
 DEVICE = pytest.StashKey[device_mod.BlockDevice]()
 REPORTS = pytest.StashKey[list]()
+LOCK = pytest.StashKey[DeviceLock]()
+SIGNATURES = pytest.StashKey[list]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -81,15 +84,31 @@ def pytest_configure(config: pytest.Config) -> None:
             dev = emulated.start_for_session(config, config.option.device)
         else:
             dev = device_mod.resolve(config.option.device)
+        _check_capacity(dev, config.stash[SETTINGS])
         if config.option.destructive:
             device_mod.check_writable(dev, destructive=True)
+            config.stash[LOCK] = DeviceLock(dev).acquire()
     except (device_mod.DeviceError, emulated.EmulatedDeviceError) as exc:
         emulated.stop_for_session(config)
         raise pytest.UsageError(str(exc)) from None
     config.stash[DEVICE] = dev
+    if config.option.destructive:
+        config.stash[SIGNATURES] = device_mod.signatures(dev)
+
+
+def _check_capacity(dev: device_mod.BlockDevice, settings: Settings) -> None:
+    """Every thread needs room for at least one of the largest I/Os."""
+    spec = settings.spec
+    largest = max([*settings.block_sizes, spec.wipc.block_size])
+    device_mod.check_capacity(
+        dev, device_mod.active_range_bytes(dev, spec.common.active_range_pct),
+        spec.common.thread_count * largest,
+        f"{spec.common.thread_count} threads of {largest // 1024} KiB I/O")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    if LOCK in config.stash:
+        config.stash[LOCK].release()
     emulated.stop_for_session(config)
 
 
@@ -108,6 +127,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         f"snia-pts settings: spec {s.spec.name}, point {s.point_seconds} s, max rounds "
         f"{s.max_rounds}, purge {s.purge}, destructive {s.destructive}, reports {s.reports_dir}",
         *[f"snia-pts deviation: {d}" for d in s.deviations()],
+        *[f"snia-pts WILL DESTROY: {sig} on {dev.path}"
+          for sig in config.stash.get(SIGNATURES, [])],
     ]
 
 

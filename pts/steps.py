@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 
 from pts import emulated, preconditioning
+from pts.device import active_range_bytes as device_active_range
 from pts.device import check_writable
 from pts.purge import purge
 from pts.rounds import Outcome
@@ -17,10 +18,7 @@ from pts.write_cache import CacheState, read_state
 
 
 def active_range_bytes(run: Run) -> int:
-    """ActiveRange (0:AR%) in whole logical sectors."""
-    dev, pct = run.device, run.spec.common.active_range_pct
-    sectors = dev.capacity_bytes // dev.logical_sector * pct // 100
-    return sectors * dev.logical_sector
+    return device_active_range(run.device, run.spec.common.active_range_pct)
 
 
 def record_counters(run: Run, test: str, when: str, round_no: int | None = None) -> None:

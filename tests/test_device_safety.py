@@ -165,3 +165,57 @@ def test_identity_and_geometry_from_sysfs(make_loop):
 def test_not_a_block_device(path, needle):
     with pytest.raises(DeviceError, match=needle):
         resolve(path)
+
+
+@pytest.mark.needs("mkfs.ext4")
+def test_unused_filesystem_is_listed_before_it_is_destroyed(make_loop, tmp_path):
+    dev = make_loop(64 << 20)
+    subprocess.run(["mkfs.ext4", "-F", "-q", "-L", "oldfs", dev], check=True,
+                   capture_output=True)
+    p = subprocess.run([sys.executable, "-m", "pytest", "pts/", "--device", dev,
+                        "--destructive", "--co", "-p", "no:cacheprovider"], cwd=REPO,
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert "snia-pts WILL DESTROY: ext4 at offset 0x438 (label oldfs)" in p.stdout
+
+
+def test_second_pts_process_on_the_same_device_is_refused(make_loop, tmp_path):
+    from pts.lock import DeviceLock
+
+    dev = resolve(make_loop())
+    held = DeviceLock(dev, tmp_path).acquire()
+    try:
+        with pytest.raises(UnsafeDeviceError, match=f"already under test by another snia-pts "
+                                                    f"process \\(pid {os.getpid()}"):
+            DeviceLock(dev, tmp_path).acquire()
+    finally:
+        held.release()
+    DeviceLock(dev, tmp_path).acquire().release()      # free again once released
+
+
+def test_lock_is_held_by_a_running_suite(make_loop, tmp_path):
+    dev = make_loop()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from pts.device import resolve; "
+         "from pts.lock import DeviceLock; DeviceLock(resolve(sys.argv[1])).acquire(); "
+         "print('locked', flush=True); time.sleep(60)", dev],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        p = subprocess.run([sys.executable, "-m", "pytest", "pts/", "--device", dev,
+                            "--destructive", "-p", "no:cacheprovider"], cwd=REPO,
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 4 and "already under test by another snia-pts process" in p.stderr
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_device_too_small_for_the_spec(make_loop):
+    dev = make_loop(2 << 20)
+    p = subprocess.run([sys.executable, "-m", "pytest", "pts/", "--device", dev,
+                        "--destructive", "-p", "no:cacheprovider"], cwd=REPO,
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 4
+    assert "is too small: its ActiveRange is 2097152 bytes, the spec needs at least 4194304 " \
+           "bytes (4 threads of 1024 KiB I/O)" in p.stderr
