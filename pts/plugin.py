@@ -7,6 +7,7 @@ anything runs; writing additionally needs --destructive.
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import pytest
@@ -94,6 +95,14 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[DEVICE] = dev
     if config.option.destructive:
         config.stash[SIGNATURES] = device_mod.signatures(dev)
+    # SIGTERM takes the Ctrl-C path: fio is stopped, the interruption is recorded and a
+    # partial report is rendered. A second signal (or Ctrl-C) stops at once.
+    signal.signal(signal.SIGTERM, _interrupt)
+
+
+def _interrupt(signum, frame):
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
 
 
 def _check_capacity(dev: device_mod.BlockDevice, settings: Settings) -> None:

@@ -84,6 +84,12 @@ def bracket(run: Run, test: str, title: str, clause: str, parameters: dict,
                       parameters=parameters)
     try:
         outcome = body()
+    except KeyboardInterrupt:
+        run.ledger.append("test_end", test=test, status="interrupted", rounds=None,
+                          steady_round=None, window=None,
+                          message="interrupted (Ctrl-C or SIGTERM); the point in flight was "
+                                  "stopped and not recorded")
+        raise
     except BaseException as exc:
         run.ledger.append("test_end", test=test, status="error", rounds=None,
                           steady_round=None, window=None,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from pts.report.model import (
     Cell,
     Deviation,
     Device,
+    DeviceCounters,
     Point,
     Purge,
     Round,
@@ -38,6 +40,9 @@ from pts.report.model import (
 RUN_JSON, LEDGER = "run.json", "ledger.jsonl"
 DEVICE_FIELDS = frozenset(f.name for f in dataclasses.fields(Device))
 EVIDENCE_FIELDS = tuple(f.name for f in dataclasses.fields(steady_state.SteadyStateResult))
+COUNTER_FIELDS = tuple(f.name for f in dataclasses.fields(DeviceCounters)
+                       if f.name not in ("when", "round", "source"))
+ROUND_WHEN = re.compile(r"after round (\d+)$")
 
 
 def load_run(folder: str | Path) -> Run:
@@ -151,6 +156,7 @@ def _build_test(name: str, recs: list[Record], path: Path) -> tuple[TestResult, 
         points=points, rounds=rounds, deviations=tuple(by_type.get("deviation", ())),
         end=end, window=window, cells=(), window_evidence=evidence, state=state,
         status=_status(state, end, rounds, window),
+        counters=_one_per_when(by_type.get("device_counters", [])),
     )
     cells = window_cells(partial, "iops")
     return dataclasses.replace(partial, cells=cells), notes
@@ -225,7 +231,7 @@ def _recompute(label, rounds, window, params):
 
 
 def _state(end: TestEnd | None) -> str:
-    if end is None:
+    if end is None or end.status == "interrupted":
         return INCOMPLETE
     return end.status if end.status in (STEADY, NOT_STEADY) else ERROR
 
@@ -240,7 +246,8 @@ def _status(state: str, end: TestEnd | None, rounds: tuple[Round, ...], window) 
         return f"STEADY STATE NOT ACHIEVED after {done} rounds ({span})"
     if state == ERROR:
         return f"ERROR after {done} rounds ({end.status}): {end.message}"
-    return f"INCOMPLETE: no test_end record, {done} rounds completed ({span})"
+    why = end.message if end is not None else "no test_end record"
+    return f"INCOMPLETE: {why}; {done} rounds completed ({span})"
 
 
 # ----------------------------------------------------------------------------- records
@@ -318,6 +325,23 @@ def _evidence(d, rec: Record, path: Path) -> steady_state.SteadyStateResult | No
     return steady_state.SteadyStateResult(**kwargs)
 
 
+def _device_counters(rec: Record, path: Path) -> DeviceCounters:
+    d = rec.data
+    counters = d.get("counters")
+    if not isinstance(counters, dict):
+        raise RunFolderError(f"{path} line {rec.line}: device_counters record has no "
+                             "\"counters\" object")
+    when = str(_req(rec, "when", path))
+    # Writers other than ours may leave "round" out; "after round N" still says which.
+    number = _int_or_none(d.get("round"))
+    if number is None and (m := ROUND_WHEN.match(when)):
+        number = int(m.group(1))
+    # Counters come and go with the source (emulator, smart-log): unknown keys are ignored,
+    # missing ones stay None and show as n/a.
+    return DeviceCounters(when=when, round=number, source=str(d.get("source") or "unknown"),
+                          **{k: _int_or_none(counters.get(k)) for k in COUNTER_FIELDS})
+
+
 def _deviation(rec: Record, path: Path) -> Deviation:
     return Deviation(str(_req(rec, "text", path)), "ledger", rec.data.get("test"))
 
@@ -334,6 +358,7 @@ def _test_end(rec: Record, path: Path) -> TestEnd:
 _PARSERS = {
     "test_start": _test_start, "purge": _purge, "write_cache": _write_cache, "wipc": _wipc,
     "point": _point, "round": _round, "deviation": _deviation, "test_end": _test_end,
+    "device_counters": _device_counters,
 }
 
 
@@ -346,6 +371,16 @@ def _latest(items: Iterable, key) -> tuple:
     for item in items:
         chosen[key(item)] = item
     return tuple(chosen[k] for k in sorted(chosen))
+
+
+def _one_per_when(items: Iterable[DeviceCounters]) -> tuple[DeviceCounters, ...]:
+    """Ledger order, one record per `when`: a step recorded again (a resumed run redoing it)
+    replaces the earlier record and takes its own, later, place."""
+    chosen: dict[str, DeviceCounters] = {}
+    for item in items:
+        chosen.pop(item.when, None)
+        chosen[item.when] = item
+    return tuple(chosen.values())
 
 
 def _last(items):
