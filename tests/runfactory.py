@@ -7,12 +7,13 @@ round records carry pts.steady_state evidence computed the way the runner does.
 
     folder = build_run(tmp_path)                       # compliant, steady at round 7
     folder = build_run(tmp_path, curve=FALLING_CURVE)  # never steady
+    folder = build_run(tmp_path, counters={"after WIPC": {...}, "after round 1": {...}})
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from pts import steady_state
@@ -112,24 +113,38 @@ def point_fields(mix: str, bs: int, multiplier: float) -> dict:
 def write_iops_test(run: RunFolder, curve: Sequence[float], *, finished: bool = True,
                     purge_method: str = "nvme-format", purge_deviation: bool = False,
                     write_cache_actual: str = "write through", write_cache_settable: bool = True,
-                    ledger_deviations: Sequence[str] = ()) -> None:
-    """The records of one IOPS test whose rounds follow `curve` (one multiplier per round)."""
+                    ledger_deviations: Sequence[str] = (),
+                    counters: Mapping[str, object] | None = None,
+                    counters_source: str = "emulator") -> None:
+    """The records of one IOPS test whose rounds follow `curve` (one multiplier per round).
+
+    counters maps a step ("after purge", "after WIPC", "after round N") to the `counters`
+    value of the device_counters record written right after that step, as the runner does;
+    the value is written as given (so a test can store a malformed one)."""
+    def step_done(when: str, number: int | None = None) -> None:
+        if counters is not None and when in counters:
+            run.record("device_counters", test="iops", when=when, round=number,
+                       source=counters_source, counters=counters[when])
+
     params = iops_parameters(max_rounds=len(curve))
     run.record("test_start", test="iops", title="IOPS", clause="7", parameters=params)
     command = None if purge_method in ("none", "trim") else ["nvme", "format", "/dev/nvme9n1",
                                                              "--ses=1"]
     run.record("purge", test="iops", method=purge_method, command=command, ok=True,
                seconds=12.5, deviation=purge_deviation)
+    step_done("after purge")
     run.record("write_cache", test="iops", required="WCD", actual=write_cache_actual,
                settable=write_cache_settable, when="before WIPC")
     run.record("wipc", advance=3600, test="iops", block_size=131072,
                bytes_expected=2 * 960197124096, bytes_written=2 * 960197124096, seconds=3600.0,
                thread_count=4, queue_depth=32, raw="raw/iops/wipc.json")
+    step_done("after WIPC")
     for text in ledger_deviations:
         run.record("deviation", test="iops", text=text)
     history: dict[str, list[float]] = {t["label"]: [] for t in TRACKING}
     for number, multiplier in enumerate(curve, 1):
         _write_round(run, number, multiplier, history)
+        step_done(f"after round {number}", number)
     if finished:
         _write_test_end(run, history, len(curve))
 
@@ -167,11 +182,13 @@ def _write_test_end(run: RunFolder, history: dict, rounds: int) -> None:
 
 
 def build_run(root: Path, name: str = "run", *, curve: Sequence[float] = STEADY_CURVE,
-              run_deviations: Sequence[str] = (), emulated: bool = False, **test_options) -> Path:
+              run_deviations: Sequence[str] = (), emulated: bool = False,
+              counters: Mapping[str, object] | None = None, **test_options) -> Path:
     """A complete run folder under root/name; by default compliant and steady at round 7.
 
+    counters: device_counters records by step (see write_iops_test); none by default.
     test_options go to write_iops_test (finished, purge_method, purge_deviation,
-    write_cache_actual, write_cache_settable, ledger_deviations)."""
+    write_cache_actual, write_cache_settable, ledger_deviations, counters_source)."""
     run = RunFolder(root / name, run_json(deviations=run_deviations, emulated=emulated))
-    write_iops_test(run, curve, **test_options)
+    write_iops_test(run, curve, counters=counters, **test_options)
     return run.path

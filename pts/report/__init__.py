@@ -4,8 +4,8 @@
     render("reports/<model>_<serial>/<run-id>")   # -> Path of report.pdf
 
 Modules: model (dataclasses), ledger + data (reading a run folder), verdict, charts
-(matplotlib PNGs), layout + summary + steady_pages + iops_pages + pages (page content),
-pdf (page template and build), cli (`python -m pts report`).
+(matplotlib PNGs), layout + summary + steady_pages + iops_pages + counters_pages + pages
+(page content), pdf (page template and build), cli (`python -m pts report`).
 """
 
 from __future__ import annotations

@@ -20,21 +20,23 @@ from pts.report import fmt
 from pts.steady_state import SteadyStateResult
 
 SIZE_INCHES = (7.2, 3.9)
+SHORT_SIZE_INCHES = (7.2, 2.6)   # a secondary chart that shares its page with a table
 DPI = 150
 STYLE = {"font.size": 8, "axes.titlesize": 9, "legend.fontsize": 7, "axes.grid": True,
          "grid.alpha": 0.35, "savefig.facecolor": "white", "path.simplify": False}
 WINDOW_SHADE = "#f3d9a4"
 
 
-def _new_figure() -> tuple[Figure, object]:
-    fig = Figure(figsize=SIZE_INCHES, dpi=DPI)
+def _new_figure(size: tuple[float, float] = SIZE_INCHES) -> tuple[Figure, object]:
+    fig = Figure(figsize=size, dpi=DPI)
     FigureCanvasAgg(fig)
     return fig, fig.add_subplot(1, 1, 1)
 
 
-def _legend_below(ax, title: str | None = None) -> None:
-    """Legend under the axes, so it never hides a data point."""
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3, frameon=False,
+def _legend_below(ax, title: str | None = None, offset: float = 0.16) -> None:
+    """Legend under the axes, so it never hides a data point; `offset` (axes fractions)
+    clears the x label, more on a shorter figure."""
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -offset), ncol=3, frameon=False,
               title=title)
 
 
@@ -100,6 +102,27 @@ def measurement_window(ev: SteadyStateResult, label: str, ylabel: str) -> bytes:
                title=f"Steady state measurement window: {label}, rounds "
                      f"{ev.window_first}..{ev.window_last}")
         _legend_below(ax)
+        return _png(fig)
+
+
+def interval_waf(rounds: Sequence[int], values: Sequence[float | None],
+                 window: tuple[int, int] | None, title: str) -> bytes:
+    """Write amplification of each round's interval (SHORT_SIZE_INCHES), with the test's
+    measurement window shaded as on the convergence plot, so the two can be compared."""
+    with matplotlib.rc_context(STYLE):
+        fig, ax = _new_figure(SHORT_SIZE_INCHES)
+        if window is not None:
+            ax.axvspan(window[0] - 0.5, window[1] + 0.5, color=WINDOW_SHADE, alpha=0.6,
+                       label=f"measurement window (rounds {window[0]}..{window[1]})")
+        ax.plot(list(rounds), [float("nan") if v is None else v for v in values], marker="o",
+                markersize=3, linewidth=1.2, color="tab:purple",
+                label="write amplification in the round (NAND / host writes)")
+        # WAF is never below 1 for a drive that writes what the host sends; starting the axis
+        # at 0 keeps a flat line from looking like a swing.
+        ax.set_ylim(bottom=0)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set(xlabel="Round", ylabel="WAF", title=title)
+        _legend_below(ax, offset=0.3)
         return _png(fig)
 
 

@@ -16,7 +16,7 @@ from reportlab.lib.units import mm
 from reportlab.platypus import Flowable, Image, KeepTogether, PageBreak, Paragraph, Spacer, Table
 from reportlab.platypus import TableStyle as _TableStyle
 
-from pts.report.charts import SIZE_INCHES  # every chart has this aspect ratio
+from pts.report.charts import SIZE_INCHES  # the aspect ratio of charts unless told otherwise
 
 PAGE_SIZE = A4
 MARGIN = 15 * mm
@@ -88,8 +88,11 @@ def para(text: str, style: str = "body", markup: bool = False) -> Paragraph:
     return Paragraph(text if markup else esc(text), STYLES[style])
 
 
-def image(png: bytes, width: float = CONTENT_WIDTH) -> Image:
-    return Image(io.BytesIO(png), width=width, height=width * SIZE_INCHES[1] / SIZE_INCHES[0])
+def image(png: bytes, width: float = CONTENT_WIDTH,
+          size_inches: tuple[float, float] = SIZE_INCHES) -> Image:
+    """A chart scaled to `width`; size_inches is the figure size it was drawn at (aspect)."""
+    return Image(io.BytesIO(png), width=width,
+                 height=width * size_inches[1] / size_inches[0])
 
 
 def kv_table(rows: Sequence[tuple[str, str]], label_width: float = 50 * mm) -> Table:

@@ -111,6 +111,49 @@ class Round:
 
 
 @dataclass(frozen=True)
+class DeviceCounters:
+    """One device_counters record: the device's cumulative counters at one step of a test
+    (for the emulator, its FTL model's counters since it started; writes in pages of
+    page_size bytes). A counter the record lacks is None."""
+
+    when: str            # "after purge", "after WIPC", "after round N"
+    round: int | None    # N for "after round N", else None
+    source: str          # "emulator"; later "smart-log"
+    host_writes: int | None
+    nand_writes: int | None
+    relocations: int | None
+    gc_runs: int | None
+    erases: int | None
+    trims: int | None
+    valid_pages: int | None
+    free_blocks: int | None
+    page_size: int | None
+
+    @property
+    def host_bytes(self) -> int | None:
+        return _pages_to_bytes(self.host_writes, self.page_size)
+
+    @property
+    def nand_bytes(self) -> int | None:
+        return _pages_to_bytes(self.nand_writes, self.page_size)
+
+    @property
+    def waf(self) -> float | None:
+        """Cumulative write amplification, NAND pages / host pages (None: nothing written)."""
+        return _ratio(self.nand_writes, self.host_writes)
+
+    def waf_since(self, earlier: DeviceCounters) -> float | None:
+        """Write amplification over the interval since `earlier`: Δnand / Δhost. None when
+        the host wrote nothing in between (or a counter is missing or went backwards, as
+        after an emulator restart: the difference then measures nothing)."""
+        if None in (self.nand_writes, self.host_writes, earlier.nand_writes,
+                    earlier.host_writes):
+            return None
+        return _ratio(self.nand_writes - earlier.nand_writes,
+                      self.host_writes - earlier.host_writes)
+
+
+@dataclass(frozen=True)
 class TestEnd:
     __test__ = False  # not a pytest test class, despite the name
 
@@ -163,6 +206,7 @@ class TestResult:
     window_evidence: dict[str, SteadyStateResult | None]   # per tracking label
     state: str           # STEADY, NOT_STEADY, ERROR or INCOMPLETE
     status: str          # one line for people, e.g. "Steady state reached at round 7 ..."
+    counters: tuple[DeviceCounters, ...] = ()   # ledger order, one per `when`
 
     @property
     def window_rounds(self) -> tuple[int, ...]:
@@ -204,6 +248,16 @@ class Run:
     @property
     def spec_title(self) -> str:
         return str(self.spec.get("title") or self.spec.get("name") or "unknown specification")
+
+
+def _pages_to_bytes(pages: int | None, page_size: int | None) -> int | None:
+    return None if pages is None or page_size is None else pages * page_size
+
+
+def _ratio(num: int | None, den: int | None) -> float | None:
+    if num is None or den is None or den <= 0 or num < 0:
+        return None
+    return num / den
 
 
 def _ordered(declared, seen) -> tuple:
