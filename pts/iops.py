@@ -7,19 +7,26 @@
 
 from __future__ import annotations
 
-from pts import rounds, steps
-from pts.fio import random_job
+from pts import dryrun, preconditioning, rounds, steps
+from pts.device import BlockDevice, active_range_bytes
+from pts.fio import job_file, random_job
 from pts.progress import Progress
 from pts.run import Run
+from pts.settings import Settings
 from pts.spec import format_size
+from pts.write_cache import read_state
 
 TEST = "iops"
 
 
 def plan_points(run: Run) -> list[rounds.Point]:
-    points, sector = [], run.device.logical_sector
-    for mix in run.settings.rw_mixes:
-        for bs in run.settings.block_sizes:
+    return points_for(run.settings, run.device)
+
+
+def points_for(settings: Settings, device: BlockDevice) -> list[rounds.Point]:
+    points, sector = [], device.logical_sector
+    for mix in settings.rw_mixes:
+        for bs in settings.block_sizes:
             na = (f"block size {format_size(bs)} is smaller than the logical sector size "
                   f"({sector} bytes)") if bs < sector else None
             points.append(rounds.Point(len(points), mix, bs, na))
@@ -44,14 +51,17 @@ def parameters(run: Run, ar_bytes: int) -> dict:
     }
 
 
+def point_job(settings: Settings, point: rounds.Point, ar_bytes: int):
+    common = settings.spec.common
+    return random_job(f"p{point.index:02d}", point.rw_mix.read_pct, point.block_size,
+                      common.queue_depth, common.thread_count, settings.point_seconds, ar_bytes)
+
+
 def _measure(run: Run, ar_bytes: int):
-    common = run.spec.common
     timeout = run.settings.point_seconds * 3 + 120
 
     def measure(point: rounds.Point, round_no: int) -> dict:
-        job = random_job(f"p{point.index:02d}", point.rw_mix.read_pct, point.block_size,
-                         common.queue_depth, common.thread_count, run.settings.point_seconds,
-                         ar_bytes)
+        job = point_job(run.settings, point, ar_bytes)
         out = run.raw_dir(TEST, f"round-{round_no:02d}")
         res = run.fio.run(run.device.path, [job], out, f"p{point.index:02d}", timeout=timeout)
         s = res.summary
@@ -84,3 +94,39 @@ def run_iops(run: Run) -> rounds.Outcome:
             after_round=lambda r: steps.record_counters(run, TEST, f"after round {r}", r))
 
     return steps.bracket(run, TEST, "IOPS", spec.iops.clause, parameters(run, ar_bytes), body)
+
+
+def pts_plan(settings: Settings, device: BlockDevice) -> list[str]:
+    """The IOPS test's plan for --dry-run (nothing is run)."""
+    spec, common = settings.spec, settings.spec.common
+    ar = active_range_bytes(device, common.active_range_pct)
+    points = points_for(settings, device)
+    wipc = preconditioning.plan_wipc(ar, spec.wipc.block_size, spec.wipc.capacity_multiple,
+                                     common.thread_count, common.queue_depth)
+    cache = read_state(device, common.write_cache)
+    measured = [p for p in points if not p.na_reason]
+    lines = [f"IOPS test ({spec.iops.clause})",
+             f"purge: {dryrun.purge_plan(settings, device)}",
+             f"write cache: required {cache.required}; device reports '{cache.actual}' "
+             f"({'settable' if cache.settable else 'not settable by this version: deviation'})",
+             f"ActiveRange: {common.active_range_pct} % = {ar:,} bytes; TC {common.thread_count}"
+             f" / QD {common.queue_depth}",
+             f"WIPC: {wipc.bytes_expected:,} bytes of SEQ {format_size(spec.wipc.block_size)} "
+             "writes; fio job file:", *_indent(job_file(device.path, list(wipc.jobs))),
+             f"rounds: {len(points)} points per round ({len(measured)} measured, "
+             f"{len(points) - len(measured)} N/A) x {settings.point_seconds} s, until steady "
+             f"({', '.join(t.label for t in spec.iops.tracking)}) or {settings.max_rounds} "
+             "rounds; each point's fio job file is [global] above plus its section:"]
+    for p in points:
+        if p.na_reason:
+            lines.append(f"    [{p.label}] N/A: {p.na_reason}")
+        else:
+            text = job_file(device.path, [point_job(settings, p, ar)])
+            lines += _indent(text.split("\n\n", 1)[1])
+    return lines + dryrun.duration_lines(len(measured), settings.point_seconds,
+                                         spec.steady_state.window_rounds,
+                                         settings.max_rounds, wipc.bytes_expected)
+
+
+def _indent(text: str) -> list[str]:
+    return ["    " + line for line in text.rstrip().splitlines()]

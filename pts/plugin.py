@@ -55,6 +55,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--reports-dir", metavar="DIR", default="reports",
                 help="where run folders go: DIR/<model>_<serial>/<run-id>/ "
                      "(default %(default)s)")
+    g.addoption("--dry-run", action="store_true",
+                help="print each selected PTS test's plan (purge method and command, WIPC "
+                     "bytes, rounds x points, fio job files, write cache, estimated duration) "
+                     "and exit without touching the device")
     g.addoption("--iops-block-sizes", metavar="LIST", default=None,
                 help="run only these IOPS block sizes, e.g. 1024KiB,64KiB,4KiB "
                      "(a declared deviation; the tracking variables' cells must stay)")
@@ -189,3 +193,28 @@ def _render(folder: Path) -> str:
 def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
     for line in config.stash.get(REPORTS, []):
         terminalreporter.write_line(line)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session: pytest.Session):
+    """--dry-run: print the plans instead of running anything."""
+    config = session.config
+    if not config.option.dry_run:
+        return None
+    if DEVICE not in config.stash:
+        raise pytest.UsageError("--dry-run needs --device (the plan depends on the device)")
+    write = _writer(config)
+    dev = config.stash[DEVICE]
+    write(f"DRY RUN on {dev.path}: nothing is written, nothing is run.")
+    reasons = device_mod.in_use_reasons(dev)
+    write("safety: " + ("REFUSED whatever the flags: " + "; ".join(reasons) if reasons else
+                        "not in use" + ("" if config.option.destructive else
+                                        "; a real run needs --destructive")))
+    for item in session.items:
+        planner = getattr(getattr(item, "module", None), "pts_plan", None)
+        write(f"--- {item.nodeid}")
+        lines = planner(config.stash[SETTINGS], config.stash[DEVICE]) if planner else \
+            ["(this test has no dry-run plan yet)"]
+        for line in lines:
+            write(line)
+    return True

@@ -10,7 +10,7 @@ Typical duration at spec settings: WIPC (2x capacity / SEQ write speed) + 5 to 2
 56 min, i.e. about 5 h to 23 h 20 min.
 """
 
-from pts.iops import run_iops
+from pts.iops import pts_plan, run_iops  # noqa: F401  (pts_plan: --dry-run)
 
 
 def test_iops(pts_run):
