@@ -18,6 +18,7 @@ COMMANDS = {
     "report": ("pts.report.cli", "render report.pdf of a run folder from its stored data"),
     "emulate": ("pts.emulate.cli", "start/stop/list emulated SSDs (FUSE FTL model + loop device)"),
     "demo": ("pts.demo", "run the IOPS test on an emulated SSD and print the report path"),
+    "export": ("pts.export", "results per cell (steady state, FOB, ratio) of a run folder as CSV"),
 }
 
 

@@ -29,7 +29,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     reports = Path(args.reports_dir).resolve()
     before = set(reports.glob("*/*/report.pdf"))
-    argv = [sys.executable, "-m", "pytest", "pts/", "-p", "no:cacheprovider",
+    argv = [sys.executable, "-m", "pytest", "pts/suite/test_iops.py", "-p", "no:cacheprovider",
             "--device", f"emulated:{args.size}:{args.profile}", "--destructive",
             "--purge", "auto", "--reports-dir", str(reports), *DEMO_ARGS]
     print("running:", " ".join(argv), flush=True)

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pts import commands
+from pts import commands, histogram
 from pts.commands import ToolError, ToolMissing
 
 # Options every job gets, and why.
@@ -42,8 +42,21 @@ class FioOutputError(FioError):
 
 
 @dataclass(frozen=True)
+class Logs:
+    """Per-interval logs of a long job (fio writes them when the job ends): IOPS and total
+    latency averaged over `avg_msec` windows, and completion-latency histograms over
+    `hist_msec` windows. Files: PREFIX_iops.N.log, PREFIX_lat.N.log, PREFIX_clat_hist.N.log,
+    one per thread N (see pts.fio_logs)."""
+
+    prefix: str                 # absolute path prefix of the log files
+    avg_msec: int
+    hist_msec: int | None = None
+
+
+@dataclass(frozen=True)
 class Job:
-    """One fio job section. `runtime` set = time based; else `size` x `loops` bytes."""
+    """One fio job section. `runtime` set = time based (or, with time_based False, a time
+    limit on `io_size` bytes per thread); else `size` x `loops` bytes."""
 
     name: str
     rw: str                     # read, write, randread, randwrite, randrw
@@ -55,19 +68,44 @@ class Job:
     size: int | None = None     # bytes; None = to the end of the device
     runtime: int | None = None  # seconds
     loops: int = 1
+    time_based: bool = True
+    io_size: int | None = None  # bytes per thread, then the thread stops
+    offset_increment: int = 0   # thread k starts at offset + k x this (its own slice)
+    lat_percentiles: tuple[float, ...] = ()   # total-latency percentiles (+ json+ bins)
+    logs: Logs | None = None
 
     def options(self) -> dict[str, str]:
         opts = {"rw": self.rw, "bs": str(self.block_size), "iodepth": str(self.iodepth),
                 "numjobs": str(self.numjobs), "offset": str(self.offset)}
+        if self.offset_increment:
+            opts["offset_increment"] = str(self.offset_increment)
         if self.rwmixread is not None:
             opts["rwmixread"] = str(self.rwmixread)
         if self.size is not None:
             opts["size"] = str(self.size)
+        if self.io_size is not None:
+            opts["io_size"] = str(self.io_size)
         if self.runtime is not None:
-            opts.update(time_based="1", runtime=str(self.runtime))
+            opts.update(time_based="1" if self.time_based else "0", runtime=str(self.runtime))
         if self.loops != 1:
             opts["loops"] = str(self.loops)
+        if self.lat_percentiles:
+            # Total latency (slat + clat), the PTS response time; fio then also gives the
+            # total-latency histogram ("lat_ns" bins) in json+ output.
+            opts.update(lat_percentiles="1", percentile_list=":".join(
+                f"{p:g}" for p in self.lat_percentiles))
+        if self.logs is not None:
+            opts.update(_log_options(self.logs))
         return opts
+
+
+def _log_options(logs: Logs) -> dict[str, str]:
+    opts = {"write_iops_log": logs.prefix, "write_lat_log": logs.prefix,
+            "log_avg_msec": str(logs.avg_msec)}
+    if logs.hist_msec:
+        # fio's histogram log holds completion latency (clat) only, whatever lat_percentiles.
+        opts.update(write_hist_log=logs.prefix, log_hist_msec=str(logs.hist_msec))
+    return opts
 
 
 def random_job(name: str, read_pct: int, block_size: int, iodepth: int, numjobs: int,
@@ -80,6 +118,22 @@ def random_job(name: str, read_pct: int, block_size: int, iodepth: int, numjobs:
     else:
         rw, mix = "randrw", read_pct
     return Job(name, rw, block_size, iodepth, numjobs, mix, size=size, runtime=runtime)
+
+
+def sequential_job(name: str, read_pct: int, block_size: int, iodepth: int, numjobs: int,
+                   runtime: int, size: int) -> Job:
+    """SEQ reads (100/0) or writes (0/100) over the first `size` bytes (the ActiveRange);
+    with several threads each streams through its own slice, so every stream stays
+    sequential and no two threads touch the same blocks."""
+    if read_pct not in (0, 100):
+        raise ValueError(f"SEQ jobs are 100/0 or 0/100, not {read_pct}/{100 - read_pct}")
+    rw = "read" if read_pct == 100 else "write"
+    per_thread = size // numjobs // block_size * block_size
+    if per_thread < block_size:
+        raise ValueError(f"{size} bytes is too small for {numjobs} threads of "
+                         f"{block_size}-byte SEQ I/O")
+    return Job(name, rw, block_size, iodepth, numjobs, size=per_thread, runtime=runtime,
+               offset_increment=per_thread if numjobs > 1 else 0)
 
 
 def job_file(filename: str, jobs: list[Job]) -> str:
@@ -103,6 +157,17 @@ class Direction:
     total_ios: int = 0
     lat_mean_ns: float | None = None   # total latency (submission + completion)
     lat_max_ns: float | None = None
+    runtime_ms: int = 0                 # longest thread's runtime
+    # Total-latency percentiles {pct: ns} and histogram {bin midpoint ns: count}; only when
+    # the job asked for lat_percentiles (the histogram only with json+ output).
+    lat_percentiles_ns: dict[float, float] = field(default_factory=dict)
+    lat_histogram: dict[int, int] = field(default_factory=dict)
+
+    def lat_percentile_ns(self, pct: float) -> float | None:
+        """fio's own figure if it reported this percentile, else from the histogram."""
+        if pct in self.lat_percentiles_ns:
+            return self.lat_percentiles_ns[pct]
+        return histogram.percentile(self.lat_histogram, pct) if self.lat_histogram else None
 
 
 @dataclass(frozen=True)
@@ -135,6 +200,17 @@ class Summary:
         maxima = [d.lat_max_ns for d in (self.read, self.write) if d.lat_max_ns is not None]
         return max(maxima) if maxima else None
 
+    def lat_percentile_ns(self, pct: float) -> float | None:
+        """Total-latency percentile of all I/Os, reads and writes together: from the merged
+        histograms of both directions (json+ output), or the one direction that did I/O.
+        None when fio gave neither."""
+        busy = [d for d in (self.read, self.write) if d.total_ios]
+        if len(busy) == 1:
+            return busy[0].lat_percentile_ns(pct)
+        if busy and all(d.lat_histogram for d in busy):
+            return histogram.percentile(histogram.merge(*(d.lat_histogram for d in busy)), pct)
+        return None
+
 
 def parse_output(text: str) -> dict:
     """fio's JSON document; tolerates non-JSON lines fio sometimes prints before it."""
@@ -162,8 +238,21 @@ def _latency_ns(d: dict) -> tuple[float | None, float | None]:
     return None, None
 
 
+def _lat_distribution(jobs: list[dict], key: str) -> tuple[dict, dict]:
+    """Total-latency percentiles and histogram ("lat_ns", present with lat_percentiles=1;
+    never clat_ns: the PTS response time includes submission). Percentiles only for one
+    job (fio's figures cannot be combined); histograms are summed over jobs."""
+    lats = [(j.get(key) or {}).get("lat_ns") for j in jobs]
+    lats = [lat for lat in lats if isinstance(lat, dict)]
+    pcts = {}
+    if len(lats) == 1 and isinstance(lats[0].get("percentile"), dict):
+        pcts = {float(k): float(v) for k, v in lats[0]["percentile"].items()}
+    bins = [histogram.parse_bins(lat["bins"]) for lat in lats if isinstance(lat.get("bins"), dict)]
+    return pcts, histogram.merge(*bins) if bins else {}
+
+
 def _direction(jobs: list[dict], key: str) -> Direction:
-    iops = io_bytes = bw = total = 0
+    iops = io_bytes = bw = total = runtime = 0
     lat_sum, lat_n, lat_max = 0.0, 0, None
     for job in jobs:
         d = job.get(key) or {}
@@ -172,12 +261,15 @@ def _direction(jobs: list[dict], key: str) -> Direction:
         io_bytes += int(d.get("io_bytes", int(d.get("io_kbytes", 0)) * 1024))
         bw += float(d.get("bw_bytes", float(d.get("bw", 0.0)) * 1024))
         total += n
+        runtime = max(runtime, int(d.get("runtime", 0)))
         mean, mx = _latency_ns(d)
         if n and mean is not None:
             lat_sum, lat_n = lat_sum + mean * n, lat_n + n
         if n and mx is not None:
             lat_max = mx if lat_max is None else max(lat_max, mx)
-    return Direction(iops, io_bytes, bw, total, lat_sum / lat_n if lat_n else None, lat_max)
+    pcts, hist = _lat_distribution(jobs, key)
+    return Direction(iops, io_bytes, bw, total, lat_sum / lat_n if lat_n else None, lat_max,
+                     runtime, pcts, hist)
 
 
 def summarize(doc: dict) -> Summary:
@@ -206,12 +298,14 @@ class Fio:
         self.version = commands.run([self.binary, "--version"], timeout=30).stdout.strip()
 
     def run(self, filename: str, jobs: list[Job], out_dir: Path, name: str,
-            timeout: float | None = None) -> FioResult:
-        """Write NAME.fio and NAME.cmd, run fio, keep NAME.json and NAME.stderr."""
+            timeout: float | None = None, histograms: bool = False) -> FioResult:
+        """Write NAME.fio and NAME.cmd, run fio, keep NAME.json and NAME.stderr.
+        `histograms`: json+ output, which adds the latency histograms ("bins")."""
         out_dir.mkdir(parents=True, exist_ok=True)
         job_path, json_path = out_dir / f"{name}.fio", out_dir / f"{name}.json"
         job_path.write_text(job_file(filename, jobs), encoding="utf-8")
-        argv = [self.binary, "--output-format=json", f"--output={json_path}", str(job_path)]
+        fmt = "json+" if histograms else "json"
+        argv = [self.binary, f"--output-format={fmt}", f"--output={json_path}", str(job_path)]
         (out_dir / f"{name}.cmd").write_text(json.dumps(argv) + "\n", encoding="utf-8")
         start = time.time()
         try:
@@ -234,5 +328,6 @@ class Fio:
         return FioResult(json_path, summary, result.seconds, start, end)
 
 
-__all__ = ["Fio", "FioError", "FioFailed", "FioOutputError", "Job", "Summary", "ToolMissing",
-           "job_file", "parse_output", "random_job", "summarize"]
+__all__ = ["Fio", "FioError", "FioFailed", "FioOutputError", "Job", "Logs", "Summary",
+           "ToolMissing", "job_file", "parse_output", "random_job", "sequential_job",
+           "summarize"]

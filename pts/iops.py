@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from pts import dryrun, preconditioning, rounds, steps
+from pts import dryrun, fob, preconditioning, rounds, steps
 from pts.device import BlockDevice, active_range_bytes
 from pts.fio import job_file, random_job
 from pts.progress import Progress
@@ -79,10 +79,15 @@ def run_iops(run: Run) -> rounds.Outcome:
     points = plan_points(run)
 
     def body() -> rounds.Outcome:
-        for bs in sorted({p.block_size for p in points if p.na_reason}):
-            run.deviation(TEST, f"{format_size(bs)} cells not measured (N/A): smaller than "
-                                f"the logical sector size ({run.device.logical_sector} bytes).")
-        steps.prepare(run, TEST, ar_bytes, spec.wipc.block_size)
+        history = steps.resumed_history(run, TEST)
+        if history is None:
+            for bs in sorted({p.block_size for p in points if p.na_reason}):
+                run.deviation(TEST, f"{format_size(bs)} cells not measured (N/A): smaller "
+                                    f"than the logical sector size "
+                                    f"({run.device.logical_sector} bytes).")
+            steps.prepare(run, TEST, ar_bytes, spec.wipc.block_size, before_wipc=(
+                (lambda: fob.sweep(run, TEST, points, _measure(run, ar_bytes)))
+                if settings.fob_sweep else None))
         by_cell = {(p.rw_mix, p.block_size): p for p in points}
         tracking = {t.label: by_cell[(t.rw_mix, t.block_size)] for t in spec.iops.tracking}
         progress = Progress(run.write, TEST, len(points), settings.point_seconds,
@@ -91,7 +96,8 @@ def run_iops(run: Run) -> rounds.Outcome:
             test=TEST, points=points, measure=_measure(run, ar_bytes), tracking=tracking,
             rule=spec.steady_state, max_rounds=settings.max_rounds, ledger=run.ledger,
             progress=progress,
-            after_round=lambda r: steps.record_counters(run, TEST, f"after round {r}", r))
+            after_round=lambda r: steps.record_counters(run, TEST, f"after round {r}", r),
+            history=history)
 
     return steps.bracket(run, TEST, "IOPS", spec.iops.clause, parameters(run, ar_bytes), body)
 

@@ -55,7 +55,24 @@ class Ledger:
 
     def __init__(self, path: Path):
         self.path = Path(path)
+        self._set_aside_torn_tail()
         self._fh = open(self.path, "a", encoding="utf-8")
+
+    def _set_aside_torn_tail(self) -> None:
+        """A run killed mid-write leaves a last line without its newline. Before appending
+        (resume), move that fragment to ledger.jsonl.torn, so every line stays whole."""
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return
+        if not data or data.endswith(b"\n"):
+            return
+        keep = data.rfind(b"\n") + 1
+        with open(self.path.with_name(self.path.name + ".torn"), "ab") as fh:
+            fh.write(data[keep:] + b"\n")
+        with open(self.path, "r+b") as fh:
+            fh.truncate(keep)
+            os.fsync(fh.fileno())
 
     def append(self, record_type: str, **fields) -> dict:
         record = {"type": record_type, "time": time.time(), **fields}

@@ -15,6 +15,7 @@ import pytest
 from pts import device as device_mod
 from pts import emulated
 from pts.lock import DeviceLock
+from pts.resume import ResumeError, ResumeState
 from pts.settings import PURGE_CHOICES, Settings, SettingsError, make_settings
 from pts.spec import DEFAULT_SPEC, SpecError, available_specs, load_spec
 
@@ -22,6 +23,7 @@ SETTINGS = pytest.StashKey[Settings]()
 DEVICE = pytest.StashKey[device_mod.BlockDevice]()
 REPORTS = pytest.StashKey[list]()
 LOCK = pytest.StashKey[DeviceLock]()
+RESUME = pytest.StashKey[ResumeState]()
 SIGNATURES = pytest.StashKey[list]()
 
 
@@ -55,6 +57,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--reports-dir", metavar="DIR", default="reports",
                 help="where run folders go: DIR/<model>_<serial>/<run-id>/ "
                      "(default %(default)s)")
+    g.addoption("--resume", metavar="RUN_DIR",
+                help="continue the interrupted run in RUN_DIR after its last completed round "
+                     "(the round in flight is redone), with that run's settings; the device "
+                     "must be the same one (model, serial, firmware, capacity, sector size). "
+                     "Declared on the report.")
     g.addoption("--dry-run", action="store_true",
                 help="print each selected PTS test's plan (purge method and command, WIPC "
                      "bytes, rounds x points, fio job files, write cache, estimated duration) "
@@ -64,6 +71,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      "(a declared deviation; the tracking variables' cells must stay)")
     g.addoption("--iops-rw-mixes", metavar="LIST", default=None,
                 help="run only these IOPS R/W mixes, e.g. 100/0,65/35,0/100 (deviation)")
+    g.addoption("--wsat-fills", metavar="F", type=float, default=None,
+                help="WSAT: stop after F x user capacity written (default: the spec's, 4), "
+                     "or at --wsat-hours, whichever comes first. Another value is a "
+                     "declared deviation.")
+    g.addoption("--wsat-hours", metavar="H", type=float, default=None,
+                help="WSAT: time limit in hours (default: the spec's, 24). Another value is "
+                     "a declared deviation.")
+    g.addoption("--fob-sweep", action="store_true",
+                help="IOPS: run one informative round of the IOPS matrix right after the "
+                     "purge, before WIPC (the fresh-out-of-box figures; reported as "
+                     "informative, not part of the test)")
 
 
 def _settings(config: pytest.Config) -> Settings:
@@ -74,13 +92,33 @@ def _settings(config: pytest.Config) -> Settings:
                              point_seconds=opt.point_seconds, max_rounds=opt.max_rounds,
                              purge=opt.purge, reports_dir=opt.reports_dir,
                              iops_block_sizes=opt.iops_block_sizes,
-                             iops_rw_mixes=opt.iops_rw_mixes)
+                             iops_rw_mixes=opt.iops_rw_mixes,
+                             wsat_fills=opt.wsat_fills, wsat_hours=opt.wsat_hours,
+                             fob_sweep=opt.fob_sweep)
     except (SpecError, SettingsError) as exc:
         raise pytest.UsageError(str(exc)) from None
 
 
+def _resume_options(config: pytest.Config) -> None:
+    """--resume: the run's own settings (run.json) replace the command line's, so that the
+    rounds before and after the interruption are measured the same way."""
+    try:
+        state = ResumeState.load(config.option.resume)
+    except ResumeError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    config.stash[RESUME] = state
+    for key, value in state.options.items():
+        if key in ("device", "destructive", "reports_dir") or not hasattr(config.option, key):
+            continue
+        setattr(config.option, key, ",".join(value) if isinstance(value, list) else value)
+    if not config.option.device:
+        config.option.device = state.run_json.get("device", {}).get("given")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[REPORTS] = []
+    if config.option.resume:
+        _resume_options(config)
     if not config.option.device:
         return
     config.stash[SETTINGS] = _settings(config)
@@ -90,6 +128,8 @@ def pytest_configure(config: pytest.Config) -> None:
         else:
             dev = device_mod.resolve(config.option.device)
         _check_capacity(dev, config.stash[SETTINGS])
+        if RESUME in config.stash:
+            config.stash[RESUME].check_device(dev)
         if config.option.destructive:
             device_mod.check_writable(dev, destructive=True)
             config.stash[LOCK] = DeviceLock(dev).acquire()
@@ -172,7 +212,7 @@ def pts_run(request: pytest.FixtureRequest):
         pytest.skip(f"PTS tests purge and overwrite {dev.given}: add --destructive to allow it")
     from pts.run import Run
 
-    run = Run(config.stash[SETTINGS], dev, _writer(config))
+    run = Run(config.stash[SETTINGS], dev, _writer(config), config.stash.get(RESUME, None))
     try:
         yield run
     finally:

@@ -20,10 +20,11 @@ class Point:
     rw_mix: RwMix
     block_size: int
     na_reason: str | None = None  # set: cannot be measured on this device (N/A, not 0)
+    access: str = "RND"           # "RND" or "SEQ" (Throughput)
 
     @property
     def label(self) -> str:
-        return f"RND {format_size(self.block_size).replace(' ', '')} {self.rw_mix}"
+        return f"{self.access} {format_size(self.block_size).replace(' ', '')} {self.rw_mix}"
 
 
 @dataclass(frozen=True)
@@ -43,13 +44,19 @@ class Outcome:
 def run_rounds(*, test: str, points: list[Point], measure: Callable[[Point, int], dict],
                tracking: dict[str, Point], rule: SteadyStateRule, max_rounds: int,
                ledger: Ledger, progress: Progress, value_key: str = "iops",
-               after_round: Callable[[int], None] | None = None) -> Outcome:
+               after_round: Callable[[int], None] | None = None,
+               history: dict[str, list[float]] | None = None) -> Outcome:
     """`measure(point, round)` runs one point and returns the fields of its ledger record
     (it must contain `value_key`). Tracking values are that field of the tracking points.
-    `after_round(round)` runs once a round's points are done, before its verdict."""
-    history: dict[str, list[float]] = {label: [] for label in tracking}
-    evidence: dict[str, steady_state.SteadyStateResult] = {}
-    for round_no in range(1, max_rounds + 1):
+    `after_round(round)` runs once a round's points are done, before its verdict.
+    `history`: tracking values of rounds already completed (a resumed run); the loop goes on
+    with the next round, and those rounds count towards the window and max rounds."""
+    history = {label: list((history or {}).get(label, [])) for label in tracking}
+    done = min(len(v) for v in history.values())
+    steady, evidence = _judge(history, rule, done)
+    if steady:      # the last completed round was already steady (killed before test_end)
+        return _steady(done, rule, evidence)
+    for round_no in range(done + 1, max_rounds + 1):
         values: dict[int, float] = {}
         for point in points:
             fields = {"round": round_no, "index": point.index, "rw_mix": str(point.rw_mix),
@@ -76,16 +83,20 @@ def run_rounds(*, test: str, points: list[Point], measure: Callable[[Point, int]
         progress.round(round_no, {k: v[-1] for k, v in history.items()}, status,
                        done=steady or round_no == max_rounds)
         if steady:
-            first = round_no - rule.window_rounds + 1
-            return Outcome("steady", round_no, round_no, (first, round_no), evidence,
-                           f"steady state reached at round {round_no} "
-                           f"(measurement window rounds {first}-{round_no})")
-    last = max_rounds
+            return _steady(round_no, rule, evidence)
+    last = max(max_rounds, done)
     first = max(1, last - rule.window_rounds + 1)
     failing = [k for k, e in evidence.items() if not e.steady]
     return Outcome("not_steady", last, None, (first, last), evidence,
                    f"steady state NOT reached in {max_rounds} rounds; in the last window "
                    f"(rounds {first}-{last}) not steady: {', '.join(failing)}")
+
+
+def _steady(round_no: int, rule: SteadyStateRule, evidence) -> Outcome:
+    first = round_no - rule.window_rounds + 1
+    return Outcome("steady", round_no, round_no, (first, round_no), evidence,
+                   f"steady state reached at round {round_no} "
+                   f"(measurement window rounds {first}-{round_no})")
 
 
 def _judge(history: dict[str, list[float]], rule: SteadyStateRule, round_no: int):

@@ -14,22 +14,29 @@ from pts import ledger, nvme
 from pts.device import BlockDevice
 from pts.fio import Fio
 from pts.platform_info import platform_info
+from pts.resume import ResumeState
 from pts.settings import Settings
 
 
 class Run:
-    def __init__(self, settings: Settings, device: BlockDevice, write: Callable[[str], None]):
+    def __init__(self, settings: Settings, device: BlockDevice, write: Callable[[str], None],
+                 resume: ResumeState | None = None):
         self.settings, self.device, self.write = settings, device, write
         self.spec = settings.spec
-        self.folder = ledger.new_run_folder(settings.reports_dir, device.identity.model,
-                                            device.identity.serial)
+        self.resume = resume
+        if resume is None:
+            self.folder = ledger.new_run_folder(settings.reports_dir, device.identity.model,
+                                                device.identity.serial)
+        else:
+            self.folder = resume.folder     # run.json stays as written at the start
         self.commands_log = self.folder / "commands.log"
         self.fio = Fio(log_file=self.commands_log)
         self.deviations = list(settings.deviations())
         if device.emulated:
             self.deviations.insert(0, f"Device is an emulated SSD (profile "
                                       f"{device.profile}), a model, not a drive.")
-        ledger.write_json_atomic(self.folder / "run.json", self._run_json())
+        if resume is None:
+            ledger.write_json_atomic(self.folder / "run.json", self._run_json())
         self.ledger = ledger.Ledger(self.folder / "ledger.jsonl")
 
     def _run_json(self) -> dict:

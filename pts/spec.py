@@ -102,6 +102,37 @@ class IopsTest:
 
 
 @dataclass(frozen=True)
+class ThroughputTest:
+    clause: str
+    block_sizes: tuple[int, ...]    # each its own purge + WIPC + rounds cycle, spec order
+    rw_mixes: tuple[RwMix, ...]     # SEQ points of a round, in order (read, then write)
+    tracking_rw_mix: RwMix          # the point whose MB/s is the tracking variable
+    thread_count: int
+    queue_depth: int
+
+
+@dataclass(frozen=True)
+class LatencyTest:
+    clause: str
+    rw_mixes: tuple[RwMix, ...]     # outer loop, spec order
+    block_sizes: tuple[int, ...]    # inner loop, spec order, bytes
+    tracking: Tracking              # its average response time is the tracking variable
+    thread_count: int
+    queue_depth: int
+    percentile: float               # reported response-time percentile ("5 9s")
+
+
+@dataclass(frozen=True)
+class WsatTest:
+    clause: str
+    block_size: int                 # RND writes (0/100)
+    thread_count: int
+    queue_depth: int
+    capacity_multiple: float        # stop after this many user capacities written ...
+    max_hours: float                # ... or after this long, whichever comes first
+
+
+@dataclass(frozen=True)
 class Spec:
     name: str
     title: str
@@ -112,6 +143,9 @@ class Spec:
     common: Common
     wipc: Wipc
     iops: IopsTest
+    throughput: ThroughputTest
+    latency: LatencyTest
+    wsat: WsatTest
 
 
 def specs_dir() -> Path:
@@ -185,7 +219,8 @@ class _Reader:
         return tuple(out)
 
     def spec(self, data: dict) -> Spec:
-        unknown = sorted(set(data) - {"spec", "steady_state", "common", "wipc", "iops"})
+        unknown = sorted(set(data) - {"spec", "steady_state", "common", "wipc", "iops",
+                                      "throughput", "latency", "wsat"})
         if unknown:
             raise SpecError(f"{self.path}: unknown table [{unknown[0]}]")
         meta = self.table(data, "spec", {"name", "title", "version", "segment"})
@@ -196,7 +231,9 @@ class _Reader:
         return Spec(name=meta["name"], title=meta["title"], version=meta["version"],
                     segment=meta["segment"], path=self.path,
                     steady_state=self.steady_state(data), common=self.common(data),
-                    wipc=self.wipc(data), iops=self.iops(data))
+                    wipc=self.wipc(data), iops=self.iops(data),
+                    throughput=self.throughput(data), latency=self.latency(data),
+                    wsat=self.wsat(data))
 
     def steady_state(self, data: dict) -> SteadyStateRule:
         t = self.table(data, "steady_state", {"window_rounds", "max_data_excursion",
@@ -234,23 +271,73 @@ class _Reader:
         return Wipc(capacity_multiple=self.value(t, "wipc", "capacity_multiple", int,
                                                  lambda v: v >= 1, " (>= 1)"), block_size=bs)
 
+    def items(self, t: dict, where: str, key: str, conv) -> tuple:
+        """A non-empty list of values, each converted (e.g. parse_size) and distinct."""
+        if not isinstance(t[key], list) or not t[key]:
+            raise self.fail(f"{where}.{key}", "must be a non-empty list")
+        out = self.convert(f"{where}.{key}", t[key], conv)
+        if len(set(out)) != len(out):
+            raise self.fail(f"{where}.{key}", "lists a value twice")
+        return out
+
+    def cell(self, item, where: str, mixes: tuple, sizes: tuple) -> Tracking:
+        if not isinstance(item, dict) or set(item) != {"rw_mix", "block_size"}:
+            raise self.fail(where, "must be { rw_mix = \"0/100\", block_size = \"4KiB\" }")
+        tr = Tracking(self.convert(where + ".rw_mix", [item["rw_mix"]], RwMix.parse)[0],
+                      self.convert(where + ".block_size", [item["block_size"]], parse_size)[0])
+        if tr.rw_mix not in mixes or tr.block_size not in sizes:
+            raise self.fail(where, f"{tr.label} is not a cell of the "
+                                   "rw_mixes x block_sizes matrix")
+        return tr
+
+    def tc_qd(self, t: dict, where: str) -> tuple[int, int]:
+        pos = (lambda v: v >= 1, " (>= 1)")
+        return (self.value(t, where, "thread_count", int, *pos),
+                self.value(t, where, "queue_depth", int, *pos))
+
     def iops(self, data: dict) -> IopsTest:
         t = self.table(data, "iops", {"clause", "rw_mixes", "block_sizes", "tracking"})
-        for key in ("rw_mixes", "block_sizes", "tracking"):
-            if not isinstance(t[key], list) or not t[key]:
-                raise self.fail(f"iops.{key}", "must be a non-empty list")
-        mixes = self.convert("iops.rw_mixes", t["rw_mixes"], RwMix.parse)
-        sizes = self.convert("iops.block_sizes", t["block_sizes"], parse_size)
-        tracking = []
-        for i, item in enumerate(t["tracking"]):
-            where = f"iops.tracking[{i}]"
-            if not isinstance(item, dict) or set(item) != {"rw_mix", "block_size"}:
-                raise self.fail(where, "must be { rw_mix = \"0/100\", block_size = \"4KiB\" }")
-            tr = Tracking(self.convert(where + ".rw_mix", [item["rw_mix"]], RwMix.parse)[0],
-                          self.convert(where + ".block_size", [item["block_size"]], parse_size)[0])
-            if tr.rw_mix not in mixes or tr.block_size not in sizes:
-                raise self.fail(where, f"{tr.label} is not a cell of the "
-                                       "rw_mixes x block_sizes matrix")
-            tracking.append(tr)
+        mixes = self.items(t, "iops", "rw_mixes", RwMix.parse)
+        sizes = self.items(t, "iops", "block_sizes", parse_size)
+        if not isinstance(t["tracking"], list) or not t["tracking"]:
+            raise self.fail("iops.tracking", "must be a non-empty list")
+        tracking = tuple(self.cell(item, f"iops.tracking[{i}]", mixes, sizes)
+                         for i, item in enumerate(t["tracking"]))
         return IopsTest(clause=self.value(t, "iops", "clause", str), rw_mixes=mixes,
-                        block_sizes=sizes, tracking=tuple(tracking))
+                        block_sizes=sizes, tracking=tracking)
+
+    def throughput(self, data: dict) -> ThroughputTest:
+        w = "throughput"
+        t = self.table(data, w, {"clause", "block_sizes", "rw_mixes", "tracking_rw_mix",
+                                 "thread_count", "queue_depth"})
+        mixes = self.items(t, w, "rw_mixes", RwMix.parse)
+        tracked = self.convert(f"{w}.tracking_rw_mix", [self.value(t, w, "tracking_rw_mix", str)],
+                               RwMix.parse)[0]
+        if tracked not in mixes:
+            raise self.fail(f"{w}.tracking_rw_mix", f"{tracked} is not one of rw_mixes")
+        return ThroughputTest(self.value(t, w, "clause", str),
+                              self.items(t, w, "block_sizes", parse_size), mixes, tracked,
+                              *self.tc_qd(t, w))
+
+    def latency(self, data: dict) -> LatencyTest:
+        w = "latency"
+        t = self.table(data, w, {"clause", "rw_mixes", "block_sizes", "tracking",
+                                 "thread_count", "queue_depth", "percentile"})
+        mixes = self.items(t, w, "rw_mixes", RwMix.parse)
+        sizes = self.items(t, w, "block_sizes", parse_size)
+        return LatencyTest(self.value(t, w, "clause", str), mixes, sizes,
+                           self.cell(t["tracking"], f"{w}.tracking", mixes, sizes),
+                           *self.tc_qd(t, w),
+                           self.value(t, w, "percentile", float, lambda v: 0 < v < 100,
+                                      " (a percentile between 0 and 100)"))
+
+    def wsat(self, data: dict) -> WsatTest:
+        w = "wsat"
+        t = self.table(data, w, {"clause", "block_size", "thread_count", "queue_depth",
+                                 "capacity_multiple", "max_hours"})
+        bs = self.convert(f"{w}.block_size", [self.value(t, w, "block_size", str)],
+                          parse_size)[0]
+        positive = (lambda v: v > 0, " (> 0)")
+        return WsatTest(self.value(t, w, "clause", str), bs, *self.tc_qd(t, w),
+                        self.value(t, w, "capacity_multiple", float, *positive),
+                        self.value(t, w, "max_hours", float, *positive))

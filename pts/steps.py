@@ -45,11 +45,13 @@ def write_cache_step(run: Run, test: str, when: str) -> CacheState:
     return cache
 
 
-def wipc_step(run: Run, test: str, ar_bytes: int, block_size: int) -> None:
-    """2x ActiveRange of SEQ writes of `block_size` at the test's TC/QD, checked by bytes."""
-    common, multiple = run.spec.common, run.spec.wipc.capacity_multiple
-    plan = preconditioning.plan_wipc(ar_bytes, block_size, multiple, common.thread_count,
-                                     common.queue_depth)
+def wipc_step(run: Run, test: str, ar_bytes: int, block_size: int,
+              tc_qd: tuple[int, int] | None = None) -> None:
+    """2x ActiveRange of SEQ writes of `block_size` at the test's TC/QD (`tc_qd`; default
+    the spec's common TC/QD), checked by bytes."""
+    multiple = run.spec.wipc.capacity_multiple
+    tc, qd = tc_qd or (run.spec.common.thread_count, run.spec.common.queue_depth)
+    plan = preconditioning.plan_wipc(ar_bytes, block_size, multiple, tc, qd)
     if plan.tail_bytes:
         run.deviation(test, f"WIPC: the last {plan.tail_bytes} bytes of the ActiveRange "
                             f"(less than one {format_size(block_size)} block) were not "
@@ -61,27 +63,60 @@ def wipc_step(run: Run, test: str, ar_bytes: int, block_size: int) -> None:
     run.ledger.append("wipc", test=test, block_size=block_size,
                       bytes_expected=plan.bytes_expected,
                       bytes_written=res.summary.write.io_bytes,
-                      seconds=time.monotonic() - start, thread_count=common.thread_count,
-                      queue_depth=common.queue_depth, raw=run.relative(res.json_path))
+                      seconds=time.monotonic() - start, thread_count=tc,
+                      queue_depth=qd, raw=run.relative(res.json_path))
     record_counters(run, test, "after WIPC")
 
 
-def prepare(run: Run, test: str, ar_bytes: int, wipc_block_size: int | None) -> None:
-    """Purge, write cache, WIPC (skipped with None: WSAT-like tests start from FOB)."""
+def prepare(run: Run, test: str, ar_bytes: int, wipc_block_size: int | None,
+            tc_qd: tuple[int, int] | None = None,
+            before_wipc: Callable[[], None] | None = None) -> None:
+    """Purge, write cache, WIPC (skipped with None: WSAT-like tests start from FOB) at the
+    test's TC/QD (`tc_qd`; default the spec's common TC/QD: §4, TC/QD stay the same).
+    `before_wipc` runs on the purged device right before WIPC (--fob-sweep)."""
     purge_step(run, test)
     cache = write_cache_step(run, test, "before WIPC" if wipc_block_size else "before test")
     if cache.deviation():
         run.deviation(test, cache.deviation())
+    if before_wipc:
+        before_wipc()
     if wipc_block_size:
-        wipc_step(run, test, ar_bytes, wipc_block_size)
+        wipc_step(run, test, ar_bytes, wipc_block_size, tc_qd)
         write_cache_step(run, test, "before test loop")
+
+
+def resumed_history(run: Run, test: str) -> dict[str, list[float]] | None:
+    """On --resume, the tracking values of the rounds already done, if the test got past
+    WIPC (it then goes on with the next round); None: run the test from purge."""
+    if run.resume is None:
+        return None
+    progress = run.resume.progress(test)
+    if not progress.wipc_done:
+        run.write(f"[pts {test}] resume: stopped before WIPC completed; starting from purge")
+        run.deviation(test, "Resumed run: the test was restarted from purge (it had stopped "
+                            "before WIPC completed).")
+        return None
+    idle = (time.time() - progress.last_time) / 60 if progress.last_time else 0.0
+    x = progress.last_round
+    run.ledger.append("resume", test=test, after_round=x, idle_minutes=idle)
+    run.deviation(test, f"Resumed run: device idle {idle:.1f} minutes between round {x} and "
+                        f"round {x + 1} (the round in flight was redone).")
+    run.write(f"[pts {test}] resume after round {x} (idle {idle:.1f} min)")
+    return progress.history
 
 
 def bracket(run: Run, test: str, title: str, clause: str, parameters: dict,
             body: Callable[[], Outcome]) -> Outcome:
-    """test_start, the test's body, test_end (status "error" if the body raised)."""
-    run.ledger.append("test_start", test=test, title=title, clause=clause,
-                      parameters=parameters)
+    """test_start, the test's body, test_end (status "error" if the body raised).
+    A test a resumed run had already finished is not run again: its recorded end stands."""
+    finished = run.resume.progress(test).finished if run.resume else None
+    if finished is not None:
+        run.write(f"[pts {test}] already finished in this run: {finished['message']}")
+        return Outcome(finished["status"], finished["rounds"], finished["steady_round"],
+                       tuple(finished["window"]), {}, finished["message"])
+    if run.resume is None or not run.resume.progress(test).wipc_done:
+        run.ledger.append("test_start", test=test, title=title, clause=clause,
+                          parameters=parameters)
     try:
         outcome = body()
     except KeyboardInterrupt:

@@ -24,7 +24,8 @@ def test_interrupt_mid_round(make_loop, tmp_path, sig):
     dev = make_loop(64 << 20)
     reports = tmp_path / "reports"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "pts/", "-p", "no:cacheprovider", "--device", dev,
+        [sys.executable, "-m", "pytest", "pts/suite/test_iops.py", "-p", "no:cacheprovider",
+         "--device", dev,
          "--destructive", "--purge", "trim", "--point-seconds", "3",
          "--reports-dir", str(reports)], cwd=REPO, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, text=True)

@@ -36,7 +36,7 @@ def iops_run(tmp_path_factory):
     try:
         start = time.monotonic()
         p = subprocess.run(
-            [sys.executable, "-m", "pytest", "pts/", "-p", "no:cacheprovider",
+            [sys.executable, "-m", "pytest", "pts/suite/test_iops.py", "-p", "no:cacheprovider",
              "--device", dev, "--destructive", "--point-seconds", "1", "--purge", "trim",
              "--max-rounds", "10", "--iops-rw-mixes", ",".join(MIXES),
              "--iops-block-sizes", ",".join(SIZES), "--reports-dir", str(tmp / "reports")],

@@ -64,6 +64,16 @@ def test_deviations_from_options():
     full = make_settings(spec, device="/dev/x", destructive=True, point_seconds=None,
                          max_rounds=None, purge="auto", reports_dir="r")
     assert full.deviations() == [] and full.point_seconds == 60 and full.max_rounds == 25
+    assert full.wsat_stop == (4, 24)
+    short = make_settings(spec, device="/dev/x", destructive=True, point_seconds=None,
+                          max_rounds=None, purge="auto", reports_dir="r", wsat_fills=1,
+                          wsat_hours=0.5)
+    assert short.wsat_stop == (1, 0.5) and short.deviations() == [
+        "WSAT stops after 1 drive fill(s) instead of 4 (or at its time limit).",
+        "WSAT time limit 0.5 h instead of 24 h."]
+    with pytest.raises(SettingsError, match="--wsat-hours 0: must be a number > 0"):
+        make_settings(spec, device=None, destructive=False, point_seconds=None,
+                      max_rounds=None, purge="auto", reports_dir="r", wsat_hours=0)
     with pytest.raises(SettingsError, match="--purge"):
         make_settings(spec, device=None, destructive=False, point_seconds=None,
                       max_rounds=None, purge="erase", reports_dir="r")

@@ -29,6 +29,21 @@ def test_shipped_specs():
     assert [t.label for t in load_spec("pts-e-1.1").iops.tracking] == ["RND 4KiB 0/100"]
 
 
+def test_shipped_throughput_latency_wsat():
+    e, c = load_spec("pts-2.0.2-enterprise"), load_spec("pts-2.0.2-client")
+    assert e.throughput.block_sizes == (1048576, 131072) and c.throughput.block_sizes == (
+        1048576,)
+    assert [str(m) for m in e.throughput.rw_mixes] == ["100/0", "0/100"]
+    assert str(e.throughput.tracking_rw_mix) == "0/100"
+    lat = e.latency
+    assert [str(m) for m in lat.rw_mixes] == ["100/0", "65/35", "0/100"]
+    assert lat.block_sizes == (8192, 4096, 512) and lat.tracking.label == "RND 4KiB 0/100"
+    assert (lat.thread_count, lat.queue_depth, lat.percentile) == (1, 1, 99.999)
+    assert (e.wsat.block_size, e.wsat.thread_count, e.wsat.queue_depth,
+            e.wsat.capacity_multiple, e.wsat.max_hours) == (4096, 4, 32, 4, 24)
+    assert (c.wsat.thread_count, c.wsat.queue_depth) == (2, 16)
+
+
 def test_sizes_and_mixes():
     assert parse_size("0.5KiB") == 512 and parse_size("1MiB") == 1 << 20
     assert RwMix.parse("65/35").write_pct == 35
@@ -61,6 +76,17 @@ def write_variant(tmp_path, old, new):
      "[iops.tracking[1]]: RND 48KiB 65/35 is not a cell"),
     ("[wipc]", "[wipx]", "unknown table [wipx]"),
     ('segment = "enterprise"', 'segment = "server"', "[spec.segment]"),
+    ('tracking_rw_mix = "0/100"', 'tracking_rw_mix = "50/50"',
+     "[throughput.tracking_rw_mix]: 50/50 is not one of rw_mixes"),
+    ('block_sizes = ["1024KiB", "128KiB"]', 'block_sizes = ["1024KiB", "1024KiB"]',
+     "[throughput.block_sizes]: lists a value twice"),
+    ('tracking = { rw_mix = "0/100", block_size = "4KiB" }',
+     'tracking = { rw_mix = "0/100", block_size = "16KiB" }',
+     "[latency.tracking]: RND 16KiB 0/100 is not a cell"),
+    ("percentile = 99.999", "percentile = 100", "[latency.percentile]: 100.0 is out of range"),
+    ("max_hours = 24", "max_hours = 0", "[wsat.max_hours]: 0.0 is out of range"),
+    ("max_hours = 24", "max_hour = 24", "[wsat]: unknown key 'max_hour'"),
+    ("[wsat]", "[wsatt]", "unknown table [wsatt]"),
 ])
 def test_errors_name_file_and_key(tmp_path, old, new, needle):
     path = write_variant(tmp_path, old, new)

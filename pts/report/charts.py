@@ -25,6 +25,7 @@ DPI = 150
 STYLE = {"font.size": 8, "axes.titlesize": 9, "legend.fontsize": 7, "axes.grid": True,
          "grid.alpha": 0.35, "savefig.facecolor": "white", "path.simplify": False}
 WINDOW_SHADE = "#f3d9a4"
+LINE_STYLES = ("-", "--", ":", "-.")
 
 
 def _new_figure(size: tuple[float, float] = SIZE_INCHES) -> tuple[Figure, object]:
@@ -143,3 +144,35 @@ def matrix_2d(block_sizes: Sequence[int], rw_mixes: Sequence[str],
         ax.set(xlabel="Block size", ylabel=ylabel, title=title)
         _legend_below(ax, "R/W mix (read/write %)")
         return _png(fig)
+
+
+def lines(series: Mapping[str, tuple[Sequence[float], Sequence[float | None]]], xlabel: str,
+          ylabel: str, title: str, *, log_y: bool | None = None,
+          span: tuple[float, float] | None = None, span_label: str = "",
+          points: Mapping[str, tuple[float, float]] | None = None) -> bytes:
+    """One line per series {label: (xs, ys)} over a numeric x axis (time, GB, drive fills);
+    `span` shades an x range (a measurement window); `points` adds single marked points
+    {label: (x, y)} (a partial last sample). log_y None: log scale when the data span more
+    than a decade."""
+    with matplotlib.rc_context(STYLE):
+        fig, ax = _new_figure()
+        if span is not None:
+            ax.axvspan(span[0], span[1], color=WINDOW_SHADE, alpha=0.6, label=span_label)
+        # Line styles differ too, so that equal series (a 99.999 % that is the maximum)
+        # stay visible on top of each other.
+        for (label, (xs, ys)), style in zip(series.items(), LINE_STYLES * len(series),
+                                            strict=False):
+            ax.plot(list(xs), [float("nan") if v is None else v for v in ys], marker="o",
+                    markersize=2.5, linewidth=1.1, linestyle=style, label=label)
+        for label, (x, y) in (points or {}).items():
+            ax.plot([x], [y], marker="D", markersize=5, linestyle="none", color="black",
+                    label=label)
+        values = [v for _, ys in series.values() for v in ys if v is not None]
+        if log_y if log_y is not None else _wide_range(values):
+            _log_y(ax)
+        else:
+            ax.set_ylim(bottom=0)
+        ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
+        _legend_below(ax)
+        return _png(fig)
+

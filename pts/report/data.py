@@ -17,6 +17,7 @@ from pts import steady_state
 from pts.ledger import LedgerError, Record, read_ledger
 from pts.report import verdict
 from pts.report.model import (
+    COMPLETE,
     ERROR,
     INCOMPLETE,
     NOT_STEADY,
@@ -30,6 +31,7 @@ from pts.report.model import (
     Round,
     Run,
     RunFolderError,
+    Sample,
     TestEnd,
     TestResult,
     Tracking,
@@ -157,6 +159,9 @@ def _build_test(name: str, recs: list[Record], path: Path) -> tuple[TestResult, 
         end=end, window=window, cells=(), window_evidence=evidence, state=state,
         status=_status(state, end, rounds, window),
         counters=_one_per_when(by_type.get("device_counters", [])),
+        samples=_latest(by_type.get("sample", []), key=lambda x: x.number),
+        fob_points=_latest(by_type.get("fob_point", []), key=lambda p: (p.index or 0,)),
+        result=_last(by_type.get("wsat_result")) or {},
     )
     cells = window_cells(partial, "iops")
     return dataclasses.replace(partial, cells=cells), notes
@@ -175,11 +180,25 @@ def window_cells(test: TestResult, metric: str) -> tuple[Cell, ...]:
             if na:
                 cells.append(Cell(mix, bs, None, True, na[-1].reason, 0))
                 continue
-            values = [getattr(p, metric) for p in mine
-                      if p.round in window and getattr(p, metric) is not None]
+            values = [p.get(metric) for p in mine
+                      if p.round in window and p.get(metric) is not None]
             mean = math.fsum(values) / len(values) if values else None
             cells.append(Cell(mix, bs, mean, False, None, len(values)))
     return tuple(cells)
+
+
+def fob_vs_window(test: TestResult, metric: str = "iops"):
+    """Per cell with a --fob-sweep value: (R/W mix, block size, FOB value, window mean,
+    FOB / window mean or None), in loop order."""
+    fob = {(p.rw_mix, p.block_size): p.get(metric) for p in test.fob_points}
+    out = []
+    for cell in window_cells(test, metric):
+        first = fob.get((cell.rw_mix, cell.block_size))
+        if first is None:
+            continue
+        ratio = first / cell.mean if cell.mean else None
+        out.append((cell.rw_mix, cell.block_size, first, cell.mean, ratio))
+    return out
 
 
 def _tracking(params: dict, rounds: tuple[Round, ...]) -> tuple[Tracking, ...]:
@@ -233,7 +252,7 @@ def _recompute(label, rounds, window, params):
 def _state(end: TestEnd | None) -> str:
     if end is None or end.status == "interrupted":
         return INCOMPLETE
-    return end.status if end.status in (STEADY, NOT_STEADY) else ERROR
+    return end.status if end.status in (STEADY, NOT_STEADY, COMPLETE) else ERROR
 
 
 def _status(state: str, end: TestEnd | None, rounds: tuple[Round, ...], window) -> str:
@@ -244,6 +263,9 @@ def _status(state: str, end: TestEnd | None, rounds: tuple[Round, ...], window) 
         return f"Steady state reached at round {x} ({span})"
     if state == NOT_STEADY:
         return f"STEADY STATE NOT ACHIEVED after {done} rounds ({span})"
+    if state == COMPLETE:
+        # The stop condition only: the test's summary page gives the rest of the message.
+        return f"Completed (no steady state required): {end.message.split(';')[0]}"
     if state == ERROR:
         return f"ERROR after {done} rounds ({end.status}): {end.message}"
     why = end.message if end is not None else "no test_end record"
@@ -298,7 +320,23 @@ def _point(rec: Record, path: Path) -> Point:
         reason=d.get("reason"),
         **{k: _float_or_none(d.get(k)) for k in ("iops", "read_iops", "write_iops", "mbps",
                                                   "lat_mean_us", "lat_max_us", "start", "end")},
+        values={k: float(v) for k, v in d.items() if _is_number(v)},
     )
+
+
+def _sample(rec: Record, path: Path) -> Sample:
+    d = rec.data
+    steady = d.get("steady")
+    return Sample(
+        number=int(_req(rec, "sample", path)), partial=bool(d.get("partial")),
+        steady=steady if isinstance(steady, bool) else None,
+        **{k: _float_or_none(d.get(k)) for k in (
+            "start_s", "end_s", "iops", "lat_mean_us", "clat_max_us", "clat_percentile_us",
+            "tgbw_gb", "drive_fills")})
+
+
+def _wsat_result(rec: Record, path: Path) -> dict:
+    return dict(rec.data)
 
 
 def _round(rec: Record, path: Path) -> Round:
@@ -358,7 +396,8 @@ def _test_end(rec: Record, path: Path) -> TestEnd:
 _PARSERS = {
     "test_start": _test_start, "purge": _purge, "write_cache": _write_cache, "wipc": _wipc,
     "point": _point, "round": _round, "deviation": _deviation, "test_end": _test_end,
-    "device_counters": _device_counters,
+    "device_counters": _device_counters, "sample": _sample, "wsat_result": _wsat_result,
+    "fob_point": _point,
 }
 
 

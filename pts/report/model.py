@@ -12,7 +12,9 @@ from pathlib import Path
 from pts.steady_state import SteadyStateResult
 
 # Test states, from test_end.status plus "incomplete" when there is no test_end record.
+# "complete": a test with no steady-state requirement (WSAT) ran to its stop condition.
 STEADY, NOT_STEADY, ERROR, INCOMPLETE = "steady", "not_steady", "error", "incomplete"
+COMPLETE = "complete"
 
 # Free-text write-cache states (sysfs, nvme-cli, hdparm words) that mean enabled / disabled.
 CACHE_ENABLED = frozenset({"enabled", "write back", "write-back", "wce", "on", "1", "true"})
@@ -100,6 +102,29 @@ class Point:
     lat_max_us: float | None
     start: float | None
     end: float | None
+    values: dict[str, float] = field(default_factory=dict)   # every numeric field recorded
+
+    def get(self, metric: str) -> float | None:
+        """A recorded measurement by its ledger name ("iops", "write_mbps",
+        "lat_percentile_us", ...); None if this point did not record it."""
+        return self.values.get(metric)
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One WSAT sample (a `sample` record): one interval of the continuous write run."""
+
+    number: int
+    start_s: float | None
+    end_s: float | None
+    iops: float | None
+    lat_mean_us: float | None         # total latency
+    clat_max_us: float | None         # completion latency (fio histogram log)
+    clat_percentile_us: float | None
+    tgbw_gb: float | None
+    drive_fills: float | None
+    partial: bool
+    steady: bool | None               # the 5-sample window ending here (None: no window)
 
 
 @dataclass(frozen=True)
@@ -207,6 +232,9 @@ class TestResult:
     state: str           # STEADY, NOT_STEADY, ERROR or INCOMPLETE
     status: str          # one line for people, e.g. "Steady state reached at round 7 ..."
     counters: tuple[DeviceCounters, ...] = ()   # ledger order, one per `when`
+    samples: tuple[Sample, ...] = ()            # WSAT
+    fob_points: tuple[Point, ...] = ()          # --fob-sweep: informative, before WIPC
+    result: dict = field(default_factory=dict)  # WSAT: the wsat_result record
 
     @property
     def window_rounds(self) -> tuple[int, ...]:

@@ -2,7 +2,8 @@
 
 A builder takes (run, test) and returns flowables; each page starts with
 layout.new_page(...). Tests without an entry get the pages every round-based test shares.
-Throughput, latency, ... add their builder here. Every test, whatever its builder, ends with
+A test named "<family>-<variant>" (one Throughput test per block size, "throughput-1024k")
+uses its family's builder. Every test, whatever its builder, ends with
 its device-counters page when the ledger has device_counters records for it.
 """
 
@@ -12,16 +13,32 @@ from collections.abc import Callable
 
 from reportlab.platypus import Flowable
 
-from pts.report import counters_pages, iops_pages, steady_pages
+from pts.report import (
+    counters_pages,
+    fob_pages,
+    iops_pages,
+    latency_pages,
+    steady_pages,
+    throughput_pages,
+    wsat_pages,
+)
 from pts.report.model import Run, TestResult
 
 PageBuilder = Callable[[Run, TestResult], list[Flowable]]
 
 BUILDERS: dict[str, PageBuilder] = {
     "iops": iops_pages.build,
+    "throughput": throughput_pages.build,
+    "latency": latency_pages.build,
+    "wsat": wsat_pages.build,
 }
 
 
+def builder(name: str) -> PageBuilder:
+    family = name.split("-", 1)[0]
+    return BUILDERS.get(name) or BUILDERS.get(family) or steady_pages.generic
+
+
 def pages_for(run: Run, test: TestResult) -> list[Flowable]:
-    own = BUILDERS.get(test.name, steady_pages.generic)(run, test)
-    return own + counters_pages.build(run, test)
+    own = builder(test.name)(run, test)
+    return own + fob_pages.build(run, test) + counters_pages.build(run, test)

@@ -8,6 +8,7 @@ run folder always gives the same bytes.
 
 from __future__ import annotations
 
+import copy
 import io
 
 from reportlab import rl_config
@@ -37,9 +38,11 @@ def story_for(run: Run) -> list[Flowable]:
 def build_pdf(run: Run) -> bytes:
     """The report of `run` as PDF bytes."""
     story = story_for(run)
-    # Pass 1 only counts pages; flowables are reusable, so pass 2 lays out the same story.
-    _, total = _build(run, list(story), total_pages=None)
-    data, _ = _build(run, list(story), total_pages=total)
+    # Pass 1 only counts pages; pass 2 lays out an untouched copy of the same story: a table
+    # split across pages in pass 1 is left altered and cannot be laid out again (LayoutError).
+    fresh = copy.deepcopy(story)
+    _, total = _build(run, story, total_pages=None)
+    data, _ = _build(run, fresh, total_pages=total)
     return data
 
 

@@ -9,12 +9,13 @@ from reportlab.platypus import Flowable
 
 from pts.report import charts, fmt
 from pts.report.layout import PageInfo, grid_table, h1, h2, image, new_page, para, verdict_cell
-from pts.report.model import STEADY, Run, TestResult, Tracking
+from pts.report.model import COMPLETE, STEADY, Run, TestResult, Tracking
 from pts.steady_state import SteadyStateResult
 
 
 def page_info(test: TestResult, subtitle: str, footer: str) -> PageInfo:
-    return PageInfo(test.title, subtitle, footer, test.status, alarm=test.state != STEADY)
+    return PageInfo(test.title, subtitle, footer, test.status,
+                    alarm=test.state not in (STEADY, COMPLETE))
 
 
 def generic(run: Run, test: TestResult) -> list[Flowable]:
@@ -22,19 +23,47 @@ def generic(run: Run, test: TestResult) -> list[Flowable]:
     return convergence_page(test, "value") + window_pages(test, "value")
 
 
-def convergence_page(test: TestResult, ylabel: str) -> list[Flowable]:
-    title = f"{test.title} Steady State Convergence"
-    story = new_page(page_info(test, "Steady State Convergence", f"Plot: {title}"))
-    story += [h1(f"{test.title} test"), h2("Steady State Convergence"), para(test.status)]
+def convergence_page(test: TestResult, ylabel: str, metric: str | None = None,
+                     cells: list[tuple[str, int]] | None = None, name: str = "",
+                     first: bool = True) -> list[Flowable]:
+    """Tracking variables per round; or, with `metric`, that point field per round for each
+    (R/W mix, block size) of `cells` (e.g. read and write MB/s, maximum latency). `first`:
+    the test's first page (with its heading)."""
+    subtitle = f"Steady State Convergence{f': {name}' if name else ''}"
+    title = f"{test.title} {subtitle}"
+    story = new_page(page_info(test, subtitle, f"Plot: {title}"))
+    if first:
+        story += [h1(f"{test.title} test")]
+    story += [h2(subtitle), para(test.status)]
     if not test.rounds:
         return story + [para("No round was completed: nothing to plot.")]
     rounds = [r.number for r in test.rounds]
-    series = {t.label: [r.tracking.get(t.label) for r in test.rounds] for t in test.tracking}
+    if metric is None:
+        series = {t.label: [r.tracking.get(t.label) for r in test.rounds]
+                  for t in test.tracking}
+        what = "Tracking variables"
+    else:
+        series = {label: [_point_value(test, r, mix, bs, metric) for r in rounds]
+                  for label, (mix, bs) in _labelled(test, cells or [])}
+        what = f"{name or metric}"
     png = charts.convergence(rounds, series, test.window, ylabel, title)
     story += [image(png), para(
-        f"Tracking variables per round, rounds {rounds[0]}..{rounds[-1]}. The shaded band is "
+        f"{what} per round, rounds {rounds[0]}..{rounds[-1]}. The shaded band is "
         "the measurement window whose rounds give the reported results.", "small")]
     return story
+
+
+def _labelled(test: TestResult, cells: list[tuple[str, int]]):
+    access = str(test.parameters.get("access") or "RND")
+    return [(f"{access} {fmt.block_size(bs).replace(' ', '')} {mix}", (mix, bs))
+            for mix, bs in cells]
+
+
+def _point_value(test: TestResult, round_no: int, mix: str, bs: int, metric: str):
+    for p in test.points:
+        if p.round == round_no and p.rw_mix == mix and p.block_size == bs and not p.na:
+            return p.get(metric)
+    return None
 
 
 def window_pages(test: TestResult, ylabel: str) -> list[Flowable]:

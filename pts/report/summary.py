@@ -33,7 +33,7 @@ SOURCES = {
 SHOWN_PARAMETERS = frozenset({
     "thread_count", "queue_depth", "active_range_pct", "active_range_bytes", "data_pattern",
     "point_seconds", "max_rounds", "window_rounds", "max_data_excursion", "max_slope_excursion",
-    "rw_mixes", "block_sizes", "tracking", "write_cache"})
+    "rw_mixes", "block_sizes", "tracking", "write_cache", "sample_seconds"})
 
 
 def pages(run: Run) -> list[Flowable]:
@@ -80,7 +80,8 @@ def deviations_block(run: Run) -> list[Flowable]:
 def tests_table(run: Run) -> Flowable:
     if not run.tests:
         return para("No test recorded in the ledger.")
-    rows = [(t.title, t.status, str(len(t.rounds)),
+    rows = [(t.title, t.status,
+             str(len(t.rounds)) if t.rounds or not t.samples else f"{len(t.samples)} samples",
              "" if t.window is None else f"{t.window[0]}..{t.window[1]}") for t in run.tests]
     widths = [25 * mm, CONTENT_WIDTH - 61 * mm, 16 * mm, 20 * mm]
     return grid_table(("Test", "Status", "Rounds", "Window"), rows, widths)
@@ -151,9 +152,7 @@ def test_setup_rows(run: Run, test: TestResult) -> list[tuple[str, str]]:
         ("ActiveRange", f"{fmt.text(p.get('active_range_pct'))} % "
                         f"({fmt.capacity(p.get('active_range_bytes'))})"),
         ("Data pattern", fmt.text(p.get("data_pattern"))),
-        ("Test point duration", f"{fmt.text(p.get('point_seconds'))} s"),
-        ("Rounds", f"max {fmt.text(p.get('max_rounds'))}, measurement window "
-                   f"{fmt.text(p.get('window_rounds'))} rounds"),
+        *_duration_rows(p),
         ("Steady-state limits", f"data excursion <= {fmt.pct(p.get('max_data_excursion'))}, "
                                 f"slope excursion <= {fmt.pct(p.get('max_slope_excursion'))} "
                                 "of the window average"),
@@ -190,8 +189,20 @@ def write_cache_texts(test: TestResult) -> list[str]:
     return out
 
 
+def _duration_rows(p: dict) -> list[tuple[str, str]]:
+    """Rounds of points, or (WSAT) one continuous run sampled at an interval."""
+    if "point_seconds" not in p and "sample_seconds" in p:
+        return [("Sample interval", f"{fmt.text(p.get('sample_seconds'))} s, steady-state "
+                                    f"window {fmt.text(p.get('window_rounds'))} samples")]
+    return [("Test point duration", f"{fmt.text(p.get('point_seconds'))} s"),
+            ("Rounds", f"max {fmt.text(p.get('max_rounds'))}, measurement window "
+                       f"{fmt.text(p.get('window_rounds'))} rounds")]
+
+
 def wipc_text(run: Run, test: TestResult) -> str:
     w = test.wipc
+    if w is None and test.parameters and "wipc_block_size" not in test.parameters:
+        return "none: the test starts from the purged, fresh-out-of-box (FOB) state"
     if w is None:
         return "not recorded"
     # The spec asks for 2 x user capacity over the ActiveRange: show the ratio it achieved.

@@ -1,0 +1,25 @@
+"""--fob-sweep: one informative round of a test's points on the purged, fresh-out-of-box
+(FOB) device, before WIPC, so that FOB and steady-state figures of the same cells can be set
+side by side (report, `python -m pts export`). Not part of the PTS flow: its records are
+`fob_point`, never `point`, so no steady-state check or result ever uses them, and the
+sweep is a declared deviation (pts.settings)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pts.rounds import Point
+from pts.run import Run
+
+FOB_ROUND = 0   # raw output goes to raw/<test>/round-00/
+
+
+def sweep(run: Run, test: str, points: list[Point],
+          measure: Callable[[Point, int], dict]) -> None:
+    measured = [p for p in points if not p.na_reason]
+    run.write(f"[pts {test}] FOB sweep (informative): {len(measured)} points before WIPC")
+    for point in measured:
+        fields = measure(point, FOB_ROUND)
+        run.ledger.append("fob_point", test=test, round=FOB_ROUND, index=point.index,
+                          rw_mix=str(point.rw_mix), read_pct=point.rw_mix.read_pct,
+                          block_size=point.block_size, na=False, **fields)
