@@ -17,6 +17,6 @@ at most 24 h (e.g. a 1.92 TB drive at 50k IOPS: about 10 h).
 from pts.wsat import COMPLETE, run_wsat
 
 
-def test_write_saturation(pts_run):
+def test_wsat(pts_run):  # `-k wsat` and `-k saturation` both select it
     outcome = run_wsat(pts_run)
     assert outcome.status == COMPLETE and outcome.rounds >= 1, outcome.message
