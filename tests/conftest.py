@@ -30,6 +30,14 @@ def pytest_addoption(parser):
 def _unmet(requirement: str) -> str | None:
     if requirement == "root":
         return None if os.geteuid() == 0 else "needs root (loop devices, raw block I/O)"
+    if requirement == "/dev/fuse":
+        return None if os.path.exists("/dev/fuse") else "needs /dev/fuse (FUSE in the kernel)"
+    if requirement == "mfusepy":
+        try:
+            import mfusepy  # noqa: F401
+        except (ImportError, OSError) as exc:      # OSError: libfuse3 missing
+            return f"needs mfusepy with libfuse3 (pip install -e '.[emulate]'): {exc}"
+        return None
     if requirement in TOOLS:
         return None if shutil.which(requirement) else \
             f"needs {requirement} (apt-get install {TOOLS[requirement]})"

@@ -1,7 +1,7 @@
 """Integration tests of the emulated SSD on real kernel devices (loop over FUSE, real fio).
 
 Needs root, fio, fuse3 (fusermount3, /dev/fuse), util-linux and mfusepy. Without them the
-module is skipped with the reasons, except under CI (CI set), where it fails: CI must run it.
+module is skipped with the reasons, except with --require-all or CI=true, where it fails.
 Run with -s to see the measured numbers.
 """
 
@@ -11,7 +11,6 @@ import contextlib
 import json
 import mmap
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -22,30 +21,8 @@ import pytest
 
 from pts.emulate import lifecycle, system
 
-
-def _missing() -> list[str]:
-    reasons = []
-    if os.geteuid() != 0:
-        reasons.append("root (loop devices, FUSE mounts)")
-    for tool, package in (("fio", "fio"), ("losetup", "util-linux"),
-                          ("blkdiscard", "util-linux"), ("fusermount3", "fuse3")):
-        if not shutil.which(tool):
-            reasons.append(f"{tool} (apt-get install {package})")
-    if not os.path.exists("/dev/fuse"):
-        reasons.append("/dev/fuse (modprobe fuse)")
-    try:
-        import mfusepy  # noqa: F401
-    except (ImportError, OSError):
-        reasons.append("mfusepy (pip install mfusepy) with libfuse3")
-    return reasons
-
-
-_MISSING = _missing()
-if _MISSING:
-    _REASON = "emulated-SSD integration tests need: " + "; ".join(_MISSING)
-    if os.environ.get("CI"):
-        pytest.fail(_REASON, pytrace=False)
-    pytest.skip(_REASON, allow_module_level=True)
+pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "fusermount3",
+                              "/dev/fuse", "mfusepy")
 
 REPO = Path(__file__).resolve().parent.parent
 FIO_RND_WRITE = ["--ioengine=libaio", "--direct=1", "--rw=randwrite", "--bs=4k",
