@@ -24,13 +24,7 @@ def plan_points(run: Run) -> list[rounds.Point]:
 
 
 def points_for(settings: Settings, device: BlockDevice) -> list[rounds.Point]:
-    points, sector = [], device.logical_sector
-    for mix in settings.rw_mixes:
-        for bs in settings.block_sizes:
-            na = (f"block size {format_size(bs)} is smaller than the logical sector size "
-                  f"({sector} bytes)") if bs < sector else None
-            points.append(rounds.Point(len(points), mix, bs, na))
-    return points
+    return rounds.matrix_points(settings.rw_mixes, settings.block_sizes, device.logical_sector)
 
 
 def parameters(run: Run, ar_bytes: int) -> dict:
@@ -81,10 +75,7 @@ def run_iops(run: Run) -> rounds.Outcome:
     def body() -> rounds.Outcome:
         history = steps.resumed_history(run, TEST)
         if history is None:
-            for bs in sorted({p.block_size for p in points if p.na_reason}):
-                run.deviation(TEST, f"{format_size(bs)} cells not measured (N/A): smaller "
-                                    f"than the logical sector size "
-                                    f"({run.device.logical_sector} bytes).")
+            steps.declare_na(run, TEST, "", points)
             steps.prepare(run, TEST, ar_bytes, spec.wipc.block_size, before_wipc=(
                 (lambda: fob.sweep(run, TEST, points, _measure(run, ar_bytes)))
                 if settings.fob_sweep else None))

@@ -34,13 +34,8 @@ def tracking_label(run: Run) -> str:
 
 
 def plan_points(run: Run) -> list[rounds.Point]:
-    lat, points, sector = run.spec.latency, [], run.device.logical_sector
-    for mix in lat.rw_mixes:
-        for bs in lat.block_sizes:
-            na = (f"block size {format_size(bs)} is smaller than the logical sector size "
-                  f"({sector} bytes)") if bs < sector else None
-            points.append(rounds.Point(len(points), mix, bs, na))
-    return points
+    lat = run.spec.latency
+    return rounds.matrix_points(lat.rw_mixes, lat.block_sizes, run.device.logical_sector)
 
 
 def parameters(run: Run, ar_bytes: int) -> dict:
@@ -88,10 +83,7 @@ def run_latency(run: Run) -> rounds.Outcome:
     def body() -> rounds.Outcome:
         history = steps.resumed_history(run, TEST)
         if history is None:
-            for bs in sorted({p.block_size for p in points if p.na_reason}):
-                run.deviation(TEST, f"Latency {format_size(bs)} cells not measured (N/A): "
-                                    f"smaller than the logical sector size "
-                                    f"({run.device.logical_sector} bytes).")
+            steps.declare_na(run, TEST, "Latency ", points)
             steps.prepare(run, TEST, ar_bytes, spec.wipc.block_size,
                           (lat.thread_count, lat.queue_depth))
         tracked = next(p for p in points

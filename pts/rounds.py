@@ -27,6 +27,18 @@ class Point:
         return f"{self.access} {format_size(self.block_size).replace(' ', '')} {self.rw_mix}"
 
 
+def matrix_points(rw_mixes, block_sizes, logical_sector: int) -> list[Point]:
+    """R/W mix outer loop, block size inner loop (the spec's nesting and order); block sizes
+    below the logical sector size are N/A, never measured as 0."""
+    points = []
+    for mix in rw_mixes:
+        for bs in block_sizes:
+            na = (f"block size {format_size(bs)} is smaller than the logical sector size "
+                  f"({logical_sector} bytes)") if bs < logical_sector else None
+            points.append(Point(len(points), mix, bs, na))
+    return points
+
+
 @dataclass(frozen=True)
 class Outcome:
     status: str                 # "steady" or "not_steady"

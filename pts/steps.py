@@ -85,6 +85,14 @@ def prepare(run: Run, test: str, ar_bytes: int, wipc_block_size: int | None,
         write_cache_step(run, test, "before test loop")
 
 
+def declare_na(run: Run, test: str, prefix: str, points) -> None:
+    """One deviation per block size that cannot be measured on this device."""
+    for bs in sorted({p.block_size for p in points if p.na_reason}):
+        run.deviation(test, f"{prefix}{format_size(bs)} cells not measured (N/A): smaller "
+                            f"than the logical sector size ({run.device.logical_sector} "
+                            "bytes).")
+
+
 def resumed_history(run: Run, test: str) -> dict[str, list[float]] | None:
     """On --resume, the tracking values of the rounds already done, if the test got past
     WIPC (it then goes on with the next round); None: run the test from purge."""
