@@ -8,7 +8,9 @@ in the run folder, the first two written before fio starts.
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +53,28 @@ class Logs:
     prefix: str                 # absolute path prefix of the log files
     avg_msec: int
     hist_msec: int | None = None
+
+
+class DeviceGone(FioFailed):
+    """fio failed because the device under test is gone (unplugged, detached, size 0)."""
+
+    @classmethod
+    def check(cls, filename: str) -> DeviceGone | None:
+        """Name the cause when a failed fio run is explained by the device having gone."""
+        try:
+            st = os.stat(filename)
+        except FileNotFoundError:
+            return cls(f"the device under test {filename} disappeared during the test (the "
+                       "device node no longer exists)")
+        if not stat.S_ISBLK(st.st_mode):
+            return None
+        size = Path(f"/sys/dev/block/{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}/size")
+        try:
+            gone = int(size.read_text()) == 0
+        except (OSError, ValueError):
+            gone = True
+        return cls(f"the device under test {filename} disappeared during the test (it now "
+                   "has no capacity: detached or removed)") if gone else None
 
 
 @dataclass(frozen=True)
@@ -311,7 +335,7 @@ class Fio:
         try:
             result = commands.run(argv, log_file=self.log_file, timeout=timeout)
         except commands.ToolFailed as exc:
-            raise FioFailed(str(exc)) from None
+            raise DeviceGone.check(filename) or FioFailed(str(exc)) from None
         finally:
             end = time.time()
         if result.stderr:
@@ -323,11 +347,12 @@ class Fio:
             raise FioOutputError(f"{exc} ({json_path}); fio stderr: "
                                  f"{result.excerpt() or '(empty)'}") from None
         if summary.errors:
-            raise FioFailed(f"fio reported I/O error(s) {summary.errors} in {json_path}: "
-                            f"{result.excerpt()}")
+            raise DeviceGone.check(filename) or FioFailed(
+                f"fio reported I/O error(s) {summary.errors} in {json_path}: "
+                f"{result.excerpt()}")
         return FioResult(json_path, summary, result.seconds, start, end)
 
 
-__all__ = ["Fio", "FioError", "FioFailed", "FioOutputError", "Job", "Logs", "Summary",
+__all__ = ["DeviceGone", "Fio", "FioError", "FioFailed", "FioOutputError", "Job", "Logs", "Summary",
            "ToolMissing", "job_file", "parse_output", "random_job", "sequential_job",
            "summarize"]

@@ -8,6 +8,7 @@ anything runs; writing additionally needs --destructive.
 from __future__ import annotations
 
 import signal
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -122,6 +123,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.option.device:
         return
     config.stash[SETTINGS] = _settings(config)
+    _check_reports_dir(config.stash[SETTINGS].reports_dir)
     try:
         if emulated.is_emulated(config.option.device):
             dev = emulated.start_for_session(config, config.option.device)
@@ -147,6 +149,18 @@ def pytest_configure(config: pytest.Config) -> None:
 def _interrupt(signum, frame):
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+
+
+def _check_reports_dir(reports: Path) -> None:
+    """Results must be storable before anything is written to the device."""
+    try:
+        reports.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=reports, prefix=".pts-write-check-"):
+            pass
+    except OSError as exc:
+        raise pytest.UsageError(f"--reports-dir {reports}: cannot store results there "
+                                f"({exc.strerror or exc}). Choose a writable directory.") \
+            from None
 
 
 def _check_capacity(dev: device_mod.BlockDevice, settings: Settings) -> None:

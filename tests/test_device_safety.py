@@ -219,3 +219,28 @@ def test_device_too_small_for_the_spec(make_loop):
     assert p.returncode == 4
     assert "is too small: its ActiveRange is 2097152 bytes, the spec needs at least 4194304 " \
            "bytes (4 threads of 1024 KiB I/O)" in p.stderr
+
+
+def test_holders_refused(tmp_path, monkeypatch):
+    """LVM/MD/dm-crypt holders. Device-mapper and MD cannot be created on our machines, so
+    this case runs on a constructed sysfs tree with the kernel's layout
+    (/sys/block/<disk>/holders/<dm>, /sys/block/<disk>/<part>/holders/<md>)."""
+    import pts.device as device_mod
+    from pts.device import BlockDevice, Identity
+
+    disk = tmp_path / "block" / "sdz"
+    (disk / "holders" / "dm-0").mkdir(parents=True)
+    part = disk / "sdz1"
+    (part / "holders" / "md127").mkdir(parents=True)
+    (part / "partition").write_text("1\n")
+    (part / "dev").write_text("8:241\n")
+    monkeypatch.setattr(device_mod, "SYS", tmp_path)
+    dev = BlockDevice(path="/dev/sdz", given="/dev/sdz", kname="sdz", devno=(8, 240),
+                      capacity_bytes=1 << 30, logical_sector=512, physical_sector=512,
+                      transport="scsi", read_only=False,
+                      identity=Identity("m", "s", "f", "test"))
+    reasons = in_use_reasons(dev)
+    assert "/dev/sdz is held by dm-0 (LVM, MD RAID, dm-crypt or multipath use it)" in reasons
+    assert "/dev/sdz1 is held by md127 (LVM, MD RAID, dm-crypt or multipath use it)" in reasons
+    with pytest.raises(UnsafeDeviceError, match="held by dm-0"):
+        check_writable(dev, destructive=True)

@@ -1,0 +1,74 @@
+"""Faults during a run: each gives an error naming the cause; what was completed is kept."""
+
+import subprocess
+import sys
+import time
+
+import pytest
+
+from pts.ledger import read_ledger
+from tests.conftest import REPO
+
+pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard")
+
+ARGS = ["--spec", "pts-e-1.1", "--point-seconds", "1", "--max-rounds", "6", "--purge", "trim",
+        "--iops-rw-mixes", "0/100", "--iops-block-sizes", "64KiB,4KiB"]
+
+
+def pts(*args):
+    return subprocess.Popen([sys.executable, "-m", "pytest", "pts/suite/test_iops.py", "-p",
+                             "no:cacheprovider", *ARGS, *args], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def test_device_disappears_mid_test(make_loop, tmp_path):
+    dev = make_loop(64 << 20)
+    reports = tmp_path / "reports"
+    proc = pts("--device", dev, "--destructive", "--reports-dir", str(reports))
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            found = list(reports.glob("*/*/ledger.jsonl"))
+            if found and '"type": "point"' in found[0].read_text():
+                break
+            time.sleep(0.05)
+        subprocess.run(["losetup", "-d", dev], check=True)     # the drive is "pulled"
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1, out[-3000:]
+    assert f"the device under test {dev} disappeared during the test" in out
+    folder = found[0].parent
+    records = [r.data for r in read_ledger(found[0])[0]]
+    end = [r for r in records if r["type"] == "test_end"][-1]
+    assert end["status"] == "error" and "disappeared" in end["message"]
+    assert any(r["type"] == "point" for r in records)           # completed points kept
+    assert (folder / "report.pdf").exists()
+
+
+def test_reports_dir_not_writable(make_loop):
+    dev = make_loop(64 << 20)
+    p = subprocess.run([sys.executable, "-m", "pytest", "pts/", "-p", "no:cacheprovider",
+                        "--device", dev, "--destructive", "--reports-dir", "/proc/pts-reports"],
+                       cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 4
+    assert "--reports-dir /proc/pts-reports: cannot store results there" in p.stderr
+
+
+def test_reports_dir_runs_out_of_space(make_loop, tmp_path):
+    dev = make_loop(64 << 20)
+    small = tmp_path / "small"
+    small.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=96k", "tmpfs", str(small)], check=True)
+    try:
+        proc = pts("--device", dev, "--destructive", "--reports-dir", str(small))
+        out, _ = proc.communicate(timeout=300)
+        assert proc.returncode != 0, out[-3000:]
+        assert "No space left on device" in out
+        ledgers = list(small.glob("*/*/ledger.jsonl"))
+        assert ledgers
+        records, _ = read_ledger(ledgers[0])          # still readable (torn tail tolerated)
+        assert records[0].data["type"] == "test_start"
+    finally:
+        subprocess.run(["umount", str(small)], check=True)
