@@ -11,7 +11,7 @@ from tests.conftest import REPO
 
 pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard")
 
-ARGS = ["--spec", "pts-e-1.1", "--point-seconds", "1", "--max-rounds", "6", "--purge", "trim",
+ARGS = ["--spec", "pts-e-1.1", "--max-rounds", "6", "--purge", "trim",
         "--iops-rw-mixes", "0/100", "--iops-block-sizes", "64KiB,4KiB"]
 
 
@@ -24,7 +24,8 @@ def pts(*args):
 def test_device_disappears_mid_test(make_loop, tmp_path):
     dev = make_loop(64 << 20)
     reports = tmp_path / "reports"
-    proc = pts("--device", dev, "--destructive", "--reports-dir", str(reports))
+    proc = pts("--device", dev, "--destructive", "--reports-dir", str(reports),
+               "--point-seconds", "1")
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
@@ -62,7 +63,8 @@ def test_reports_dir_runs_out_of_space(make_loop, tmp_path):
     small.mkdir()
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=96k", "tmpfs", str(small)], check=True)
     try:
-        proc = pts("--device", dev, "--destructive", "--reports-dir", str(small))
+        proc = pts("--device", dev, "--destructive", "--reports-dir", str(small),
+                   "--point-seconds", "1")
         out, _ = proc.communicate(timeout=300)
         assert proc.returncode != 0, out[-3000:]
         assert "No space left on device" in out
@@ -72,3 +74,29 @@ def test_reports_dir_runs_out_of_space(make_loop, tmp_path):
         assert records[0].data["type"] == "test_start"
     finally:
         subprocess.run(["umount", str(small)], check=True)
+
+
+def test_fio_killed_mid_point(make_loop, tmp_path):
+    dev = make_loop(64 << 20)
+    reports = tmp_path / "reports"
+    proc = pts("--device", dev, "--destructive", "--reports-dir", str(reports),
+               "--point-seconds", "5")
+    try:
+        deadline = time.monotonic() + 120
+        killed = False
+        while time.monotonic() < deadline and not killed:
+            found = list(reports.glob("*/*/ledger.jsonl"))
+            if found and '"type": "point"' in found[0].read_text():
+                time.sleep(1)                           # the next point's fio is running
+                killed = subprocess.run(["pkill", "-9", "-f", f"fio.*{found[0].parent}"]
+                                        ).returncode == 0
+            time.sleep(0.05)
+        assert killed
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1
+    assert "fio exited with status -9" in out
+    end = [r.data for r in read_ledger(found[0])[0] if r.data["type"] == "test_end"][-1]
+    assert end["status"] == "error" and "FioFailed" in end["message"]
