@@ -2,13 +2,18 @@
 and job file, rounds x points, every fio job, write cache, estimated duration — and touch
 nothing (the device is only resolved, read-only).
 
-A test module takes part by defining `pts_plan(settings, device) -> list[str]`.
+A test module takes part by defining `pts_plan(settings, device) -> list[str]`, or
+`pts_plan(settings, device, item)` to plan only the selected (parametrized) pytest item.
 """
 
 from __future__ import annotations
 
-from pts.device import BlockDevice
+from pts.device import BlockDevice, active_range_bytes
+from pts.fio import Job, job_file
+from pts.preconditioning import WipcPlan
 from pts.settings import Settings
+from pts.spec import format_size
+from pts.write_cache import read_state
 
 FIO_OVERHEAD_S = 0.3   # measured per fio job on our machines (design.md, Speed)
 
@@ -29,6 +34,39 @@ def purge_plan(settings: Settings, dev: BlockDevice) -> str:
             f"{dev.transport} yet; use --purge trim (deviation) or --purge none")
 
 
+def indent(text: str) -> list[str]:
+    return ["    " + line for line in text.rstrip().splitlines()]
+
+
+def job_lines(dev: BlockDevice, jobs: list[Job]) -> list[str]:
+    """A whole fio job file ([global] and sections), indented."""
+    return indent(job_file(dev.path, jobs))
+
+
+def section_lines(dev: BlockDevice, job: Job) -> list[str]:
+    """One job's section only (the [global] part is printed once, with the WIPC job)."""
+    return indent(job_file(dev.path, [job]).split("\n\n", 1)[1])
+
+
+def wipc_tail_lines(wipc: WipcPlan, block_size: int) -> list[str]:
+    """The end of the ActiveRange shorter than one WIPC block (declared at run time)."""
+    if not wipc.tail_bytes:
+        return []
+    return [f"WIPC: the last {wipc.tail_bytes} bytes of the ActiveRange (less than one "
+            f"{format_size(block_size)} block) are not preconditioned: a declared deviation"]
+
+
+def setup_lines(settings: Settings, dev: BlockDevice, tc: int, qd: int) -> list[str]:
+    """Purge, write cache, ActiveRange and TC/QD: the same for every test."""
+    common = settings.spec.common
+    ar = active_range_bytes(dev, common.active_range_pct)
+    cache = read_state(dev, common.write_cache)
+    return [f"purge: {purge_plan(settings, dev)}",
+            f"write cache: required {cache.required}; device reports '{cache.actual}' "
+            f"({'settable' if cache.settable else 'not settable by this version: deviation'})",
+            f"ActiveRange: {common.active_range_pct} % = {ar:,} bytes; TC {tc} / QD {qd}"]
+
+
 def duration_lines(points: int, point_seconds: int, window: int, max_rounds: int,
                    wipc_bytes: int) -> list[str]:
     per_round = points * (point_seconds + FIO_OVERHEAD_S)
@@ -37,3 +75,18 @@ def duration_lines(points: int, point_seconds: int, window: int, max_rounds: int
             f"rounds {hms(per_round)} each: best case {hms(window * per_round)} "
             f"(steady by round {window}), worst case {hms(max_rounds * per_round)} "
             f"({max_rounds} rounds)"]
+
+
+def fills_duration_lines(bytes_planned: int, limit_s: int) -> list[str]:
+    """A run that stops at `bytes_planned` written or after `limit_s`, whichever first."""
+    fast, slow = bytes_planned / 3e9, bytes_planned / 0.5e9
+
+    def case(seconds: float, rate: str) -> str:
+        if seconds < limit_s:
+            return f"{hms(seconds + FIO_OVERHEAD_S)} (the fills, written at {rate})"
+        return f"{hms(limit_s + FIO_OVERHEAD_S)} (the time limit: at {rate} the fills " \
+               f"would take {hms(seconds)})"
+    return [f"estimated duration: writing {bytes_planned:,} bytes takes {hms(slow)} at "
+            f"0.5 GB/s, {hms(fast)} at 3 GB/s; time limit {hms(limit_s)}; whichever first: "
+            f"best case {case(fast, '3 GB/s')}, worst case {case(slow, '0.5 GB/s')} "
+            "(depends on the drive's RND write speed)"]

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from pts import dryrun, fob, preconditioning, rounds, steps
 from pts.device import BlockDevice, active_range_bytes
-from pts.fio import job_file, random_job
+from pts.fio import random_job
 from pts.progress import Progress
 from pts.run import Run
 from pts.settings import Settings
 from pts.spec import format_size
-from pts.write_cache import read_state
 
 TEST = "iops"
 
@@ -100,16 +99,12 @@ def pts_plan(settings: Settings, device: BlockDevice) -> list[str]:
     points = points_for(settings, device)
     wipc = preconditioning.plan_wipc(ar, spec.wipc.block_size, spec.wipc.capacity_multiple,
                                      common.thread_count, common.queue_depth)
-    cache = read_state(device, common.write_cache)
     measured = [p for p in points if not p.na_reason]
     lines = [f"IOPS test ({spec.iops.clause})",
-             f"purge: {dryrun.purge_plan(settings, device)}",
-             f"write cache: required {cache.required}; device reports '{cache.actual}' "
-             f"({'settable' if cache.settable else 'not settable by this version: deviation'})",
-             f"ActiveRange: {common.active_range_pct} % = {ar:,} bytes; TC {common.thread_count}"
-             f" / QD {common.queue_depth}",
+             *dryrun.setup_lines(settings, device, common.thread_count, common.queue_depth),
              f"WIPC: {wipc.bytes_expected:,} bytes of SEQ {format_size(spec.wipc.block_size)} "
-             "writes; fio job file:", *_indent(job_file(device.path, list(wipc.jobs))),
+             "writes; fio job file:", *dryrun.job_lines(device, list(wipc.jobs)),
+             *dryrun.wipc_tail_lines(wipc, spec.wipc.block_size),
              f"rounds: {len(points)} points per round ({len(measured)} measured, "
              f"{len(points) - len(measured)} N/A) x {settings.point_seconds} s, until steady "
              f"({', '.join(t.label for t in spec.iops.tracking)}) or {settings.max_rounds} "
@@ -118,12 +113,7 @@ def pts_plan(settings: Settings, device: BlockDevice) -> list[str]:
         if p.na_reason:
             lines.append(f"    [{p.label}] N/A: {p.na_reason}")
         else:
-            text = job_file(device.path, [point_job(settings, p, ar)])
-            lines += _indent(text.split("\n\n", 1)[1])
+            lines += dryrun.section_lines(device, point_job(settings, p, ar))
     return lines + dryrun.duration_lines(len(measured), settings.point_seconds,
                                          spec.steady_state.window_rounds,
                                          settings.max_rounds, wipc.bytes_expected)
-
-
-def _indent(text: str) -> list[str]:
-    return ["    " + line for line in text.rstrip().splitlines()]

@@ -18,24 +18,43 @@ from __future__ import annotations
 
 import dataclasses
 
-from pts import point_fields, rounds, steps
-from pts.fio import random_job
+from pts import dryrun, point_fields, preconditioning, rounds, steps
+from pts.device import BlockDevice, active_range_bytes
+from pts.fio import Job, random_job
 from pts.progress import Progress
 from pts.run import Run
-from pts.spec import format_size
+from pts.settings import Settings
+from pts.spec import Spec, format_size
 
 TEST = "latency"
 VALUE_KEY = "lat_mean_us"
 
 
 def tracking_label(run: Run) -> str:
-    t = run.spec.latency.tracking
+    return _tracking_label(run.spec)
+
+
+def _tracking_label(spec: Spec) -> str:
+    t = spec.latency.tracking
     return f"RND {format_size(t.block_size).replace(' ', '')} {t.rw_mix} ART"
 
 
 def plan_points(run: Run) -> list[rounds.Point]:
-    lat = run.spec.latency
-    return rounds.matrix_points(lat.rw_mixes, lat.block_sizes, run.device.logical_sector)
+    return points_for(run.settings, run.device)
+
+
+def points_for(settings: Settings, device: BlockDevice) -> list[rounds.Point]:
+    lat = settings.spec.latency
+    return rounds.matrix_points(lat.rw_mixes, lat.block_sizes, device.logical_sector)
+
+
+def point_job(settings: Settings, point: rounds.Point, ar_bytes: int) -> Job:
+    """RND at TC/QD 1, with fio's total-latency percentile (and json+ histogram bins)."""
+    lat = settings.spec.latency
+    return dataclasses.replace(
+        random_job(f"p{point.index:02d}", point.rw_mix.read_pct, point.block_size,
+                   lat.queue_depth, lat.thread_count, settings.point_seconds, ar_bytes),
+        lat_percentiles=(lat.percentile,))
 
 
 def parameters(run: Run, ar_bytes: int) -> dict:
@@ -64,10 +83,7 @@ def _measure(run: Run, ar_bytes: int):
     timeout = run.settings.point_seconds * 3 + 120
 
     def measure(point: rounds.Point, round_no: int) -> dict:
-        job = dataclasses.replace(
-            random_job(f"p{point.index:02d}", point.rw_mix.read_pct, point.block_size,
-                       lat.queue_depth, lat.thread_count, run.settings.point_seconds, ar_bytes),
-            lat_percentiles=(lat.percentile,))
+        job = point_job(run.settings, point, ar_bytes)
         out = run.raw_dir(TEST, f"round-{round_no:02d}")
         res = run.fio.run(run.device.path, [job], out, f"p{point.index:02d}", timeout=timeout,
                           histograms=True)
@@ -103,3 +119,32 @@ def run_latency(run: Run) -> rounds.Outcome:
             history=history)
 
     return steps.bracket(run, TEST, "Latency", lat.clause, parameters(run, ar_bytes), body)
+
+
+def pts_plan(settings: Settings, device: BlockDevice) -> list[str]:
+    """The Latency test's plan for --dry-run (nothing is run)."""
+    spec, lat = settings.spec, settings.spec.latency
+    ar = active_range_bytes(device, spec.common.active_range_pct)
+    points = points_for(settings, device)
+    wipc = preconditioning.plan_wipc(ar, spec.wipc.block_size, spec.wipc.capacity_multiple,
+                                     lat.thread_count, lat.queue_depth)
+    measured = [p for p in points if not p.na_reason]
+    lines = [f"Latency test ({lat.clause})",
+             *dryrun.setup_lines(settings, device, lat.thread_count, lat.queue_depth),
+             f"WIPC: {wipc.bytes_expected:,} bytes of SEQ {format_size(spec.wipc.block_size)} "
+             f"writes at TC {lat.thread_count} / QD {lat.queue_depth}; fio job file:",
+             *dryrun.job_lines(device, list(wipc.jobs)),
+             *dryrun.wipc_tail_lines(wipc, spec.wipc.block_size),
+             f"rounds: {len(points)} points per round ({len(measured)} measured, "
+             f"{len(points) - len(measured)} N/A) x {settings.point_seconds} s, until steady "
+             f"({_tracking_label(spec)}) or {settings.max_rounds} rounds; per point ART, MRT "
+             f"and {lat.percentile:g} % response time; each point's fio job file is [global] "
+             "above plus its section:"]
+    for p in points:
+        if p.na_reason:
+            lines.append(f"    [{p.label}] N/A: {p.na_reason}")
+        else:
+            lines += dryrun.section_lines(device, point_job(settings, p, ar))
+    return lines + dryrun.duration_lines(len(measured), settings.point_seconds,
+                                         spec.steady_state.window_rounds,
+                                         settings.max_rounds, wipc.bytes_expected)

@@ -7,6 +7,7 @@ anything runs; writing additionally needs --destructive.
 
 from __future__ import annotations
 
+import inspect
 import signal
 import tempfile
 from pathlib import Path
@@ -123,7 +124,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.option.device:
         return
     config.stash[SETTINGS] = _settings(config)
-    _check_reports_dir(config.stash[SETTINGS].reports_dir)
+    if config.option.destructive and not config.option.dry_run:   # a run that will write
+        _check_reports_dir(config.stash[SETTINGS].reports_dir)
     try:
         if emulated.is_emulated(config.option.device):
             dev = emulated.start_for_session(config, config.option.device)
@@ -267,8 +269,10 @@ def pytest_runtestloop(session: pytest.Session):
     for item in session.items:
         planner = getattr(getattr(item, "module", None), "pts_plan", None)
         write(f"--- {item.nodeid}")
-        lines = planner(config.stash[SETTINGS], config.stash[DEVICE]) if planner else \
-            ["(this test has no dry-run plan yet)"]
+        args = (config.stash[SETTINGS], config.stash[DEVICE])
+        if planner and len(inspect.signature(planner).parameters) >= 3:
+            args += (item,)            # pts_plan(settings, device, item): this item only
+        lines = planner(*args) if planner else ["(this test has no dry-run plan yet)"]
         for line in lines:
             write(line)
     return True

@@ -11,10 +11,12 @@ measurement window and report pages stand alone.
 
 from __future__ import annotations
 
-from pts import point_fields, rounds, steps
-from pts.fio import sequential_job
+from pts import dryrun, point_fields, preconditioning, rounds, steps
+from pts.device import BlockDevice, active_range_bytes
+from pts.fio import Job, sequential_job
 from pts.progress import Progress
 from pts.run import Run
+from pts.settings import Settings
 from pts.spec import format_size
 
 TEST_PREFIX = "throughput"
@@ -26,8 +28,18 @@ def test_name(block_size: int) -> str:
 
 
 def plan_points(run: Run, block_size: int) -> list[rounds.Point]:
+    return points_for(run.settings, block_size)
+
+
+def points_for(settings: Settings, block_size: int) -> list[rounds.Point]:
     return [rounds.Point(i, mix, block_size, access="SEQ")
-            for i, mix in enumerate(run.spec.throughput.rw_mixes)]
+            for i, mix in enumerate(settings.spec.throughput.rw_mixes)]
+
+
+def point_job(settings: Settings, point: rounds.Point, ar_bytes: int) -> Job:
+    tp = settings.spec.throughput
+    return sequential_job(f"p{point.index:02d}", point.rw_mix.read_pct, point.block_size,
+                          tp.queue_depth, tp.thread_count, settings.point_seconds, ar_bytes)
 
 
 def parameters(run: Run, block_size: int, ar_bytes: int) -> dict:
@@ -50,13 +62,10 @@ def parameters(run: Run, block_size: int, ar_bytes: int) -> dict:
 
 
 def _measure(run: Run, test: str, ar_bytes: int):
-    tp = run.spec.throughput
     timeout = run.settings.point_seconds * 3 + 120
 
     def measure(point: rounds.Point, round_no: int) -> dict:
-        job = sequential_job(f"p{point.index:02d}", point.rw_mix.read_pct, point.block_size,
-                             tp.queue_depth, tp.thread_count, run.settings.point_seconds,
-                             ar_bytes)
+        job = point_job(run.settings, point, ar_bytes)
         out = run.raw_dir(test, f"round-{round_no:02d}")
         res = run.fio.run(run.device.path, [job], out, f"p{point.index:02d}", timeout=timeout)
         return point_fields.throughput(res.summary) | point_fields.timing(run, res)
@@ -87,3 +96,37 @@ def run_block_size(run: Run, block_size: int) -> rounds.Outcome:
 
     return steps.bracket(run, test, f"Throughput {format_size(block_size)}", tp.clause,
                          parameters(run, block_size, ar_bytes), body)
+
+
+def pts_plan(settings: Settings, device: BlockDevice,
+             block_sizes: tuple[int, ...] | None = None) -> list[str]:
+    """The Throughput test's plan for --dry-run (nothing is run): one purge + WIPC + rounds
+    cycle per block size (`block_sizes`; default every one of the spec)."""
+    lines: list[str] = []
+    for bs in settings.spec.throughput.block_sizes if block_sizes is None else block_sizes:
+        lines += _block_size_plan(settings, device, bs)
+    return lines
+
+
+def _block_size_plan(settings: Settings, device: BlockDevice, block_size: int) -> list[str]:
+    spec, tp = settings.spec, settings.spec.throughput
+    ar = active_range_bytes(device, spec.common.active_range_pct)
+    points = points_for(settings, block_size)
+    tracked = next(p for p in points if p.rw_mix == tp.tracking_rw_mix)
+    wipc = preconditioning.plan_wipc(ar, block_size, spec.wipc.capacity_multiple,
+                                     tp.thread_count, tp.queue_depth)
+    lines = [f"Throughput {format_size(block_size)} test ({tp.clause}; ledger test "
+             f"{test_name(block_size)})",
+             *dryrun.setup_lines(settings, device, tp.thread_count, tp.queue_depth),
+             f"WIPC: {wipc.bytes_expected:,} bytes of SEQ {format_size(block_size)} writes "
+             f"(this test's block size); fio job file:",
+             *dryrun.job_lines(device, list(wipc.jobs)),
+             *dryrun.wipc_tail_lines(wipc, block_size),
+             f"rounds: {len(points)} points per round x {settings.point_seconds} s, until "
+             f"steady ({tracked.label} MB/s) or {settings.max_rounds} rounds; each point's "
+             "fio job file is [global] above plus its section:"]
+    for p in points:
+        lines += dryrun.section_lines(device, point_job(settings, p, ar))
+    return lines + dryrun.duration_lines(len(points), settings.point_seconds,
+                                         spec.steady_state.window_rounds,
+                                         settings.max_rounds, wipc.bytes_expected)

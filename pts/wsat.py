@@ -25,6 +25,7 @@ import math
 import threading
 import time
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from pts import dryrun, fio_logs, histogram, point_fields, rounds, steady_state, steps
 from pts.device import BlockDevice, active_range_bytes
@@ -63,6 +64,11 @@ def plan(settings: Settings, device: BlockDevice) -> Plan:
     per_thread = math.ceil(fills * capacity / w.thread_count / w.block_size) * w.block_size
     return Plan(capacity, ar, fills, hours, per_thread, per_thread * w.thread_count,
                 max(1, round(hours * 3600)), settings.point_seconds)
+
+
+def log_prefix(raw_dir: Path) -> str:
+    """Path prefix of fio's per-interval log files in the test's raw folder."""
+    return str(raw_dir / "wsat")
 
 
 def job(settings: Settings, p: Plan, prefix: str) -> Job:
@@ -174,7 +180,7 @@ def _body(run: Run, p: Plan) -> rounds.Outcome:
                             "be continued).")
     steps.prepare(run, TEST, p.ar_bytes, None)
     out = run.raw_dir(TEST)
-    prefix = str(out / "wsat")
+    prefix = log_prefix(out)
     run.write(f"[pts {TEST}] RND {format_size(w.block_size)} writes at TC {w.thread_count} / "
               f"QD {w.queue_depth} from FOB until {p.label}; one sample per "
               f"{p.interval_s} s from fio's logs (read when fio ends)")
@@ -258,3 +264,31 @@ def _steady_from(evidence) -> int | None:
     while k > 1 and evidence[k - 2] is not None and evidence[k - 2].steady:
         k -= 1
     return k
+
+
+def pts_plan(settings: Settings, device: BlockDevice) -> list[str]:
+    """The WSAT's plan for --dry-run (nothing is run)."""
+    spec, w = settings.spec, settings.spec.wsat
+    p = plan(settings, device)
+    j = job(settings, p, log_prefix(Path("RUN_DIR", "raw", TEST)))
+    return [
+        f"Write Saturation test ({w.clause})",
+        *dryrun.setup_lines(settings, device, w.thread_count, w.queue_depth),
+        "WIPC: none: the test starts fresh out of the box (FOB), right after the purge",
+        f"fio: ONE run of RND {format_size(w.block_size)} writes (0/100) over the "
+        "ActiveRange; fio job file (RUN_DIR: the run folder, made at run time):",
+        *dryrun.job_lines(device, [j]),
+        f"stop: {p.fills:g} drive fills = {p.bytes_planned:,} bytes (fio io_size "
+        f"{p.per_thread:,} bytes per thread x TC {w.thread_count}; capacity "
+        f"{p.capacity:,} bytes) or {p.hours:g} h (fio runtime {p.limit_s} s), whichever first",
+        f"samples: one per {p.interval_s} s (fio log_avg_msec / log_hist_msec "
+        f"{p.interval_s * 1000}): IOPS, mean total latency, max and "
+        f"{spec.latency.percentile:g} % completion latency; at most "
+        f"{p.limit_s // p.interval_s:,} complete samples; the "
+        f"{spec.steady_state.window_rounds}-sample steady-state rule is evaluated over every "
+        "window (steady state not required)",
+        *([f"WARNING: the time limit ({p.limit_s} s) is shorter than one sample "
+           f"({p.interval_s} s): the run would end with nothing to report"]
+          if p.limit_s < p.interval_s else []),
+        *dryrun.fills_duration_lines(p.bytes_planned, p.limit_s),
+    ]

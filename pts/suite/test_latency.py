@@ -12,7 +12,7 @@ Typical duration at spec settings: WIPC (2x capacity of SEQ 128 KiB writes at QD
 25 rounds of 9 min, i.e. 45 min to 3 h 45 min plus WIPC.
 """
 
-from pts.latency import run_latency
+from pts.latency import pts_plan, run_latency  # noqa: F401  (pts_plan: --dry-run)
 
 
 def test_latency(pts_run):

@@ -26,8 +26,13 @@ def pytest_generate_tests(metafunc):
     metafunc.parametrize("block_size", sizes, ids=[throughput.test_name(b) for b in sizes])
 
 
+def pts_plan(settings, device, item=None):
+    """--dry-run: the plan of the selected item's block size (all of them without one)."""
+    callspec = getattr(item, "callspec", None)
+    sizes = None if callspec is None else (callspec.params["block_size"],)
+    return throughput.pts_plan(settings, device, sizes)
+
+
 def test_throughput(pts_run, block_size):
     outcome = throughput.run_block_size(pts_run, block_size)
     assert outcome.steady, outcome.message
-
-

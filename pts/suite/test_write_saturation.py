@@ -14,7 +14,7 @@ Typical duration at spec settings: 4 x capacity / the drive's steady RND 4 KiB w
 at most 24 h (e.g. a 1.92 TB drive at 50k IOPS: about 10 h).
 """
 
-from pts.wsat import COMPLETE, run_wsat
+from pts.wsat import COMPLETE, pts_plan, run_wsat  # noqa: F401  (pts_plan: --dry-run)
 
 
 def test_wsat(pts_run):  # `-k wsat` and `-k saturation` both select it
