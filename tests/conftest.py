@@ -78,9 +78,21 @@ def make_loop(tmp_path):
 
     yield make
     for dev, backing in made:
-        with contextlib.suppress(subprocess.CalledProcessError):
-            subprocess.run(["losetup", "-d", dev], check=True, capture_output=True)
+        detach_if_ours(dev, backing)
         backing.unlink(missing_ok=True)
+
+
+def detach_if_ours(dev: str, backing: Path) -> None:
+    """Detach `dev` only while it is still bound to our backing file: a test may have
+    detached it already, and the kernel may have given the number to someone else since."""
+    bound = Path("/sys/block") / Path(dev).name / "loop" / "backing_file"
+    try:
+        if bound.read_text().strip() != str(backing):
+            return
+    except OSError:
+        return
+    with contextlib.suppress(subprocess.CalledProcessError):
+        subprocess.run(["losetup", "-d", dev], check=True, capture_output=True)
 
 
 REPO = Path(__file__).resolve().parent.parent

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pts.ledger import read_ledger
-from tests.conftest import REPO
+from tests.conftest import REPO, detach_if_ours
 
 
 @contextlib.contextmanager
@@ -31,7 +31,7 @@ def loop_device(size: int, sector: int = 512):
         try:
             yield dev
         finally:
-            subprocess.run(["losetup", "-d", dev], check=False)
+            detach_if_ours(dev, backing)
     finally:
         backing.unlink(missing_ok=True)
 

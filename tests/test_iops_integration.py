@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from pts.ledger import read_ledger
-from tests.conftest import REPO
+from tests.conftest import REPO, detach_if_ours
 
 pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")
 
@@ -43,7 +43,7 @@ def iops_run(tmp_path_factory):
             cwd=REPO, capture_output=True, text=True, timeout=900)
         wall = time.monotonic() - start
     finally:
-        subprocess.run(["losetup", "-d", dev], check=False)
+        detach_if_ours(dev, backing)
         backing.unlink()
     print(p.stdout[-3000:])
     folders = list((tmp / "reports").glob("*/*/run.json"))
