@@ -16,6 +16,7 @@ import pytest
 
 from pts import device as device_mod
 from pts import emulated
+from pts.ledger import LedgerError, read_ledger
 from pts.lock import DeviceLock
 from pts.resume import ResumeError, ResumeState
 from pts.settings import PURGE_CHOICES, Settings, SettingsError, make_settings
@@ -124,8 +125,6 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.option.device:
         return
     config.stash[SETTINGS] = _settings(config)
-    if config.option.destructive and not config.option.dry_run:   # a run that will write
-        _check_reports_dir(config.stash[SETTINGS].reports_dir)
     try:
         if emulated.is_emulated(config.option.device):
             dev = emulated.start_for_session(config, config.option.device)
@@ -141,6 +140,9 @@ def pytest_configure(config: pytest.Config) -> None:
         emulated.stop_for_session(config)
         raise pytest.UsageError(str(exc)) from None
     config.stash[DEVICE] = dev
+    if config.option.destructive and not config.option.dry_run:   # a run that will write
+        # After the device checks: a refused device leaves no trace, not even a folder.
+        _check_reports_dir(config.stash[SETTINGS].reports_dir)
     if config.option.destructive:
         config.stash[SIGNATURES] = device_mod.signatures(dev)
     # SIGTERM takes the Ctrl-C path: fio is stopped, the interruption is recorded and a
@@ -234,6 +236,20 @@ def pts_run(request: pytest.FixtureRequest):
     finally:
         run.close()
         config.stash[REPORTS].append(_render(run.folder))
+        if _stopped(run.folder):
+            config.stash[REPORTS].append(
+                f"PTS run stopped before it finished; to continue after the last completed "
+                f"round: pytest pts/ --resume {run.folder} --destructive")
+
+
+def _stopped(folder: Path) -> bool:
+    """Did a test end interrupted or in error (so that --resume makes sense)?"""
+    try:
+        records, _ = read_ledger(folder / "ledger.jsonl")
+    except (OSError, LedgerError):
+        return True
+    return any(r.data.get("type") == "test_end"
+               and r.data.get("status") in ("interrupted", "error") for r in records)
 
 
 def _render(folder: Path) -> str:

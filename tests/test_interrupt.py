@@ -55,4 +55,5 @@ def test_interrupt_mid_round(make_loop, tmp_path, sig):
                           text=True).stdout
     assert "INCOMPLETE" in text
     assert f"PTS report: {folder / 'report.pdf'}" in out
+    assert f"pytest pts/ --resume {folder} --destructive" in out
     assert fio_processes(folder) == []
