@@ -30,6 +30,10 @@ def pytest_addoption(parser):
 def _unmet(requirement: str) -> str | None:
     if requirement == "root":
         return None if os.geteuid() == 0 else "needs root (loop devices, raw block I/O)"
+    if requirement == "root-on-block-device":
+        st = os.stat("/")
+        ok = os.path.exists(f"/sys/dev/block/{os.major(st.st_dev)}:{os.minor(st.st_dev)}")
+        return None if ok else "needs / on a block device (not overlay/tmpfs)"
     if requirement == "/dev/fuse":
         return None if os.path.exists("/dev/fuse") else "needs /dev/fuse (FUSE in the kernel)"
     if requirement == "mfusepy":

@@ -118,12 +118,12 @@ def test_active_swap_refused(make_loop):
     assert sha(dev) == before
 
 
+@pytest.mark.needs("root-on-block-device")
 def test_root_filesystem_device_is_refused_by_resolution_only():
     """Never writes: resolves the disk under / and asks the gate."""
     root = os.stat("/").st_dev
     disks = _disks_under((os.major(root), os.minor(root)))
-    if not disks:
-        pytest.skip("/ is not on a block device here (overlay/tmpfs root)")
+    assert disks, "/ is on a block device (checked by the needs marker) but has no disk"
     major, minor = sorted(disks)[0]
     name = os.path.basename(os.path.realpath(f"/sys/dev/block/{major}:{minor}"))
     dev = resolve(f"/dev/{name}")

@@ -149,11 +149,11 @@ def test_plan_of_the_selected_items_only(make_loop, tmp_path):
     assert digest(dev) == before
 
 
+@pytest.mark.needs("root-on-block-device")
 def test_root_filesystem_disk_dry_run_says_refused():
     root = os.stat("/").st_dev
     disks = _disks_under((os.major(root), os.minor(root)))
-    if not disks:
-        pytest.skip("/ is not on a block device here")
+    assert disks, "/ is on a block device (checked by the needs marker) but has no disk"
     major, minor = sorted(disks)[0]
     name = os.path.basename(os.path.realpath(f"/sys/dev/block/{major}:{minor}"))
     p = dry_run(f"/dev/{name}")
