@@ -90,3 +90,14 @@ def fills_duration_lines(bytes_planned: int, limit_s: int) -> list[str]:
             f"0.5 GB/s, {hms(fast)} at 3 GB/s; time limit {hms(limit_s)}; whichever first: "
             f"best case {case(fast, '3 GB/s')}, worst case {case(slow, '0.5 GB/s')} "
             "(depends on the drive's RND write speed)"]
+
+
+def point_lines(device, points, job_for) -> list[str]:
+    """Each point's fio job section, or its N/A reason, in loop order."""
+    lines = []
+    for p in points:
+        if p.na_reason:
+            lines.append(f"    [{p.label}] N/A: {p.na_reason}")
+        else:
+            lines += section_lines(device, job_for(p))
+    return lines

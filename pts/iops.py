@@ -109,11 +109,7 @@ def pts_plan(settings: Settings, device: BlockDevice) -> list[str]:
              f"{len(points) - len(measured)} N/A) x {settings.point_seconds} s, until steady "
              f"({', '.join(t.label for t in spec.iops.tracking)}) or {settings.max_rounds} "
              "rounds; each point's fio job file is [global] above plus its section:"]
-    for p in points:
-        if p.na_reason:
-            lines.append(f"    [{p.label}] N/A: {p.na_reason}")
-        else:
-            lines += dryrun.section_lines(device, point_job(settings, p, ar))
+    lines += dryrun.point_lines(device, points, lambda p: point_job(settings, p, ar))
     return lines + dryrun.duration_lines(len(measured), settings.point_seconds,
                                          spec.steady_state.window_rounds,
                                          settings.max_rounds, wipc.bytes_expected)

@@ -140,11 +140,7 @@ def pts_plan(settings: Settings, device: BlockDevice) -> list[str]:
              f"({_tracking_label(spec)}) or {settings.max_rounds} rounds; per point ART, MRT "
              f"and {lat.percentile:g} % response time; each point's fio job file is [global] "
              "above plus its section:"]
-    for p in points:
-        if p.na_reason:
-            lines.append(f"    [{p.label}] N/A: {p.na_reason}")
-        else:
-            lines += dryrun.section_lines(device, point_job(settings, p, ar))
+    lines += dryrun.point_lines(device, points, lambda p: point_job(settings, p, ar))
     return lines + dryrun.duration_lines(len(measured), settings.point_seconds,
                                          spec.steady_state.window_rounds,
                                          settings.max_rounds, wipc.bytes_expected)
