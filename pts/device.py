@@ -97,16 +97,28 @@ def resolve(given: str) -> BlockDevice:
     queue = node / "queue"
     transport = _transport(node, kname)
     identity = sysfs_identity(node, kname, transport)
+    capacity = int(_read(node / "size", "0")) * 512   # sysfs size is in 512 B units
+    logical = int(_read(queue / "logical_block_size", "512"))
     if transport == "nvme":
-        from pts import nvme  # the controller's own identify data beats sysfs
-
-        identity = nvme.identify(path) or identity
+        identity, capacity, logical = _nvme_view(path, identity, capacity, logical)
     return BlockDevice(
-        path=path, given=given, kname=kname, devno=devno,
-        capacity_bytes=int(_read(node / "size", "0")) * 512,   # sysfs size is in 512 B units
-        logical_sector=int(_read(queue / "logical_block_size", "512")),
+        path=path, given=given, kname=kname, devno=devno, capacity_bytes=capacity,
+        logical_sector=logical,
         physical_sector=int(_read(queue / "physical_block_size", "512")),
         transport=transport, read_only=_read(node / "ro") == "1", identity=identity)
+
+
+def _nvme_view(path: str, identity: Identity, capacity: int, logical: int):
+    """The controller's own identify data beats sysfs: identity from id-ctrl, capacity as
+    NSZE x LBA data size and the sector size from id-ns (sysfs values if nvme-cli fails)."""
+    from pts import commands, nvme
+
+    identity = nvme.identify(path) or identity
+    try:
+        ns = nvme.id_ns(path)
+    except (commands.ToolError, nvme.NvmeError):
+        return identity, capacity, logical
+    return identity, ns.capacity_bytes, ns.lba_bytes
 
 
 def _transport(node: Path, kname: str) -> str:

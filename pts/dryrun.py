@@ -8,8 +8,12 @@ A test module takes part by defining `pts_plan(settings, device) -> list[str]`, 
 
 from __future__ import annotations
 
+import shlex
+
+from pts import purge
 from pts.device import BlockDevice, active_range_bytes
 from pts.fio import Job, job_file
+from pts.nvme import controller_path
 from pts.preconditioning import WipcPlan
 from pts.settings import Settings
 from pts.spec import format_size
@@ -24,14 +28,14 @@ def hms(seconds: float) -> str:
 
 
 def purge_plan(settings: Settings, dev: BlockDevice) -> str:
-    if settings.purge == "none":
-        return "none (declared deviation)"
-    if settings.purge == "trim":
-        return f"trim (declared deviation): blkdiscard -v {dev.path}"
-    if dev.emulated:
-        return f"auto: discard of the emulated SSD: blkdiscard -v {dev.path}"
-    return ("auto: REFUSED at run time — no PTS purge method is implemented for transport "
-            f"{dev.transport} yet; use --purge trim (deviation) or --purge none")
+    """The method and command the run would use (identify data is read; nothing written)."""
+    try:
+        chosen = purge.plan(settings.purge, dev)
+    except purge.PurgeError as exc:
+        return f"{settings.purge}: REFUSED at run time — {exc}"
+    command = shlex.join(chosen.command) if chosen.command else "no command"
+    note = " (declared deviation)" if chosen.deviation else ""
+    return f"{chosen.method}{note} [{chosen.reason}]: {command}"
 
 
 def indent(text: str) -> list[str]:
@@ -61,10 +65,18 @@ def setup_lines(settings: Settings, dev: BlockDevice, tc: int, qd: int) -> list[
     common = settings.spec.common
     ar = active_range_bytes(dev, common.active_range_pct)
     cache = read_state(dev, common.write_cache)
-    return [f"purge: {purge_plan(settings, dev)}",
-            f"write cache: required {cache.required}; device reports '{cache.actual}' "
-            f"({'settable' if cache.settable else 'not settable by this version: deviation'})",
+    return [f"purge: {purge_plan(settings, dev)}", cache_line(dev, cache),
             f"ActiveRange: {common.active_range_pct} % = {ar:,} bytes; TC {tc} / QD {qd}"]
+
+
+def cache_line(dev: BlockDevice, cache) -> str:
+    if dev.transport == "nvme":
+        value = 1 if cache.required == "WCE" else 0
+        return (f"write cache: required {cache.required}; set before WIPC and before the test "
+                f"loop with `nvme set-feature {controller_path(dev.path)} --feature-id=6 "
+                f"--value={value}` (when the drive has one), read back with get-feature")
+    return (f"write cache: required {cache.required}; device reports '{cache.actual}' "
+            "(not settable on this transport: deviation)")
 
 
 def duration_lines(points: int, point_seconds: int, window: int, max_rounds: int,

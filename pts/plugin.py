@@ -54,8 +54,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="stop after N rounds if not steady (default: the spec's, 25; at least "
                      "the 5-round window). Fewer than the spec is declared as a deviation.")
     g.addoption("--purge", choices=PURGE_CHOICES, default="auto",
-                help="purge before each test: auto = the best spec method the device "
-                     "supports (refuses if none); trim = blkdiscard of the whole device "
+                help="purge before each test (PTS 2.0.2 §3.2): auto = the best spec method "
+                     "the device supports (NVMe: Sanitize by SANICAP, else Format with "
+                     "SES=1/2; refuses if none); sanitize / format = only that method (fails "
+                     "closed if unsupported); trim = blkdiscard of the whole device "
                      "(deviation); none = no purge (deviation). Default %(default)s.")
     g.addoption("--reports-dir", metavar="DIR", default="reports",
                 help="where run folders go: DIR/<model>_<serial>/<run-id>/ "

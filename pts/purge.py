@@ -1,58 +1,86 @@
 """Purge (PTS 2.0.2 §3.2): return the device to a state as if never written, before every
 preconditioning + test cycle. Fail closed: a purge that fails stops the test.
 
-This version offers TRIM (a declared deviation) and none (a declared deviation); `auto`
-refuses on devices whose spec purge method (NVMe Format/Sanitize, ATA Security Erase,
-SCSI Format Unit/Sanitize) is not implemented yet, rather than silently doing less.
+`--purge auto` picks the best spec method the device supports (NVMe: pts.nvme_purge;
+emulated SSD: a whole-device discard, which resets its model). `sanitize` and `format` ask
+for one method and fail closed when the device lacks it. `trim` and `none` are declared
+deviations. A spec purge is checked afterwards: marker blocks written at sampled offsets
+before the purge must be gone after it.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from pathlib import Path
 
-from pts import commands
+from pts import commands, nvme_purge, purge_verify
 from pts.device import BlockDevice
+from pts.purge_types import PurgeError, PurgePlan, PurgeResult
+
+__all__ = ["PurgeError", "PurgePlan", "PurgeResult", "plan", "purge"]
 
 
-class PurgeError(RuntimeError):
-    """The purge failed or is not possible; nothing after it may run."""
+def _discard_plan(dev: BlockDevice, log_file, label: str, deviation: bool,
+                  why: str) -> PurgePlan:
+    argv = ["blkdiscard", "-v", dev.path]
+
+    def execute() -> PurgeResult:
+        commands.require("blkdiscard", "util-linux")
+        start = time.monotonic()
+        try:
+            # blkdiscard opens the device O_EXCL, so a device in use fails here too.
+            commands.run(argv, log_file=log_file, timeout=3600)
+        except commands.ToolFailed as exc:
+            raise PurgeError(f"purge by {label} of {dev.path} failed, stopping (fail "
+                             f"closed): {exc}") from None
+        return PurgeResult(label, argv, time.monotonic() - start, deviation, (tuple(argv),))
+    return PurgePlan(label, argv, deviation, why, execute)
 
 
-@dataclass(frozen=True)
-class PurgeResult:
-    method: str              # "trim", "none", "discard (emulated SSD)"
-    command: list[str] | None
-    seconds: float
-    deviation: bool          # not a purge method of the spec
+def _none() -> PurgeResult:
+    return PurgeResult("none", None, 0.0, True)
 
 
-def _discard(dev: BlockDevice, log_file, label: str, deviation: bool) -> PurgeResult:
-    argv = [commands.require("blkdiscard", "util-linux"), "-v", dev.path]
-    start = time.monotonic()
-    try:
-        # blkdiscard opens the device O_EXCL, so a device in use fails here too.
-        commands.run(argv, log_file=log_file, timeout=3600)
-    except commands.ToolFailed as exc:
-        raise PurgeError(f"purge by {label} of {dev.path} failed, stopping (fail closed): "
-                         f"{exc}") from None
-    return PurgeResult(label, argv, time.monotonic() - start, deviation)
-
-
-def purge(method: str, dev: BlockDevice, log_file=None) -> PurgeResult:
+def plan(method: str, dev: BlockDevice, log_file: Path | None = None,
+         say: Callable[[str], None] = print) -> PurgePlan:
+    """The purge `method` means for `dev` (reads identify data only; writes nothing)."""
     if method == "none":
-        return PurgeResult("none", None, 0.0, True)
+        return PurgePlan("none", None, True, "--purge none", _none)
     if method == "trim":
-        return _discard(dev, log_file, "trim", True)
-    if method == "auto":
-        if dev.emulated:
-            # The emulated SSD's model resets to FOB on a whole-device discard: for this
-            # model discard IS the purge. Still a model, so the run is never compliant.
-            return _discard(dev, log_file, "discard (emulated SSD: resets the FTL model)",
-                            False)
-        raise PurgeError(
-            f"--purge auto: no PTS purge method (NVMe Format/Sanitize, ATA Security Erase, "
-            f"SCSI Format Unit) is available for {dev.path} (transport {dev.transport}) in "
-            f"this version. Use --purge trim to purge by TRIM (declared on the report as a "
-            f"deviation), or --purge none.")
-    raise PurgeError(f"unknown purge method {method!r}")
+        return _discard_plan(dev, log_file, "trim", True, "--purge trim")
+    if method not in ("auto", "sanitize", "format"):
+        raise PurgeError(f"unknown purge method {method!r}")
+    if dev.emulated and method == "auto":
+        # The emulated SSD's model resets to FOB on a whole-device discard: for this
+        # model discard IS the purge. Still a model, so the run is never compliant.
+        return _discard_plan(dev, log_file, "discard (emulated SSD: resets the FTL model)",
+                             False, "emulated SSD")
+    if dev.transport == "nvme":
+        return nvme_purge.plan(method, dev, log_file, say)
+    raise PurgeError(
+        f"--purge {method}: no PTS purge method (NVMe Format/Sanitize, ATA Security Erase, "
+        f"SCSI Format Unit) is available for {dev.path} (transport {dev.transport}). Use "
+        f"--purge trim to purge by TRIM (declared on the report as a deviation), or "
+        f"--purge none.")
+
+
+def purge(method: str, dev: BlockDevice, log_file: Path | None = None,
+          say: Callable[[str], None] = print) -> PurgeResult:
+    """Plan, mark, execute, verify. The markers are written only for a spec purge (a TRIM
+    is not expected to erase anything, and `none` writes nothing)."""
+    chosen = plan(method, dev, log_file, say)
+    if chosen.deviation:
+        return chosen.execute()
+    markers = purge_verify.write_markers(dev)
+    result = chosen.execute()
+    found = purge_verify.surviving_markers(dev, markers)
+    if found:
+        raise PurgeError(f"{result.method} of {dev.path} reported success, but marker blocks "
+                         f"written before it are still readable at offsets {found}: the "
+                         "device was NOT purged. Stopping (fail closed).")
+    check = f"{len(markers)} marker blocks written at sampled offsets before the purge " \
+            "were gone after it"
+    verification = f"{result.verification}; {check}" if result.verification else check
+    return PurgeResult(result.method, result.command, result.seconds, result.deviation,
+                       result.steps, verification)

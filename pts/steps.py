@@ -4,17 +4,18 @@ WIPC (§3.3), device counters, and the test_start/test_end bracket."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 
-from pts import emulated, preconditioning
+from pts import emulated, health, preconditioning, write_cache
 from pts.device import active_range_bytes as device_active_range
 from pts.device import check_writable
 from pts.purge import purge
 from pts.rounds import Outcome
 from pts.run import Run
 from pts.spec import format_size
-from pts.write_cache import CacheState, read_state
+from pts.write_cache import CacheState
 
 
 def active_range_bytes(run: Run) -> int:
@@ -22,26 +23,47 @@ def active_range_bytes(run: Run) -> int:
 
 
 def record_counters(run: Run, test: str, when: str, round_no: int | None = None) -> None:
-    """Device counters (the emulator's FTL counters; SMART later) at each step."""
+    """Device counters at each step: the emulator's FTL counters, or the NVMe smart-log."""
     found = emulated.counters(run.device)
     if found is not None:
         run.ledger.append("device_counters", test=test, when=when, round=round_no,
                           source="emulator", counters=found)
+    smart = health.snapshot(run.device, run.commands_log)
+    if smart is not None:
+        run.ledger.append("device_counters", test=test, when=when, round=round_no,
+                          source=health.SOURCE, counters=smart)
+
+
+def health_verdict(run: Run, test: str, outcome: Outcome) -> Outcome:
+    """The outcome, or a device-health failure when the smart-log shows one (the spec
+    outcome is kept in the message)."""
+    found = health.problems(health.test_records(run.ledger.path, test))
+    if not found:
+        return outcome
+    run.write(f"[pts {test}] DEVICE HEALTH FAILURE: " + "; ".join(found))
+    return dataclasses.replace(
+        outcome, status=health.HEALTH_FAILURE,
+        message="DEVICE HEALTH FAILURE (not a spec result): " + "; ".join(found)
+        + f". Spec outcome: {outcome.message}")
 
 
 def purge_step(run: Run, test: str) -> None:
     check_writable(run.device, run.settings.destructive)
     run.write(f"[pts {test}] purge: {run.settings.purge}")
-    p = purge(run.settings.purge, run.device, run.commands_log)
+    p = purge(run.settings.purge, run.device, run.commands_log,
+              say=lambda text: run.write(f"[pts {test}] purge: {text}"))
+    run.write(f"[pts {test}] purge: {p.method} done in {p.seconds:.1f} s"
+              + (f"; verified: {p.verification}" if p.verification else ""))
     run.ledger.append("purge", test=test, method=p.method, command=p.command, ok=True,
-                      seconds=p.seconds, deviation=p.deviation)
+                      seconds=p.seconds, deviation=p.deviation,
+                      steps=[list(s) for s in p.steps], verification=p.verification)
     record_counters(run, test, "after purge")
 
 
 def write_cache_step(run: Run, test: str, when: str) -> CacheState:
-    cache = read_state(run.device, run.spec.common.write_cache)
+    cache = write_cache.apply(run.device, run.spec.common.write_cache, run.commands_log)
     run.ledger.append("write_cache", test=test, required=cache.required, actual=cache.actual,
-                      settable=cache.settable, when=when)
+                      settable=cache.settable, when=when, how=cache.how)
     return cache
 
 
@@ -125,8 +147,11 @@ def bracket(run: Run, test: str, title: str, clause: str, parameters: dict,
     if run.resume is None or not run.resume.progress(test).wipc_done:
         run.ledger.append("test_start", test=test, title=title, clause=clause,
                           parameters=parameters)
+    record_counters(run, test, "test start")
     try:
         outcome = body()
+        record_counters(run, test, "test end")
+        outcome = health_verdict(run, test, outcome)
     except KeyboardInterrupt:
         run.ledger.append("test_end", test=test, status="interrupted", rounds=None,
                           steady_round=None, window=None,

@@ -1,28 +1,36 @@
 """Device volatile write cache (PTS 2.0.2: PTS-E WCD, PTS-C WCE), set and recorded before
 WIPC and before the test loop. Host O_DIRECT is not a device-cache control.
 
-This version reads the kernel's view (sysfs queue/write_cache) and cannot change the
-device's cache; the run then declares the deviation. (NVMe Set Features 0x06, hdparm -W
-and sdparm WCE: a later version.)
+NVMe: Set Features 06h (Volatile Write Cache) when Identify Controller VWC bit 0 says the
+drive has one, read back with Get Features. A drive without a volatile write cache meets
+WCD as it is and cannot meet WCE. Other transports: the kernel's view (sysfs
+queue/write_cache) is recorded, the cache is not changed, and the run declares it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
+from pts import commands, nvme
 from pts.device import BlockDevice, _read
+
+VWC_FEATURE = 0x06       # NVMe Base 2.0 §5.27.1.4, Volatile Write Cache (bit 0 WCE)
+ABSENT = "absent (no volatile write cache)"
 
 
 @dataclass(frozen=True)
 class CacheState:
     required: str        # "WCD" or "WCE"
-    actual: str          # as the kernel reports it, e.g. "write back"
+    actual: str          # as the device or kernel reports it, e.g. "write back", "enabled"
     settable: bool
+    how: str = "sysfs queue/write_cache (read only)"
 
     @property
     def matches(self) -> bool:
-        """Only a state the kernel names counts; anything else is not assumed to match."""
-        known = {"write back": "WCE", "write through": "WCD"}
+        """Only a state the device or kernel names counts; anything else is not assumed."""
+        known = {"write back": "WCE", "write through": "WCD", "enabled": "WCE",
+                 "disabled": "WCD", ABSENT: "WCD"}
         return known.get(self.actual) == self.required
 
     def deviation(self) -> str | None:
@@ -40,3 +48,21 @@ class CacheState:
 def read_state(dev: BlockDevice, required: str) -> CacheState:
     actual = _read(dev.sysfs / "queue" / "write_cache", "unknown")
     return CacheState(required, actual, settable=False)
+
+
+def apply(dev: BlockDevice, required: str, log_file: Path | None = None) -> CacheState:
+    """Set the cache to the required state where the suite can, and report what the device
+    then says (never what was asked for)."""
+    if dev.transport != "nvme":
+        return read_state(dev, required)
+    try:
+        if not nvme.id_ctrl(dev.path, log_file).write_cache_present:
+            return CacheState(required, ABSENT, settable=False, how="NVMe id-ctrl VWC bit 0 = 0")
+        nvme.set_feature(dev.path, VWC_FEATURE, 1 if required == "WCE" else 0, log_file)
+        value = nvme.get_feature(dev.path, VWC_FEATURE, log_file)
+    except (commands.ToolError, nvme.NvmeError) as exc:
+        state = read_state(dev, required)
+        return CacheState(required, state.actual, False, f"NVMe Set Features 06h failed "
+                          f"({str(exc).splitlines()[0]}); sysfs shown")
+    return CacheState(required, "enabled" if value & 1 else "disabled", settable=True,
+                      how="NVMe Set/Get Features 06h")

@@ -57,7 +57,7 @@ def test_plan_printed_and_device_untouched(make_loop, tmp_path):
     out = p.stdout
     assert f"DRY RUN on {dev}: nothing is written" in out
     assert "safety: not in use" in out
-    assert f"purge: trim (declared deviation): blkdiscard -v {dev}" in out
+    assert f"purge: trim (declared deviation) [--purge trim]: blkdiscard -v {dev}" in out
     assert f"WIPC: {2 * (64 << 20):,} bytes of SEQ 128 KiB writes" in out
     assert "rounds: 56 points per round (49 measured, 7 N/A) x 2 s" in out
     iops = "\n".join(plans(out)["pts/suite/test_iops.py::test_iops"])
@@ -81,7 +81,7 @@ def test_plans_of_throughput_latency_and_wsat(make_loop, tmp_path):
                            "pts/suite/test_throughput.py::test_throughput[throughput-1024k]",
                            "pts/suite/test_throughput.py::test_throughput[throughput-128k]",
                            "pts/suite/test_write_saturation.py::test_wsat"]
-    common = [f"purge: trim (declared deviation): blkdiscard -v {dev}",
+    common = [f"purge: trim (declared deviation) [--purge trim]: blkdiscard -v {dev}",
               "write cache: required WCD; device reports "]
     wipc = f"WIPC: {2 * (64 << 20):,} bytes of SEQ "
 

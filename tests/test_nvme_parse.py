@@ -13,12 +13,12 @@ RECORDED_QEMU_FIELDS = {"vid": 6966, "ssvid": 6900, "sn": "deadbeef            "
 
 
 def test_identity_fields_are_stripped():
-    ident = parse_id_ctrl(json.dumps(RECORDED_QEMU_FIELDS))
+    ident = parse_id_ctrl(json.dumps(RECORDED_QEMU_FIELDS)).identity
     assert (ident.model, ident.serial, ident.firmware) == ("QEMU NVMe Ctrl", "deadbeef",
                                                            "7.2.22")
     assert ident.source == "nvme id-ctrl"
 
 
 def test_missing_fields_are_unknown_not_errors():
-    ident = parse_id_ctrl(json.dumps({"vid": 1}))
+    ident = parse_id_ctrl(json.dumps({"vid": 1})).identity
     assert (ident.model, ident.serial, ident.firmware) == ("unknown", "unknown", "unknown")

@@ -31,9 +31,44 @@ def build(run: Run, test: TestResult) -> list[Flowable]:
     title = page_title(test.counters)
     story = new_page(page_info(test, title, f"Table and plot: {test.title} {title}"))
     story += [h2(title)]
-    story += waf_chart(test, title)
+    smart = [c for c in test.counters if c.health is not None]
+    if smart:
+        story += [h2("Device health (NVMe SMART / Health Information log)"),
+                  health_table(smart), para(HEALTH_NOTE, "small")]
+    else:
+        story += waf_chart(test, title)
     story += [counters_table(test.counters), para(explanation(test.counters), "small")]
     return story
+
+
+HEALTH_ROWS = (("critical_warning", "Critical warning (bits)"),
+               ("temperature_c", "Composite temperature (°C)"),
+               ("data_units_written", "Data units written (512,000 B)"),
+               ("data_units_read", "Data units read (512,000 B)"),
+               ("media_errors", "Media and data integrity errors"),
+               ("error_log_entries", "Error log entries"),
+               ("percent_used", "Percentage used"),
+               ("thermal_transitions", "Thermal management transitions"),
+               ("warning_temp_minutes", "Minutes above warning temperature"),
+               ("critical_temp_minutes", "Minutes above critical temperature"))
+HEALTH_NOTE = ("Read with `nvme smart-log` at every step of the test (start, after purge, "
+               "after WIPC, after each round, end). A critical warning at any step, or "
+               "thermal throttling during the test, makes the test a DEVICE HEALTH FAILURE, "
+               "which is not a spec result. Max is over all steps.")
+
+
+def health_table(smart: list[DeviceCounters]):
+    rows = []
+    for key, label in HEALTH_ROWS:
+        values = [c.health.get(key) for c in smart]
+        known = [v for v in values if v is not None]
+        first, last = values[0], values[-1]
+        change = "n/a" if None in (first, last) else f"{last - first:+,}"
+        rows.append([label, _count(first), _count(max(known) if known else None),
+                     _count(last), change])
+    widths = [CONTENT_WIDTH * 0.4] + [CONTENT_WIDTH * 0.15] * 4
+    return grid_table(("Field", "Test start", "Max", "Test end", "Change"), rows, widths,
+                      align_right_from=1)
 
 
 def page_title(counters: tuple[DeviceCounters, ...]) -> str:

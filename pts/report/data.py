@@ -15,10 +15,12 @@ from pathlib import Path
 
 from pts import steady_state
 from pts.ledger import LedgerError, Record, read_ledger
+from pts.nvme import SMART_FIELDS
 from pts.report import verdict
 from pts.report.model import (
     COMPLETE,
     ERROR,
+    HEALTH_FAILURE,
     INCOMPLETE,
     NOT_STEADY,
     STEADY,
@@ -43,7 +45,7 @@ RUN_JSON, LEDGER = "run.json", "ledger.jsonl"
 DEVICE_FIELDS = frozenset(f.name for f in dataclasses.fields(Device))
 EVIDENCE_FIELDS = tuple(f.name for f in dataclasses.fields(steady_state.SteadyStateResult))
 COUNTER_FIELDS = tuple(f.name for f in dataclasses.fields(DeviceCounters)
-                       if f.name not in ("when", "round", "source"))
+                       if f.name not in ("when", "round", "source", "health"))
 ROUND_WHEN = re.compile(r"after round (\d+)$")
 
 
@@ -252,7 +254,8 @@ def _recompute(label, rounds, window, params):
 def _state(end: TestEnd | None) -> str:
     if end is None or end.status == "interrupted":
         return INCOMPLETE
-    return end.status if end.status in (STEADY, NOT_STEADY, COMPLETE) else ERROR
+    return end.status if end.status in (STEADY, NOT_STEADY, COMPLETE, HEALTH_FAILURE) \
+        else ERROR
 
 
 def _status(state: str, end: TestEnd | None, rounds: tuple[Round, ...], window) -> str:
@@ -266,6 +269,8 @@ def _status(state: str, end: TestEnd | None, rounds: tuple[Round, ...], window) 
     if state == COMPLETE:
         # The stop condition only: the test's summary page gives the rest of the message.
         return f"Completed (no steady state required): {end.message.split(';')[0]}"
+    if state == HEALTH_FAILURE:
+        return end.message
     if state == ERROR:
         return f"ERROR after {done} rounds ({end.status}): {end.message}"
     why = end.message if end is not None else "no test_end record"
@@ -293,7 +298,9 @@ def _purge(rec: Record, path: Path) -> Purge:
     return Purge(method=str(_req(rec, "method", path)),
                  command=None if command is None else tuple(str(a) for a in command),
                  ok=bool(d.get("ok")), seconds=d.get("seconds"),
-                 deviation=bool(d.get("deviation")))
+                 deviation=bool(d.get("deviation")),
+                 verification=str(d.get("verification") or ""),
+                 steps=tuple(tuple(str(a) for a in s) for s in d.get("steps") or ()))
 
 
 def _write_cache(rec: Record, path: Path) -> WriteCache:
@@ -376,7 +383,10 @@ def _device_counters(rec: Record, path: Path) -> DeviceCounters:
         number = int(m.group(1))
     # Counters come and go with the source (emulator, smart-log): unknown keys are ignored,
     # missing ones stay None and show as n/a.
+    health = {k: _int_or_none(counters.get(k)) for k in SMART_FIELDS} \
+        if d.get("source") == "smart-log" else None
     return DeviceCounters(when=when, round=number, source=str(d.get("source") or "unknown"),
+                          health=health,
                           **{k: _int_or_none(counters.get(k)) for k in COUNTER_FIELDS})
 
 

@@ -15,6 +15,7 @@ from pts.steady_state import SteadyStateResult
 # "complete": a test with no steady-state requirement (WSAT) ran to its stop condition.
 STEADY, NOT_STEADY, ERROR, INCOMPLETE = "steady", "not_steady", "error", "incomplete"
 COMPLETE = "complete"
+HEALTH_FAILURE = "device_health_failure"   # critical warning / throttling (pts.health)
 
 # Free-text write-cache states (sysfs, nvme-cli, hdparm words) that mean enabled / disabled.
 CACHE_ENABLED = frozenset({"enabled", "write back", "write-back", "wce", "on", "1", "true"})
@@ -57,6 +58,8 @@ class Purge:
     ok: bool
     seconds: float | None
     deviation: bool
+    verification: str = ""                  # how the purge was checked (empty: not checked)
+    steps: tuple[tuple[str, ...], ...] = ()  # every command of the purge, in order
 
 
 @dataclass(frozen=True)
@@ -153,6 +156,8 @@ class DeviceCounters:
     valid_pages: int | None
     free_blocks: int | None
     page_size: int | None
+    # smart-log only: the health fields (pts.nvme.SMART_FIELDS) as recorded
+    health: dict[str, int | None] | None = None
 
     @property
     def host_bytes(self) -> int | None:

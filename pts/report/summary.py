@@ -174,7 +174,15 @@ def purge_text(test: TestResult) -> str:
     command = shlex.join(purge.command) if purge.command else "no command"
     flags = ("succeeded" if purge.ok else "FAILED") + \
         ("; NOT a purge per the specification" if purge.deviation else "")
-    return f"{purge.method}: {command} ({flags}, {fmt.num(purge.seconds)} s)"
+    text = f"{purge.method}: {command} ({flags}, {fmt.num(purge.seconds)} s)"
+    others = [shlex.join(s) for s in purge.steps if list(s) != list(purge.command or ())]
+    if others:
+        text += "; also ran: " + "; ".join(others)
+    if purge.verification:
+        text += f". Verified: {purge.verification}"
+    elif not purge.deviation:
+        text += ". Not verified"
+    return text
 
 
 def write_cache_texts(test: TestResult) -> list[str]:
