@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from pts import device as device_mod
-from pts import emulated
+from pts import emulated, health
 from pts.ledger import LedgerError, read_ledger
 from pts.lock import DeviceLock
 from pts.resume import ResumeError, ResumeState
@@ -135,6 +135,7 @@ def pytest_configure(config: pytest.Config) -> None:
         _check_capacity(dev, config.stash[SETTINGS])
         if RESUME in config.stash:
             config.stash[RESUME].check_device(dev)
+            config.stash[RESUME].check_data_units(dev, health.snapshot(dev))
         if config.option.destructive:
             device_mod.check_writable(dev, destructive=True)
             config.stash[LOCK] = DeviceLock(dev).acquire()

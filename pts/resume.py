@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 from pts.device import BlockDevice, DeviceError
@@ -67,10 +68,36 @@ class ResumeState:
             raise DeviceError(f"--resume {self.folder}: {dev.given} is not the device this "
                               f"run started on: {'; '.join(diffs)}. Nothing was written.")
 
+    def check_data_units(self, dev: BlockDevice, smart_now: dict | None) -> None:
+        """NVMe: data units written may have moved since the run's last smart-log record by
+        what the round in flight wrote (at most about twice the largest step recorded, plus
+        1 % of the capacity); more, or a counter that went backwards, means someone else
+        wrote to the drive or it is another one, and the completed rounds no longer hold."""
+        values = [int(r["counters"]["data_units_written"]) for r in self.records
+                  if r.get("type") == "device_counters" and r.get("source") == "smart-log"
+                  and r.get("counters", {}).get("data_units_written") is not None]
+        if not values or smart_now is None:
+            return
+        now, last = int(smart_now["data_units_written"]), values[-1]
+        unit = int(smart_now.get("page_size") or 512000)
+        step = max((b - a for a, b in pairwise(values)), default=0)
+        allowed = 2 * step + dev.capacity_bytes // 100 // unit
+        if now < last:
+            why = (f"its SMART data units written went backwards ({last:,} recorded, {now:,} "
+                   "now): another drive, or a controller that resets its counters at power-on")
+        elif now - last > allowed:
+            why = (f"{(now - last) * unit / 1e9:,.1f} GB were written to it since the run's "
+                   f"last step (at most {allowed * unit / 1e9:,.1f} GB expected from the round "
+                   "in flight): something else wrote to the drive")
+        else:
+            return
+        raise DeviceError(f"--resume {self.folder}: {dev.given} cannot continue this run: "
+                          f"{why}. Nothing was written; start a new run.")
+
     def progress(self, test: str) -> TestProgress:
         recs = [r for r in self.records if r.get("test") == test]
         ends = [r for r in recs if r["type"] == "test_end"
-                and r.get("status") in ("steady", "not_steady")]
+                and r.get("status") in ("steady", "not_steady", "device_health_failure")]
         rounds: dict[int, dict] = {}
         for r in recs:
             if r["type"] == "round":

@@ -1,0 +1,201 @@
+"""Purge: the plan per device and option, the NVMe decisions (SANICAP / OACS / FNA), sanitize
+polling, and the marker check that a purge really erased something.
+
+NVMe decisions use nvme-cli JSON in the shape QEMU 7.2 / nvme-cli 2.3 print it (see
+tests/data/qemu-7.2/ for the captured originals); the controller fields that differ per
+case (sanicap, fna, oacs) are changed in the test. The marker check runs on real loop
+devices. The real Format path runs against QEMU's NVMe in tests/test_qemu_e2e.py.
+"""
+
+import dataclasses
+import json
+import subprocess
+
+import pytest
+
+from pts import commands, nvme_purge, purge, purge_verify
+from pts.device import resolve
+from pts.purge_types import PurgeError, PurgePlan, PurgeResult
+
+ID_CTRL = {"vid": 6966, "sn": "deadbeef            ", "mn": "QEMU NVMe Ctrl   ",
+           "fr": "7.2.22  ", "oacs": 0x10a, "fna": 0, "sanicap": 0, "vwc": 7, "nn": 256}
+ID_NS = {"nsze": 2097152, "flbas": 0, "dlfeat": 1,
+         "lbafs": [{"ms": 0, "ds": 9, "rp": 0}, {"ms": 8, "ds": 9, "rp": 0},
+                   {"ms": 0, "ds": 12, "rp": 0}]}
+
+
+def sanitize_log(state: int, sprog: int) -> str:
+    """nvme-cli 2.3 layout: the log under the device name, SSTAT status as "(N) text"."""
+    return json.dumps({"nvme0": {"sprog": sprog, "sstat": {
+        "global_erased": 0, "no_cmplted_passes": 0, "status": f"({state}) text"},
+        "cdw10_info": 0, "time_over_write": 4294967295}})
+
+
+class FakeNvme:
+    """Stands in for commands.run for `nvme ...` argv: answers from a table, records calls."""
+
+    def __init__(self, ctrl=None, ns=None, sanitize_logs=(), fail=()):
+        self.ctrl = {**ID_CTRL, **(ctrl or {})}
+        self.ns = {**ID_NS, **(ns or {})}
+        self.sanitize_logs = list(sanitize_logs)
+        self.fail = set(fail)
+        self.calls = []
+
+    def __call__(self, argv, **kwargs):
+        self.calls.append(list(argv))
+        sub = argv[1]
+        if sub in self.fail:
+            raise commands.ToolFailed(f"nvme exited with status 1: {' '.join(argv)}\n"
+                                      "NVMe status: Invalid Command Opcode(0x4001)")
+        out = {"id-ctrl": lambda: json.dumps(self.ctrl), "id-ns": lambda: json.dumps(self.ns),
+               "sanitize-log": lambda: self.sanitize_logs.pop(0)}.get(sub, lambda: "")()
+        return commands.CommandResult(tuple(argv), 0, out, "", 0.0)
+
+
+@pytest.fixture
+def nvme_dev(tmp_path):
+    """A BlockDevice record that says NVMe (nothing is opened: plans only read identify)."""
+    from pts.device import BlockDevice, Identity
+    return BlockDevice("/dev/nvme9n1", "/dev/nvme9n1", "nvme9n1", (259, 99), 1 << 30, 512,
+                       512, "nvme", False, Identity("QEMU NVMe Ctrl", "deadbeef", "7.2.22",
+                                                    "nvme id-ctrl"))
+
+
+def use(monkeypatch, fake):
+    monkeypatch.setattr(commands, "run", fake)
+    monkeypatch.setattr(commands, "require", lambda tool, package: tool)
+    monkeypatch.setattr(nvme_purge, "other_namespaces", lambda dev: [])
+    return fake
+
+
+def test_auto_without_sanicap_falls_back_to_format_ses1(monkeypatch, nvme_dev):
+    fake = use(monkeypatch, FakeNvme())
+    chosen = purge.plan("auto", nvme_dev, say=print)
+    assert chosen.method == "NVMe Format SES=1 (user data erase)"
+    assert "SANICAP = 0" in chosen.reason
+    assert chosen.command[:4] == ["nvme", "format", "/dev/nvme9n1", "--ses=1"]
+    assert "--lbaf=0" in chosen.command and "--force" in chosen.command
+    assert [c[1] for c in fake.calls] == ["id-ctrl", "id-ns"]     # planning writes nothing
+    result = chosen.execute()
+    assert [c[1] for c in fake.calls] == ["id-ctrl", "id-ns", "format", "id-ns"]
+    assert not result.deviation and "namespace format unchanged" in result.verification
+
+
+def test_format_uses_crypto_erase_when_fna_says_so(monkeypatch, nvme_dev):
+    use(monkeypatch, FakeNvme(ctrl={"fna": 0x4}, ns={"flbas": 2}))
+    chosen = purge.plan("format", nvme_dev, say=print)
+    assert chosen.method == "NVMe Format SES=2 (crypto erase)"
+    assert "--ses=2" in chosen.command and "--lbaf=2" in chosen.command
+
+
+def test_sanitize_requested_but_not_supported_fails_closed(monkeypatch, nvme_dev):
+    fake = use(monkeypatch, FakeNvme())
+    with pytest.raises(PurgeError, match=r"supports no NVMe Sanitize action .*SANICAP = 0x0"
+                                         r".*Nothing was erased.*--purge format"):
+        purge.plan("sanitize", nvme_dev, say=print)
+    assert all(c[1] in ("id-ctrl", "id-ns") for c in fake.calls)
+
+
+def test_no_format_and_no_sanitize_refuses(monkeypatch, nvme_dev):
+    use(monkeypatch, FakeNvme(ctrl={"oacs": 0x8}))
+    with pytest.raises(PurgeError, match="neither NVMe Sanitize .* nor Format NVM"):
+        purge.plan("auto", nvme_dev, say=print)
+
+
+@pytest.mark.parametrize("sanicap, action, sanact", [(0x7, "block erase", 2),
+                                                     (0x5, "crypto erase", 4),
+                                                     (0x4, "overwrite", 3)])
+def test_auto_prefers_block_then_crypto_then_overwrite(monkeypatch, nvme_dev, sanicap, action,
+                                                       sanact):
+    use(monkeypatch, FakeNvme(ctrl={"sanicap": sanicap}))
+    chosen = purge.plan("auto", nvme_dev, say=print)
+    assert chosen.method == f"NVMe Sanitize ({action})"
+    assert chosen.command[:4] == ["nvme", "sanitize", "/dev/nvme9", f"--sanact={sanact}"]
+
+
+def test_sanitize_polls_the_log_until_done(monkeypatch, nvme_dev):
+    logs = [sanitize_log(1, 65535),            # before: an older sanitize, done
+            sanitize_log(2, 6554), sanitize_log(2, 32768), sanitize_log(1, 65535)]
+    fake = use(monkeypatch, FakeNvme(ctrl={"sanicap": 0x2}, sanitize_logs=logs))
+    monkeypatch.setattr(nvme_purge.time, "sleep", lambda s: None)
+    said = []
+    result = purge.plan("sanitize", nvme_dev, say=said.append).execute()
+    assert [c[1] for c in fake.calls] == ["id-ctrl", "id-ns", "sanitize-log", "sanitize",
+                                          "sanitize-log", "sanitize-log", "sanitize-log"]
+    assert said[0].startswith("sanitize 10%") and said[1].startswith("sanitize 50%")
+    assert "SSTAT 1 (completed successfully)" in result.verification
+
+
+def test_sanitize_failure_in_the_log_stops_the_test(monkeypatch, nvme_dev):
+    logs = [sanitize_log(0, 65535), sanitize_log(2, 100), sanitize_log(3, 65535)]
+    use(monkeypatch, FakeNvme(ctrl={"sanicap": 0x2}, sanitize_logs=logs))
+    monkeypatch.setattr(nvme_purge.time, "sleep", lambda s: None)
+    with pytest.raises(PurgeError, match="SSTAT 3: the last sanitize failed"):
+        purge.plan("auto", nvme_dev, say=lambda s: None).execute()
+
+
+def test_sanitize_command_rejected_fails_closed(monkeypatch, nvme_dev):
+    use(monkeypatch, FakeNvme(ctrl={"sanicap": 0x2}, sanitize_logs=[sanitize_log(0, 65535)],
+                              fail={"sanitize"}))
+    with pytest.raises(PurgeError,
+                       match="(?s)failed to start.*fail closed.*Invalid Command Opcode"):
+        purge.plan("auto", nvme_dev, say=print).execute()
+
+
+def test_sanitize_timeout(monkeypatch, nvme_dev):
+    use(monkeypatch, FakeNvme(sanitize_logs=[sanitize_log(2, 1000)] * 5))
+    ticks = iter([0.0, 100.0, 200.0, 99999.0])
+    with pytest.raises(PurgeError, match=r"still in progress after \d+ min .*sanitize-log"):
+        nvme_purge.wait_for_sanitize(nvme_dev, None, "NVMe Sanitize (block erase)",
+                                     say=lambda s: None, timeout=300, poll=0,
+                                     clock=lambda: next(ticks), sleep=lambda s: None)
+
+
+def test_other_namespaces_block_a_subsystem_wide_erase(tmp_path, nvme_dev):
+    ctrl = tmp_path / "nvme9"
+    for name in ("nvme9n1", "nvme9n2", "nvme9c9n1", "device"):
+        (ctrl / name).mkdir(parents=True)
+    assert nvme_purge.other_namespaces(nvme_dev, sys_class=tmp_path) == ["/dev/nvme9n2"]
+
+
+def test_loop_device_auto_refuses_and_trim_is_a_deviation(make_loop):
+    dev = resolve(make_loop(16 << 20))
+    with pytest.raises(PurgeError, match="no PTS purge method .* --purge trim"):
+        purge.plan("auto", dev)
+    chosen = purge.plan("trim", dev)
+    assert chosen.deviation and chosen.command == ["blkdiscard", "-v", dev.path]
+
+
+@pytest.mark.needs("root")
+def test_markers_are_gone_after_a_discard_and_survive_without_one(make_loop):
+    dev = resolve(make_loop(16 << 20))
+    markers = purge_verify.write_markers(dev)
+    assert len(markers) == purge_verify.COUNT
+    assert sorted(purge_verify.surviving_markers(dev, markers)) == sorted(markers)
+    subprocess.run(["blkdiscard", dev.path], check=True)
+    assert purge_verify.surviving_markers(dev, markers) == []
+
+
+@pytest.mark.needs("root")
+def test_a_purge_that_erased_nothing_fails_closed(make_loop, monkeypatch):
+    """A method that reports success but leaves the data: the markers catch it."""
+    dev = dataclasses.replace(resolve(make_loop(16 << 20)), transport="nvme")
+    silent = PurgePlan("NVMe Format SES=1 (user data erase)", ["nvme", "format"], False,
+                       "test", lambda: PurgeResult("NVMe Format SES=1", ["nvme"], 0.1, False))
+    monkeypatch.setattr(nvme_purge, "plan", lambda *a: silent)
+    with pytest.raises(PurgeError, match=r"marker blocks written before it are still readable"
+                                         r".*NOT purged.*fail closed"):
+        purge.purge("auto", dev, say=print)
+
+
+@pytest.mark.needs("root")
+def test_a_purge_that_erased_passes_with_its_verification(make_loop, monkeypatch):
+    dev = dataclasses.replace(resolve(make_loop(16 << 20)), transport="nvme")
+
+    def discard():
+        subprocess.run(["blkdiscard", dev.path], check=True)
+        return PurgeResult("NVMe Format SES=1", ["nvme", "format"], 0.1, False, (), "exit 0")
+    monkeypatch.setattr(nvme_purge, "plan", lambda *a: PurgePlan("x", None, False, "t", discard))
+    result = purge.purge("auto", dev, say=print)
+    assert result.verification == ("exit 0; 16 marker blocks written at sampled offsets "
+                                   "before the purge were gone after it")
