@@ -247,10 +247,11 @@ def parse_feature_value(text: str) -> int:
             return _int(doc["value"])
     except ValueError:
         pass
-    m = re.search(r"[Cc]urrent value:\s*(0x[0-9a-fA-F]+|\d+)", text)
+    # printf "%#010x": "0x00000001", but zero prints as "00000000" (no 0x): always hex.
+    m = re.search(r"[Cc]urrent value:\s*(?:0x)?([0-9a-fA-F]+)", text)
     if not m:
         raise NvmeError(f"nvme get-feature: no current value in {text[:200]!r}")
-    return int(m.group(1), 0)
+    return int(m.group(1), 16)
 
 
 # ---------------------------------------------------------------- commands

@@ -56,8 +56,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--purge", choices=PURGE_CHOICES, default="auto",
                 help="purge before each test (PTS 2.0.2 §3.2): auto = the best spec method "
                      "the device supports (NVMe: Sanitize by SANICAP, else Format with "
-                     "SES=1/2; refuses if none); sanitize / format = only that method (fails "
-                     "closed if unsupported); trim = blkdiscard of the whole device "
+                     "SES=1/2; SATA: Sanitize, else Security Erase; SCSI: Sanitize, else "
+                     "Format Unit; refuses if none); sanitize / format (NVMe, SCSI) / "
+                     "security-erase (ATA) = only that method (fails closed if unsupported); "
+                     "trim = blkdiscard of the whole device "
                      "(deviation); none = no purge (deviation). Default %(default)s.")
     g.addoption("--reports-dir", metavar="DIR", default="reports",
                 help="where run folders go: DIR/<model>_<serial>/<run-id>/ "

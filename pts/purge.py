@@ -1,9 +1,10 @@
 """Purge (PTS 2.0.2 §3.2): return the device to a state as if never written, before every
 preconditioning + test cycle. Fail closed: a purge that fails stops the test.
 
-`--purge auto` picks the best spec method the device supports (NVMe: pts.nvme_purge;
-emulated SSD: a whole-device discard, which resets its model). `sanitize` and `format` ask
-for one method and fail closed when the device lacks it. `trim` and `none` are declared
+`--purge auto` picks the best spec method the device supports (NVMe: pts.nvme_purge; SATA:
+pts.ata; SCSI/SAS: pts.scsi; emulated SSD: a whole-device discard, which resets its model).
+`sanitize`, `format` (NVMe, SCSI) and `security-erase` (ATA) ask for one method and fail
+closed when the device lacks it. `trim` and `none` are declared
 deviations. A spec purge is checked afterwards: marker blocks written at sampled offsets
 before the purge must be gone after it.
 """
@@ -14,8 +15,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from pts import commands, nvme_purge, purge_verify
-from pts.device import BlockDevice
+from pts import ata, commands, nvme_purge, purge_verify, scsi
+from pts.device import BlockDevice, _read
 from pts.purge_types import PurgeError, PurgePlan, PurgeResult
 
 __all__ = ["PurgeError", "PurgePlan", "PurgeResult", "plan", "purge"]
@@ -38,6 +39,11 @@ def _discard_plan(dev: BlockDevice, log_file, label: str, deviation: bool,
     return PurgePlan(label, argv, deviation, why, execute)
 
 
+def is_ata(dev: BlockDevice) -> bool:
+    """A SATA drive behind libata shows as SCSI with vendor "ATA" (SAT translation)."""
+    return dev.transport == "scsi" and _read(dev.sysfs / "device" / "vendor") == "ATA"
+
+
 def _none() -> PurgeResult:
     return PurgeResult("none", None, 0.0, True)
 
@@ -49,20 +55,29 @@ def plan(method: str, dev: BlockDevice, log_file: Path | None = None,
         return PurgePlan("none", None, True, "--purge none", _none)
     if method == "trim":
         return _discard_plan(dev, log_file, "trim", True, "--purge trim")
-    if method not in ("auto", "sanitize", "format"):
+    if method not in ("auto", "sanitize", "format", "security-erase"):
         raise PurgeError(f"unknown purge method {method!r}")
     if dev.emulated and method == "auto":
         # The emulated SSD's model resets to FOB on a whole-device discard: for this
         # model discard IS the purge. Still a model, so the run is never compliant.
         return _discard_plan(dev, log_file, "discard (emulated SSD: resets the FTL model)",
                              False, "emulated SSD")
-    if dev.transport == "nvme":
+    if dev.transport == "nvme" and method != "security-erase":
         return nvme_purge.plan(method, dev, log_file, say)
+    if dev.transport == "scsi" and is_ata(dev) and method != "format":
+        return ata.plan(method, dev.path, log_file=log_file)
+    if dev.transport == "scsi" and not is_ata(dev) and method != "security-erase":
+        return scsi.plan(method, dev.path, log_file=log_file)
+    if method in ("format", "security-erase") and dev.transport in ("nvme", "scsi"):
+        what = "ATA" if method == "security-erase" else "NVMe or SCSI"
+        raise PurgeError(f"--purge {method} is for {what} devices; {dev.path} is "
+                         f"{'an ATA' if is_ata(dev) else dev.transport.upper()} device. Use "
+                         "--purge auto to pick its best method.")
     raise PurgeError(
-        f"--purge {method}: no PTS purge method (NVMe Format/Sanitize, ATA Security Erase, "
-        f"SCSI Format Unit) is available for {dev.path} (transport {dev.transport}). Use "
-        f"--purge trim to purge by TRIM (declared on the report as a deviation), or "
-        f"--purge none.")
+        f"--purge {method}: no PTS purge method (NVMe Format/Sanitize, ATA Security Erase/"
+        f"Sanitize, SCSI Format Unit/Sanitize) is available for {dev.path} (transport "
+        f"{dev.transport}). Use --purge trim to purge by TRIM (declared on the report as a "
+        "deviation), or --purge none.")
 
 
 def purge(method: str, dev: BlockDevice, log_file: Path | None = None,

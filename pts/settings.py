@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pts.spec import RwMix, Spec, format_size, parse_size
 
-PURGE_CHOICES = ("auto", "sanitize", "format", "trim", "none")
+PURGE_CHOICES = ("auto", "sanitize", "format", "security-erase", "trim", "none")
 
 
 class SettingsError(ValueError):

@@ -3,8 +3,9 @@ WIPC and before the test loop. Host O_DIRECT is not a device-cache control.
 
 NVMe: Set Features 06h (Volatile Write Cache) when Identify Controller VWC bit 0 says the
 drive has one, read back with Get Features. A drive without a volatile write cache meets
-WCD as it is and cannot meet WCE. Other transports: the kernel's view (sysfs
-queue/write_cache) is recorded, the cache is not changed, and the run declares it.
+WCD as it is and cannot meet WCE. SATA: hdparm -W; SAS/SCSI: sdparm WCE. Other transports
+(loop, virtio): the kernel's view (sysfs queue/write_cache) is recorded, the cache is not
+changed, and the run declares it.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ class CacheState:
 
     def deviation(self) -> str | None:
         want = "disabled (WCD)" if self.required == "WCD" else "enabled (WCE)"
+        if self.actual == ABSENT and self.matches:
+            return None         # no volatile cache: nothing to disable, WCD holds as such
         if not self.settable and self.matches:
             return (f"Write cache: the spec requires it {want}; the suite cannot set it on "
                     f"this device, which reports '{self.actual}' (the required state).")
@@ -53,6 +56,8 @@ def read_state(dev: BlockDevice, required: str) -> CacheState:
 def apply(dev: BlockDevice, required: str, log_file: Path | None = None) -> CacheState:
     """Set the cache to the required state where the suite can, and report what the device
     then says (never what was asked for)."""
+    if dev.transport == "scsi":
+        return _apply_scsi(dev, required, log_file)
     if dev.transport != "nvme":
         return read_state(dev, required)
     try:
@@ -66,3 +71,17 @@ def apply(dev: BlockDevice, required: str, log_file: Path | None = None) -> Cach
                           f"({str(exc).splitlines()[0]}); sysfs shown")
     return CacheState(required, "enabled" if value & 1 else "disabled", settable=True,
                       how="NVMe Set/Get Features 06h")
+
+
+def _apply_scsi(dev: BlockDevice, required: str, log_file: Path | None) -> CacheState:
+    """SATA: hdparm -W; SAS/SCSI: sdparm WCE (pts.ata / pts.scsi read back what they set)."""
+    from pts import ata, scsi
+    from pts.purge import is_ata
+
+    tool = ata if is_ata(dev) else scsi
+    try:
+        return tool.set_write_cache(dev.path, required == "WCE", log_file=log_file)
+    except commands.ToolError as exc:      # hdparm / sdparm not installed
+        state = read_state(dev, required)
+        return CacheState(required, state.actual, False,
+                          f"{str(exc).splitlines()[0]}; sysfs shown")

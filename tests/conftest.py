@@ -18,13 +18,20 @@ import pytest
 
 TOOLS = {"fio": "fio", "blkdiscard": "util-linux", "losetup": "util-linux",
          "pdftotext": "poppler-utils", "mkfs.ext4": "e2fsprogs", "fusermount3": "fuse3",
-         "mkswap": "util-linux", "sfdisk": "fdisk"}
+         "mkswap": "util-linux", "sfdisk": "fdisk",
+         "qemu-system-x86_64": "qemu-system-x86", "busybox": "busybox-static", "cpio": "cpio",
+         "depmod": "kmod"}
 
 
 def pytest_addoption(parser):
     parser.addoption("--require-all", action="store_true",
                      help="fail (instead of skip) tests whose requirements (root, tools) are "
                           "unmet; implied by CI=true")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "qemu: boots a QEMU (TCG) guest with an emulated NVMe "
+                            "drive (tests/guest); minutes, not seconds")
 
 
 def _unmet(requirement: str) -> str | None:

@@ -199,3 +199,37 @@ def test_a_purge_that_erased_passes_with_its_verification(make_loop, monkeypatch
     result = purge.purge("auto", dev, say=print)
     assert result.verification == ("exit 0; 16 marker blocks written at sampled offsets "
                                    "before the purge were gone after it")
+
+
+@pytest.mark.parametrize("vendor, method, routed", [
+    ("ATA", "auto", "ata"), ("ATA", "security-erase", "ata"), ("ATA", "sanitize", "ata"),
+    ("SEAGATE", "auto", "scsi"), ("SEAGATE", "format", "scsi"), ("SEAGATE", "sanitize", "scsi")])
+def test_sata_and_sas_drives_go_to_their_own_purge(monkeypatch, tmp_path, nvme_dev, vendor,
+                                                   method, routed):
+    """libata drives show as SCSI with vendor "ATA": they get hdparm, others sg3_utils."""
+    from pts import ata, device, scsi
+    (tmp_path / "block" / "sdz" / "device").mkdir(parents=True)
+    (tmp_path / "block" / "sdz" / "device" / "vendor").write_text(vendor + "\n")
+    monkeypatch.setattr(device, "SYS", tmp_path)
+    dev = dataclasses.replace(nvme_dev, path="/dev/sdz", kname="sdz", transport="scsi")
+    calls = []
+    for module in (ata, scsi):
+        monkeypatch.setattr(module, "plan", lambda m, path, log_file, name=module.__name__:
+                            calls.append((name, m, path)))
+    purge.plan(method, dev)
+    assert calls == [(f"pts.{routed}", method, "/dev/sdz")]
+
+
+@pytest.mark.parametrize("vendor, method, words", [
+    ("ATA", "format", "--purge format is for NVMe or SCSI devices; /dev/sdz is an ATA device"),
+    ("SEAGATE", "security-erase", "--purge security-erase is for ATA devices; /dev/sdz is "
+                                  "SCSI")])
+def test_method_of_another_transport_is_refused(monkeypatch, tmp_path, nvme_dev, vendor,
+                                                method, words):
+    from pts import device
+    (tmp_path / "block" / "sdz" / "device").mkdir(parents=True)
+    (tmp_path / "block" / "sdz" / "device" / "vendor").write_text(vendor)
+    monkeypatch.setattr(device, "SYS", tmp_path)
+    dev = dataclasses.replace(nvme_dev, path="/dev/sdz", kname="sdz", transport="scsi")
+    with pytest.raises(PurgeError, match=words):
+        purge.plan(method, dev)
