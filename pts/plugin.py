@@ -67,7 +67,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--resume", metavar="RUN_DIR",
                 help="continue the interrupted run in RUN_DIR after its last completed round "
                      "(the round in flight is redone), with that run's settings; the device "
-                     "must be the same one (model, serial, firmware, capacity, sector size). "
+                     "must be the same one (model, serial, firmware, capacity, sector size; "
+                     "NVMe: data units written moved only by the round in flight). "
                      "Declared on the report.")
     g.addoption("--dry-run", action="store_true",
                 help="print each selected PTS test's plan (purge method and command, WIPC "
