@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pts import emulated, health, preconditioning, write_cache
 from pts.device import active_range_bytes as device_active_range
 from pts.device import check_writable
-from pts.purge import purge
+from pts.purge import PurgeError, purge
 from pts.rounds import Outcome
 from pts.run import Run
 from pts.spec import format_size
@@ -50,8 +50,16 @@ def health_verdict(run: Run, test: str, outcome: Outcome) -> Outcome:
 def purge_step(run: Run, test: str) -> None:
     check_writable(run.device, run.settings.destructive)
     run.write(f"[pts {test}] purge: {run.settings.purge}")
-    p = purge(run.settings.purge, run.device, run.commands_log,
-              say=lambda text: run.write(f"[pts {test}] purge: {text}"))
+    try:
+        p = purge(run.settings.purge, run.device, run.commands_log,
+                  say=lambda text: run.write(f"[pts {test}] purge: {text}"))
+    except PurgeError as exc:
+        # What ran before the failure (incl. clean-up, e.g. an ATA password cleared) is kept.
+        run.ledger.append("purge", test=test, method=run.settings.purge, command=None,
+                          ok=False, seconds=None, deviation=False,
+                          steps=[list(s) for s in getattr(exc, "steps", ())],
+                          verification="", error=str(exc))
+        raise
     run.write(f"[pts {test}] purge: {p.method} done in {p.seconds:.1f} s"
               + (f"; verified: {p.verification}" if p.verification else ""))
     run.ledger.append("purge", test=test, method=p.method, command=p.command, ok=True,

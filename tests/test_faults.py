@@ -100,3 +100,28 @@ def test_fio_killed_mid_point(make_loop, tmp_path):
     assert "fio exited with status -9" in out
     end = [r.data for r in read_ledger(found[0])[0] if r.data["type"] == "test_end"][-1]
     assert end["status"] == "error" and "FioFailed" in end["message"]
+
+
+@pytest.mark.needs("pdftotext")
+def test_no_purge_method_stops_the_test_before_any_write(make_loop, tmp_path):
+    """--purge auto on a loop device: no spec purge exists for it, so the test is an ERROR,
+    the failed purge is in the ledger and on the report, and the device is untouched."""
+    dev = make_loop(64 << 20)
+    with open(dev, "rb") as fh:
+        before = hash(fh.read())
+    reports = tmp_path / "reports"
+    out, _ = pts("--device", dev, "--destructive", "--reports-dir", str(reports),
+                 "--purge", "auto").communicate(timeout=120)
+    assert "ERROR at setup of test_iops" in out, out[-3000:]
+    assert "--purge auto: no PTS purge method" in out and "--purge trim" in out
+    (ledger,) = reports.glob("*/*/ledger.jsonl")
+    records = [r.data for r in read_ledger(ledger)[0]]
+    (purge,) = [r for r in records if r["type"] == "purge"]
+    assert (purge["ok"], purge["method"]) == (False, "auto") and "loop" in purge["error"]
+    assert not [r for r in records if r["type"] in ("wipc", "point")]
+    report = subprocess.run(["pdftotext", str(ledger.parent / "report.pdf"), "-"],
+                            capture_output=True, text=True, check=True).stdout
+    assert "FAILED" in report and "Error: --purge auto: no PTS purge method" in \
+        " ".join(report.split())
+    with open(dev, "rb") as fh:
+        assert hash(fh.read()) == before

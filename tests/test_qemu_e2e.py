@@ -142,7 +142,9 @@ def test_purge_sanitize_fails_closed_before_writing(guest):
     runs = list((guest.out.parent / "refused").glob("*/*"))
     records, _ = read_ledger(runs[0] / "ledger.jsonl")
     types = [r.data["type"] for r in records]
-    assert "purge" not in types and "wipc" not in types and "point" not in types
+    assert "wipc" not in types and "point" not in types
+    (purge,) = [r.data for r in records if r.data["type"] == "purge"]
+    assert not purge["ok"] and purge["steps"] == [] and "SANICAP = 0x0" in purge["error"]
     assert [r.data["status"] for r in records if r.data["type"] == "test_end"] == ["error"]
 
 

@@ -300,7 +300,8 @@ def _purge(rec: Record, path: Path) -> Purge:
                  ok=bool(d.get("ok")), seconds=d.get("seconds"),
                  deviation=bool(d.get("deviation")),
                  verification=str(d.get("verification") or ""),
-                 steps=tuple(tuple(str(a) for a in s) for s in d.get("steps") or ()))
+                 steps=tuple(tuple(str(a) for a in s) for s in d.get("steps") or ()),
+                 error=str(d.get("error") or ""))
 
 
 def _write_cache(rec: Record, path: Path) -> WriteCache:

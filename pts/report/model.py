@@ -60,6 +60,7 @@ class Purge:
     deviation: bool
     verification: str = ""                  # how the purge was checked (empty: not checked)
     steps: tuple[tuple[str, ...], ...] = ()  # every command of the purge, in order
+    error: str = ""                         # why it failed (ok False)
 
 
 @dataclass(frozen=True)

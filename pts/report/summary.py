@@ -178,7 +178,9 @@ def purge_text(test: TestResult) -> str:
     others = [shlex.join(s) for s in purge.steps if list(s) != list(purge.command or ())]
     if others:
         text += "; also ran: " + "; ".join(others)
-    if purge.verification:
+    if purge.error:
+        text += f". Error: {purge.error}"
+    elif purge.verification:
         text += f". Verified: {purge.verification}"
     elif not purge.deviation:
         text += ". Not verified"
