@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pts import commands
+from pts import commands, write_cache
 from pts.purge_types import PurgeError, PurgePlan, PurgeResult
 from pts.write_cache import CacheState
 
@@ -483,16 +483,6 @@ def set_write_cache(dev_path: str, enabled: bool, *, run: Callable = commands.ru
     """Set with hdparm -W0/-W1, then read back. The result is what the drive reports after,
     never what was asked: a drive that ignores the set gives settable=False."""
     flag = "-W1" if enabled else "-W0"
-    how = f"hdparm {flag}, read back with hdparm -W"
-    try:
-        run([TOOL, flag, dev_path], log_file=log_file, timeout=SHORT_S)
-    except commands.ToolError as exc:
-        how += f" (setting failed: {_first_line(exc)})"
-    try:
-        now = read_write_cache(dev_path, run=run, log_file=log_file)
-    except commands.ToolError as exc:
-        now, how = None, how + f" (read-back failed: {_first_line(exc)})"
-    if now is not None and now != enabled:
-        how += "; the drive did not take the setting"
-    actual = {True: "enabled", False: "disabled", None: "unknown"}[now]
-    return CacheState("WCE" if enabled else "WCD", actual, now == enabled, how=how)
+    return write_cache.set_and_read_back(
+        [TOOL, flag, dev_path], lambda: read_write_cache(dev_path, run=run, log_file=log_file),
+        enabled, f"hdparm {flag}, read back with hdparm -W", run, log_file, SHORT_S)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pts import commands
+from pts import commands, write_cache
 from pts.ata import Recorder
 from pts.purge_types import PurgeError, PurgePlan, PurgeResult
 from pts.write_cache import CacheState
@@ -224,16 +224,6 @@ def set_write_cache(dev_path: str, enabled: bool, *, run: Callable = commands.ru
     value holds for the test (the suite reads it back before the test). A device that accepts
     only saved-page changes reports an error here, and the result says it was not set."""
     argv = ["sdparm", f"--set=WCE={1 if enabled else 0}", dev_path]
-    how = f"{' '.join(argv[:2])}, read back with sdparm --get=WCE"
-    try:
-        run(argv, log_file=log_file, timeout=SHORT_S)
-    except commands.ToolError as exc:
-        how += f" (setting failed: {(str(exc).splitlines() or [''])[0]})"
-    try:
-        now = read_write_cache(dev_path, run=run, log_file=log_file)
-    except commands.ToolError as exc:
-        now, how = None, how + f" (read-back failed: {(str(exc).splitlines() or [''])[0]})"
-    if now is not None and now != enabled:
-        how += "; the device did not take the setting"
-    actual = {True: "enabled", False: "disabled", None: "unknown"}[now]
-    return CacheState("WCE" if enabled else "WCD", actual, now == enabled, how=how)
+    return write_cache.set_and_read_back(
+        argv, lambda: read_write_cache(dev_path, run=run, log_file=log_file), enabled,
+        f"{' '.join(argv[:2])}, read back with sdparm --get=WCE", run, log_file, SHORT_S)

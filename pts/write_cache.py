@@ -10,6 +10,7 @@ changed, and the run declares it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,6 +47,26 @@ class CacheState:
             return (f"Write cache: the spec requires it {want}; {how}, which reports "
                     f"'{self.actual}'.")
         return None
+
+
+def set_and_read_back(set_argv: list[str], read_back: Callable[[], bool | None],
+                      enabled: bool, how: str, run: Callable, log_file: Path | None,
+                      timeout: float) -> CacheState:
+    """Run `set_argv`, then `read_back()`: the state is what the drive reports after, never
+    what was asked, so a drive that ignores the set gives settable=False. Used by the
+    hdparm (pts.ata) and sdparm (pts.scsi) paths."""
+    try:
+        run(set_argv, log_file=log_file, timeout=timeout)
+    except commands.ToolError as exc:
+        how += f" (setting failed: {(str(exc).splitlines() or [''])[0]})"
+    try:
+        now = read_back()
+    except commands.ToolError as exc:
+        now, how = None, how + f" (read-back failed: {(str(exc).splitlines() or [''])[0]})"
+    if now is not None and now != enabled:
+        how += "; the drive did not take the setting"
+    actual = {True: "enabled", False: "disabled", None: "unknown"}[now]
+    return CacheState("WCE" if enabled else "WCD", actual, now == enabled, how=how)
 
 
 def read_state(dev: BlockDevice, required: str) -> CacheState:

@@ -7,6 +7,9 @@ In the one boot: raw nvme-cli admin commands (kept for reference), a --dry-run w
 (must stop before writing anything: QEMU 7.2 has no sanitize), and the real IOPS run with
 --purge auto (Format SES=1, write cache set through Features 06h, smart-log at every step,
 report). The guest chroots into the host's / (read-only) and runs the project's venv.
+The namespace is backed by the emulated SSD (pts.emulate): QEMU opens the FTL model's image
+file on its FUSE mount, so the drive has a fresh-out-of-box state and the purge is seen
+arriving at the model (the Format's deallocation of the whole namespace as TRIM).
 
 Run alone: python -m pytest tests -m qemu -v (about 3 to 5 minutes; the first run also
 fetches Debian's kernel package).
@@ -26,10 +29,11 @@ import pytest
 
 from pts.ledger import read_ledger
 from tests.conftest import REPO
-from tests.guest import GuestResult, backing_file, default_cache_dir, ensure_image, run_guest
+from tests.guest import GuestResult, default_cache_dir, ensure_image, run_guest
 
 pytestmark = [pytest.mark.qemu,
-              pytest.mark.needs("qemu-system-x86_64", "busybox", "cpio", "depmod", "pdftotext")]
+              pytest.mark.needs("root", "qemu-system-x86_64", "busybox", "cpio", "depmod",
+                                "pdftotext", "/dev/fuse", "mfusepy")]
 
 SERIAL = "PTSQEMU0001"
 DISK_BYTES = 256 << 20
@@ -69,6 +73,8 @@ class Guest:
     result: GuestResult
     out: Path
     wall_seconds: float
+    ftl_before: dict          # the emulated SSD's counters before the boot and after it
+    ftl_after: dict
 
     def rc(self, name: str) -> int:
         return int((self.out / f"{name}.rc").read_text())
@@ -100,17 +106,30 @@ def guest_image():
 
 
 @pytest.fixture(scope="module")
-def guest(guest_image, tmp_path_factory) -> Guest:
+def emulated_ssd():
+    from pts import emulate
+    inst = emulate.start(DISK_BYTES, profile="default")
+    try:
+        yield inst
+    finally:
+        emulate.stop(inst.device)
+
+
+@pytest.fixture(scope="module")
+def guest(guest_image, emulated_ssd, tmp_path_factory) -> Guest:
+    from pts import emulate
     share = tmp_path_factory.mktemp("guest-share")
     script = (SCRIPT.replace("@REPO@", str(REPO)).replace("@PYTHON@", str(PYTHON))
               .replace("@COMMON@", COMMON))
+    before = emulate.read_stats(emulated_ssd)
     start = time.monotonic()
-    with backing_file(DISK_BYTES) as disk:
-        result = run_guest(guest_image, script, share, disk, SERIAL, timeout=GUEST_TIMEOUT)
+    # cache=none: every guest write reaches the FTL model when the guest issues it
+    result = run_guest(guest_image, script, share, Path(emulated_ssd.image), SERIAL,
+                       timeout=GUEST_TIMEOUT, drive_options="cache=none,aio=threads")
     wall = time.monotonic() - start
     print(f"\nQEMU e2e: guest ready {result.ready_seconds:.1f} s, powered off "
           f"{result.seconds:.1f} s after QEMU start; share {share}")
-    return Guest(result, share / "out", wall)
+    return Guest(result, share / "out", wall, before, emulate.read_stats(emulated_ssd))
 
 
 def test_guest_ran_its_script_without_nvme_timeouts(guest):
@@ -188,6 +207,16 @@ def test_iops_run_captured_smart_log(guest):
     # WIPC wrote 2 x 256 MiB: the drive's own counter saw it (data units of 512,000 bytes)
     assert (written[2] - written[1]) * 512_000 >= wipc * 0.99
     assert written == sorted(written) and smart[-1]["counters"]["critical_warning"] == 0
+
+
+def test_purge_reached_the_emulated_ssd(guest):
+    """The Format (SES=1) deallocated the namespace: the FTL model saw it as TRIM, and the
+    WIPC + rounds that followed were real writes to the model."""
+    assert guest.ftl_after["trims"] > guest.ftl_before["trims"]
+    assert guest.ftl_after["formats"] > guest.ftl_before["formats"]   # back to FOB
+    written = guest.ftl_after["host_writes"] - guest.ftl_before["host_writes"]
+    wipc = guest.ledger("wipc")[0]["bytes_written"]
+    assert written * guest.ftl_after["page_size"] >= wipc
 
 
 def test_report_header(guest):

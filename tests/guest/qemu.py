@@ -50,7 +50,7 @@ class GuestResult:
 
 
 def run_guest(image: Image, script: str, share_dir: Path, nvme_backing: Path, serial: str,
-              timeout: float, memory: str = "2G") -> GuestResult:
+              timeout: float, memory: str = "2G", drive_options: str = "") -> GuestResult:
     """Boot the guest, run `script` with /bin/sh (chrooted in the host's /, read-only, as
     root) and return once it powered off. /dev/nvme0n1 is `nvme_backing` (a raw file) behind
     QEMU's NVMe controller with serial number `serial`. Outputs land in `share_dir` (the
@@ -65,7 +65,8 @@ def run_guest(image: Image, script: str, share_dir: Path, nvme_backing: Path, se
         (share_dir / name).unlink(missing_ok=True)
     (share_dir / "guest.sh").write_text(script)
     console = share_dir / "console.log"
-    argv = qemu_argv(image, share_dir, Path(nvme_backing).resolve(), serial, memory)
+    argv = qemu_argv(image, share_dir, Path(nvme_backing).resolve(), serial, memory,
+                     drive_options)
     start = time.monotonic()
     ready_at = None
     with open(console, "wb") as out:
@@ -97,12 +98,15 @@ def run_guest(image: Image, script: str, share_dir: Path, nvme_backing: Path, se
 
 
 def qemu_argv(image: Image, share_dir: Path, nvme_backing: Path, serial: str,
-              memory: str = "2G") -> list[str]:
+              memory: str = "2G", drive_options: str = "") -> list[str]:
+    """`drive_options`: extra -drive options, e.g. "cache=none,aio=threads" for a backing
+    file on the emulated SSD's FUSE mount (so every write reaches the FTL model at once)."""
+    extra = f",{drive_options}" if drive_options else ""
     return [QEMU, "-accel", "tcg", "-cpu", "max", "-m", memory, "-smp", "2",
             "-nographic", "-no-reboot", "-net", "none",
             "-kernel", str(image.kernel), "-initrd", str(image.initramfs),
             "-append", "console=ttyS0 quiet panic=-1",
-            "-drive", f"file={_opt(nvme_backing)},if=none,id=nvm,format=raw,discard=unmap",
+            "-drive", f"file={_opt(nvme_backing)},if=none,id=nvm,format=raw,discard=unmap{extra}",
             "-device", f"nvme,serial={serial},drive=nvm",
             "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,"
                        "multidevs=remap,id=hostroot",
