@@ -193,7 +193,6 @@ def _body(run: Run, p: Plan) -> rounds.Outcome:
     for s, ev in zip(found, padded, strict=True):
         run.ledger.append("sample", test=TEST, **s.record(p.capacity),
                           steady=None if ev is None else ev.steady)
-    steps.record_counters(run, TEST, "after test")
     return _finish(run, p, res, found, evidence)
 
 

@@ -125,7 +125,8 @@ def guest(guest_image, emulated_ssd, tmp_path_factory) -> Guest:
     start = time.monotonic()
     # cache=none: every guest write reaches the FTL model when the guest issues it
     result = run_guest(guest_image, script, share, Path(emulated_ssd.image), SERIAL,
-                       timeout=GUEST_TIMEOUT, drive_options="cache=none,aio=threads")
+                       timeout=GUEST_TIMEOUT, drive_options="cache=none,aio=threads",
+                       keep_visible=(REPO,))
     wall = time.monotonic() - start
     print(f"\nQEMU e2e: guest ready {result.ready_seconds:.1f} s, powered off "
           f"{result.seconds:.1f} s after QEMU start; share {share}")

@@ -113,7 +113,7 @@ def test_emulated_tgbw_at_the_end_is_what_fio_wrote(emulated):
     last = emulated.of_type("sample")[-1]
     assert last["tgbw_gb"] * 1e9 == pytest.approx(written_by_fio(emulated), rel=0.01)
     counters = emulated.of_type("device_counters")
-    assert [c["when"] for c in counters] == ["after purge", "after test"]
+    assert [c["when"] for c in counters] == ["test start", "after purge", "test end"]
     host = counters[-1]["counters"]
     assert host["nand_writes"] > host["host_writes"]                 # GC amplified the writes
 

@@ -51,9 +51,17 @@ mount -t devpts devpts /newroot/dev/pts
 mount -t tmpfs -o mode=1777 tmpfs /newroot/dev/shm
 mount -t tmpfs -o mode=755 tmpfs /newroot/run
 mkdir -p /newroot/run/lock && chmod 1777 /newroot/run/lock
+# The host's /tmp stays reachable at /hosttmp: the guest's /tmp is a writable tmpfs, and the
+# host directories under /tmp listed in the share's `binds` (a checkout in /tmp) go back in.
+mkdir -p /hosttmp && mount --bind /newroot/tmp /hosttmp
 mount -t tmpfs -o mode=1777 tmpfs /newroot/tmp
 mkdir -p $S
 retry 100 mount -t 9p -o $O9P share $S || fatal "cannot mount the 9p tag share"
+while read -r p; do
+    rel=${p#/tmp/}
+    mkdir -p "/newroot/tmp/$rel" && mount --bind "/hosttmp/$rel" "/newroot/tmp/$rel" ||
+        fatal "cannot make host $p visible in the guest"
+done < $S/binds
 
 retry 200 test -b /dev/nvme0n1 || fatal "no /dev/nvme0n1 after 10 s"
 

@@ -23,7 +23,8 @@ from pathlib import Path
 from tests.guest.image import Image, require_tools
 
 QEMU = "qemu-system-x86_64"
-OUTPUTS = ("guest.sh", "guest.log", "rc", "dmesg.txt", "ready", "init-error", "console.log")
+OUTPUTS = ("guest.sh", "binds", "guest.log", "rc", "dmesg.txt", "ready", "init-error",
+           "console.log")
 _PR_SET_PDEATHSIG = 1
 
 
@@ -50,12 +51,14 @@ class GuestResult:
 
 
 def run_guest(image: Image, script: str, share_dir: Path, nvme_backing: Path, serial: str,
-              timeout: float, memory: str = "2G", drive_options: str = "") -> GuestResult:
+              timeout: float, memory: str = "2G", drive_options: str = "",
+              keep_visible: tuple[Path, ...] = ()) -> GuestResult:
     """Boot the guest, run `script` with /bin/sh (chrooted in the host's /, read-only, as
     root) and return once it powered off. /dev/nvme0n1 is `nvme_backing` (a raw file) behind
     QEMU's NVMe controller with serial number `serial`. Outputs land in `share_dir` (the
-    guest's /tmp/share). QEMU is killed on timeout, on any exception and if this process
-    dies."""
+    guest's /tmp/share). The guest's /tmp is its own tmpfs: host directories under /tmp that
+    the script needs (`keep_visible`, e.g. a checkout in /tmp) are bind-mounted into it,
+    read-only. QEMU is killed on timeout, on any exception and if this process dies."""
     require_tools(QEMU)
     if not re.fullmatch(r"[A-Za-z0-9_.-]{1,20}", serial):
         raise ValueError(f"NVMe serial {serial!r}: 1-20 characters of [A-Za-z0-9_.-]")
@@ -64,6 +67,9 @@ def run_guest(image: Image, script: str, share_dir: Path, nvme_backing: Path, se
     for name in OUTPUTS:
         (share_dir / name).unlink(missing_ok=True)
     (share_dir / "guest.sh").write_text(script)
+    tmp = [Path(p).resolve() for p in keep_visible]
+    (share_dir / "binds").write_text("".join(f"{p}\n" for p in tmp
+                                             if p.is_relative_to("/tmp")))
     console = share_dir / "console.log"
     argv = qemu_argv(image, share_dir, Path(nvme_backing).resolve(), serial, memory,
                      drive_options)
