@@ -39,9 +39,9 @@ SERIAL = "PTSQEMU0001"
 DISK_BYTES = 256 << 20
 GUEST_TIMEOUT = 900
 PYTHON = Path(sys.executable)          # the venv's python: the guest sees the same path
-# PTS 2.0.2 Enterprise with its three tracking cells, 1 s points, at most 5 rounds.
+# PTS 2.0.2 Enterprise with its three tracking cells, 1 s points, at most 7 rounds.
 COMMON = ("-p no:cacheprovider pts/suite/test_iops.py --device /dev/nvme0n1 --destructive "
-          "--point-seconds 1 --max-rounds 5 --iops-block-sizes 1024KiB,64KiB,4KiB "
+          "--point-seconds 1 --max-rounds 7 --iops-block-sizes 1024KiB,64KiB,4KiB "
           "--iops-rw-mixes 100/0,65/35,0/100")
 
 # Runs chrooted in the host's / (read-only); /tmp/share is the writable share.
@@ -174,7 +174,7 @@ def test_iops_run_identity(guest):
     assert guest.rc("suite") in (0, 1), out[-4000:]
     problems = [(tag, msg) for tag, msg in guest.junit("suite")["test_iops"]
                 if tag != "failure" or "steady state NOT reached" not in msg]
-    assert not problems, out[-4000:]      # steady, or not steady in 5 rounds: both are real
+    assert not problems, out[-4000:]      # steady, or not steady in 7 rounds: both are real
     device = json.loads((guest.run_folder() / "run.json").read_text())["device"]
     assert (device["model"], device["serial"], device["identity_source"]) == \
         ("QEMU NVMe Ctrl", SERIAL, "nvme id-ctrl")
