@@ -6,7 +6,9 @@ In the one boot: raw nvme-cli admin commands (kept for reference), a --dry-run w
 --purge auto (plans NVMe Format SES=1 because SANICAP is 0), a run with --purge sanitize
 (must stop before writing anything: QEMU 7.2 has no sanitize), and the real IOPS run with
 --purge auto (Format SES=1, write cache set through Features 06h, smart-log at every step,
-report). The guest chroots into the host's / (read-only) and runs the project's venv.
+report), and a last short run after the over-temperature threshold was set below the
+drive's temperature (a real critical warning from the controller: a device-health failure).
+The guest chroots into the host's / (read-only) and runs the project's venv.
 The namespace is backed by the emulated SSD (pts.emulate): QEMU opens the FTL model's image
 file on its FUSE mount, so the drive has a fresh-out-of-box state and the purge is seen
 arriving at the model (the Format's deallocation of the whole namespace as TRIM).
@@ -64,6 +66,12 @@ run sanitize @PYTHON@ -m pytest @COMMON@ --purge sanitize --reports-dir /tmp/sha
     --junitxml=/tmp/share/sanitize.xml
 run suite @PYTHON@ -m pytest @COMMON@ --purge auto --reports-dir /tmp/share/reports \
     --junitxml=/tmp/share/suite.xml
+# Over-temperature threshold 300 K, below QEMU's constant 323 K: the controller then reports
+# critical warning bit 1 (temperature) in its SMART log, as a hot drive would.
+run hot-threshold nvme set-feature /dev/nvme0 --feature-id=4 --value=300
+run hot @PYTHON@ -m pytest -p no:cacheprovider pts/suite/test_iops.py --device /dev/nvme0n1 \
+    --destructive --spec pts-e-1.1 --point-seconds 1 --max-rounds 5 --iops-block-sizes 4KiB \
+    --iops-rw-mixes 0/100 --reports-dir /tmp/share/hot --junitxml=/tmp/share/hot.xml
 exit 0
 """
 
@@ -218,6 +226,22 @@ def test_purge_reached_the_emulated_ssd(guest):
     written = guest.ftl_after["host_writes"] - guest.ftl_before["host_writes"]
     wipc = guest.ledger("wipc")[0]["bytes_written"]
     assert written * guest.ftl_after["page_size"] >= wipc
+
+
+def test_critical_warning_makes_a_device_health_failure(guest):
+    assert guest.rc("hot-threshold") == 0, guest.text("hot-threshold")
+    out = guest.text("hot")
+    (outcome,) = guest.junit("hot")["test_iops"]
+    assert outcome[0] == "failure", out[-3000:]        # the test FAILs, it is not an ERROR
+    assert "DEVICE HEALTH FAILURE (not a spec result): critical warning 0x02 (temperature " \
+           "threshold) test start" in outcome[1]
+    (folder,) = (guest.out.parent / "hot").glob(f"*_{SERIAL}/*")
+    records, _ = read_ledger(folder / "ledger.jsonl")
+    (end,) = [r.data for r in records if r.data["type"] == "test_end"]
+    assert end["status"] == "device_health_failure" and "Spec outcome: " in end["message"]
+    text = subprocess.run(["pdftotext", str(folder / "report.pdf"), "-"], check=True,
+                          capture_output=True, text=True).stdout
+    assert "DEVICE HEALTH FAILURE" in text and "NOT A COMPLIANT RUN" in text
 
 
 def test_report_header(guest):
