@@ -51,10 +51,14 @@ def problems(records: list[dict]) -> list[str]:
     if not records:
         return []
     out = []
+    seen: dict[int, list[str]] = {}          # warning bits -> the steps that showed them
     for rec in records:
         bits = int(rec["counters"].get("critical_warning") or 0)
         if bits:
-            out.append(f"critical warning {_warning_text(bits)} {rec.get('when')}")
+            seen.setdefault(bits, []).append(str(rec.get("when")))
+    for bits, whens in seen.items():
+        out.append(f"critical warning {_warning_text(bits)} at {len(whens)} of "
+                   f"{len(records)} steps, first at {whens[0]}")
     first, last = records[0]["counters"], records[-1]["counters"]
     for key, what in (("thermal_transitions", "thermal management (throttling) transitions"),
                       ("warning_temp_minutes", "minutes above the warning temperature"),

@@ -24,7 +24,8 @@ def test_quiet_drive_has_no_problems():
 def test_critical_warning_at_any_step_is_named():
     found = health.problems([rec("test start"), rec("after WIPC", critical_warning=0x2),
                              rec("test end")])
-    assert found == ["critical warning 0x02 (temperature threshold) after WIPC"]
+    assert found == ["critical warning 0x02 (temperature threshold) at 1 of 3 steps, first "
+                     "at after WIPC"]
 
 
 @pytest.mark.parametrize("key, words", [
@@ -60,10 +61,10 @@ def test_health_failure_replaces_the_outcome_and_keeps_the_spec_result(tmp_path)
     out = health_verdict(run, "iops", steady)
     assert out.status == health.HEALTH_FAILURE and not out.steady
     assert out.message == ("DEVICE HEALTH FAILURE (not a spec result): critical warning 0x01 "
-                           "(available spare below threshold) test end. Spec outcome: steady "
-                           "state reached at round 7")
+                           "(available spare below threshold) at 1 of 2 steps, first at test "
+                           "end. Spec outcome: steady state reached at round 7")
     assert run.lines == ["[pts iops] DEVICE HEALTH FAILURE: critical warning 0x01 (available "
-                         "spare below threshold) test end"]
+                         "spare below threshold) at 1 of 2 steps, first at test end"]
     (tmp_path / "clean").mkdir()
     clean = FakeRun(tmp_path / "clean")
     assert health_verdict(clean, "iops", steady) is steady

@@ -13,7 +13,7 @@ The namespace is backed by the emulated SSD (pts.emulate): QEMU opens the FTL mo
 file on its FUSE mount, so the drive has a fresh-out-of-box state and the purge is seen
 arriving at the model (the Format's deallocation of the whole namespace as TRIM).
 
-Run alone: python -m pytest tests -m qemu -v (about 3 to 5 minutes; the first run also
+Run alone: python -m pytest tests -m qemu -v (about 6 to 7 minutes; the first run also
 fetches Debian's kernel package).
 """
 
@@ -234,7 +234,7 @@ def test_critical_warning_makes_a_device_health_failure(guest):
     (outcome,) = guest.junit("hot")["test_iops"]
     assert outcome[0] == "failure", out[-3000:]        # the test FAILs, it is not an ERROR
     assert "DEVICE HEALTH FAILURE (not a spec result): critical warning 0x02 (temperature " \
-           "threshold) test start" in outcome[1]
+           "threshold) at 9 of 9 steps, first at test start" in outcome[1]
     (folder,) = (guest.out.parent / "hot").glob(f"*_{SERIAL}/*")
     records, _ = read_ledger(folder / "ledger.jsonl")
     (end,) = [r.data for r in records if r.data["type"] == "test_end"]
