@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -31,6 +32,9 @@ def test_cli_output_option(tmp_path, capsys):
     assert capsys.readouterr().out.strip() == str(target.resolve())
     assert target.read_bytes().startswith(b"%PDF-")
     assert not (folder / "report.pdf").exists()
+    umask = os.umask(0)
+    os.umask(umask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~umask     # not mkstemp's 0600
 
 
 def test_cli_missing_dir_exits_2(tmp_path, capsys):
