@@ -154,9 +154,7 @@ class Recorder:
                              "Nothing was erased.") from None
 
     def error(self, message: str) -> PurgeError:
-        err = PurgeError(message)
-        err.steps = tuple(self.steps)   # what ran before the failure, clean-up included
-        return err
+        return PurgeError(message, tuple(self.steps))
 
 
 def _first_line(exc: BaseException) -> str:

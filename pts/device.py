@@ -121,6 +121,11 @@ def _nvme_view(path: str, identity: Identity, capacity: int, logical: int):
     return identity, ns.capacity_bytes, ns.lba_bytes
 
 
+def is_ata(dev: BlockDevice) -> bool:
+    """A SATA drive behind libata shows as SCSI with vendor "ATA" (SAT translation)."""
+    return dev.transport == "scsi" and _read(dev.sysfs / "device" / "vendor") == "ATA"
+
+
 def _transport(node: Path, kname: str) -> str:
     if kname.startswith("nvme"):
         return "nvme"

@@ -297,9 +297,13 @@ def get_feature(block_path: str, fid: int, log_file: Path | None = None) -> int:
                                     log_file).stdout)
 
 
+def set_feature_argv(block_path: str, fid: int, value: int) -> list[str]:
+    return ["nvme", "set-feature", controller_path(block_path), f"--feature-id={fid}",
+            f"--value={value}"]
+
+
 def set_feature(block_path: str, fid: int, value: int, log_file: Path | None = None) -> None:
-    ctrl = controller_path(block_path)
-    run_admin(["set-feature", ctrl, f"--feature-id={fid}", f"--value={value}"], log_file)
+    run_admin(set_feature_argv(block_path, fid, value)[1:], log_file)
 
 
 def identify(device: str, log_file: Path | None = None) -> Identity | None:

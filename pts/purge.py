@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pts import ata, commands, nvme_purge, purge_verify, scsi
-from pts.device import BlockDevice, _read
+from pts.device import BlockDevice, is_ata
 from pts.purge_types import PurgeError, PurgePlan, PurgeResult
 
 __all__ = ["PurgeError", "PurgePlan", "PurgeResult", "plan", "purge"]
@@ -37,11 +37,6 @@ def _discard_plan(dev: BlockDevice, log_file, label: str, deviation: bool,
                              f"closed): {exc}") from None
         return PurgeResult(label, argv, time.monotonic() - start, deviation, (tuple(argv),))
     return PurgePlan(label, argv, deviation, why, execute)
-
-
-def is_ata(dev: BlockDevice) -> bool:
-    """A SATA drive behind libata shows as SCSI with vendor "ATA" (SAT translation)."""
-    return dev.transport == "scsi" and _read(dev.sysfs / "device" / "vendor") == "ATA"
 
 
 def _none() -> PurgeResult:

@@ -7,7 +7,12 @@ from dataclasses import dataclass
 
 
 class PurgeError(RuntimeError):
-    """The purge failed or is not possible; nothing after it may run."""
+    """The purge failed or is not possible; nothing after it may run. `steps`: every
+    command that ran before the failure, clean-up included (kept in the ledger)."""
+
+    def __init__(self, message: str, steps: tuple[tuple[str, ...], ...] = ()):
+        super().__init__(message)
+        self.steps = steps
 
 
 @dataclass(frozen=True)

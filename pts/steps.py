@@ -57,7 +57,7 @@ def purge_step(run: Run, test: str) -> None:
         # What ran before the failure (incl. clean-up, e.g. an ATA password cleared) is kept.
         run.ledger.append("purge", test=test, method=run.settings.purge, command=None,
                           ok=False, seconds=None, deviation=False,
-                          steps=[list(s) for s in getattr(exc, "steps", ())],
+                          steps=[list(s) for s in exc.steps],
                           verification="", error=str(exc))
         raise
     run.write(f"[pts {test}] purge: {p.method} done in {p.seconds:.1f} s"

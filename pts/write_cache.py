@@ -97,7 +97,7 @@ def apply(dev: BlockDevice, required: str, log_file: Path | None = None) -> Cach
 def _apply_scsi(dev: BlockDevice, required: str, log_file: Path | None) -> CacheState:
     """SATA: hdparm -W; SAS/SCSI: sdparm WCE (pts.ata / pts.scsi read back what they set)."""
     from pts import ata, scsi
-    from pts.purge import is_ata
+    from pts.device import is_ata
 
     tool = ata if is_ata(dev) else scsi
     try:
