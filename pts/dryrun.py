@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import shlex
 
-from pts import purge
+from pts import nvme, purge
 from pts.device import BlockDevice, active_range_bytes
 from pts.fio import Job, job_file
-from pts.nvme import controller_path
 from pts.preconditioning import WipcPlan
 from pts.settings import Settings
 from pts.spec import format_size
-from pts.write_cache import read_state
+from pts.write_cache import VWC_FEATURE, read_state
 
 FIO_OVERHEAD_S = 0.3   # measured per fio job on our machines (design.md, Speed)
 
@@ -71,10 +70,10 @@ def setup_lines(settings: Settings, dev: BlockDevice, tc: int, qd: int) -> list[
 
 def cache_line(dev: BlockDevice, cache) -> str:
     if dev.transport == "nvme":
-        value = 1 if cache.required == "WCE" else 0
+        argv = nvme.set_feature_argv(dev.path, VWC_FEATURE, int(cache.required == "WCE"))
         return (f"write cache: required {cache.required}; set before WIPC and before the test "
-                f"loop with `nvme set-feature {controller_path(dev.path)} --feature-id=6 "
-                f"--value={value}` (when the drive has one), read back with get-feature")
+                f"loop with `{shlex.join(argv)}` (when the drive has one), read back with "
+                "get-feature")
     return (f"write cache: required {cache.required}; device reports '{cache.actual}' "
             "(not settable on this transport: deviation)")
 
@@ -102,6 +101,27 @@ def fills_duration_lines(bytes_planned: int, limit_s: int) -> list[str]:
             f"0.5 GB/s, {hms(fast)} at 3 GB/s; time limit {hms(limit_s)}; whichever first: "
             f"best case {case(fast, '3 GB/s')}, worst case {case(slow, '0.5 GB/s')} "
             "(depends on the drive's RND write speed)"]
+
+
+def rounds_plan(title: str, settings: Settings, device: BlockDevice, tc: int, qd: int,
+                wipc: WipcPlan, points, until: str, job_for, wipc_at: str = "",
+                per_point: str = "") -> list[str]:
+    """The plan of a round-based test (IOPS, Latency): setup, WIPC and its job file, the
+    rounds, every point's job section, the duration estimate."""
+    spec = settings.spec
+    measured = [p for p in points if not p.na_reason]
+    lines = [title, *setup_lines(settings, device, tc, qd),
+             f"WIPC: {wipc.bytes_expected:,} bytes of SEQ {format_size(spec.wipc.block_size)} "
+             f"writes{wipc_at}; fio job file:", *job_lines(device, list(wipc.jobs)),
+             *wipc_tail_lines(wipc, spec.wipc.block_size),
+             f"rounds: {len(points)} points per round ({len(measured)} measured, "
+             f"{len(points) - len(measured)} N/A) x {settings.point_seconds} s, until steady "
+             f"({until}) or {settings.max_rounds} rounds; {per_point}each point's fio job file "
+             "is [global] above plus its section:"]
+    lines += point_lines(device, points, job_for)
+    return lines + duration_lines(len(measured), settings.point_seconds,
+                                  spec.steady_state.window_rounds, settings.max_rounds,
+                                  wipc.bytes_expected)
 
 
 def point_lines(device, points, job_for) -> list[str]:

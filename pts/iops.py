@@ -13,7 +13,6 @@ from pts.fio import random_job
 from pts.progress import Progress
 from pts.run import Run
 from pts.settings import Settings
-from pts.spec import format_size
 
 TEST = "iops"
 
@@ -99,17 +98,7 @@ def pts_plan(settings: Settings, device: BlockDevice) -> list[str]:
     points = points_for(settings, device)
     wipc = preconditioning.plan_wipc(ar, spec.wipc.block_size, spec.wipc.capacity_multiple,
                                      common.thread_count, common.queue_depth)
-    measured = [p for p in points if not p.na_reason]
-    lines = [f"IOPS test ({spec.iops.clause})",
-             *dryrun.setup_lines(settings, device, common.thread_count, common.queue_depth),
-             f"WIPC: {wipc.bytes_expected:,} bytes of SEQ {format_size(spec.wipc.block_size)} "
-             "writes; fio job file:", *dryrun.job_lines(device, list(wipc.jobs)),
-             *dryrun.wipc_tail_lines(wipc, spec.wipc.block_size),
-             f"rounds: {len(points)} points per round ({len(measured)} measured, "
-             f"{len(points) - len(measured)} N/A) x {settings.point_seconds} s, until steady "
-             f"({', '.join(t.label for t in spec.iops.tracking)}) or {settings.max_rounds} "
-             "rounds; each point's fio job file is [global] above plus its section:"]
-    lines += dryrun.point_lines(device, points, lambda p: point_job(settings, p, ar))
-    return lines + dryrun.duration_lines(len(measured), settings.point_seconds,
-                                         spec.steady_state.window_rounds,
-                                         settings.max_rounds, wipc.bytes_expected)
+    return dryrun.rounds_plan(f"IOPS test ({spec.iops.clause})", settings, device,
+                              common.thread_count, common.queue_depth, wipc, points,
+                              ", ".join(t.label for t in spec.iops.tracking),
+                              lambda p: point_job(settings, p, ar))

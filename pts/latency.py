@@ -128,19 +128,8 @@ def pts_plan(settings: Settings, device: BlockDevice) -> list[str]:
     points = points_for(settings, device)
     wipc = preconditioning.plan_wipc(ar, spec.wipc.block_size, spec.wipc.capacity_multiple,
                                      lat.thread_count, lat.queue_depth)
-    measured = [p for p in points if not p.na_reason]
-    lines = [f"Latency test ({lat.clause})",
-             *dryrun.setup_lines(settings, device, lat.thread_count, lat.queue_depth),
-             f"WIPC: {wipc.bytes_expected:,} bytes of SEQ {format_size(spec.wipc.block_size)} "
-             f"writes at TC {lat.thread_count} / QD {lat.queue_depth}; fio job file:",
-             *dryrun.job_lines(device, list(wipc.jobs)),
-             *dryrun.wipc_tail_lines(wipc, spec.wipc.block_size),
-             f"rounds: {len(points)} points per round ({len(measured)} measured, "
-             f"{len(points) - len(measured)} N/A) x {settings.point_seconds} s, until steady "
-             f"({_tracking_label(spec)}) or {settings.max_rounds} rounds; per point ART, MRT "
-             f"and {lat.percentile:g} % response time; each point's fio job file is [global] "
-             "above plus its section:"]
-    lines += dryrun.point_lines(device, points, lambda p: point_job(settings, p, ar))
-    return lines + dryrun.duration_lines(len(measured), settings.point_seconds,
-                                         spec.steady_state.window_rounds,
-                                         settings.max_rounds, wipc.bytes_expected)
+    return dryrun.rounds_plan(
+        f"Latency test ({lat.clause})", settings, device, lat.thread_count, lat.queue_depth,
+        wipc, points, _tracking_label(spec), lambda p: point_job(settings, p, ar),
+        wipc_at=f" at TC {lat.thread_count} / QD {lat.queue_depth}",
+        per_point=f"per point ART, MRT and {lat.percentile:g} % response time; ")
