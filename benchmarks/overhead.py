@@ -1,7 +1,7 @@
 """Benchmark: the suite's time between test points, against plain fio in the same run.
 
 Runs the same N one-second RND points twice on a loop device made for the purpose: once as
-plain `fio JOBFILE` invocations, once through the suite's path (pts.fio wrapper: job file and
+plain `fio JOBFILE` invocations, once through the suite's path (pts.tools.fio wrapper: job file and
 command written first, JSON parsed, ledger record appended and fsynced). Prints wall times
 and the ratio; the suite's overhead per point is the difference. Needs root and fio.
 
@@ -16,8 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from pts.fio import Fio, job_file, random_job
-from pts.ledger import Ledger
+from pts.results.ledger import Ledger
+from pts.tools.fio import Fio, job_file, random_job
 
 
 def loop_device(size: int, where: Path) -> tuple[str, Path]:

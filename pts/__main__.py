@@ -1,5 +1,5 @@
 import sys
 
-from pts.cli import main
+from pts.cli.main import main
 
 sys.exit(main())

@@ -7,23 +7,28 @@ anything runs; writing additionally needs --destructive.
 
 from __future__ import annotations
 
-import inspect
 import signal
 import tempfile
 from pathlib import Path
 
 import pytest
 
-from pts import device as device_mod
-from pts import emulated, health
-from pts.ledger import LedgerError, read_ledger
-from pts.lock import DeviceLock
-from pts.resume import ResumeError, ResumeState
-from pts.settings import PURGE_CHOICES, Settings, SettingsError, make_settings
-from pts.spec import DEFAULT_SPEC, SpecError, available_specs, load_spec
+from pts.conditioning import health
+from pts.config.settings import PURGE_CHOICES, Settings, SettingsError, make_settings
+from pts.config.spec import DEFAULT_SPEC, SpecError, available_specs, load_spec
+from pts.device import safety
+from pts.device.identity import BlockDevice, DeviceError, active_range_bytes, resolve
+from pts.device.lock import DeviceLock
+from pts.emulate import session as emulated
+from pts.procedure.runner import TestDefinitionError
+from pts.results import records
+from pts.results.ledger import LedgerError, read_records
+from pts.results.resume import ResumeError, ResumeState
+from pts.run import Run
+from pts.testdefs import registry
 
 SETTINGS = pytest.StashKey[Settings]()
-DEVICE = pytest.StashKey[device_mod.BlockDevice]()
+DEVICE = pytest.StashKey[BlockDevice]()
 REPORTS = pytest.StashKey[list]()
 LOCK = pytest.StashKey[DeviceLock]()
 RESUME = pytest.StashKey[ResumeState]()
@@ -124,6 +129,8 @@ def _resume_options(config: pytest.Config) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "pts(name): a PTS test of pts.testdefs.registry; its "
+                            "pts_outcome fixture runs it")
     config.stash[REPORTS] = []
     if config.option.resume:
         _resume_options(config)
@@ -134,15 +141,15 @@ def pytest_configure(config: pytest.Config) -> None:
         if emulated.is_emulated(config.option.device):
             dev = emulated.start_for_session(config, config.option.device)
         else:
-            dev = device_mod.resolve(config.option.device)
+            dev = resolve(config.option.device)
         _check_capacity(dev, config.stash[SETTINGS])
         if RESUME in config.stash:
             config.stash[RESUME].check_device(dev)
             config.stash[RESUME].check_data_units(dev, health.snapshot(dev))
         if config.option.destructive:
-            device_mod.check_writable(dev, destructive=True)
+            safety.check_writable(dev, destructive=True)
             config.stash[LOCK] = DeviceLock(dev).acquire()
-    except (device_mod.DeviceError, emulated.EmulatedDeviceError) as exc:
+    except (DeviceError, emulated.EmulatedDeviceError) as exc:
         emulated.stop_for_session(config)
         raise pytest.UsageError(str(exc)) from None
     config.stash[DEVICE] = dev
@@ -150,7 +157,7 @@ def pytest_configure(config: pytest.Config) -> None:
         # After the device checks: a refused device leaves no trace, not even a folder.
         _check_reports_dir(config.stash[SETTINGS].reports_dir)
     if config.option.destructive:
-        config.stash[SIGNATURES] = device_mod.signatures(dev)
+        config.stash[SIGNATURES] = safety.signatures(dev)
     # SIGTERM takes the Ctrl-C path: fio is stopped, the interruption is recorded and a
     # partial report is rendered. A second signal (or Ctrl-C) stops at once.
     signal.signal(signal.SIGTERM, _interrupt)
@@ -173,12 +180,12 @@ def _check_reports_dir(reports: Path) -> None:
             from None
 
 
-def _check_capacity(dev: device_mod.BlockDevice, settings: Settings) -> None:
+def _check_capacity(dev: BlockDevice, settings: Settings) -> None:
     """Every thread needs room for at least one of the largest I/Os."""
     spec = settings.spec
     largest = max([*settings.block_sizes, spec.wipc.block_size])
-    device_mod.check_capacity(
-        dev, device_mod.active_range_bytes(dev, spec.common.active_range_pct),
+    safety.check_capacity(
+        dev, active_range_bytes(dev, spec.common.active_range_pct),
         spec.common.thread_count * largest,
         f"{spec.common.thread_count} threads of {largest // 1024} KiB I/O")
 
@@ -234,8 +241,6 @@ def pts_run(request: pytest.FixtureRequest):
     dev = config.stash[DEVICE]
     if not config.stash[SETTINGS].destructive:
         pytest.skip(f"PTS tests purge and overwrite {dev.given}: add --destructive to allow it")
-    from pts.run import Run
-
     run = Run(config.stash[SETTINGS], dev, _writer(config), config.stash.get(RESUME, None))
     try:
         yield run
@@ -251,11 +256,11 @@ def pts_run(request: pytest.FixtureRequest):
 def _stopped(folder: Path) -> bool:
     """Did a test end interrupted or in error (so that --resume makes sense)?"""
     try:
-        records, _ = read_ledger(folder / "ledger.jsonl")
+        found, _ = read_records(folder / "ledger.jsonl")
     except (OSError, LedgerError):
         return True
-    return any(r.data.get("type") == "test_end"
-               and r.data.get("status") in ("interrupted", "error") for r in records)
+    return any(isinstance(r, records.TestEnd) and r.status in (records.INTERRUPTED,
+                                                               records.ERROR) for r in found)
 
 
 def _render(folder: Path) -> str:
@@ -273,6 +278,40 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
         terminalreporter.write_line(line)
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A PTS test with variants (Throughput: one per block size of the run's --spec) gets
+    one item per variant, named by its id (test_throughput[throughput-128k])."""
+    marker = metafunc.definition.get_closest_marker("pts")
+    if marker is None or "pts_variant" not in metafunc.fixturenames:
+        return
+    variants = registry.get(marker.args[0]).variants
+    if variants is None:
+        return
+    try:
+        found = variants(load_spec(metafunc.config.option.spec))
+    except SpecError:
+        found = []     # without --device a bad --spec is not an error; nothing to run
+    metafunc.parametrize("pts_variant", [v for _, v in found], ids=[i for i, _ in found])
+
+
+@pytest.fixture
+def pts_variant():
+    """The variant of a PTS test item (None for a test without variants)."""
+    return None
+
+
+@pytest.fixture
+def pts_outcome(request: pytest.FixtureRequest, pts_run, pts_variant):
+    """The measurement of the item's PTS test (purge, preconditioning, rounds). Whatever
+    stops it — a tool, the device, the purge, Ctrl-C — is a pytest ERROR of the item, never
+    a spec FAIL: only the test function's assertion on the outcome is the spec verdict."""
+    marker = request.node.get_closest_marker("pts")
+    if marker is None:
+        raise pytest.UsageError(f"{request.node.nodeid} takes pts_outcome but has no "
+                                "@pytest.mark.pts(name)")
+    return registry.get(marker.args[0]).run(pts_run, pts_variant)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtestloop(session: pytest.Session):
     """--dry-run: print the plans instead of running anything."""
@@ -284,17 +323,21 @@ def pytest_runtestloop(session: pytest.Session):
     write = _writer(config)
     dev = config.stash[DEVICE]
     write(f"DRY RUN on {dev.path}: nothing is written, nothing is run.")
-    reasons = device_mod.in_use_reasons(dev)
+    reasons = safety.in_use_reasons(dev)
     write("safety: " + ("REFUSED whatever the flags: " + "; ".join(reasons) if reasons else
                         "not in use" + ("" if config.option.destructive else
                                         "; a real run needs --destructive")))
     for item in session.items:
-        planner = getattr(getattr(item, "module", None), "pts_plan", None)
         write(f"--- {item.nodeid}")
-        args = (config.stash[SETTINGS], config.stash[DEVICE])
-        if planner and len(inspect.signature(planner).parameters) >= 3:
-            args += (item,)            # pts_plan(settings, device, item): this item only
-        lines = planner(*args) if planner else ["(this test has no dry-run plan yet)"]
+        marker = item.get_closest_marker("pts")
+        if marker is None:
+            write("(not a PTS test: no @pytest.mark.pts; nothing to plan)")
+            continue
+        variant = getattr(item, "callspec", None) and item.callspec.params.get("pts_variant")
+        try:
+            lines = registry.get(marker.args[0]).plan(config.stash[SETTINGS], dev, variant)
+        except TestDefinitionError as exc:
+            lines = [f"REFUSED at run time: {exc}"]
         for line in lines:
             write(line)
     return True

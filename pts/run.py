@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 
 import pts
-from pts import ledger, nvme
-from pts.device import BlockDevice
-from pts.fio import Fio
-from pts.platform_info import platform_info
-from pts.resume import ResumeState
-from pts.settings import Settings
+from pts.config.settings import Settings
+from pts.device.identity import BlockDevice
+from pts.device.platform import platform_info
+from pts.results import ledger, records
+from pts.results.resume import ResumeState
+from pts.tools import nvme
+from pts.tools.fio import Fio
 
 
 class Run:
@@ -62,7 +63,7 @@ class Run:
         return str(Path(path).relative_to(self.folder))
 
     def deviation(self, test: str | None, text: str) -> None:
-        self.ledger.append("deviation", test=test, text=text)
+        self.ledger.append(records.Deviation(test=test, text=text))
 
     def close(self) -> None:
         self.ledger.close()

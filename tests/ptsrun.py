@@ -14,7 +14,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from pts.ledger import read_ledger
+from pts.results.ledger import read_ledger
 from tests.conftest import REPO, detach_if_ours
 
 

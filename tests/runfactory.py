@@ -3,7 +3,7 @@ them, so the report and other readers can be tested without a device.
 
 The matrix is reduced: 3 R/W mixes x 3 block sizes on a 4096-byte-sector device, so the
 0.5 KiB row is N/A. Every cell's IOPS in round r is BASE_IOPS[cell] x curve[r-1]; the
-round records carry pts.steady_state evidence computed the way the runner does.
+round records carry pts.procedure.steady_state evidence computed the way the runner does.
 
     folder = build_run(tmp_path)                       # compliant, steady at round 7
     folder = build_run(tmp_path, curve=FALLING_CURVE)  # never steady
@@ -16,7 +16,7 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from pts import steady_state
+from pts.procedure import steady_state
 
 T0 = 1795262400.0                  # 2026-11-21T12:00:00Z
 MIXES = ("100/0", "65/35", "0/100")

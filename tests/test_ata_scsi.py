@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from pts import ata, commands, scsi
-from pts.purge_types import PurgeError
+from pts.conditioning import purge_ata, purge_scsi, write_cache
+from pts.conditioning.purge_plan import PurgeError
+from pts.tools import commands, hdparm, sg3
 
 DATA = Path(__file__).parent / "data" / "recorded"
 DEV = "/dev/sdx"
-PWD = ata.PASSWORD
+PWD = purge_ata.PASSWORD
 
 
 def rec(name: str) -> str:
@@ -103,7 +104,7 @@ def erase_script(erase: list[Reply], identify: list[Reply],
 # --- parsing hdparm -I -----------------------------------------------------------------
 
 def test_parse_recorded_frozen_drive_with_spaces_and_sanitize():
-    ident = ata.parse_identify(rec("hdparm-I_frozen_tesla-2tb.txt"))
+    ident = hdparm.parse_identify(rec("hdparm-I_frozen_tesla-2tb.txt"))
     assert ident.model == "TESLA"
     assert (ident.security_supported, ident.frozen, ident.security_enabled, ident.locked,
             ident.count_expired, ident.enhanced_erase_supported) == (True, True, False, False,
@@ -113,7 +114,7 @@ def test_parse_recorded_frozen_drive_with_spaces_and_sanitize():
 
 
 def test_parse_recorded_frozen_drive_with_tabs_and_no_sanitize():
-    ident = ata.parse_identify(rec("hdparm-I_frozen_intel-ssdsc2kw512g8.txt"))
+    ident = hdparm.parse_identify(rec("hdparm-I_frozen_intel-ssdsc2kw512g8.txt"))
     assert ident.model == "INTEL SSDSC2KW512G8"
     assert ident.frozen and ident.security_supported and not ident.security_enabled
     assert ident.sanitize_actions() == []
@@ -126,7 +127,7 @@ def test_parse_recorded_frozen_drive_with_tabs_and_no_sanitize():
     ("hdparm-I_expired_derived.txt", "count_expired"),
 ])
 def test_parse_security_states(name, field):
-    ident = ata.parse_identify(rec(name))
+    ident = hdparm.parse_identify(rec(name))
     assert not ident.frozen
     flags = {f: getattr(ident, f) for f in ("security_enabled", "locked", "count_expired")}
     assert flags == {f: f == field or (field == "locked" and f == "security_enabled")
@@ -134,7 +135,7 @@ def test_parse_security_states(name, field):
 
 
 def test_parse_no_security_section_means_unsupported():
-    ident = ata.parse_identify(rec("hdparm-I_no-security-section_derived.txt"))
+    ident = hdparm.parse_identify(rec("hdparm-I_no-security-section_derived.txt"))
     assert not ident.security_supported and not ident.frozen
 
 
@@ -143,7 +144,7 @@ def test_parse_tolerates_question_mark_prefix_and_open_ended_estimate():
             "\tmore than 508min for SECURITY ERASE UNIT. \n"
             "Commands/features:\n\t   *\tSANITIZE feature set\n"
             "\t    \tnot\tOVERWRITE_EXT command\n")
-    ident = ata.parse_identify(text)
+    ident = hdparm.parse_identify(text)
     assert not ident.security_supported and not ident.enhanced_erase_supported
     assert ident.erase_minutes == 508 and ident.enhanced_erase_minutes is None
     assert ident.sanitize_supported and not ident.sanitize_overwrite
@@ -153,19 +154,19 @@ def test_parse_tolerates_question_mark_prefix_and_open_ended_estimate():
 
 def test_security_erase_success_enhanced():
     run = erase_script([Reply("hdparm_security-erase.txt")], [READY, READY])
-    result = ata.security_erase(DEV, run=run)
+    result = purge_ata.security_erase(DEV, run=run)
     assert run.calls == [IDENTIFY, SET_PASS, ERASE_ENH, IDENTIFY]
     assert result.steps == tuple(run.calls)
     assert result.method == "ATA Security Erase (enhanced)"
     assert result.command == list(ERASE_ENH) and result.deviation is False
     assert "security not enabled" in result.verification
     # the drive's own estimate (2 min) x2 + 1 h margin
-    assert run.timeouts[2] == 2 * 2 * 60 + ata.MARGIN_S
+    assert run.timeouts[2] == 2 * 2 * 60 + purge_ata.MARGIN_S
 
 
 def test_security_erase_normal_when_asked():
     run = erase_script([Reply("hdparm_security-erase.txt")], [READY, READY])
-    assert ata.security_erase(DEV, enhanced=False, run=run).method == "ATA Security Erase"
+    assert purge_ata.security_erase(DEV, enhanced=False, run=run).method == "ATA Security Erase"
     assert run.calls == [IDENTIFY, SET_PASS, ERASE, IDENTIFY]
 
 
@@ -173,7 +174,7 @@ def test_frozen_drive_sets_no_password_and_says_how_to_unfreeze():
     run = erase_script([Reply("hdparm_security-erase.txt")],
                        [Reply("hdparm-I_frozen_intel-ssdsc2kw512g8.txt")])
     with pytest.raises(PurgeError) as err:
-        ata.security_erase(DEV, run=run)
+        purge_ata.security_erase(DEV, run=run)
     assert run.calls == [IDENTIFY]
     assert err.value.steps == (IDENTIFY,)
     message = str(err.value)
@@ -190,14 +191,14 @@ def test_frozen_drive_sets_no_password_and_says_how_to_unfreeze():
 def test_refuses_before_writing_anything(name, words):
     run = erase_script([Reply("hdparm_security-erase.txt")], [Reply(name)])
     with pytest.raises(PurgeError, match=words):
-        ata.security_erase(DEV, run=run)
+        purge_ata.security_erase(DEV, run=run)
     assert run.calls == [IDENTIFY]
 
 
 def test_erase_failure_clears_password_and_records_clean_up():
     run = erase_script([ERASE_IO_ERROR], [READY, ENABLED, READY])
     with pytest.raises(PurgeError) as err:
-        ata.security_erase(DEV, run=run)
+        purge_ata.security_erase(DEV, run=run)
     assert run.calls == [IDENTIFY, SET_PASS, ERASE_ENH, IDENTIFY, DISABLE, IDENTIFY]
     assert err.value.steps == tuple(run.calls)
     assert "Input/output error" in str(err.value) and "cleared again" in str(err.value)
@@ -206,7 +207,7 @@ def test_erase_failure_clears_password_and_records_clean_up():
 def test_ctrl_c_during_erase_clears_password_then_reraises():
     run = erase_script([Reply(raise_=KeyboardInterrupt())], [READY, ENABLED, READY])
     with pytest.raises(KeyboardInterrupt) as err:
-        ata.security_erase(DEV, run=run)
+        purge_ata.security_erase(DEV, run=run)
     assert run.calls == [IDENTIFY, SET_PASS, ERASE_ENH, IDENTIFY, DISABLE, IDENTIFY]
     assert not getattr(err.value, "__notes__", None)
 
@@ -215,7 +216,7 @@ def test_timeout_of_erase_clears_password():
     timeout = commands.ToolFailed("hdparm did not finish within 3840 s: hdparm ...")
     run = erase_script([Reply(raise_=timeout)], [READY, ENABLED, READY])
     with pytest.raises(PurgeError, match="did not finish within 3840 s"):
-        ata.security_erase(DEV, run=run)
+        purge_ata.security_erase(DEV, run=run)
     assert run.calls[-3:] == [IDENTIFY, DISABLE, IDENTIFY]
 
 
@@ -223,7 +224,7 @@ def test_clean_up_failure_names_password_and_command():
     run = erase_script([ERASE_IO_ERROR], [READY, ENABLED],
                        disable=[Reply(err="hdparm_security-disable_io-error.stderr.txt", rc=5)])
     with pytest.raises(PurgeError) as err:
-        ata.security_erase(DEV, run=run)
+        purge_ata.security_erase(DEV, run=run)
     assert run.calls == [IDENTIFY, SET_PASS, ERASE_ENH, IDENTIFY, DISABLE]
     message = str(err.value)
     assert f"left with the ATA user password {PWD!r}" in message
@@ -234,14 +235,14 @@ def test_ctrl_c_with_failed_clean_up_keeps_the_command_in_a_note():
     run = erase_script([Reply(raise_=KeyboardInterrupt())], [READY, ENABLED],
                        disable=[Reply(err="hdparm_security-disable_io-error.stderr.txt", rc=5)])
     with pytest.raises(KeyboardInterrupt) as err:
-        ata.security_erase(DEV, run=run)
+        purge_ata.security_erase(DEV, run=run)
     assert any(f"--security-disable {PWD} {DEV}" in n for n in err.value.__notes__)
 
 
 def test_erase_that_leaves_security_enabled_is_not_a_success():
     run = erase_script([Reply("hdparm_security-erase.txt")], [READY, ENABLED, ENABLED, READY])
     with pytest.raises(PurgeError, match="still shows security enabled"):
-        ata.security_erase(DEV, run=run)
+        purge_ata.security_erase(DEV, run=run)
     assert run.calls == [IDENTIFY, SET_PASS, ERASE_ENH, IDENTIFY, IDENTIFY, DISABLE, IDENTIFY]
 
 
@@ -250,7 +251,7 @@ def test_failed_set_pass_with_no_password_set_needs_no_disable():
     run.script[("hdparm", "--user-master", "u", "--security-set-pass")] = [
         Reply(err="hdparm_security-disable_io-error.stderr.txt", rc=5)]
     with pytest.raises(PurgeError, match="cleared again"):
-        ata.security_erase(DEV, run=run)
+        purge_ata.security_erase(DEV, run=run)
     assert run.calls == [IDENTIFY, SET_PASS, IDENTIFY]
 
 
@@ -274,12 +275,12 @@ AT_75 = Reply("hdparm_sanitize-status_in-process-75.txt")
 
 def test_ata_sanitize_polls_to_completion():
     run, clock, seen = sanitize_script([COMPLETED, AT_25, AT_75, COMPLETED]), FakeClock(), []
-    result = ata.sanitize(DEV, "block", run=run, sleep=clock.sleep, clock=clock,
+    result = purge_ata.sanitize(DEV, "block", run=run, sleep=clock.sleep, clock=clock,
                           progress=seen.append)
     assert run.calls == [IDENTIFY, STATUS, BLOCK, STATUS, STATUS, STATUS]
     assert result.steps == tuple(run.calls) and result.command == list(BLOCK)
     assert result.method == "ATA Sanitize (block erase)"
-    assert seen == [25, 75] and clock.sleeps == [ata.POLL_S, ata.POLL_S]
+    assert seen == [25, 75] and clock.sleeps == [purge_ata.POLL_S, purge_ata.POLL_S]
     assert "Completed Without Error" in result.verification
 
 
@@ -287,7 +288,7 @@ def test_ata_sanitize_polls_to_failure():
     failed = Reply(err="hdparm_sanitize-status_failed.stderr.txt", rc=5)
     run, clock = sanitize_script([IDLE, AT_25, failed]), FakeClock()
     with pytest.raises(PurgeError, match="completed unsuccessfully") as err:
-        ata.sanitize(DEV, run=run, sleep=clock.sleep, clock=clock)
+        purge_ata.sanitize(DEV, run=run, sleep=clock.sleep, clock=clock)
     assert err.value.steps == (IDENTIFY, STATUS, BLOCK, STATUS, STATUS)
 
 
@@ -295,25 +296,25 @@ def test_ata_sanitize_bad_sense_is_not_trusted():
     run = sanitize_script([IDLE, Reply("hdparm_sanitize-status_after-bad-sense_mx500.txt")],
                           start=Reply("hdparm_sanitize-block-erase_bad-sense_mx500.txt"))
     with pytest.raises(PurgeError, match="bad/missing sense data"):
-        ata.sanitize(DEV, run=run, sleep=FakeClock().sleep)
+        purge_ata.sanitize(DEV, run=run, sleep=FakeClock().sleep)
     assert run.calls == [IDENTIFY, STATUS, BLOCK]
 
 
 def test_ata_sanitize_idle_without_completion_is_a_failure():
     run = sanitize_script([IDLE, Reply("hdparm_sanitize-status_after-bad-sense_mx500.txt")])
     with pytest.raises(PurgeError, match="did not run or failed"):
-        ata.sanitize(DEV, run=run, sleep=FakeClock().sleep)
+        purge_ata.sanitize(DEV, run=run, sleep=FakeClock().sleep)
 
 
 def test_ata_sanitize_never_seen_running_after_earlier_success_is_unproven():
     run = sanitize_script([COMPLETED, COMPLETED])
     with pytest.raises(PurgeError, match="whether it ran is unknown"):
-        ata.sanitize(DEV, run=run, sleep=FakeClock().sleep)
+        purge_ata.sanitize(DEV, run=run, sleep=FakeClock().sleep)
 
 
 def test_ata_sanitize_first_ever_completes_quickly():
     run = sanitize_script([IDLE, COMPLETED])
-    result = ata.sanitize(DEV, run=run, sleep=FakeClock().sleep)
+    result = purge_ata.sanitize(DEV, run=run, sleep=FakeClock().sleep)
     assert run.calls == [IDENTIFY, STATUS, BLOCK, STATUS]
     assert "polled 1 times" in result.verification
 
@@ -321,30 +322,30 @@ def test_ata_sanitize_first_ever_completes_quickly():
 def test_ata_sanitize_frozen_or_unsupported_erases_nothing():
     run = sanitize_script([Reply("hdparm_sanitize-status_frozen.txt")])
     with pytest.raises(PurgeError, match="Power-cycle"):
-        ata.sanitize(DEV, run=run)
+        purge_ata.sanitize(DEV, run=run)
     assert run.calls == [IDENTIFY, STATUS]
     run = sanitize_script([IDLE])
     with pytest.raises(PurgeError, match="does not support ATA Sanitize crypto scramble"):
-        ata.sanitize(DEV, "crypto", run=run)
+        purge_ata.sanitize(DEV, "crypto", run=run)
     assert run.calls == [IDENTIFY]
 
 
 def test_ata_sanitize_timeout():
     run, clock = sanitize_script([IDLE, AT_25]), FakeClock()
     with pytest.raises(PurgeError, match="did not complete within 60 s"):
-        ata.sanitize(DEV, run=run, timeout=60, poll_s=10, sleep=clock.sleep, clock=clock)
+        purge_ata.sanitize(DEV, run=run, timeout=60, poll_s=10, sleep=clock.sleep, clock=clock)
     assert clock.sleeps == [10] * 6
 
 
 def test_choose_and_plan_ata():
-    tesla = ata.parse_identify(rec("hdparm-I_frozen_tesla-2tb.txt"))
-    ready = ata.parse_identify(rec("hdparm-I_not-frozen_derived.txt"))
-    assert ata.choose(tesla)[0] == "sanitize-block"
-    assert ata.choose(ready)[0] == "security-erase-enhanced"
+    tesla = hdparm.parse_identify(rec("hdparm-I_frozen_tesla-2tb.txt"))
+    ready = hdparm.parse_identify(rec("hdparm-I_not-frozen_derived.txt"))
+    assert purge_ata.choose(tesla)[0] == "sanitize-block"
+    assert purge_ata.choose(ready)[0] == "security-erase-enhanced"
     with pytest.raises(PurgeError, match="frozen"):
-        ata.choose(ata.parse_identify(rec("hdparm-I_frozen_intel-ssdsc2kw512g8.txt")))
+        purge_ata.choose(hdparm.parse_identify(rec("hdparm-I_frozen_intel-ssdsc2kw512g8.txt")))
     run = FakeRunner({("hdparm", "-I"): [READY]})
-    planned = ata.plan("auto", DEV, run=run)
+    planned = purge_ata.plan("auto", DEV, run=run)
     assert (planned.method, planned.command) == ("ATA Security Erase (enhanced)",
                                                  list(ERASE_ENH))
     assert run.calls == [IDENTIFY]
@@ -353,16 +354,16 @@ def test_choose_and_plan_ata():
 # --- ATA write cache -----------------------------------------------------------------------
 
 def test_ata_read_write_cache():
-    assert ata.read_write_cache(DEV, run=FakeRunner({("hdparm", "-W"): [
+    assert hdparm.read_write_cache(DEV, run=FakeRunner({("hdparm", "-W"): [
         Reply("hdparm-W_on.txt")]})) is True
-    assert ata.read_write_cache(DEV, run=FakeRunner({("hdparm", "-W"): [
+    assert hdparm.read_write_cache(DEV, run=FakeRunner({("hdparm", "-W"): [
         Reply("hdparm-W_not-supported.txt")]})) is None
 
 
 def test_ata_set_write_cache_verified():
     run = FakeRunner({("hdparm", "-W0"): [Reply("hdparm-W0_set.txt")],
                       ("hdparm", "-W"): [Reply("hdparm-W_off.txt")]})
-    state = ata.set_write_cache(DEV, False, run=run)
+    state = write_cache.set_ata(DEV, False, run=run)
     assert run.calls == [("hdparm", "-W0", DEV), ("hdparm", "-W", DEV)]
     assert (state.required, state.actual, state.settable, state.matches) == (
         "WCD", "disabled", True, True)
@@ -372,7 +373,7 @@ def test_ata_set_write_cache_verified():
 def test_ata_drive_that_ignores_the_set_is_reported():
     run = FakeRunner({("hdparm", "-W0"): [Reply("hdparm-W0_set.txt")],
                       ("hdparm", "-W"): [Reply("hdparm-W_on.txt")]})
-    state = ata.set_write_cache(DEV, False, run=run)
+    state = write_cache.set_ata(DEV, False, run=run)
     assert (state.actual, state.settable, state.matches) == ("enabled", False, False)
     assert "did not take the setting" in state.how
     assert "disabled (WCD)" in state.deviation()
@@ -394,22 +395,22 @@ def scsi_script(start: Reply, progress: list[Reply], status: list[Reply]) -> Fak
 
 
 def test_parse_opcodes_and_choose():
-    ssd = scsi.parse_opcodes(rec("sg_opcodes_sas-ssd.txt"))
-    hdd = scsi.parse_opcodes(rec("sg_opcodes_hdd-no-sanitize.txt"))
+    ssd = sg3.parse_opcodes(rec("sg_opcodes_sas-ssd.txt"))
+    hdd = sg3.parse_opcodes(rec("sg_opcodes_hdd-no-sanitize.txt"))
     assert ssd.sanitize == {"block", "crypto", "overwrite"} and ssd.format_unit
     assert hdd.sanitize == frozenset() and hdd.format_unit
-    assert scsi.choose(ssd)[0] == "sanitize-block"
-    assert scsi.choose(hdd)[0] == "format-unit"
+    assert purge_scsi.choose(ssd)[0] == "sanitize-block"
+    assert purge_scsi.choose(hdd)[0] == "format-unit"
     with pytest.raises(PurgeError, match="neither SANITIZE"):
-        scsi.choose(scsi.ScsiSupport(frozenset(), False, listed=True))
+        purge_scsi.choose(sg3.ScsiSupport(frozenset(), False, listed=True))
 
 
 def test_support_unknown_when_device_cannot_list_commands():
     run = FakeRunner({("sg_opcodes",): [Reply(err="sg_opcodes_invalid-opcode.stderr.txt",
                                               rc=9)]})
-    found = scsi.support(DEV, run=run)
-    assert not found.listed and scsi.choose(found)[0] == "format-unit"
-    planned = scsi.plan("auto", DEV, run=run)
+    found = sg3.support(DEV, run=run)
+    assert not found.listed and purge_scsi.choose(found)[0] == "format-unit"
+    planned = purge_scsi.plan("auto", DEV, run=run)
     assert planned.method == "SCSI Format Unit" and planned.command == list(FMT)
 
 
@@ -418,7 +419,7 @@ def test_scsi_sanitize_success():
         Reply("sg_sanitize_started.txt"),
         [Reply("sg_requests_progress-41.txt"), Reply("sg_requests_progress-93.txt"), Reply()],
         [NO_SENSE]), FakeClock(), []
-    result = scsi.sanitize(DEV, "block", run=run, sleep=clock.sleep, clock=clock,
+    result = purge_scsi.sanitize(DEV, "block", run=run, sleep=clock.sleep, clock=clock,
                            progress=seen.append)
     assert run.calls == [SAN, PROGRESS, PROGRESS, PROGRESS, SENSE]
     assert result.steps == tuple(run.calls) and result.command == list(SAN)
@@ -429,7 +430,7 @@ def test_scsi_sanitize_success():
 def test_scsi_sanitize_unsupported_fails_before_polling():
     run = scsi_script(Reply("sg_sanitize_invalid-opcode_mx500.txt", rc=9), [Reply()], [NO_SENSE])
     with pytest.raises(PurgeError, match="invalid opcode") as err:
-        scsi.sanitize(DEV, run=run)
+        purge_scsi.sanitize(DEV, run=run)
     assert run.calls == [SAN] and err.value.steps == (SAN,)
 
 
@@ -438,14 +439,14 @@ def test_scsi_sanitize_failure_reported_by_sense():
     run = scsi_script(Reply("sg_sanitize_started.txt"),
                       [Reply("sg_requests_progress-41.txt"), Reply()], [failed])
     with pytest.raises(PurgeError, match="Sanitize command failed"):
-        scsi.sanitize(DEV, run=run, sleep=FakeClock().sleep)
+        purge_scsi.sanitize(DEV, run=run, sleep=FakeClock().sleep)
     assert run.calls == [SAN, PROGRESS, PROGRESS, SENSE]
 
 
 def test_scsi_unit_attention_is_asked_again():
     attention = Reply(err="sg_requests_status_unit-attention.stderr.txt", rc=6)
     run = scsi_script(Reply("sg_sanitize_started.txt"), [Reply()], [attention, NO_SENSE])
-    scsi.sanitize(DEV, "crypto", run=run)
+    purge_scsi.sanitize(DEV, "crypto", run=run)
     assert run.calls == [("sg_sanitize", "--quick", "--early", "--crypto", DEV), PROGRESS,
                          SENSE, SENSE]
 
@@ -455,32 +456,32 @@ def test_scsi_sanitize_timeout():
                       [NO_SENSE])
     clock = FakeClock()
     with pytest.raises(PurgeError, match="did not complete within 90 s"):
-        scsi.sanitize(DEV, run=run, timeout=90, poll_s=30, sleep=clock.sleep, clock=clock)
+        purge_scsi.sanitize(DEV, run=run, timeout=90, poll_s=30, sleep=clock.sleep, clock=clock)
     assert SENSE not in run.calls
 
 
 def test_scsi_format_unit_success_and_failure():
     run = scsi_script(Reply("sg_format_started.txt"),
                       [Reply("sg_requests_progress-93.txt"), Reply()], [NO_SENSE])
-    result = scsi.format_unit(DEV, run=run, sleep=FakeClock().sleep)
+    result = purge_scsi.format_unit(DEV, run=run, sleep=FakeClock().sleep)
     assert run.calls == [FMT, PROGRESS, PROGRESS, SENSE]
     assert result.method == "SCSI Format Unit" and result.command == list(FMT)
     failed = Reply(err="sg_requests_status_format-failed.stderr.txt", rc=3)
     run = scsi_script(Reply("sg_format_started.txt"), [Reply()], [failed])
     with pytest.raises(PurgeError, match="Format command failed"):
-        scsi.format_unit(DEV, run=run)
+        purge_scsi.format_unit(DEV, run=run)
 
 
 def test_scsi_write_cache_read_set_and_ignored():
-    assert scsi.read_write_cache(DEV, run=FakeRunner({("sdparm", "--get=WCE"): [
+    assert sg3.read_write_cache(DEV, run=FakeRunner({("sdparm", "--get=WCE"): [
         Reply("sdparm_get-WCE_sas-full.txt")]})) is True
     run = FakeRunner({("sdparm", "--set=WCE=0"): [Reply("sdparm_set-WCE.txt")],
                       ("sdparm", "--get=WCE"): [Reply("sdparm_get-WCE_off.txt")]})
-    state = scsi.set_write_cache(DEV, False, run=run)
+    state = write_cache.set_scsi(DEV, False, run=run)
     assert run.calls == [("sdparm", "--set=WCE=0", DEV), ("sdparm", "--get=WCE", DEV)]
     assert (state.actual, state.settable, state.matches) == ("disabled", True, True)
     run = FakeRunner({("sdparm", "--set=WCE=0"): [Reply("sdparm_set-WCE.txt")],
                       ("sdparm", "--get=WCE"): [Reply("sdparm_get-WCE_on.txt")]})
-    state = scsi.set_write_cache(DEV, False, run=run)
+    state = write_cache.set_scsi(DEV, False, run=run)
     assert (state.actual, state.settable, state.matches) == ("enabled", False, False)
     assert state.deviation() is not None

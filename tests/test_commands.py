@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from pts import commands
+from pts.tools import commands
 
 
 def test_command_is_logged_before_it_runs(tmp_path):
@@ -34,7 +34,7 @@ def test_timeout_stops_the_child():
 def test_child_dies_with_the_suite(tmp_path):
     """kill -9 of the process running a tool: the tool goes too (PR_SET_PDEATHSIG)."""
     marker = tmp_path / "child.pid"
-    code = ("import sys; from pts import commands; "
+    code = ("import sys; from pts.tools import commands; "
             f"commands.run(['sh', '-c', 'echo $$ > {marker}; exec sleep 60'])")
     parent = subprocess.Popen([sys.executable, "-c", code])
     for _ in range(100):

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from pts.ledger import read_ledger
 from pts.report.data import load_run
+from pts.results.ledger import read_ledger
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.needs("root", "fio", "losetup", "fusermount3")

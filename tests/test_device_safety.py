@@ -11,14 +11,8 @@ import sys
 
 import pytest
 
-from pts.device import (
-    DeviceError,
-    UnsafeDeviceError,
-    _disks_under,
-    check_writable,
-    in_use_reasons,
-    resolve,
-)
+from pts.device.identity import DeviceError, resolve
+from pts.device.safety import UnsafeDeviceError, _disks_under, check_writable, in_use_reasons
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.needs("root", "losetup")
@@ -180,7 +174,7 @@ def test_unused_filesystem_is_listed_before_it_is_destroyed(make_loop, tmp_path)
 
 
 def test_second_pts_process_on_the_same_device_is_refused(make_loop, tmp_path):
-    from pts.lock import DeviceLock
+    from pts.device.lock import DeviceLock
 
     dev = resolve(make_loop())
     held = DeviceLock(dev, tmp_path).acquire()
@@ -196,8 +190,8 @@ def test_second_pts_process_on_the_same_device_is_refused(make_loop, tmp_path):
 def test_lock_is_held_by_a_running_suite(make_loop, tmp_path):
     dev = make_loop()
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from pts.device import resolve; "
-         "from pts.lock import DeviceLock; DeviceLock(resolve(sys.argv[1])).acquire(); "
+        [sys.executable, "-c", "import sys, time; from pts.device.identity import resolve; "
+         "from pts.device.lock import DeviceLock; DeviceLock(resolve(sys.argv[1])).acquire(); "
          "print('locked', flush=True); time.sleep(60)", dev],
         stdout=subprocess.PIPE, text=True)
     try:
@@ -225,8 +219,8 @@ def test_holders_refused(tmp_path, monkeypatch):
     """LVM/MD/dm-crypt holders. Device-mapper and MD cannot be created on our machines, so
     this case runs on a constructed sysfs tree with the kernel's layout
     (/sys/block/<disk>/holders/<dm>, /sys/block/<disk>/<part>/holders/<md>)."""
-    import pts.device as device_mod
-    from pts.device import BlockDevice, Identity
+    import pts.device.identity as device_mod
+    from pts.device.identity import BlockDevice, Identity
 
     disk = tmp_path / "block" / "sdz"
     (disk / "holders" / "dm-0").mkdir(parents=True)

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from pts.ledger import read_ledger
+from pts.results.ledger import read_ledger
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard")

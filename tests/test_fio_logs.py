@@ -1,4 +1,5 @@
-"""fio's per-interval logs read back (pts.fio_logs) and turned into WSAT samples (pts.wsat):
+"""fio's per-interval logs read back (pts.tools.fio_logs) and turned into WSAT samples
+(pts.testdefs.wsat):
 thread logs summed by window, the partial last window fio does not log in the IOPS and
 histogram logs, and the TGBW at the end equal to what fio wrote. Log lines are in the
 format fio 3.33 writes (checked on a loop device, see pts/fio_logs.py)."""
@@ -7,8 +8,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from pts import fio_logs, histogram, steady_state, wsat
-from pts.fio import Direction, FioResult, Summary
+from pts.procedure import steady_state
+from pts.testdefs import wsat
+from pts.tools import fio_logs, histogram
+from pts.tools.fio import Direction, FioResult, Summary
 
 BS = 4096
 
@@ -70,7 +73,7 @@ def test_partial_last_window_becomes_a_partial_sample(tmp_path):
     assert tail.ios == 500 and tail.iops == pytest.approx(1000) and tail.end_s == 3.5
     assert tail.bytes_written == logged + 500 * BS           # TGBW ends at what fio wrote
     assert [s.bytes_written for s in found[:3]] == [2000 * BS, 4000 * BS, 6000 * BS]
-    rec = found[1].record(1000 * BS)
+    rec = found[1].record(1000 * BS, None).to_json()
     assert rec["drive_fills"] == 4 and rec["tgbw_gb"] == pytest.approx(4000 * BS / 1e9)
     assert rec["clat_max_us"] == pytest.approx(histogram.bin_value(300) / 1e3)
 

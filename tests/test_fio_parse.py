@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from pts.fio import FioOutputError, Job, job_file, parse_output, random_job, summarize
+from pts.tools.fio import FioOutputError, Job, job_file, parse_output, random_job, summarize
 from tests.conftest import DATA
 
 

@@ -6,9 +6,9 @@ import stat
 
 import pytest
 
-from pts import commands
-from pts.fio import Fio, FioFailed, FioOutputError, Job
-from pts.preconditioning import plan_wipc, run_wipc
+from pts.conditioning.wipc import plan_wipc, run_wipc
+from pts.tools import commands
+from pts.tools.fio import Fio, FioFailed, FioOutputError, Job
 
 pytestmark = pytest.mark.needs("root", "fio", "losetup")
 

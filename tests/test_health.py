@@ -3,10 +3,11 @@ the step writes it into the outcome and the ledger."""
 
 import pytest
 
-from pts import health
-from pts.ledger import Ledger
-from pts.rounds import Outcome
-from pts.steps import health_verdict
+from pts.conditioning import health
+from pts.procedure.runner import health_verdict
+from pts.results import records
+from pts.procedure.rounds import Outcome
+from pts.results.ledger import Ledger
 
 
 def rec(when, **counters):
@@ -54,9 +55,10 @@ class FakeRun:
 def test_health_failure_replaces_the_outcome_and_keeps_the_spec_result(tmp_path):
     run = FakeRun(tmp_path)
     for r in (rec("test start"), rec("test end", critical_warning=0x1)):
-        run.ledger.append(r.pop("type"), **r)
-    run.ledger.append("device_counters", test="other", when="x", source="smart-log",
-                      counters={"critical_warning": 4})
+        run.ledger.append(records.parse(r))
+    run.ledger.append(records.DeviceCounters(test="other", when="x", round=None,
+                                             source="smart-log",
+                                             counters={"critical_warning": 4}))
     steady = Outcome("steady", 7, 7, (3, 7), {}, "steady state reached at round 7")
     out = health_verdict(run, "iops", steady)
     assert out.status == health.HEALTH_FAILURE and not out.steady
@@ -73,14 +75,15 @@ def test_health_failure_replaces_the_outcome_and_keeps_the_spec_result(tmp_path)
 # ---------------------------------------------------------------- resume fingerprint (NVMe)
 
 def resume_state(tmp_path, units):
-    from pts.resume import ResumeState
-    records = tuple(rec(f"after round {i}", data_units_written=u) for i, u in enumerate(units))
-    return ResumeState(tmp_path, {}, records)
+    from pts.results.resume import ResumeState
+    found = tuple(records.parse(rec(f"after round {i}", data_units_written=u))
+                  for i, u in enumerate(units))
+    return ResumeState(tmp_path, {}, found)
 
 
 @pytest.fixture
 def drive():
-    from pts.device import BlockDevice, Identity
+    from pts.device.identity import BlockDevice, Identity
     return BlockDevice("/dev/nvme9n1", "/dev/nvme9n1", "nvme9n1", (259, 9), 1_000_000_000_000,
                        512, 512, "nvme", False, Identity("m", "s", "f", "nvme id-ctrl"))
 
@@ -95,7 +98,7 @@ def test_resume_accepts_the_round_in_flight(tmp_path, drive):
 
 
 def test_resume_refuses_foreign_writes(tmp_path, drive):
-    from pts.device import DeviceError
+    from pts.device.identity import DeviceError
     state = resume_state(tmp_path, [1000, 3000, 5000])
     with pytest.raises(DeviceError, match=r"cannot continue this run: 12.0 GB were written to "
                                           r"it since the run's last step \(at most 12.0 GB"):

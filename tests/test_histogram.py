@@ -7,8 +7,9 @@ import json
 
 import pytest
 
-from pts import histogram, point_fields
-from pts.fio import parse_output, summarize
+from pts.testdefs import fields as point_fields
+from pts.tools import histogram
+from pts.tools.fio import parse_output, summarize
 from tests.conftest import DATA
 
 RECORDED = DATA / "fio-3.33-jsonplus-randrw-65-35-4k-qd1.json"

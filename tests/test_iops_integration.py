@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pts.ledger import read_ledger
+from pts.results.ledger import read_ledger
 from tests.conftest import REPO, detach_if_ours
 
 pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from pts import histogram
+from pts.tools import histogram
 from tests.ptsrun import loop_device, run_pts
 
 pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")

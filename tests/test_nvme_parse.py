@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from pts import nvme
+from pts.tools import nvme
 from tests.conftest import DATA
 
 QEMU = DATA / "qemu-7.2"
@@ -18,10 +18,8 @@ def read(name: str) -> str:
 
 def test_id_ctrl_identity_and_capabilities():
     ctrl = nvme.parse_id_ctrl(read("nvme-id-ctrl.json"))
-    ident = ctrl.identity
-    assert (ident.model, ident.serial, ident.firmware) == ("QEMU NVMe Ctrl", "PTSQEMU0001",
-                                                           "7.2.22")
-    assert ident.source == "nvme id-ctrl"
+    assert (ctrl.model, ctrl.serial, ctrl.firmware) == ("QEMU NVMe Ctrl", "PTSQEMU0001",
+                                                        "7.2.22")
     assert ctrl.format_supported and ctrl.sanitize_actions == []
     assert not ctrl.format_crypto_erase and not ctrl.format_all_namespaces
     assert ctrl.write_cache_present
@@ -29,7 +27,7 @@ def test_id_ctrl_identity_and_capabilities():
 
 def test_missing_fields_are_unknown_not_errors():
     ctrl = nvme.parse_id_ctrl(json.dumps({"vid": 1}))
-    assert (ctrl.identity.model, ctrl.identity.serial) == ("unknown", "unknown")
+    assert (ctrl.model, ctrl.serial) == ("unknown", "unknown")
     assert not ctrl.format_supported and ctrl.sanicap == 0
 
 

@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from pts.settings import SettingsError, make_settings
-from pts.spec import load_spec
+from pts.config.settings import SettingsError, make_settings
+from pts.config.spec import load_spec
 from tests.conftest import REPO
 
 

@@ -13,9 +13,10 @@ import subprocess
 
 import pytest
 
-from pts import commands, nvme_purge, purge, purge_verify
-from pts.device import resolve
-from pts.purge_types import PurgeError, PurgePlan, PurgeResult
+from pts.conditioning import purge, purge_nvme, purge_verify
+from pts.conditioning.purge_plan import PurgeError, PurgePlan, PurgeResult
+from pts.device.identity import resolve
+from pts.tools import commands
 
 ID_CTRL = {"vid": 6966, "sn": "deadbeef            ", "mn": "QEMU NVMe Ctrl   ",
            "fr": "7.2.22  ", "oacs": 0x10a, "fna": 0, "sanicap": 0, "vwc": 7, "nn": 256}
@@ -55,7 +56,7 @@ class FakeNvme:
 @pytest.fixture
 def nvme_dev(tmp_path):
     """A BlockDevice record that says NVMe (nothing is opened: plans only read identify)."""
-    from pts.device import BlockDevice, Identity
+    from pts.device.identity import BlockDevice, Identity
     return BlockDevice("/dev/nvme9n1", "/dev/nvme9n1", "nvme9n1", (259, 99), 1 << 30, 512,
                        512, "nvme", False, Identity("QEMU NVMe Ctrl", "deadbeef", "7.2.22",
                                                     "nvme id-ctrl"))
@@ -64,7 +65,7 @@ def nvme_dev(tmp_path):
 def use(monkeypatch, fake):
     monkeypatch.setattr(commands, "run", fake)
     monkeypatch.setattr(commands, "require", lambda tool, package: tool)
-    monkeypatch.setattr(nvme_purge, "other_namespaces", lambda dev: [])
+    monkeypatch.setattr(purge_nvme, "other_namespaces", lambda dev: [])
     return fake
 
 
@@ -117,7 +118,7 @@ def test_sanitize_polls_the_log_until_done(monkeypatch, nvme_dev):
     logs = [sanitize_log(1, 65535),            # before: an older sanitize, done
             sanitize_log(2, 6554), sanitize_log(2, 32768), sanitize_log(1, 65535)]
     fake = use(monkeypatch, FakeNvme(ctrl={"sanicap": 0x2}, sanitize_logs=logs))
-    monkeypatch.setattr(nvme_purge.time, "sleep", lambda s: None)
+    monkeypatch.setattr(purge_nvme.time, "sleep", lambda s: None)
     said = []
     result = purge.plan("sanitize", nvme_dev, say=said.append).execute()
     assert [c[1] for c in fake.calls] == ["id-ctrl", "id-ns", "sanitize-log", "sanitize",
@@ -129,7 +130,7 @@ def test_sanitize_polls_the_log_until_done(monkeypatch, nvme_dev):
 def test_sanitize_failure_in_the_log_stops_the_test(monkeypatch, nvme_dev):
     logs = [sanitize_log(0, 65535), sanitize_log(2, 100), sanitize_log(3, 65535)]
     use(monkeypatch, FakeNvme(ctrl={"sanicap": 0x2}, sanitize_logs=logs))
-    monkeypatch.setattr(nvme_purge.time, "sleep", lambda s: None)
+    monkeypatch.setattr(purge_nvme.time, "sleep", lambda s: None)
     with pytest.raises(PurgeError, match="SSTAT 3: the last sanitize failed"):
         purge.plan("auto", nvme_dev, say=lambda s: None).execute()
 
@@ -146,7 +147,7 @@ def test_sanitize_timeout(monkeypatch, nvme_dev):
     use(monkeypatch, FakeNvme(sanitize_logs=[sanitize_log(2, 1000)] * 5))
     ticks = iter([0.0, 100.0, 200.0, 99999.0])
     with pytest.raises(PurgeError, match=r"still in progress after \d+ min .*sanitize-log"):
-        nvme_purge.wait_for_sanitize(nvme_dev, None, "NVMe Sanitize (block erase)",
+        purge_nvme.wait_for_sanitize(nvme_dev, None, "NVMe Sanitize (block erase)",
                                      say=lambda s: None, timeout=300, poll=0,
                                      clock=lambda: next(ticks), sleep=lambda s: None)
 
@@ -155,7 +156,7 @@ def test_other_namespaces_block_a_subsystem_wide_erase(tmp_path, nvme_dev):
     ctrl = tmp_path / "nvme9"
     for name in ("nvme9n1", "nvme9n2", "nvme9c9n1", "device"):
         (ctrl / name).mkdir(parents=True)
-    assert nvme_purge.other_namespaces(nvme_dev, sys_class=tmp_path) == ["/dev/nvme9n2"]
+    assert purge_nvme.other_namespaces(nvme_dev, sys_class=tmp_path) == ["/dev/nvme9n2"]
 
 
 def test_loop_device_auto_refuses_and_trim_is_a_deviation(make_loop):
@@ -182,7 +183,7 @@ def test_a_purge_that_erased_nothing_fails_closed(make_loop, monkeypatch):
     dev = dataclasses.replace(resolve(make_loop(16 << 20)), transport="nvme")
     silent = PurgePlan("NVMe Format SES=1 (user data erase)", ["nvme", "format"], False,
                        "test", lambda: PurgeResult("NVMe Format SES=1", ["nvme"], 0.1, False))
-    monkeypatch.setattr(nvme_purge, "plan", lambda *a: silent)
+    monkeypatch.setattr(purge_nvme, "plan", lambda *a: silent)
     with pytest.raises(PurgeError, match=r"marker blocks written before it are still readable"
                                          r".*NOT purged.*fail closed"):
         purge.purge("auto", dev, say=print)
@@ -195,29 +196,31 @@ def test_a_purge_that_erased_passes_with_its_verification(make_loop, monkeypatch
     def discard():
         subprocess.run(["blkdiscard", dev.path], check=True)
         return PurgeResult("NVMe Format SES=1", ["nvme", "format"], 0.1, False, (), "exit 0")
-    monkeypatch.setattr(nvme_purge, "plan", lambda *a: PurgePlan("x", None, False, "t", discard))
+    monkeypatch.setattr(purge_nvme, "plan", lambda *a: PurgePlan("x", None, False, "t", discard))
     result = purge.purge("auto", dev, say=print)
     assert result.verification == ("exit 0; 16 marker blocks written at sampled offsets "
                                    "before the purge were gone after it")
 
 
 @pytest.mark.parametrize("vendor, method, routed", [
-    ("ATA", "auto", "ata"), ("ATA", "security-erase", "ata"), ("ATA", "sanitize", "ata"),
-    ("SEAGATE", "auto", "scsi"), ("SEAGATE", "format", "scsi"), ("SEAGATE", "sanitize", "scsi")])
+    ("ATA", "auto", "purge_ata"), ("ATA", "security-erase", "purge_ata"),
+    ("ATA", "sanitize", "purge_ata"), ("SEAGATE", "auto", "purge_scsi"),
+    ("SEAGATE", "format", "purge_scsi"), ("SEAGATE", "sanitize", "purge_scsi")])
 def test_sata_and_sas_drives_go_to_their_own_purge(monkeypatch, tmp_path, nvme_dev, vendor,
                                                    method, routed):
     """libata drives show as SCSI with vendor "ATA": they get hdparm, others sg3_utils."""
-    from pts import ata, device, scsi
+    from pts.conditioning import purge_ata, purge_scsi
+    from pts.device import identity as device
     (tmp_path / "block" / "sdz" / "device").mkdir(parents=True)
     (tmp_path / "block" / "sdz" / "device" / "vendor").write_text(vendor + "\n")
     monkeypatch.setattr(device, "SYS", tmp_path)
     dev = dataclasses.replace(nvme_dev, path="/dev/sdz", kname="sdz", transport="scsi")
     calls = []
-    for module in (ata, scsi):
+    for module in (purge_ata, purge_scsi):
         monkeypatch.setattr(module, "plan", lambda m, path, log_file, name=module.__name__:
                             calls.append((name, m, path)))
     purge.plan(method, dev)
-    assert calls == [(f"pts.{routed}", method, "/dev/sdz")]
+    assert calls == [(f"pts.conditioning.{routed}", method, "/dev/sdz")]
 
 
 @pytest.mark.parametrize("vendor, method, words", [
@@ -226,7 +229,7 @@ def test_sata_and_sas_drives_go_to_their_own_purge(monkeypatch, tmp_path, nvme_d
                                   "SCSI")])
 def test_method_of_another_transport_is_refused(monkeypatch, tmp_path, nvme_dev, vendor,
                                                 method, words):
-    from pts import device
+    from pts.device import identity as device
     (tmp_path / "block" / "sdz" / "device").mkdir(parents=True)
     (tmp_path / "block" / "sdz" / "device" / "vendor").write_text(vendor)
     monkeypatch.setattr(device, "SYS", tmp_path)

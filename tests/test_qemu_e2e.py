@@ -29,7 +29,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from pts.ledger import read_ledger
+from pts.results.ledger import read_ledger
 from tests.conftest import REPO
 from tests.guest import GuestResult, default_cache_dir, ensure_image, run_guest
 

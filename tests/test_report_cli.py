@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pts.cli import main
+from pts.cli.main import main
 from pts.report import render
 from tests.runfactory import build_run
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from pts.spec import RwMix, SpecError, available_specs, load_spec, parse_size
+from pts.config.spec import RwMix, SpecError, available_specs, load_spec, parse_size
 
 SHIPPED = Path(__file__).resolve().parent.parent / "specs" / "pts-2.0.2-enterprise.toml"
 

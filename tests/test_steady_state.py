@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from pts.steady_state import SteadyStateError, check, check_all
+from pts.procedure.steady_state import SteadyStateError, check, check_all
 
 
 def test_constant_series_is_steady_with_zero_excursions():

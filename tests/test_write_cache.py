@@ -7,8 +7,9 @@ import json
 
 import pytest
 
-from pts import commands, write_cache
-from pts.device import BlockDevice, Identity
+from pts.conditioning import write_cache
+from pts.device.identity import BlockDevice, Identity
+from pts.tools import commands
 from tests.conftest import DATA
 
 QEMU = DATA / "qemu-7.2"
@@ -64,16 +65,16 @@ def test_nvme_set_failure_falls_back_to_a_declared_deviation(monkeypatch):
     assert not state.settable and state.how.startswith("NVMe Set Features 06h failed")
 
 
-@pytest.mark.parametrize("vendor, module", [("ATA", "ata"), ("HGST", "scsi")])
-def test_scsi_transport_uses_hdparm_or_sdparm(monkeypatch, tmp_path, vendor, module):
-    from pts import ata, device, scsi
+@pytest.mark.parametrize("vendor, setter", [("ATA", "set_ata"), ("HGST", "set_scsi")])
+def test_scsi_transport_uses_hdparm_or_sdparm(monkeypatch, tmp_path, vendor, setter):
+    from pts.device import identity as device
     (tmp_path / "block" / "sdz" / "device").mkdir(parents=True)
     (tmp_path / "block" / "sdz" / "device" / "vendor").write_text(vendor)
     monkeypatch.setattr(device, "SYS", tmp_path)
     dev = dataclasses.replace(NVME, path="/dev/sdz", kname="sdz", transport="scsi")
     seen = []
-    for mod in (ata, scsi):
-        monkeypatch.setattr(mod, "set_write_cache", lambda path, enabled, log_file, m=mod:
-                            seen.append((m.__name__, path, enabled)) or "state")
+    for name in ("set_ata", "set_scsi"):
+        monkeypatch.setattr(write_cache, name, lambda path, enabled, log_file, n=name:
+                            seen.append((n, path, enabled)) or "state")
     assert write_cache.apply(dev, "WCE") == "state"
-    assert seen == [(f"pts.{module}", "/dev/sdz", True)]
+    assert seen == [(setter, "/dev/sdz", True)]

@@ -8,7 +8,7 @@ norandommap) for --seconds with a per-second IOPS log, discards the whole device
 measures again, then stops the instance. With --precondition seq one sequential 128 KiB
 pass over the device (as in the PTS WIPC) runs before the random writes.
 
-Steady state is judged with the suite's own PTS rule (pts.steady_state) over rounds of
+Steady state is judged with the suite's own PTS rule (pts.procedure.steady_state) over rounds of
 --round-s seconds, once the level has left the FOB plateau (< 90 % of FOB). Prints one
 JSON object: FOB IOPS, steady-state IOPS and ratio, bytes written until steady state (in
 capacities too), IOPS after the discard, the per-second curve and the model's counters.
@@ -25,8 +25,8 @@ import sys
 import tempfile
 import time
 
-from pts import steady_state
 from pts.emulate import lifecycle
+from pts.procedure import steady_state
 
 RND_WRITE = ["--ioengine=libaio", "--direct=1", "--rw=randwrite", "--bs=4k", "--iodepth=32",
              "--numjobs=4", "--group_reporting", "--norandommap", "--randrepeat=0"]

@@ -13,9 +13,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from pts import steady_state
-from pts.ledger import LedgerError, Record, read_ledger
-from pts.nvme import SMART_FIELDS
+from pts.procedure import steady_state
 from pts.report import verdict
 from pts.report.model import (
     COMPLETE,
@@ -40,6 +38,8 @@ from pts.report.model import (
     Wipc,
     WriteCache,
 )
+from pts.results.ledger import LedgerError, Record, read_ledger
+from pts.tools.nvme import SMART_FIELDS
 
 RUN_JSON, LEDGER = "run.json", "ledger.jsonl"
 DEVICE_FIELDS = frozenset(f.name for f in dataclasses.fields(Device))
@@ -224,7 +224,7 @@ def _window(end: TestEnd | None, rounds: tuple[Round, ...], size: int):
 
 def _window_evidence(name, tracking, rounds, window, params) -> tuple[dict, list[str]]:
     """Evidence stored in the round record that closes the window; if that record has none
-    (a window shorter than window_rounds), it is recomputed with pts.steady_state.check."""
+    (a window shorter than window_rounds), it is recomputed with steady_state.check."""
     if window is None:
         return {t.label: None for t in tracking}, []
     closing = next((r for r in rounds if r.number == window[1]), None)

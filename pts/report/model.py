@@ -9,13 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pts.steady_state import SteadyStateResult
+from pts.procedure.steady_state import SteadyStateResult
 
 # Test states, from test_end.status plus "incomplete" when there is no test_end record.
 # "complete": a test with no steady-state requirement (WSAT) ran to its stop condition.
 STEADY, NOT_STEADY, ERROR, INCOMPLETE = "steady", "not_steady", "error", "incomplete"
 COMPLETE = "complete"
-HEALTH_FAILURE = "device_health_failure"   # critical warning / throttling (pts.health)
+HEALTH_FAILURE = "device_health_failure"   # critical warning / throttling (pts.conditioning.health)
 
 # Free-text write-cache states (sysfs, nvme-cli, hdparm words) that mean enabled / disabled.
 CACHE_ENABLED = frozenset({"enabled", "write back", "write-back", "wce", "on", "1", "true"})
@@ -157,7 +157,7 @@ class DeviceCounters:
     valid_pages: int | None
     free_blocks: int | None
     page_size: int | None
-    # smart-log only: the health fields (pts.nvme.SMART_FIELDS) as recorded
+    # smart-log only: the health fields (pts.tools.nvme.SMART_FIELDS) as recorded
     health: dict[str, int | None] | None = None
 
     @property

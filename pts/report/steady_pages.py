@@ -7,10 +7,10 @@ from __future__ import annotations
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
+from pts.procedure.steady_state import SteadyStateResult
 from pts.report import charts, fmt
 from pts.report.layout import PageInfo, grid_table, h1, h2, image, new_page, para, verdict_cell
 from pts.report.model import COMPLETE, STEADY, Run, TestResult, Tracking
-from pts.steady_state import SteadyStateResult
 
 
 def page_info(test: TestResult, subtitle: str, footer: str) -> PageInfo:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from reportlab.platypus import Flowable
 
-from pts import steady_state
+from pts.procedure import steady_state
 from pts.report import charts, fmt
 from pts.report.layout import h1, h2, image, kv_table, new_page, para
 from pts.report.model import Sample, TestResult, Tracking

@@ -12,15 +12,7 @@ Typical duration at spec settings: WIPC (2x capacity / SEQ write speed) + 5 to 2
 
 import pytest
 
-from pts.iops import pts_plan, run_iops  # noqa: F401  (pts_plan: --dry-run)
 
-
-@pytest.fixture
-def iops_outcome(pts_run):
-    """The measurement (purge, WIPC, rounds). Whatever stops it — a tool, the device, the
-    disk — is a pytest ERROR; the test itself only judges the outcome against the spec."""
-    return run_iops(pts_run)
-
-
-def test_iops(iops_outcome):
-    assert iops_outcome.steady, iops_outcome.message
+@pytest.mark.pts("iops")
+def test_iops(pts_outcome):
+    assert pts_outcome.steady, pts_outcome.message

@@ -14,14 +14,7 @@ Typical duration at spec settings: WIPC (2x capacity of SEQ 128 KiB writes at QD
 
 import pytest
 
-from pts.latency import pts_plan, run_latency  # noqa: F401  (pts_plan: --dry-run)
 
-
-@pytest.fixture
-def latency_outcome(pts_run):
-    """The measurement; anything that stops it is a pytest ERROR, not a spec failure."""
-    return run_latency(pts_run)
-
-
-def test_latency(latency_outcome):
-    assert latency_outcome.steady, latency_outcome.message
+@pytest.mark.pts("latency")
+def test_latency(pts_outcome):
+    assert pts_outcome.steady, pts_outcome.message

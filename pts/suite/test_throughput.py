@@ -13,33 +13,7 @@ Typical duration at spec settings, per block size: WIPC (2x capacity / SEQ write
 
 import pytest
 
-from pts import throughput
-from pts.spec import SpecError, load_spec
 
-
-def pytest_generate_tests(metafunc):
-    """One test per block size of the spec (the run's --spec)."""
-    if "block_size" not in metafunc.fixturenames:
-        return
-    try:
-        sizes = load_spec(metafunc.config.option.spec).throughput.block_sizes
-    except SpecError:
-        sizes = ()     # without --device a bad --spec is not an error; nothing to run
-    metafunc.parametrize("block_size", sizes, ids=[throughput.test_name(b) for b in sizes])
-
-
-def pts_plan(settings, device, item=None):
-    """--dry-run: the plan of the selected item's block size (all of them without one)."""
-    callspec = getattr(item, "callspec", None)
-    sizes = None if callspec is None else (callspec.params["block_size"],)
-    return throughput.pts_plan(settings, device, sizes)
-
-
-@pytest.fixture
-def throughput_outcome(pts_run, block_size):
-    """The measurement; anything that stops it is a pytest ERROR, not a spec failure."""
-    return throughput.run_block_size(pts_run, block_size)
-
-
-def test_throughput(throughput_outcome, block_size):
-    assert throughput_outcome.steady, throughput_outcome.message
+@pytest.mark.pts("throughput")      # one item per block size of the spec: [throughput-1024k]
+def test_throughput(pts_outcome):
+    assert pts_outcome.steady, pts_outcome.message

@@ -16,14 +16,10 @@ at most 24 h (e.g. a 1.92 TB drive at 50k IOPS: about 10 h).
 
 import pytest
 
-from pts.wsat import COMPLETE, pts_plan, run_wsat  # noqa: F401  (pts_plan: --dry-run)
+from pts.results.records import COMPLETE
 
 
-@pytest.fixture
-def wsat_outcome(pts_run):
-    """The measurement; anything that stops it is a pytest ERROR, not a spec failure."""
-    return run_wsat(pts_run)
-
-
-def test_wsat(wsat_outcome):  # `-k wsat` and `-k saturation` both select it
-    assert wsat_outcome.status == COMPLETE and wsat_outcome.rounds >= 1, wsat_outcome.message
+@pytest.mark.pts("wsat")      # `-k wsat` and `-k saturation` both select it
+def test_wsat(pts_outcome):
+    """Steady state is not required: the test passes when it ran to its stop condition."""
+    assert pts_outcome.status == COMPLETE and pts_outcome.rounds >= 1, pts_outcome.message

@@ -1,0 +1,131 @@
+"""Effective settings of a run: the options, checked, plus the deviations they imply.
+
+Precedence: command-line option, then the spec's value. Every value that differs from the
+spec is a declared deviation (design principle 6), worded for the report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pts.config.spec import RwMix, Spec, format_size, parse_size
+
+PURGE_CHOICES = ("auto", "sanitize", "format", "security-erase", "trim", "none")
+
+
+class SettingsError(ValueError):
+    """A bad option value; the message names the option and the fix."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    device: str | None
+    destructive: bool
+    spec: Spec
+    point_seconds: int
+    max_rounds: int
+    purge: str
+    reports_dir: Path
+    block_sizes: tuple[int, ...]     # IOPS inner loop actually run, spec order
+    rw_mixes: tuple[RwMix, ...]      # IOPS outer loop actually run, spec order
+    wsat_fills: float | None = None  # WSAT stop: drive fills (None: the spec's)
+    wsat_hours: float | None = None  # WSAT stop: time limit in hours (None: the spec's)
+    fob_sweep: bool = False          # IOPS: one informative round between purge and WIPC
+
+    @property
+    def wsat_stop(self) -> tuple[float, float]:
+        """(drive fills, hours): WSAT stops at whichever comes first."""
+        w = self.spec.wsat
+        return (w.capacity_multiple if self.wsat_fills is None else self.wsat_fills,
+                w.max_hours if self.wsat_hours is None else self.wsat_hours)
+
+    def as_dict(self) -> dict:
+        return {"device": self.device, "destructive": self.destructive, "spec": self.spec.name,
+                "point_seconds": self.point_seconds, "max_rounds": self.max_rounds,
+                "purge": self.purge, "reports_dir": str(self.reports_dir),
+                "iops_block_sizes": [format_size(b) for b in self.block_sizes],
+                "iops_rw_mixes": [str(m) for m in self.rw_mixes],
+                "wsat_fills": self.wsat_stop[0], "wsat_hours": self.wsat_stop[1],
+                "fob_sweep": self.fob_sweep}
+
+    def deviations(self) -> list[str]:
+        """Deviations known from the options alone (more are found while running)."""
+        spec, out = self.spec, []
+        if self.point_seconds != spec.common.point_seconds:
+            out.append(f"Test point duration {self.point_seconds} s instead of "
+                       f"{spec.common.point_seconds} s.")
+        if self.max_rounds < spec.steady_state.max_rounds:
+            out.append(f"At most {self.max_rounds} rounds instead of "
+                       f"{spec.steady_state.max_rounds}.")
+        if self.purge == "trim":
+            out.append("Purge replaced by TRIM (blkdiscard of the whole device); TRIM is not a "
+                       "purge method of the PTS.")
+        if self.purge == "none":
+            out.append("Purge not performed (--purge none).")
+        if self.block_sizes != spec.iops.block_sizes or self.rw_mixes != spec.iops.rw_mixes:
+            out.append("IOPS matrix reduced to block sizes "
+                       + ", ".join(format_size(b) for b in self.block_sizes)
+                       + " x R/W mixes " + ", ".join(str(m) for m in self.rw_mixes)
+                       + f" (spec: {len(spec.iops.block_sizes)} x {len(spec.iops.rw_mixes)}).")
+        fills, hours = self.wsat_stop
+        if fills != spec.wsat.capacity_multiple:
+            out.append(f"WSAT stops after {fills:g} drive fill(s) instead of "
+                       f"{spec.wsat.capacity_multiple:g} (or at its time limit).")
+        if hours != spec.wsat.max_hours:
+            out.append(f"WSAT time limit {hours:g} h instead of {spec.wsat.max_hours:g} h.")
+        if self.fob_sweep:
+            out.append("IOPS: one informative FOB round of the IOPS matrix ran between purge "
+                       "and WIPC (--fob-sweep); the PTS flow has no step there.")
+        return out
+
+
+def _subset(option: str, text: str | None, parse, allowed: tuple, what: str) -> tuple:
+    """A comma-separated subset of the spec's values, returned in the spec's order."""
+    if not text:
+        return allowed
+    chosen = []
+    for item in text.split(","):
+        try:
+            value = parse(item.strip())
+        except ValueError as exc:
+            raise SettingsError(f"{option}: {exc}") from None
+        if value not in allowed:
+            raise SettingsError(f"{option}: {item.strip()} is not one of the spec's {what}")
+        chosen.append(value)
+    return tuple(v for v in allowed if v in chosen)
+
+
+def make_settings(spec: Spec, *, device: str | None, destructive: bool,
+                  point_seconds: int | None, max_rounds: int | None, purge: str,
+                  reports_dir: str | Path, iops_block_sizes: str | None = None,
+                  iops_rw_mixes: str | None = None, wsat_fills: float | None = None,
+                  wsat_hours: float | None = None, fob_sweep: bool = False) -> Settings:
+    rule = spec.steady_state
+    point_seconds = spec.common.point_seconds if point_seconds is None else point_seconds
+    max_rounds = rule.max_rounds if max_rounds is None else max_rounds
+    if point_seconds < 1:
+        raise SettingsError(f"--point-seconds {point_seconds}: must be a whole number of "
+                            f"seconds >= 1 (the spec says {spec.common.point_seconds})")
+    if max_rounds < rule.window_rounds:
+        raise SettingsError(f"--max-rounds {max_rounds}: must be at least the steady-state "
+                            f"window of {rule.window_rounds} rounds (the spec says "
+                            f"{rule.max_rounds})")
+    if purge not in PURGE_CHOICES:
+        raise SettingsError(f"--purge {purge}: choose one of {', '.join(PURGE_CHOICES)}")
+    sizes = _subset("--iops-block-sizes", iops_block_sizes, parse_size, spec.iops.block_sizes,
+                    "IOPS block sizes (" + ", ".join(format_size(b).replace(" ", "")
+                                                     for b in spec.iops.block_sizes) + ")")
+    mixes = _subset("--iops-rw-mixes", iops_rw_mixes, RwMix.parse, spec.iops.rw_mixes,
+                    "R/W mixes (" + ", ".join(str(m) for m in spec.iops.rw_mixes) + ")")
+    for tr in spec.iops.tracking:
+        if tr.block_size not in sizes or tr.rw_mix not in mixes:
+            raise SettingsError(f"--iops-block-sizes/--iops-rw-mixes: the reduced matrix must "
+                                f"keep the tracking variable {tr.label}")
+    for option, value in (("--wsat-fills", wsat_fills), ("--wsat-hours", wsat_hours)):
+        if value is not None and not value > 0:
+            raise SettingsError(f"{option} {value:g}: must be a number > 0 (the spec says "
+                                f"{spec.wsat.capacity_multiple:g} fills or "
+                                f"{spec.wsat.max_hours:g} h, whichever comes first)")
+    return Settings(device, destructive, spec, point_seconds, max_rounds, purge,
+                    Path(reports_dir), sizes, mixes, wsat_fills, wsat_hours, fob_sweep)

@@ -1,0 +1,343 @@
+"""PTS versions as data: load specs/<name>.toml into frozen dataclasses.
+
+A spec file is validated completely when loaded: an unknown key, a missing key or a bad value
+raises SpecError naming the file and the key, so a typo fails at pytest collection, not hours
+into a run.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_SPEC = "pts-2.0.2-enterprise"
+KIB = 1024
+
+
+class SpecError(ValueError):
+    """A spec file or spec name is wrong; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class RwMix:
+    """A read/write mix in percent, written "65/35" (read/write) as in the spec."""
+
+    read_pct: int
+
+    @property
+    def write_pct(self) -> int:
+        return 100 - self.read_pct
+
+    def __str__(self) -> str:
+        return f"{self.read_pct}/{self.write_pct}"
+
+    @classmethod
+    def parse(cls, text: str) -> RwMix:
+        m = re.fullmatch(r"\s*(\d{1,3})\s*/\s*(\d{1,3})\s*", str(text))
+        if not m or int(m[1]) + int(m[2]) != 100:
+            raise ValueError(f"{text!r} is not a R/W mix like '65/35' (read/write %, sum 100)")
+        return cls(int(m[1]))
+
+
+def parse_size(text: str) -> int:
+    """'4KiB' -> 4096, '0.5KiB' -> 512, '1MiB' -> 1048576 (binary units, PTS 2.0.2 §2.4.1)."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(B|KiB|MiB|GiB)\s*", str(text))
+    if not m:
+        raise ValueError(f"{text!r} is not a size like '4KiB', '0.5KiB' or '1MiB'")
+    factor = {"B": 1, "KiB": KIB, "MiB": KIB**2, "GiB": KIB**3}[m[2]]
+    value = float(m[1]) * factor
+    if value != int(value) or value <= 0:
+        raise ValueError(f"{text!r} is not a whole, positive number of bytes")
+    return int(value)
+
+
+def format_size(nbytes: int) -> str:
+    """Block size as the spec writes it, always in KiB: 512 -> '0.5 KiB', 1 MiB -> '1024 KiB'."""
+    return f"{nbytes / KIB:g} KiB"
+
+
+@dataclass(frozen=True)
+class SteadyStateRule:
+    window_rounds: int
+    max_data_excursion: float
+    max_slope_excursion: float
+    max_rounds: int
+
+
+@dataclass(frozen=True)
+class Common:
+    point_seconds: int
+    write_cache: str          # "WCD" (disabled) or "WCE" (enabled)
+    active_range_pct: int
+    thread_count: int
+    queue_depth: int
+    data_pattern: str
+
+
+@dataclass(frozen=True)
+class Wipc:
+    capacity_multiple: int
+    block_size: int
+
+
+@dataclass(frozen=True)
+class Tracking:
+    rw_mix: RwMix
+    block_size: int
+
+    @property
+    def label(self) -> str:
+        return f"RND {format_size(self.block_size).replace(' ', '')} {self.rw_mix}"
+
+
+@dataclass(frozen=True)
+class IopsTest:
+    clause: str
+    rw_mixes: tuple[RwMix, ...]     # outer loop, spec order
+    block_sizes: tuple[int, ...]    # inner loop, spec order, bytes
+    tracking: tuple[Tracking, ...]
+
+
+@dataclass(frozen=True)
+class ThroughputTest:
+    clause: str
+    block_sizes: tuple[int, ...]    # each its own purge + WIPC + rounds cycle, spec order
+    rw_mixes: tuple[RwMix, ...]     # SEQ points of a round, in order (read, then write)
+    tracking_rw_mix: RwMix          # the point whose MB/s is the tracking variable
+    thread_count: int
+    queue_depth: int
+
+
+@dataclass(frozen=True)
+class LatencyTest:
+    clause: str
+    rw_mixes: tuple[RwMix, ...]     # outer loop, spec order
+    block_sizes: tuple[int, ...]    # inner loop, spec order, bytes
+    tracking: Tracking              # its average response time is the tracking variable
+    thread_count: int
+    queue_depth: int
+    percentile: float               # reported response-time percentile ("5 9s")
+
+
+@dataclass(frozen=True)
+class WsatTest:
+    clause: str
+    block_size: int                 # RND writes (0/100)
+    thread_count: int
+    queue_depth: int
+    capacity_multiple: float        # stop after this many user capacities written ...
+    max_hours: float                # ... or after this long, whichever comes first
+
+
+@dataclass(frozen=True)
+class Spec:
+    name: str
+    title: str
+    version: str
+    segment: str
+    path: Path
+    steady_state: SteadyStateRule
+    common: Common
+    wipc: Wipc
+    iops: IopsTest
+    throughput: ThroughputTest
+    latency: LatencyTest
+    wsat: WsatTest
+
+
+def specs_dir() -> Path:
+    """Spec files: $PTS_SPECS_DIR if set, else specs/ beside the pts package."""
+    env = os.environ.get("PTS_SPECS_DIR")
+    return Path(env) if env else Path(__file__).resolve().parents[2] / "specs"
+
+
+def available_specs() -> list[str]:
+    return sorted(p.stem for p in specs_dir().glob("*.toml"))
+
+
+def load_spec(name_or_path: str = DEFAULT_SPEC) -> Spec:
+    """Load a spec by name (a file in specs_dir()) or by path to a .toml file."""
+    path = Path(name_or_path)
+    if path.suffix != ".toml":
+        path = specs_dir() / f"{name_or_path}.toml"
+        if not path.is_file():
+            raise SpecError(f"unknown spec {name_or_path!r}: choose one of "
+                            f"{', '.join(available_specs()) or '(none found)'} "
+                            f"(files in {specs_dir()}), or give the path of a .toml file")
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except OSError as exc:
+        raise SpecError(f"{path}: cannot read spec file: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SpecError(f"{path}: not valid TOML: {exc}") from None
+    return _Reader(path).spec(data)
+
+
+class _Reader:
+    """Takes values out of the parsed TOML, naming file and key in every error."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def fail(self, key: str, problem: str) -> SpecError:
+        return SpecError(f"{self.path}: [{key}]: {problem}")
+
+    def table(self, data: dict, key: str, allowed: set[str]) -> dict:
+        table = data.get(key)
+        if not isinstance(table, dict):
+            raise self.fail(key, "missing table" if table is None else "must be a table")
+        unknown = sorted(set(table) - allowed)
+        if unknown:
+            raise self.fail(key, f"unknown key {unknown[0]!r} "
+                                 f"(allowed: {', '.join(sorted(allowed))})")
+        missing = sorted(allowed - set(table))
+        if missing:
+            raise self.fail(key, f"missing key {missing[0]!r}")
+        return table
+
+    def value(self, table: dict, where: str, key: str, kind: type, check=None, hint: str = ""):
+        value = table[key]
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+            raise self.fail(f"{where}.{key}", f"{value!r} must be {kind.__name__}")
+        if check is not None and not check(value):
+            raise self.fail(f"{where}.{key}", f"{value!r} is out of range{hint}")
+        return value
+
+    def convert(self, where: str, items, conv):
+        out = []
+        for i, item in enumerate(items):
+            try:
+                out.append(conv(item))
+            except ValueError as exc:
+                raise self.fail(f"{where}[{i}]", str(exc)) from None
+        return tuple(out)
+
+    def spec(self, data: dict) -> Spec:
+        unknown = sorted(set(data) - {"spec", "steady_state", "common", "wipc", "iops",
+                                      "throughput", "latency", "wsat"})
+        if unknown:
+            raise SpecError(f"{self.path}: unknown table [{unknown[0]}]")
+        meta = self.table(data, "spec", {"name", "title", "version", "segment"})
+        for key in ("name", "title", "version", "segment"):
+            self.value(meta, "spec", key, str)
+        if meta["segment"] not in ("enterprise", "client"):
+            raise self.fail("spec.segment", f"{meta['segment']!r} must be 'enterprise' or 'client'")
+        return Spec(name=meta["name"], title=meta["title"], version=meta["version"],
+                    segment=meta["segment"], path=self.path,
+                    steady_state=self.steady_state(data), common=self.common(data),
+                    wipc=self.wipc(data), iops=self.iops(data),
+                    throughput=self.throughput(data), latency=self.latency(data),
+                    wsat=self.wsat(data))
+
+    def steady_state(self, data: dict) -> SteadyStateRule:
+        t = self.table(data, "steady_state", {"window_rounds", "max_data_excursion",
+                                              "max_slope_excursion", "max_rounds"})
+        w = "steady_state"
+        frac = (lambda v: 0 < v < 1, " (a fraction between 0 and 1)")
+        rule = SteadyStateRule(
+            window_rounds=self.value(t, w, "window_rounds", int, lambda v: v >= 2, " (>= 2)"),
+            max_data_excursion=self.value(t, w, "max_data_excursion", float, *frac),
+            max_slope_excursion=self.value(t, w, "max_slope_excursion", float, *frac),
+            max_rounds=self.value(t, w, "max_rounds", int, lambda v: v >= 1, " (>= 1)"))
+        if rule.max_rounds < rule.window_rounds:
+            raise self.fail("steady_state.max_rounds", "must be >= window_rounds")
+        return rule
+
+    def common(self, data: dict) -> Common:
+        t = self.table(data, "common", {"point_seconds", "write_cache", "active_range_pct",
+                                        "thread_count", "queue_depth", "data_pattern"})
+        w, pos = "common", (lambda v: v >= 1, " (>= 1)")
+        return Common(
+            point_seconds=self.value(t, w, "point_seconds", int, *pos),
+            write_cache=self.value(t, w, "write_cache", str, lambda v: v in ("WCD", "WCE"),
+                                   " (must be 'WCD' or 'WCE')"),
+            active_range_pct=self.value(t, w, "active_range_pct", int, lambda v: 0 < v <= 100,
+                                        " (1..100)"),
+            thread_count=self.value(t, w, "thread_count", int, *pos),
+            queue_depth=self.value(t, w, "queue_depth", int, *pos),
+            data_pattern=self.value(t, w, "data_pattern", str, lambda v: v == "random",
+                                    " (only 'random' is supported)"))
+
+    def wipc(self, data: dict) -> Wipc:
+        t = self.table(data, "wipc", {"capacity_multiple", "block_size"})
+        bs = self.convert("wipc.block_size", [self.value(t, "wipc", "block_size", str)],
+                          parse_size)[0]
+        return Wipc(capacity_multiple=self.value(t, "wipc", "capacity_multiple", int,
+                                                 lambda v: v >= 1, " (>= 1)"), block_size=bs)
+
+    def items(self, t: dict, where: str, key: str, conv) -> tuple:
+        """A non-empty list of values, each converted (e.g. parse_size) and distinct."""
+        if not isinstance(t[key], list) or not t[key]:
+            raise self.fail(f"{where}.{key}", "must be a non-empty list")
+        out = self.convert(f"{where}.{key}", t[key], conv)
+        if len(set(out)) != len(out):
+            raise self.fail(f"{where}.{key}", "lists a value twice")
+        return out
+
+    def cell(self, item, where: str, mixes: tuple, sizes: tuple) -> Tracking:
+        if not isinstance(item, dict) or set(item) != {"rw_mix", "block_size"}:
+            raise self.fail(where, "must be { rw_mix = \"0/100\", block_size = \"4KiB\" }")
+        tr = Tracking(self.convert(where + ".rw_mix", [item["rw_mix"]], RwMix.parse)[0],
+                      self.convert(where + ".block_size", [item["block_size"]], parse_size)[0])
+        if tr.rw_mix not in mixes or tr.block_size not in sizes:
+            raise self.fail(where, f"{tr.label} is not a cell of the "
+                                   "rw_mixes x block_sizes matrix")
+        return tr
+
+    def tc_qd(self, t: dict, where: str) -> tuple[int, int]:
+        pos = (lambda v: v >= 1, " (>= 1)")
+        return (self.value(t, where, "thread_count", int, *pos),
+                self.value(t, where, "queue_depth", int, *pos))
+
+    def iops(self, data: dict) -> IopsTest:
+        t = self.table(data, "iops", {"clause", "rw_mixes", "block_sizes", "tracking"})
+        mixes = self.items(t, "iops", "rw_mixes", RwMix.parse)
+        sizes = self.items(t, "iops", "block_sizes", parse_size)
+        if not isinstance(t["tracking"], list) or not t["tracking"]:
+            raise self.fail("iops.tracking", "must be a non-empty list")
+        tracking = tuple(self.cell(item, f"iops.tracking[{i}]", mixes, sizes)
+                         for i, item in enumerate(t["tracking"]))
+        return IopsTest(clause=self.value(t, "iops", "clause", str), rw_mixes=mixes,
+                        block_sizes=sizes, tracking=tracking)
+
+    def throughput(self, data: dict) -> ThroughputTest:
+        w = "throughput"
+        t = self.table(data, w, {"clause", "block_sizes", "rw_mixes", "tracking_rw_mix",
+                                 "thread_count", "queue_depth"})
+        mixes = self.items(t, w, "rw_mixes", RwMix.parse)
+        tracked = self.convert(f"{w}.tracking_rw_mix", [self.value(t, w, "tracking_rw_mix", str)],
+                               RwMix.parse)[0]
+        if tracked not in mixes:
+            raise self.fail(f"{w}.tracking_rw_mix", f"{tracked} is not one of rw_mixes")
+        return ThroughputTest(self.value(t, w, "clause", str),
+                              self.items(t, w, "block_sizes", parse_size), mixes, tracked,
+                              *self.tc_qd(t, w))
+
+    def latency(self, data: dict) -> LatencyTest:
+        w = "latency"
+        t = self.table(data, w, {"clause", "rw_mixes", "block_sizes", "tracking",
+                                 "thread_count", "queue_depth", "percentile"})
+        mixes = self.items(t, w, "rw_mixes", RwMix.parse)
+        sizes = self.items(t, w, "block_sizes", parse_size)
+        return LatencyTest(self.value(t, w, "clause", str), mixes, sizes,
+                           self.cell(t["tracking"], f"{w}.tracking", mixes, sizes),
+                           *self.tc_qd(t, w),
+                           self.value(t, w, "percentile", float, lambda v: 0 < v < 100,
+                                      " (a percentile between 0 and 100)"))
+
+    def wsat(self, data: dict) -> WsatTest:
+        w = "wsat"
+        t = self.table(data, w, {"clause", "block_size", "thread_count", "queue_depth",
+                                 "capacity_multiple", "max_hours"})
+        bs = self.convert(f"{w}.block_size", [self.value(t, w, "block_size", str)],
+                          parse_size)[0]
+        positive = (lambda v: v > 0, " (> 0)")
+        return WsatTest(self.value(t, w, "clause", str), bs, *self.tc_qd(t, w),
+                        self.value(t, w, "capacity_multiple", float, *positive),
+                        self.value(t, w, "max_hours", float, *positive))

@@ -1,0 +1,164 @@
+"""The device under test: resolution (sysfs, nvme-cli identify data), identity, capacity.
+Resolution never writes; the safety gate is pts.device.safety."""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from pts.tools import commands, nvme
+
+SYS = Path("/sys")
+PROC = Path("/proc")
+
+
+class DeviceError(ValueError):
+    """The path is not a usable whole block device; the message says what to give instead."""
+
+
+@dataclass(frozen=True)
+class Identity:
+    model: str
+    serial: str
+    firmware: str
+    source: str            # where model/serial/firmware came from: "sysfs", "nvme id-ctrl", ...
+
+
+@dataclass(frozen=True)
+class BlockDevice:
+    path: str              # resolved /dev path
+    given: str             # what the user gave (maybe a symlink)
+    kname: str             # kernel name, e.g. "loop3", "nvme0n1"
+    devno: tuple[int, int]
+    capacity_bytes: int
+    logical_sector: int
+    physical_sector: int
+    transport: str         # "nvme", "loop", "scsi", "virtio", ...
+    read_only: bool
+    identity: Identity
+    emulated: bool = False
+    profile: str | None = None   # emulated SSD profile
+
+    @property
+    def sysfs(self) -> Path:
+        return SYS / "block" / self.kname
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d.update(d.pop("identity"))
+        d["identity_source"] = d.pop("source")
+        d["devno"] = f"{self.devno[0]}:{self.devno[1]}"
+        return d
+
+
+def _read(path: Path, default: str = "") -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return default
+
+
+def sysfs_for_devno(devno: tuple[int, int]) -> Path:
+    return (SYS / "dev" / "block" / f"{devno[0]}:{devno[1]}").resolve()
+
+
+def resolve(given: str) -> BlockDevice:
+    """Resolve symlinks (/dev/disk/by-id/...) to a whole block device, or DeviceError."""
+    path = os.path.realpath(given)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise DeviceError(f"{given}: no such device. Give the block device of the drive "
+                          "to test, e.g. /dev/nvme0n1 (see `lsblk -d`)") from None
+    if stat.S_ISCHR(st.st_mode):
+        raise DeviceError(f"{given} is a character device, not a block device; give the "
+                          "block device (e.g. /dev/nvme0n1, not /dev/nvme0 or /dev/ng0n1)")
+    if not stat.S_ISBLK(st.st_mode):
+        kind = "a directory" if stat.S_ISDIR(st.st_mode) else "a regular file"
+        raise DeviceError(f"{given} is {kind}, not a block device; to test a file, attach it "
+                          "as a loop device first: losetup --find --show --direct-io=on FILE")
+    devno = (os.major(st.st_rdev), os.minor(st.st_rdev))
+    node = sysfs_for_devno(devno)
+    if (node / "partition").exists():
+        disk = "/dev/" + node.parent.name
+        raise DeviceError(f"{given} is partition {_read(node / 'partition')} of {disk}; "
+                          f"PTS tests a whole device: give {disk}")
+    kname = node.name
+    queue = node / "queue"
+    transport = _transport(node, kname)
+    identity = sysfs_identity(node, kname, transport)
+    capacity = int(_read(node / "size", "0")) * 512   # sysfs size is in 512 B units
+    logical = int(_read(queue / "logical_block_size", "512"))
+    if transport == "nvme":
+        identity, capacity, logical = _nvme_view(path, identity, capacity, logical)
+    return BlockDevice(
+        path=path, given=given, kname=kname, devno=devno, capacity_bytes=capacity,
+        logical_sector=logical,
+        physical_sector=int(_read(queue / "physical_block_size", "512")),
+        transport=transport, read_only=_read(node / "ro") == "1", identity=identity)
+
+
+def _nvme_view(path: str, identity: Identity, capacity: int, logical: int):
+    """The controller's own identify data beats sysfs: identity from id-ctrl, capacity as
+    NSZE x LBA data size and the sector size from id-ns (sysfs values if nvme-cli fails)."""
+    try:
+        ctrl = nvme.id_ctrl(path)
+        identity = Identity(ctrl.model, ctrl.serial, ctrl.firmware, "nvme id-ctrl")
+    except (commands.ToolError, nvme.NvmeError):
+        pass
+    try:
+        ns = nvme.id_ns(path)
+    except (commands.ToolError, nvme.NvmeError):
+        return identity, capacity, logical
+    return identity, ns.capacity_bytes, ns.lba_bytes
+
+
+def is_ata(dev: BlockDevice) -> bool:
+    """A SATA drive behind libata shows as SCSI with vendor "ATA" (SAT translation)."""
+    return dev.transport == "scsi" and _read(dev.sysfs / "device" / "vendor") == "ATA"
+
+
+def _transport(node: Path, kname: str) -> str:
+    if kname.startswith("nvme"):
+        return "nvme"
+    if kname.startswith("loop"):
+        return "loop"
+    subsystem = (node / "device" / "subsystem")
+    if subsystem.exists():
+        return subsystem.resolve().name   # "scsi", "virtio", ...
+    return "unknown"
+
+
+def sysfs_identity(node: Path, kname: str, transport: str) -> Identity:
+    dev = node / "device"
+    if transport == "loop":
+        backing = _read(node / "loop" / "backing_file")
+        # A loop device has no serial; the backing file's inode identifies it for this boot.
+        try:
+            st = os.stat(backing)
+            serial = f"LOOP-{st.st_dev:x}-{st.st_ino}"
+        except OSError:
+            serial = f"LOOP-{kname}"
+        return Identity("Linux loop device", serial, "n/a", f"sysfs (backing file {backing})")
+    model = _read(dev / "model") or "unknown model"
+    vendor = _read(dev / "vendor")
+    if vendor and transport == "scsi" and not model.startswith(vendor):
+        model = f"{vendor} {model}"
+    serial = _read(dev / "serial") or _read(node / "serial") or _udev_serial(node) or "unknown"
+    firmware = _read(dev / "firmware_rev") or _read(dev / "rev") or "unknown"
+    return Identity(model, serial, firmware, "sysfs")
+
+
+def _udev_serial(node: Path) -> str:
+    devno = _read(node / "dev")
+    for line in _read(Path("/run/udev/data") / f"b{devno}").splitlines():
+        if line.startswith("E:ID_SERIAL_SHORT="):
+            return line.split("=", 1)[1]
+    return ""
+
+
+def active_range_bytes(dev: BlockDevice, pct: int) -> int:
+    """ActiveRange (0:pct%) in whole logical sectors."""
+    return dev.capacity_bytes // dev.logical_sector * pct // 100 * dev.logical_sector

@@ -1,0 +1,134 @@
+"""The safety gate: `check_writable` is what every writing step goes through. It refuses a
+device that is in use whatever the flags (mounted, partition mounted, holders, swap, backing
+the root filesystem, read-only), and refuses any write without --destructive."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+
+from pts.device.identity import PROC, BlockDevice, DeviceError, _read, sysfs_for_devno
+from pts.tools import commands
+
+
+class UnsafeDeviceError(DeviceError):
+    """Writing to this device is refused (in use, or no --destructive)."""
+
+
+def partitions(dev: BlockDevice) -> list[tuple[str, tuple[int, int]]]:
+    out = []
+    for child in sorted(dev.sysfs.iterdir()) if dev.sysfs.exists() else []:
+        if (child / "partition").exists():
+            major, minor = _read(child / "dev").split(":")
+            out.append((child.name, (int(major), int(minor))))
+    return out
+
+
+def _mounts() -> list[tuple[tuple[int, int], str, str]]:
+    """(major:minor, source, mount point) of every mount, from mountinfo."""
+    out = []
+    for line in _read(PROC / "self" / "mountinfo").splitlines():
+        fields = line.split()
+        if len(fields) < 10 or "-" not in fields:
+            continue
+        major, minor = fields[2].split(":")
+        source = fields[fields.index("-") + 2]
+        out.append(((int(major), int(minor)), _unescape(source), _unescape(fields[4])))
+    return out
+
+
+def _unescape(text: str) -> str:
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m[1], 8)), text)
+
+
+def _same_node(path: str, nodes: dict[tuple[int, int], str]) -> str | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if stat.S_ISBLK(st.st_mode):
+        return nodes.get((os.major(st.st_rdev), os.minor(st.st_rdev)))
+    return None
+
+
+def _disks_under(devno: tuple[int, int]) -> set[tuple[int, int]]:
+    """The whole disks a block device lives on: its parent if a partition, and the
+    slaves of dm/md devices, recursively."""
+    node = sysfs_for_devno(devno)
+    if not node.exists():
+        return set()
+    if (node / "partition").exists():
+        node = node.parent
+    slaves = list((node / "slaves").iterdir()) if (node / "slaves").exists() else []
+    if not slaves:
+        major, minor = _read(node / "dev", "0:0").split(":")
+        return {(int(major), int(minor))}
+    found: set[tuple[int, int]] = set()
+    for slave in slaves:
+        major, minor = _read(slave / "dev", "0:0").split(":")
+        found |= _disks_under((int(major), int(minor)))
+    return found
+
+
+def in_use_reasons(dev: BlockDevice) -> list[str]:
+    """Why writing to `dev` would destroy something in use (empty list: not in use)."""
+    nodes = {dev.devno: dev.path} | {devno: f"/dev/{name}" for name, devno in partitions(dev)}
+    reasons = []
+    for devno, source, target in _mounts():
+        hit = nodes.get(devno) or _same_node(source, nodes)
+        if hit:
+            what = "is mounted" if hit == dev.path else f"has partition {hit} mounted"
+            reasons.append(f"{dev.path} {what} on {target}")
+    for name in [dev.kname] + [p for p, _ in partitions(dev)]:
+        base = dev.sysfs if name == dev.kname else dev.sysfs / name
+        holders = sorted(h.name for h in (base / "holders").iterdir()) \
+            if (base / "holders").exists() else []
+        if holders:
+            reasons.append(f"/dev/{name} is held by {', '.join(holders)} "
+                           "(LVM, MD RAID, dm-crypt or multipath use it)")
+    for line in _read(PROC / "swaps").splitlines()[1:]:
+        hit = _same_node(_unescape(line.split()[0]), nodes)
+        if hit:
+            reasons.append(f"{hit} is an active swap device")
+    root = os.stat("/").st_dev
+    if dev.devno in _disks_under((os.major(root), os.minor(root))):
+        reasons.append(f"{dev.path} backs the root filesystem")
+    if dev.read_only:
+        reasons.append(f"{dev.path} is read-only (sysfs ro=1)")
+    return sorted(set(reasons), key=reasons.index)
+
+
+def signatures(dev: BlockDevice) -> list[str]:
+    """Filesystem / partition-table signatures on the device, as `wipefs` lists them
+    (listing only: without -a wipefs writes nothing). Empty if none or wipefs is missing."""
+    try:
+        out = commands.run(["wipefs", "--json", dev.path], timeout=60).stdout
+        found = json.loads(out or "{}").get("signatures", [])
+    except (commands.ToolError, ValueError):
+        return []
+    return [f"{s.get('type', '?')} at offset {s.get('offset', '?')}"
+            + (f" (label {s['label']})" if s.get("label") else "")
+            + (f" (uuid {s['uuid']})" if s.get("uuid") else "") for s in found]
+
+
+def check_capacity(dev: BlockDevice, active_range_bytes: int, needed: int, why: str) -> None:
+    if active_range_bytes < needed:
+        raise DeviceError(f"{dev.given} is too small: its ActiveRange is {active_range_bytes} "
+                          f"bytes, the spec needs at least {needed} bytes ({why}). Use a "
+                          "larger device.")
+
+
+def check_writable(dev: BlockDevice, destructive: bool) -> None:
+    """Gate for every write: refuse in-use devices whatever the flags; then need opt-in."""
+    reasons = in_use_reasons(dev)
+    if reasons:
+        raise UnsafeDeviceError(
+            f"refusing to write to {dev.given}: " + "; ".join(reasons)
+            + ". Nothing was written. Unmount / release it first, or pick another device.")
+    if not destructive:
+        raise UnsafeDeviceError(
+            f"refusing to write to {dev.given} without --destructive: the PTS purges the "
+            f"device and overwrites all {dev.capacity_bytes} bytes on it. Add --destructive "
+            "if its data may be destroyed.")

@@ -1,0 +1,147 @@
+"""`--dry-run`: print each selected PTS test's plan — purge method and command, WIPC bytes
+and job file, rounds x points, every fio job, write cache, estimated duration — and touch
+nothing (the device is only resolved, read-only).
+
+Each PTS test of the registry (pts.testdefs.registry) has a plan function; a round-based
+test's plan is `round_test_plan` of its declaration.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from pts.conditioning import purge
+from pts.conditioning.wipc import WipcPlan, plan_wipc
+from pts.conditioning.write_cache import VWC_FEATURE, read_state
+from pts.config.settings import Settings
+from pts.config.spec import format_size
+from pts.device.identity import BlockDevice, active_range_bytes
+from pts.procedure.runner import RoundTest
+from pts.tools import nvme
+from pts.tools.fio import Job, job_file
+
+FIO_OVERHEAD_S = 0.3   # measured per fio job on our machines (design.md, Speed)
+
+
+def hms(seconds: float) -> str:
+    seconds = int(round(seconds))
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+
+
+def purge_plan(settings: Settings, dev: BlockDevice) -> str:
+    """The method and command the run would use (identify data is read; nothing written)."""
+    try:
+        chosen = purge.plan(settings.purge, dev)
+    except purge.PurgeError as exc:
+        return f"{settings.purge}: REFUSED at run time — {exc}"
+    command = shlex.join(chosen.command) if chosen.command else "no command"
+    note = " (declared deviation)" if chosen.deviation else ""
+    return f"{chosen.method}{note} [{chosen.reason}]: {command}"
+
+
+def indent(text: str) -> list[str]:
+    return ["    " + line for line in text.rstrip().splitlines()]
+
+
+def job_lines(dev: BlockDevice, jobs: list[Job]) -> list[str]:
+    """A whole fio job file ([global] and sections), indented."""
+    return indent(job_file(dev.path, jobs))
+
+
+def section_lines(dev: BlockDevice, job: Job) -> list[str]:
+    """One job's section only (the [global] part is printed once, with the WIPC job)."""
+    return indent(job_file(dev.path, [job]).split("\n\n", 1)[1])
+
+
+def wipc_tail_lines(wipc: WipcPlan, block_size: int) -> list[str]:
+    """The end of the ActiveRange shorter than one WIPC block (declared at run time)."""
+    if not wipc.tail_bytes:
+        return []
+    return [f"WIPC: the last {wipc.tail_bytes} bytes of the ActiveRange (less than one "
+            f"{format_size(block_size)} block) are not preconditioned: a declared deviation"]
+
+
+def setup_lines(settings: Settings, dev: BlockDevice, tc: int, qd: int) -> list[str]:
+    """Purge, write cache, ActiveRange and TC/QD: the same for every test."""
+    common = settings.spec.common
+    ar = active_range_bytes(dev, common.active_range_pct)
+    cache = read_state(dev, common.write_cache)
+    return [f"purge: {purge_plan(settings, dev)}", cache_line(dev, cache),
+            f"ActiveRange: {common.active_range_pct} % = {ar:,} bytes; TC {tc} / QD {qd}"]
+
+
+def cache_line(dev: BlockDevice, cache) -> str:
+    if dev.transport == "nvme":
+        argv = nvme.set_feature_argv(dev.path, VWC_FEATURE, int(cache.required == "WCE"))
+        return (f"write cache: required {cache.required}; set before WIPC and before the test "
+                f"loop with `{shlex.join(argv)}` (when the drive has one), read back with "
+                "get-feature")
+    return (f"write cache: required {cache.required}; device reports '{cache.actual}' "
+            "(not settable on this transport: deviation)")
+
+
+def duration_lines(points: int, point_seconds: int, window: int, max_rounds: int,
+                   wipc_bytes: int) -> list[str]:
+    per_round = points * (point_seconds + FIO_OVERHEAD_S)
+    wipc = ", ".join(f"{hms(wipc_bytes / rate)} at {rate / 1e9:g} GB/s" for rate in (0.5e9, 3e9))
+    return [f"estimated duration: WIPC {wipc} (depends on the drive's SEQ write speed); "
+            f"rounds {hms(per_round)} each: best case {hms(window * per_round)} "
+            f"(steady by round {window}), worst case {hms(max_rounds * per_round)} "
+            f"({max_rounds} rounds)"]
+
+
+def fills_duration_lines(bytes_planned: int, limit_s: int) -> list[str]:
+    """A run that stops at `bytes_planned` written or after `limit_s`, whichever first."""
+    fast, slow = bytes_planned / 3e9, bytes_planned / 0.5e9
+
+    def case(seconds: float, rate: str) -> str:
+        if seconds < limit_s:
+            return f"{hms(seconds + FIO_OVERHEAD_S)} (the fills, written at {rate})"
+        return f"{hms(limit_s + FIO_OVERHEAD_S)} (the time limit: at {rate} the fills " \
+               f"would take {hms(seconds)})"
+    return [f"estimated duration: writing {bytes_planned:,} bytes takes {hms(slow)} at "
+            f"0.5 GB/s, {hms(fast)} at 3 GB/s; time limit {hms(limit_s)}; whichever first: "
+            f"best case {case(fast, '3 GB/s')}, worst case {case(slow, '0.5 GB/s')} "
+            "(depends on the drive's RND write speed)"]
+
+
+def round_test_plan(settings: Settings, device: BlockDevice, decl: RoundTest) -> list[str]:
+    """The plan of a round-based test: setup, WIPC and its job file, the rounds, every
+    point's job section (or N/A reason), the duration estimate."""
+    spec = settings.spec
+    ledger_name = "" if decl.test == decl.title.lower() else f"; ledger test {decl.test}"
+    lines = [f"{decl.title} test ({decl.clause}{ledger_name})",
+             *setup_lines(settings, device, decl.thread_count, decl.queue_depth)]
+    wipc_bytes = 0
+    if decl.wipc_block_size:
+        ar = active_range_bytes(device, spec.common.active_range_pct)
+        wipc = plan_wipc(ar, decl.wipc_block_size, spec.wipc.capacity_multiple,
+                         decl.thread_count, decl.queue_depth)
+        wipc_bytes = wipc.bytes_expected
+        lines += [f"WIPC: {wipc.bytes_expected:,} bytes of SEQ "
+                  f"{format_size(decl.wipc_block_size)} writes{decl.wipc_note}; fio job file:",
+                  *job_lines(device, list(wipc.jobs)),
+                  *wipc_tail_lines(wipc, decl.wipc_block_size)]
+    else:
+        lines.append("WIPC: none: the test starts from the purged drive")
+    measured = [p for p in decl.points if not p.na_reason]
+    lines.append(
+        f"rounds: {len(decl.points)} points per round ({len(measured)} measured, "
+        f"{len(decl.points) - len(measured)} N/A) x {settings.point_seconds} s, until steady "
+        f"({decl.until}) or {settings.max_rounds} rounds; {decl.measures}each point's fio "
+        "job file is [global] above plus its section:")
+    lines += point_lines(device, decl.points, decl.job)
+    return lines + duration_lines(len(measured), settings.point_seconds,
+                                  spec.steady_state.window_rounds, settings.max_rounds,
+                                  wipc_bytes)
+
+
+def point_lines(device, points, job_for) -> list[str]:
+    """Each point's fio job section, or its N/A reason, in loop order."""
+    lines = []
+    for p in points:
+        if p.na_reason:
+            lines.append(f"    [{p.label}] N/A: {p.na_reason}")
+        else:
+            lines += section_lines(device, job_for(p))
+    return lines

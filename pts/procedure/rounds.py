@@ -1,0 +1,125 @@
+"""The round loop (WDPC + measurement, PTS 2.0.2 §3.3 / IOPS pseudo-code p.26): run every
+test point of a round in the spec's order, then judge the tracking variables over the last
+window; stop when all are steady in the same window, or after max rounds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pts.config.spec import RwMix, SteadyStateRule, format_size
+from pts.procedure import steady_state
+from pts.procedure.progress import Progress
+from pts.results import records
+from pts.results.ledger import Ledger
+
+
+@dataclass(frozen=True)
+class Point:
+    index: int                  # position in the round (0-based)
+    rw_mix: RwMix
+    block_size: int
+    na_reason: str | None = None  # set: cannot be measured on this device (N/A, not 0)
+    access: str = "RND"           # "RND" or "SEQ" (Throughput)
+
+    @property
+    def label(self) -> str:
+        return f"{self.access} {format_size(self.block_size).replace(' ', '')} {self.rw_mix}"
+
+
+def matrix_points(rw_mixes, block_sizes, logical_sector: int) -> list[Point]:
+    """R/W mix outer loop, block size inner loop (the spec's nesting and order); block sizes
+    below the logical sector size are N/A, never measured as 0."""
+    points = []
+    for mix in rw_mixes:
+        for bs in block_sizes:
+            na = (f"block size {format_size(bs)} is smaller than the logical sector size "
+                  f"({logical_sector} bytes)") if bs < logical_sector else None
+            points.append(Point(len(points), mix, bs, na))
+    return points
+
+
+def point_record(kind: type[records.Point], test: str, round_no: int, point: Point,
+                 measured: dict | None = None) -> records.Point:
+    """The ledger record of one point: measured fields, or N/A with its reason."""
+    return kind(test=test, round=round_no, index=point.index, rw_mix=str(point.rw_mix),
+                read_pct=point.rw_mix.read_pct, block_size=point.block_size,
+                na=measured is None, reason=point.na_reason, measured=measured or {})
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str                 # "steady" or "not_steady"
+    rounds: int
+    steady_round: int | None
+    window: tuple[int, int]
+    evidence: dict[str, steady_state.SteadyStateResult]
+    message: str
+
+    @property
+    def steady(self) -> bool:
+        return self.status == "steady"
+
+
+def run_rounds(*, test: str, points: list[Point], measure: Callable[[Point, int], dict],
+               tracking: dict[str, Point], rule: SteadyStateRule, max_rounds: int,
+               ledger: Ledger, progress: Progress, value_key: str = "iops",
+               after_round: Callable[[int], None] | None = None,
+               history: dict[str, list[float]] | None = None) -> Outcome:
+    """`measure(point, round)` runs one point and returns the fields of its ledger record
+    (it must contain `value_key`). Tracking values are that field of the tracking points.
+    `after_round(round)` runs once a round's points are done, before its verdict.
+    `history`: tracking values of rounds already completed (a resumed run); the loop goes on
+    with the next round, and those rounds count towards the window and max rounds."""
+    history = {label: list((history or {}).get(label, [])) for label in tracking}
+    done = min(len(v) for v in history.values())
+    steady, evidence = _judge(history, rule, done)
+    if steady:      # the last completed round was already steady (killed before test_end)
+        return _steady(done, rule, evidence)
+    for round_no in range(done + 1, max_rounds + 1):
+        values: dict[int, float] = {}
+        for point in points:
+            if point.na_reason:
+                ledger.append(point_record(records.Point, test, round_no, point))
+                continue
+            result = measure(point, round_no)
+            ledger.append(point_record(records.Point, test, round_no, point, result))
+            values[point.index] = result[value_key]
+            progress.point(round_no, point.index, point.label, f"{result[value_key]:,.0f}")
+        if after_round:
+            after_round(round_no)
+        for label, point in tracking.items():
+            history[label].append(values[point.index])
+        steady, evidence = _judge(history, rule, round_no)
+        ledger.append(records.Round(
+            test=test, round=round_no, tracking={k: v[-1] for k, v in history.items()},
+            steady_state={k: evidence[k].as_dict() if evidence else None for k in history},
+            steady=steady))
+        status = ("steady" if steady else "not steady") if evidence else \
+            f"steady-state check from round {rule.window_rounds}"
+        progress.round(round_no, {k: v[-1] for k, v in history.items()}, status,
+                       done=steady or round_no == max_rounds)
+        if steady:
+            return _steady(round_no, rule, evidence)
+    last = max(max_rounds, done)
+    first = max(1, last - rule.window_rounds + 1)
+    failing = [k for k, e in evidence.items() if not e.steady]
+    return Outcome("not_steady", last, None, (first, last), evidence,
+                   f"steady state NOT reached in {max_rounds} rounds; in the last window "
+                   f"(rounds {first}-{last}) not steady: {', '.join(failing)}")
+
+
+def _steady(round_no: int, rule: SteadyStateRule, evidence) -> Outcome:
+    first = round_no - rule.window_rounds + 1
+    return Outcome("steady", round_no, round_no, (first, round_no), evidence,
+                   f"steady state reached at round {round_no} "
+                   f"(measurement window rounds {first}-{round_no})")
+
+
+def _judge(history: dict[str, list[float]], rule: SteadyStateRule, round_no: int):
+    if round_no < rule.window_rounds:
+        return False, {}
+    return steady_state.check_all(history, window=rule.window_rounds,
+                                  max_data_excursion=rule.max_data_excursion,
+                                  max_slope_excursion=rule.max_slope_excursion)

@@ -1,0 +1,215 @@
+"""The one runner of round-based PTS tests, and the life cycle every PTS test shares.
+
+A round-based test (IOPS, Throughput, Latency; DIRTH, CBW and HIR preconditioning next) is a
+`RoundTest` declaration — its points, the fio job of a point, the ledger fields of a point,
+its tracking variables, its parameters — and `run_round_test` does the rest the same way for
+every one of them:
+
+    test_start -> (resume: the rounds already done, the write cache set again)
+               -> or: N/A cells declared, purge, write cache, [FOB sweep], WIPC, write cache
+    -> rounds until steady state (pts.procedure.rounds), device counters after each round
+    -> device health verdict -> test_end
+
+`recorded_test` is the test_start .. test_end bracket (also used by the WSAT, which is not
+round-based): a test a resumed run already finished is not run again, and a test that stops
+is recorded as "interrupted" or "error" before the exception goes on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pts.conditioning import health, prepare
+from pts.config.spec import format_size
+from pts.procedure import fob
+from pts.procedure.progress import Progress
+from pts.procedure.rounds import Outcome, Point, run_rounds
+from pts.results import records
+from pts.run import Run
+from pts.tools.fio import Job, Summary
+
+# A point's fio run gets this long before it is called hung: three times the point (fio
+# start-up, ramp and a device that drains slowly) plus two minutes of slack for a slow host.
+TIMEOUT_FACTOR, TIMEOUT_SLACK_S = 3, 120
+
+
+class TestDefinitionError(ValueError):
+    """A test cannot be run as declared on this device (e.g. its tracking cell is N/A)."""
+
+
+@dataclass(frozen=True)
+class RoundTest:
+    """What a round-based PTS test measures; everything else is the runner's."""
+    test: str                        # ledger test name, e.g. "iops", "throughput-1024k"
+    title: str                       # report title, e.g. "IOPS", "Throughput 1 MiB"
+    clause: str                      # the spec clause it implements
+    parameters: dict                 # the test_start record's parameters
+    points: tuple[Point, ...]        # one round, in the spec's loop order
+    tracking: dict[str, Point]       # tracking variable label -> its point
+    value_key: str                   # the ledger field the tracking variables are judged on
+    job: Callable[[Point], Job]      # the fio job of one point
+    fields: Callable[[Summary], dict]  # the measured fields of a point record
+    thread_count: int
+    queue_depth: int
+    wipc_block_size: int | None      # None: no WIPC (the test starts from the purged drive)
+    histograms: bool = False         # fio json+ latency bins (percentiles of total latency)
+    fob_sweep: bool = False          # one informative round before WIPC (--fob-sweep)
+    na_prefix: str = ""              # "Latency " -> "Latency 0.5 KiB cells not measured"
+    # --dry-run wording only
+    wipc_note: str = ""              # e.g. " at TC 1 / QD 1"
+    measures: str = ""               # e.g. "per point ART, MRT and 99.999 % response time; "
+    tracking_unit: str = ""          # e.g. " MB/s"
+
+    @property
+    def until(self) -> str:
+        """The tracking variables as the plan names them."""
+        return ", ".join(label + self.tracking_unit for label in self.tracking)
+
+
+def tracking_points(test: str, points, cells: dict[str, tuple]) -> dict[str, Point]:
+    """label -> point for each tracking cell (rw_mix, block_size). A cell that is not in the
+    round, or is N/A on this device, cannot be tracked: a clear error, never a KeyError."""
+    by_cell = {(p.rw_mix, p.block_size): p for p in points}
+    found = {}
+    for label, cell in cells.items():
+        point = by_cell.get(cell)
+        if point is None:
+            raise TestDefinitionError(
+                f"{test}: the tracking variable {label} is not among the test's points (a "
+                "spec file or --iops-block-sizes/--iops-rw-mixes left its cell out); keep "
+                "that R/W mix and block size in the test")
+        if point.na_reason:
+            raise TestDefinitionError(
+                f"{test}: the tracking variable {label} cannot be measured on this device "
+                f"({point.na_reason}); steady state cannot be judged. Nothing was written. "
+                "Use a spec file whose tracking cells this device can measure.")
+        found[label] = point
+    return found
+
+
+def point_timeout(point_seconds: int) -> int:
+    return point_seconds * TIMEOUT_FACTOR + TIMEOUT_SLACK_S
+
+
+def measure_with(run: Run, decl: RoundTest) -> Callable[[Point, int], dict]:
+    """One point: its fio job, raw JSON kept under raw/<test>/round-NN/, its record fields."""
+    timeout = point_timeout(run.settings.point_seconds)
+
+    def measure(point: Point, round_no: int) -> dict:
+        out = run.raw_dir(decl.test, f"round-{round_no:02d}")
+        res = run.fio.run(run.device.path, [decl.job(point)], out, f"p{point.index:02d}",
+                          timeout=timeout, histograms=decl.histograms)
+        return decl.fields(res.summary) | {"start": res.start, "end": res.end,
+                                           "raw": run.relative(res.json_path)}
+    return measure
+
+
+def run_round_test(run: Run, decl: RoundTest) -> Outcome:
+    """Purge, WIPC and rounds to steady state of `decl`, inside its test_start..test_end."""
+    return recorded_test(run, decl.test, decl.title, decl.clause, decl.parameters,
+                         lambda: _rounds_body(run, decl))
+
+
+def _rounds_body(run: Run, decl: RoundTest) -> Outcome:
+    measure = measure_with(run, decl)
+    history = resumed_history(run, decl.test)
+    if history is None:
+        declare_na(run, decl.test, decl.na_prefix, decl.points)
+        sweep = (lambda: fob.sweep(run, decl.test, list(decl.points), measure)) \
+            if decl.fob_sweep else None
+        prepare.prepare(run, decl.test, prepare.active_range_bytes(run), decl.wipc_block_size,
+                        (decl.thread_count, decl.queue_depth), before_wipc=sweep)
+    settings, rule = run.settings, run.spec.steady_state
+    progress = Progress(run.write, decl.test, len(decl.points), settings.point_seconds,
+                        rule.window_rounds, settings.max_rounds)
+    return run_rounds(
+        test=decl.test, points=list(decl.points), measure=measure, tracking=decl.tracking,
+        rule=rule, max_rounds=settings.max_rounds, ledger=run.ledger, progress=progress,
+        value_key=decl.value_key,
+        after_round=lambda r: prepare.record_counters(run, decl.test, f"after round {r}", r),
+        history=history)
+
+
+def health_verdict(run: Run, test: str, outcome: Outcome) -> Outcome:
+    """The outcome, or a device-health failure when the smart-log shows one (the spec
+    outcome is kept in the message)."""
+    found = health.problems(health.test_records(run.ledger.path, test))
+    if not found:
+        return outcome
+    run.write(f"[pts {test}] DEVICE HEALTH FAILURE: " + "; ".join(found))
+    return dataclasses.replace(
+        outcome, status=health.HEALTH_FAILURE,
+        message="DEVICE HEALTH FAILURE (not a spec result): " + "; ".join(found)
+        + f". Spec outcome: {outcome.message}")
+
+
+def declare_na(run: Run, test: str, prefix: str, points) -> None:
+    """One deviation per block size that cannot be measured on this device."""
+    for bs in sorted({p.block_size for p in points if p.na_reason}):
+        run.deviation(test, f"{prefix}{format_size(bs)} cells not measured (N/A): smaller "
+                            f"than the logical sector size ({run.device.logical_sector} "
+                            "bytes).")
+
+
+def resumed_history(run: Run, test: str) -> dict[str, list[float]] | None:
+    """On --resume, the tracking values of the rounds already done, if the test got past
+    WIPC and nothing purged the drive since (it then goes on with the next round, with the
+    write cache set and read back again: a power cycle may have reset it); None: run the
+    test from purge."""
+    if run.resume is None:
+        return None
+    progress = run.resume.progress(test)
+    if progress.restart_reason is not None:
+        if progress.restart_reason:     # "": the test had not started before the stop
+            run.write(f"[pts {test}] resume: {progress.restart_reason}; starting from purge")
+            run.deviation(test, f"Resumed run: the test was restarted from purge "
+                                f"({progress.restart_reason}).")
+        return None
+    idle = (time.time() - progress.last_time) / 60 if progress.last_time else 0.0
+    x = progress.last_round
+    run.ledger.append(records.Resume(test=test, after_round=x, idle_minutes=idle))
+    run.deviation(test, f"Resumed run: device idle {idle:.1f} minutes between round {x} and "
+                        f"round {x + 1} (the round in flight was redone).")
+    run.write(f"[pts {test}] resume after round {x} (idle {idle:.1f} min)")
+    cache = prepare.write_cache_step(run, test, "on resume")
+    if cache.deviation():
+        run.deviation(test, cache.deviation())
+    return progress.history
+
+
+def recorded_test(run: Run, test: str, title: str, clause: str, parameters: dict,
+                  body: Callable[[], Outcome]) -> Outcome:
+    """test_start, the test's body, test_end (status "error" if the body raised).
+    A test a resumed run had already finished is not run again: its recorded end stands."""
+    progress = run.resume.progress(test) if run.resume else None
+    if progress is not None and progress.finished is not None:
+        end = progress.finished
+        run.write(f"[pts {test}] already finished in this run: {end.message}")
+        return Outcome(end.status, end.rounds, end.steady_round, tuple(end.window or (0, 0)),
+                       {}, end.message)
+    if progress is None or progress.restart_reason is not None:
+        run.ledger.append(records.TestStart(test=test, title=title, clause=clause,
+                                            parameters=parameters))
+    prepare.record_counters(run, test, "test start")
+    try:
+        outcome = body()
+        prepare.record_counters(run, test, "test end")
+        outcome = health_verdict(run, test, outcome)
+    except KeyboardInterrupt:
+        run.ledger.append(records.TestEnd(
+            test=test, status=records.INTERRUPTED, rounds=None, steady_round=None,
+            window=None, message="interrupted (Ctrl-C or SIGTERM); the point in flight was "
+                                 "stopped and not recorded"))
+        raise
+    except BaseException as exc:
+        run.ledger.append(records.TestEnd(test=test, status=records.ERROR, rounds=None,
+                                          steady_round=None, window=None,
+                                          message=f"{type(exc).__name__}: {exc}"))
+        raise
+    run.ledger.append(records.TestEnd(test=test, status=outcome.status, rounds=outcome.rounds,
+                                      steady_round=outcome.steady_round,
+                                      window=list(outcome.window), message=outcome.message))
+    return outcome

@@ -1,0 +1,152 @@
+"""The run folder: run.json (written once) and the append-only ledger.jsonl.
+
+Each ledger record is one JSON line, flushed and fsynced before `append` returns, so a crash
+or kill -9 loses at most the record being written. Format: docs/results-format.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pts.results import records
+
+SCHEMA = 1
+
+
+class LedgerError(ValueError):
+    """ledger.jsonl cannot be read, or is damaged before its last line."""
+
+
+def safe_name(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]", "_", text.strip()) or "unknown"
+
+
+def write_json_atomic(path: Path, data: dict) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=2, sort_keys=False)
+        fh.write("\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def new_run_folder(reports_dir: Path, model: str, serial: str) -> Path:
+    """reports/<model>_<serial>/<run-id>/, run-id = UTC timestamp (+ -N if taken)."""
+    parent = Path(reports_dir) / f"{safe_name(model)}_{safe_name(serial)}"
+    parent.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    for n in range(1000):
+        folder = parent / (stamp if n == 0 else f"{stamp}-{n}")
+        try:
+            folder.mkdir()
+            return folder
+        except FileExistsError:
+            continue
+    raise RuntimeError(f"cannot create a run folder under {parent}")
+
+
+class Ledger:
+    """Append-only JSON-lines file; one record per completed step."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self._set_aside_torn_tail()
+        self._fh = open(self.path, "a", encoding="utf-8")
+
+    def _set_aside_torn_tail(self) -> None:
+        """A run killed mid-write leaves a last line without its newline. Before appending
+        (resume), move that fragment to ledger.jsonl.torn, so every line stays whole."""
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return
+        if not data or data.endswith(b"\n"):
+            return
+        keep = data.rfind(b"\n") + 1
+        with open(self.path.with_name(self.path.name + ".torn"), "ab") as fh:
+            fh.write(data[keep:] + b"\n")
+        with open(self.path, "r+b") as fh:
+            fh.truncate(keep)
+            os.fsync(fh.fileno())
+
+    def append(self, record: records.Record) -> records.Record:
+        """Write `record` (stamped with the time now) and fsync before returning."""
+        record = dataclasses.replace(record, time=time.time())
+        self._fh.write(json.dumps(record.to_json(), allow_nan=False) + "\n")
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+        return record
+
+    def close(self) -> None:
+        self._fh.close()
+
+
+# Reading. The ledger is appended and fsynced record by record, so a crash can leave only the
+# LAST line torn: that one is skipped and reported as a note. An unreadable line anywhere else
+# means the file was damaged after it was written, and nothing should be drawn from it.
+
+@dataclass(frozen=True)
+class Record:
+    line: int            # 1-based line number in ledger.jsonl, for error messages
+    data: dict
+
+    @property
+    def type(self) -> str:
+        return self.data["type"]
+
+    @property
+    def record(self) -> records.Record:
+        """The typed record (pts.results.records)."""
+        return records.parse(self.data)
+
+    def where(self, path: Path) -> str:
+        return f"{path}:{self.line}"
+
+
+def read_ledger(path: Path) -> tuple[list[Record], list[str]]:
+    """All records of `path` with their line numbers, plus notes for the reader."""
+    try:
+        with path.open("rb") as fh:
+            raw_lines = fh.read().split(b"\n")
+    except FileNotFoundError:
+        return [], [f"{path.name} is missing: no test has recorded anything"]
+    except OSError as exc:
+        raise LedgerError(f"cannot read {path}: {exc}") from None
+    numbered = [(n, raw) for n, raw in enumerate(raw_lines, 1) if raw.strip()]
+    records, notes = [], []
+    for pos, (number, raw) in enumerate(numbered):
+        data, problem = _parse(raw)
+        if problem is None:
+            records.append(Record(number, data))
+        elif pos == len(numbered) - 1:
+            notes.append(f"{path.name} line {number}: torn last record skipped ({problem}); "
+                         "the run was probably interrupted while writing it")
+        else:
+            raise LedgerError(f"{path} line {number}: corrupt ledger record ({problem})")
+    return records, notes
+
+
+def _parse(raw: bytes) -> tuple[dict | None, str | None]:
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return None, f"not valid JSON: {exc}"
+    if not isinstance(data, dict):
+        return None, "not a JSON object"
+    if not isinstance(data.get("type"), str):
+        return None, "no \"type\" field"
+    return data, None
+
+
+def read_records(path: Path) -> tuple[list[records.Record], list[str]]:
+    """The typed records of `path` (unknown types as records.Unknown), plus notes."""
+    found, notes = read_ledger(path)
+    return [r.record for r in found], notes

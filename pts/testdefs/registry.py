@@ -1,0 +1,65 @@
+"""The PTS tests the suite runs: the one place where pytest (pts.plugin, pts/suite/) and
+--dry-run find a test's run, plan and variants. A suite module marks its test function with
+`@pytest.mark.pts("name")` and takes the `pts_outcome` fixture; nothing is found by name
+lookups or signatures.
+
+To add a PTS test: a module in pts/testdefs/ that declares it (a `RoundTest` for a
+round-based test), an entry here, a module in pts/suite/, its report pages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pts.config.settings import Settings
+from pts.config.spec import Spec
+from pts.device.identity import BlockDevice
+from pts.procedure.plan import round_test_plan
+from pts.procedure.rounds import Outcome
+from pts.procedure.runner import run_round_test
+from pts.run import Run
+from pts.testdefs import iops, latency, throughput, wsat
+
+
+@dataclass(frozen=True)
+class PtsTest:
+    name: str
+    run: Callable[[Run, object], Outcome]          # (run, variant) -> outcome
+    plan: Callable[[Settings, BlockDevice, object], list[str]]   # --dry-run lines
+    # (id, value) of each variant the spec defines (pytest parametrization); None: one test
+    variants: Callable[[Spec], list[tuple[str, object]]] | None = None
+
+
+def _round_test(name: str, declare) -> PtsTest:
+    """A round-based test with one declaration (no variants)."""
+    return PtsTest(name, lambda run, _: run_round_test(run, declare(run.settings, run.device)),
+                   lambda settings, device, _: round_test_plan(settings, device,
+                                                               declare(settings, device)))
+
+
+def _throughput_plan(settings: Settings, device: BlockDevice, block_size) -> list[str]:
+    """One block size's plan; all of them when not one selected item (block_size None)."""
+    sizes = settings.spec.throughput.block_sizes if block_size is None else (block_size,)
+    return [line for bs in sizes for line in
+            round_test_plan(settings, device, throughput.declare(settings, device, bs))]
+
+
+TESTS: dict[str, PtsTest] = {t.name: t for t in (
+    _round_test("iops", iops.declare),
+    PtsTest("throughput",
+            lambda run, bs: run_round_test(run, throughput.declare(run.settings, run.device,
+                                                                   bs)),
+            _throughput_plan,
+            lambda spec: [(throughput.test_name(bs), bs) for bs in spec.throughput.block_sizes]),
+    _round_test("latency", latency.declare),
+    PtsTest("wsat", lambda run, _: wsat.run_wsat(run), lambda s, d, _: wsat.plan_lines(s, d)),
+)}
+
+
+def get(name: str) -> PtsTest:
+    try:
+        return TESTS[name]
+    except KeyError:
+        raise KeyError(f"no PTS test {name!r} in pts.testdefs.registry (known: "
+                       f"{', '.join(TESTS)})") from None

@@ -1,0 +1,358 @@
+"""The one wrapper around fio: job files from typed job descriptions, runs, JSON parsing.
+
+Test modules never write fio options; they describe jobs with `Job` and call `Fio.run`.
+For every run the job file, the command line (argv as JSON) and fio's JSON output are kept
+in the run folder, the first two written before fio starts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pts.tools import commands, histogram
+from pts.tools.commands import ToolError, ToolMissing
+
+# Options every job gets, and why.
+GLOBAL_OPTIONS = {
+    "ioengine": "libaio",
+    "direct": "1",                   # O_DIRECT: measure the device, not the page cache
+    "group_reporting": "1",          # one result per point, however many threads
+    "norandommap": "1",              # true random offsets (no once-each coverage map)
+    "randrepeat": "0",               # a new random sequence every run
+    "random_generator": "tausworthe64",  # PTS tool requirement: >= 48-bit generator (§6)
+    "refill_buffers": "1",           # random, incompressible data on every write (§3.5)
+    "thread": "0",
+}
+
+
+class FioError(ToolError):
+    """fio ran but its result cannot be used."""
+
+
+class FioFailed(FioError):
+    """fio exited non-zero or timed out."""
+
+
+class FioOutputError(FioError):
+    """fio's output is not the JSON we asked for."""
+
+
+@dataclass(frozen=True)
+class Logs:
+    """Per-interval logs of a long job (fio writes them when the job ends): IOPS and total
+    latency averaged over `avg_msec` windows, and completion-latency histograms over
+    `hist_msec` windows. Files: PREFIX_iops.N.log, PREFIX_lat.N.log, PREFIX_clat_hist.N.log,
+    one per thread N (see pts.tools.fio_logs)."""
+
+    prefix: str                 # absolute path prefix of the log files
+    avg_msec: int
+    hist_msec: int | None = None
+
+
+class DeviceGone(FioFailed):
+    """fio failed because the device under test is gone (unplugged, detached, size 0)."""
+
+    @classmethod
+    def check(cls, filename: str) -> DeviceGone | None:
+        """Name the cause when a failed fio run is explained by the device having gone."""
+        try:
+            st = os.stat(filename)
+        except FileNotFoundError:
+            return cls(f"the device under test {filename} disappeared during the test (the "
+                       "device node no longer exists)")
+        if not stat.S_ISBLK(st.st_mode):
+            return None
+        size = Path(f"/sys/dev/block/{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}/size")
+        try:
+            gone = int(size.read_text()) == 0
+        except (OSError, ValueError):
+            gone = True
+        return cls(f"the device under test {filename} disappeared during the test (it now "
+                   "has no capacity: detached or removed)") if gone else None
+
+
+@dataclass(frozen=True)
+class Job:
+    """One fio job section. `runtime` set = time based (or, with time_based False, a time
+    limit on `io_size` bytes per thread); else `size` x `loops` bytes."""
+
+    name: str
+    rw: str                     # read, write, randread, randwrite, randrw
+    block_size: int             # bytes
+    iodepth: int
+    numjobs: int = 1
+    rwmixread: int | None = None
+    offset: int = 0
+    size: int | None = None     # bytes; None = to the end of the device
+    runtime: int | None = None  # seconds
+    loops: int = 1
+    time_based: bool = True
+    io_size: int | None = None  # bytes per thread, then the thread stops
+    offset_increment: int = 0   # thread k starts at offset + k x this (its own slice)
+    lat_percentiles: tuple[float, ...] = ()   # total-latency percentiles (+ json+ bins)
+    logs: Logs | None = None
+
+    def options(self) -> dict[str, str]:
+        opts = {"rw": self.rw, "bs": str(self.block_size), "iodepth": str(self.iodepth),
+                "numjobs": str(self.numjobs), "offset": str(self.offset)}
+        if self.offset_increment:
+            opts["offset_increment"] = str(self.offset_increment)
+        if self.rwmixread is not None:
+            opts["rwmixread"] = str(self.rwmixread)
+        if self.size is not None:
+            opts["size"] = str(self.size)
+        if self.io_size is not None:
+            opts["io_size"] = str(self.io_size)
+        if self.runtime is not None:
+            opts.update(time_based="1" if self.time_based else "0", runtime=str(self.runtime))
+        if self.loops != 1:
+            opts["loops"] = str(self.loops)
+        if self.lat_percentiles:
+            # Total latency (slat + clat), the PTS response time; fio then also gives the
+            # total-latency histogram ("lat_ns" bins) in json+ output.
+            opts.update(lat_percentiles="1", percentile_list=":".join(
+                f"{p:g}" for p in self.lat_percentiles))
+        if self.logs is not None:
+            opts.update(_log_options(self.logs))
+        return opts
+
+
+def _log_options(logs: Logs) -> dict[str, str]:
+    opts = {"write_iops_log": logs.prefix, "write_lat_log": logs.prefix,
+            "log_avg_msec": str(logs.avg_msec)}
+    if logs.hist_msec:
+        # fio's histogram log holds completion latency (clat) only, whatever lat_percentiles.
+        opts.update(write_hist_log=logs.prefix, log_hist_msec=str(logs.hist_msec))
+    return opts
+
+
+def random_job(name: str, read_pct: int, block_size: int, iodepth: int, numjobs: int,
+               runtime: int, size: int) -> Job:
+    """RND I/O at a R/W mix over the first `size` bytes (the ActiveRange)."""
+    if read_pct == 100:
+        rw, mix = "randread", None
+    elif read_pct == 0:
+        rw, mix = "randwrite", None
+    else:
+        rw, mix = "randrw", read_pct
+    return Job(name, rw, block_size, iodepth, numjobs, mix, size=size, runtime=runtime)
+
+
+def sequential_job(name: str, read_pct: int, block_size: int, iodepth: int, numjobs: int,
+                   runtime: int, size: int) -> Job:
+    """SEQ reads (100/0) or writes (0/100) over the first `size` bytes (the ActiveRange);
+    with several threads each streams through its own slice, so every stream stays
+    sequential and no two threads touch the same blocks."""
+    if read_pct not in (0, 100):
+        raise ValueError(f"SEQ jobs are 100/0 or 0/100, not {read_pct}/{100 - read_pct}")
+    rw = "read" if read_pct == 100 else "write"
+    per_thread = size // numjobs // block_size * block_size
+    if per_thread < block_size:
+        raise ValueError(f"{size} bytes is too small for {numjobs} threads of "
+                         f"{block_size}-byte SEQ I/O")
+    return Job(name, rw, block_size, iodepth, numjobs, size=per_thread, runtime=runtime,
+               offset_increment=per_thread if numjobs > 1 else 0)
+
+
+def job_file(filename: str, jobs: list[Job]) -> str:
+    """The text of a fio job file. Sections without `stonewall` run at the same time."""
+    lines = ["[global]", f"filename={filename}"]
+    lines += [f"{k}={v}" for k, v in GLOBAL_OPTIONS.items()]
+    for job in jobs:
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", job.name):
+            raise ValueError(f"bad fio job name {job.name!r}")
+        lines += ["", f"[{job.name}]"] + [f"{k}={v}" for k, v in job.options().items()]
+    return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class Direction:
+    """One direction (read or write) of a fio result, summed over its jobs."""
+
+    iops: float = 0.0
+    io_bytes: int = 0
+    bw_bytes: float = 0.0       # bytes/s
+    total_ios: int = 0
+    lat_mean_ns: float | None = None   # total latency (submission + completion)
+    lat_max_ns: float | None = None
+    runtime_ms: int = 0                 # longest thread's runtime
+    # Total-latency percentiles {pct: ns} and histogram {bin midpoint ns: count}; only when
+    # the job asked for lat_percentiles (the histogram only with json+ output).
+    lat_percentiles_ns: dict[float, float] = field(default_factory=dict)
+    lat_histogram: dict[int, int] = field(default_factory=dict)
+
+    def lat_percentile_ns(self, pct: float) -> float | None:
+        """fio's own figure if it reported this percentile, else from the histogram."""
+        if pct in self.lat_percentiles_ns:
+            return self.lat_percentiles_ns[pct]
+        return histogram.percentile(self.lat_histogram, pct) if self.lat_histogram else None
+
+
+@dataclass(frozen=True)
+class Summary:
+    read: Direction
+    write: Direction
+    fio_version: str = ""
+    errors: tuple[int, ...] = field(default=())
+
+    @property
+    def iops(self) -> float:
+        """PTS IOPS of a mix: read plus write completions per second (pts-digest §11.10)."""
+        return self.read.iops + self.write.iops
+
+    @property
+    def mbps(self) -> float:
+        """Decimal MB/s (PTS 2.0.2 §2.4.1), from fio's bytes/s."""
+        return (self.read.bw_bytes + self.write.bw_bytes) / 1e6
+
+    @property
+    def lat_mean_ns(self) -> float | None:
+        """IO-weighted mean response time of both directions (pts-digest §11.10)."""
+        parts = [(d.lat_mean_ns, d.total_ios) for d in (self.read, self.write)
+                 if d.lat_mean_ns is not None and d.total_ios]
+        n = sum(k for _, k in parts)
+        return sum(m * k for m, k in parts) / n if n else None
+
+    @property
+    def lat_max_ns(self) -> float | None:
+        maxima = [d.lat_max_ns for d in (self.read, self.write) if d.lat_max_ns is not None]
+        return max(maxima) if maxima else None
+
+    def lat_percentile_ns(self, pct: float) -> float | None:
+        """Total-latency percentile of all I/Os, reads and writes together: from the merged
+        histograms of both directions (json+ output), or the one direction that did I/O.
+        None when fio gave neither."""
+        busy = [d for d in (self.read, self.write) if d.total_ios]
+        if len(busy) == 1:
+            return busy[0].lat_percentile_ns(pct)
+        if busy and all(d.lat_histogram for d in busy):
+            return histogram.percentile(histogram.merge(*(d.lat_histogram for d in busy)), pct)
+        return None
+
+
+def parse_output(text: str) -> dict:
+    """fio's JSON document; tolerates non-JSON lines fio sometimes prints before it."""
+    start = text.find("{")
+    if start < 0:
+        raise FioOutputError("fio printed no JSON document")
+    try:
+        doc, _ = json.JSONDecoder().raw_decode(text[start:])
+    except json.JSONDecodeError as exc:
+        raise FioOutputError(f"fio output is not valid JSON: {exc}") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("jobs"), list) or not doc["jobs"]:
+        raise FioOutputError("fio JSON has no 'jobs' list")
+    return doc
+
+
+def _latency_ns(d: dict) -> tuple[float | None, float | None]:
+    """Total latency; fio >= 2.99 writes lat_ns, older versions lat in microseconds."""
+    if isinstance(d.get("lat_ns"), dict):
+        lat = d["lat_ns"]
+        return lat.get("mean"), lat.get("max")
+    if isinstance(d.get("lat"), dict):
+        lat = d["lat"]
+        return (None if lat.get("mean") is None else lat["mean"] * 1e3,
+                None if lat.get("max") is None else lat["max"] * 1e3)
+    return None, None
+
+
+def _lat_distribution(jobs: list[dict], key: str) -> tuple[dict, dict]:
+    """Total-latency percentiles and histogram ("lat_ns", present with lat_percentiles=1;
+    never clat_ns: the PTS response time includes submission). Percentiles only for one
+    job (fio's figures cannot be combined); histograms are summed over jobs."""
+    lats = [(j.get(key) or {}).get("lat_ns") for j in jobs]
+    lats = [lat for lat in lats if isinstance(lat, dict)]
+    pcts = {}
+    if len(lats) == 1 and isinstance(lats[0].get("percentile"), dict):
+        pcts = {float(k): float(v) for k, v in lats[0]["percentile"].items()}
+    bins = [histogram.parse_bins(lat["bins"]) for lat in lats if isinstance(lat.get("bins"), dict)]
+    return pcts, histogram.merge(*bins) if bins else {}
+
+
+def _direction(jobs: list[dict], key: str) -> Direction:
+    iops = io_bytes = bw = total = runtime = 0
+    lat_sum, lat_n, lat_max = 0.0, 0, None
+    for job in jobs:
+        d = job.get(key) or {}
+        n = int(d.get("total_ios", 0))
+        iops += float(d.get("iops", 0.0))
+        io_bytes += int(d.get("io_bytes", int(d.get("io_kbytes", 0)) * 1024))
+        bw += float(d.get("bw_bytes", float(d.get("bw", 0.0)) * 1024))
+        total += n
+        runtime = max(runtime, int(d.get("runtime", 0)))
+        mean, mx = _latency_ns(d)
+        if n and mean is not None:
+            lat_sum, lat_n = lat_sum + mean * n, lat_n + n
+        if n and mx is not None:
+            lat_max = mx if lat_max is None else max(lat_max, mx)
+    pcts, hist = _lat_distribution(jobs, key)
+    return Direction(iops, io_bytes, bw, total, lat_sum / lat_n if lat_n else None, lat_max,
+                     runtime, pcts, hist)
+
+
+def summarize(doc: dict) -> Summary:
+    """Sum over jobs (one job with group_reporting; several without)."""
+    jobs = doc["jobs"]
+    return Summary(read=_direction(jobs, "read"), write=_direction(jobs, "write"),
+                   fio_version=str(doc.get("fio version", "")),
+                   errors=tuple(int(j.get("error", 0)) for j in jobs if j.get("error")))
+
+
+@dataclass(frozen=True)
+class FioResult:
+    json_path: Path
+    summary: Summary
+    seconds: float
+    start: float       # Unix time fio was started / returned
+    end: float
+
+
+class Fio:
+    """fio on this machine. Raises ToolMissing at construction if fio is not installed."""
+
+    def __init__(self, log_file: Path | None = None, binary: str = "fio"):
+        self.binary = commands.require(binary, "fio")
+        self.log_file = log_file
+        self.version = commands.run([self.binary, "--version"], timeout=30).stdout.strip()
+
+    def run(self, filename: str, jobs: list[Job], out_dir: Path, name: str,
+            timeout: float | None = None, histograms: bool = False) -> FioResult:
+        """Write NAME.fio and NAME.cmd, run fio, keep NAME.json and NAME.stderr.
+        `histograms`: json+ output, which adds the latency histograms ("bins")."""
+        out_dir.mkdir(parents=True, exist_ok=True)
+        job_path, json_path = out_dir / f"{name}.fio", out_dir / f"{name}.json"
+        job_path.write_text(job_file(filename, jobs), encoding="utf-8")
+        fmt = "json+" if histograms else "json"
+        argv = [self.binary, f"--output-format={fmt}", f"--output={json_path}", str(job_path)]
+        (out_dir / f"{name}.cmd").write_text(json.dumps(argv) + "\n", encoding="utf-8")
+        start = time.time()
+        try:
+            result = commands.run(argv, log_file=self.log_file, timeout=timeout)
+        except commands.ToolFailed as exc:
+            raise DeviceGone.check(filename) or FioFailed(str(exc)) from None
+        finally:
+            end = time.time()
+        if result.stderr:
+            (out_dir / f"{name}.stderr").write_text(result.stderr, encoding="utf-8")
+        try:
+            text = json_path.read_text(encoding="utf-8", errors="replace")
+            summary = summarize(parse_output(text))
+        except (OSError, FioOutputError) as exc:
+            raise FioOutputError(f"{exc} ({json_path}); fio stderr: "
+                                 f"{result.excerpt() or '(empty)'}") from None
+        if summary.errors:
+            raise DeviceGone.check(filename) or FioFailed(
+                f"fio reported I/O error(s) {summary.errors} in {json_path}: "
+                f"{result.excerpt()}")
+        return FioResult(json_path, summary, result.seconds, start, end)
+
+
+__all__ = ["DeviceGone", "Fio", "FioError", "FioFailed", "FioOutputError", "Job", "Logs", "Summary",
+           "ToolMissing", "job_file", "parse_output", "random_job", "sequential_job",
+           "summarize"]
