@@ -16,6 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from pts.results import records
 from pts.results.ledger import Ledger
 from pts.tools.fio import Fio, job_file, random_job
 
@@ -53,7 +54,10 @@ def main() -> None:
             start = time.monotonic()
             for job in jobs:                              # the suite's path
                 res = fio.run(dev, [job], out / "suite", job.name)
-                ledger.append("point", iops=res.summary.iops, raw=str(res.json_path))
+                ledger.append(records.Point(
+                    test="benchmark", round=1, index=0, rw_mix="65/35", read_pct=65,
+                    block_size=4096, na=False,
+                    measured={"iops": res.summary.iops, "raw": str(res.json_path)}))
             suite = time.monotonic() - start
             ledger.close()
         finally:

@@ -14,7 +14,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from pts.procedure import steady_state
-from pts.report import verdict
+from pts.report import ledger_view, verdict
+from pts.report.ledger_view import int_or_none, is_number
 from pts.report.model import (
     COMPLETE,
     ERROR,
@@ -26,20 +27,15 @@ from pts.report.model import (
     Deviation,
     Device,
     DeviceCounters,
-    Point,
-    Purge,
     Round,
     Run,
     RunFolderError,
-    Sample,
     TestEnd,
     TestResult,
     Tracking,
-    Wipc,
-    WriteCache,
 )
+from pts.results import records
 from pts.results.ledger import LedgerError, Record, read_ledger
-from pts.tools.nvme import SMART_FIELDS
 
 RUN_JSON, LEDGER = "run.json", "ledger.jsonl"
 DEVICE_FIELDS = frozenset(f.name for f in dataclasses.fields(Device))
@@ -56,21 +52,21 @@ def load_run(folder: str | Path) -> Run:
         raise RunFolderError(f"run folder {folder} does not exist or is not a directory")
     info = _read_run_json(folder / RUN_JSON)
     try:
-        records, notes = read_ledger(folder / LEDGER)
+        found, notes = read_ledger(folder / LEDGER)
     except LedgerError as exc:
         raise RunFolderError(str(exc)) from None
     tests = []
-    for name, recs in _group_by_test(records).items():
+    for name, recs in _group_by_test(found).items():
         test, test_notes = _build_test(name, recs, folder / LEDGER)
         tests.append(test)
         notes.extend(test_notes)
     device = _device(info.get("device") or {})
-    deviations = _all_deviations(info, records, tests)
+    deviations = _all_deviations(info, found, tests)
     return Run(
         folder=folder.resolve(),
         run_id=str(info.get("run_id") or folder.name),
         started=info.get("started"),
-        finished=max((r.data["time"] for r in records if _is_number(r.data.get("time"))),
+        finished=max((r.data["time"] for r in found if is_number(r.data.get("time"))),
                      default=None),
         device=device,
         platform=dict(info.get("platform") or {}),
@@ -105,9 +101,9 @@ def _device(d: dict) -> Device:
         model=str(d.get("model") or "unknown model"),
         serial=str(d.get("serial") or "unknown serial"),
         firmware=str(d.get("firmware") or "unknown"),
-        capacity_bytes=_int_or_none(d.get("capacity_bytes")),
-        logical_sector=_int_or_none(d.get("logical_sector")),
-        physical_sector=_int_or_none(d.get("physical_sector")),
+        capacity_bytes=int_or_none(d.get("capacity_bytes")),
+        logical_sector=int_or_none(d.get("logical_sector")),
+        physical_sector=int_or_none(d.get("physical_sector")),
         transport=str(d.get("transport") or "unknown"),
         identity_source=str(d.get("identity_source") or "unknown"),
         # Not recorded stays None (and the verdict treats it as not compliant).
@@ -115,22 +111,21 @@ def _device(d: dict) -> Device:
     )
 
 
-def _group_by_test(records: list[Record]) -> dict[str, list[Record]]:
+def _group_by_test(found: list[Record]) -> dict[str, list[Record]]:
     groups: dict[str, list[Record]] = {}
-    for rec in records:
+    for rec in found:
         test = rec.data.get("test")
-        if rec.type in _PARSERS and isinstance(test, str):
+        if rec.type in ledger_view.PARSERS and isinstance(test, str):
             groups.setdefault(test, []).append(rec)
     return groups
 
 
-def _all_deviations(info: dict, records: list[Record], tests: list[TestResult]):
+def _all_deviations(info: dict, found: list[Record], tests: list[TestResult]):
     """run.json deviations, then ledger deviation records."""
-    found = [Deviation(str(text), "run.json") for text in info.get("deviations") or ()]
-    found += [Deviation(str(r.data.get("text") or "(deviation record without text)"), "ledger",
-                        r.data.get("test"))
-              for r in records if r.type == "deviation"]
-    return tuple(found)
+    out = [Deviation(str(text), "run.json") for text in info.get("deviations") or ()]
+    out += [Deviation(str(r.text or "(deviation record without text)"), "ledger", r.test)
+            for r in (rec.record for rec in found) if isinstance(r, records.Deviation)]
+    return tuple(out)
 
 
 # ----------------------------------------------------------------------------- one test
@@ -138,10 +133,7 @@ def _all_deviations(info: dict, records: list[Record], tests: list[TestResult]):
 def _build_test(name: str, recs: list[Record], path: Path) -> tuple[TestResult, list[str]]:
     by_type: dict[str, list] = {}
     for rec in recs:
-        try:
-            parsed = _PARSERS[rec.type](rec, path)
-        except (TypeError, ValueError, KeyError, IndexError) as exc:
-            raise RunFolderError(f"{path} line {rec.line}: bad {rec.type} record: {exc}") from None
+        parsed = ledger_view.parse(rec.record, f"{path} line {rec.line}")
         by_type.setdefault(rec.type, []).append(parsed)
     start = _last(by_type.get("test_start")) or {}
     params = dict(start.get("parameters") or {})
@@ -206,7 +198,7 @@ def fob_vs_window(test: TestResult, metric: str = "iops"):
 def _tracking(params: dict, rounds: tuple[Round, ...]) -> tuple[Tracking, ...]:
     declared = [t for t in params.get("tracking") or () if isinstance(t, dict) and "label" in t]
     if declared:
-        return tuple(Tracking(str(t["label"]), t.get("rw_mix"), _int_or_none(t.get("block_size")))
+        return tuple(Tracking(str(t["label"]), t.get("rw_mix"), int_or_none(t.get("block_size")))
                      for t in declared)
     labels = dict.fromkeys(label for r in rounds for label in r.tracking)
     return tuple(Tracking(label, None, None) for label in labels)
@@ -242,11 +234,11 @@ def _window_evidence(name, tracking, rounds, window, params) -> tuple[dict, list
 
 def _recompute(label, rounds, window, params):
     pairs = [(r.number, r.tracking[label]) for r in rounds
-             if window[0] <= r.number <= window[1] and _is_number(r.tracking.get(label))]
+             if window[0] <= r.number <= window[1] and is_number(r.tracking.get(label))]
     if len(pairs) < 2:
         return None
     limits = {k: float(params[k]) for k in ("max_data_excursion", "max_slope_excursion")
-              if _is_number(params.get(k))}
+              if is_number(params.get(k))}
     return steady_state.check([v for _, v in pairs], [n for n, _ in pairs],
                               window=len(pairs), **limits)
 
@@ -277,141 +269,6 @@ def _status(state: str, end: TestEnd | None, rounds: tuple[Round, ...], window) 
     return f"INCOMPLETE: {why}; {done} rounds completed ({span})"
 
 
-# ----------------------------------------------------------------------------- records
-
-def _req(rec: Record, key: str, path: Path):
-    if rec.data.get(key) is None:
-        raise RunFolderError(f"{path} line {rec.line}: {rec.type} record has no \"{key}\"")
-    return rec.data[key]
-
-
-def _test_start(rec: Record, path: Path) -> dict:
-    params = rec.data.get("parameters")
-    if params is not None and not isinstance(params, dict):
-        raise RunFolderError(f"{path} line {rec.line}: test_start \"parameters\" is not an object")
-    return rec.data
-
-
-def _purge(rec: Record, path: Path) -> Purge:
-    d = rec.data
-    command = d.get("command")
-    return Purge(method=str(_req(rec, "method", path)),
-                 command=None if command is None else tuple(str(a) for a in command),
-                 ok=bool(d.get("ok")), seconds=d.get("seconds"),
-                 deviation=bool(d.get("deviation")),
-                 verification=str(d.get("verification") or ""),
-                 steps=tuple(tuple(str(a) for a in s) for s in d.get("steps") or ()),
-                 error=str(d.get("error") or ""))
-
-
-def _write_cache(rec: Record, path: Path) -> WriteCache:
-    d = rec.data
-    return WriteCache(required=str(_req(rec, "required", path)), actual=str(d.get("actual")),
-                      settable=bool(d.get("settable")), when=str(d.get("when") or ""))
-
-
-def _wipc(rec: Record, path: Path) -> Wipc:
-    d = rec.data
-    return Wipc(block_size=_int_or_none(d.get("block_size")),
-                bytes_expected=_int_or_none(d.get("bytes_expected")),
-                bytes_written=_int_or_none(d.get("bytes_written")),
-                seconds=d.get("seconds"), thread_count=_int_or_none(d.get("thread_count")),
-                queue_depth=_int_or_none(d.get("queue_depth")), raw=d.get("raw"))
-
-
-def _point(rec: Record, path: Path) -> Point:
-    d = rec.data
-    return Point(
-        round=int(_req(rec, "round", path)), index=_int_or_none(d.get("index")),
-        rw_mix=str(_req(rec, "rw_mix", path)), read_pct=_float_or_none(d.get("read_pct")),
-        block_size=int(_req(rec, "block_size", path)), na=bool(d.get("na")),
-        reason=d.get("reason"),
-        **{k: _float_or_none(d.get(k)) for k in ("iops", "read_iops", "write_iops", "mbps",
-                                                  "lat_mean_us", "lat_max_us", "start", "end")},
-        values={k: float(v) for k, v in d.items() if _is_number(v)},
-    )
-
-
-def _sample(rec: Record, path: Path) -> Sample:
-    d = rec.data
-    steady = d.get("steady")
-    return Sample(
-        number=int(_req(rec, "sample", path)), partial=bool(d.get("partial")),
-        steady=steady if isinstance(steady, bool) else None,
-        **{k: _float_or_none(d.get(k)) for k in (
-            "start_s", "end_s", "iops", "lat_mean_us", "clat_max_us", "clat_percentile_us",
-            "tgbw_gb", "drive_fills")})
-
-
-def _wsat_result(rec: Record, path: Path) -> dict:
-    return dict(rec.data)
-
-
-def _round(rec: Record, path: Path) -> Round:
-    tracking = rec.data.get("tracking") or {}
-    evidence = rec.data.get("steady_state") or {}
-    if not isinstance(tracking, dict) or not isinstance(evidence, dict):
-        raise RunFolderError(f"{path} line {rec.line}: round \"tracking\"/\"steady_state\" "
-                             "must be objects")
-    return Round(number=int(_req(rec, "round", path)),
-                 tracking={str(k): float(v) for k, v in tracking.items() if _is_number(v)},
-                 evidence={str(k): _evidence(v, rec, path) for k, v in evidence.items()},
-                 steady=bool(rec.data.get("steady")))
-
-
-def _evidence(d, rec: Record, path: Path) -> steady_state.SteadyStateResult | None:
-    if d is None:
-        return None
-    missing = [f for f in EVIDENCE_FIELDS if f not in d]
-    if missing:
-        raise RunFolderError(f"{path} line {rec.line}: steady-state evidence lacks "
-                             f"{', '.join(missing)}")
-    kwargs = {f: d[f] for f in EVIDENCE_FIELDS}
-    kwargs["rounds"], kwargs["values"] = tuple(d["rounds"]), tuple(d["values"])
-    return steady_state.SteadyStateResult(**kwargs)
-
-
-def _device_counters(rec: Record, path: Path) -> DeviceCounters:
-    d = rec.data
-    counters = d.get("counters")
-    if not isinstance(counters, dict):
-        raise RunFolderError(f"{path} line {rec.line}: device_counters record has no "
-                             "\"counters\" object")
-    when = str(_req(rec, "when", path))
-    # Writers other than ours may leave "round" out; "after round N" still says which.
-    number = _int_or_none(d.get("round"))
-    if number is None and (m := ROUND_WHEN.match(when)):
-        number = int(m.group(1))
-    # Counters come and go with the source (emulator, smart-log): unknown keys are ignored,
-    # missing ones stay None and show as n/a.
-    health = {k: _int_or_none(counters.get(k)) for k in SMART_FIELDS} \
-        if d.get("source") == "smart-log" else None
-    return DeviceCounters(when=when, round=number, source=str(d.get("source") or "unknown"),
-                          health=health,
-                          **{k: _int_or_none(counters.get(k)) for k in COUNTER_FIELDS})
-
-
-def _deviation(rec: Record, path: Path) -> Deviation:
-    return Deviation(str(_req(rec, "text", path)), "ledger", rec.data.get("test"))
-
-
-def _test_end(rec: Record, path: Path) -> TestEnd:
-    d = rec.data
-    window = d.get("window")
-    return TestEnd(status=str(_req(rec, "status", path)), rounds=_int_or_none(d.get("rounds")),
-                   steady_round=_int_or_none(d.get("steady_round")),
-                   window=None if not window else (int(window[0]), int(window[1])),
-                   message=str(d.get("message") or ""))
-
-
-_PARSERS = {
-    "test_start": _test_start, "purge": _purge, "write_cache": _write_cache, "wipc": _wipc,
-    "point": _point, "round": _round, "deviation": _deviation, "test_end": _test_end,
-    "device_counters": _device_counters, "sample": _sample, "wsat_result": _wsat_result,
-    "fob_point": _point,
-}
-
-
 # ----------------------------------------------------------------------------- helpers
 
 def _latest(items: Iterable, key) -> tuple:
@@ -435,15 +292,3 @@ def _one_per_when(items: Iterable[DeviceCounters]) -> tuple[DeviceCounters, ...]
 
 def _last(items):
     return items[-1] if items else None
-
-
-def _is_number(v) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-
-
-def _int_or_none(v) -> int | None:
-    return int(v) if _is_number(v) else None
-
-
-def _float_or_none(v) -> float | None:
-    return float(v) if _is_number(v) else None

@@ -50,6 +50,7 @@ class Record:
 
 @dataclass(frozen=True, kw_only=True)
 class TestStart(Record):
+    __test__ = False  # not a pytest test class, despite the name
     TYPE: ClassVar[str] = "test_start"
     title: str
     clause: str
@@ -190,6 +191,7 @@ class Deviation(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class TestEnd(Record):
+    __test__ = False
     TYPE: ClassVar[str] = "test_end"
     status: str
     rounds: int | None

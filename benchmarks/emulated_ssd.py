@@ -1,6 +1,6 @@
-"""Measure an emulated SSD's FOB -> steady-state curve: `python -m pts.emulate.bench`.
+"""Measure an emulated SSD's FOB -> steady-state curve: `python benchmarks/emulated_ssd.py`.
 
-    python -m pts.emulate.bench --size 256M [--profile default] [--seconds 90]
+    python benchmarks/emulated_ssd.py --size 256M [--profile default] [--seconds 90]
                                 [--precondition none|seq] [--round-s 5]
 
 Starts an instance, discards it, runs RND 4 KiB writes at QD32 (libaio, direct, 4 jobs,
@@ -102,7 +102,7 @@ def measure(inst: lifecycle.Instance, seconds: int, round_s: int, precondition: 
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m pts.emulate.bench", description=__doc__,
+    p = argparse.ArgumentParser(prog="python benchmarks/emulated_ssd.py", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--size", default="256M")
     p.add_argument("--profile", default="default")

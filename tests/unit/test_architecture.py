@@ -1,0 +1,113 @@
+"""The package tree is the architecture: imports go down the flow, never back up, and never
+in a cycle — imports inside functions included (read with ast, not by importing).
+
+Layers, lowest first (README "Architecture"): a module may import its own layer and the
+layers below it. Within a layer, the module graph must be acyclic too.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PTS = Path(__file__).resolve().parents[2] / "pts"
+LAYERS = ["pts", "config", "tools", "device", "emulate", "results", "run", "conditioning",
+          "procedure", "testdefs", "report", "cli", "plugin", "__main__", "suite"]
+MAX_LINES = 400          # a module larger than this wants splitting
+MAX_TOP_MODULES = 12
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PTS.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def modules() -> dict[str, Path]:
+    return {module_name(p): p for p in sorted(PTS.rglob("*.py"))}
+
+
+def imports_of(path: Path, known: set[str]) -> set[str]:
+    """Every pts module `path` imports, at top level or inside functions."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            # `from pkg import mod` imports pkg.mod; `from mod import name` imports mod
+            subs = [f"{node.module}.{a.name}" for a in node.names]
+            names = [s for s in subs if s in known] or [node.module]
+        else:
+            continue
+        found |= {n for n in names if n in known}
+    return found
+
+
+def graph() -> dict[str, set[str]]:
+    mods = modules()
+    return {name: imports_of(path, set(mods)) - {name} for name, path in mods.items()}
+
+
+def layer(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "pts"
+
+
+def find_cycle(g: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}      # 1: on the stack, 2: done
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(g.get(node, ())):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state and (cycle := visit(nxt)):
+                return cycle
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(g):
+        if node not in state and (cycle := visit(node)):
+            return cycle
+    return None
+
+
+def test_find_cycle_finds_one_and_only_one():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
+
+
+def test_no_import_cycle_between_modules():
+    cycle = find_cycle(graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def test_imports_go_down_the_layers():
+    g = graph()
+    assert {layer(m) for m in g} <= set(LAYERS), "a new top-level module or package: give " \
+        "it a place in LAYERS (and in the README's Architecture section)"
+    upward = [f"{m} ({layer(m)}) imports {i} ({layer(i)})" for m, deps in g.items()
+              for i in deps if LAYERS.index(layer(i)) > LAYERS.index(layer(m))]
+    assert not upward, "imports that go up the flow:\n" + "\n".join(sorted(upward))
+
+
+def test_tool_wrappers_know_no_policy():
+    g = graph()
+    bad = [f"{m} imports {i}" for m, deps in g.items() if layer(m) == "tools"
+           for i in deps if layer(i) not in ("pts", "config", "tools")]
+    assert not bad, bad
+
+
+@pytest.mark.parametrize("name", sorted(modules()))
+def test_module_size(name):
+    lines = len(modules()[name].read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_LINES, f"{name} has {lines} lines (at most {MAX_LINES}): split it"
+
+
+def test_top_of_the_package_stays_small():
+    top = [p.name for p in PTS.glob("*.py")]
+    assert len(top) <= MAX_TOP_MODULES, sorted(top)
