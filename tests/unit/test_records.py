@@ -1,0 +1,45 @@
+"""The ledger schema: typed constructors, a round trip through ledger.jsonl, and tolerant
+reading (unknown types, fields missing from older ledgers, fields from newer writers, a torn
+last line)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pts.results import records
+from pts.results.ledger import Ledger, read_records
+
+
+def test_a_misspelt_field_fails_where_it_is_written():
+    with pytest.raises(TypeError):
+        records.Deviation(test="iops", txt="typo")
+
+
+def test_round_trip_and_tolerant_reading(tmp_path):
+    path = tmp_path / "ledger.jsonl"
+    ledger = Ledger(path)
+    point = records.Point(test="iops", round=1, index=0, rw_mix="0/100", read_pct=0,
+                          block_size=4096, na=False, measured={"iops": 1234.5, "raw": "x"})
+    written = ledger.append(point)
+    ledger.close()
+    with path.open("a") as fh:
+        fh.write('{"type": "test_end", "test": "iops", "status": "steady", "new_field": 1}\n')
+        fh.write('{"type": "from_a_newer_writer", "test": "iops", "x": 1}\n')
+        fh.write('{"type": "deviation", "te')            # torn last line
+    found, notes = read_records(path)
+    assert found[0] == written and found[0].get("iops") == 1234.5 and written.time
+    assert found[0].to_json()["iops"] == 1234.5 and "measured" not in found[0].to_json()
+    end = found[1]
+    assert isinstance(end, records.TestEnd) and end.finished and end.rounds is None
+    assert end.extra == {"new_field": 1}
+    assert isinstance(found[2], records.Unknown) and found[2].type == "from_a_newer_writer"
+    assert len(found) == 3 and "torn last record" in notes[0]
+
+
+@pytest.mark.parametrize("status, finished", [
+    ("steady", True), ("not_steady", True), ("complete", True),
+    ("device_health_failure", True), ("error", False), ("interrupted", False)])
+def test_which_ends_are_finished(status, finished):
+    end = records.TestEnd(test="t", status=status, rounds=None, steady_round=None,
+                          window=None, message="")
+    assert end.finished is finished
