@@ -87,6 +87,10 @@ def test_kill9_then_resume(make_loop, tmp_path, moment):
     else:
         resume = [r for r in recs if r["type"] == "resume"][0]
         assert resume["after_round"] == len(before)
+        # A power cycle between stop and resume can reset the write cache: it is set, read
+        # back and recorded again before the next round.
+        after = recs[recs.index(resume):]
+        assert [r["when"] for r in after if r["type"] == "write_cache"] == ["on resume"]
         assert json.loads((folder / "run.json").read_text())["options"]["point_seconds"] == 1
 
 

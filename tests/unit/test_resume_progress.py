@@ -1,0 +1,67 @@
+"""Where --resume picks a test up, from the ledger alone (pts.results.resume): finished tests
+(any finished status, WSAT's "complete" included) are not run again; a test that stopped
+before WIPC, or whose drive a later test of the run purged since, starts again from purge;
+otherwise it goes on after its last completed round."""
+
+from __future__ import annotations
+
+from pts.results import records
+from pts.results.resume import ResumeState
+
+
+def start(test):
+    return records.TestStart(test=test, title=test, clause="x", parameters={})
+
+
+def purge(test):
+    return records.Purge(test=test, method="trim", command=None, ok=True, seconds=1.0,
+                         deviation=True, steps=[], verification="")
+
+
+def wipc(test):
+    return records.Wipc(test=test, block_size=131072, bytes_expected=1, bytes_written=1,
+                        seconds=1.0, thread_count=1, queue_depth=1, raw="r")
+
+
+def round_(test, n, value):
+    return records.Round(test=test, round=n, tracking={"v": value}, steady_state={},
+                         steady=False)
+
+
+def end(test, status):
+    return records.TestEnd(test=test, status=status, rounds=None, steady_round=None,
+                           window=None, message=status)
+
+
+def state(tmp_path, *recs):
+    stamped = tuple(r.__class__(**{**r.__dict__, "time": float(n)}) for n, r in
+                    enumerate(recs))
+    return ResumeState(tmp_path, {}, stamped)
+
+
+def test_a_completed_wsat_is_finished(tmp_path):
+    s = state(tmp_path, start("wsat"), purge("wsat"), end("wsat", records.COMPLETE))
+    assert s.progress("wsat").finished.status == "complete"
+
+
+def test_an_errored_test_goes_on_after_its_last_round(tmp_path):
+    s = state(tmp_path, start("iops"), purge("iops"), wipc("iops"), round_("iops", 1, 5.0),
+              round_("iops", 2, 6.0), end("iops", records.ERROR))
+    p = s.progress("iops")
+    assert p.finished is None and p.restart_reason is None
+    assert p.history == {"v": [5.0, 6.0]} and p.last_round == 2
+
+
+def test_an_errored_test_restarts_from_purge_when_a_later_test_purged_the_drive(tmp_path):
+    s = state(tmp_path, start("iops"), purge("iops"), wipc("iops"), round_("iops", 1, 5.0),
+              end("iops", records.ERROR), start("latency"), purge("latency"),
+              end("latency", records.INTERRUPTED))
+    p = s.progress("iops")
+    assert p.finished is None
+    assert p.restart_reason and "purged and rewritten since by latency" in p.restart_reason
+
+
+def test_stopped_before_wipc_restarts_and_a_test_not_started_just_starts(tmp_path):
+    s = state(tmp_path, start("iops"), purge("iops"), end("iops", records.INTERRUPTED))
+    assert "before WIPC" in s.progress("iops").restart_reason
+    assert s.progress("latency").restart_reason == ""
