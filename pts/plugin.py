@@ -14,7 +14,13 @@ from pathlib import Path
 import pytest
 
 from pts.conditioning import health
-from pts.config.settings import PURGE_CHOICES, Settings, SettingsError, make_settings
+from pts.config.settings import (
+    PURGE_CHOICES,
+    ROUND_MODES,
+    Settings,
+    SettingsError,
+    make_settings,
+)
 from pts.config.spec import DEFAULT_SPEC, SpecError, available_specs, load_spec
 from pts.device import safety
 from pts.device.identity import BlockDevice, DeviceError, active_range_bytes, resolve
@@ -91,6 +97,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--wsat-hours", metavar="H", type=float, default=None,
                 help="WSAT: time limit in hours (default: the spec's, 24). Another value is "
                      "a declared deviation.")
+    g.addoption("--round-mode", choices=ROUND_MODES, default="pipelined",
+                help="how the points of a round run: pipelined = one fio process per round, "
+                     "points back to back (20 ms apart), each its own fio job and result, "
+                     "with its real start/end from fio's logs; a point whose I/O overlaps "
+                     "the previous one by more than 1 %% of a point makes the test fall back "
+                     "to stonewalled (recorded, on the report); stonewalled = one process, "
+                     "each point starting when the one before has finished; per-point = one "
+                     "fio process per point (~0.3 s idle device time each). Default "
+                     "%(default)s.")
     g.addoption("--fob-sweep", action="store_true",
                 help="IOPS: run one informative round of the IOPS matrix right after the "
                      "purge, before WIPC (the fresh-out-of-box figures; reported as "
@@ -107,7 +122,7 @@ def _settings(config: pytest.Config) -> Settings:
                              iops_block_sizes=opt.iops_block_sizes,
                              iops_rw_mixes=opt.iops_rw_mixes,
                              wsat_fills=opt.wsat_fills, wsat_hours=opt.wsat_hours,
-                             fob_sweep=opt.fob_sweep)
+                             fob_sweep=opt.fob_sweep, round_mode=opt.round_mode)
     except (SpecError, SettingsError) as exc:
         raise pytest.UsageError(str(exc)) from None
 

@@ -41,8 +41,10 @@ def wait_for(reports: Path, moment: str, timeout: float = 120) -> Path:
             if moment == "wipc" and (folder / "raw/iops/wipc.fio").exists() \
                     and '"type": "wipc"' not in text:
                 return folder
-            if moment == "mid-round" and text.count('"type": "point"') == 3:
-                return folder      # round 2's first point done, its second running
+            if moment == "mid-round" and (folder / "raw/iops/round-02/round.cmd").exists() \
+                    and text.count('"type": "round"') == 1:
+                time.sleep(0.5)    # round 2's fio is running (its points land when it ends)
+                return folder
             if moment == "between" and text.count('"type": "round"') == 2:
                 return folder
         time.sleep(0.01)

@@ -12,6 +12,10 @@ from pathlib import Path
 from pts.config.spec import RwMix, Spec, format_size, parse_size
 
 PURGE_CHOICES = ("auto", "sanitize", "format", "security-erase", "trim", "none")
+# How the points of a round are run (pts.tools.fio_round): one fio process per round with
+# the points back to back, one process with each point waiting for the one before, or one
+# fio process per point.
+ROUND_MODES = ("pipelined", "stonewalled", "per-point")
 
 
 class SettingsError(ValueError):
@@ -32,6 +36,7 @@ class Settings:
     wsat_fills: float | None = None  # WSAT stop: drive fills (None: the spec's)
     wsat_hours: float | None = None  # WSAT stop: time limit in hours (None: the spec's)
     fob_sweep: bool = False          # IOPS: one informative round between purge and WIPC
+    round_mode: str = "pipelined"    # ROUND_MODES
 
     @property
     def wsat_stop(self) -> tuple[float, float]:
@@ -47,7 +52,7 @@ class Settings:
                 "iops_block_sizes": [format_size(b) for b in self.block_sizes],
                 "iops_rw_mixes": [str(m) for m in self.rw_mixes],
                 "wsat_fills": self.wsat_stop[0], "wsat_hours": self.wsat_stop[1],
-                "fob_sweep": self.fob_sweep}
+                "fob_sweep": self.fob_sweep, "round_mode": self.round_mode}
 
     def deviations(self) -> list[str]:
         """Deviations known from the options alone (more are found while running)."""
@@ -100,7 +105,8 @@ def make_settings(spec: Spec, *, device: str | None, destructive: bool,
                   point_seconds: int | None, max_rounds: int | None, purge: str,
                   reports_dir: str | Path, iops_block_sizes: str | None = None,
                   iops_rw_mixes: str | None = None, wsat_fills: float | None = None,
-                  wsat_hours: float | None = None, fob_sweep: bool = False) -> Settings:
+                  wsat_hours: float | None = None, fob_sweep: bool = False,
+                  round_mode: str = "pipelined") -> Settings:
     rule = spec.steady_state
     point_seconds = spec.common.point_seconds if point_seconds is None else point_seconds
     max_rounds = rule.max_rounds if max_rounds is None else max_rounds
@@ -111,6 +117,8 @@ def make_settings(spec: Spec, *, device: str | None, destructive: bool,
         raise SettingsError(f"--max-rounds {max_rounds}: must be at least the steady-state "
                             f"window of {rule.window_rounds} rounds (the spec says "
                             f"{rule.max_rounds})")
+    if round_mode not in ROUND_MODES:
+        raise SettingsError(f"--round-mode {round_mode}: choose one of {', '.join(ROUND_MODES)}")
     if purge not in PURGE_CHOICES:
         raise SettingsError(f"--purge {purge}: choose one of {', '.join(PURGE_CHOICES)}")
     sizes = _subset("--iops-block-sizes", iops_block_sizes, parse_size, spec.iops.block_sizes,
@@ -128,4 +136,5 @@ def make_settings(spec: Spec, *, device: str | None, destructive: bool,
                                 f"{spec.wsat.capacity_multiple:g} fills or "
                                 f"{spec.wsat.max_hours:g} h, whichever comes first)")
     return Settings(device, destructive, spec, point_seconds, max_rounds, purge,
-                    Path(reports_dir), sizes, mixes, wsat_fills, wsat_hours, fob_sweep)
+                    Path(reports_dir), sizes, mixes, wsat_fills, wsat_hours, fob_sweep,
+                    round_mode)

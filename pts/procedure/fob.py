@@ -16,9 +16,11 @@ FOB_ROUND = 0   # raw output goes to raw/<test>/round-00/
 
 
 def sweep(run: Run, test: str, points: list[Point],
-          measure: Callable[[Point, int], dict]) -> None:
+          measure: Callable[[list[Point], int], dict[int, dict]]) -> None:
+    """One round of the measurable points, measured as a round of the test is."""
     measured = [p for p in points if not p.na_reason]
     run.write(f"[pts {test}] FOB sweep (informative): {len(measured)} points before WIPC")
+    found = measure(measured, FOB_ROUND)
     for point in measured:
-        fields = measure(point, FOB_ROUND)
-        run.ledger.append(point_record(records.FobPoint, test, FOB_ROUND, point, fields))
+        run.ledger.append(point_record(records.FobPoint, test, FOB_ROUND, point,
+                                       found[point.index]))

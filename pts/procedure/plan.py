@@ -16,7 +16,7 @@ from pts.conditioning.write_cache import VWC_FEATURE, read_state
 from pts.config.settings import Settings
 from pts.config.spec import format_size
 from pts.device.identity import BlockDevice, active_range_bytes
-from pts.procedure.runner import RoundTest
+from pts.procedure.runner import MAX_OVERLAP, PIPELINE_GAP_MS, RoundTest
 from pts.tools import nvme
 from pts.tools.fio import Job, job_file
 
@@ -81,8 +81,11 @@ def cache_line(dev: BlockDevice, cache) -> str:
 
 
 def duration_lines(points: int, point_seconds: int, window: int, max_rounds: int,
-                   wipc_bytes: int) -> list[str]:
-    per_round = points * (point_seconds + FIO_OVERHEAD_S)
+                   wipc_bytes: int, mode: str = "per-point") -> list[str]:
+    if mode == "pipelined":      # one fio start per round, points PIPELINE_GAP_MS apart
+        per_round = points * (point_seconds + PIPELINE_GAP_MS / 1000) + FIO_OVERHEAD_S
+    else:
+        per_round = points * (point_seconds + FIO_OVERHEAD_S)
     wipc = ", ".join(f"{hms(wipc_bytes / rate)} at {rate / 1e9:g} GB/s" for rate in (0.5e9, 3e9))
     return [f"estimated duration: WIPC {wipc} (depends on the drive's SEQ write speed); "
             f"rounds {hms(per_round)} each: best case {hms(window * per_round)} "
@@ -128,12 +131,25 @@ def round_test_plan(settings: Settings, device: BlockDevice, decl: RoundTest) ->
     lines.append(
         f"rounds: {len(decl.points)} points per round ({len(measured)} measured, "
         f"{len(decl.points) - len(measured)} N/A) x {settings.point_seconds} s, until steady "
-        f"({decl.until}) or {settings.max_rounds} rounds; {decl.measures}each point's fio "
-        "job file is [global] above plus its section:")
+        f"({decl.until}) or {settings.max_rounds} rounds; {decl.measures}"
+        f"{mode_text(settings)}; each point's fio job section:")
     lines += point_lines(device, decl.points, decl.job)
     return lines + duration_lines(len(measured), settings.point_seconds,
                                   spec.steady_state.window_rounds, settings.max_rounds,
-                                  wipc_bytes)
+                                  wipc_bytes, settings.round_mode)
+
+
+def mode_text(settings: Settings) -> str:
+    slot = settings.point_seconds + PIPELINE_GAP_MS / 1000
+    return {
+        "pipelined": f"the points of a round run as ONE fio process, point k starting "
+                     f"k x {slot:g} s after it (startdelay; each point also gets new_group "
+                     f"and a timing log); a point overlapping the one before by more than "
+                     f"{MAX_OVERLAP:.0%} of a point makes the test fall back to stonewalled",
+        "stonewalled": "the points of a round run as ONE fio process, each starting when the "
+                       "one before has finished (stonewall, new_group, timing log)",
+        "per-point": "one fio process per point",
+    }[settings.round_mode]
 
 
 def point_lines(device, points, job_for) -> list[str]:

@@ -62,13 +62,16 @@ class Outcome:
         return self.status == "steady"
 
 
-def run_rounds(*, test: str, points: list[Point], measure: Callable[[Point, int], dict],
+def run_rounds(*, test: str, points: list[Point],
+               measure: Callable[[list[Point], int], dict[int, dict]],
                tracking: dict[str, Point], rule: SteadyStateRule, max_rounds: int,
                ledger: Ledger, progress: Progress, value_key: str = "iops",
                after_round: Callable[[int], None] | None = None,
                history: dict[str, list[float]] | None = None) -> Outcome:
-    """`measure(point, round)` runs one point and returns the fields of its ledger record
-    (it must contain `value_key`). Tracking values are that field of the tracking points.
+    """`measure(points, round)` runs the measurable points of one round and returns the
+    fields of each one's ledger record by point index (they must contain `value_key`); the
+    records are written once the whole round is measured, so an interrupted round leaves
+    none and is redone whole. Tracking values are that field of the tracking points.
     `after_round(round)` runs once a round's points are done, before its verdict.
     `history`: tracking values of rounds already completed (a resumed run); the loop goes on
     with the next round, and those rounds count towards the window and max rounds."""
@@ -79,11 +82,12 @@ def run_rounds(*, test: str, points: list[Point], measure: Callable[[Point, int]
         return _steady(done, rule, evidence)
     for round_no in range(done + 1, max_rounds + 1):
         values: dict[int, float] = {}
+        measured = measure([p for p in points if not p.na_reason], round_no)
         for point in points:
             if point.na_reason:
                 ledger.append(point_record(records.Point, test, round_no, point))
                 continue
-            result = measure(point, round_no)
+            result = measured[point.index]
             ledger.append(point_record(records.Point, test, round_no, point, result))
             values[point.index] = result[value_key]
             progress.point(round_no, point.index, point.label, f"{result[value_key]:,.0f}")

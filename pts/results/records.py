@@ -124,6 +124,15 @@ class Round(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RoundMode(Record):
+    """A round-based test changed how its rounds are run (a pipelined round overlapped)."""
+    TYPE: ClassVar[str] = "round_mode"
+    round: int
+    mode: str
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class DeviceCounters(Record):
     TYPE: ClassVar[str] = "device_counters"
     when: str
@@ -211,7 +220,7 @@ class Unknown(Record):
 
 
 TYPES: dict[str, type[Record]] = {cls.TYPE: cls for cls in (
-    TestStart, Purge, WriteCache, Wipc, Point, FobPoint, Round, DeviceCounters, Sample,
+    TestStart, Purge, WriteCache, Wipc, Point, FobPoint, Round, RoundMode, DeviceCounters, Sample,
     WsatResult, Resume, Deviation, TestEnd)}
 
 

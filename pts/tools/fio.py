@@ -31,6 +31,13 @@ GLOBAL_OPTIONS = {
 }
 
 
+def timing_window_ms(runtime_s: int | None) -> int:
+    """Window of a point's timing log: 0.1 % of the point (1 ms at 1 s points, 60 ms at the
+    spec's 60 s), so that its start and end are known well within the 1 % overlap limit and
+    the log stays at about 1000 lines per thread and point."""
+    return max(1, (runtime_s or 1))
+
+
 class FioError(ToolError):
     """fio ran but its result cannot be used."""
 
@@ -97,6 +104,14 @@ class Job:
     offset_increment: int = 0   # thread k starts at offset + k x this (its own slice)
     lat_percentiles: tuple[float, ...] = ()   # total-latency percentiles (+ json+ bins)
     logs: Logs | None = None
+    # Several points in one fio process (pts.tools.fio_round): each its own reporting group,
+    # started `startdelay_ms` after fio starts, or after the one before it (`stonewall`);
+    # `timing_log`: a mean-latency log with Unix-time stamps (windows: timing_window_ms),
+    # from which the point's real I/O start and end are read.
+    new_group: bool = False
+    stonewall: bool = False
+    startdelay_ms: int | None = None
+    timing_log: str | None = None
 
     def options(self) -> dict[str, str]:
         opts = {"rw": self.rw, "bs": str(self.block_size), "iodepth": str(self.iodepth),
@@ -120,6 +135,15 @@ class Job:
                 f"{p:g}" for p in self.lat_percentiles))
         if self.logs is not None:
             opts.update(_log_options(self.logs))
+        if self.new_group:
+            opts["new_group"] = "1"
+        if self.stonewall:
+            opts["stonewall"] = "1"
+        if self.startdelay_ms is not None:
+            opts["startdelay"] = f"{self.startdelay_ms}ms"
+        if self.timing_log is not None:
+            opts.update(write_lat_log=self.timing_log,
+                        log_avg_msec=str(timing_window_ms(self.runtime)), log_unix_epoch="1")
         return opts
 
 
@@ -325,9 +349,22 @@ class Fio:
             timeout: float | None = None, histograms: bool = False) -> FioResult:
         """Write NAME.fio and NAME.cmd, run fio, keep NAME.json and NAME.stderr.
         `histograms`: json+ output, which adds the latency histograms ("bins")."""
+        doc, json_path, start, end, excerpt = self.run_document(
+            filename, job_file(filename, jobs), out_dir, name, timeout, histograms)
+        summary = summarize(doc)
+        if summary.errors:
+            raise DeviceGone.check(filename) or FioFailed(
+                f"fio reported I/O error(s) {summary.errors} in {json_path}: {excerpt}")
+        return FioResult(json_path, summary, end - start, start, end)
+
+    def run_document(self, filename: str, text: str, out_dir: Path, name: str,
+                     timeout: float | None, histograms: bool):
+        """Run the job file `text` (kept as NAME.fio, its command as NAME.cmd, written before
+        fio starts): fio's JSON document, its path, start and end (Unix s) and an excerpt
+        of fio's stderr for messages."""
         out_dir.mkdir(parents=True, exist_ok=True)
         job_path, json_path = out_dir / f"{name}.fio", out_dir / f"{name}.json"
-        job_path.write_text(job_file(filename, jobs), encoding="utf-8")
+        job_path.write_text(text, encoding="utf-8")
         fmt = "json+" if histograms else "json"
         argv = [self.binary, f"--output-format={fmt}", f"--output={json_path}", str(job_path)]
         (out_dir / f"{name}.cmd").write_text(json.dumps(argv) + "\n", encoding="utf-8")
@@ -341,16 +378,11 @@ class Fio:
         if result.stderr:
             (out_dir / f"{name}.stderr").write_text(result.stderr, encoding="utf-8")
         try:
-            text = json_path.read_text(encoding="utf-8", errors="replace")
-            summary = summarize(parse_output(text))
+            doc = parse_output(json_path.read_text(encoding="utf-8", errors="replace"))
         except (OSError, FioOutputError) as exc:
             raise FioOutputError(f"{exc} ({json_path}); fio stderr: "
                                  f"{result.excerpt() or '(empty)'}") from None
-        if summary.errors:
-            raise DeviceGone.check(filename) or FioFailed(
-                f"fio reported I/O error(s) {summary.errors} in {json_path}: "
-                f"{result.excerpt()}")
-        return FioResult(json_path, summary, result.seconds, start, end)
+        return doc, json_path, start, end, result.excerpt()
 
 
 __all__ = ["DeviceGone", "Fio", "FioError", "FioFailed", "FioOutputError", "Job", "Logs", "Summary",

@@ -45,8 +45,8 @@ def thread_files(prefix: str | Path, kind: str) -> list[Path]:
     return [p for _, p in sorted(found)]
 
 
-def read_rows(path: Path, ddir: int = WRITE) -> list[list[int]]:
-    """The rows of one log of direction `ddir`, as integers."""
+def read_rows(path: Path, ddir: int | None = WRITE) -> list[list[int]]:
+    """The rows of one log of direction `ddir` (None: every direction), as integers."""
     rows = []
     try:
         text = path.read_text(encoding="ascii")
@@ -61,7 +61,7 @@ def read_rows(path: Path, ddir: int = WRITE) -> list[list[int]]:
             raise FioLogError(f"{path} line {n}: not a fio log line: {line[:60]!r}") from None
         # iops/lat logs: time, value, ddir, ...; histogram logs: time, ddir, bs, counts...
         direction = row[1] if path.name.count("_hist.") else row[2]
-        if direction == ddir:
+        if ddir is None or direction == ddir:
             rows.append(row)
     return rows
 

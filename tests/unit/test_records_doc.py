@@ -16,7 +16,7 @@ from pts.tools.fio import parse_output, summarize
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "results-format.md"
 RECORDED = ROOT / "tests" / "data" / "fio-3.33-jsonplus-randrw-65-35-4k-qd1.json"
-TIMING = {"start", "end", "raw"}         # added to every measured point by the runner
+TIMING = {"start", "end", "overlap_ms", "raw"}   # added to every measured point by the runner
 
 
 def top_level_names(text: str) -> set[str]:

@@ -1,0 +1,149 @@
+"""Benchmark: how much of a round's wall time is measurement, how faithful the figures are,
+and what WIPC costs — the suite's own path against plain fio, in ONE run, on a loop device
+it creates (tmpfs-backed, removed afterwards). Needs root and fio.
+
+    .venv/bin/python benchmarks/round_efficiency.py [--seconds 1,5] [--points 56]
+
+P1 harness efficiency: sum of the points' measured I/O time (each point's first I/O to last
+   completion, from its fio timing log) / wall time of the round (fio, JSON split, ledger
+   records), for the PTS-E IOPS round (56 points, TC 4 / QD 32) in each round mode.
+   Goal: >= 97 % at 1 s points; at 60 s points it is extrapolated from the fixed cost.
+P2 fidelity: IOPS the suite records per point / plain `fio` of the same job alone on the
+   same device (median and worst over the points of the 1 s pipelined round).
+P3 WIPC: wall time of the suite's preconditioning / plain fio running the same job file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from pts.conditioning.wipc import plan_wipc, run_wipc
+from pts.config.settings import make_settings
+from pts.config.spec import load_spec
+from pts.device.identity import resolve
+from pts.procedure.rounds import point_record
+from pts.procedure.runner import PIPELINE_GAP_MS
+from pts.results import records
+from pts.results.ledger import Ledger
+from pts.testdefs import fields, iops
+from pts.tools.fio import Fio, job_file, parse_output, summarize
+from pts.tools.fio_round import run_round
+
+SIZE = 1 << 30
+
+
+def loop_device(folder: Path) -> str:
+    backing = folder / "bench.img"
+    with open(backing, "wb") as fh:
+        fh.truncate(SIZE)
+    return subprocess.run(["losetup", "--find", "--show", "--direct-io=on", str(backing)],
+                          check=True, capture_output=True, text=True).stdout.strip()
+
+
+def round_once(fio: Fio, dev, decl, points, mode: str, seconds: int, out: Path) -> dict:
+    """One round through the suite's path; its efficiency and the points' IOPS."""
+    ledger = Ledger(out / f"{mode}-{seconds}s.jsonl")
+    slot = seconds * 1000 + PIPELINE_GAP_MS
+    start = time.monotonic()
+    found = run_round(fio, dev.path, [decl.job(p) for p in points], out / f"{mode}-{seconds}s",
+                      mode, slot, timeout=len(points) * seconds * 3 + 120)
+    for p, r in zip(points, found, strict=True):
+        ledger.append(point_record(records.Point, "iops", 1, p, fields.basic(r.summary)
+                                   | {"start": r.start, "end": r.end,
+                                      "overlap_ms": r.overlap_ms, "raw": str(r.json_path)}))
+    wall = time.monotonic() - start
+    ledger.close()
+    busy = sum(r.end - r.start for r in found)
+    overlaps = [r.overlap_ms for r in found if r.overlap_ms is not None]
+    return {"wall": wall, "busy": busy, "efficiency": busy / wall,
+            "max_overlap_ms": max(overlaps, default=None),
+            "iops": [r.summary.iops for r in found]}
+
+
+def plain_fio(dev: str, job, out: Path) -> tuple[float, float]:
+    """(IOPS, wall seconds) of plain fio running one job file."""
+    path = out / f"plain-{job.name}.fio"
+    path.write_text(job_file(dev, [job]))
+    start = time.monotonic()
+    res = subprocess.run(["fio", "--output-format=json", str(path)], check=True,
+                         capture_output=True, text=True)
+    return summarize(parse_output(res.stdout)).iops, time.monotonic() - start
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", default="1,5", help="point lengths to measure (default 1,5)")
+    ap.add_argument("--points", type=int, default=56, help="points per round (default 56)")
+    args = ap.parse_args()
+    lengths = [int(s) for s in args.seconds.split(",")]
+    results: dict = {"P1": {}, "P2": None, "P3": None}
+    with tempfile.TemporaryDirectory(dir="/dev/shm") as shm, \
+            tempfile.TemporaryDirectory() as tmp:
+        dev_path = loop_device(Path(shm))
+        out = Path(tmp)
+        try:
+            dev, fio = resolve(dev_path), Fio(log_file=out / "commands.log")
+            spec = load_spec("pts-e-1.1")
+            for seconds in lengths:
+                settings = make_settings(spec, device=dev_path, destructive=True,
+                                         point_seconds=seconds, max_rounds=None,
+                                         purge="trim", reports_dir=out)
+                decl = iops.declare(settings, dev)
+                points = [p for p in decl.points if not p.na_reason][:args.points]
+                for mode in ("per-point", "pipelined"):
+                    r = round_once(fio, dev, decl, points, mode, seconds, out)
+                    results["P1"][f"{mode} {seconds}s"] = r
+                    print(f"P1 {mode:9} {len(points)} x {seconds} s: wall {r['wall']:.1f} s, "
+                          f"measured I/O {r['busy']:.1f} s, efficiency "
+                          f"{r['efficiency']:.4f}, max overlap {r['max_overlap_ms']} ms",
+                          flush=True)
+                if seconds == lengths[0]:
+                    suite = results["P1"][f"pipelined {seconds}s"]["iops"]
+                    ratios = [s / plain_fio(dev_path, decl.job(p), out)[0]
+                              for p, s in zip(points, suite, strict=True)]
+                    results["P2"] = {"median": statistics.median(ratios),
+                                     "worst": max(ratios, key=lambda x: abs(x - 1))}
+                    print(f"P2 fidelity (suite IOPS / plain fio), {len(points)} points of "
+                          f"{seconds} s: median {results['P2']['median']:.3f}, worst "
+                          f"{results['P2']['worst']:.3f}", flush=True)
+            common = spec.common
+            plan = plan_wipc(dev.capacity_bytes, spec.wipc.block_size,
+                             spec.wipc.capacity_multiple, common.thread_count,
+                             common.queue_depth)
+            start = time.monotonic()
+            run_wipc(fio, dev_path, plan, out / "wipc")
+            suite_s = time.monotonic() - start
+            path = out / "plain-wipc.fio"
+            path.write_text(job_file(dev_path, list(plan.jobs)))
+            start = time.monotonic()
+            subprocess.run(["fio", "--output-format=json", str(path)], check=True,
+                           capture_output=True)
+            plain_s = time.monotonic() - start
+            results["P3"] = {"suite_s": suite_s, "plain_s": plain_s, "ratio": suite_s / plain_s}
+            print(f"P3 WIPC ({plan.bytes_expected / 2**30:.0f} GiB of SEQ 128 KiB writes): "
+                  f"suite {suite_s:.2f} s, plain fio {plain_s:.2f} s, ratio "
+                  f"{suite_s / plain_s:.3f}", flush=True)
+            # The time that is not measurement (fio starts, gaps, JSON, records) does not grow
+            # with the point length, so a round of 60 s points keeps the same fixed cost.
+            for mode in ("per-point", "pipelined"):
+                r = results["P1"][f"{mode} {lengths[0]}s"]
+                fixed, n = r["wall"] - r["busy"], len(r["iops"])
+                print(f"P1 {mode} at 60 s points (extrapolated from the fixed cost "
+                      f"{fixed:.1f} s per round): {n * 60 / (n * 60 + fixed):.4f}")
+        finally:
+            subprocess.run(["losetup", "-d", dev_path], check=False)
+    print(json.dumps({k: v for k, v in results.items() if k != "P1"}
+                     | {"P1": {k: {kk: vv for kk, vv in v.items() if kk != "iops"}
+                               for k, v in results["P1"].items()}}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,126 @@
+"""Several test points in ONE fio process (a round), each point still its own fio job with
+its own result: one reporting group per point (`new_group`), its own JSON document
+(pNN.json, split from the round's), and its real I/O start and end read from its own
+timing log (fio `write_lat_log` with `log_unix_epoch`, 10 ms windows).
+
+Modes (design.md "Speed": every fio process costs ~0.3 s of idle device time):
+  pipelined   one process; point k starts `startdelay` = k x (point + gap) after fio starts,
+              so the points run back to back with a gap of `gap_ms` between them
+  stonewalled one process; each point starts when the one before it has finished
+              (`stonewall`): never overlapping, but ~0.3 s idle between points
+  per-point   one fio process per point (the reference: what TKperf and plain fio scripts do)
+
+`overlap_ms` of a point is how long its I/O ran while the previous point's was still
+running (negative: the idle gap between them).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from pts.config.settings import ROUND_MODES as MODES
+from pts.tools import fio_logs
+from pts.tools.fio import (
+    DeviceGone,
+    Fio,
+    FioFailed,
+    FioOutputError,
+    Job,
+    Summary,
+    job_file,
+    summarize,
+    timing_window_ms,
+)
+
+__all__ = ["MODES", "PointResult", "run_round"]
+
+
+@dataclass(frozen=True)
+class PointResult:
+    name: str
+    summary: Summary
+    json_path: Path          # this point's own JSON document
+    start: float             # Unix s: its first I/O (timing log), or fio's start
+    end: float               # Unix s: its last I/O completion
+    overlap_ms: float | None  # with the previous point of the round (None: the first)
+
+
+def scheduled(jobs: list[Job], mode: str, slot_ms: int, log_dir: Path) -> list[Job]:
+    """The round's jobs with their scheduling options and timing logs."""
+    out = []
+    for k, job in enumerate(jobs):
+        extra = {"new_group": True, "timing_log": str(log_dir / job.name)}
+        if mode == "pipelined":
+            extra["startdelay_ms"] = k * slot_ms
+        elif mode == "stonewalled" and k:
+            extra["stonewall"] = True
+        out.append(dataclasses.replace(job, **extra))
+    return out
+
+
+def io_window(job: Job) -> tuple[float, float] | None:
+    """(first I/O, last completion) in Unix seconds from a point's timing log: the first
+    window's entry is stamped at its end, so the I/O began one window earlier."""
+    stamps = [row[0] for path in fio_logs.thread_files(job.timing_log, "lat")
+              for row in fio_logs.read_rows(path, ddir=None)]
+    if not stamps:
+        return None
+    return (min(stamps) - timing_window_ms(job.runtime)) / 1000, max(stamps) / 1000
+
+
+def split(doc: dict, out_dir: Path, names: list[str]) -> dict[str, tuple[dict, Path]]:
+    """One JSON document per point (the round's global fields + that point's job entry)."""
+    head = {k: v for k, v in doc.items() if k not in ("jobs", "disk_util")}
+    by_name = {j.get("jobname"): j for j in doc["jobs"]}
+    out = {}
+    for name in names:
+        if name not in by_name:
+            raise FioOutputError(f"fio's JSON has no result for job {name}")
+        single = head | {"jobs": [by_name[name]]}
+        path = out_dir / f"{name}.json"
+        path.write_text(json.dumps(single, indent=1) + "\n", encoding="utf-8")
+        out[name] = (single, path)
+    return out
+
+
+def run_round(fio: Fio, filename: str, jobs: list[Job], out_dir: Path, mode: str,
+              slot_ms: int, timeout: float, histograms: bool = False) -> list[PointResult]:
+    """Run `jobs` as one round in `mode`; the results in job order."""
+    if mode not in MODES:
+        raise ValueError(f"round mode {mode!r}: one of {', '.join(MODES)}")
+    log_dir = out_dir / "timing"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    planned = scheduled(jobs, mode, slot_ms, log_dir)
+    if mode == "per-point":
+        found = {}
+        for job in planned:
+            doc, _, start, end, _ = fio.run_document(filename, job_file(filename, [job]),
+                                                     out_dir, f"{job.name}-run", timeout,
+                                                     histograms)
+            found |= {job.name: (doc, start, end)}
+        docs = {n: split(d, out_dir, [n])[n] for n, (d, _, _) in found.items()}
+        bounds = {n: (s, e) for n, (_, s, e) in found.items()}
+    else:
+        doc, _, start, end, _ = fio.run_document(filename, job_file(filename, planned),
+                                                 out_dir, "round", timeout, histograms)
+        docs = split(doc, out_dir, [j.name for j in planned])
+        bounds = {j.name: (start, end) for j in planned}
+    return _results(filename, planned, docs, bounds)
+
+
+def _results(filename: str, planned: list[Job], docs, bounds) -> list[PointResult]:
+    out, previous_end = [], None
+    for job in planned:
+        single, path = docs[job.name]
+        summary = summarize(single)
+        if summary.errors:
+            raise DeviceGone.check(filename) or FioFailed(
+                f"fio reported I/O error(s) {summary.errors} for {job.name} in {path}")
+        start, end = io_window(job) or bounds[job.name]
+        overlap = None if previous_end is None else (previous_end - start) * 1000
+        out.append(PointResult(job.name, summary, path, start, end, overlap))
+        previous_end = end
+    return out
