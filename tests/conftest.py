@@ -10,11 +10,10 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import subprocess
-import uuid
-from pathlib import Path
 
 import pytest
+
+from tests.helpers import loop_device
 
 TOOLS = {"fio": "fio", "blkdiscard": "util-linux", "losetup": "util-linux",
          "pdftotext": "poppler-utils", "mkfs.ext4": "e2fsprogs", "fusermount3": "fuse3",
@@ -67,44 +66,11 @@ def pytest_runtest_setup(item):
 
 
 @pytest.fixture
-def make_loop(tmp_path):
-    """Factory: a loop device over a sparse file in /dev/shm. Detaches only what it made."""
-    made: list[tuple[str, Path]] = []
+def make_loop():
+    """Factory: a loop device over a sparse file in /dev/shm (tests.helpers.loop_device).
+    Detaches only what it made, at the end of the test."""
+    with contextlib.ExitStack() as made:
+        def make(size: int = 64 << 20, sector: int = 512, partitioned: bool = False) -> str:
+            return made.enter_context(loop_device(size, sector, partitioned))
 
-    def make(size: int = 64 << 20, sector: int = 512, partitioned: bool = False) -> str:
-        backing = Path("/dev/shm") / f"pts-test-{uuid.uuid4().hex[:8]}.img"
-        with open(backing, "wb") as fh:
-            fh.truncate(size)
-        argv = ["losetup", "--find", "--show", "--direct-io=on", f"--sector-size={sector}"]
-        if partitioned:
-            argv.append("--partscan")
-        try:
-            dev = subprocess.run(argv + [str(backing)], check=True, capture_output=True,
-                                 text=True).stdout.strip()
-        except BaseException:
-            backing.unlink()
-            raise
-        made.append((dev, backing))
-        return dev
-
-    yield make
-    for dev, backing in made:
-        detach_if_ours(dev, backing)
-        backing.unlink(missing_ok=True)
-
-
-def detach_if_ours(dev: str, backing: Path) -> None:
-    """Detach `dev` only while it is still bound to our backing file: a test may have
-    detached it already, and the kernel may have given the number to someone else since."""
-    bound = Path("/sys/block") / Path(dev).name / "loop" / "backing_file"
-    try:
-        if bound.read_text().strip() != str(backing):
-            return
-    except OSError:
-        return
-    with contextlib.suppress(subprocess.CalledProcessError):
-        subprocess.run(["losetup", "-d", dev], check=True, capture_output=True)
-
-
-REPO = Path(__file__).resolve().parent.parent
-DATA = Path(__file__).resolve().parent / "data"
+        yield make

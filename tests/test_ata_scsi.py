@@ -5,21 +5,20 @@ No real device is touched: an unexpected command fails the test."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
 from pts.conditioning import purge_ata, purge_scsi, write_cache
 from pts.conditioning.purge_plan import PurgeError
 from pts.tools import commands, hdparm, sg3
+from tests.helpers import RECORDED
 
-DATA = Path(__file__).parent / "data" / "recorded"
 DEV = "/dev/sdx"
 PWD = purge_ata.PASSWORD
 
 
 def rec(name: str) -> str:
-    return (DATA / name).read_text()
+    return (RECORDED / name).read_text()
 
 
 @dataclass

@@ -11,7 +11,7 @@ import pytest
 
 from pts.report.data import load_run
 from pts.results.ledger import read_ledger
-from tests.conftest import REPO
+from tests.helpers import REPO
 
 pytestmark = pytest.mark.needs("root", "fio", "losetup", "fusermount3")
 

@@ -13,7 +13,7 @@ import pytest
 
 from pts.device.identity import DeviceError, resolve
 from pts.device.safety import UnsafeDeviceError, _disks_under, check_writable, in_use_reasons
-from tests.conftest import REPO
+from tests.helpers import REPO
 
 pytestmark = pytest.mark.needs("root", "losetup")
 

@@ -20,11 +20,11 @@ from pathlib import Path
 import pytest
 
 from pts.emulate import lifecycle, system
+from tests.helpers import REPO
 
 pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "fusermount3",
                               "/dev/fuse", "mfusepy")
 
-REPO = Path(__file__).resolve().parent.parent
 FIO_RND_WRITE = ["--ioengine=libaio", "--direct=1", "--rw=randwrite", "--bs=4k",
                  "--iodepth=32", "--numjobs=4", "--group_reporting", "--norandommap",
                  "--randrepeat=0"]

@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from tests.conftest import REPO
-from tests.ptsrun import loop_device, run_pts
+from tests.helpers import REPO, loop_device
+from tests.ptsrun import run_pts
 
 pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")
 

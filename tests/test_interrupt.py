@@ -9,7 +9,7 @@ import time
 import pytest
 
 from pts.results.ledger import read_ledger
-from tests.conftest import REPO
+from tests.helpers import REPO
 
 pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")
 

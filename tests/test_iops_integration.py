@@ -7,12 +7,11 @@ import re
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from pts.results.ledger import read_ledger
-from tests.conftest import REPO, detach_if_ours
+from tests.helpers import REPO, loop_device
 
 pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")
 
@@ -28,12 +27,7 @@ def words(text: str) -> str:
 @pytest.fixture(scope="module")
 def iops_run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("iops")
-    backing = Path("/dev/shm") / f"pts-iops-{tmp.name}.img"
-    with open(backing, "wb") as fh:
-        fh.truncate(SIZE)
-    dev = subprocess.run(["losetup", "--find", "--show", "--direct-io=on", "--sector-size=4096",
-                          str(backing)], check=True, capture_output=True, text=True).stdout.strip()
-    try:
+    with loop_device(SIZE, sector=4096) as dev:
         start = time.monotonic()
         p = subprocess.run(
             [sys.executable, "-m", "pytest", "pts/suite/test_iops.py", "-p", "no:cacheprovider",
@@ -42,9 +36,6 @@ def iops_run(tmp_path_factory):
              "--iops-block-sizes", ",".join(SIZES), "--reports-dir", str(tmp / "reports")],
             cwd=REPO, capture_output=True, text=True, timeout=900)
         wall = time.monotonic() - start
-    finally:
-        detach_if_ours(dev, backing)
-        backing.unlink()
     print(p.stdout[-3000:])
     folders = list((tmp / "reports").glob("*/*/run.json"))
     assert len(folders) == 1, p.stdout + p.stderr

@@ -9,7 +9,8 @@ import json
 import pytest
 
 from pts.tools import histogram
-from tests.ptsrun import loop_device, run_pts
+from tests.helpers import loop_device
+from tests.ptsrun import run_pts
 
 pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")
 

@@ -8,7 +8,7 @@ import pytest
 
 from pts.config.settings import SettingsError, make_settings
 from pts.config.spec import load_spec
-from tests.conftest import REPO
+from tests.helpers import REPO
 
 
 def pts_pytest(*args):

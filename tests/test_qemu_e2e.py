@@ -30,8 +30,8 @@ from xml.etree import ElementTree
 import pytest
 
 from pts.results.ledger import read_ledger
-from tests.conftest import REPO
 from tests.guest import GuestResult, default_cache_dir, ensure_image, run_guest
+from tests.helpers import REPO
 
 pytestmark = [pytest.mark.qemu,
               pytest.mark.needs("root", "qemu-system-x86_64", "busybox", "cpio", "depmod",

@@ -9,14 +9,13 @@ from pathlib import Path
 
 from pts.cli.main import main
 from pts.report import render
+from tests.helpers import REPO
 from tests.runfactory import build_run
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_cli_prints_the_pdf_path_and_exits_0(tmp_path):
     folder = build_run(tmp_path)
-    proc = subprocess.run([sys.executable, "-m", "pts", "report", str(folder)], cwd=ROOT,
+    proc = subprocess.run([sys.executable, "-m", "pts", "report", str(folder)], cwd=REPO,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     pdf = Path(proc.stdout.strip())

@@ -11,8 +11,8 @@ from pts.report import pages, render
 from pts.report.counters_pages import EMULATOR_TITLE, GENERIC_TITLE
 from pts.report.data import load_run
 from pts.report.model import RunFolderError
+from tests.helpers import pdf_text
 from tests.runfactory import RunFolder, build_run, run_json, write_iops_test
-from tests.test_report_pdf import pdf_text
 
 PAGE = 4096
 # when: host pages, NAND pages, GC runs, erases, free blocks (cumulative, as the emulator

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-import subprocess
 
 import pytest
 
 from pts.report import charts, render
+from tests.helpers import pdf_text
 from tests.runfactory import FALLING_CURVE, SERIAL, STEADY_CURVE, build_run
 
 pytestmark = pytest.mark.needs("pdftotext")
@@ -17,14 +17,6 @@ RUN_DEVIATIONS = ["Test point duration 1 s instead of 60 s.",
                   "100/0, 65/35, 0/100 (spec: 8 x 7)."]
 LEDGER_DEVIATIONS = ["0.5 KiB cells not measured (N/A): smaller than the logical sector size "
                      "(4096 bytes)."]
-
-
-def pdf_text(path, layout: bool = False) -> str:
-    """The PDF's text with all whitespace runs made single spaces (paragraphs wrap);
-    layout=True keeps table rows on one line (cells in page order)."""
-    argv = ["pdftotext"] + (["-layout"] if layout else []) + [str(path), "-"]
-    out = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
-    return re.sub(r"\s+", " ", out)
 
 
 @pytest.fixture(scope="module")

@@ -1,12 +1,11 @@
 """Spec files: the shipped ones load with the spec's numbers; every error names file and key."""
 
-from pathlib import Path
-
 import pytest
 
 from pts.config.spec import RwMix, SpecError, available_specs, load_spec, parse_size
+from tests.helpers import REPO
 
-SHIPPED = Path(__file__).resolve().parent.parent / "specs" / "pts-2.0.2-enterprise.toml"
+SHIPPED = REPO / "specs" / "pts-2.0.2-enterprise.toml"
 
 
 def test_shipped_specs():

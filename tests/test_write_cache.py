@@ -10,7 +10,7 @@ import pytest
 from pts.conditioning import write_cache
 from pts.device.identity import BlockDevice, Identity
 from pts.tools import commands
-from tests.conftest import DATA
+from tests.helpers import DATA
 
 QEMU = DATA / "qemu-7.2"
 NVME = BlockDevice("/dev/nvme9n1", "/dev/nvme9n1", "nvme9n1", (259, 9), 1 << 30, 512, 512,
