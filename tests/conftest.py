@@ -30,7 +30,7 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "qemu: boots a QEMU (TCG) guest with an emulated NVMe "
-                            "drive (tests/guest); minutes, not seconds")
+                            "drive (tests/e2e/guest); minutes, not seconds")
 
 
 def _unmet(requirement: str) -> str | None:

@@ -1,5 +1,6 @@
 """The pytest plugin: skipping without a device, option errors before anything runs,
-header, deviations implied by options."""
+deviations implied by options. (Without --destructive on a real device: the header, and
+nothing written, in tests/e2e/test_device_safety.py.)"""
 
 import subprocess
 import sys
@@ -36,17 +37,6 @@ def test_bad_options_fail_before_anything_runs(args, needle):
     p = pts_pytest("--device", "/dev/null", *args) if "--device" not in args else pts_pytest(*args)
     assert p.returncode == 4, p.stdout + p.stderr       # pytest usage error
     assert needle in p.stderr
-
-
-@pytest.mark.needs("root", "losetup")
-def test_without_destructive_nothing_is_written_and_header_shows_device(make_loop, tmp_path):
-    dev = make_loop()
-    p = pts_pytest("--device", dev, "--reports-dir", str(tmp_path / "r"))
-    assert p.returncode == 0
-    assert "add --destructive to allow it" in p.stdout
-    assert f"snia-pts device: {dev}" in p.stdout and "model='Linux loop device'" in p.stdout
-    assert "snia-pts settings: spec pts-2.0.2-enterprise, point 60 s, max rounds 25" in p.stdout
-    assert not (tmp_path / "r").exists()
 
 
 def test_deviations_from_options():

@@ -126,6 +126,19 @@ def test_root_filesystem_device_is_refused_by_resolution_only():
         check_writable(dev, destructive=True)
 
 
+@pytest.mark.needs("root", "losetup")
+def test_without_destructive_nothing_is_written_and_header_shows_device(make_loop, tmp_path):
+    dev = make_loop()
+    p = subprocess.run([sys.executable, "-m", "pytest", "pts/", "-p", "no:cacheprovider",
+                        "-rs", "--device", dev, "--reports-dir", str(tmp_path / "r")],
+                       cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0
+    assert "add --destructive to allow it" in p.stdout
+    assert f"snia-pts device: {dev}" in p.stdout and "model='Linux loop device'" in p.stdout
+    assert "snia-pts settings: spec pts-2.0.2-enterprise, point 60 s, max rounds 25" in p.stdout
+    assert not (tmp_path / "r").exists()
+
+
 def test_no_destructive_no_write(make_loop):
     dev = make_loop()
     with pytest.raises(UnsafeDeviceError, match="without --destructive"):

@@ -1,5 +1,5 @@
-"""End to end on an emulated NVMe drive: one boot of a QEMU (TCG) guest (tests/guest) runs the
-suite as users run it, `pytest pts/suite/test_iops.py --device /dev/nvme0n1 --destructive`,
+"""End to end on an emulated NVMe drive: one boot of a QEMU (TCG) guest (tests/e2e/guest) runs
+the suite as users run it, `pytest pts/suite/test_iops.py --device /dev/nvme0n1 --destructive`,
 against QEMU 7.2's NVMe controller, and these tests check what it recorded and reported.
 
 In the one boot: raw nvme-cli admin commands (kept for reference), a --dry-run with
@@ -30,7 +30,7 @@ from xml.etree import ElementTree
 import pytest
 
 from pts.results.ledger import read_ledger
-from tests.guest import GuestResult, default_cache_dir, ensure_image, run_guest
+from tests.e2e.guest import GuestResult, default_cache_dir, ensure_image, run_guest
 from tests.helpers import REPO
 
 pytestmark = [pytest.mark.qemu,

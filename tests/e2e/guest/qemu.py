@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.guest.image import Image, require_tools
+from tests.e2e.guest.image import Image, require_tools
 
 QEMU = "qemu-system-x86_64"
 OUTPUTS = ("guest.sh", "binds", "guest.log", "rc", "dmesg.txt", "ready", "init-error",
