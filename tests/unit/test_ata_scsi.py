@@ -1,17 +1,15 @@
-"""ATA (hdparm) and SCSI (sg3_utils, sdparm) purge and write cache, run against a fake command
-runner fed with recorded tool outputs (tests/data/recorded/, provenance in its README).
-No real device is touched: an unexpected command fails the test."""
+"""ATA (hdparm) and SCSI (sg3_utils, sdparm) purge and write cache, run against the fake command
+runner (tests.helpers.RecordedRunner) fed with recorded tool outputs (tests/data/recorded/,
+provenance in its README). No real device is touched: an unexpected command fails the test."""
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import pytest
 
 from pts.conditioning import purge_ata, purge_scsi, write_cache
 from pts.conditioning.purge_plan import PurgeError
 from pts.tools import commands, hdparm, sg3
-from tests.helpers import RECORDED
+from tests.helpers import RECORDED, FakeClock, RecordedRunner, Reply
 
 DEV = "/dev/sdx"
 PWD = purge_ata.PASSWORD
@@ -19,58 +17,6 @@ PWD = purge_ata.PASSWORD
 
 def rec(name: str) -> str:
     return (RECORDED / name).read_text()
-
-
-@dataclass
-class Reply:
-    out: str = ""            # recorded file for stdout
-    err: str = ""            # recorded file for stderr
-    rc: int = 0
-    raise_: BaseException | None = None
-
-
-class FakeRunner:
-    """Stands in for commands.run: maps argv prefixes to replies (consumed in order, the
-    last one repeats) and records every call with its timeout."""
-
-    def __init__(self, script: dict[tuple[str, ...], list[Reply]]):
-        self.script = {k: list(v) for k, v in script.items()}
-        self.calls: list[tuple[str, ...]] = []
-        self.timeouts: list[float | None] = []
-
-    def _replies(self, argv: tuple[str, ...]) -> list[Reply]:
-        keys = [k for k in self.script if argv[:len(k)] == k]
-        assert keys, f"unexpected command (would touch a device): {argv}"
-        return self.script[max(keys, key=len)]
-
-    def __call__(self, argv, *, log_file=None, timeout=None, check=True, stdout_path=None):
-        argv = tuple(argv)
-        self.calls.append(argv)
-        assert len(self.calls) < 200, "runaway polling: the code under test never stops"
-        self.timeouts.append(timeout)
-        replies = self._replies(argv)
-        reply = replies.pop(0) if len(replies) > 1 else replies[0]
-        if reply.raise_ is not None:
-            raise reply.raise_
-        result = commands.CommandResult(argv, reply.rc, rec(reply.out) if reply.out else "",
-                                        rec(reply.err) if reply.err else "", 0.1)
-        if check and reply.rc != 0:
-            raise commands.ToolFailed(f"{argv[0]} exited with status {reply.rc}: "
-                                      f"{' '.join(argv)}\n{result.excerpt()}", result)
-        return result
-
-
-class FakeClock:
-    def __init__(self):
-        self.now = 0.0
-        self.sleeps: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
 
 
 # argv the suite must send, spelled out once
@@ -88,8 +34,8 @@ ERASE_IO_ERROR = Reply(err="hdparm_security-erase_io-error.stderr.txt", rc=5)
 
 
 def erase_script(erase: list[Reply], identify: list[Reply],
-                 disable: list[Reply] | None = None) -> FakeRunner:
-    return FakeRunner({
+                 disable: list[Reply] | None = None) -> RecordedRunner:
+    return RecordedRunner({
         ("hdparm", "-I"): identify,
         ("hdparm", "--user-master", "u", "--security-set-pass"):
             [Reply("hdparm_security-set-pass.txt")],
@@ -257,8 +203,8 @@ def test_failed_set_pass_with_no_password_set_needs_no_disable():
 # --- ATA Sanitize --------------------------------------------------------------------------
 
 def sanitize_script(statuses: list[Reply], start: Reply | None = None,
-                    identify: str = "hdparm-I_frozen_tesla-2tb.txt") -> FakeRunner:
-    return FakeRunner({
+                    identify: str = "hdparm-I_frozen_tesla-2tb.txt") -> RecordedRunner:
+    return RecordedRunner({
         ("hdparm", "-I"): [Reply(identify)],
         ("hdparm", "--sanitize-status"): statuses,
         ("hdparm", "--yes-i-know-what-i-am-doing"):
@@ -343,7 +289,7 @@ def test_choose_and_plan_ata():
     assert purge_ata.choose(ready)[0] == "security-erase-enhanced"
     with pytest.raises(PurgeError, match="frozen"):
         purge_ata.choose(hdparm.parse_identify(rec("hdparm-I_frozen_intel-ssdsc2kw512g8.txt")))
-    run = FakeRunner({("hdparm", "-I"): [READY]})
+    run = RecordedRunner({("hdparm", "-I"): [READY]})
     planned = purge_ata.plan("auto", DEV, run=run)
     assert (planned.method, planned.command) == ("ATA Security Erase (enhanced)",
                                                  list(ERASE_ENH))
@@ -353,14 +299,14 @@ def test_choose_and_plan_ata():
 # --- ATA write cache -----------------------------------------------------------------------
 
 def test_ata_read_write_cache():
-    assert hdparm.read_write_cache(DEV, run=FakeRunner({("hdparm", "-W"): [
+    assert hdparm.read_write_cache(DEV, run=RecordedRunner({("hdparm", "-W"): [
         Reply("hdparm-W_on.txt")]})) is True
-    assert hdparm.read_write_cache(DEV, run=FakeRunner({("hdparm", "-W"): [
+    assert hdparm.read_write_cache(DEV, run=RecordedRunner({("hdparm", "-W"): [
         Reply("hdparm-W_not-supported.txt")]})) is None
 
 
 def test_ata_set_write_cache_verified():
-    run = FakeRunner({("hdparm", "-W0"): [Reply("hdparm-W0_set.txt")],
+    run = RecordedRunner({("hdparm", "-W0"): [Reply("hdparm-W0_set.txt")],
                       ("hdparm", "-W"): [Reply("hdparm-W_off.txt")]})
     state = write_cache.set_ata(DEV, False, run=run)
     assert run.calls == [("hdparm", "-W0", DEV), ("hdparm", "-W", DEV)]
@@ -370,7 +316,7 @@ def test_ata_set_write_cache_verified():
 
 
 def test_ata_drive_that_ignores_the_set_is_reported():
-    run = FakeRunner({("hdparm", "-W0"): [Reply("hdparm-W0_set.txt")],
+    run = RecordedRunner({("hdparm", "-W0"): [Reply("hdparm-W0_set.txt")],
                       ("hdparm", "-W"): [Reply("hdparm-W_on.txt")]})
     state = write_cache.set_ata(DEV, False, run=run)
     assert (state.actual, state.settable, state.matches) == ("enabled", False, False)
@@ -387,8 +333,8 @@ SENSE = ("sg_requests", "--status", DEV)
 NO_SENSE = Reply(err="sg_requests_status_no-sense.stderr.txt")
 
 
-def scsi_script(start: Reply, progress: list[Reply], status: list[Reply]) -> FakeRunner:
-    return FakeRunner({("sg_sanitize",): [start], ("sg_format",): [start],
+def scsi_script(start: Reply, progress: list[Reply], status: list[Reply]) -> RecordedRunner:
+    return RecordedRunner({("sg_sanitize",): [start], ("sg_format",): [start],
                        ("sg_requests", "--progress"): progress,
                        ("sg_requests", "--status"): status})
 
@@ -405,7 +351,7 @@ def test_parse_opcodes_and_choose():
 
 
 def test_support_unknown_when_device_cannot_list_commands():
-    run = FakeRunner({("sg_opcodes",): [Reply(err="sg_opcodes_invalid-opcode.stderr.txt",
+    run = RecordedRunner({("sg_opcodes",): [Reply(err="sg_opcodes_invalid-opcode.stderr.txt",
                                               rc=9)]})
     found = sg3.support(DEV, run=run)
     assert not found.listed and purge_scsi.choose(found)[0] == "format-unit"
@@ -472,14 +418,14 @@ def test_scsi_format_unit_success_and_failure():
 
 
 def test_scsi_write_cache_read_set_and_ignored():
-    assert sg3.read_write_cache(DEV, run=FakeRunner({("sdparm", "--get=WCE"): [
+    assert sg3.read_write_cache(DEV, run=RecordedRunner({("sdparm", "--get=WCE"): [
         Reply("sdparm_get-WCE_sas-full.txt")]})) is True
-    run = FakeRunner({("sdparm", "--set=WCE=0"): [Reply("sdparm_set-WCE.txt")],
+    run = RecordedRunner({("sdparm", "--set=WCE=0"): [Reply("sdparm_set-WCE.txt")],
                       ("sdparm", "--get=WCE"): [Reply("sdparm_get-WCE_off.txt")]})
     state = write_cache.set_scsi(DEV, False, run=run)
     assert run.calls == [("sdparm", "--set=WCE=0", DEV), ("sdparm", "--get=WCE", DEV)]
     assert (state.actual, state.settable, state.matches) == ("disabled", True, True)
-    run = FakeRunner({("sdparm", "--set=WCE=0"): [Reply("sdparm_set-WCE.txt")],
+    run = RecordedRunner({("sdparm", "--set=WCE=0"): [Reply("sdparm_set-WCE.txt")],
                       ("sdparm", "--get=WCE"): [Reply("sdparm_get-WCE_on.txt")]})
     state = write_cache.set_scsi(DEV, False, run=run)
     assert (state.actual, state.settable, state.matches) == ("enabled", False, False)

@@ -14,6 +14,7 @@ import pytest
 from pts.emulate import cli, lifecycle
 from pts.emulate.ftl import FTL, MIN_SPARE_BLOCKS, PAGE_SIZE, PROFILES, Profile, get_profile
 from pts.emulate.throttle import Throttle
+from tests.helpers import FakeClock
 
 # Small, timed geometry so that GC happens after a few thousand writes.
 SMALL = Profile(name="small", op_pct=20.0, pages_per_block=16, read_us=50.0,
@@ -191,19 +192,8 @@ def test_default_profile_model_falls_to_under_40_percent_of_fob(rng):
 
 # ------------------------------------------------------------------------- throttle
 
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.now += seconds
-
-
 def test_throttle_enforces_channels_over_cost():
-    clock = FakeClock()
+    clock = FakeClock(now=100.0)
     throttle = Throttle(channels=4, burst_s=0.001, clock=clock, sleep=clock.sleep)
     start = clock.now
     for _ in range(1000):
@@ -214,7 +204,7 @@ def test_throttle_enforces_channels_over_cost():
 
 
 def test_throttle_does_not_bank_idle_time_beyond_the_burst():
-    clock = FakeClock()
+    clock = FakeClock(now=100.0)
     throttle = Throttle(channels=1, burst_s=0.001, clock=clock, sleep=clock.sleep)
     clock.now += 10.0                                # long idle period
     start = clock.now
@@ -224,7 +214,7 @@ def test_throttle_does_not_bank_idle_time_beyond_the_burst():
 
 
 def test_throttle_free_commands_never_sleep():
-    clock = FakeClock()
+    clock = FakeClock(now=100.0)
     throttle = Throttle(channels=1, clock=clock, sleep=clock.sleep)
     throttle.charge(0.0)
     assert clock.now == 100.0 and throttle.slept_s == 0.0

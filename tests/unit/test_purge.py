@@ -9,13 +9,14 @@ Format path runs against QEMU's NVMe in tests/e2e/test_qemu_e2e.py.
 """
 
 import dataclasses
+import functools
 import json
 
 import pytest
 
 from pts.conditioning import purge, purge_nvme
 from pts.conditioning.purge_plan import PurgeError
-from pts.tools import commands
+from tests.helpers import QEMU_DATA, RecordedRunner, Reply
 
 ID_CTRL = {"vid": 6966, "sn": "deadbeef            ", "mn": "QEMU NVMe Ctrl   ",
            "fr": "7.2.22  ", "oacs": 0x10a, "fna": 0, "sanicap": 0, "vwc": 7, "nn": 256}
@@ -31,25 +32,24 @@ def sanitize_log(state: int, sprog: int) -> str:
         "cdw10_info": 0, "time_over_write": 4294967295}})
 
 
-class FakeNvme:
-    """Stands in for commands.run for `nvme ...` argv: answers from a table, records calls."""
+SANITIZE_ACCEPTED = Reply()
+# QEMU 7.2 has no Sanitize: what nvme-cli prints when a controller rejects the command
+SANITIZE_REJECTED = Reply(err="nvme-sanitize_invalid-opcode.stderr.txt", rc=1)
 
-    def __init__(self, ctrl=None, ns=None, sanitize_logs=(), fail=()):
-        self.ctrl = {**ID_CTRL, **(ctrl or {})}
-        self.ns = {**ID_NS, **(ns or {})}
-        self.sanitize_logs = list(sanitize_logs)
-        self.fail = set(fail)
-        self.calls = []
 
-    def __call__(self, argv, **kwargs):
-        self.calls.append(list(argv))
-        sub = argv[1]
-        if sub in self.fail:
-            raise commands.ToolFailed(f"nvme exited with status 1: {' '.join(argv)}\n"
-                                      "NVMe status: Invalid Command Opcode(0x4001)")
-        out = {"id-ctrl": lambda: json.dumps(self.ctrl), "id-ns": lambda: json.dumps(self.ns),
-               "sanitize-log": lambda: self.sanitize_logs.pop(0)}.get(sub, lambda: "")()
-        return commands.CommandResult(tuple(argv), 0, out, "", 0.0)
+def fake_nvme(ctrl=None, ns=None, sanitize_logs=(),
+              sanitize=SANITIZE_ACCEPTED) -> RecordedRunner:
+    """nvme-cli as QEMU 7.2 answers (tests/data/qemu-7.2/), with the Identify fields of the
+    case changed; `sanitize_logs` are the Sanitize Status logs read in turn."""
+    script = {
+        ("nvme", "id-ctrl"): [Reply(stdout=json.dumps({**ID_CTRL, **(ctrl or {})}))],
+        ("nvme", "id-ns"): [Reply(stdout=json.dumps({**ID_NS, **(ns or {})}))],
+        ("nvme", "format"): [Reply("nvme-format_ses1.txt")],
+        ("nvme", "sanitize"): [sanitize],
+    }
+    if sanitize_logs:
+        script["nvme", "sanitize-log"] = [Reply(stdout=log) for log in sanitize_logs]
+    return RecordedRunner(script, data=QEMU_DATA)
 
 
 @pytest.fixture
@@ -61,15 +61,21 @@ def nvme_dev(tmp_path):
                                                     "nvme id-ctrl"))
 
 
-def use(monkeypatch, fake):
-    monkeypatch.setattr(commands, "run", fake)
-    monkeypatch.setattr(commands, "require", lambda tool, package: tool)
+def use(monkeypatch, fake: RecordedRunner) -> RecordedRunner:
+    fake.install(monkeypatch)
     monkeypatch.setattr(purge_nvme, "other_namespaces", lambda dev: [])
     return fake
 
 
+def no_poll_sleep(monkeypatch):
+    """The sanitize poll without its sleeps. wait_for_sanitize binds time.sleep as a default
+    argument, so patching time.sleep would not reach it."""
+    monkeypatch.setattr(purge_nvme, "wait_for_sanitize",
+                        functools.partial(purge_nvme.wait_for_sanitize, sleep=lambda s: None))
+
+
 def test_auto_without_sanicap_falls_back_to_format_ses1(monkeypatch, nvme_dev):
-    fake = use(monkeypatch, FakeNvme())
+    fake = use(monkeypatch, fake_nvme())
     chosen = purge.plan("auto", nvme_dev, say=print)
     assert chosen.method == "NVMe Format SES=1 (user data erase)"
     assert "SANICAP = 0" in chosen.reason
@@ -82,14 +88,14 @@ def test_auto_without_sanicap_falls_back_to_format_ses1(monkeypatch, nvme_dev):
 
 
 def test_format_uses_crypto_erase_when_fna_says_so(monkeypatch, nvme_dev):
-    use(monkeypatch, FakeNvme(ctrl={"fna": 0x4}, ns={"flbas": 2}))
+    use(monkeypatch, fake_nvme(ctrl={"fna": 0x4}, ns={"flbas": 2}))
     chosen = purge.plan("format", nvme_dev, say=print)
     assert chosen.method == "NVMe Format SES=2 (crypto erase)"
     assert "--ses=2" in chosen.command and "--lbaf=2" in chosen.command
 
 
 def test_sanitize_requested_but_not_supported_fails_closed(monkeypatch, nvme_dev):
-    fake = use(monkeypatch, FakeNvme())
+    fake = use(monkeypatch, fake_nvme())
     with pytest.raises(PurgeError, match=r"supports no NVMe Sanitize action .*SANICAP = 0x0"
                                          r".*Nothing was erased.*--purge format"):
         purge.plan("sanitize", nvme_dev, say=print)
@@ -97,7 +103,7 @@ def test_sanitize_requested_but_not_supported_fails_closed(monkeypatch, nvme_dev
 
 
 def test_no_format_and_no_sanitize_refuses(monkeypatch, nvme_dev):
-    use(monkeypatch, FakeNvme(ctrl={"oacs": 0x8}))
+    use(monkeypatch, fake_nvme(ctrl={"oacs": 0x8}))
     with pytest.raises(PurgeError, match="neither NVMe Sanitize .* nor Format NVM"):
         purge.plan("auto", nvme_dev, say=print)
 
@@ -107,7 +113,7 @@ def test_no_format_and_no_sanitize_refuses(monkeypatch, nvme_dev):
                                                      (0x4, "overwrite", 3)])
 def test_auto_prefers_block_then_crypto_then_overwrite(monkeypatch, nvme_dev, sanicap, action,
                                                        sanact):
-    use(monkeypatch, FakeNvme(ctrl={"sanicap": sanicap}))
+    use(monkeypatch, fake_nvme(ctrl={"sanicap": sanicap}))
     chosen = purge.plan("auto", nvme_dev, say=print)
     assert chosen.method == f"NVMe Sanitize ({action})"
     assert chosen.command[:4] == ["nvme", "sanitize", "/dev/nvme9", f"--sanact={sanact}"]
@@ -116,8 +122,8 @@ def test_auto_prefers_block_then_crypto_then_overwrite(monkeypatch, nvme_dev, sa
 def test_sanitize_polls_the_log_until_done(monkeypatch, nvme_dev):
     logs = [sanitize_log(1, 65535),            # before: an older sanitize, done
             sanitize_log(2, 6554), sanitize_log(2, 32768), sanitize_log(1, 65535)]
-    fake = use(monkeypatch, FakeNvme(ctrl={"sanicap": 0x2}, sanitize_logs=logs))
-    monkeypatch.setattr(purge_nvme.time, "sleep", lambda s: None)
+    fake = use(monkeypatch, fake_nvme(ctrl={"sanicap": 0x2}, sanitize_logs=logs))
+    no_poll_sleep(monkeypatch)
     said = []
     result = purge.plan("sanitize", nvme_dev, say=said.append).execute()
     assert [c[1] for c in fake.calls] == ["id-ctrl", "id-ns", "sanitize-log", "sanitize",
@@ -128,22 +134,22 @@ def test_sanitize_polls_the_log_until_done(monkeypatch, nvme_dev):
 
 def test_sanitize_failure_in_the_log_stops_the_test(monkeypatch, nvme_dev):
     logs = [sanitize_log(0, 65535), sanitize_log(2, 100), sanitize_log(3, 65535)]
-    use(monkeypatch, FakeNvme(ctrl={"sanicap": 0x2}, sanitize_logs=logs))
-    monkeypatch.setattr(purge_nvme.time, "sleep", lambda s: None)
+    use(monkeypatch, fake_nvme(ctrl={"sanicap": 0x2}, sanitize_logs=logs))
+    no_poll_sleep(monkeypatch)
     with pytest.raises(PurgeError, match="SSTAT 3: the last sanitize failed"):
         purge.plan("auto", nvme_dev, say=lambda s: None).execute()
 
 
 def test_sanitize_command_rejected_fails_closed(monkeypatch, nvme_dev):
-    use(monkeypatch, FakeNvme(ctrl={"sanicap": 0x2}, sanitize_logs=[sanitize_log(0, 65535)],
-                              fail={"sanitize"}))
+    use(monkeypatch, fake_nvme(ctrl={"sanicap": 0x2}, sanitize_logs=[sanitize_log(0, 65535)],
+                               sanitize=SANITIZE_REJECTED))
     with pytest.raises(PurgeError,
                        match="(?s)failed to start.*fail closed.*Invalid Command Opcode"):
         purge.plan("auto", nvme_dev, say=print).execute()
 
 
 def test_sanitize_timeout(monkeypatch, nvme_dev):
-    use(monkeypatch, FakeNvme(sanitize_logs=[sanitize_log(2, 1000)] * 5))
+    use(monkeypatch, fake_nvme(sanitize_logs=[sanitize_log(2, 1000)] * 5))
     ticks = iter([0.0, 100.0, 200.0, 99999.0])
     with pytest.raises(PurgeError, match=r"still in progress after \d+ min .*sanitize-log"):
         purge_nvme.wait_for_sanitize(nvme_dev, None, "NVMe Sanitize (block erase)",

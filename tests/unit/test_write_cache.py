@@ -9,36 +9,31 @@ import pytest
 
 from pts.conditioning import write_cache
 from pts.device.identity import BlockDevice, Identity
-from pts.tools import commands
-from tests.helpers import DATA
+from tests.helpers import QEMU_DATA, RecordedRunner, Reply
 
-QEMU = DATA / "qemu-7.2"
+SET_ACCEPTED = Reply("nvme-set-feature-6_value-0.txt")
+SET_FAILED = Reply(rc=1)
 NVME = BlockDevice("/dev/nvme9n1", "/dev/nvme9n1", "nvme9n1", (259, 9), 1 << 30, 512, 512,
                    "nvme", False, Identity("m", "s", "f", "nvme id-ctrl"))
 
 
-def fake_nvme(monkeypatch, vwc=7, feature_file="nvme-get-feature-6_disabled.txt", fail=()):
-    calls = []
-    ctrl = {**json.loads((QEMU / "nvme-id-ctrl.json").read_text()), "vwc": vwc}
-
-    def run(argv, **kwargs):
-        calls.append(argv[1:])
-        if argv[1] in fail:
-            raise commands.ToolFailed(f"nvme exited with status 1: {' '.join(argv)}")
-        out = {"id-ctrl": json.dumps(ctrl),
-               "get-feature": (QEMU / feature_file).read_text()}.get(argv[1], "")
-        return commands.CommandResult(tuple(argv), 0, out, "", 0.0)
-    monkeypatch.setattr(commands, "run", run)
-    monkeypatch.setattr(commands, "require", lambda tool, package: tool)
-    return calls
+def fake_nvme(monkeypatch, vwc=7, feature_file="nvme-get-feature-6_disabled.txt",
+              set_feature=SET_ACCEPTED) -> RecordedRunner:
+    """nvme-cli as QEMU 7.2 answers (its id-ctrl with VWC changed), in place of commands.run."""
+    ctrl = {**json.loads((QEMU_DATA / "nvme-id-ctrl.json").read_text()), "vwc": vwc}
+    return RecordedRunner({
+        ("nvme", "id-ctrl"): [Reply(stdout=json.dumps(ctrl))],
+        ("nvme", "set-feature"): [set_feature],
+        ("nvme", "get-feature"): [Reply(feature_file)],
+    }, data=QEMU_DATA).install(monkeypatch)
 
 
 def test_nvme_cache_disabled_for_enterprise_and_read_back(monkeypatch):
-    calls = fake_nvme(monkeypatch)
+    run = fake_nvme(monkeypatch)
     state = write_cache.apply(NVME, "WCD")
-    assert calls == [["id-ctrl", "/dev/nvme9n1", "-o", "json"],
-                     ["set-feature", "/dev/nvme9", "--feature-id=6", "--value=0"],
-                     ["get-feature", "/dev/nvme9", "--feature-id=6"]]
+    assert run.calls == [("nvme", "id-ctrl", "/dev/nvme9n1", "-o", "json"),
+                         ("nvme", "set-feature", "/dev/nvme9", "--feature-id=6", "--value=0"),
+                         ("nvme", "get-feature", "/dev/nvme9", "--feature-id=6")]
     assert (state.actual, state.settable, state.matches, state.deviation()) == \
         ("disabled", True, True, None)
 
@@ -52,15 +47,15 @@ def test_nvme_drive_ignoring_the_set_is_reported_as_it_is(monkeypatch):
 
 
 def test_nvme_without_volatile_cache(monkeypatch):
-    calls = fake_nvme(monkeypatch, vwc=0)
+    run = fake_nvme(monkeypatch, vwc=0)
     assert write_cache.apply(NVME, "WCD").deviation() is None   # nothing to disable
     wce = write_cache.apply(NVME, "WCE")
     assert wce.actual == write_cache.ABSENT and not wce.matches
-    assert all(c[0] == "id-ctrl" for c in calls)      # nothing set on a drive without one
+    assert all(c[1] == "id-ctrl" for c in run.calls)  # nothing set on a drive without one
 
 
 def test_nvme_set_failure_falls_back_to_a_declared_deviation(monkeypatch):
-    fake_nvme(monkeypatch, fail={"set-feature"})
+    fake_nvme(monkeypatch, set_feature=SET_FAILED)
     state = write_cache.apply(NVME, "WCE")
     assert not state.settable and state.how.startswith("NVMe Set Features 06h failed")
 
