@@ -13,7 +13,7 @@ import pytest
 
 from pts.device.identity import DeviceError, resolve
 from pts.device.safety import UnsafeDeviceError, _disks_under, check_writable, in_use_reasons
-from tests.helpers import REPO
+from tests.ptsrun import run_suite
 
 pytestmark = pytest.mark.needs("root", "losetup")
 
@@ -40,20 +40,14 @@ def mounted_fs(make_loop, tmp_path):
         subprocess.run(["umount", str(mnt)], check=True)
 
 
-def run_suite(dev, tmp_path, *extra):
-    return subprocess.run([sys.executable, "-m", "pytest", "pts/", "--device", dev,
-                           "--destructive", "--purge", "trim", "--point-seconds", "1",
-                           "--reports-dir", str(tmp_path / "reports"), "-p", "no:cacheprovider",
-                           *extra], cwd=REPO, capture_output=True, text=True, timeout=300)
-
-
 @pytest.mark.needs("mkfs.ext4", "fio")
 def test_mounted_filesystem_refused_and_intact(mounted_fs, tmp_path):
     dev, mnt = mounted_fs
     before = sha(mnt / "precious.txt")
     with pytest.raises(UnsafeDeviceError, match=f"{dev} is mounted on {mnt}"):
         check_writable(resolve(dev), destructive=True)
-    p = run_suite(dev, tmp_path)
+    p = run_suite("--device", dev, "--destructive", "--purge", "trim", "--point-seconds", "1",
+                  "--reports-dir", str(tmp_path / "reports"), timeout=300)
     assert p.returncode != 0
     assert f"refusing to write to {dev}: {dev} is mounted on {mnt}" in p.stderr + p.stdout
     assert "Nothing was written" in p.stderr + p.stdout
@@ -129,9 +123,7 @@ def test_root_filesystem_device_is_refused_by_resolution_only():
 @pytest.mark.needs("root", "losetup")
 def test_without_destructive_nothing_is_written_and_header_shows_device(make_loop, tmp_path):
     dev = make_loop()
-    p = subprocess.run([sys.executable, "-m", "pytest", "pts/", "-p", "no:cacheprovider",
-                        "-rs", "--device", dev, "--reports-dir", str(tmp_path / "r")],
-                       cwd=REPO, capture_output=True, text=True, timeout=120)
+    p = run_suite("-rs", "--device", dev, "--reports-dir", str(tmp_path / "r"))
     assert p.returncode == 0
     assert "add --destructive to allow it" in p.stdout
     assert f"snia-pts device: {dev}" in p.stdout and "model='Linux loop device'" in p.stdout
@@ -179,9 +171,7 @@ def test_unused_filesystem_is_listed_before_it_is_destroyed(make_loop, tmp_path)
     dev = make_loop(64 << 20)
     subprocess.run(["mkfs.ext4", "-F", "-q", "-L", "oldfs", dev], check=True,
                    capture_output=True)
-    p = subprocess.run([sys.executable, "-m", "pytest", "pts/", "--device", dev,
-                        "--destructive", "--co", "-p", "no:cacheprovider"], cwd=REPO,
-                       capture_output=True, text=True, timeout=120)
+    p = run_suite("--device", dev, "--destructive", "--co")
     assert p.returncode == 0, p.stderr
     assert "snia-pts WILL DESTROY: ext4 at offset 0x438 (label oldfs)" in p.stdout
 
@@ -209,9 +199,7 @@ def test_lock_is_held_by_a_running_suite(make_loop, tmp_path):
         stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "locked"
-        p = subprocess.run([sys.executable, "-m", "pytest", "pts/", "--device", dev,
-                            "--destructive", "-p", "no:cacheprovider"], cwd=REPO,
-                           capture_output=True, text=True, timeout=120)
+        p = run_suite("--device", dev, "--destructive")
         assert p.returncode == 4 and "already under test by another snia-pts process" in p.stderr
     finally:
         holder.kill()
@@ -220,9 +208,7 @@ def test_lock_is_held_by_a_running_suite(make_loop, tmp_path):
 
 def test_device_too_small_for_the_spec(make_loop):
     dev = make_loop(2 << 20)
-    p = subprocess.run([sys.executable, "-m", "pytest", "pts/", "--device", dev,
-                        "--destructive", "-p", "no:cacheprovider"], cwd=REPO,
-                       capture_output=True, text=True, timeout=120)
+    p = run_suite("--device", dev, "--destructive")
     assert p.returncode == 4
     assert "is too small: its ActiveRange is 2097152 bytes, the spec needs at least 4194304 " \
            "bytes (4 threads of 1024 KiB I/O)" in p.stderr

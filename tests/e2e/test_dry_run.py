@@ -3,21 +3,17 @@
 import hashlib
 import os
 import re
-import subprocess
-import sys
 
 import pytest
 
 from pts.device.safety import _disks_under
-from tests.helpers import REPO
+from tests.ptsrun import run_suite
 
 pytestmark = pytest.mark.needs("root", "losetup")
 
 
 def dry_run(dev, *extra):
-    return subprocess.run([sys.executable, "-m", "pytest", "pts/", "-p", "no:cacheprovider",
-                           "--device", dev, "--dry-run", *extra], cwd=REPO,
-                          capture_output=True, text=True, timeout=120)
+    return run_suite("--device", dev, "--dry-run", *extra)
 
 
 def digest(dev):

@@ -1,13 +1,12 @@
 """Faults during a run: each gives an error naming the cause; what was completed is kept."""
 
 import subprocess
-import sys
 import time
 
 import pytest
 
 from pts.results.ledger import read_ledger
-from tests.helpers import REPO
+from tests.ptsrun import IOPS, run_suite, start_suite
 
 pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard")
 
@@ -16,9 +15,7 @@ ARGS = ["--spec", "pts-e-1.1", "--max-rounds", "6", "--purge", "trim",
 
 
 def pts(*args):
-    return subprocess.Popen([sys.executable, "-m", "pytest", "pts/suite/test_iops.py", "-p",
-                             "no:cacheprovider", *ARGS, *args], cwd=REPO,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return start_suite(*ARGS, *args, target=IOPS)
 
 
 def test_device_disappears_mid_test(make_loop, tmp_path):
@@ -50,9 +47,7 @@ def test_device_disappears_mid_test(make_loop, tmp_path):
 
 def test_reports_dir_not_writable(make_loop):
     dev = make_loop(64 << 20)
-    p = subprocess.run([sys.executable, "-m", "pytest", "pts/", "-p", "no:cacheprovider",
-                        "--device", dev, "--destructive", "--reports-dir", "/proc/pts-reports"],
-                       cwd=REPO, capture_output=True, text=True, timeout=120)
+    p = run_suite("--device", dev, "--destructive", "--reports-dir", "/proc/pts-reports")
     assert p.returncode == 4
     assert "--reports-dir /proc/pts-reports: cannot store results there" in p.stderr
 

@@ -3,13 +3,12 @@ records the interruption, a partial report marked INCOMPLETE is rendered, no fio
 
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
 
 from pts.results.ledger import read_ledger
-from tests.helpers import REPO
+from tests.ptsrun import IOPS, start_suite
 
 pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")
 
@@ -23,12 +22,8 @@ def fio_processes(folder) -> list[str]:
 def test_interrupt_mid_round(make_loop, tmp_path, sig):
     dev = make_loop(64 << 20)
     reports = tmp_path / "reports"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "pts/suite/test_iops.py", "-p", "no:cacheprovider",
-         "--device", dev,
-         "--destructive", "--purge", "trim", "--point-seconds", "3",
-         "--reports-dir", str(reports)], cwd=REPO, stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT, text=True)
+    proc = start_suite("--device", dev, "--destructive", "--purge", "trim",
+                       "--point-seconds", "3", "--reports-dir", str(reports), target=IOPS)
     try:
         deadline = time.monotonic() + 120
         ledger = None

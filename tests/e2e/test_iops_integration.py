@@ -4,14 +4,11 @@ sectors, so the 0.5 KiB cells must come out N/A), real fio, short points, a redu
 
 import json
 import re
-import subprocess
-import sys
-import time
 
 import pytest
 
-from pts.results.ledger import read_ledger
-from tests.helpers import REPO, loop_device
+from tests.helpers import loop_device
+from tests.ptsrun import IOPS, run_pts
 
 pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")
 
@@ -26,39 +23,22 @@ def words(text: str) -> str:
 
 @pytest.fixture(scope="module")
 def iops_run(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("iops")
+    reports = tmp_path_factory.mktemp("iops") / "reports"
     with loop_device(SIZE, sector=4096) as dev:
-        start = time.monotonic()
-        p = subprocess.run(
-            [sys.executable, "-m", "pytest", "pts/suite/test_iops.py", "-p", "no:cacheprovider",
-             "--device", dev, "--destructive", "--point-seconds", "1", "--purge", "trim",
-             "--max-rounds", "10", "--iops-rw-mixes", ",".join(MIXES),
-             "--iops-block-sizes", ",".join(SIZES), "--reports-dir", str(tmp / "reports")],
-            cwd=REPO, capture_output=True, text=True, timeout=900)
-        wall = time.monotonic() - start
-    print(p.stdout[-3000:])
-    folders = list((tmp / "reports").glob("*/*/run.json"))
-    assert len(folders) == 1, p.stdout + p.stderr
-    folder = folders[0].parent
-    records, notes = read_ledger(folder / "ledger.jsonl")
-    return {"proc": p, "folder": folder, "records": [r.data for r in records], "notes": notes,
-            "wall": wall,
-            "run": json.loads(folders[0].read_text())}
-
-
-def of_type(run, kind):
-    return [r for r in run["records"] if r["type"] == kind]
+        return run_pts(dev, reports, "--point-seconds", "1", "--purge", "trim",
+                       "--max-rounds", "10", "--iops-rw-mixes", ",".join(MIXES),
+                       "--iops-block-sizes", ",".join(SIZES), target=IOPS)
 
 
 def test_outcome_matches_pytest_result(iops_run):
-    end = of_type(iops_run, "test_end")[0]
-    p = iops_run["proc"]
-    print(f"IOPS integration: {iops_run['wall']:.0f} s wall, status {end['status']}, "
+    end = iops_run.of_type("test_end")[0]
+    p = iops_run.proc
+    print(f"IOPS integration: {iops_run.wall:.0f} s wall, status {end['status']}, "
           f"rounds {end['rounds']}, steady at {end['steady_round']}")
     assert end["status"] in ("steady", "not_steady")
     assert p.returncode == (0 if end["status"] == "steady" else 1), p.stdout + p.stderr
-    assert f"PTS report: {iops_run['folder'] / 'report.pdf'}" in p.stdout
-    rounds = of_type(iops_run, "round")
+    assert f"PTS report: {iops_run.folder / 'report.pdf'}" in p.stdout
+    rounds = iops_run.of_type("round")
     assert len(rounds) == end["rounds"]
     if end["status"] == "steady":
         assert end["steady_round"] >= 5 and rounds[-1]["steady"]
@@ -69,19 +49,19 @@ def test_outcome_matches_pytest_result(iops_run):
 
 
 def test_ledger_flow_and_wipc_bytes(iops_run):
-    kinds = [r["type"] for r in iops_run["records"]]
+    kinds = [r["type"] for r in iops_run.records]
     assert kinds[0] == "test_start" and kinds[-1] == "test_end"
     assert kinds.index("purge") < kinds.index("wipc") < kinds.index("point")
-    purge = of_type(iops_run, "purge")[0]
+    purge = iops_run.of_type("purge")[0]
     assert purge["method"] == "trim" and purge["deviation"] and purge["command"][-1].startswith(
         "/dev/loop")
-    wipc = of_type(iops_run, "wipc")[0]
+    wipc = iops_run.of_type("wipc")[0]
     assert wipc["bytes_written"] == wipc["bytes_expected"] == 2 * SIZE
-    assert iops_run["notes"] == []
+    assert iops_run.notes == []
 
 
 def test_points_in_spec_order_with_na_cells_and_raw_json(iops_run):
-    points = [r for r in of_type(iops_run, "point") if r["round"] == 1]
+    points = [r for r in iops_run.of_type("point") if r["round"] == 1]
     assert [(p["rw_mix"], p["block_size"]) for p in points] == [
         (m, b) for m in MIXES for b in (1048576, 65536, 4096, 512)]
     for p in points:
@@ -90,15 +70,15 @@ def test_points_in_spec_order_with_na_cells_and_raw_json(iops_run):
             assert "iops" not in p
         else:
             assert not p["na"] and p["iops"] > 0
-            raw = json.loads((iops_run["folder"] / p["raw"]).read_text())
+            raw = json.loads((iops_run.folder / p["raw"]).read_text())
             assert raw["jobs"][0]["job options"]["bs"] == str(p["block_size"])
             assert p["start"] < p["end"]
-    tracked = of_type(iops_run, "round")[0]["tracking"]
+    tracked = iops_run.of_type("round")[0]["tracking"]
     assert set(tracked) == {"RND 4KiB 0/100", "RND 64KiB 65/35", "RND 1024KiB 100/0"}
 
 
 def test_run_json_identity_tools_and_deviations(iops_run):
-    run = iops_run["run"]
+    run = iops_run.run_json
     assert run["device"]["logical_sector"] == 4096 and run["device"]["capacity_bytes"] == SIZE
     assert run["tools"]["fio"].startswith("fio-")
     assert run["spec"]["name"] == "pts-2.0.2-enterprise"
@@ -106,12 +86,11 @@ def test_run_json_identity_tools_and_deviations(iops_run):
 
 
 def test_pdf_has_serial_verdict_and_every_deviation(iops_run):
-    text = words(subprocess.run(["pdftotext", "-layout", str(iops_run["folder"] / "report.pdf"),
-                                 "-"], capture_output=True, text=True, check=True).stdout)
-    assert iops_run["run"]["device"]["serial"] in text
+    text = iops_run.pdf_text()
+    assert iops_run.run_json["device"]["serial"] in text
     assert "NOT A COMPLIANT RUN" in text
-    deviations = iops_run["run"]["deviations"] + [r["text"] for r in
-                                                  of_type(iops_run, "deviation")]
+    deviations = iops_run.run_json["deviations"] + [r["text"] for r in
+                                                    iops_run.of_type("deviation")]
     assert any("0.5 KiB cells not measured" in d for d in deviations)
     assert any(d.startswith("Write cache:") for d in deviations)
     for d in deviations:

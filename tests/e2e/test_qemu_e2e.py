@@ -20,6 +20,7 @@ fetches Debian's kernel package).
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 import time
@@ -32,6 +33,7 @@ import pytest
 from pts.results.ledger import read_ledger
 from tests.e2e.guest import GuestResult, default_cache_dir, ensure_image, run_guest
 from tests.helpers import REPO
+from tests.ptsrun import IOPS, pts_argv
 
 pytestmark = [pytest.mark.qemu,
               pytest.mark.needs("root", "qemu-system-x86_64", "busybox", "cpio", "depmod",
@@ -41,10 +43,11 @@ SERIAL = "PTSQEMU0001"
 DISK_BYTES = 256 << 20
 GUEST_TIMEOUT = 900
 PYTHON = Path(sys.executable)          # the venv's python: the guest sees the same path
+# The IOPS test as users run it (tests.ptsrun.pts_argv), with the guest's python.
+PTS_IOPS = shlex.join(pts_argv(target=IOPS, python=PYTHON))
 # PTS 2.0.2 Enterprise with its three tracking cells, 1 s points, at most 7 rounds.
-COMMON = ("-p no:cacheprovider pts/suite/test_iops.py --device /dev/nvme0n1 --destructive "
-          "--point-seconds 1 --max-rounds 7 --iops-block-sizes 1024KiB,64KiB,4KiB "
-          "--iops-rw-mixes 100/0,65/35,0/100")
+COMMON = ("--device /dev/nvme0n1 --destructive --point-seconds 1 --max-rounds 7 "
+          "--iops-block-sizes 1024KiB,64KiB,4KiB --iops-rw-mixes 100/0,65/35,0/100")
 
 # Runs chrooted in the host's / (read-only); /tmp/share is the writable share.
 SCRIPT = r"""
@@ -61,15 +64,15 @@ run id-ctrl nvme id-ctrl /dev/nvme0 -o json
 run sanitize-raw nvme sanitize /dev/nvme0 --sanact=2
 cd @REPO@
 export PYTHONDONTWRITEBYTECODE=1
-run dry-run @PYTHON@ -m pytest @COMMON@ --purge auto --dry-run
-run sanitize @PYTHON@ -m pytest @COMMON@ --purge sanitize --reports-dir /tmp/share/refused \
+run dry-run @PTS_IOPS@ @COMMON@ --purge auto --dry-run
+run sanitize @PTS_IOPS@ @COMMON@ --purge sanitize --reports-dir /tmp/share/refused \
     --junitxml=/tmp/share/sanitize.xml
-run suite @PYTHON@ -m pytest @COMMON@ --purge auto --reports-dir /tmp/share/reports \
+run suite @PTS_IOPS@ @COMMON@ --purge auto --reports-dir /tmp/share/reports \
     --junitxml=/tmp/share/suite.xml
 # Over-temperature threshold 300 K, below QEMU's constant 323 K: the controller then reports
 # critical warning bit 1 (temperature) in its SMART log, as a hot drive would.
 run hot-threshold nvme set-feature /dev/nvme0 --feature-id=4 --value=300
-run hot @PYTHON@ -m pytest -p no:cacheprovider pts/suite/test_iops.py --device /dev/nvme0n1 \
+run hot @PTS_IOPS@ --device /dev/nvme0n1 \
     --destructive --spec pts-e-1.1 --point-seconds 1 --max-rounds 5 --iops-block-sizes 4KiB \
     --iops-rw-mixes 0/100 --reports-dir /tmp/share/hot --junitxml=/tmp/share/hot.xml
 exit 0
@@ -127,7 +130,7 @@ def emulated_ssd():
 def guest(guest_image, emulated_ssd, tmp_path_factory) -> Guest:
     from pts import emulate
     share = tmp_path_factory.mktemp("guest-share")
-    script = (SCRIPT.replace("@REPO@", str(REPO)).replace("@PYTHON@", str(PYTHON))
+    script = (SCRIPT.replace("@REPO@", str(REPO)).replace("@PTS_IOPS@", PTS_IOPS)
               .replace("@COMMON@", COMMON))
     before = emulate.read_stats(emulated_ssd)
     start = time.monotonic()

@@ -5,14 +5,13 @@ resume. Uses PTS-E 1.1 (one tracking variable) and two points per round, to stay
 import json
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from pts.results.ledger import read_ledger
-from tests.helpers import REPO
+from tests.ptsrun import IOPS, start_suite
 
 pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")
 
@@ -20,10 +19,8 @@ ARGS = ["--spec", "pts-e-1.1", "--point-seconds", "1", "--max-rounds", "7", "--p
         "--iops-rw-mixes", "0/100", "--iops-block-sizes", "64KiB,4KiB"]
 
 
-def pts(*args, **kw):
-    return subprocess.Popen([sys.executable, "-m", "pytest", "pts/suite/test_iops.py", "-p",
-                             "no:cacheprovider", *args], cwd=REPO, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, **kw)
+def pts(*args):
+    return start_suite(*args, target=IOPS)
 
 
 def records(folder: Path) -> list[dict]:

@@ -2,19 +2,16 @@
 deviations implied by options. (Without --destructive on a real device: the header, and
 nothing written, in tests/e2e/test_device_safety.py.)"""
 
-import subprocess
-import sys
 
 import pytest
 
 from pts.config.settings import SettingsError, make_settings
 from pts.config.spec import load_spec
-from tests.helpers import REPO
+from tests.ptsrun import run_suite
 
 
 def pts_pytest(*args):
-    return subprocess.run([sys.executable, "-m", "pytest", "pts/", "-p", "no:cacheprovider",
-                           "-rs", *args], cwd=REPO, capture_output=True, text=True, timeout=120)
+    return run_suite("-rs", *args)
 
 
 def test_without_device_every_pts_test_is_skipped_with_reason():
