@@ -1,5 +1,26 @@
 """Fixtures and requirement checks of the project's own tests.
 
+The tests are grouped by kind:
+
+    tests/unit/     pure logic: spec and settings, steady-state maths, parsing of recorded
+                    tool output (tests/data/), the CLI and plugin where no device is needed
+    tests/e2e/      loop devices, emulated SSDs, real fio, the suite run on a block device,
+                    the QEMU guest (tests/e2e/guest/)
+    tests/report/   report data, PDF rendering, export, the report CLI
+
+Shared helpers are in tests/helpers.py (paths, loop devices, the recorded-output fake of
+external tools), tests/ptsrun.py (the suite run as a user runs it) and tests/runfactory.py
+(synthetic run folders); this file keeps fixtures and hooks only.
+
+Commands (from the repository root):
+
+    pytest tests --require-all      everything (what CI runs; nothing is skipped by default)
+    pytest tests -m "not slow"      the fast subset (about 2 minutes on 2 cores): leaves
+                                    out the tests marked slow (the suite run end to end on
+                                    a device, emulated SSD runs, the demo, the QEMU guest)
+    pytest tests/unit tests/report  no device needed
+    pytest tests -m qemu            the QEMU guest test alone (about 7 minutes)
+
 Tests that need root or a tool say so with @pytest.mark.needs("root", "fio", ...). An unmet
 requirement skips with a readable reason on a developer machine, but FAILS under
 --require-all or CI=true: CI installs everything, so a skip there would hide a broken set-up.
@@ -31,6 +52,9 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     config.addinivalue_line("markers", "qemu: boots a QEMU (TCG) guest with an emulated NVMe "
                             "drive (tests/e2e/guest); minutes, not seconds")
+    config.addinivalue_line("markers", "slow: more than about 10 s (the suite run end to end "
+                            "on a device, emulated SSD runs, the demo, the QEMU guest); "
+                            'pytest tests -m "not slow" leaves them out')
 
 
 def _unmet(requirement: str) -> str | None:

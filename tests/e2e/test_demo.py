@@ -13,7 +13,7 @@ from pts.report.data import load_run
 from pts.results.ledger import read_ledger
 from tests.helpers import REPO
 
-pytestmark = pytest.mark.needs("root", "fio", "losetup", "fusermount3")
+pytestmark = [pytest.mark.slow, pytest.mark.needs("root", "fio", "losetup", "fusermount3")]
 
 
 @pytest.fixture(scope="module")

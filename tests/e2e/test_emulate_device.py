@@ -104,6 +104,7 @@ def start_in_child() -> tuple[subprocess.Popen, lifecycle.Instance]:
 
 # ------------------------------------------------------------------------- (a) FOB -> SS
 
+@pytest.mark.slow
 def test_fob_falls_to_steady_state_and_discard_restores_it():
     """RND 4 KiB QD32 write IOPS: FOB, after writing 2x capacity, after a whole discard.
 

@@ -13,7 +13,8 @@ import pytest
 from tests.helpers import REPO, loop_device
 from tests.ptsrun import run_pts
 
-pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")]
 
 SIZE = 64 << 20
 MIXES, SIZES = "100/0,65/35,0/100", "1024KiB,64KiB,4KiB"

@@ -10,7 +10,8 @@ import pytest
 from tests.helpers import loop_device
 from tests.ptsrun import IOPS, run_pts
 
-pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")]
 
 SIZE = 128 << 20
 MIXES = ["100/0", "65/35", "0/100"]

@@ -12,7 +12,8 @@ from pts.tools import histogram
 from tests.helpers import loop_device
 from tests.ptsrun import run_pts
 
-pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")]
 
 SIZE = 64 << 20
 CELLS = [(m, b) for m in ("100/0", "65/35", "0/100") for b in (8192, 4096, 512)]

@@ -35,7 +35,7 @@ from tests.e2e.guest import GuestResult, default_cache_dir, ensure_image, run_gu
 from tests.helpers import REPO
 from tests.ptsrun import IOPS, pts_argv
 
-pytestmark = [pytest.mark.qemu,
+pytestmark = [pytest.mark.qemu, pytest.mark.slow,
               pytest.mark.needs("root", "qemu-system-x86_64", "busybox", "cpio", "depmod",
                                 "pdftotext", "/dev/fuse", "mfusepy")]
 

@@ -13,7 +13,8 @@ import pytest
 from pts.results.ledger import read_ledger
 from tests.ptsrun import IOPS, start_suite
 
-pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")]
 
 ARGS = ["--spec", "pts-e-1.1", "--point-seconds", "1", "--max-rounds", "7", "--purge", "trim",
         "--iops-rw-mixes", "0/100", "--iops-block-sizes", "64KiB,4KiB"]

@@ -10,7 +10,8 @@ import pytest
 from tests.helpers import loop_device
 from tests.ptsrun import run_pts
 
-pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")]
 
 SIZE = 128 << 20
 TESTS = {"throughput-1024k": 1 << 20, "throughput-128k": 128 << 10}

@@ -15,7 +15,8 @@ import pytest
 from tests.helpers import REPO, loop_device
 from tests.ptsrun import run_pts
 
-pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")]
 
 SIZE = 64 << 20
 HOURS = 0.003     # 10.8 s -> fio runtime 11 s: 1 s samples, then a partial window
