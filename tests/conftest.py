@@ -1,5 +1,26 @@
 """Fixtures and requirement checks of the project's own tests.
 
+The tests are grouped by kind:
+
+    tests/unit/     pure logic: spec and settings, steady-state maths, parsing of recorded
+                    tool output (tests/data/), the CLI and plugin where no device is needed
+    tests/e2e/      loop devices, emulated SSDs, real fio, the suite run on a block device,
+                    the QEMU guest (tests/e2e/guest/)
+    tests/report/   report data, PDF rendering, export, the report CLI
+
+Shared helpers are in tests/helpers.py (paths, loop devices, the recorded-output fake of
+external tools), tests/ptsrun.py (the suite run as a user runs it) and tests/runfactory.py
+(synthetic run folders); this file keeps fixtures and hooks only.
+
+Commands (from the repository root):
+
+    pytest tests --require-all      everything (what CI runs; nothing is skipped by default)
+    pytest tests -m "not slow"      the fast subset (about 2 minutes on 2 cores): leaves
+                                    out the tests marked slow (the suite run end to end on
+                                    a device, emulated SSD runs, the demo, the QEMU guest)
+    pytest tests/unit tests/report  no device needed
+    pytest tests -m qemu            the QEMU guest test alone (about 7 minutes)
+
 Tests that need root or a tool say so with @pytest.mark.needs("root", "fio", ...). An unmet
 requirement skips with a readable reason on a developer machine, but FAILS under
 --require-all or CI=true: CI installs everything, so a skip there would hide a broken set-up.
@@ -10,11 +31,10 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import subprocess
-import uuid
-from pathlib import Path
 
 import pytest
+
+from tests.helpers import loop_device
 
 TOOLS = {"fio": "fio", "blkdiscard": "util-linux", "losetup": "util-linux",
          "pdftotext": "poppler-utils", "mkfs.ext4": "e2fsprogs", "fusermount3": "fuse3",
@@ -31,7 +51,10 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "qemu: boots a QEMU (TCG) guest with an emulated NVMe "
-                            "drive (tests/guest); minutes, not seconds")
+                            "drive (tests/e2e/guest); minutes, not seconds")
+    config.addinivalue_line("markers", "slow: more than about 10 s (the suite run end to end "
+                            "on a device, emulated SSD runs, the demo, the QEMU guest); "
+                            'pytest tests -m "not slow" leaves them out')
 
 
 def _unmet(requirement: str) -> str | None:
@@ -67,44 +90,11 @@ def pytest_runtest_setup(item):
 
 
 @pytest.fixture
-def make_loop(tmp_path):
-    """Factory: a loop device over a sparse file in /dev/shm. Detaches only what it made."""
-    made: list[tuple[str, Path]] = []
+def make_loop():
+    """Factory: a loop device over a sparse file in /dev/shm (tests.helpers.loop_device).
+    Detaches only what it made, at the end of the test."""
+    with contextlib.ExitStack() as made:
+        def make(size: int = 64 << 20, sector: int = 512, partitioned: bool = False) -> str:
+            return made.enter_context(loop_device(size, sector, partitioned))
 
-    def make(size: int = 64 << 20, sector: int = 512, partitioned: bool = False) -> str:
-        backing = Path("/dev/shm") / f"pts-test-{uuid.uuid4().hex[:8]}.img"
-        with open(backing, "wb") as fh:
-            fh.truncate(size)
-        argv = ["losetup", "--find", "--show", "--direct-io=on", f"--sector-size={sector}"]
-        if partitioned:
-            argv.append("--partscan")
-        try:
-            dev = subprocess.run(argv + [str(backing)], check=True, capture_output=True,
-                                 text=True).stdout.strip()
-        except BaseException:
-            backing.unlink()
-            raise
-        made.append((dev, backing))
-        return dev
-
-    yield make
-    for dev, backing in made:
-        detach_if_ours(dev, backing)
-        backing.unlink(missing_ok=True)
-
-
-def detach_if_ours(dev: str, backing: Path) -> None:
-    """Detach `dev` only while it is still bound to our backing file: a test may have
-    detached it already, and the kernel may have given the number to someone else since."""
-    bound = Path("/sys/block") / Path(dev).name / "loop" / "backing_file"
-    try:
-        if bound.read_text().strip() != str(backing):
-            return
-    except OSError:
-        return
-    with contextlib.suppress(subprocess.CalledProcessError):
-        subprocess.run(["losetup", "-d", dev], check=True, capture_output=True)
-
-
-REPO = Path(__file__).resolve().parent.parent
-DATA = Path(__file__).resolve().parent / "data"
+        yield make

@@ -1,39 +1,22 @@
-"""Running `python -m pytest pts/ ...` as a user does, on a loop device in /dev/shm (or an
-emulated SSD), and reading back what it left: the run folder, its ledger, the PDF's text.
-Used by the end-to-end tests of the Throughput, Latency and WSAT tests."""
+"""Running the suite as a user does, `python -m pytest pts/ ...`, on a loop device in
+/dev/shm (tests.helpers.loop_device) or an emulated SSD, and reading back what it left: the
+run folder, its ledger, the PDF's text.
+
+The command is spelled here only (pts_argv); tests run it with run_suite() (to its end),
+start_suite() (to act while it runs: kill it, pull the device) or run_pts() (on a device,
+destructive, returning what the run folder holds)."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import re
 import subprocess
 import sys
 import time
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
 from pts.results.ledger import read_ledger
-from tests.conftest import REPO, detach_if_ours
-
-
-@contextlib.contextmanager
-def loop_device(size: int, sector: int = 512):
-    """A loop device over a sparse /dev/shm file; detaches only itself."""
-    backing = Path("/dev/shm") / f"pts-e2e-{uuid.uuid4().hex[:8]}.img"
-    with open(backing, "wb") as fh:
-        fh.truncate(size)
-    try:
-        dev = subprocess.run(["losetup", "--find", "--show", "--direct-io=on",
-                              f"--sector-size={sector}", str(backing)], check=True,
-                             capture_output=True, text=True).stdout.strip()
-        try:
-            yield dev
-        finally:
-            detach_if_ours(dev, backing)
-    finally:
-        backing.unlink(missing_ok=True)
+from tests.helpers import REPO, pdf_text
 
 
 @dataclass
@@ -50,17 +33,38 @@ class PtsRun:
                 and (test is None or r.get("test") == test)]
 
     def pdf_text(self) -> str:
-        text = subprocess.run(["pdftotext", "-layout", str(self.folder / "report.pdf"), "-"],
-                              capture_output=True, text=True, check=True).stdout
-        return re.sub(r"\s+", " ", text)
+        return pdf_text(self.folder / "report.pdf", layout=True)
 
 
-def run_pts(device: str, reports: Path, *args: str, timeout: float = 900) -> PtsRun:
+IOPS = "pts/suite/test_iops.py"       # target= of the IOPS test alone
+
+
+def pts_argv(*args: str, target: str = "pts/", python: str | Path = sys.executable) -> list[str]:
+    """`python -m pytest pts/ -p no:cacheprovider ARGS` (no pytest cache in the checkout).
+    `target` narrows it to one test module (IOPS); `python` is the venv's interpreter (the
+    QEMU guest runs the host's)."""
+    return [str(python), "-m", "pytest", target, "-p", "no:cacheprovider", *args]
+
+
+def run_suite(*args: str, target: str = "pts/",
+              timeout: float = 120) -> subprocess.CompletedProcess:
+    """The suite run to its end from the checkout: exit code, stdout and stderr (text)."""
+    return subprocess.run(pts_argv(*args, target=target), cwd=REPO, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def start_suite(*args: str, target: str = "pts/") -> subprocess.Popen:
+    """The suite started from the checkout, stdout and stderr together in .stdout (text)."""
+    return subprocess.Popen(pts_argv(*args, target=target), cwd=REPO, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+
+
+def run_pts(device: str, reports: Path, *args: str, target: str = "pts/",
+            timeout: float = 900) -> PtsRun:
+    """The suite on `device` (--destructive), its one run folder in `reports` read back."""
     start = time.monotonic()
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "pts/", "-p", "no:cacheprovider", "--device", device,
-         "--destructive", "--reports-dir", str(reports), *args],
-        cwd=REPO, capture_output=True, text=True, timeout=timeout)
+    proc = run_suite("--device", device, "--destructive", "--reports-dir", str(reports), *args,
+                     target=target, timeout=timeout)
     wall = time.monotonic() - start
     print(proc.stdout[-3000:], proc.stderr[-2000:])
     found = list(reports.glob("*/*/run.json"))

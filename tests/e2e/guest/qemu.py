@@ -1,0 +1,179 @@
+"""One boot of the QEMU test guest: run a shell script against an emulated NVMe drive.
+
+QEMU 7.2 under TCG (KVM does not work on the CI machines), `-cpu max` (numpy's wheels need
+the newer x86 extensions) and `-smp 2` (with one vCPU, QD32 I/O gets NVMe timeouts). The
+host's / is shared read-only (tag hostroot, multidevs=remap since it spans several file
+systems); `share_dir` is shared read-write (tag share) and seen in the guest as /tmp/share.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import re
+import signal
+import subprocess
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.e2e.guest.image import Image, require_tools
+
+QEMU = "qemu-system-x86_64"
+OUTPUTS = ("guest.sh", "binds", "guest.log", "rc", "dmesg.txt", "ready", "init-error",
+           "console.log")
+_PR_SET_PDEATHSIG = 1
+
+
+class GuestError(RuntimeError):
+    """The guest did not run the script to its end."""
+
+
+class GuestBootError(GuestError):
+    """QEMU ended without the guest writing rc (boot failure, panic, QEMU error)."""
+
+
+class GuestTimeout(GuestError):
+    """The guest was still running at the timeout (QEMU was killed)."""
+
+
+@dataclass
+class GuestResult:
+    returncode: int             # the script's exit code
+    log_text: str               # its stdout + stderr (guest.log)
+    dmesg_text: str             # the guest kernel log after the script
+    seconds: float              # QEMU start to exit, wall time
+    console_text: str           # serial console + QEMU's own messages
+    ready_seconds: float | None = None   # QEMU start to the script starting, wall time
+
+
+def run_guest(image: Image, script: str, share_dir: Path, nvme_backing: Path, serial: str,
+              timeout: float, memory: str = "2G", drive_options: str = "",
+              keep_visible: tuple[Path, ...] = ()) -> GuestResult:
+    """Boot the guest, run `script` with /bin/sh (chrooted in the host's /, read-only, as
+    root) and return once it powered off. /dev/nvme0n1 is `nvme_backing` (a raw file) behind
+    QEMU's NVMe controller with serial number `serial`. Outputs land in `share_dir` (the
+    guest's /tmp/share). The guest's /tmp is its own tmpfs: host directories under /tmp that
+    the script needs (`keep_visible`, e.g. a checkout in /tmp) are bind-mounted into it,
+    read-only. QEMU is killed on timeout, on any exception and if this process dies."""
+    require_tools(QEMU)
+    if not re.fullmatch(r"[A-Za-z0-9_.-]{1,20}", serial):
+        raise ValueError(f"NVMe serial {serial!r}: 1-20 characters of [A-Za-z0-9_.-]")
+    share_dir = Path(share_dir).resolve()
+    share_dir.mkdir(parents=True, exist_ok=True)
+    for name in OUTPUTS:
+        (share_dir / name).unlink(missing_ok=True)
+    (share_dir / "guest.sh").write_text(script)
+    tmp = [Path(p).resolve() for p in keep_visible]
+    (share_dir / "binds").write_text("".join(f"{p}\n" for p in tmp
+                                             if p.is_relative_to("/tmp")))
+    console = share_dir / "console.log"
+    argv = qemu_argv(image, share_dir, Path(nvme_backing).resolve(), serial, memory,
+                     drive_options)
+    start = time.monotonic()
+    ready_at = None
+    with open(console, "wb") as out:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+    try:
+        while proc.poll() is None:
+            if ready_at is None and (share_dir / "ready").exists():
+                ready_at = time.monotonic() - start
+            if time.monotonic() - start > timeout:
+                _kill(proc)
+                raise GuestTimeout(f"guest still running after {timeout:.0f} s, QEMU killed"
+                                   + _tail(share_dir))
+            time.sleep(0.05)
+    finally:
+        _kill(proc)
+    seconds = time.monotonic() - start
+    rc_file = share_dir / "rc"
+    if not rc_file.exists():
+        why = _read(share_dir / "init-error").strip() or (
+            "kernel panic" if "Kernel panic" in _read(console) else
+            f"boot failed (QEMU exit status {proc.returncode})")
+        raise GuestBootError(f"the guest did not run the script to its end: {why}"
+                             + _tail(share_dir))
+    return GuestResult(returncode=int(rc_file.read_text().strip()),
+                       log_text=_read(share_dir / "guest.log"),
+                       dmesg_text=_read(share_dir / "dmesg.txt"),
+                       seconds=seconds, console_text=_read(console), ready_seconds=ready_at)
+
+
+def qemu_argv(image: Image, share_dir: Path, nvme_backing: Path, serial: str,
+              memory: str = "2G", drive_options: str = "") -> list[str]:
+    """`drive_options`: extra -drive options, e.g. "cache=none,aio=threads" for a backing
+    file on the emulated SSD's FUSE mount (so every write reaches the FTL model at once)."""
+    extra = f",{drive_options}" if drive_options else ""
+    return [QEMU, "-accel", "tcg", "-cpu", "max", "-m", memory, "-smp", "2",
+            "-nographic", "-no-reboot", "-net", "none",
+            "-kernel", str(image.kernel), "-initrd", str(image.initramfs),
+            "-append", "console=ttyS0 quiet panic=-1",
+            "-drive", f"file={_opt(nvme_backing)},if=none,id=nvm,format=raw,discard=unmap{extra}",
+            "-device", f"nvme,serial={serial},drive=nvm",
+            "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,"
+                       "multidevs=remap,id=hostroot",
+            "-virtfs", f"local,path={_opt(share_dir)},mount_tag=share,security_model=none,"
+                       "id=share"]
+
+
+def make_backing(size: int, directory: Path = Path("/dev/shm")) -> Path:
+    """A sparse raw file of `size` bytes for the guest's NVMe namespace (in RAM by default:
+    /dev/shm is the fastest backing). The caller removes it (or use backing_file)."""
+    path = Path(directory) / f"pts-guest-nvme-{uuid.uuid4().hex[:8]}.img"
+    with open(path, "xb") as fh:
+        fh.truncate(size)
+    return path
+
+
+@contextlib.contextmanager
+def backing_file(size: int, directory: Path = Path("/dev/shm")) -> Iterator[Path]:
+    path = make_backing(size, directory)
+    try:
+        yield path
+    finally:
+        path.unlink(missing_ok=True)
+
+
+# -- helpers -----------------------------------------------------------------------------
+
+def _opt(path: Path) -> str:
+    """A path inside a QEMU option list (a comma is written twice)."""
+    return str(path).replace(",", ",,")
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: SIGKILL when pytest dies, so no QEMU is left behind."""
+    _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() == 1:          # the parent died before prctl
+        os._exit(1)
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.kill()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=10)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(errors="replace")
+    except FileNotFoundError:
+        return ""
+
+
+def _tail(share_dir: Path, lines: int = 40) -> str:
+    text = _read(share_dir / "console.log").replace("\r", "")
+    tail = "\n".join(text.splitlines()[-lines:])
+    return f"\n--- console tail ({share_dir / 'console.log'}) ---\n{tail}"
+
+
+__all__ = ["GuestBootError", "GuestError", "GuestResult", "GuestTimeout", "backing_file",
+           "make_backing", "qemu_argv", "run_guest"]

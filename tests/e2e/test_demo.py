@@ -1,0 +1,73 @@
+"""README command 1's core, `python -m pts demo`: the IOPS test on an emulated SSD, for
+real (FUSE FTL model + loop device + fio). The tracking variable must fall from its
+post-WIPC level before it settles, steady state must be reached, the last line must be the
+PDF's path, and nothing of the emulator may be left behind."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from pts.report.data import load_run
+from pts.results.ledger import read_ledger
+from tests.helpers import REPO
+
+pytestmark = [pytest.mark.slow, pytest.mark.needs("root", "fio", "losetup", "fusermount3")]
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    reports = tmp_path_factory.mktemp("demo")
+    p = subprocess.run([sys.executable, "-m", "pts", "demo", "--reports-dir", str(reports)],
+                       cwd=REPO, capture_output=True, text=True, timeout=1200)
+    print(p.stdout[-4000:], p.stderr[-2000:])
+    return p, reports
+
+
+def test_last_line_is_the_pdf_path(demo):
+    p, reports = demo
+    assert p.returncode == 0, p.stderr
+    last = p.stdout.strip().splitlines()[-1]
+    assert last.startswith("PDF report: ") and last.endswith("report.pdf")
+    pdf = last.removeprefix("PDF report: ")
+    assert pdf.startswith(str(reports))
+    with open(pdf, "rb") as fh:
+        assert fh.read(5) == b"%PDF-"
+
+
+def test_falls_then_settles(demo):
+    _, reports = demo
+    folder = next(reports.glob("*/*/ledger.jsonl")).parent
+    records = [r.data for r in read_ledger(folder / "ledger.jsonl")[0]]
+    end = [r for r in records if r["type"] == "test_end"][0]
+    assert end["status"] == "steady" and end["steady_round"] >= 5
+    first, last = end["window"]
+    rounds = {r["round"]: r["tracking"]["RND 4KiB 0/100"] for r in records
+              if r["type"] == "round"}
+    window_avg = sum(rounds[k] for k in range(first, last + 1)) / (last - first + 1)
+    print(f"RND 4KiB 0/100 by round: {rounds}; window {first}-{last} average {window_avg:.0f}")
+    assert rounds[1] > 1.15 * window_avg          # the fall is visible before it settles
+    counters = [r for r in records if r["type"] == "device_counters"]
+    assert [c["when"] for c in counters[:3]] == ["test start", "after purge", "after WIPC"]
+    after = counters[-1]["counters"]
+    assert after["nand_writes"] > after["host_writes"]     # GC amplified the writes
+
+
+def test_report_declares_the_emulated_device(demo):
+    _, reports = demo
+    run = load_run(next(reports.glob("*/*/run.json")).parent)
+    assert run.device.emulated and not run.verdict.compliant
+    assert any("emulated SSD" in d.text for d in run.deviations)
+
+
+def test_emulator_gone_after_the_demo(demo):
+    _, reports = demo
+    serial = json.loads(next(reports.glob("*/*/run.json")).read_text())["device"]["serial"]
+    listed = subprocess.run([sys.executable, "-m", "pts", "emulate", "list"], cwd=REPO,
+                            capture_output=True, text=True, check=True).stdout
+    assert serial not in listed
+    assert serial not in subprocess.run(["losetup", "-a"], capture_output=True,
+                                        text=True).stdout
+    with open("/proc/mounts") as fh:
+        assert serial not in fh.read()

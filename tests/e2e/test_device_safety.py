@@ -1,0 +1,239 @@
+"""Device resolution and the safety gate, on loop devices made for the purpose.
+
+Every refusal is checked to have written nothing: the files on a mounted filesystem and a
+checksum of the raw device are compared before and after.
+"""
+
+import hashlib
+import os
+import subprocess
+import sys
+
+import pytest
+
+from pts.device.identity import DeviceError, resolve
+from pts.device.safety import UnsafeDeviceError, _disks_under, check_writable, in_use_reasons
+from tests.ptsrun import run_suite
+
+pytestmark = pytest.mark.needs("root", "losetup")
+
+
+def sha(path, limit=None):
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        h.update(fh.read(limit) if limit else fh.read())
+    return h.hexdigest()
+
+
+@pytest.fixture
+def mounted_fs(make_loop, tmp_path):
+    dev = make_loop(64 << 20)
+    subprocess.run(["mkfs.ext4", "-F", "-q", dev], check=True, capture_output=True)
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    subprocess.run(["mount", dev, str(mnt)], check=True)
+    (mnt / "precious.txt").write_text("do not destroy\n" * 1000)
+    os.sync()
+    try:
+        yield dev, mnt
+    finally:
+        subprocess.run(["umount", str(mnt)], check=True)
+
+
+@pytest.mark.needs("mkfs.ext4", "fio")
+def test_mounted_filesystem_refused_and_intact(mounted_fs, tmp_path):
+    dev, mnt = mounted_fs
+    before = sha(mnt / "precious.txt")
+    with pytest.raises(UnsafeDeviceError, match=f"{dev} is mounted on {mnt}"):
+        check_writable(resolve(dev), destructive=True)
+    p = run_suite("--device", dev, "--destructive", "--purge", "trim", "--point-seconds", "1",
+                  "--reports-dir", str(tmp_path / "reports"), timeout=300)
+    assert p.returncode != 0
+    assert f"refusing to write to {dev}: {dev} is mounted on {mnt}" in p.stderr + p.stdout
+    assert "Nothing was written" in p.stderr + p.stdout
+    assert not (tmp_path / "reports").exists()
+    assert sha(mnt / "precious.txt") == before
+
+
+def test_symlink_to_mounted_device_refused(mounted_fs, tmp_path):
+    dev, mnt = mounted_fs
+    link = tmp_path / "by-id-link"
+    link.symlink_to(dev)
+    resolved = resolve(str(link))
+    assert resolved.path == dev and resolved.given == str(link)
+    with pytest.raises(UnsafeDeviceError, match="is mounted on"):
+        check_writable(resolved, destructive=True)
+
+
+@pytest.mark.needs("sfdisk", "mkfs.ext4")
+def test_partition_rejected_and_mounted_partition_refused(make_loop, tmp_path):
+    dev = make_loop(64 << 20, partitioned=True)
+    subprocess.run(["sfdisk", "-q", dev], input="label: dos\n,\n", text=True, check=True)
+    subprocess.run(["partx", "-u", dev], check=False)
+    part = dev + "p1"
+    subprocess.run(["udevadm", "settle"], check=False)
+    assert os.path.exists(part)
+    with pytest.raises(DeviceError, match=f"{part} is partition 1 of {dev}; PTS tests a whole "
+                                          f"device: give {dev}"):
+        resolve(part)
+    subprocess.run(["mkfs.ext4", "-F", "-q", part], check=True, capture_output=True)
+    mnt = tmp_path / "m"
+    mnt.mkdir()
+    # read-only, so that the filesystem itself writes nothing and a checksum can compare
+    subprocess.run(["mount", "-o", "ro,noload", part, str(mnt)], check=True)
+    try:
+        before = sha(dev)
+        reasons = in_use_reasons(resolve(dev))
+        assert f"{dev} has partition {part} mounted on {mnt}" in reasons
+        with pytest.raises(UnsafeDeviceError):
+            check_writable(resolve(dev), destructive=True)
+    finally:
+        subprocess.run(["umount", str(mnt)], check=True)
+    assert sha(dev) == before
+
+
+@pytest.mark.needs("mkswap")
+def test_active_swap_refused(make_loop):
+    dev = make_loop(32 << 20)
+    subprocess.run(["mkswap", "-q", dev], check=True, capture_output=True)
+    subprocess.run(["swapon", dev], check=True)
+    try:
+        before = sha(dev)
+        with pytest.raises(UnsafeDeviceError, match=f"{dev} is an active swap device"):
+            check_writable(resolve(dev), destructive=True)
+    finally:
+        subprocess.run(["swapoff", dev], check=True)
+    assert sha(dev) == before
+
+
+@pytest.mark.needs("root-on-block-device")
+def test_root_filesystem_device_is_refused_by_resolution_only():
+    """Never writes: resolves the disk under / and asks the gate."""
+    root = os.stat("/").st_dev
+    disks = _disks_under((os.major(root), os.minor(root)))
+    assert disks, "/ is on a block device (checked by the needs marker) but has no disk"
+    major, minor = sorted(disks)[0]
+    name = os.path.basename(os.path.realpath(f"/sys/dev/block/{major}:{minor}"))
+    dev = resolve(f"/dev/{name}")
+    assert f"/dev/{name} backs the root filesystem" in in_use_reasons(dev)
+    with pytest.raises(UnsafeDeviceError, match="backs the root filesystem"):
+        check_writable(dev, destructive=True)
+
+
+@pytest.mark.needs("root", "losetup")
+def test_without_destructive_nothing_is_written_and_header_shows_device(make_loop, tmp_path):
+    dev = make_loop()
+    p = run_suite("-rs", "--device", dev, "--reports-dir", str(tmp_path / "r"))
+    assert p.returncode == 0
+    assert "add --destructive to allow it" in p.stdout
+    assert f"snia-pts device: {dev}" in p.stdout and "model='Linux loop device'" in p.stdout
+    assert "snia-pts settings: spec pts-2.0.2-enterprise, point 60 s, max rounds 25" in p.stdout
+    assert not (tmp_path / "r").exists()
+
+
+def test_no_destructive_no_write(make_loop):
+    dev = make_loop()
+    with pytest.raises(UnsafeDeviceError, match="without --destructive"):
+        check_writable(resolve(dev), destructive=False)
+    check_writable(resolve(dev), destructive=True)     # free loop device + opt-in: allowed
+
+
+def test_read_only_device_refused(make_loop):
+    dev = make_loop()
+    subprocess.run(["blockdev", "--setro", dev], check=True)
+    try:
+        with pytest.raises(UnsafeDeviceError, match="is read-only"):
+            check_writable(resolve(dev), destructive=True)
+    finally:
+        # The read-only flag stays on the loop node after detach: clear it for the next user.
+        subprocess.run(["blockdev", "--setrw", dev], check=True)
+
+
+def test_identity_and_geometry_from_sysfs(make_loop):
+    dev = resolve(make_loop(64 << 20, sector=4096))
+    assert (dev.capacity_bytes, dev.logical_sector, dev.transport) == (64 << 20, 4096, "loop")
+    assert dev.identity.model == "Linux loop device" and dev.identity.serial.startswith("LOOP-")
+
+
+@pytest.mark.parametrize("path,needle", [
+    ("/nonexistent/dev", "no such device"),
+    ("/etc/hostname", "is a regular file, not a block device; to test a file, attach it"),
+    ("/dev/null", "is a character device"),
+    ("/tmp", "is a directory"),
+])
+def test_not_a_block_device(path, needle):
+    with pytest.raises(DeviceError, match=needle):
+        resolve(path)
+
+
+@pytest.mark.needs("mkfs.ext4")
+def test_unused_filesystem_is_listed_before_it_is_destroyed(make_loop, tmp_path):
+    dev = make_loop(64 << 20)
+    subprocess.run(["mkfs.ext4", "-F", "-q", "-L", "oldfs", dev], check=True,
+                   capture_output=True)
+    p = run_suite("--device", dev, "--destructive", "--co")
+    assert p.returncode == 0, p.stderr
+    assert "snia-pts WILL DESTROY: ext4 at offset 0x438 (label oldfs)" in p.stdout
+
+
+def test_second_pts_process_on_the_same_device_is_refused(make_loop, tmp_path):
+    from pts.device.lock import DeviceLock
+
+    dev = resolve(make_loop())
+    held = DeviceLock(dev, tmp_path).acquire()
+    try:
+        with pytest.raises(UnsafeDeviceError, match=f"already under test by another snia-pts "
+                                                    f"process \\(pid {os.getpid()}"):
+            DeviceLock(dev, tmp_path).acquire()
+    finally:
+        held.release()
+    DeviceLock(dev, tmp_path).acquire().release()      # free again once released
+
+
+def test_lock_is_held_by_a_running_suite(make_loop, tmp_path):
+    dev = make_loop()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from pts.device.identity import resolve; "
+         "from pts.device.lock import DeviceLock; DeviceLock(resolve(sys.argv[1])).acquire(); "
+         "print('locked', flush=True); time.sleep(60)", dev],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        p = run_suite("--device", dev, "--destructive")
+        assert p.returncode == 4 and "already under test by another snia-pts process" in p.stderr
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_device_too_small_for_the_spec(make_loop):
+    dev = make_loop(2 << 20)
+    p = run_suite("--device", dev, "--destructive")
+    assert p.returncode == 4
+    assert "is too small: its ActiveRange is 2097152 bytes, the spec needs at least 4194304 " \
+           "bytes (4 threads of 1024 KiB I/O)" in p.stderr
+
+
+def test_holders_refused(tmp_path, monkeypatch):
+    """LVM/MD/dm-crypt holders. Device-mapper and MD cannot be created on our machines, so
+    this case runs on a constructed sysfs tree with the kernel's layout
+    (/sys/block/<disk>/holders/<dm>, /sys/block/<disk>/<part>/holders/<md>)."""
+    import pts.device.identity as device_mod
+    from pts.device.identity import BlockDevice, Identity
+
+    disk = tmp_path / "block" / "sdz"
+    (disk / "holders" / "dm-0").mkdir(parents=True)
+    part = disk / "sdz1"
+    (part / "holders" / "md127").mkdir(parents=True)
+    (part / "partition").write_text("1\n")
+    (part / "dev").write_text("8:241\n")
+    monkeypatch.setattr(device_mod, "SYS", tmp_path)
+    dev = BlockDevice(path="/dev/sdz", given="/dev/sdz", kname="sdz", devno=(8, 240),
+                      capacity_bytes=1 << 30, logical_sector=512, physical_sector=512,
+                      transport="scsi", read_only=False,
+                      identity=Identity("m", "s", "f", "test"))
+    reasons = in_use_reasons(dev)
+    assert "/dev/sdz is held by dm-0 (LVM, MD RAID, dm-crypt or multipath use it)" in reasons
+    assert "/dev/sdz1 is held by md127 (LVM, MD RAID, dm-crypt or multipath use it)" in reasons
+    with pytest.raises(UnsafeDeviceError, match="held by dm-0"):
+        check_writable(dev, destructive=True)

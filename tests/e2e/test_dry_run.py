@@ -1,0 +1,159 @@
+"""--dry-run: the plan is printed, the device is not touched."""
+
+import hashlib
+import os
+import re
+
+import pytest
+
+from pts.device.safety import _disks_under
+from tests.ptsrun import run_suite
+
+pytestmark = pytest.mark.needs("root", "losetup")
+
+
+def dry_run(dev, *extra):
+    return run_suite("--device", dev, "--dry-run", *extra)
+
+
+def digest(dev):
+    with open(dev, "rb") as fh:
+        return hashlib.sha256(fh.read()).hexdigest()
+
+
+def filled_loop(make_loop, sector):
+    """A 64 MiB loop device with some content (so that a write would show) and its digest."""
+    dev = make_loop(64 << 20, sector=sector)
+    with open(dev, "r+b") as fh:
+        fh.write(os.urandom(1 << 20))
+    return dev, digest(dev)
+
+
+def plans(out):
+    """Each test's plan: {pytest node id: its lines}."""
+    found, current = {}, None
+    for line in out.splitlines():
+        if line.startswith("--- "):
+            current = found.setdefault(line[4:], [])
+        elif current is not None:
+            current.append(line)
+    return found
+
+
+def sections(lines, pattern=r"p\d\d"):
+    """Job section names in a plan (indented fio job file lines)."""
+    return [m[1] for line in lines if (m := re.fullmatch(rf"    \[({pattern})\]", line))]
+
+
+def test_plan_printed_and_device_untouched(make_loop, tmp_path):
+    dev, before = filled_loop(make_loop, 4096)
+    p = dry_run(dev, "--destructive", "--purge", "trim", "--point-seconds", "2",
+                "--reports-dir", str(tmp_path / "r"))
+    assert p.returncode == 0, p.stdout + p.stderr
+    out = p.stdout
+    assert f"DRY RUN on {dev}: nothing is written" in out
+    assert "safety: not in use" in out
+    assert f"purge: trim (declared deviation) [--purge trim]: blkdiscard -v {dev}" in out
+    assert f"WIPC: {2 * (64 << 20):,} bytes of SEQ 128 KiB writes" in out
+    assert "rounds: 56 points per round (49 measured, 7 N/A) x 2 s" in out
+    iops = "\n".join(plans(out)["pts/suite/test_iops.py::test_iops"])
+    assert iops.count("[wipc") == 4 and iops.count("rw=randrw") == 5 * 7   # 5 mixed x 7 sizes
+    assert "N/A: block size 0.5 KiB is smaller than the logical sector size (4096" in out
+    assert "write cache: required WCD" in out
+    assert "best case" in out and "worst case" in out and "(25 rounds)" in out
+    assert digest(dev) == before
+    assert not (tmp_path / "r").exists()
+
+
+def test_plans_of_throughput_latency_and_wsat(make_loop, tmp_path):
+    dev, before = filled_loop(make_loop, 512)
+    p = dry_run(dev, "--destructive", "--purge", "trim", "--point-seconds", "2",
+                "--reports-dir", str(tmp_path / "r"))
+    assert p.returncode == 0, p.stdout + p.stderr
+    found = plans(p.stdout)
+    assert "(this test has no dry-run plan yet)" not in p.stdout
+    assert list(found) == ["pts/suite/test_iops.py::test_iops",
+                           "pts/suite/test_latency.py::test_latency",
+                           "pts/suite/test_throughput.py::test_throughput[throughput-1024k]",
+                           "pts/suite/test_throughput.py::test_throughput[throughput-128k]",
+                           "pts/suite/test_write_saturation.py::test_wsat"]
+    common = [f"purge: trim (declared deviation) [--purge trim]: blkdiscard -v {dev}",
+              "write cache: required WCD; device reports "]
+    wipc = f"WIPC: {2 * (64 << 20):,} bytes of SEQ "
+
+    iops = found["pts/suite/test_iops.py::test_iops"]
+    assert len(sections(iops)) == 56 and len(sections(iops, r"wipc\d")) == 4   # 512 B: no N/A
+
+    lat = found["pts/suite/test_latency.py::test_latency"]
+    text = "\n".join(lat)
+    for needle in [*common, "ActiveRange: 100 % = 67,108,864 bytes; TC 1 / QD 1",
+                   wipc + "128 KiB writes at TC 1 / QD 1; fio job file:",
+                   "rounds: 9 points per round (9 measured, 0 N/A) x 2 s, until steady "
+                   "(RND 4KiB 0/100 ART) or 25 rounds", "best case", "worst case"]:
+        assert needle in text, needle
+    assert sections(lat, r"wipc\d") == ["wipc0"] and text.count("    [global]") == 1
+    assert sections(lat) == [f"p{i:02d}" for i in range(9)]
+    assert text.count("lat_percentiles=1") == 9 and text.count("percentile_list=99.999") == 9
+    assert text.count("iodepth=1\n") == 10 and "bs=131072" in text    # WIPC + 9 points
+
+    for bs, name in ((1 << 20, "1024k"), (128 << 10, "128k")):
+        tp = found[f"pts/suite/test_throughput.py::test_throughput[throughput-{name}]"]
+        text = "\n".join(tp)
+        for needle in [*common, "ActiveRange: 100 % = 67,108,864 bytes; TC 1 / QD 32",
+                       f"{wipc}{bs >> 10} KiB writes (this test's block size)",
+                       "rounds: 2 points per round (2 measured, 0 N/A) x 2 s, until steady "
+                       f"(SEQ {bs >> 10}KiB 0/100 MB/s) or 25 rounds", "best case",
+                       "worst case"]:
+            assert needle in text, needle
+        assert sections(tp, r"wipc\d") == ["wipc0"] and sections(tp) == ["p00", "p01"]
+        assert text.count(f"\n    bs={bs}\n") == 3 and text.count("\n    bs=") == 3  # WIPC+2
+        assert "rw=read\n" in text and text.count("rw=write\n") == 2
+
+    ws = found["pts/suite/test_write_saturation.py::test_wsat"]
+    text = "\n".join(ws)
+    for needle in [*common, "ActiveRange: 100 % = 67,108,864 bytes; TC 4 / QD 32",
+                   "WIPC: none: the test starts fresh out of the box (FOB)",
+                   "stop: 4 drive fills = 268,435,456 bytes (fio io_size 67,108,864 bytes per "
+                   "thread x TC 4; capacity 67,108,864 bytes) or 24 h (fio runtime 86400 s), "
+                   "whichever first", "samples: one per 2 s", "log_avg_msec=2000",
+                   "best case 0:00:00 (the fills, written at 3 GB/s)",
+                   "worst case 0:00:01 (the fills, written at 0.5 GB/s)"]:
+        assert needle in text, needle
+    assert sections(ws, r"(?!global)[a-z0-9]+") == ["wsat"] and text.count("    [global]") == 1
+    assert "rw=randwrite" in text and "io_size=67108864" in text
+    assert digest(dev) == before
+    assert not (tmp_path / "r").exists()
+
+
+def test_plan_of_the_selected_items_only(make_loop, tmp_path):
+    """-k throughput-128k: one plan, at 128 KiB only; WSAT stopped by its time limit."""
+    dev, before = filled_loop(make_loop, 4096)
+    p = dry_run(dev, "-k", "throughput-128k or wsat", "--wsat-fills", "100",
+                "--wsat-hours", "0.001", "--point-seconds", "1",
+                "--reports-dir", str(tmp_path / "r"))
+    assert p.returncode == 0, p.stdout + p.stderr
+    found = plans(p.stdout)
+    assert list(found) == ["pts/suite/test_throughput.py::test_throughput[throughput-128k]",
+                           "pts/suite/test_write_saturation.py::test_wsat"]
+    text = "\n".join(found["pts/suite/test_throughput.py::test_throughput[throughput-128k]"])
+    assert "Throughput 128 KiB test" in text and "1024 KiB" not in text
+    assert text.count("\n    bs=131072\n") == 3 and "bs=1048576" not in text
+    ws = "\n".join(found["pts/suite/test_write_saturation.py::test_wsat"])
+    assert "stop: 100 drive fills = 6,710,886,400 bytes" in ws
+    assert "or 0.001 h (fio runtime 4 s)" in ws and "at most 4 complete samples" in ws
+    assert "worst case 0:00:04 (the time limit: at 0.5 GB/s the fills would take 0:00:13)" \
+        in ws
+    assert digest(dev) == before
+
+
+@pytest.mark.needs("root-on-block-device")
+def test_root_filesystem_disk_dry_run_says_refused():
+    root = os.stat("/").st_dev
+    disks = _disks_under((os.major(root), os.minor(root)))
+    assert disks, "/ is on a block device (checked by the needs marker) but has no disk"
+    major, minor = sorted(disks)[0]
+    name = os.path.basename(os.path.realpath(f"/sys/dev/block/{major}:{minor}"))
+    p = dry_run(f"/dev/{name}")
+    assert p.returncode == 0, p.stderr
+    assert "safety: REFUSED whatever the flags" in p.stdout
+    assert "backs the root filesystem" in p.stdout

@@ -1,0 +1,293 @@
+"""Integration tests of the emulated SSD on real kernel devices (loop over FUSE, real fio).
+
+Needs root, fio, fuse3 (fusermount3, /dev/fuse), util-linux and mfusepy. Without them the
+module is skipped with the reasons, except with --require-all or CI=true, where it fails.
+Run with -s to see the measured numbers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import mmap
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pts.emulate import lifecycle, system
+from tests.helpers import REPO
+
+pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "fusermount3",
+                              "/dev/fuse", "mfusepy")
+
+FIO_RND_WRITE = ["--ioengine=libaio", "--direct=1", "--rw=randwrite", "--bs=4k",
+                 "--iodepth=32", "--numjobs=4", "--group_reporting", "--norandommap",
+                 "--randrepeat=0"]
+
+
+# ------------------------------------------------------------------------- helpers
+
+@contextlib.contextmanager
+def emulated(size: str, profile: str):
+    inst = lifecycle.start(size, profile)
+    try:
+        yield inst
+    finally:
+        with contextlib.suppress(lifecycle.EmulateError):
+            lifecycle.stop(inst.device)
+
+
+def fio(device: str, *options: str) -> dict:
+    argv = ["fio", "--name=job", f"--filename={device}", "--output-format=json", *options]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, f"{' '.join(argv)}\n{done.stdout[-2000:]}\n{done.stderr}"
+    return json.loads(done.stdout[done.stdout.index("{"):])
+
+
+def rnd_write_iops(device: str, seconds: int) -> float:
+    out = fio(device, *FIO_RND_WRITE, "--time_based", f"--runtime={seconds}")
+    return out["jobs"][0]["write"]["iops"]
+
+
+def blkdiscard(device: str) -> None:
+    subprocess.run(["blkdiscard", device], check=True, timeout=60)
+
+
+def leftovers(inst: lifecycle.Instance) -> list[str]:
+    """Everything of `inst` still present on the host (empty list: fully cleaned up)."""
+    found = []
+    losetup = subprocess.run(["losetup", "-a"], capture_output=True, text=True).stdout
+    found += [f"loop: {line}" for line in losetup.splitlines()
+              if inst.image in line or inst.serial in line]
+    found += [f"loop (sysfs): {d}" for d in system.loops_backed_by(inst.image)]
+    mounts = Path("/proc/mounts").read_text()
+    found += [f"mount: {line}" for line in mounts.splitlines() if inst.mount in line]
+    if system.process_alive(inst.pid, inst.pid_start):
+        found.append(f"daemon pid {inst.pid}")
+    found += [f"process {pid}" for pid in _processes_mentioning(inst.state_dir)]
+    found += [f"file: {p}" for p in (inst.backing, inst.state_dir) if os.path.exists(p)]
+    return found
+
+
+def _processes_mentioning(text: str) -> list[int]:
+    pids = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        with contextlib.suppress(OSError):
+            if text.encode() in (proc / "cmdline").read_bytes():
+                pids.append(int(proc.name))
+    return pids
+
+
+def wait_until_clean(inst: lifecycle.Instance, timeout: float) -> list[str]:
+    deadline = time.monotonic() + timeout
+    while (left := leftovers(inst)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left
+
+
+def start_in_child() -> tuple[subprocess.Popen, lifecycle.Instance]:
+    """A separate Python process starts an emulated SSD (it is the owner) and then idles."""
+    code = ("import json, time; from pts.emulate import lifecycle; "
+            "i = lifecycle.start('32M', 'fast'); print(json.dumps(i.as_dict()), flush=True); "
+            "time.sleep(600)")
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                             cwd=REPO)
+    line = child.stdout.readline()
+    child.stdout.close()
+    return child, lifecycle.Instance.from_dict(json.loads(line))
+
+
+# ------------------------------------------------------------------------- (a) FOB -> SS
+
+@pytest.mark.slow
+def test_fob_falls_to_steady_state_and_discard_restores_it():
+    """RND 4 KiB QD32 write IOPS: FOB, after writing 2x capacity, after a whole discard.
+
+    The 2x capacity is written the PTS way (one sequential 128 KiB pass, like a WIPC
+    pass, then one capacity of random 4 KiB writes) so that every LBA is mapped.
+    """
+    with emulated("128M", "default") as inst:
+        blkdiscard(inst.device)
+        fob = rnd_write_iops(inst.device, 3)
+        t0 = time.monotonic()
+        fio(inst.device, "--ioengine=libaio", "--direct=1", "--rw=write", "--bs=128k",
+            "--iodepth=32", "--size=100%")
+        fio(inst.device, *FIO_RND_WRITE, f"--io_size={inst.size // 4}")  # 4 jobs x 1/4
+        fill_s = time.monotonic() - t0
+        stats = lifecycle.read_stats(inst)
+        steady = rnd_write_iops(inst.device, 3)
+        after_ss = lifecycle.read_stats(inst)
+        blkdiscard(inst.device)
+        discarded = lifecycle.read_stats(inst)
+        recovered = rnd_write_iops(inst.device, 3)
+    print(f"\nFOB {fob:.0f} IOPS; steady state {steady:.0f} IOPS (ratio {fob / steady:.2f}); "
+          f"after discard {recovered:.0f} IOPS ({recovered / fob:.0%} of FOB); "
+          f"2x capacity written in {fill_s:.1f} s; WAF after fill {stats['waf']:.2f}, "
+          f"host bytes {stats['host_write_bytes']}")
+    assert stats["host_write_bytes"] >= 2 * inst.size
+    assert after_ss["gc_runs"] > 0 and after_ss["relocations"] > 0
+    assert fob / steady >= 2.5
+    assert discarded["free_blocks"] == discarded["blocks"] and discarded["valid_pages"] == 0
+    assert discarded["formats"] >= 1
+    assert recovered >= 0.8 * fob
+
+
+# ------------------------------------------------------------------------- (b) integrity
+
+def read_direct(device: str, offset: int, length: int) -> bytes:
+    """Read with O_DIRECT (an mmap buffer is page-aligned), bypassing any page cache."""
+    buf = mmap.mmap(-1, length)
+    fd = os.open(device, os.O_RDONLY | os.O_DIRECT)
+    try:
+        assert os.preadv(fd, [buf], offset) == length
+    finally:
+        os.close(fd)
+    return bytes(buf)
+
+
+def test_data_integrity_through_gc_trim_and_sub_4k_io():
+    mib = 1 << 20
+    with emulated("64M", "fast") as inst:
+        # Age the drive first: 2x capacity of random writes, so that GC is running.
+        fio(inst.device, *FIO_RND_WRITE, f"--io_size={inst.size // 2}")
+        gc_before = lifecycle.read_stats(inst)["gc_runs"]
+        assert gc_before > 0
+        # Random writes of 512 B..64 KiB (sub-page writes included) over the whole device,
+        # then every block read back and checked with crc32c.
+        out = fio(inst.device, "--ioengine=libaio", "--direct=1", "--rw=randwrite",
+                  "--bsrange=512-64k", "--iodepth=16", "--size=100%", "--verify=crc32c",
+                  "--verify_fatal=1", "--do_verify=1", "--randrepeat=0",
+                  "--verify_state_save=0")
+        job = out["jobs"][0]
+        assert job["error"] == 0
+        assert job["read"]["io_bytes"] > 0 and job["write"]["io_bytes"] > 0
+        # A ranged discard (not page-aligned at its end) zeroes exactly its range.
+        before = read_direct(inst.device, 0, 32 * mib)
+        subprocess.run(["blkdiscard", "--offset", str(16 * mib), "--length",
+                        str(8 * mib + 512), inst.device], check=True, timeout=60)
+        after = read_direct(inst.device, 0, 32 * mib)
+        # Write-zeroes (blkdiscard -z) arrives as fallocate(ZERO_RANGE).
+        subprocess.run(["blkdiscard", "-z", "--offset", str(40 * mib), "--length", str(mib),
+                        inst.device], check=True, timeout=60)
+        zeroed = read_direct(inst.device, 39 * mib, 3 * mib)
+        stats = lifecycle.read_stats(inst)
+    trimmed = slice(16 * mib, 24 * mib + 512)
+    assert after[trimmed] == bytes(8 * mib + 512)
+    assert after[:trimmed.start] == before[:trimmed.start]
+    assert after[trimmed.stop:] == before[trimmed.stop:]
+    assert zeroed[mib:2 * mib] == bytes(mib)
+    assert zeroed[:mib] != bytes(mib) and zeroed[2 * mib:] != bytes(mib)
+    assert stats["gc_runs"] > gc_before and stats["trims"] > 0
+    assert stats["trimmed_pages"] >= 8 * mib // 4096
+
+
+# ------------------------------------------------------------------------- (c) lifecycle
+
+def test_start_stop_leaves_nothing_behind():
+    inst = lifecycle.start("32M", "fast")
+    try:
+        assert inst.device.startswith("/dev/loop")
+        assert system.loop_backing_file(inst.device) == inst.image
+        assert Path(f"/sys/block/{Path(inst.device).name}/loop/dio").read_text().strip() == "1"
+        assert lifecycle.find(inst.device) == inst
+        assert inst.identity == {"model": "snia-pts emulated SSD", "serial": inst.serial,
+                                 "firmware": lifecycle.pts.__version__}
+        assert lifecycle.identity(inst.device) == inst.identity
+        stats = lifecycle.read_stats(inst)
+        assert stats["profile"] == "fast" and stats["size"] == inst.size
+        assert stats["identity"] == inst.identity
+        assert inst in lifecycle.list_instances()
+        assert leftovers(inst)                       # sanity: the checker sees it
+    finally:
+        lifecycle.stop(inst.device)
+    assert leftovers(inst) == []
+    assert lifecycle.find(inst.device) is None
+
+
+def test_failed_start_leaves_nothing_behind(monkeypatch):
+    lifecycle.STATE_ROOT.mkdir(parents=True, exist_ok=True)
+    before = set(os.listdir(lifecycle.STATE_ROOT))
+    monkeypatch.setattr(sys, "executable", "/bin/false")      # the daemon cannot start
+    with pytest.raises(lifecycle.EmulateError, match="daemon failed to start"):
+        lifecycle.start("32M", "fast")
+    monkeypatch.undo()
+    ours = [i for i in lifecycle.list_instances() if i.owner_pid == os.getpid()]
+    assert ours == []
+    after = set(os.listdir(lifecycle.STATE_ROOT))
+    assert not [f for f in os.listdir(lifecycle.BACKING_DIR)
+                if f.startswith("snia-pts-EMU") and f[9:-4] not in after | before]
+
+
+def test_stop_refuses_a_loop_device_it_did_not_create(tmp_path):
+    backing = Path("/dev/shm") / f"snia-pts-test-foreign-{os.getpid()}.img"
+    backing.write_bytes(b"")
+    os.truncate(backing, 16 << 20)
+    device = system.attach_loop(str(backing))       # ours (this test's), not the emulator's
+    try:
+        with pytest.raises(lifecycle.EmulateError, match="left alone"):
+            lifecycle.stop(device)
+        assert system.loop_backing_file(device) == str(backing)
+        lifecycle.reap_stale()
+        assert system.loop_backing_file(device) == str(backing)
+    finally:
+        assert system.detach_loop(device, str(backing))
+        backing.unlink()
+
+
+def test_killed_owner_and_daemon_are_reaped_by_the_next_start():
+    child, old = start_in_child()
+    try:
+        assert leftovers(old)
+        os.kill(old.pid, signal.SIGKILL)             # daemon first: no self-cleanup possible
+        child.kill()
+        child.wait(timeout=10)
+        assert leftovers(old)                        # dead mount + bound loop remain...
+        new = lifecycle.start("32M", "fast")         # ...until the next start reaps them
+        try:
+            assert leftovers(old) == []
+            assert new.device and leftovers(new)
+        finally:
+            lifecycle.stop(new.device)
+        assert leftovers(new) == []
+    finally:
+        child.kill()
+        lifecycle.reap_stale()
+
+
+def test_killed_owner_makes_the_daemon_clean_up_by_itself():
+    child, old = start_in_child()
+    try:
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=10)
+        assert wait_until_clean(old, timeout=10) == []
+    finally:
+        child.kill()
+        lifecycle.reap_stale()
+
+
+def test_cli_start_list_stats_stop():
+    def cli(*argv: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "pts", "emulate", *argv], cwd=REPO,
+                              capture_output=True, text=True, timeout=60)
+
+    started = cli("start", "--size", "32MiB", "--profile", "fast",
+                  "--owner-pid", str(os.getpid()))
+    assert started.returncode == 0, started.stderr
+    data = json.loads(started.stdout)
+    try:
+        assert data["device"].startswith("/dev/loop") and data["profile"] == "fast"
+        assert data["size"] == 32 << 20 and data["identity"]["serial"] == data["serial"]
+        assert data["serial"].startswith("EMU") and len(data["serial"]) == 11
+        listed = json.loads(cli("list").stdout)
+        assert [i["device"] for i in listed if i["serial"] == data["serial"]] == [data["device"]]
+        stats = json.loads(cli("stats", data["device"]).stdout)
+        assert stats["serial"] == data["serial"] and "waf" in stats
+    finally:
+        stopped = cli("stop", data["device"])
+    assert stopped.returncode == 0, stopped.stderr
+    assert leftovers(lifecycle.Instance.from_dict(data)) == []

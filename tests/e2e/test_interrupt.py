@@ -1,0 +1,54 @@
+"""Interrupting a run (Ctrl-C = SIGINT, or SIGTERM) mid-round: fio is stopped, the ledger
+records the interruption, a partial report marked INCOMPLETE is rendered, no fio is left."""
+
+import signal
+import subprocess
+import time
+
+import pytest
+
+from pts.results.ledger import read_ledger
+from tests.ptsrun import IOPS, start_suite
+
+pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")
+
+
+def fio_processes(folder) -> list[str]:
+    out = subprocess.run(["pgrep", "-af", str(folder)], capture_output=True, text=True).stdout
+    return [line for line in out.splitlines() if "fio" in line and "pgrep" not in line]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_interrupt_mid_round(make_loop, tmp_path, sig):
+    dev = make_loop(64 << 20)
+    reports = tmp_path / "reports"
+    proc = start_suite("--device", dev, "--destructive", "--purge", "trim",
+                       "--point-seconds", "3", "--reports-dir", str(reports), target=IOPS)
+    try:
+        deadline = time.monotonic() + 120
+        ledger = None
+        while time.monotonic() < deadline:      # wait for the first completed point
+            found = list(reports.glob("*/*/ledger.jsonl"))
+            if found and '"type": "point"' in found[0].read_text():
+                ledger = found[0]
+                break
+            time.sleep(0.2)
+        assert ledger is not None, "no point completed in time"
+        time.sleep(1.0)                          # now inside the next point's fio run
+        proc.send_signal(sig)
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    folder = ledger.parent
+    records = [r.data for r in read_ledger(ledger)[0]]
+    end = [r for r in records if r["type"] == "test_end"]
+    assert end and end[0]["status"] == "interrupted", out[-2000:]
+    assert (folder / "report.pdf").exists(), out[-2000:]
+    text = subprocess.run(["pdftotext", str(folder / "report.pdf"), "-"], capture_output=True,
+                          text=True).stdout
+    assert "INCOMPLETE" in text
+    assert f"PTS report: {folder / 'report.pdf'}" in out
+    assert f"pytest pts/ --resume {folder} --destructive" in out
+    assert fio_processes(folder) == []

@@ -1,0 +1,98 @@
+"""The IOPS test end to end, as a user runs it: pytest pts/ on a real loop device (4096-byte
+sectors, so the 0.5 KiB cells must come out N/A), real fio, short points, a reduced matrix
+(declared). Checks the ledger, the raw fio output, and the PDF's text."""
+
+import json
+import re
+
+import pytest
+
+from tests.helpers import loop_device
+from tests.ptsrun import IOPS, run_pts
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")]
+
+SIZE = 128 << 20
+MIXES = ["100/0", "65/35", "0/100"]
+SIZES = ["1024KiB", "64KiB", "4KiB", "0.5KiB"]
+
+
+def words(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+@pytest.fixture(scope="module")
+def iops_run(tmp_path_factory):
+    reports = tmp_path_factory.mktemp("iops") / "reports"
+    with loop_device(SIZE, sector=4096) as dev:
+        return run_pts(dev, reports, "--point-seconds", "1", "--purge", "trim",
+                       "--max-rounds", "10", "--iops-rw-mixes", ",".join(MIXES),
+                       "--iops-block-sizes", ",".join(SIZES), target=IOPS)
+
+
+def test_outcome_matches_pytest_result(iops_run):
+    end = iops_run.of_type("test_end")[0]
+    p = iops_run.proc
+    print(f"IOPS integration: {iops_run.wall:.0f} s wall, status {end['status']}, "
+          f"rounds {end['rounds']}, steady at {end['steady_round']}")
+    assert end["status"] in ("steady", "not_steady")
+    assert p.returncode == (0 if end["status"] == "steady" else 1), p.stdout + p.stderr
+    assert f"PTS report: {iops_run.folder / 'report.pdf'}" in p.stdout
+    rounds = iops_run.of_type("round")
+    assert len(rounds) == end["rounds"]
+    if end["status"] == "steady":
+        assert end["steady_round"] >= 5 and rounds[-1]["steady"]
+        assert end["window"] == [end["steady_round"] - 4, end["steady_round"]]
+        assert all(e["steady"] for e in rounds[-1]["steady_state"].values())
+    else:
+        assert end["rounds"] == 10 and not rounds[-1]["steady"]
+
+
+def test_ledger_flow_and_wipc_bytes(iops_run):
+    kinds = [r["type"] for r in iops_run.records]
+    assert kinds[0] == "test_start" and kinds[-1] == "test_end"
+    assert kinds.index("purge") < kinds.index("wipc") < kinds.index("point")
+    purge = iops_run.of_type("purge")[0]
+    assert purge["method"] == "trim" and purge["deviation"] and purge["command"][-1].startswith(
+        "/dev/loop")
+    wipc = iops_run.of_type("wipc")[0]
+    assert wipc["bytes_written"] == wipc["bytes_expected"] == 2 * SIZE
+    assert iops_run.notes == []
+
+
+def test_points_in_spec_order_with_na_cells_and_raw_json(iops_run):
+    points = [r for r in iops_run.of_type("point") if r["round"] == 1]
+    assert [(p["rw_mix"], p["block_size"]) for p in points] == [
+        (m, b) for m in MIXES for b in (1048576, 65536, 4096, 512)]
+    for p in points:
+        if p["block_size"] == 512:
+            assert p["na"] and "smaller than the logical sector size (4096" in p["reason"]
+            assert "iops" not in p
+        else:
+            assert not p["na"] and p["iops"] > 0
+            raw = json.loads((iops_run.folder / p["raw"]).read_text())
+            assert raw["jobs"][0]["job options"]["bs"] == str(p["block_size"])
+            assert p["start"] < p["end"]
+    tracked = iops_run.of_type("round")[0]["tracking"]
+    assert set(tracked) == {"RND 4KiB 0/100", "RND 64KiB 65/35", "RND 1024KiB 100/0"}
+
+
+def test_run_json_identity_tools_and_deviations(iops_run):
+    run = iops_run.run_json
+    assert run["device"]["logical_sector"] == 4096 and run["device"]["capacity_bytes"] == SIZE
+    assert run["tools"]["fio"].startswith("fio-")
+    assert run["spec"]["name"] == "pts-2.0.2-enterprise"
+    assert "Test point duration 1 s instead of 60 s." in run["deviations"]
+
+
+def test_pdf_has_serial_verdict_and_every_deviation(iops_run):
+    text = iops_run.pdf_text()
+    assert iops_run.run_json["device"]["serial"] in text
+    assert "NOT A COMPLIANT RUN" in text
+    deviations = iops_run.run_json["deviations"] + [r["text"] for r in
+                                                    iops_run.of_type("deviation")]
+    assert any("0.5 KiB cells not measured" in d for d in deviations)
+    assert any(d.startswith("Write cache:") for d in deviations)
+    for d in deviations:
+        assert words(d) in text, d

@@ -1,0 +1,101 @@
+"""The Latency test end to end, as a user runs it: pytest pts/ -k latency on a real loop
+device with 4096-byte sectors (so the 0.5 KiB cells are N/A), real fio at TC 1 / QD 1, 1 s
+points and 5 rounds (declared). Checks the ledger (ART, 5 9s, MRT, IOPS per point, reads
+and writes of mixed points), the 99.999 % against fio's own histogram in the raw output,
+and the report's pages."""
+
+import json
+
+import pytest
+
+from pts.tools import histogram
+from tests.helpers import loop_device
+from tests.ptsrun import run_pts
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")]
+
+SIZE = 64 << 20
+CELLS = [(m, b) for m in ("100/0", "65/35", "0/100") for b in (8192, 4096, 512)]
+
+
+@pytest.fixture(scope="module")
+def lat(tmp_path_factory):
+    reports = tmp_path_factory.mktemp("lat") / "reports"
+    with loop_device(SIZE, sector=4096) as dev:
+        return run_pts(dev, reports, "-k", "latency", "--point-seconds", "1",
+                       "--purge", "trim", "--max-rounds", "5")
+
+
+def test_one_test_selected_and_outcome(lat):
+    end = lat.of_type("test_end")[0]
+    print(f"Latency integration: {lat.wall:.0f} s wall, {end['status']} after "
+          f"{end['rounds']} rounds")
+    assert [s["test"] for s in lat.of_type("test_start")] == ["latency"]
+    assert end["status"] in ("steady", "not_steady")
+    assert lat.proc.returncode == (0 if end["status"] == "steady" else 1), lat.proc.stdout
+    assert "1 passed" in lat.proc.stdout or "1 failed" in lat.proc.stdout
+
+
+def test_wipc_and_points_at_tc1_qd1(lat):
+    params = lat.of_type("test_start")[0]["parameters"]
+    assert (params["thread_count"], params["queue_depth"], params["percentile"]) == (1, 1,
+                                                                                     99.999)
+    wipc = lat.of_type("wipc")[0]
+    assert (wipc["thread_count"], wipc["queue_depth"], wipc["block_size"]) == (1, 1, 131072)
+    assert wipc["bytes_written"] == 2 * SIZE
+    points = [p for p in lat.of_type("point") if p["round"] == 1]
+    assert [(p["rw_mix"], p["block_size"]) for p in points] == CELLS
+    for p in points:
+        if p["block_size"] == 512:
+            assert p["na"] and "smaller than the logical sector size" in p["reason"]
+            continue
+        opts = json.loads((lat.folder / p["raw"]).read_text())["jobs"][0]["job options"]
+        assert (opts["iodepth"], opts["numjobs"], opts["lat_percentiles"]) == ("1", "1", "1")
+
+
+def test_response_times_per_point_and_direction(lat):
+    for p in lat.of_type("point"):
+        if p["na"]:
+            continue
+        assert 0 < p["lat_mean_us"] <= p["lat_max_us"]
+        assert 0 < p["lat_percentile_us"] <= p["lat_max_us"] and p["iops"] > 0
+        for d in ("read", "write"):
+            busy = p["read_pct"] > 0 if d == "read" else p["read_pct"] < 100
+            assert (p[f"{d}_lat_mean_us"] is not None) == busy, (p["rw_mix"], d)
+        if p["rw_mix"] == "65/35":
+            assert p["read_ios"] > 0 and p["write_ios"] > 0
+            assert p["lat_max_us"] == max(p["read_lat_max_us"], p["write_lat_max_us"])
+
+
+def test_percentile_is_fios_total_latency_histogram(lat):
+    """The recorded 99.999 % equals the one computed from the raw json+ lat_ns bins (read and
+    write merged), capped at the measured maximum."""
+    for p in lat.of_type("point"):
+        if p["na"]:
+            continue
+        job = json.loads((lat.folder / p["raw"]).read_text())["jobs"][0]
+        bins = histogram.merge(*(histogram.parse_bins(job[d]["lat_ns"]["bins"])
+                                 for d in ("read", "write") if job[d]["total_ios"]))
+        top = max(job[d]["lat_ns"]["max"] for d in ("read", "write") if job[d]["total_ios"])
+        assert p["lat_percentile_us"] == pytest.approx(
+            min(histogram.percentile(bins, 99.999), top) / 1e3)
+
+
+def test_tracking_is_the_4k_write_art(lat):
+    for r in lat.of_type("round"):
+        cell = [p for p in lat.of_type("point") if p["round"] == r["round"]
+                and (p["rw_mix"], p["block_size"]) == ("0/100", 4096)][0]
+        assert r["tracking"] == {"RND 4KiB 0/100 ART": cell["lat_mean_us"]}
+
+
+def test_pdf_pages(lat):
+    text = lat.pdf_text()
+    for title in ("Latency test", "Steady State Convergence: Average Response Time",
+                  "Steady State Convergence: Maximum Response Time",
+                  "Steady State Measurement Window: RND 4KiB 0/100 ART",
+                  "Measurement Window Tabular Data: ART, 5 9s, MRT, IOPS",
+                  "99.999 % response time (5 9s)", "Maximum response time (MRT)",
+                  "Mixed Points: Reads and Writes", "2D Plot: ART", "2D Plot: MRT",
+                  "fio total latency", "Latency 0.5 KiB cells not measured (N/A)"):
+        assert title in text, title

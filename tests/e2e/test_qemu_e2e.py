@@ -1,0 +1,258 @@
+"""End to end on an emulated NVMe drive: one boot of a QEMU (TCG) guest (tests/e2e/guest) runs
+the suite as users run it, `pytest pts/suite/test_iops.py --device /dev/nvme0n1 --destructive`,
+against QEMU 7.2's NVMe controller, and these tests check what it recorded and reported.
+
+In the one boot: raw nvme-cli admin commands (kept for reference), a --dry-run with
+--purge auto (plans NVMe Format SES=1 because SANICAP is 0), a run with --purge sanitize
+(must stop before writing anything: QEMU 7.2 has no sanitize), and the real IOPS run with
+--purge auto (Format SES=1, write cache set through Features 06h, smart-log at every step,
+report), and a last short run after the over-temperature threshold was set below the
+drive's temperature (a real critical warning from the controller: a device-health failure).
+The guest chroots into the host's / (read-only) and runs the project's venv.
+The namespace is backed by the emulated SSD (pts.emulate): QEMU opens the FTL model's image
+file on its FUSE mount, so the drive has a fresh-out-of-box state and the purge is seen
+arriving at the model (the Format's deallocation of the whole namespace as TRIM).
+
+Run alone: python -m pytest tests -m qemu -v (about 6 to 7 minutes; the first run also
+fetches Debian's kernel package).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+
+from pts.results.ledger import read_ledger
+from tests.e2e.guest import GuestResult, default_cache_dir, ensure_image, run_guest
+from tests.helpers import REPO
+from tests.ptsrun import IOPS, pts_argv
+
+pytestmark = [pytest.mark.qemu, pytest.mark.slow,
+              pytest.mark.needs("root", "qemu-system-x86_64", "busybox", "cpio", "depmod",
+                                "pdftotext", "/dev/fuse", "mfusepy")]
+
+SERIAL = "PTSQEMU0001"
+DISK_BYTES = 256 << 20
+GUEST_TIMEOUT = 900
+PYTHON = Path(sys.executable)          # the venv's python: the guest sees the same path
+# The IOPS test as users run it (tests.ptsrun.pts_argv), with the guest's python.
+PTS_IOPS = shlex.join(pts_argv(target=IOPS, python=PYTHON))
+# PTS 2.0.2 Enterprise with its three tracking cells, 1 s points, at most 7 rounds.
+COMMON = ("--device /dev/nvme0n1 --destructive --point-seconds 1 --max-rounds 7 "
+          "--iops-block-sizes 1024KiB,64KiB,4KiB --iops-rw-mixes 100/0,65/35,0/100")
+
+# Runs chrooted in the host's / (read-only); /tmp/share is the writable share.
+SCRIPT = r"""
+O=/tmp/share/out; mkdir -p $O
+run() {   # run NAME CMD...: stdout, stderr, exit code and seconds into $O/NAME.*
+    name=$1; shift
+    t0=$(date +%s.%N)
+    "$@" > $O/$name.out 2> $O/$name.err
+    echo $? > $O/$name.rc
+    echo "$t0 $(date +%s.%N)" | awk '{printf "%.2f\n", $2 - $1}' > $O/$name.seconds
+    echo "== $name: rc $(cat $O/$name.rc), $(cat $O/$name.seconds) s"
+}
+run id-ctrl nvme id-ctrl /dev/nvme0 -o json
+run sanitize-raw nvme sanitize /dev/nvme0 --sanact=2
+cd @REPO@
+export PYTHONDONTWRITEBYTECODE=1
+run dry-run @PTS_IOPS@ @COMMON@ --purge auto --dry-run
+run sanitize @PTS_IOPS@ @COMMON@ --purge sanitize --reports-dir /tmp/share/refused \
+    --junitxml=/tmp/share/sanitize.xml
+run suite @PTS_IOPS@ @COMMON@ --purge auto --reports-dir /tmp/share/reports \
+    --junitxml=/tmp/share/suite.xml
+# Over-temperature threshold 300 K, below QEMU's constant 323 K: the controller then reports
+# critical warning bit 1 (temperature) in its SMART log, as a hot drive would.
+run hot-threshold nvme set-feature /dev/nvme0 --feature-id=4 --value=300
+run hot @PTS_IOPS@ --device /dev/nvme0n1 \
+    --destructive --spec pts-e-1.1 --point-seconds 1 --max-rounds 5 --iops-block-sizes 4KiB \
+    --iops-rw-mixes 0/100 --reports-dir /tmp/share/hot --junitxml=/tmp/share/hot.xml
+exit 0
+"""
+
+
+@dataclass
+class Guest:
+    result: GuestResult
+    out: Path
+    wall_seconds: float
+    ftl_before: dict          # the emulated SSD's counters before the boot and after it
+    ftl_after: dict
+
+    def rc(self, name: str) -> int:
+        return int((self.out / f"{name}.rc").read_text())
+
+    def text(self, name: str) -> str:
+        return "".join((self.out / f"{name}.{s}").read_text(errors="replace")
+                       for s in ("out", "err"))
+
+    def seconds(self, name: str) -> float:
+        return float((self.out / f"{name}.seconds").read_text())
+
+    def junit(self, name: str) -> dict[str, list[tuple[str, str]]]:
+        cases = ElementTree.parse(self.out.parent / f"{name}.xml").getroot().iter("testcase")
+        return {c.get("name"): [(e.tag, e.get("message", "")) for e in c] for c in cases}
+
+    def run_folder(self) -> Path:
+        runs = list((self.out.parent / "reports").glob(f"*_{SERIAL}/*"))
+        assert len(runs) == 1, self.text("suite")[-4000:]
+        return runs[0]
+
+    def ledger(self, record_type: str) -> list[dict]:
+        records, _ = read_ledger(self.run_folder() / "ledger.jsonl")
+        return [r.data for r in records if r.data["type"] == record_type]
+
+
+@pytest.fixture(scope="session")
+def guest_image():
+    return ensure_image(default_cache_dir())
+
+
+@pytest.fixture(scope="module")
+def emulated_ssd():
+    from pts import emulate
+    inst = emulate.start(DISK_BYTES, profile="default")
+    try:
+        yield inst
+    finally:
+        emulate.stop(inst.device)
+
+
+@pytest.fixture(scope="module")
+def guest(guest_image, emulated_ssd, tmp_path_factory) -> Guest:
+    from pts import emulate
+    share = tmp_path_factory.mktemp("guest-share")
+    script = (SCRIPT.replace("@REPO@", str(REPO)).replace("@PTS_IOPS@", PTS_IOPS)
+              .replace("@COMMON@", COMMON))
+    before = emulate.read_stats(emulated_ssd)
+    start = time.monotonic()
+    # cache=none: every guest write reaches the FTL model when the guest issues it
+    result = run_guest(guest_image, script, share, Path(emulated_ssd.image), SERIAL,
+                       timeout=GUEST_TIMEOUT, drive_options="cache=none,aio=threads",
+                       keep_visible=(REPO,))
+    wall = time.monotonic() - start
+    print(f"\nQEMU e2e: guest ready {result.ready_seconds:.1f} s, powered off "
+          f"{result.seconds:.1f} s after QEMU start; share {share}")
+    return Guest(result, share / "out", wall, before, emulate.read_stats(emulated_ssd))
+
+
+def test_guest_ran_its_script_without_nvme_timeouts(guest):
+    assert guest.result.returncode == 0, guest.result.log_text
+    assert "timeout" not in guest.result.dmesg_text.lower(), guest.result.dmesg_text
+
+
+def test_qemu_has_no_sanitize(guest):
+    assert json.loads(guest.text("id-ctrl"))["sanicap"] == 0
+    assert guest.rc("sanitize-raw") != 0
+    assert "Invalid Command Opcode" in guest.text("sanitize-raw")
+
+
+def test_dry_run_plans_format_because_sanicap_is_zero(guest):
+    out = guest.text("dry-run")
+    assert guest.rc("dry-run") == 0, out[-3000:]
+    assert ("purge: NVMe Format SES=1 (user data erase) [auto: SANICAP = 0 (no Sanitize), so "
+            "Format NVM]: nvme format /dev/nvme0n1 --ses=1 --lbaf=0 --force") in out
+    assert "nvme set-feature /dev/nvme0 --feature-id=6 --value=0" in out   # Enterprise: WCD
+
+
+def test_purge_sanitize_fails_closed_before_writing(guest):
+    out = guest.text("sanitize")
+    assert guest.rc("sanitize") == 1, out[-3000:]
+    (outcome,) = guest.junit("sanitize")["test_iops"]
+    assert outcome[0] == "error"          # the measurement stopped: an ERROR, not a spec FAIL
+    assert ("--purge sanitize: /dev/nvme0n1 supports no NVMe Sanitize action (Identify "
+            "Controller SANICAP = 0x0). Nothing was erased") in out
+    runs = list((guest.out.parent / "refused").glob("*/*"))
+    records, _ = read_ledger(runs[0] / "ledger.jsonl")
+    types = [r.data["type"] for r in records]
+    assert "wipc" not in types and "point" not in types
+    (purge,) = [r.data for r in records if r.data["type"] == "purge"]
+    assert not purge["ok"] and purge["steps"] == [] and "SANICAP = 0x0" in purge["error"]
+    assert [r.data["status"] for r in records if r.data["type"] == "test_end"] == ["error"]
+
+
+def test_iops_run_identity(guest):
+    out = guest.text("suite")
+    print(f"\nsuite in guest: {guest.seconds('suite'):.1f} s, rc {guest.rc('suite')}")
+    assert guest.rc("suite") in (0, 1), out[-4000:]
+    problems = [(tag, msg) for tag, msg in guest.junit("suite")["test_iops"]
+                if tag != "failure" or "steady state NOT reached" not in msg]
+    assert not problems, out[-4000:]      # steady, or not steady in 7 rounds: both are real
+    device = json.loads((guest.run_folder() / "run.json").read_text())["device"]
+    assert (device["model"], device["serial"], device["identity_source"]) == \
+        ("QEMU NVMe Ctrl", SERIAL, "nvme id-ctrl")
+    assert device["capacity_bytes"] == DISK_BYTES and device["transport"] == "nvme"
+
+
+def test_iops_run_purged_with_format_ses1_and_verified(guest):
+    (purge,) = guest.ledger("purge")
+    assert purge["method"] == "NVMe Format SES=1 (user data erase)" and purge["ok"]
+    assert not purge["deviation"]
+    assert purge["command"] == ["nvme", "format", "/dev/nvme0n1", "--ses=1", "--lbaf=0",
+                                "--force", f"--timeout={4 * 3600 * 1000}"]
+    assert "16 marker blocks written at sampled offsets before the purge were gone after it" \
+        in purge["verification"]
+
+
+def test_iops_run_set_the_write_cache(guest):
+    caches = guest.ledger("write_cache")
+    assert [c["when"] for c in caches] == ["before WIPC", "before test loop"]
+    for c in caches:
+        assert (c["required"], c["actual"], c["settable"], c["how"]) == \
+            ("WCD", "disabled", True, "NVMe Set/Get Features 06h")
+
+
+def test_iops_run_captured_smart_log(guest):
+    smart = [r for r in guest.ledger("device_counters") if r["source"] == "smart-log"]
+    whens = [r["when"] for r in smart]
+    assert whens[:3] == ["test start", "after purge", "after WIPC"] and whens[-1] == "test end"
+    written = [r["counters"]["data_units_written"] for r in smart]
+    wipc = guest.ledger("wipc")[0]["bytes_written"]
+    # WIPC wrote 2 x 256 MiB: the drive's own counter saw it (data units of 512,000 bytes)
+    assert (written[2] - written[1]) * 512_000 >= wipc * 0.99
+    assert written == sorted(written) and smart[-1]["counters"]["critical_warning"] == 0
+
+
+def test_purge_reached_the_emulated_ssd(guest):
+    """The Format (SES=1) deallocated the namespace: the FTL model saw it as TRIM, and the
+    WIPC + rounds that followed were real writes to the model."""
+    assert guest.ftl_after["trims"] > guest.ftl_before["trims"]
+    assert guest.ftl_after["formats"] > guest.ftl_before["formats"]   # back to FOB
+    written = guest.ftl_after["host_writes"] - guest.ftl_before["host_writes"]
+    wipc = guest.ledger("wipc")[0]["bytes_written"]
+    assert written * guest.ftl_after["page_size"] >= wipc
+
+
+def test_critical_warning_makes_a_device_health_failure(guest):
+    assert guest.rc("hot-threshold") == 0, guest.text("hot-threshold")
+    out = guest.text("hot")
+    (outcome,) = guest.junit("hot")["test_iops"]
+    assert outcome[0] == "failure", out[-3000:]        # the test FAILs, it is not an ERROR
+    assert "DEVICE HEALTH FAILURE (not a spec result): critical warning 0x02 (temperature " \
+           "threshold) at 9 of 9 steps, first at test start" in outcome[1]
+    (folder,) = (guest.out.parent / "hot").glob(f"*_{SERIAL}/*")
+    records, _ = read_ledger(folder / "ledger.jsonl")
+    (end,) = [r.data for r in records if r.data["type"] == "test_end"]
+    assert end["status"] == "device_health_failure" and "Spec outcome: " in end["message"]
+    text = subprocess.run(["pdftotext", str(folder / "report.pdf"), "-"], check=True,
+                          capture_output=True, text=True).stdout
+    assert "DEVICE HEALTH FAILURE" in text and "NOT A COMPLIANT RUN" in text
+
+
+def test_report_header(guest):
+    pdf = guest.run_folder() / "report.pdf"
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], check=True,
+                          capture_output=True, text=True).stdout
+    assert "QEMU NVMe Ctrl" in text and SERIAL in text
+    assert "NVMe Format SES=1 (user data erase)" in text
+    assert "Device health (NVMe SMART / Health Information log)" in text
+    print("\nreport header excerpt:\n" + "\n".join(text.splitlines()[:30]))
+    print(f"\nQEMU e2e wall time (boot to poweroff, incl. all runs): {guest.wall_seconds:.0f} s")

@@ -1,0 +1,128 @@
+"""The Write Saturation test end to end, as a user runs it.
+
+On a loop device (no FTL: IOPS stay flat) with a short time limit: the stop by time, one
+fio run with per-interval logs, samples, the partial last window, TGBW = bytes fio wrote,
+the report's pages. On the emulated SSD (an FTL model whose writes slow down once it is
+full) at the spec's 4 drive fills: the stop by fills, IOPS falling from FOB to a steady
+level at least 2x lower, and nothing of the emulator left behind."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.helpers import REPO, loop_device
+from tests.ptsrun import run_pts
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")]
+
+SIZE = 64 << 20
+HOURS = 0.003     # 10.8 s -> fio runtime 11 s: 1 s samples, then a partial window
+
+
+@pytest.fixture(scope="module")
+def loop(tmp_path_factory):
+    reports = tmp_path_factory.mktemp("wsat") / "reports"
+    with loop_device(SIZE) as dev:
+        return run_pts(dev, reports, "-k", "saturation", "--point-seconds", "1",
+                       "--purge", "trim", "--wsat-hours", str(HOURS), "--wsat-fills", "1000")
+
+
+@pytest.fixture(scope="module")
+def emulated(tmp_path_factory):
+    reports = tmp_path_factory.mktemp("wsat-emu") / "reports"
+    return run_pts("emulated:256M:default", reports, "-k", "saturation", "--point-seconds", "1")
+
+
+def written_by_fio(run) -> int:
+    raw = json.loads((run.folder / run.of_type("wsat_result")[0]["raw"]).read_text())
+    return raw["jobs"][0]["write"]["io_bytes"]
+
+
+def test_loop_stops_at_the_time_limit_and_passes(loop):
+    end, result = loop.of_type("test_end")[0], loop.of_type("wsat_result")[0]
+    print(f"WSAT loop: {loop.wall:.0f} s wall; {end['message']}")
+    assert loop.proc.returncode == 0, loop.proc.stdout
+    assert end["status"] == "complete" and result["stop"] == "time"
+    assert 10 <= result["seconds"] <= 12
+    assert "WSAT time limit 0.003 h instead of 24 h." in loop.run_json["deviations"]
+
+
+def test_loop_no_wipc_one_fio_run_with_logs(loop):
+    kinds = [r["type"] for r in loop.records]
+    assert "wipc" not in kinds and kinds.index("purge") < kinds.index("sample")
+    assert loop.of_type("write_cache")[0]["when"] == "before test"
+    raw = loop.folder / "raw" / "wsat"
+    assert sorted(p.name for p in raw.glob("*.json")) == ["wsat.json"]     # one fio run
+    for kind in ("iops", "lat", "clat_hist"):
+        assert len(list(raw.glob(f"wsat_{kind}.*.log"))) == 4               # TC 4
+    opts = json.loads((raw / "wsat.json").read_text())["jobs"][0]["job options"]
+    assert (opts["rw"], opts["bs"], opts["iodepth"], opts["numjobs"]) == ("randwrite", "4096",
+                                                                          "32", "4")
+    assert opts["log_avg_msec"] == "1000" and opts.get("time_based") == "0"
+
+
+def test_loop_samples_tgbw_and_partial_window(loop):
+    samples = loop.of_type("sample")
+    result = loop.of_type("wsat_result")[0]
+    assert [s["sample"] for s in samples] == list(range(1, len(samples) + 1))
+    complete = [s for s in samples if not s["partial"]]
+    assert len(complete) == result["samples"] >= 9
+    assert all(s["partial"] for s in samples[len(complete):])
+    assert [s["bytes_written"] for s in samples] == sorted(s["bytes_written"] for s in samples)
+    last = samples[-1]
+    assert last["bytes_written"] == written_by_fio(loop) == result["bytes_written"]
+    assert last["tgbw_gb"] == pytest.approx(written_by_fio(loop) / 1e9)
+    assert last["drive_fills"] == pytest.approx(written_by_fio(loop) / SIZE)
+    for s in complete:
+        assert s["iops"] > 0 and 0 < s["lat_mean_us"] and s["clat_max_us"] > 0
+        assert s["clat_percentile_us"] <= s["clat_max_us"]
+        assert s["steady"] is None if s["sample"] < 5 else isinstance(s["steady"], bool)
+
+
+def test_loop_pdf_pages(loop):
+    text = loop.pdf_text()
+    for title in ("Write Saturation test", "IOPS vs Time", "IOPS vs TGBW",
+                  "IOPS vs Drive Fills", "Response Times vs Drive Fills",
+                  "Steady State: Final 5-Sample Window", "FOB IOPS (first sample)",
+                  "FOB / steady-state IOPS", "stopped by the time limit",
+                  "WIPC (preconditioning) none"):
+        assert title in text, title
+    assert "Write Saturation: Completed" in text or "Completed (no steady state" in text
+    assert "STEADY STATE NOT ACHIEVED" not in text
+
+
+def test_emulated_falls_from_fob_to_a_steady_level(emulated):
+    result = emulated.of_type("wsat_result")[0]
+    samples = [s for s in emulated.of_type("sample") if not s["partial"]]
+    iops = [s["iops"] for s in samples]
+    print(f"WSAT emulated: {emulated.wall:.0f} s wall; FOB {result['fob_iops']:.0f}, SS "
+          f"{result['ss_average']:.0f} (window {result['ss_window']}), ratio "
+          f"{result['fob_ss_ratio']:.2f}, TGBW {result['tgbw_gb']:.3f} GB, "
+          f"{result['drive_fills']:.3f} fills; IOPS {[round(v) for v in iops]}")
+    assert emulated.proc.returncode == 0, emulated.proc.stdout
+    assert result["stop"] == "fills" and 4 <= result["drive_fills"] < 4.01
+    assert result["fob_ss_ratio"] >= 2
+    assert result["fob_iops"] == iops[0]
+    assert max(iops[:5]) > 2 * result["ss_average"]          # the fall is in the samples
+    assert result["ss_average"] == pytest.approx(sum(iops[-5:]) / 5)
+
+
+def test_emulated_tgbw_at_the_end_is_what_fio_wrote(emulated):
+    last = emulated.of_type("sample")[-1]
+    assert last["tgbw_gb"] * 1e9 == pytest.approx(written_by_fio(emulated), rel=0.01)
+    counters = emulated.of_type("device_counters")
+    assert [c["when"] for c in counters] == ["test start", "after purge", "test end"]
+    host = counters[-1]["counters"]
+    assert host["nand_writes"] > host["host_writes"]                 # GC amplified the writes
+
+
+def test_emulator_gone_after_the_run(emulated):
+    serial = emulated.run_json["device"]["serial"]
+    listed = subprocess.run([sys.executable, "-m", "pts", "emulate", "list"], cwd=REPO,
+                            capture_output=True, text=True, check=True).stdout
+    assert serial not in listed
+    assert serial not in subprocess.run(["losetup", "-a"], capture_output=True,
+                                        text=True).stdout

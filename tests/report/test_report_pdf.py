@@ -1,0 +1,134 @@
+"""The rendered PDF, read back with pdftotext (poppler-utils)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from pts.report import charts, render
+from tests.helpers import pdf_text
+from tests.runfactory import FALLING_CURVE, SERIAL, STEADY_CURVE, build_run
+
+pytestmark = pytest.mark.needs("pdftotext")
+
+RUN_DEVIATIONS = ["Test point duration 1 s instead of 60 s.",
+                  "IOPS matrix reduced to block sizes 1024 KiB, 4 KiB, 0.5 KiB x R/W mixes "
+                  "100/0, 65/35, 0/100 (spec: 8 x 7)."]
+LEDGER_DEVIATIONS = ["0.5 KiB cells not measured (N/A): smaller than the logical sector size "
+                     "(4096 bytes)."]
+
+
+@pytest.fixture(scope="module")
+def deviating(tmp_path_factory):
+    folder = build_run(tmp_path_factory.mktemp("dev"), run_deviations=RUN_DEVIATIONS,
+                       ledger_deviations=LEDGER_DEVIATIONS, purge_method="trim",
+                       purge_deviation=True)
+    return render(folder)
+
+
+@pytest.fixture(scope="module")
+def deviating_text(deviating):
+    return pdf_text(deviating)
+
+
+def test_report_lands_in_the_run_folder(deviating):
+    assert deviating.name == "report.pdf" and deviating.is_absolute()
+    assert deviating.read_bytes().startswith(b"%PDF-")
+
+
+def test_identity_and_verdict(deviating_text):
+    assert SERIAL in deviating_text
+    assert "SNIA SSS PTS — SNIA SSS PTS 2.0.2 Enterprise" in deviating_text
+    assert "NOT A COMPLIANT RUN" in deviating_text
+    assert "960.2 GB (960,197,124,096 bytes)" in deviating_text
+
+
+def test_every_deviation_verbatim(deviating_text):
+    for text in RUN_DEVIATIONS + LEDGER_DEVIATIONS:
+        assert text in deviating_text
+
+
+def test_page_titles_and_page_numbers(deviating_text):
+    for title in ("Run summary", "Steady State Convergence",
+                  "Steady State Measurement Window: RND 4KiB 0/100",
+                  "Steady State Measurement Window: RND 1024KiB 100/0",
+                  "Measurement Window Tabular Data", "2D Plot: IOPS vs Block Size"):
+        assert title in deviating_text
+    pages = re.findall(r"Page (\d+) of (\d+)", deviating_text)
+    total = int(pages[0][1])
+    assert [int(n) for n, _ in pages] == list(range(1, total + 1))
+
+
+def test_window_and_status(deviating_text):
+    assert "Steady state reached at round 7 (window 3..7)" in deviating_text
+    assert "rounds 3..7" in deviating_text
+
+
+def test_iops_table_rows(deviating):
+    text = pdf_text(deviating, layout=True)
+    assert "Block size R/W 100/0 R/W 65/35 R/W 0/100" in text
+    # Window rounds 3..7 scale the base IOPS by 1.08, 1.04, 1, 1, 1: a mean of 1.024.
+    # 1024 KiB: 3,000 / 2,000 / 1,500 IOPS at round 5 -> 3,072 / 2,048 / 1,536.
+    assert "1024 KiB 3,072 2,048 1,536" in text
+    # 4 KiB: 100,000 / 60,000 / 40,000 -> 102,400 / 61,440 / 40,960.
+    assert "4 KiB 102,400 61,440 40,960" in text
+    assert "0.5 KiB N/A N/A N/A" in text
+
+
+def test_evidence_table(deviating_text):
+    assert "y = -800.0·R + 44,960" in deviating_text   # fit of 43,200 .. 40,000 IOPS
+    assert "7.81 % of average; limit 20.00 %" in deviating_text
+
+
+def test_outline_has_the_headings(deviating):
+    data = deviating.read_bytes()
+    assert b"/Outlines" in data
+    assert b"(IOPS test)" in data
+
+
+def test_compliant_run(tmp_path):
+    text = pdf_text(render(build_run(tmp_path)))
+    assert "COMPLIANT RUN" in text
+    assert "NOT A" not in text
+    assert "Deviations from the specification (0) None recorded." in text
+
+
+def test_never_steady_run(tmp_path):
+    text = pdf_text(render(build_run(tmp_path, curve=FALLING_CURVE)))
+    assert "STEADY STATE NOT ACHIEVED after 7 rounds" in text
+    assert "NOT A COMPLIANT RUN" in text
+
+
+def test_incomplete_run(tmp_path):
+    text = pdf_text(render(build_run(tmp_path, curve=STEADY_CURVE[:6], finished=False)))
+    assert "INCOMPLETE" in text and "window 2..6" in text
+
+
+def test_torn_last_line_is_tolerated_and_noted(tmp_path):
+    folder = build_run(tmp_path)
+    with (folder / "ledger.jsonl").open("a") as fh:
+        fh.write('{"type": "round", "test": "io')
+    text = pdf_text(render(folder))
+    assert "torn last record skipped" in text
+
+
+def test_same_data_same_bytes(tmp_path):
+    folder = build_run(tmp_path)
+    first = render(folder, tmp_path / "a.pdf").read_bytes()
+    second = render(folder, tmp_path / "b.pdf").read_bytes()
+    assert first == second
+
+
+def test_charts_are_deterministic_png_without_software_tag():
+    args = ([1, 2, 3, 4, 5], {"x": [5.0, 4.0, 3.0, 3.1, 3.0]}, (1, 5), "IOPS", "t")
+    png = charts.convergence(*args)
+    assert png.startswith(b"\x89PNG") and png == charts.convergence(*args)
+    assert b"matplotlib" not in png.lower()
+
+
+def test_moved_run_folder_gives_the_same_bytes(tmp_path):
+    folder = build_run(tmp_path)
+    first = render(folder, tmp_path / "a.pdf").read_bytes()
+    moved = folder.rename(tmp_path / "moved")
+    assert render(moved, tmp_path / "b.pdf").read_bytes() == first

@@ -1,0 +1,75 @@
+"""Write cache (PTS-E WCD / PTS-C WCE): set where the suite can, and record what the device
+then reports. NVMe answers come from QEMU 7.2 captures (tests/data/qemu-7.2/); the real
+Set/Get Features path runs in tests/e2e/test_qemu_e2e.py."""
+
+import dataclasses
+import json
+
+import pytest
+
+from pts.conditioning import write_cache
+from pts.device.identity import BlockDevice, Identity
+from tests.helpers import QEMU_DATA, RecordedRunner, Reply
+
+SET_ACCEPTED = Reply("nvme-set-feature-6_value-0.txt")
+SET_FAILED = Reply(rc=1)
+NVME = BlockDevice("/dev/nvme9n1", "/dev/nvme9n1", "nvme9n1", (259, 9), 1 << 30, 512, 512,
+                   "nvme", False, Identity("m", "s", "f", "nvme id-ctrl"))
+
+
+def fake_nvme(monkeypatch, vwc=7, feature_file="nvme-get-feature-6_disabled.txt",
+              set_feature=SET_ACCEPTED) -> RecordedRunner:
+    """nvme-cli as QEMU 7.2 answers (its id-ctrl with VWC changed), in place of commands.run."""
+    ctrl = {**json.loads((QEMU_DATA / "nvme-id-ctrl.json").read_text()), "vwc": vwc}
+    return RecordedRunner({
+        ("nvme", "id-ctrl"): [Reply(stdout=json.dumps(ctrl))],
+        ("nvme", "set-feature"): [set_feature],
+        ("nvme", "get-feature"): [Reply(feature_file)],
+    }, data=QEMU_DATA).install(monkeypatch)
+
+
+def test_nvme_cache_disabled_for_enterprise_and_read_back(monkeypatch):
+    run = fake_nvme(monkeypatch)
+    state = write_cache.apply(NVME, "WCD")
+    assert run.calls == [("nvme", "id-ctrl", "/dev/nvme9n1", "-o", "json"),
+                         ("nvme", "set-feature", "/dev/nvme9", "--feature-id=6", "--value=0"),
+                         ("nvme", "get-feature", "/dev/nvme9", "--feature-id=6")]
+    assert (state.actual, state.settable, state.matches, state.deviation()) == \
+        ("disabled", True, True, None)
+
+
+def test_nvme_drive_ignoring_the_set_is_reported_as_it_is(monkeypatch):
+    fake_nvme(monkeypatch, feature_file="nvme-get-feature-6_enabled.txt")
+    state = write_cache.apply(NVME, "WCD")
+    assert state.actual == "enabled" and not state.matches
+    assert state.deviation() == ("Write cache: the spec requires it disabled (WCD); it is not, "
+                                 "which reports 'enabled'.")
+
+
+def test_nvme_without_volatile_cache(monkeypatch):
+    run = fake_nvme(monkeypatch, vwc=0)
+    assert write_cache.apply(NVME, "WCD").deviation() is None   # nothing to disable
+    wce = write_cache.apply(NVME, "WCE")
+    assert wce.actual == write_cache.ABSENT and not wce.matches
+    assert all(c[1] == "id-ctrl" for c in run.calls)  # nothing set on a drive without one
+
+
+def test_nvme_set_failure_falls_back_to_a_declared_deviation(monkeypatch):
+    fake_nvme(monkeypatch, set_feature=SET_FAILED)
+    state = write_cache.apply(NVME, "WCE")
+    assert not state.settable and state.how.startswith("NVMe Set Features 06h failed")
+
+
+@pytest.mark.parametrize("vendor, setter", [("ATA", "set_ata"), ("HGST", "set_scsi")])
+def test_scsi_transport_uses_hdparm_or_sdparm(monkeypatch, tmp_path, vendor, setter):
+    from pts.device import identity as device
+    (tmp_path / "block" / "sdz" / "device").mkdir(parents=True)
+    (tmp_path / "block" / "sdz" / "device" / "vendor").write_text(vendor)
+    monkeypatch.setattr(device, "SYS", tmp_path)
+    dev = dataclasses.replace(NVME, path="/dev/sdz", kname="sdz", transport="scsi")
+    seen = []
+    for name in ("set_ata", "set_scsi"):
+        monkeypatch.setattr(write_cache, name, lambda path, enabled, log_file, n=name:
+                            seen.append((n, path, enabled)) or "state")
+    assert write_cache.apply(dev, "WCE") == "state"
+    assert seen == [(setter, "/dev/sdz", True)]
