@@ -16,9 +16,13 @@ from pathlib import Path
 
 import pytest
 
-TOOLS = {"fio": "fio", "blkdiscard": "util-linux", "losetup": "util-linux",
+# tool -> the Debian package that ships it; README command 2 installs every one of these
+# packages (tests/test_review_defects_install.py checks it, and the mapping against dpkg)
+TOOLS = {"fio": "fio", "blkdiscard": "util-linux", "blockdev": "util-linux",
+         "partx": "util-linux", "mkswap": "util-linux", "losetup": "mount", "mount": "mount",
+         "umount": "mount", "swapon": "mount", "swapoff": "mount",
          "pdftotext": "poppler-utils", "mkfs.ext4": "e2fsprogs", "fusermount3": "fuse3",
-         "mkswap": "util-linux", "sfdisk": "fdisk",
+         "sfdisk": "fdisk", "pgrep": "procps", "pkill": "procps",
          "qemu-system-x86_64": "qemu-system-x86", "busybox": "busybox-static", "cpio": "cpio",
          "depmod": "kmod"}
 
