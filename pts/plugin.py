@@ -145,7 +145,8 @@ def pytest_configure(config: pytest.Config) -> None:
         _check_capacity(dev, config.stash[SETTINGS])
         if RESUME in config.stash:
             config.stash[RESUME].check_device(dev)
-            config.stash[RESUME].check_data_units(dev, health.snapshot(dev))
+            config.stash[RESUME].check_data_units(
+                dev, health.resume_counters(dev, config.stash[RESUME]))
         if config.option.destructive:
             safety.check_writable(dev, destructive=True)
             config.stash[LOCK] = DeviceLock(dev).acquire()

@@ -23,15 +23,24 @@ def active_range_bytes(run: Run) -> int:
 
 
 def record_counters(run: Run, test: str, when: str, round_no: int | None = None) -> None:
-    """Device counters at each step: the emulator's FTL counters, or the NVMe smart-log."""
+    """Device counters at each step: the emulator's FTL counters, or the NVMe smart-log.
+    A smart-log read that fails is recorded (counters null, the error) and declared: once
+    per distinct error in a test, naming the first step it happened at."""
     found = emulated.counters(run.device)
     if found is not None:
         run.ledger.append(records.DeviceCounters(test=test, when=when, round=round_no,
                                                  source="emulator", counters=found))
     smart = health.snapshot(run.device, run.commands_log)
-    if smart is not None:
-        run.ledger.append(records.DeviceCounters(test=test, when=when, round=round_no,
-                                                 source=health.SOURCE, counters=smart))
+    if smart is None:
+        return
+    declared = health.errors_recorded(run.ledger.path, test) if smart.error else set()
+    run.ledger.append(records.DeviceCounters(test=test, when=when, round=round_no,
+                                             source=health.SOURCE, counters=smart.counters,
+                                             error=smart.error))
+    if smart.error:
+        run.write(f"[pts {test}] SMART log not read {when}: {smart.error}")
+        if smart.error not in declared:
+            run.deviation(test, health.unread_deviation(when, smart.error))
 
 
 def purge_step(run: Run, test: str) -> None:

@@ -45,7 +45,7 @@ RUN_JSON, LEDGER = "run.json", "ledger.jsonl"
 DEVICE_FIELDS = frozenset(f.name for f in dataclasses.fields(Device))
 EVIDENCE_FIELDS = tuple(f.name for f in dataclasses.fields(steady_state.SteadyStateResult))
 COUNTER_FIELDS = tuple(f.name for f in dataclasses.fields(DeviceCounters)
-                       if f.name not in ("when", "round", "source", "health"))
+                       if f.name not in ("when", "round", "source", "health", "error"))
 ROUND_WHEN = re.compile(r"after round (\d+)$")
 
 
@@ -374,6 +374,9 @@ def _evidence(d, rec: Record, path: Path) -> steady_state.SteadyStateResult | No
 def _device_counters(rec: Record, path: Path) -> DeviceCounters:
     d = rec.data
     counters = d.get("counters")
+    error = str(d["error"]) if d.get("error") else None
+    if counters is None and error:          # a read that failed: recorded, with why
+        counters = {}
     if not isinstance(counters, dict):
         raise RunFolderError(f"{path} line {rec.line}: device_counters record has no "
                              "\"counters\" object")
@@ -385,9 +388,9 @@ def _device_counters(rec: Record, path: Path) -> DeviceCounters:
     # Counters come and go with the source (emulator, smart-log): unknown keys are ignored,
     # missing ones stay None and show as n/a.
     health = {k: _int_or_none(counters.get(k)) for k in SMART_FIELDS} \
-        if d.get("source") == "smart-log" else None
+        if d.get("source") == "smart-log" and not error else None
     return DeviceCounters(when=when, round=number, source=str(d.get("source") or "unknown"),
-                          health=health,
+                          health=health, error=error,
                           **{k: _int_or_none(counters.get(k)) for k in COUNTER_FIELDS})
 
 
