@@ -32,7 +32,7 @@ DEVICE = pytest.StashKey[BlockDevice]()
 REPORTS = pytest.StashKey[list]()
 LOCK = pytest.StashKey[DeviceLock]()
 RESUME = pytest.StashKey[ResumeState]()
-SIGNATURES = pytest.StashKey[list]()
+SIGNATURES = pytest.StashKey[safety.Signatures]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -212,8 +212,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         f"snia-pts settings: spec {s.spec.name}, point {s.point_seconds} s, max rounds "
         f"{s.max_rounds}, purge {s.purge}, destructive {s.destructive}, reports {s.reports_dir}",
         *[f"snia-pts deviation: {d}" for d in s.deviations()],
-        *[f"snia-pts WILL DESTROY: {sig} on {dev.path}"
-          for sig in config.stash.get(SIGNATURES, [])],
+        *(config.stash[SIGNATURES].header_lines(dev.path) if SIGNATURES in config.stash
+          else []),
     ]
 
 
