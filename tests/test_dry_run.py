@@ -105,8 +105,9 @@ def test_plans_of_throughput_latency_and_wsat(make_loop, tmp_path):
         text = "\n".join(tp)
         for needle in [*common, "ActiveRange: 100 % = 67,108,864 bytes; TC 1 / QD 32",
                        f"{wipc}{bs >> 10} KiB writes (this test's block size)",
-                       f"rounds: 2 points per round (2 measured, 0 N/A) x 2 s, until steady (SEQ {bs >> 10}KiB "
-                       "0/100 MB/s) or 25 rounds", "best case", "worst case"]:
+                       "rounds: 2 points per round (2 measured, 0 N/A) x 2 s, until steady "
+                       f"(SEQ {bs >> 10}KiB 0/100 MB/s) or 25 rounds", "best case",
+                       "worst case"]:
             assert needle in text, needle
         assert sections(tp, r"wipc\d") == ["wipc0"] and sections(tp) == ["p00", "p01"]
         assert text.count(f"\n    bs={bs}\n") == 3 and text.count("\n    bs=") == 3  # WIPC+2

@@ -4,9 +4,9 @@ the step writes it into the outcome and the ledger."""
 import pytest
 
 from pts.conditioning import health
+from pts.procedure.rounds import Outcome
 from pts.procedure.runner import health_verdict
 from pts.results import records
-from pts.procedure.rounds import Outcome
 from pts.results.ledger import Ledger
 
 
