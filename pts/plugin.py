@@ -38,7 +38,7 @@ DEVICE = pytest.StashKey[BlockDevice]()
 REPORTS = pytest.StashKey[list]()
 LOCK = pytest.StashKey[DeviceLock]()
 RESUME = pytest.StashKey[ResumeState]()
-SIGNATURES = pytest.StashKey[list]()
+SIGNATURES = pytest.StashKey[safety.Signatures]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -160,7 +160,8 @@ def pytest_configure(config: pytest.Config) -> None:
         _check_capacity(dev, config.stash[SETTINGS])
         if RESUME in config.stash:
             config.stash[RESUME].check_device(dev)
-            config.stash[RESUME].check_data_units(dev, health.snapshot(dev))
+            config.stash[RESUME].check_data_units(
+                dev, health.resume_counters(dev, config.stash[RESUME]))
         if config.option.destructive:
             safety.check_writable(dev, destructive=True)
             config.stash[LOCK] = DeviceLock(dev).acquire()
@@ -226,8 +227,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         f"snia-pts settings: spec {s.spec.name}, point {s.point_seconds} s, max rounds "
         f"{s.max_rounds}, purge {s.purge}, destructive {s.destructive}, reports {s.reports_dir}",
         *[f"snia-pts deviation: {d}" for d in s.deviations()],
-        *[f"snia-pts WILL DESTROY: {sig} on {dev.path}"
-          for sig in config.stash.get(SIGNATURES, [])],
+        *(config.stash[SIGNATURES].header_lines(dev.path) if SIGNATURES in config.stash
+          else []),
     ]
 
 

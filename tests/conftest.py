@@ -34,13 +34,7 @@ import shutil
 
 import pytest
 
-from tests.helpers import loop_device
-
-TOOLS = {"fio": "fio", "blkdiscard": "util-linux", "losetup": "util-linux",
-         "pdftotext": "poppler-utils", "mkfs.ext4": "e2fsprogs", "fusermount3": "fuse3",
-         "mkswap": "util-linux", "sfdisk": "fdisk",
-         "qemu-system-x86_64": "qemu-system-x86", "busybox": "busybox-static", "cpio": "cpio",
-         "depmod": "kmod"}
+from tests.helpers import TOOLS, loop_device
 
 
 def pytest_addoption(parser):

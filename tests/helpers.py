@@ -6,6 +6,7 @@ tests/runfactory.py (synthetic run folders) and tests/ptsrun.py (the suite run a
 runs it, `python -m pytest pts/ ...`).
 
 - paths: REPO, DATA, RECORDED (ATA/SCSI tool outputs), QEMU_DATA (nvme-cli outputs)
+- TOOLS: every tool the tests run -> its Debian package (the needs marker, the install test)
 - loop devices: loop_device(), detach_if_ours()
 - reading a report: pdf_text()
 - faking an external tool (hdparm, sg3_utils, sdparm, nvme-cli): RecordedRunner + Reply,
@@ -28,6 +29,16 @@ REPO = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 RECORDED = DATA / "recorded"          # hdparm, sg3_utils, sdparm (README: provenance)
 QEMU_DATA = DATA / "qemu-7.2"         # nvme-cli against QEMU 7.2's NVMe (README: provenance)
+
+# tool -> the Debian package that ships it; README command 2 installs every one of these
+# packages (tests/unit/test_install_command.py checks it, and the mapping against dpkg)
+TOOLS = {"fio": "fio", "blkdiscard": "util-linux", "blockdev": "util-linux",
+         "partx": "util-linux", "mkswap": "util-linux", "losetup": "mount", "mount": "mount",
+         "umount": "mount", "swapon": "mount", "swapoff": "mount",
+         "pdftotext": "poppler-utils", "mkfs.ext4": "e2fsprogs", "fusermount3": "fuse3",
+         "sfdisk": "fdisk", "pgrep": "procps", "pkill": "procps",
+         "qemu-system-x86_64": "qemu-system-x86", "busybox": "busybox-static", "cpio": "cpio",
+         "depmod": "kmod"}
 
 
 # ------------------------------------------------------------------------- loop devices

@@ -1,6 +1,7 @@
 """Device health around each PTS test: the NVMe SMART / Health log (log page 02h) read at
 every step (test start, after purge, after WIPC, after each round, test end) and kept in the
-ledger as `device_counters` records with source "smart-log".
+ledger as `device_counters` records with source "smart-log". A read that fails is recorded
+too (counters null, `error` says why) and declared as a deviation.
 
 A critical warning seen at any step, or thermal throttling during the test (thermal
 management transitions, or minutes above the warning / critical composite temperature
@@ -10,35 +11,84 @@ the numbers then describe a drive protecting itself, not its steady-state perfor
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
-from pts.device.identity import BlockDevice
+from pts.device.identity import BlockDevice, DeviceError
+from pts.results import records as ledger_records
 from pts.results.ledger import read_ledger
+from pts.results.resume import ResumeState
 from pts.tools import commands, nvme
 
 SOURCE = "smart-log"
 HEALTH_FAILURE = "device_health_failure"
 
 
-def snapshot(dev: BlockDevice, log_file: Path | None = None) -> dict | None:
-    """Counters for a device_counters record, or None (not NVMe, or smart-log failed: the
-    caller records nothing rather than zeros)."""
+@dataclass(frozen=True)
+class Snapshot:
+    """One smart-log read: the counters of a device_counters record, or why there are none."""
+
+    counters: dict | None       # None: the read failed
+    error: str | None = None    # what failed (the tool's message)
+
+
+def snapshot(dev: BlockDevice, log_file: Path | None = None) -> Snapshot | None:
+    """The device's SMART / Health counters, or None for a device we read none from (not
+    NVMe). A failed read is a Snapshot with an error, never zeros and never nothing: the
+    caller records and declares it."""
     if dev.transport != "nvme":
         return None
     try:
         smart = nvme.smart_log(dev.path, log_file)
-    except (commands.ToolError, nvme.NvmeError):
-        return None
+    except (commands.ToolError, nvme.NvmeError, ValueError) as exc:
+        # One line: it goes into a deviation and the report (stderr lines folded into it).
+        return Snapshot(None, " ".join(str(exc).split()) or type(exc).__name__)
     # host_writes/page_size in the emulator's terms, so the counters page can show them.
-    return {"host_writes": smart.data_units_written, "page_size": nvme.DATA_UNIT_BYTES,
-            **smart.as_dict()}
+    return Snapshot({"host_writes": smart.data_units_written,
+                     "page_size": nvme.DATA_UNIT_BYTES, **smart.as_dict()})
+
+
+def unread_deviation(when: str, error: str) -> str:
+    return (f"NVMe SMART log (nvme smart-log) could not be read at step \"{when}\": {error}. "
+            "Steps without a SMART reading are not covered by the device-health check (the "
+            "device-counters page lists them).")
+
+
+def errors_recorded(ledger_path: Path, test: str) -> set[str]:
+    """The smart-log read errors already recorded for `test`."""
+    records, _ = read_ledger(ledger_path)
+    return {str(r.data.get("error")) for r in records
+            if r.data.get("type") == "device_counters" and r.data.get("test") == test
+            and r.data.get("source") == SOURCE and r.data.get("error")}
+
+
+def resume_counters(dev: BlockDevice, state: ResumeState) -> dict | None:
+    """--resume: the counters to compare with the run's last smart-log step (None: nothing
+    to compare, not NVMe or no data units recorded). A drive whose SMART log cannot be read
+    now, while the run recorded data units written, is refused: whether something else
+    wrote to it since the stop cannot be checked."""
+    snap = snapshot(dev)
+    if snap is None or snap.error is None:
+        return None if snap is None else snap.counters
+    recorded = any(isinstance(r, ledger_records.DeviceCounters) and r.source == SOURCE
+                   and (r.counters or {}).get("data_units_written") is not None
+                   for r in state.records)
+    if not recorded:
+        return None
+    raise DeviceError(f"--resume {state.folder}: the NVMe SMART log of {dev.given} cannot be "
+                      f"read ({snap.error}), so the check that nothing else wrote to the "
+                      "drive since the run stopped (data units written) cannot be made. "
+                      f"Nothing was written. Make `nvme smart-log "
+                      f"{nvme.controller_path(dev.path)}` work, or start a new run.")
 
 
 def test_records(ledger_path: Path, test: str) -> list[dict]:
-    """This test's smart-log records, in ledger order."""
+    """This test's smart-log records that hold counters (not the failed reads), in ledger
+    order."""
     records, _ = read_ledger(ledger_path)
     return [r.data for r in records if r.data.get("type") == "device_counters"
-            and r.data.get("test") == test and r.data.get("source") == SOURCE]
+            and r.data.get("test") == test and r.data.get("source") == SOURCE
+            and isinstance(r.data.get("counters"), dict)]
 
 
 def _warning_text(bits: int) -> str:

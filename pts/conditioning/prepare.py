@@ -23,15 +23,24 @@ def active_range_bytes(run: Run) -> int:
 
 
 def record_counters(run: Run, test: str, when: str, round_no: int | None = None) -> None:
-    """Device counters at each step: the emulator's FTL counters, or the NVMe smart-log."""
+    """Device counters at each step: the emulator's FTL counters, or the NVMe smart-log.
+    A smart-log read that fails is recorded (counters null, the error) and declared: once
+    per distinct error in a test, naming the first step it happened at."""
     found = emulated.counters(run.device)
     if found is not None:
         run.ledger.append(records.DeviceCounters(test=test, when=when, round=round_no,
                                                  source="emulator", counters=found))
     smart = health.snapshot(run.device, run.commands_log)
-    if smart is not None:
-        run.ledger.append(records.DeviceCounters(test=test, when=when, round=round_no,
-                                                 source=health.SOURCE, counters=smart))
+    if smart is None:
+        return
+    declared = health.errors_recorded(run.ledger.path, test) if smart.error else set()
+    run.ledger.append(records.DeviceCounters(test=test, when=when, round=round_no,
+                                             source=health.SOURCE, counters=smart.counters,
+                                             error=smart.error))
+    if smart.error:
+        run.write(f"[pts {test}] SMART log not read {when}: {smart.error}")
+        if smart.error not in declared:
+            run.deviation(test, health.unread_deviation(when, smart.error))
 
 
 def purge_step(run: Run, test: str) -> None:
@@ -65,16 +74,18 @@ def write_cache_step(run: Run, test: str, when: str) -> CacheState:
 
 def wipc_step(run: Run, test: str, ar_bytes: int, block_size: int,
               tc_qd: tuple[int, int] | None = None) -> None:
-    """2x ActiveRange of SEQ writes of `block_size` at the test's TC/QD (`tc_qd`; default
-    the spec's common TC/QD), checked by bytes."""
+    """2x user capacity (pts.conditioning.wipc: the reading) of SEQ writes of `block_size`
+    over the ActiveRange at the test's TC/QD (`tc_qd`; default the spec's common TC/QD),
+    checked by bytes."""
     multiple = run.spec.wipc.capacity_multiple
     tc, qd = tc_qd or (run.spec.common.thread_count, run.spec.common.queue_depth)
-    plan = wipc.plan_wipc(ar_bytes, block_size, multiple, tc, qd)
+    plan = wipc.plan_wipc(ar_bytes, block_size, multiple, tc, qd, run.device.capacity_bytes)
     if plan.tail_bytes:
         run.deviation(test, f"WIPC: the last {plan.tail_bytes} bytes of the ActiveRange "
                             f"(less than one {format_size(block_size)} block) were not "
                             "preconditioned.")
-    run.write(f"[pts {test}] WIPC: {plan.bytes_expected:,} bytes of SEQ "
+    run.write(f"[pts {test}] WIPC: {plan.bytes_expected:,} bytes = "
+              f"{plan.amount_text(run.spec.common.active_range_pct)} of SEQ "
               f"{format_size(block_size)} writes")
     start = time.monotonic()
     res = wipc.run_wipc(run.fio, run.device.path, plan, run.raw_dir(test))

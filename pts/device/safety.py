@@ -8,6 +8,7 @@ import json
 import os
 import re
 import stat
+from dataclasses import dataclass
 
 from pts.device.identity import PROC, BlockDevice, DeviceError, _read, sysfs_for_devno
 from pts.tools import commands
@@ -100,17 +101,39 @@ def in_use_reasons(dev: BlockDevice) -> list[str]:
     return sorted(set(reasons), key=reasons.index)
 
 
-def signatures(dev: BlockDevice) -> list[str]:
+@dataclass(frozen=True)
+class Signatures:
+    """What `wipefs` lists on the device, or why it could not list anything."""
+
+    found: tuple[str, ...]
+    error: str | None = None     # None: listed (found may be empty: none on the device)
+
+    def header_lines(self, path: str) -> list[str]:
+        """The header's "WILL DESTROY" lines: one per signature, or one that says the
+        signatures could not be listed and why (never an empty list that looks like none)."""
+        if self.error is not None:
+            return [f"snia-pts WILL DESTROY: everything on {path}; its file system and "
+                    f"partition table signatures could not be listed ({self.error}); "
+                    f"run `wipefs {path}` to see what is on it"]
+        return [f"snia-pts WILL DESTROY: {sig} on {path}" for sig in self.found]
+
+
+def signatures(dev: BlockDevice) -> Signatures:
     """Filesystem / partition-table signatures on the device, as `wipefs` lists them
-    (listing only: without -a wipefs writes nothing). Empty if none or wipefs is missing."""
+    (listing only: without -a wipefs writes nothing). A wipefs that is missing, fails or
+    prints no JSON gives the error instead."""
     try:
         out = commands.run(["wipefs", "--json", dev.path], timeout=60).stdout
+    except commands.ToolError as exc:
+        return Signatures((), str(exc) or type(exc).__name__)
+    try:
         found = json.loads(out or "{}").get("signatures", [])
-    except (commands.ToolError, ValueError):
-        return []
-    return [f"{s.get('type', '?')} at offset {s.get('offset', '?')}"
-            + (f" (label {s['label']})" if s.get("label") else "")
-            + (f" (uuid {s['uuid']})" if s.get("uuid") else "") for s in found]
+    except (ValueError, AttributeError):
+        return Signatures((), f"wipefs --json printed no JSON: {out.strip()[:200]!r}")
+    return Signatures(tuple(f"{s.get('type', '?')} at offset {s.get('offset', '?')}"
+                            + (f" (label {s['label']})" if s.get("label") else "")
+                            + (f" (uuid {s['uuid']})" if s.get("uuid") else "")
+                            for s in found))
 
 
 def check_capacity(dev: BlockDevice, active_range_bytes: int, needed: int, why: str) -> None:

@@ -120,7 +120,7 @@ def check_host() -> None:
         problems.append("must run as root (loop devices and FUSE mounts need it)")
     if not os.path.exists("/dev/fuse"):
         problems.append("/dev/fuse is missing: load the fuse module (modprobe fuse)")
-    for tool, package in (("losetup", "util-linux"), ("fusermount3", "fuse3")):
+    for tool, package in (("losetup", "mount"), ("fusermount3", "fuse3")):
         if not shutil.which(tool):
             problems.append(f"{tool} not found: install {package} (apt-get install {package})")
     try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import shlex
 
 from pts.conditioning import purge
+from pts.conditioning.wipc import READING as WIPC_READING
 from pts.conditioning.wipc import WipcPlan, plan_wipc
 from pts.conditioning.write_cache import VWC_FEATURE, read_state
 from pts.config.settings import Settings
@@ -119,11 +120,13 @@ def round_test_plan(settings: Settings, device: BlockDevice, decl: RoundTest) ->
     if decl.wipc_block_size:
         ar = active_range_bytes(device, spec.common.active_range_pct)
         wipc = plan_wipc(ar, decl.wipc_block_size, spec.wipc.capacity_multiple,
-                         decl.thread_count, decl.queue_depth)
+                         decl.thread_count, decl.queue_depth, device.capacity_bytes)
         wipc_bytes = wipc.bytes_expected
         lines += [f"WIPC: {wipc.bytes_expected:,} bytes of SEQ "
                   f"{format_size(decl.wipc_block_size)} writes{decl.wipc_note}; fio job file:",
                   *job_lines(device, list(wipc.jobs)),
+                  f"WIPC amount: {wipc.amount_text(spec.common.active_range_pct)}; reading: "
+                  f"{WIPC_READING}",
                   *wipc_tail_lines(wipc, decl.wipc_block_size)]
     else:
         lines.append("WIPC: none: the test starts from the purged drive")

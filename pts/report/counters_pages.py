@@ -32,9 +32,14 @@ def build(run: Run, test: TestResult) -> list[Flowable]:
     story = new_page(page_info(test, title, f"Table and plot: {test.title} {title}"))
     story += [h2(title)]
     smart = [c for c in test.counters if c.health is not None]
-    if smart:
-        story += [h2("Device health (NVMe SMART / Health Information log)"),
-                  health_table(smart), para(HEALTH_NOTE, "small")]
+    unread = [c for c in test.counters if c.error]
+    if smart or unread:
+        story += [h2("Device health (NVMe SMART / Health Information log)")]
+        if smart:
+            story += [health_table(smart)]
+        story += [para(HEALTH_NOTE, "small")]
+        if unread:
+            story += unread_block(unread, len(smart))
     else:
         story += waf_chart(test, title)
     story += [counters_table(test.counters), para(explanation(test.counters), "small")]
@@ -55,6 +60,19 @@ HEALTH_NOTE = ("Read with `nvme smart-log` at every step of the test (start, aft
                "after WIPC, after each round, end). A critical warning at any step, or "
                "thermal throttling during the test, makes the test a DEVICE HEALTH FAILURE, "
                "which is not a spec result. Max is over all steps.")
+
+
+UNREAD_NOTE = ("The SMART log could not be read at {n} of {total} steps: those steps have no "
+               "health data, and the device-health check does not cover them.")
+READ_COLUMNS = " In the table above, Test start and Test end are the first and last steps read."
+
+
+def unread_block(unread: list[DeviceCounters], read: int) -> list[Flowable]:
+    """The steps whose smart-log read failed, each with the error recorded (declared as a
+    deviation too)."""
+    note = UNREAD_NOTE.format(n=len(unread), total=read + len(unread))
+    return [para(note + (READ_COLUMNS if read else ""), "small")] + \
+        [para(f"{c.when}: {c.error}", "small") for c in unread]
 
 
 def health_table(smart: list[DeviceCounters]):

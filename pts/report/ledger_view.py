@@ -27,7 +27,7 @@ from pts.tools.nvme import SMART_FIELDS
 
 EVIDENCE_FIELDS = tuple(f.name for f in dataclasses.fields(steady_state.SteadyStateResult))
 COUNTER_FIELDS = tuple(f.name for f in dataclasses.fields(DeviceCounters)
-                       if f.name not in ("when", "round", "source", "health"))
+                       if f.name not in ("when", "round", "source", "health", "error"))
 ROUND_WHEN = re.compile(r"after round (\d+)$")
 
 
@@ -122,6 +122,9 @@ def _evidence(d, where: str) -> steady_state.SteadyStateResult | None:
 
 def _device_counters(rec: records.DeviceCounters, where: str) -> DeviceCounters:
     counters = rec.counters
+    error = str(rec.error) if rec.error else None
+    if counters is None and error:          # a read that failed: recorded, with why
+        counters = {}
     if not isinstance(counters, dict):
         raise RunFolderError(f"{where}: device_counters record has no \"counters\" object")
     when = str(_req(rec, "when", where))
@@ -132,9 +135,9 @@ def _device_counters(rec: records.DeviceCounters, where: str) -> DeviceCounters:
     # Counters come and go with the source (emulator, smart-log): unknown keys are ignored,
     # missing ones stay None and show as n/a.
     health = {k: int_or_none(counters.get(k)) for k in SMART_FIELDS} \
-        if rec.source == "smart-log" else None
+        if rec.source == "smart-log" and not error else None
     return DeviceCounters(when=when, round=number, source=str(rec.source or "unknown"),
-                          health=health,
+                          health=health, error=error,
                           **{k: int_or_none(counters.get(k)) for k in COUNTER_FIELDS})
 
 

@@ -159,6 +159,7 @@ class DeviceCounters:
     page_size: int | None
     # smart-log only: the health fields (pts.tools.nvme.SMART_FIELDS) as recorded
     health: dict[str, int | None] | None = None
+    error: str | None = None   # the counters could not be read (all of them None)
 
     @property
     def host_bytes(self) -> int | None:

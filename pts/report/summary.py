@@ -9,6 +9,7 @@ import shlex
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
+from pts.conditioning.wipc import READING as WIPC_READING
 from pts.report import fmt
 from pts.report.layout import (
     CONTENT_WIDTH,
@@ -215,11 +216,23 @@ def wipc_text(run: Run, test: TestResult) -> str:
         return "none: the test starts from the purged, fresh-out-of-box (FOB) state"
     if w is None:
         return "not recorded"
-    # The spec asks for 2 x user capacity over the ActiveRange: show the ratio it achieved.
-    span = test.parameters.get("active_range_bytes") or run.device.capacity_bytes
-    fills = f" = {w.bytes_expected / span:g} x ActiveRange" if span and w.bytes_expected else ""
+    # What was written, as multiples of the user capacity and passes over the ActiveRange,
+    # and the reading of the spec's amount (pts.conditioning.wipc), with a run short of it.
+    p = test.parameters
+    capacity, ar = run.device.capacity_bytes, p.get("active_range_bytes")
+    amount = short = ""
+    if w.bytes_expected and capacity:
+        amount = f" = {w.bytes_expected / capacity:.3g} x user capacity"
+        if ar:
+            amount += (f" ({w.bytes_expected / ar:.3g} passes over the "
+                       f"{fmt.text(p.get('active_range_pct'))} % ActiveRange)")
+        multiple = p.get("wipc_capacity_multiple")
+        if multiple and w.block_size and \
+                w.bytes_expected < multiple * (capacity // w.block_size) * w.block_size:
+            short = f"; LESS than the {multiple:g} x user capacity this reading asks"
     written = "n/a" if w.bytes_written is None else f"{w.bytes_written:,}"
     expected = "n/a" if w.bytes_expected is None else f"{w.bytes_expected:,}"
     return (f"SEQ {fmt.block_size(w.block_size)} writes: {written} bytes written, "
-            f"{expected} expected{fills}; {fmt.num(w.seconds)} s at TC {fmt.text(w.thread_count)}"
-            f" / QD {fmt.text(w.queue_depth)}")
+            f"{expected} expected{amount}{short}; {fmt.num(w.seconds)} s at TC "
+            f"{fmt.text(w.thread_count)} / QD {fmt.text(w.queue_depth)}. Amount: "
+            f"{WIPC_READING}.")

@@ -227,8 +227,8 @@ def _finish(run: Run, p: Plan, res: FioResult, found: list[WsatInterval],
     label, s = tracking_label(run), res.summary
     complete = [x for x in found if not x.partial]
     if not complete:
-        raise RuntimeError(f"WSAT: fio ran {s.write.runtime_ms / 1000:.1f} s, shorter than "
-                           f"one {p.interval_s} s sample: nothing to report")
+        raise RuntimeError(too_short(p, s.write.runtime_ms / 1000, s.write.io_bytes,
+                                     run.spec.steady_state.window_rounds))
     final = evidence[-1]
     first = next((k for k, ev in enumerate(evidence, 1) if ev is not None and ev.steady), None)
     steady_from = _steady_from(evidence)
@@ -260,6 +260,64 @@ def _finish(run: Run, p: Plan, res: FioResult, found: list[WsatInterval],
                f"{fob / ss if ss else float('nan'):.2f}); {steady}")
     run.write(f"[pts {TEST}] {message}")
     return rounds.Outcome(COMPLETE, n, first, window, {label: final} if final else {}, message)
+
+
+FAST_RATE = 3e9     # bytes/s: the dry-run's fast drive (plan.fills_duration_lines' best case)
+
+
+def too_short(p: Plan, seconds: float, written: float, window: int) -> str:
+    """Why a run that ended within one sample interval has nothing to report, and what to
+    change: more fills (or hours), or shorter samples (--point-seconds >= 1)."""
+    target = window * p.interval_s
+    if written >= p.bytes_planned:
+        what = (f"WSAT: fio wrote the {p.fills:g} drive fills ({p.bytes_planned:,} bytes) in "
+                f"{seconds:.1f} s")
+        fills = _ceil_sig(p.fills * target / max(seconds, 1e-3))
+        longer = (f"raise --wsat-fills (at this speed, --wsat-fills {fills:g} takes about "
+                  f"{window} x {p.interval_s} s)")
+    else:
+        what = f"WSAT: fio ran {seconds:.1f} s (time limit {p.hours:g} h)"
+        longer = (f"raise --wsat-hours (at least {_ceil_sig(target / 3600):g} h for "
+                  f"{window} x {p.interval_s} s)")
+    if seconds >= window:
+        shorter = (f"or lower --point-seconds (--point-seconds {int(seconds // window)} gives "
+                   f"{window} samples in the {seconds:.1f} s run)")
+    elif seconds >= 1:
+        shorter = (f"or lower --point-seconds (--point-seconds 1 gives {int(seconds)} "
+                   f"samples in the {seconds:.1f} s run)")
+    else:
+        shorter = (f"--point-seconds cannot help (its minimum, 1 s, is longer than the "
+                   f"{seconds:.1f} s run)")
+    return (f"{what}, shorter than one {p.interval_s} s sample: nothing to report. Make the "
+            f"run last at least {window} samples (one steady-state window): {longer}"
+            f"{', ' if shorter.startswith('or') else '; '}{shorter}")
+
+
+def few_samples_warning(p: Plan, window: int) -> list[str]:
+    """--dry-run: a warning when a fast drive (FAST_RATE) would give fewer complete samples
+    than one steady-state window."""
+    fast = p.bytes_planned / FAST_RATE
+    n = int(min(fast, p.limit_s) // p.interval_s)
+    if n >= window:
+        return []
+    fewer = (f"{n} complete {p.interval_s} s samples, fewer than the {window} of one "
+             "steady-state window" + (" (0: the run ends with nothing to report)" if n == 0
+                                      else ""))
+    if fast < p.limit_s:
+        took = plan.hms(fast) if fast >= 60 else f"{fast:.1f} s"
+        return [f"WARNING: at {FAST_RATE / 1e9:g} GB/s (a fast drive, the estimate's best "
+                f"case) the {p.fills:g} drive fills ({p.bytes_planned:,} bytes) are written "
+                f"in {took}, which is {fewer}: raise --wsat-fills or lower --point-seconds"]
+    return [f"WARNING: the time limit ({p.hours:g} h, fio runtime {p.limit_s} s) ends the "
+            f"run after {fewer}: raise --wsat-hours or lower --point-seconds"]
+
+
+def _ceil_sig(x: float, digits: int = 3) -> float:
+    """`x` rounded up to `digits` significant digits (a suggested option value)."""
+    if x <= 0:
+        return x
+    step = 10.0 ** (math.floor(math.log10(x)) - digits + 1)
+    return math.ceil(x / step - 1e-9) * step
 
 
 def _steady_from(evidence) -> int | None:
@@ -294,8 +352,6 @@ def plan_lines(settings: Settings, device: BlockDevice) -> list[str]:
         f"{p.limit_s // p.interval_s:,} complete samples; the "
         f"{spec.steady_state.window_rounds}-sample steady-state rule is evaluated over every "
         "window (steady state not required)",
-        *([f"WARNING: the time limit ({p.limit_s} s) is shorter than one sample "
-           f"({p.interval_s} s): the run would end with nothing to report"]
-          if p.limit_s < p.interval_s else []),
+        *few_samples_warning(p, spec.steady_state.window_rounds),
         *plan.fills_duration_lines(p.bytes_planned, p.limit_s),
     ]

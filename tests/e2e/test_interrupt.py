@@ -1,5 +1,6 @@
-"""Interrupting a run (Ctrl-C = SIGINT, or SIGTERM) mid-round: fio is stopped, the ledger
-records the interruption, a partial report marked INCOMPLETE is rendered, no fio is left."""
+"""Interrupting a run (Ctrl-C = SIGINT, or SIGTERM) mid-round (a round is one fio process):
+fio is stopped, the ledger records the interruption, a partial report marked INCOMPLETE is
+rendered, no fio is left."""
 
 import signal
 import subprocess
@@ -27,14 +28,14 @@ def test_interrupt_mid_round(make_loop, tmp_path, sig):
     try:
         deadline = time.monotonic() + 120
         ledger = None
-        while time.monotonic() < deadline:      # wait for the first completed point
+        while time.monotonic() < deadline:      # wait for round 1's fio to start
             found = list(reports.glob("*/*/ledger.jsonl"))
-            if found and '"type": "point"' in found[0].read_text():
+            if found and (found[0].parent / "raw/iops/round-01/round.cmd").exists():
                 ledger = found[0]
                 break
             time.sleep(0.2)
-        assert ledger is not None, "no point completed in time"
-        time.sleep(1.0)                          # now inside the next point's fio run
+        assert ledger is not None, "round 1 did not start in time"
+        time.sleep(4.0)                          # inside the round's fio run, a point done
         proc.send_signal(sig)
         out, _ = proc.communicate(timeout=120)
     finally:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import random
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -17,8 +16,8 @@ import pytest
 from pts.procedure import steady_state
 from pts.results import records
 from pts.results.ledger import read_records
+from tests.ptsrun import IOPS, start_suite
 
-REPO = Path(__file__).resolve().parents[2]
 ARGS = ["--spec", "pts-e-1.1", "--point-seconds", "1", "--max-rounds", "9", "--purge", "trim",
         "--iops-rw-mixes", "0/100", "--iops-block-sizes", "64KiB,4KiB"]
 KILLS, SEED = 10, 20261123
@@ -27,9 +26,7 @@ pytestmark = [pytest.mark.needs("root", "fio", "losetup", "blkdiscard"), pytest.
 
 
 def suite(*args) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "pytest", "pts/suite/test_iops.py", "-p",
-                             "no:cacheprovider", *args], cwd=REPO, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    return start_suite(*args, target=IOPS)
 
 
 def no_fio_left(folder: Path, seconds: float = 30) -> bool:
@@ -73,7 +70,7 @@ def test_kill9_at_random_moments_then_resume(make_loop, tmp_path):
             assert folder is not None
         else:
             proc.send_signal(signal.SIGKILL)
-            proc.wait(timeout=30)
+            proc.communicate(timeout=30)
             kills += 1
         folder = folder or next((p.parent for p in reports.glob("*/*/ledger.jsonl")), None)
         if folder is None:                     # killed before the run folder existed
@@ -85,7 +82,8 @@ def test_kill9_at_random_moments_then_resume(make_loop, tmp_path):
         for n, values in completed_rounds(folder).items():
             seen.setdefault(n, values[0])
         proc = suite("--resume", str(folder), "--destructive")
-    assert proc.wait(timeout=900) in (0, 1)     # steady (0) or not steady (1)
+    out, _ = proc.communicate(timeout=900)
+    assert proc.returncode in (0, 1), out[-3000:]     # steady (0) or not steady (1)
     rounds = completed_rounds(folder)
     assert all(len(v) == 1 for v in rounds.values()), "a completed round was measured twice"
     assert sorted(rounds) == list(range(1, len(rounds) + 1))

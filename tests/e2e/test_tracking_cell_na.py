@@ -5,13 +5,13 @@ never a KeyError after a round."""
 from __future__ import annotations
 
 import hashlib
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.helpers import REPO
+from tests.ptsrun import IOPS, run_suite
+
 pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard")
 
 
@@ -26,11 +26,9 @@ def spec_with_half_kib_tracking(tmp_path: Path) -> Path:
 
 
 def suite(dev, spec, tmp_path, *extra):
-    return subprocess.run([sys.executable, "-m", "pytest", "pts/suite/test_iops.py", "-p",
-                           "no:cacheprovider", "--device", dev, "--spec", str(spec),
-                           "--purge", "trim", "--point-seconds", "1", "--max-rounds", "5",
-                           "--reports-dir", str(tmp_path / "r"), *extra], cwd=REPO,
-                          capture_output=True, text=True, timeout=600)
+    return run_suite("--device", dev, "--spec", str(spec), "--purge", "trim",
+                     "--point-seconds", "1", "--max-rounds", "5", "--reports-dir",
+                     str(tmp_path / "r"), *extra, target=IOPS, timeout=600)
 
 
 def test_tracking_cell_smaller_than_the_sector_is_a_clear_error(make_loop, tmp_path):

@@ -1,0 +1,115 @@
+"""README command 2 and .ci/run: the same command, and it installs every tool the tests run.
+
+A fresh Debian 12 (e.g. the debian:12 image) has only the Essential and "required" packages;
+everything else the project's tests call must be named in the apt-get install of command 2,
+which installs without Recommends (qemu-system-x86's would pull a GUI stack).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import shlex
+import shutil
+import subprocess
+
+import pytest
+
+from tests.e2e.guest import image
+from tests.helpers import REPO, TOOLS
+
+# Tools of Essential packages (present on every Debian; apt-get and dpkg run the install).
+BASE = {"sh": "dash", "sleep": "coreutils", "apt-get": "apt", "apt-cache": "apt",
+        "dpkg": "dpkg"}
+NOT_TOOLS = {"nosuch-tool-xyz"}     # tests/unit/test_commands.py: a tool that must not exist
+CALLS = {"run", "Popen", "check_output", "check_call", "call"}
+
+
+def readme_command_2() -> str:
+    text = (REPO / "README.md").read_text()
+    section = text.split("**2. The project's tests**", 1)[1]
+    block = re.search(r"```sh\n(.*?)\n```", section, re.S)
+    assert block, "README.md: no ```sh block after '2. The project's tests'"
+    return block.group(1).strip()
+
+
+def ci_command() -> str:
+    lines = [line for line in (REPO / ".ci" / "run").read_text().splitlines()
+             if line.startswith("apt-get ")]
+    assert len(lines) == 1, ".ci/run: expected exactly one apt-get command line"
+    return lines[0].strip()
+
+
+def apt_install(command: str) -> tuple[set[str], set[str]]:
+    """(options, packages) of the `apt-get install` in `command`."""
+    for part in command.split("&&"):
+        words = shlex.split(part)
+        if "apt-get" in words and "install" in words:
+            args = words[words.index("install") + 1:]
+            return ({a for a in args if a.startswith("-")},
+                    {a for a in args if not a.startswith("-")})
+    raise AssertionError(f"no apt-get install in {command!r}")
+
+
+def tools_the_tests_run() -> dict[str, list[str]]:
+    """argv[0] of every subprocess/commands.run call with a literal list in tests/ ->
+    where it is called."""
+    found: dict[str, list[str]] = {}
+    for path in sorted((REPO / "tests").rglob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and node.args
+                    and isinstance(node.args[0], ast.List) and node.args[0].elts):
+                continue
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else \
+                getattr(node.func, "id", "")
+            first = node.args[0].elts[0]
+            if name in CALLS and isinstance(first, ast.Constant) and \
+                    isinstance(first.value, str):
+                found.setdefault(first.value, []).append(
+                    f"{path.relative_to(REPO)}:{node.lineno}")
+    return found
+
+
+def test_readme_command_2_is_ci_run():
+    assert readme_command_2() == ci_command()
+
+
+def test_command_2_installs_without_recommends():
+    options, packages = apt_install(readme_command_2())
+    assert "--no-install-recommends" in options
+    # qemu-system-x86 Depends on its firmware (the guest boots SeaBIOS); name it anyway so
+    # that the guest's needs are explicit whatever the dependency declarations become.
+    assert {"qemu-system-x86", "seabios"} <= packages
+
+
+def test_every_tool_maps_to_a_package_command_2_installs():
+    _, packages = apt_install(readme_command_2())
+    missing = {tool: pkg for tool, pkg in {**TOOLS, **image.TOOLS}.items()
+               if pkg not in packages and BASE.get(tool) != pkg}
+    assert not missing, f"tools whose package command 2 does not install: {missing}"
+
+
+def test_every_tool_the_tests_run_is_declared():
+    """A tool a test calls is in tests/helpers.py TOOLS (so a missing one is a readable
+    needs-failure, and the install test above covers its package) or Essential."""
+    undeclared = {tool: where for tool, where in tools_the_tests_run().items()
+                  if tool not in TOOLS and tool not in BASE and tool not in NOT_TOOLS}
+    assert not undeclared, f"tools the tests run that TOOLS does not declare: {undeclared}"
+
+
+@pytest.mark.skipif(not shutil.which("dpkg"), reason="needs dpkg (a Debian host)")
+def test_tools_table_names_the_right_packages():
+    """Where the tool is installed here, dpkg says which package ships it."""
+    here = {tool: pkg for tool, pkg in {**TOOLS, **BASE}.items() if shutil.which(tool)}
+    out = subprocess.run(["dpkg", "-S", *(f"bin/{tool}" for tool in here)],
+                         capture_output=True, text=True).stdout
+    wrong = {}
+    for tool, pkg in here.items():
+        owners = {owner.strip() for line in out.splitlines()
+                  if not line.startswith("diversion ")
+                  and re.search(rf"/s?bin/{re.escape(tool)}$", line)
+                  for owner in line.split(": ", 1)[0].split(",")}
+        if owners and pkg not in owners:
+            wrong[tool] = f"TOOLS says {pkg}, dpkg says {sorted(owners)}"
+    assert not wrong, wrong

@@ -1,0 +1,141 @@
+"""A failed `nvme smart-log` read is recorded, declared and shown, never silently dropped.
+
+nvme-cli is faked (tests.helpers.RecordedRunner in place of commands.run): smart-log exits
+with status 1, or answers with a QEMU 7.2 capture.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from pts.conditioning import health, prepare
+from pts.device.identity import BlockDevice, DeviceError, Identity
+from pts.procedure.rounds import Outcome
+from pts.procedure.runner import health_verdict
+from pts.report import render
+from pts.report.data import load_run
+from pts.results import records
+from pts.results.ledger import Ledger, read_records
+from pts.results.resume import ResumeState
+from tests.helpers import QEMU_DATA, RecordedRunner, Reply, pdf_text
+from tests.runfactory import RunFolder, run_json, write_iops_test
+
+NVME = BlockDevice("/dev/nvme9n1", "/dev/nvme9n1", "nvme9n1", (259, 9), 1 << 30, 512, 512,
+                   "nvme", False, Identity("m", "s", "f", "nvme id-ctrl"))
+FAILURE = "nvme exited with status 1: nvme smart-log /dev/nvme9 -o json"
+
+
+def fake_nvme(monkeypatch, fail: bool = True) -> RecordedRunner:
+    """nvme-cli answering smart-log with QEMU 7.2's recorded log, or failing (exit 1)."""
+    reply = Reply(rc=1) if fail else Reply(out="nvme-smart-log_fresh.json")
+    return RecordedRunner({("nvme", "smart-log"): [reply]}, data=QEMU_DATA).install(monkeypatch)
+
+
+def smart_text() -> str:
+    return (QEMU_DATA / "nvme-smart-log_fresh.json").read_text()
+
+
+class FakeRun:
+    """What prepare.record_counters and runner.health_verdict use of pts.run.Run."""
+
+    def __init__(self, tmp_path):
+        self.device = NVME
+        self.commands_log = tmp_path / "commands.log"
+        self.ledger = Ledger(tmp_path / "ledger.jsonl")
+        self.lines: list[str] = []
+
+    def write(self, text):
+        self.lines.append(text)
+
+    def deviation(self, test, text):          # as pts.run.Run.deviation
+        self.ledger.append(records.Deviation(test=test, text=text))
+
+
+def ledger(run) -> list[records.Record]:
+    found, problems = read_records(run.ledger.path)
+    assert not problems
+    return found
+
+
+def test_failed_read_is_recorded_and_declared(tmp_path, monkeypatch):
+    fake_nvme(monkeypatch)
+    run = FakeRun(tmp_path)
+    prepare.record_counters(run, "iops", "after WIPC")
+    prepare.record_counters(run, "iops", "after round 1", 1)
+    found = ledger(run)
+    counters = [r for r in found if isinstance(r, records.DeviceCounters)]
+    assert [(c.when, c.source, c.counters, c.error) for c in counters] == [
+        ("after WIPC", "smart-log", None, FAILURE),
+        ("after round 1", "smart-log", None, FAILURE)]
+    deviations = [r.text for r in found if isinstance(r, records.Deviation)]
+    # One deviation per distinct error in a test, naming the first step and the error.
+    assert deviations == [
+        f"NVMe SMART log (nvme smart-log) could not be read at step \"after WIPC\": "
+        f"{FAILURE}. Steps without a SMART reading are not covered by the device-health "
+        "check (the device-counters page lists them)."]
+    assert run.lines == [f"[pts iops] SMART log not read after WIPC: {FAILURE}",
+                         f"[pts iops] SMART log not read after round 1: {FAILURE}"]
+
+
+def test_health_verdict_tolerates_unread_steps(tmp_path, monkeypatch):
+    run = FakeRun(tmp_path)
+    fake_nvme(monkeypatch, fail=False)
+    prepare.record_counters(run, "iops", "test start")
+    fake_nvme(monkeypatch)
+    prepare.record_counters(run, "iops", "test end")
+    steady = Outcome("steady", 7, 7, (3, 7), {}, "steady state reached at round 7")
+    assert health_verdict(run, "iops", steady) is steady
+    assert len(health.test_records(run.ledger.path, "iops")) == 1   # the readable one
+
+
+def test_non_nvme_device_reads_nothing(monkeypatch):
+    fake_nvme(monkeypatch)
+    assert health.snapshot(dataclasses.replace(NVME, transport="sata")) is None
+
+
+def test_resume_refuses_when_the_data_units_check_cannot_be_made(tmp_path, monkeypatch):
+    fake_nvme(monkeypatch)
+    recorded = (records.DeviceCounters(test="iops", when="after round 1", round=1,
+                                       source="smart-log",
+                                       counters={"data_units_written": 5000}),)
+    state = ResumeState(tmp_path, {}, recorded)
+    with pytest.raises(DeviceError, match=rf"--resume {tmp_path}: the NVMe SMART log of "
+                                          r"/dev/nvme9n1 cannot be read \(nvme exited with "
+                                          r"status 1.*\), so the check that nothing else "
+                                          r"wrote to the drive .* Nothing was written\. Make "
+                                          r"`nvme smart-log /dev/nvme9` work, or start a new "
+                                          r"run\."):
+        health.resume_counters(NVME, state)
+    # A run that never read data units written has nothing to compare: no refusal.
+    assert health.resume_counters(NVME, ResumeState(tmp_path, {}, ())) is None
+    fake_nvme(monkeypatch, fail=False)
+    assert health.resume_counters(NVME, state)["data_units_written"] >= 0
+
+
+def unread_run(tmp_path):
+    run = RunFolder(tmp_path / "r", run_json())
+    smart = {"critical_warning": 0, "temperature_c": 40, "data_units_written": 100,
+             "host_writes": 100, "page_size": 512000}
+    write_iops_test(run, (3.0, 2.0, 1.08, 1.04, 1.0, 1.0, 1.0),
+                    counters={"after purge": smart, "after WIPC": smart},
+                    counters_source="smart-log")
+    run.record("device_counters", test="iops", when="test end", round=None,
+               source="smart-log", counters=None, error=FAILURE)
+    return run.path
+
+
+def test_report_loads_and_shows_unread_steps(tmp_path):
+    test = load_run(unread_run(tmp_path)).tests[0]
+    last = test.counters[-1]
+    assert (last.when, last.error, last.health, last.host_writes) == \
+        ("test end", FAILURE, None, None)
+
+
+@pytest.mark.needs("pdftotext")
+def test_report_page_says_which_steps_were_not_read(tmp_path):
+    text = pdf_text(render(unread_run(tmp_path)))
+    assert ("The SMART log could not be read at 1 of 3 steps: those steps have no health "
+            "data, and the device-health check does not cover them." in text)
+    assert f"test end: {FAILURE}" in text
