@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pts.device.identity import BlockDevice, DeviceError
-from pts.results import records as ledger_records
-from pts.results.ledger import read_ledger
+from pts.results import records
+from pts.results.ledger import read_records
 from pts.results.resume import ResumeState
 from pts.tools import commands, nvme
 
@@ -54,12 +54,15 @@ def unread_deviation(when: str, error: str) -> str:
             "device-counters page lists them).")
 
 
+def _smart_records(ledger_path: Path, test: str) -> list[records.DeviceCounters]:
+    found, _ = read_records(ledger_path)
+    return [r for r in found if isinstance(r, records.DeviceCounters) and r.test == test
+            and r.source == SOURCE]
+
+
 def errors_recorded(ledger_path: Path, test: str) -> set[str]:
     """The smart-log read errors already recorded for `test`."""
-    records, _ = read_ledger(ledger_path)
-    return {str(r.data.get("error")) for r in records
-            if r.data.get("type") == "device_counters" and r.data.get("test") == test
-            and r.data.get("source") == SOURCE and r.data.get("error")}
+    return {str(r.error) for r in _smart_records(ledger_path, test) if r.error}
 
 
 def resume_counters(dev: BlockDevice, state: ResumeState) -> dict | None:
@@ -70,7 +73,7 @@ def resume_counters(dev: BlockDevice, state: ResumeState) -> dict | None:
     snap = snapshot(dev)
     if snap is None or snap.error is None:
         return None if snap is None else snap.counters
-    recorded = any(isinstance(r, ledger_records.DeviceCounters) and r.source == SOURCE
+    recorded = any(isinstance(r, records.DeviceCounters) and r.source == SOURCE
                    and (r.counters or {}).get("data_units_written") is not None
                    for r in state.records)
     if not recorded:
@@ -82,13 +85,10 @@ def resume_counters(dev: BlockDevice, state: ResumeState) -> dict | None:
                       f"{nvme.controller_path(dev.path)}` work, or start a new run.")
 
 
-def test_records(ledger_path: Path, test: str) -> list[dict]:
+def test_records(ledger_path: Path, test: str) -> list[records.DeviceCounters]:
     """This test's smart-log records that hold counters (not the failed reads), in ledger
     order."""
-    records, _ = read_ledger(ledger_path)
-    return [r.data for r in records if r.data.get("type") == "device_counters"
-            and r.data.get("test") == test and r.data.get("source") == SOURCE
-            and isinstance(r.data.get("counters"), dict)]
+    return [r for r in _smart_records(ledger_path, test) if isinstance(r.counters, dict)]
 
 
 def _warning_text(bits: int) -> str:
@@ -96,20 +96,20 @@ def _warning_text(bits: int) -> str:
     return f"{bits:#04x} ({', '.join(names) or 'reserved bits'})"
 
 
-def problems(records: list[dict]) -> list[str]:
+def problems(found: list[records.DeviceCounters]) -> list[str]:
     """What in these smart-log records makes the test a device-health failure."""
-    if not records:
+    if not found:
         return []
     out = []
     seen: dict[int, list[str]] = {}          # warning bits -> the steps that showed them
-    for rec in records:
-        bits = int(rec["counters"].get("critical_warning") or 0)
+    for rec in found:
+        bits = int(rec.counters.get("critical_warning") or 0)
         if bits:
-            seen.setdefault(bits, []).append(str(rec.get("when")))
+            seen.setdefault(bits, []).append(str(rec.when))
     for bits, whens in seen.items():
         out.append(f"critical warning {_warning_text(bits)} at {len(whens)} of "
-                   f"{len(records)} steps, first at {whens[0]}")
-    first, last = records[0]["counters"], records[-1]["counters"]
+                   f"{len(found)} steps, first at {whens[0]}")
+    first, last = found[0].counters, found[-1].counters
     for key, what in (("thermal_transitions", "thermal management (throttling) transitions"),
                       ("warning_temp_minutes", "minutes above the warning temperature"),
                       ("critical_temp_minutes", "minutes above the critical temperature")):

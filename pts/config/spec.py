@@ -78,13 +78,13 @@ class Common:
 
 
 @dataclass(frozen=True)
-class Wipc:
+class WipcSpec:
     capacity_multiple: int
     block_size: int
 
 
 @dataclass(frozen=True)
-class Tracking:
+class TrackingCell:
     rw_mix: RwMix
     block_size: int
 
@@ -98,7 +98,7 @@ class IopsTest:
     clause: str
     rw_mixes: tuple[RwMix, ...]     # outer loop, spec order
     block_sizes: tuple[int, ...]    # inner loop, spec order, bytes
-    tracking: tuple[Tracking, ...]
+    tracking: tuple[TrackingCell, ...]
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,7 @@ class LatencyTest:
     clause: str
     rw_mixes: tuple[RwMix, ...]     # outer loop, spec order
     block_sizes: tuple[int, ...]    # inner loop, spec order, bytes
-    tracking: Tracking              # its average response time is the tracking variable
+    tracking: TrackingCell              # its average response time is the tracking variable
     thread_count: int
     queue_depth: int
     percentile: float               # reported response-time percentile ("5 9s")
@@ -141,7 +141,7 @@ class Spec:
     path: Path
     steady_state: SteadyStateRule
     common: Common
-    wipc: Wipc
+    wipc: WipcSpec
     iops: IopsTest
     throughput: ThroughputTest
     latency: LatencyTest
@@ -264,11 +264,11 @@ class _Reader:
             data_pattern=self.value(t, w, "data_pattern", str, lambda v: v == "random",
                                     " (only 'random' is supported)"))
 
-    def wipc(self, data: dict) -> Wipc:
+    def wipc(self, data: dict) -> WipcSpec:
         t = self.table(data, "wipc", {"capacity_multiple", "block_size"})
         bs = self.convert("wipc.block_size", [self.value(t, "wipc", "block_size", str)],
                           parse_size)[0]
-        return Wipc(capacity_multiple=self.value(t, "wipc", "capacity_multiple", int,
+        return WipcSpec(capacity_multiple=self.value(t, "wipc", "capacity_multiple", int,
                                                  lambda v: v >= 1, " (>= 1)"), block_size=bs)
 
     def items(self, t: dict, where: str, key: str, conv) -> tuple:
@@ -280,10 +280,10 @@ class _Reader:
             raise self.fail(f"{where}.{key}", "lists a value twice")
         return out
 
-    def cell(self, item, where: str, mixes: tuple, sizes: tuple) -> Tracking:
+    def cell(self, item, where: str, mixes: tuple, sizes: tuple) -> TrackingCell:
         if not isinstance(item, dict) or set(item) != {"rw_mix", "block_size"}:
             raise self.fail(where, "must be { rw_mix = \"0/100\", block_size = \"4KiB\" }")
-        tr = Tracking(self.convert(where + ".rw_mix", [item["rw_mix"]], RwMix.parse)[0],
+        tr = TrackingCell(self.convert(where + ".rw_mix", [item["rw_mix"]], RwMix.parse)[0],
                       self.convert(where + ".block_size", [item["block_size"]], parse_size)[0])
         if tr.rw_mix not in mixes or tr.block_size not in sizes:
             raise self.fail(where, f"{tr.label} is not a cell of the "

@@ -8,15 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pts.procedure.rounds import Point, point_record
+from pts.procedure.rounds import TestPoint, point_record
 from pts.results import records
 from pts.run import Run
 
 FOB_ROUND = 0   # raw output goes to raw/<test>/round-00/
 
 
-def sweep(run: Run, test: str, points: list[Point],
-          measure: Callable[[list[Point], int], dict[int, dict]]) -> None:
+def sweep(run: Run, test: str, points: list[TestPoint],
+          measure: Callable[[list[TestPoint], int], dict[int, dict]]) -> None:
     """One round of the measurable points, measured as a round of the test is."""
     measured = [p for p in points if not p.na_reason]
     run.write(f"[pts {test}] FOB sweep (informative): {len(measured)} points before WIPC")

@@ -16,7 +16,9 @@ from pts.results.ledger import Ledger
 
 
 @dataclass(frozen=True)
-class Point:
+class TestPoint:
+    """One test point of a round (its ledger record is pts.results.records.Point)."""
+    __test__ = False  # not a pytest test class, despite the name
     index: int                  # position in the round (0-based)
     rw_mix: RwMix
     block_size: int
@@ -28,7 +30,7 @@ class Point:
         return f"{self.access} {format_size(self.block_size).replace(' ', '')} {self.rw_mix}"
 
 
-def matrix_points(rw_mixes, block_sizes, logical_sector: int) -> list[Point]:
+def matrix_points(rw_mixes, block_sizes, logical_sector: int) -> list[TestPoint]:
     """R/W mix outer loop, block size inner loop (the spec's nesting and order); block sizes
     below the logical sector size are N/A, never measured as 0."""
     points = []
@@ -36,11 +38,11 @@ def matrix_points(rw_mixes, block_sizes, logical_sector: int) -> list[Point]:
         for bs in block_sizes:
             na = (f"block size {format_size(bs)} is smaller than the logical sector size "
                   f"({logical_sector} bytes)") if bs < logical_sector else None
-            points.append(Point(len(points), mix, bs, na))
+            points.append(TestPoint(len(points), mix, bs, na))
     return points
 
 
-def point_record(kind: type[records.Point], test: str, round_no: int, point: Point,
+def point_record(kind: type[records.Point], test: str, round_no: int, point: TestPoint,
                  measured: dict | None = None) -> records.Point:
     """The ledger record of one point: measured fields, or N/A with its reason."""
     return kind(test=test, round=round_no, index=point.index, rw_mix=str(point.rw_mix),
@@ -62,9 +64,9 @@ class Outcome:
         return self.status == "steady"
 
 
-def run_rounds(*, test: str, points: list[Point],
-               measure: Callable[[list[Point], int], dict[int, dict]],
-               tracking: dict[str, Point], rule: SteadyStateRule, max_rounds: int,
+def run_rounds(*, test: str, points: list[TestPoint],
+               measure: Callable[[list[TestPoint], int], dict[int, dict]],
+               tracking: dict[str, TestPoint], rule: SteadyStateRule, max_rounds: int,
                ledger: Ledger, progress: Progress, value_key: str = "iops",
                after_round: Callable[[int], None] | None = None,
                history: dict[str, list[float]] | None = None) -> Outcome:

@@ -27,7 +27,7 @@ from pts.conditioning import health, prepare
 from pts.config.spec import format_size
 from pts.procedure import fob
 from pts.procedure.progress import Progress
-from pts.procedure.rounds import Outcome, Point, run_rounds
+from pts.procedure.rounds import Outcome, TestPoint, run_rounds
 from pts.results import records
 from pts.run import Run
 from pts.tools.fio import Job, Summary
@@ -56,10 +56,10 @@ class RoundTest:
     title: str                       # report title, e.g. "IOPS", "Throughput 1 MiB"
     clause: str                      # the spec clause it implements
     parameters: dict                 # the test_start record's parameters
-    points: tuple[Point, ...]        # one round, in the spec's loop order
-    tracking: dict[str, Point]       # tracking variable label -> its point
+    points: tuple[TestPoint, ...]        # one round, in the spec's loop order
+    tracking: dict[str, TestPoint]       # tracking variable label -> its point
     value_key: str                   # the ledger field the tracking variables are judged on
-    job: Callable[[Point], Job]      # the fio job of one point
+    job: Callable[[TestPoint], Job]      # the fio job of one point
     fields: Callable[[Summary], dict]  # the measured fields of a point record
     thread_count: int
     queue_depth: int
@@ -78,7 +78,7 @@ class RoundTest:
         return ", ".join(label + self.tracking_unit for label in self.tracking)
 
 
-def tracking_points(test: str, points, cells: dict[str, tuple]) -> dict[str, Point]:
+def tracking_points(test: str, points, cells: dict[str, tuple]) -> dict[str, TestPoint]:
     """label -> point for each tracking cell (rw_mix, block_size). A cell that is not in the
     round, or is N/A on this device, cannot be tracked: a clear error, never a KeyError."""
     by_cell = {(p.rw_mix, p.block_size): p for p in points}
@@ -119,7 +119,7 @@ class RoundMeasure:
             self.mode = changed[-1].mode if changed else self.mode
         self.slot_ms = run.settings.point_seconds * 1000 + PIPELINE_GAP_MS
 
-    def __call__(self, points: list[Point], round_no: int) -> dict[int, dict]:
+    def __call__(self, points: list[TestPoint], round_no: int) -> dict[int, dict]:
         found = self._measure(points, round_no, self.mode)
         worst = max(found, key=lambda i: found[i]["overlap_ms"] or float("-inf"), default=None)
         limit = MAX_OVERLAP * self.run.settings.point_seconds * 1000
@@ -139,7 +139,7 @@ class RoundMeasure:
             found = self._measure(points, round_no, self.mode)
         return found
 
-    def _measure(self, points: list[Point], round_no: int, mode: str) -> dict[int, dict]:
+    def _measure(self, points: list[TestPoint], round_no: int, mode: str) -> dict[int, dict]:
         run, decl = self.run, self.decl
         out = run.raw_dir(decl.test, f"round-{round_no:02d}")
         jobs = [decl.job(p) for p in points]

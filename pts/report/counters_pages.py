@@ -14,7 +14,7 @@ from reportlab.platypus import Flowable
 
 from pts.report import charts, fmt
 from pts.report.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
-from pts.report.model import DeviceCounters, Run, TestResult
+from pts.report.model import CountersView, RunView, TestResult
 from pts.report.steady_pages import page_info
 
 EMULATOR_TITLE, GENERIC_TITLE = "Emulated SSD: FTL counters", "Device counters"
@@ -24,7 +24,7 @@ HEADER = ("When", "Host data written (GB)", "NAND writes (GB)", "WAF of interval
 WHEN_WIDTH = 32 * mm
 
 
-def build(run: Run, test: TestResult) -> list[Flowable]:
+def build(run: RunView, test: TestResult) -> list[Flowable]:
     """The page, or nothing for a test without device_counters records."""
     if not test.counters:
         return []
@@ -67,7 +67,7 @@ UNREAD_NOTE = ("The SMART log could not be read at {n} of {total} steps: those s
 READ_COLUMNS = " In the table above, Test start and Test end are the first and last steps read."
 
 
-def unread_block(unread: list[DeviceCounters], read: int) -> list[Flowable]:
+def unread_block(unread: list[CountersView], read: int) -> list[Flowable]:
     """The steps whose smart-log read failed, each with the error recorded (declared as a
     deviation too)."""
     note = UNREAD_NOTE.format(n=len(unread), total=read + len(unread))
@@ -75,7 +75,7 @@ def unread_block(unread: list[DeviceCounters], read: int) -> list[Flowable]:
         [para(f"{c.when}: {c.error}", "small") for c in unread]
 
 
-def health_table(smart: list[DeviceCounters]):
+def health_table(smart: list[CountersView]):
     rows = []
     for key, label in HEALTH_ROWS:
         values = [c.health.get(key) for c in smart]
@@ -89,17 +89,17 @@ def health_table(smart: list[DeviceCounters]):
                       align_right_from=1)
 
 
-def page_title(counters: tuple[DeviceCounters, ...]) -> str:
+def page_title(counters: tuple[CountersView, ...]) -> str:
     emulated = all(c.source == "emulator" for c in counters)
     return EMULATOR_TITLE if emulated else GENERIC_TITLE
 
 
-def interval_wafs(counters: tuple[DeviceCounters, ...]) -> list[float | None]:
+def interval_wafs(counters: tuple[CountersView, ...]) -> list[float | None]:
     """Per record, the WAF since the record before it (None for the first: no interval)."""
     return [None] + [cur.waf_since(prev) for prev, cur in pairwise(counters)]
 
 
-def counters_table(counters: tuple[DeviceCounters, ...]):
+def counters_table(counters: tuple[CountersView, ...]):
     previous = (None,) + counters[:-1]
     rows = [[c.when, _gb(c.host_bytes), _gb(c.nand_bytes), _waf(interval, c, prev),
              _waf(c.waf, c), _count(c.gc_runs), _count(c.erases), _count(c.free_blocks)]
@@ -124,7 +124,7 @@ def waf_chart(test: TestResult, title: str) -> list[Flowable]:
     return [image(png, size_inches=charts.SHORT_SIZE_INCHES)]
 
 
-def explanation(counters: tuple[DeviceCounters, ...]) -> str:
+def explanation(counters: tuple[CountersView, ...]) -> str:
     sizes = sorted({c.page_size for c in counters if c.page_size is not None})
     pages = f"{', '.join(f'{s:,}' for s in sizes)}-byte pages" if sizes else "pages"
     if page_title(counters) == EMULATOR_TITLE:
@@ -140,7 +140,7 @@ def _gb(nbytes: int | None) -> str:
     return "n/a" if nbytes is None else fmt.num(nbytes / 1e9)
 
 
-def _waf(value: float | None, *rows: DeviceCounters | None) -> str:
+def _waf(value: float | None, *rows: CountersView | None) -> str:
     """n/a when a write counter it needs was not recorded; NO_VALUE when there was nothing
     to divide by (first row, or no host writes in the interval)."""
     if any(r is not None and None in (r.host_writes, r.nand_writes) for r in rows):

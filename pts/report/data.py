@@ -1,4 +1,4 @@
-"""Load a run folder (run.json + ledger.jsonl, docs/results-format.md) into `model.Run`.
+"""Load a run folder (run.json + ledger.jsonl, docs/results-format.md) into `model.RunView`.
 
 Only stored data is read: no device, no fio. Unknown record types are skipped (newer writers
 may add some); records are grouped per test in order of first appearance.
@@ -24,28 +24,28 @@ from pts.report.model import (
     NOT_STEADY,
     STEADY,
     Cell,
-    Deviation,
+    CountersView,
+    DeviationView,
     Device,
-    DeviceCounters,
-    Round,
-    Run,
+    RoundView,
     RunFolderError,
-    TestEnd,
+    RunView,
+    TestEndView,
     TestResult,
-    Tracking,
+    TrackingView,
 )
 from pts.results import records
-from pts.results.ledger import LedgerError, Record, read_ledger
+from pts.results.ledger import LedgerError, LedgerLine, read_ledger
 
 RUN_JSON, LEDGER = "run.json", "ledger.jsonl"
 DEVICE_FIELDS = frozenset(f.name for f in dataclasses.fields(Device))
 EVIDENCE_FIELDS = tuple(f.name for f in dataclasses.fields(steady_state.SteadyStateResult))
-COUNTER_FIELDS = tuple(f.name for f in dataclasses.fields(DeviceCounters)
+COUNTER_FIELDS = tuple(f.name for f in dataclasses.fields(CountersView)
                        if f.name not in ("when", "round", "source", "health"))
 ROUND_WHEN = re.compile(r"after round (\d+)$")
 
 
-def load_run(folder: str | Path) -> Run:
+def load_run(folder: str | Path) -> RunView:
     """Read `folder`; raise RunFolderError naming the file (and line) if it cannot be used."""
     folder = Path(folder)
     if not folder.is_dir():
@@ -62,7 +62,7 @@ def load_run(folder: str | Path) -> Run:
         notes.extend(test_notes)
     device = _device(info.get("device") or {})
     deviations = _all_deviations(info, found, tests)
-    return Run(
+    return RunView(
         folder=folder.resolve(),
         run_id=str(info.get("run_id") or folder.name),
         started=info.get("started"),
@@ -111,8 +111,8 @@ def _device(d: dict) -> Device:
     )
 
 
-def _group_by_test(found: list[Record]) -> dict[str, list[Record]]:
-    groups: dict[str, list[Record]] = {}
+def _group_by_test(found: list[LedgerLine]) -> dict[str, list[LedgerLine]]:
+    groups: dict[str, list[LedgerLine]] = {}
     for rec in found:
         test = rec.data.get("test")
         if rec.type in ledger_view.PARSERS and isinstance(test, str):
@@ -120,17 +120,17 @@ def _group_by_test(found: list[Record]) -> dict[str, list[Record]]:
     return groups
 
 
-def _all_deviations(info: dict, found: list[Record], tests: list[TestResult]):
+def _all_deviations(info: dict, found: list[LedgerLine], tests: list[TestResult]):
     """run.json deviations, then ledger deviation records."""
-    out = [Deviation(str(text), "run.json") for text in info.get("deviations") or ()]
-    out += [Deviation(str(r.text or "(deviation record without text)"), "ledger", r.test)
+    out = [DeviationView(str(text), "run.json") for text in info.get("deviations") or ()]
+    out += [DeviationView(str(r.text or "(deviation record without text)"), "ledger", r.test)
             for r in (rec.record for rec in found) if isinstance(r, records.Deviation)]
     return tuple(out)
 
 
 # ----------------------------------------------------------------------------- one test
 
-def _build_test(name: str, recs: list[Record], path: Path) -> tuple[TestResult, list[str]]:
+def _build_test(name: str, recs: list[LedgerLine], path: Path) -> tuple[TestResult, list[str]]:
     by_type: dict[str, list] = {}
     for rec in recs:
         parsed = ledger_view.parse(rec.record, f"{path} line {rec.line}")
@@ -195,16 +195,16 @@ def fob_vs_window(test: TestResult, metric: str = "iops"):
     return out
 
 
-def _tracking(params: dict, rounds: tuple[Round, ...]) -> tuple[Tracking, ...]:
+def _tracking(params: dict, rounds: tuple[RoundView, ...]) -> tuple[TrackingView, ...]:
     declared = [t for t in params.get("tracking") or () if isinstance(t, dict) and "label" in t]
     if declared:
-        return tuple(Tracking(str(t["label"]), t.get("rw_mix"), int_or_none(t.get("block_size")))
-                     for t in declared)
+        return tuple(TrackingView(str(t["label"]), t.get("rw_mix"),
+                                  int_or_none(t.get("block_size"))) for t in declared)
     labels = dict.fromkeys(label for r in rounds for label in r.tracking)
-    return tuple(Tracking(label, None, None) for label in labels)
+    return tuple(TrackingView(label, None, None) for label in labels)
 
 
-def _window(end: TestEnd | None, rounds: tuple[Round, ...], size: int):
+def _window(end: TestEndView | None, rounds: tuple[RoundView, ...], size: int):
     """test_end.window; for a run cut short, the last `size` completed rounds."""
     if end is not None and end.window is not None:
         return end.window
@@ -243,14 +243,14 @@ def _recompute(label, rounds, window, params):
                               window=len(pairs), **limits)
 
 
-def _state(end: TestEnd | None) -> str:
+def _state(end: TestEndView | None) -> str:
     if end is None or end.status == "interrupted":
         return INCOMPLETE
     return end.status if end.status in (STEADY, NOT_STEADY, COMPLETE, HEALTH_FAILURE) \
         else ERROR
 
 
-def _status(state: str, end: TestEnd | None, rounds: tuple[Round, ...], window) -> str:
+def _status(state: str, end: TestEndView | None, rounds: tuple[RoundView, ...], window) -> str:
     done = end.rounds if end is not None and end.rounds is not None else len(rounds)
     span = f"window {window[0]}..{window[1]}" if window else "no measurement window"
     if state == STEADY:
@@ -280,10 +280,10 @@ def _latest(items: Iterable, key) -> tuple:
     return tuple(chosen[k] for k in sorted(chosen))
 
 
-def _one_per_when(items: Iterable[DeviceCounters]) -> tuple[DeviceCounters, ...]:
+def _one_per_when(items: Iterable[CountersView]) -> tuple[CountersView, ...]:
     """Ledger order, one record per `when`: a step recorded again (a resumed run redoing it)
     replaces the earlier record and takes its own, later, place."""
-    chosen: dict[str, DeviceCounters] = {}
+    chosen: dict[str, CountersView] = {}
     for item in items:
         chosen.pop(item.when, None)
         chosen[item.when] = item

@@ -11,13 +11,13 @@ from reportlab.platypus import Flowable
 from pts.report import fmt
 from pts.report.data import fob_vs_window
 from pts.report.layout import CONTENT_WIDTH, grid_table, h2, new_page, para
-from pts.report.model import Run, TestResult
+from pts.report.model import RunView, TestResult
 from pts.report.steady_pages import page_info
 
 TITLE = "FOB vs Steady State (informative)"
 
 
-def build(run: Run, test: TestResult) -> list[Flowable]:
+def build(run: RunView, test: TestResult) -> list[Flowable]:
     rows = fob_vs_window(test)
     if not rows:
         return []

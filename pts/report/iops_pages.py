@@ -9,13 +9,13 @@ from reportlab.platypus import Flowable
 
 from pts.report import charts, fmt
 from pts.report.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
-from pts.report.model import Cell, Run, TestResult
+from pts.report.model import Cell, RunView, TestResult
 from pts.report.steady_pages import convergence_page, page_info, window_pages
 
 YLABEL = "IOPS"
 
 
-def build(run: Run, test: TestResult) -> list[Flowable]:
+def build(run: RunView, test: TestResult) -> list[Flowable]:
     return (convergence_page(test, YLABEL) + window_pages(test, YLABEL)
             + table_page(test) + plot_2d_page(test))
 

@@ -11,22 +11,22 @@ import re
 
 from pts.procedure import steady_state
 from pts.report.model import (
-    Deviation,
-    DeviceCounters,
-    Point,
-    Purge,
-    Round,
+    CountersView,
+    DeviationView,
+    PointView,
+    PurgeView,
+    RoundView,
     RunFolderError,
-    Sample,
-    TestEnd,
-    Wipc,
-    WriteCache,
+    SampleView,
+    TestEndView,
+    WipcView,
+    WriteCacheView,
 )
 from pts.results import records
 from pts.tools.nvme import SMART_FIELDS
 
 EVIDENCE_FIELDS = tuple(f.name for f in dataclasses.fields(steady_state.SteadyStateResult))
-COUNTER_FIELDS = tuple(f.name for f in dataclasses.fields(DeviceCounters)
+COUNTER_FIELDS = tuple(f.name for f in dataclasses.fields(CountersView)
                        if f.name not in ("when", "round", "source", "health", "error"))
 ROUND_WHEN = re.compile(r"after round (\d+)$")
 
@@ -52,8 +52,8 @@ def _test_start(rec: records.TestStart, where: str) -> dict:
     return {"title": rec.title, "clause": rec.clause, "parameters": rec.parameters}
 
 
-def _purge(rec: records.Purge, where: str) -> Purge:
-    return Purge(method=str(_req(rec, "method", where)),
+def _purge(rec: records.Purge, where: str) -> PurgeView:
+    return PurgeView(method=str(_req(rec, "method", where)),
                  command=None if rec.command is None else tuple(str(a) for a in rec.command),
                  ok=bool(rec.ok), seconds=rec.seconds, deviation=bool(rec.deviation),
                  verification=str(rec.verification or ""),
@@ -61,21 +61,21 @@ def _purge(rec: records.Purge, where: str) -> Purge:
                  error=str(rec.error or ""))
 
 
-def _write_cache(rec: records.WriteCache, where: str) -> WriteCache:
-    return WriteCache(required=str(_req(rec, "required", where)), actual=str(rec.actual),
+def _write_cache(rec: records.WriteCache, where: str) -> WriteCacheView:
+    return WriteCacheView(required=str(_req(rec, "required", where)), actual=str(rec.actual),
                       settable=bool(rec.settable), when=str(rec.when or ""))
 
 
-def _wipc(rec: records.Wipc, where: str) -> Wipc:
-    return Wipc(block_size=int_or_none(rec.block_size),
+def _wipc(rec: records.Wipc, where: str) -> WipcView:
+    return WipcView(block_size=int_or_none(rec.block_size),
                 bytes_expected=int_or_none(rec.bytes_expected),
                 bytes_written=int_or_none(rec.bytes_written), seconds=rec.seconds,
                 thread_count=int_or_none(rec.thread_count),
                 queue_depth=int_or_none(rec.queue_depth), raw=rec.raw)
 
 
-def _point(rec: records.Point, where: str) -> Point:
-    return Point(
+def _point(rec: records.Point, where: str) -> PointView:
+    return PointView(
         round=int(_req(rec, "round", where)), index=int_or_none(rec.index),
         rw_mix=str(_req(rec, "rw_mix", where)), read_pct=float_or_none(rec.read_pct),
         block_size=int(_req(rec, "block_size", where)), na=bool(rec.na), reason=rec.reason,
@@ -86,8 +86,8 @@ def _point(rec: records.Point, where: str) -> Point:
     )
 
 
-def _sample(rec: records.Sample, where: str) -> Sample:
-    return Sample(
+def _sample(rec: records.Sample, where: str) -> SampleView:
+    return SampleView(
         number=int(_req(rec, "sample", where)), partial=bool(rec.partial),
         steady=rec.steady if isinstance(rec.steady, bool) else None,
         **{k: float_or_none(getattr(rec, k)) for k in (
@@ -99,11 +99,11 @@ def _wsat_result(rec: records.WsatResult, where: str) -> dict:
     return rec.to_json()
 
 
-def _round(rec: records.Round, where: str) -> Round:
+def _round(rec: records.Round, where: str) -> RoundView:
     tracking, evidence = rec.tracking or {}, rec.steady_state or {}
     if not isinstance(tracking, dict) or not isinstance(evidence, dict):
         raise RunFolderError(f"{where}: round \"tracking\"/\"steady_state\" must be objects")
-    return Round(number=int(_req(rec, "round", where)),
+    return RoundView(number=int(_req(rec, "round", where)),
                  tracking={str(k): float(v) for k, v in tracking.items() if is_number(v)},
                  evidence={str(k): _evidence(v, where) for k, v in evidence.items()},
                  steady=bool(rec.steady))
@@ -120,7 +120,7 @@ def _evidence(d, where: str) -> steady_state.SteadyStateResult | None:
     return steady_state.SteadyStateResult(**kwargs)
 
 
-def _device_counters(rec: records.DeviceCounters, where: str) -> DeviceCounters:
+def _device_counters(rec: records.DeviceCounters, where: str) -> CountersView:
     counters = rec.counters
     error = str(rec.error) if rec.error else None
     if counters is None and error:          # a read that failed: recorded, with why
@@ -136,18 +136,18 @@ def _device_counters(rec: records.DeviceCounters, where: str) -> DeviceCounters:
     # missing ones stay None and show as n/a.
     health = {k: int_or_none(counters.get(k)) for k in SMART_FIELDS} \
         if rec.source == "smart-log" and not error else None
-    return DeviceCounters(when=when, round=number, source=str(rec.source or "unknown"),
+    return CountersView(when=when, round=number, source=str(rec.source or "unknown"),
                           health=health, error=error,
                           **{k: int_or_none(counters.get(k)) for k in COUNTER_FIELDS})
 
 
-def _deviation(rec: records.Deviation, where: str) -> Deviation:
-    return Deviation(str(_req(rec, "text", where)), "ledger", rec.test)
+def _deviation(rec: records.Deviation, where: str) -> DeviationView:
+    return DeviationView(str(_req(rec, "text", where)), "ledger", rec.test)
 
 
-def _test_end(rec: records.TestEnd, where: str) -> TestEnd:
+def _test_end(rec: records.TestEnd, where: str) -> TestEndView:
     window = rec.window
-    return TestEnd(status=str(_req(rec, "status", where)), rounds=int_or_none(rec.rounds),
+    return TestEndView(status=str(_req(rec, "status", where)), rounds=int_or_none(rec.rounds),
                    steady_round=int_or_none(rec.steady_round),
                    window=None if not window else (int(window[0]), int(window[1])),
                    message=str(rec.message or ""))

@@ -1,4 +1,5 @@
-"""The report's view of a run folder: frozen dataclasses, one per kind of stored fact.
+"""The report's view of a run folder: frozen dataclasses, one per kind of stored fact
+(named *View: the checked, report-ready form of a ledger record of pts.results.records).
 
 Built by `pts.report.data.load_run` from run.json + ledger.jsonl (docs/results-format.md);
 read by the charts and the PDF pages. Nothing here reads files or computes verdicts.
@@ -43,7 +44,7 @@ class Device:
 
 
 @dataclass(frozen=True)
-class Tracking:
+class TrackingView:
     """One steady-state tracking variable, e.g. RND 4KiB 0/100 IOPS."""
 
     label: str
@@ -52,7 +53,7 @@ class Tracking:
 
 
 @dataclass(frozen=True)
-class Purge:
+class PurgeView:
     method: str
     command: tuple[str, ...] | None
     ok: bool
@@ -64,7 +65,7 @@ class Purge:
 
 
 @dataclass(frozen=True)
-class WriteCache:
+class WriteCacheView:
     required: str        # "WCD" / "WCE"
     actual: str          # free text as the device reported it
     settable: bool
@@ -79,7 +80,7 @@ class WriteCache:
 
 
 @dataclass(frozen=True)
-class Wipc:
+class WipcView:
     block_size: int | None
     bytes_expected: int | None
     bytes_written: int | None
@@ -90,7 +91,7 @@ class Wipc:
 
 
 @dataclass(frozen=True)
-class Point:
+class PointView:
     round: int
     index: int | None
     rw_mix: str
@@ -115,7 +116,7 @@ class Point:
 
 
 @dataclass(frozen=True)
-class Sample:
+class SampleView:
     """One WSAT sample (a `sample` record): one interval of the continuous write run."""
 
     number: int
@@ -132,7 +133,7 @@ class Sample:
 
 
 @dataclass(frozen=True)
-class Round:
+class RoundView:
     number: int
     tracking: dict[str, float]
     evidence: dict[str, SteadyStateResult | None]
@@ -140,7 +141,7 @@ class Round:
 
 
 @dataclass(frozen=True)
-class DeviceCounters:
+class CountersView:
     """One device_counters record: the device's cumulative counters at one step of a test
     (for the emulator, its FTL model's counters since it started; writes in pages of
     page_size bytes). A counter the record lacks is None."""
@@ -174,7 +175,7 @@ class DeviceCounters:
         """Cumulative write amplification, NAND pages / host pages (None: nothing written)."""
         return _ratio(self.nand_writes, self.host_writes)
 
-    def waf_since(self, earlier: DeviceCounters) -> float | None:
+    def waf_since(self, earlier: CountersView) -> float | None:
         """Write amplification over the interval since `earlier`: Δnand / Δhost. None when
         the host wrote nothing in between (or a counter is missing or went backwards, as
         after an emulator restart: the difference then measures nothing)."""
@@ -186,7 +187,7 @@ class DeviceCounters:
 
 
 @dataclass(frozen=True)
-class TestEnd:
+class TestEndView:
     __test__ = False  # not a pytest test class, despite the name
 
     status: str
@@ -197,7 +198,7 @@ class TestEnd:
 
 
 @dataclass(frozen=True)
-class Deviation:
+class DeviationView:
     text: str
     source: str          # "run.json" or "ledger"
     test: str | None = None
@@ -225,22 +226,22 @@ class TestResult:
     title: str
     clause: str | None
     parameters: dict
-    tracking: tuple[Tracking, ...]
-    purge: Purge | None
-    write_caches: tuple[WriteCache, ...]
-    wipc: Wipc | None
-    points: tuple[Point, ...]
-    rounds: tuple[Round, ...]
-    deviations: tuple[Deviation, ...]
-    end: TestEnd | None
+    tracking: tuple[TrackingView, ...]
+    purge: PurgeView | None
+    write_caches: tuple[WriteCacheView, ...]
+    wipc: WipcView | None
+    points: tuple[PointView, ...]
+    rounds: tuple[RoundView, ...]
+    deviations: tuple[DeviationView, ...]
+    end: TestEndView | None
     window: tuple[int, int] | None
     cells: tuple[Cell, ...]
     window_evidence: dict[str, SteadyStateResult | None]   # per tracking label
     state: str           # STEADY, NOT_STEADY, ERROR or INCOMPLETE
     status: str          # one line for people, e.g. "Steady state reached at round 7 ..."
-    counters: tuple[DeviceCounters, ...] = ()   # ledger order, one per `when`
-    samples: tuple[Sample, ...] = ()            # WSAT
-    fob_points: tuple[Point, ...] = ()          # --fob-sweep: informative, before WIPC
+    counters: tuple[CountersView, ...] = ()   # ledger order, one per `when`
+    samples: tuple[SampleView, ...] = ()            # WSAT
+    fob_points: tuple[PointView, ...] = ()          # --fob-sweep: informative, before WIPC
     result: dict = field(default_factory=dict)  # WSAT: the wsat_result record
 
     @property
@@ -264,7 +265,7 @@ class Verdict:
 
 
 @dataclass(frozen=True)
-class Run:
+class RunView:
     folder: Path
     run_id: str
     started: str | None
@@ -275,7 +276,7 @@ class Run:
     spec: dict
     options: dict
     tests: tuple[TestResult, ...]
-    deviations: tuple[Deviation, ...]   # run.json then ledger
+    deviations: tuple[DeviationView, ...]   # run.json then ledger
     verdict: Verdict
     notes: tuple[str, ...] = field(default=())   # things the reader should know (torn line)
     device_extra: dict = field(default_factory=dict)   # run.json device fields not in Device

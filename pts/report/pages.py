@@ -22,9 +22,9 @@ from pts.report import (
     throughput_pages,
     wsat_pages,
 )
-from pts.report.model import Run, TestResult
+from pts.report.model import RunView, TestResult
 
-PageBuilder = Callable[[Run, TestResult], list[Flowable]]
+PageBuilder = Callable[[RunView, TestResult], list[Flowable]]
 
 BUILDERS: dict[str, PageBuilder] = {
     "iops": iops_pages.build,
@@ -39,6 +39,6 @@ def builder(name: str) -> PageBuilder:
     return BUILDERS.get(name) or BUILDERS.get(family) or steady_pages.generic
 
 
-def pages_for(run: Run, test: TestResult) -> list[Flowable]:
+def pages_for(run: RunView, test: TestResult) -> list[Flowable]:
     own = builder(test.name)(run, test)
     return own + fob_pages.build(run, test) + counters_pages.build(run, test)

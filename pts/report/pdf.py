@@ -18,7 +18,7 @@ from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageTemplate, P
 from pts import __version__
 from pts.report import fmt, layout, pages, summary
 from pts.report.layout import CONTENT_WIDTH, FOOTER_HEIGHT, HEADER_HEIGHT, MARGIN, PAGE_SIZE
-from pts.report.model import Run
+from pts.report.model import RunView
 
 rl_config.invariant = 1
 
@@ -28,14 +28,14 @@ ALARM_TEXT = (1.0, 0.75, 0.75)   # on the navy band
 OK_TEXT = (0.7, 1.0, 0.75)
 
 
-def story_for(run: Run) -> list[Flowable]:
+def story_for(run: RunView) -> list[Flowable]:
     story = summary.pages(run)
     for test in run.tests:
         story += pages.pages_for(run, test)
     return story
 
 
-def build_pdf(run: Run) -> bytes:
+def build_pdf(run: RunView) -> bytes:
     """The report of `run` as PDF bytes."""
     story = story_for(run)
     # Pass 1 only counts pages; pass 2 lays out an untouched copy of the same story: a table
@@ -46,7 +46,7 @@ def build_pdf(run: Run) -> bytes:
     return data
 
 
-def _build(run: Run, story: list[Flowable], total_pages: int | None) -> tuple[bytes, int]:
+def _build(run: RunView, story: list[Flowable], total_pages: int | None) -> tuple[bytes, int]:
     buf = io.BytesIO()
     doc = ReportDoc(buf, run, total_pages)
     doc.build(story)
@@ -54,7 +54,7 @@ def _build(run: Run, story: list[Flowable], total_pages: int | None) -> tuple[by
 
 
 class ReportDoc(BaseDocTemplate):
-    def __init__(self, buf, run: Run, total_pages: int | None):
+    def __init__(self, buf, run: RunView, total_pages: int | None):
         dev = run.device
         super().__init__(
             buf, pagesize=PAGE_SIZE, leftMargin=MARGIN, rightMargin=MARGIN,
@@ -92,7 +92,7 @@ class ReportDoc(BaseDocTemplate):
             canv.showOutline()
 
 
-def _draw_band(canv, run: Run, info: layout.PageInfo, page: int, total: int | None) -> None:
+def _draw_band(canv, run: RunView, info: layout.PageInfo, page: int, total: int | None) -> None:
     width, height = PAGE_SIZE
     top = height - MARGIN
     canv.setFillColor(layout.NAVY)
@@ -121,7 +121,7 @@ def _draw_band(canv, run: Run, info: layout.PageInfo, page: int, total: int | No
         y -= 19 if i == 0 else 17
 
 
-def _draw_footer(canv, run: Run, info: layout.PageInfo) -> None:
+def _draw_footer(canv, run: RunView, info: layout.PageInfo) -> None:
     width = PAGE_SIZE[0]
     y = MARGIN + FOOTER_HEIGHT - 12
     canv.setStrokeColor(layout.NAVY)
@@ -141,7 +141,7 @@ def _draw_footer(canv, run: Run, info: layout.PageInfo) -> None:
     canv.drawRightString(width - MARGIN, y - 11, verdict.text + extra)
 
 
-def _run_dates(run: Run) -> str:
+def _run_dates(run: RunView) -> str:
     started = fmt.iso_utc(run.started)
     if run.finished is None:
         return f"Run started {started}"

@@ -10,7 +10,7 @@ from reportlab.platypus import Flowable
 from pts.procedure.steady_state import SteadyStateResult
 from pts.report import charts, fmt
 from pts.report.layout import PageInfo, grid_table, h1, h2, image, new_page, para, verdict_cell
-from pts.report.model import COMPLETE, STEADY, Run, TestResult, Tracking
+from pts.report.model import COMPLETE, STEADY, RunView, TestResult, TrackingView
 
 
 def page_info(test: TestResult, subtitle: str, footer: str) -> PageInfo:
@@ -18,7 +18,7 @@ def page_info(test: TestResult, subtitle: str, footer: str) -> PageInfo:
                     alarm=test.state not in (STEADY, COMPLETE))
 
 
-def generic(run: Run, test: TestResult) -> list[Flowable]:
+def generic(run: RunView, test: TestResult) -> list[Flowable]:
     """Pages for a test without its own builder: what every round-based test has."""
     return convergence_page(test, "value") + window_pages(test, "value")
 
@@ -83,7 +83,7 @@ def window_pages(test: TestResult, ylabel: str) -> list[Flowable]:
     return story
 
 
-def evidence_table(t: Tracking, ev: SteadyStateResult):
+def evidence_table(t: TrackingView, ev: SteadyStateResult):
     """The spec's Steady State Verification block, from the stored evidence."""
     avg = ev.average
     values = "; ".join(f"R{r}: {fmt.num(v)}" for r, v in zip(ev.rounds, ev.values, strict=True))

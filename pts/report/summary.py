@@ -24,7 +24,7 @@ from pts.report.layout import (
     new_page,
     para,
 )
-from pts.report.model import Run, TestResult
+from pts.report.model import RunView, TestResult
 
 SOURCES = {
     "run.json": "declared before the run (run.json)",
@@ -37,7 +37,7 @@ SHOWN_PARAMETERS = frozenset({
     "rw_mixes", "block_sizes", "tracking", "write_cache", "sample_seconds"})
 
 
-def pages(run: Run) -> list[Flowable]:
+def pages(run: RunView) -> list[Flowable]:
     info = PageInfo("Run summary", "Device, setup, deviations and verdict",
                     "Table: run summary, deviations and verdict", run.verdict.text,
                     alarm=not run.verdict.compliant)
@@ -54,7 +54,7 @@ def pages(run: Run) -> list[Flowable]:
     return story
 
 
-def verdict_block(run: Run) -> list[Flowable]:
+def verdict_block(run: RunView) -> list[Flowable]:
     colour = (GREEN if run.verdict.compliant else RED).hexval()[2:]
     out = [para(f'<font color="#{colour}">{esc(run.verdict.text)}</font>', "verdict",
                 markup=True)]
@@ -67,7 +67,7 @@ def verdict_block(run: Run) -> list[Flowable]:
     return out
 
 
-def deviations_block(run: Run) -> list[Flowable]:
+def deviations_block(run: RunView) -> list[Flowable]:
     out: list[Flowable] = [h2(f"Deviations from the specification ({len(run.deviations)})")]
     if not run.deviations:
         return out + [para("None recorded.")]
@@ -78,7 +78,7 @@ def deviations_block(run: Run) -> list[Flowable]:
     return out
 
 
-def tests_table(run: Run) -> Flowable:
+def tests_table(run: RunView) -> Flowable:
     if not run.tests:
         return para("No test recorded in the ledger.")
     rows = [(t.title, t.status,
@@ -88,7 +88,7 @@ def tests_table(run: Run) -> Flowable:
     return grid_table(("Test", "Status", "Rounds", "Window"), rows, widths)
 
 
-def device_rows(run: Run) -> list[tuple[str, str]]:
+def device_rows(run: RunView) -> list[tuple[str, str]]:
     dev = run.device
     rows = [
         ("Model", dev.model),
@@ -116,7 +116,7 @@ def _label(key: str) -> str:
     return LABELS.get(key) or key.replace("_", " ").capitalize()
 
 
-def platform_rows(run: Run) -> list[tuple[str, str]]:
+def platform_rows(run: RunView) -> list[tuple[str, str]]:
     rows = []
     for key, value in run.platform.items():
         shown = fmt.capacity(value) if key.endswith("_bytes") else fmt.text(value)
@@ -125,7 +125,7 @@ def platform_rows(run: Run) -> list[tuple[str, str]]:
     return rows
 
 
-def spec_rows(run: Run) -> list[tuple[str, str]]:
+def spec_rows(run: RunView) -> list[tuple[str, str]]:
     rows = [("Specification", run.spec_title),
             ("Spec name / file", f"{fmt.text(run.spec.get('name'))} / "
                                  f"{fmt.text(run.spec.get('file'))}"),
@@ -139,7 +139,7 @@ def spec_rows(run: Run) -> list[tuple[str, str]]:
     return rows
 
 
-def test_setup_rows(run: Run, test: TestResult) -> list[tuple[str, str]]:
+def test_setup_rows(run: RunView, test: TestResult) -> list[tuple[str, str]]:
     p = test.parameters
     rows = [("Status", test.status),
             ("Clause", fmt.text(test.clause)),
@@ -210,7 +210,7 @@ def _duration_rows(p: dict) -> list[tuple[str, str]]:
                        f"{fmt.text(p.get('window_rounds'))} rounds")]
 
 
-def wipc_text(run: Run, test: TestResult) -> str:
+def wipc_text(run: RunView, test: TestResult) -> str:
     w = test.wipc
     if w is None and test.parameters and "wipc_block_size" not in test.parameters:
         return "none: the test starts from the purged, fresh-out-of-box (FOB) state"

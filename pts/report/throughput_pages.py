@@ -12,7 +12,7 @@ from reportlab.platypus import Flowable
 from pts.report import charts, fmt
 from pts.report.data import window_cells
 from pts.report.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
-from pts.report.model import Run, TestResult
+from pts.report.model import RunView, TestResult
 from pts.report.steady_pages import convergence_page, page_info, window_pages
 
 PREFIX = "throughput-"
@@ -21,7 +21,7 @@ UNITS = ("MB/s are decimal (10^6 bytes per second, from fio's bytes/s); block si
          "(KiB).")
 
 
-def build(run: Run, test: TestResult) -> list[Flowable]:
+def build(run: RunView, test: TestResult) -> list[Flowable]:
     cells = [(mix, bs) for mix in test.rw_mixes for bs in test.block_sizes]
     story = convergence_page(test, YLABEL, "mbps", cells, "SEQ read and write MB/s")
     story += window_pages(test, YLABEL)

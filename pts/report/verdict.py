@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pts.report.model import COMPLETE, STEADY, Deviation, Device, TestResult, Verdict
+from pts.report.model import COMPLETE, STEADY, DeviationView, Device, TestResult, Verdict
 
 COMPLIANT, NOT_COMPLIANT = "COMPLIANT RUN", "NOT A COMPLIANT RUN"
 
 
 def judge(device: Device, tests: Sequence[TestResult],
-          deviations: Sequence[Deviation]) -> Verdict:
+          deviations: Sequence[DeviationView]) -> Verdict:
     reasons = []
     if deviations:
         reasons.append(f"{len(deviations)} deviation(s) from the specification (listed)")

@@ -10,7 +10,7 @@ from reportlab.platypus import Flowable
 from pts.procedure import steady_state
 from pts.report import charts, fmt
 from pts.report.layout import h1, h2, image, kv_table, new_page, para
-from pts.report.model import Sample, TestResult, Tracking
+from pts.report.model import SampleView, TestResult, TrackingView
 from pts.report.steady_pages import evidence_table, page_info
 
 US = "µs"
@@ -27,7 +27,7 @@ def build(run, test: TestResult) -> list[Flowable]:
     return story + latency_page(test) + window_page(test)
 
 
-def _x(s: Sample, axis: str) -> float | None:
+def _x(s: SampleView, axis: str) -> float | None:
     if axis == "end_min":
         return None if s.end_s is None else s.end_s / 60
     return getattr(s, axis)
@@ -143,6 +143,6 @@ def window_page(test: TestResult) -> list[Flowable]:
     label = test.tracking[0].label if test.tracking else "IOPS"
     block_size = (test.parameters.get("block_sizes") or [None])[0]
     story += [image(charts.measurement_window(ev, label, "IOPS")),
-              evidence_table(Tracking(label, "0/100", block_size), ev),
+              evidence_table(TrackingView(label, "0/100", block_size), ev),
               para("Rounds are samples here: R = sample number.", "small")]
     return story

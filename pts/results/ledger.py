@@ -94,7 +94,7 @@ class Ledger:
 # means the file was damaged after it was written, and nothing should be drawn from it.
 
 @dataclass(frozen=True)
-class Record:
+class LedgerLine:
     line: int            # 1-based line number in ledger.jsonl, for error messages
     data: dict
 
@@ -111,7 +111,7 @@ class Record:
         return f"{path}:{self.line}"
 
 
-def read_ledger(path: Path) -> tuple[list[Record], list[str]]:
+def read_ledger(path: Path) -> tuple[list[LedgerLine], list[str]]:
     """All records of `path` with their line numbers, plus notes for the reader."""
     try:
         with path.open("rb") as fh:
@@ -121,17 +121,17 @@ def read_ledger(path: Path) -> tuple[list[Record], list[str]]:
     except OSError as exc:
         raise LedgerError(f"cannot read {path}: {exc}") from None
     numbered = [(n, raw) for n, raw in enumerate(raw_lines, 1) if raw.strip()]
-    records, notes = [], []
+    lines, notes = [], []
     for pos, (number, raw) in enumerate(numbered):
         data, problem = _parse(raw)
         if problem is None:
-            records.append(Record(number, data))
+            lines.append(LedgerLine(number, data))
         elif pos == len(numbered) - 1:
             notes.append(f"{path.name} line {number}: torn last record skipped ({problem}); "
                          "the run was probably interrupted while writing it")
         else:
             raise LedgerError(f"{path} line {number}: corrupt ledger record ({problem})")
-    return records, notes
+    return lines, notes
 
 
 def _parse(raw: bytes) -> tuple[dict | None, str | None]:

@@ -21,7 +21,7 @@ import dataclasses
 from pts.config.settings import Settings
 from pts.config.spec import Spec, format_size
 from pts.device.identity import BlockDevice, active_range_bytes
-from pts.procedure.rounds import Point, matrix_points
+from pts.procedure.rounds import TestPoint, matrix_points
 from pts.procedure.runner import RoundTest, tracking_points
 from pts.testdefs import fields
 from pts.tools.fio import Job, random_job
@@ -52,7 +52,7 @@ def declare(settings: Settings, device: BlockDevice) -> RoundTest:
         measures=f"per point ART, MRT and {lat.percentile:g} % response time; ")
 
 
-def point_job(settings: Settings, point: Point, ar_bytes: int) -> Job:
+def point_job(settings: Settings, point: TestPoint, ar_bytes: int) -> Job:
     """RND at TC/QD 1, with fio's total-latency percentile (and json+ histogram bins)."""
     lat = settings.spec.latency
     return dataclasses.replace(

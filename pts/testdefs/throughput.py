@@ -14,7 +14,7 @@ from __future__ import annotations
 from pts.config.settings import Settings
 from pts.config.spec import format_size
 from pts.device.identity import BlockDevice, active_range_bytes
-from pts.procedure.rounds import Point
+from pts.procedure.rounds import TestPoint
 from pts.procedure.runner import RoundTest, tracking_points
 from pts.testdefs import fields
 from pts.tools.fio import sequential_job
@@ -31,8 +31,8 @@ def test_name(block_size: int) -> str:
 def declare(settings: Settings, device: BlockDevice, block_size: int) -> RoundTest:
     spec, tp = settings.spec, settings.spec.throughput
     ar = active_range_bytes(device, spec.common.active_range_pct)
-    points = [Point(i, mix, block_size, access="SEQ") for i, mix in enumerate(tp.rw_mixes)]
-    label = Point(0, tp.tracking_rw_mix, block_size, access="SEQ").label
+    points = [TestPoint(i, mix, block_size, access="SEQ") for i, mix in enumerate(tp.rw_mixes)]
+    label = TestPoint(0, tp.tracking_rw_mix, block_size, access="SEQ").label
     test = test_name(block_size)
     return RoundTest(
         test=test, title=f"Throughput {format_size(block_size)}", clause=tp.clause,

@@ -211,7 +211,7 @@ def parse_smart_log(text: str) -> Smart:
 
 
 @dataclass(frozen=True)
-class SanitizeStatus:
+class SanitizeLog:
     progress: float         # 0.0 .. 1.0 (SPROG / 65536)
     state: int              # SSTAT bits 2:0: 0 never, 1 done, 2 in progress, 3 failed,
     #                         4 done without deallocation
@@ -229,14 +229,14 @@ class SanitizeStatus:
         return self.state == 3
 
 
-def parse_sanitize_log(text: str) -> SanitizeStatus:
+def parse_sanitize_log(text: str) -> SanitizeLog:
     doc = _doc(text, "nvme sanitize-log")
     sprog = _find(doc, "sprog")
     sstat = _find(doc, "sstat")
     if sprog is None or sstat is None:
         raise NvmeError(f"nvme sanitize-log: no sprog/sstat in {text[:200]!r}")
     state = _int(sstat.get("status")) if isinstance(sstat, dict) else _int(sstat) & 0x7
-    return SanitizeStatus(_int(sprog) / 65536, state & 0x7)
+    return SanitizeLog(_int(sprog) / 65536, state & 0x7)
 
 
 def parse_feature_value(text: str) -> int:
@@ -287,7 +287,7 @@ def smart_log(block_path: str, log_file: Path | None = None) -> Smart:
     return parse_smart_log(run_admin(["smart-log", ctrl, "-o", "json"], log_file).stdout)
 
 
-def sanitize_log(block_path: str, log_file: Path | None = None) -> SanitizeStatus:
+def sanitize_log(block_path: str, log_file: Path | None = None) -> SanitizeLog:
     ctrl = controller_path(block_path)
     return parse_sanitize_log(run_admin(["sanitize-log", ctrl, "-o", "json"], log_file).stdout)
 

@@ -10,11 +10,11 @@ from pts.results import records
 from pts.results.ledger import Ledger
 
 
-def rec(when, **counters):
+def rec(when, **counters) -> records.DeviceCounters:
     base = {"critical_warning": 0, "thermal_transitions": 0, "warning_temp_minutes": 0,
             "critical_temp_minutes": 0, "temperature_c": 40, "data_units_written": 100}
-    return {"type": "device_counters", "test": "iops", "when": when, "source": "smart-log",
-            "counters": {**base, **counters}}
+    return records.DeviceCounters(test="iops", when=when, round=None, source="smart-log",
+                                  counters={**base, **counters})
 
 
 def test_quiet_drive_has_no_problems():
@@ -55,7 +55,7 @@ class FakeRun:
 def test_health_failure_replaces_the_outcome_and_keeps_the_spec_result(tmp_path):
     run = FakeRun(tmp_path)
     for r in (rec("test start"), rec("test end", critical_warning=0x1)):
-        run.ledger.append(records.parse(r))
+        run.ledger.append(r)
     run.ledger.append(records.DeviceCounters(test="other", when="x", round=None,
                                              source="smart-log",
                                              counters={"critical_warning": 4}))
@@ -76,7 +76,7 @@ def test_health_failure_replaces_the_outcome_and_keeps_the_spec_result(tmp_path)
 
 def resume_state(tmp_path, units):
     from pts.results.resume import ResumeState
-    found = tuple(records.parse(rec(f"after round {i}", data_units_written=u))
+    found = tuple(rec(f"after round {i}", data_units_written=u)
                   for i, u in enumerate(units))
     return ResumeState(tmp_path, {}, found)
 

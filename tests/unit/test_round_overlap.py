@@ -14,7 +14,7 @@ from types import SimpleNamespace
 import pytest
 
 from pts.config.spec import load_spec
-from pts.procedure.rounds import Point
+from pts.procedure.rounds import TestPoint
 from pts.procedure.runner import RoundMeasure, RoundTest
 from pts.results import records
 from pts.results.ledger import Ledger, read_records
@@ -77,7 +77,7 @@ def declaration(points) -> RoundTest:
         fields=fields.basic, thread_count=1, queue_depth=32, wipc_block_size=None)
 
 
-POINTS = [Point(i, load_spec("pts-e-1.1").iops.rw_mixes[-1], 4096) for i in range(3)]
+POINTS = [TestPoint(i, load_spec("pts-e-1.1").iops.rw_mixes[-1], 4096) for i in range(3)]
 
 
 def test_points_are_split_out_of_the_round_with_their_own_io_window(tmp_path):
