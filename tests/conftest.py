@@ -29,6 +29,7 @@ requirement skips with a readable reason on a developer machine, but FAILS under
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import shutil
 
@@ -62,7 +63,7 @@ def _unmet(requirement: str) -> str | None:
         return None if os.path.exists("/dev/fuse") else "needs /dev/fuse (FUSE in the kernel)"
     if requirement == "mfusepy":
         try:
-            import mfusepy  # noqa: F401
+            importlib.import_module("mfusepy")     # loads libfuse3 too
         except (ImportError, OSError) as exc:      # OSError: libfuse3 missing
             return f"needs mfusepy with libfuse3 (pip install -e '.[emulate]'): {exc}"
         return None

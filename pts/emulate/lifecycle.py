@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import importlib
 import json
 import os
 import re
@@ -124,7 +125,7 @@ def check_host() -> None:
         if not shutil.which(tool):
             problems.append(f"{tool} not found: install {package} (apt-get install {package})")
     try:
-        import mfusepy  # noqa: F401
+        importlib.import_module("mfusepy")      # loads libfuse3: both must be there
     except (ImportError, OSError) as exc:
         problems.append(f"mfusepy unusable ({exc}): pip install 'snia-pts[emulate]' "
                         "and apt-get install fuse3")

@@ -66,7 +66,7 @@ def load_run(folder: str | Path) -> RunView:
         folder=folder.resolve(),
         run_id=str(info.get("run_id") or folder.name),
         started=info.get("started"),
-        finished=max((r.data["time"] for r in found if is_number(r.data.get("time"))),
+        finished=max((t for t in (r.record.time for r in found) if is_number(t)),
                      default=None),
         device=device,
         platform=dict(info.get("platform") or {}),
@@ -114,7 +114,7 @@ def _device(d: dict) -> Device:
 def _group_by_test(found: list[LedgerLine]) -> dict[str, list[LedgerLine]]:
     groups: dict[str, list[LedgerLine]] = {}
     for rec in found:
-        test = rec.data.get("test")
+        test = rec.record.test
         if rec.type in ledger_view.PARSERS and isinstance(test, str):
             groups.setdefault(test, []).append(rec)
     return groups

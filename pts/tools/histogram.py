@@ -7,7 +7,7 @@ fio reports a bin by its midpoint (`plat_idx_to_val` in fio's stat.c); json+ out
 
 The percentile rule is fio's own (stat.c, calc_clat_percentiles): the p-th percentile is the
 first bin, in ascending order, where the running count reaches p/100 x N. Applied to one
-direction's bins this reproduces fio's reported percentiles exactly (tests/test_histogram.py),
+direction's bins this reproduces fio's reported percentiles exactly (tests/unit/test_histogram.py),
 and applied to read + write bins merged it gives the percentile of a mixed workload, which
 fio does not report.
 """
