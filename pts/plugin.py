@@ -106,6 +106,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      "each point starting when the one before has finished; per-point = one "
                      "fio process per point (~0.3 s idle device time each). Default "
                      "%(default)s.")
+    g.addoption("--time-scale", metavar="F", type=float, default=1.0,
+                help="0 < F <= 1: multiply the spec's fixed long durations (DIRTH/CBW "
+                     "pre-writes and histogram captures, HIR preconditioning segments, XSR "
+                     "access groups; each at least 1 s) by F, to screen a drive quickly. "
+                     "Anything but 1 is a declared deviation. Default %(default)s.")
     g.addoption("--fob-sweep", action="store_true",
                 help="IOPS: run one informative round of the IOPS matrix right after the "
                      "purge, before WIPC (the fresh-out-of-box figures; reported as "
@@ -122,7 +127,8 @@ def _settings(config: pytest.Config) -> Settings:
                              iops_block_sizes=opt.iops_block_sizes,
                              iops_rw_mixes=opt.iops_rw_mixes,
                              wsat_fills=opt.wsat_fills, wsat_hours=opt.wsat_hours,
-                             fob_sweep=opt.fob_sweep, round_mode=opt.round_mode)
+                             fob_sweep=opt.fob_sweep, round_mode=opt.round_mode,
+                             time_scale=opt.time_scale)
     except (SpecError, SettingsError) as exc:
         raise pytest.UsageError(str(exc)) from None
 

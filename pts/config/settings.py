@@ -37,6 +37,9 @@ class Settings:
     wsat_hours: float | None = None  # WSAT stop: time limit in hours (None: the spec's)
     fob_sweep: bool = False          # IOPS: one informative round between purge and WIPC
     round_mode: str = "pipelined"    # ROUND_MODES
+    # Multiplies the spec's fixed long durations (DIRTH/CBW pre-writes and histogram
+    # captures, HIR preconditioning segments, XSR access groups); 1 = as the spec says.
+    time_scale: float = 1.0
 
     @property
     def wsat_stop(self) -> tuple[float, float]:
@@ -52,7 +55,8 @@ class Settings:
                 "iops_block_sizes": [format_size(b) for b in self.block_sizes],
                 "iops_rw_mixes": [str(m) for m in self.rw_mixes],
                 "wsat_fills": self.wsat_stop[0], "wsat_hours": self.wsat_stop[1],
-                "fob_sweep": self.fob_sweep, "round_mode": self.round_mode}
+                "fob_sweep": self.fob_sweep, "round_mode": self.round_mode,
+                "time_scale": self.time_scale}
 
     def deviations(self) -> list[str]:
         """Deviations known from the options alone (more are found while running)."""
@@ -82,6 +86,10 @@ class Settings:
         if self.fob_sweep:
             out.append("IOPS: one informative FOB round of the IOPS matrix ran between purge "
                        "and WIPC (--fob-sweep); the PTS flow has no step there.")
+        if self.time_scale != 1:
+            out.append(f"Fixed long durations (pre-writes, histogram captures, recovery "
+                       f"segments and access groups) scaled by {self.time_scale:g} "
+                       "(--time-scale).")
         return out
 
 
@@ -106,7 +114,7 @@ def make_settings(spec: Spec, *, device: str | None, destructive: bool,
                   reports_dir: str | Path, iops_block_sizes: str | None = None,
                   iops_rw_mixes: str | None = None, wsat_fills: float | None = None,
                   wsat_hours: float | None = None, fob_sweep: bool = False,
-                  round_mode: str = "pipelined") -> Settings:
+                  round_mode: str = "pipelined", time_scale: float = 1.0) -> Settings:
     rule = spec.steady_state
     point_seconds = spec.common.point_seconds if point_seconds is None else point_seconds
     max_rounds = rule.max_rounds if max_rounds is None else max_rounds
@@ -119,6 +127,9 @@ def make_settings(spec: Spec, *, device: str | None, destructive: bool,
                             f"{rule.max_rounds})")
     if round_mode not in ROUND_MODES:
         raise SettingsError(f"--round-mode {round_mode}: choose one of {', '.join(ROUND_MODES)}")
+    if not 0 < time_scale <= 1:
+        raise SettingsError(f"--time-scale {time_scale:g}: must be a factor with 0 < F <= 1 "
+                            "(1 = the spec's durations; 0.01 makes a 5-minute pre-write 3 s)")
     if purge not in PURGE_CHOICES:
         raise SettingsError(f"--purge {purge}: choose one of {', '.join(PURGE_CHOICES)}")
     sizes = _subset("--iops-block-sizes", iops_block_sizes, parse_size, spec.iops.block_sizes,
@@ -137,4 +148,4 @@ def make_settings(spec: Spec, *, device: str | None, destructive: bool,
                                 f"{spec.wsat.max_hours:g} h, whichever comes first)")
     return Settings(device, destructive, spec, point_seconds, max_rounds, purge,
                     Path(reports_dir), sizes, mixes, wsat_fills, wsat_hours, fob_sweep,
-                    round_mode)
+                    round_mode, time_scale)

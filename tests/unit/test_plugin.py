@@ -64,3 +64,17 @@ def test_deviations_from_options():
     with pytest.raises(SettingsError, match="--purge"):
         make_settings(spec, device=None, destructive=False, point_seconds=None,
                       max_rounds=None, purge="erase", reports_dir="r")
+
+
+@pytest.mark.parametrize("scale", [0, -0.5, 1.5])
+def test_time_scale_out_of_range_is_refused(scale):
+    with pytest.raises(SettingsError, match=r"--time-scale .*: must be a factor with 0 < F <= 1"):
+        make_settings(load_spec(), device=None, destructive=False, point_seconds=None,
+                      max_rounds=None, purge="auto", reports_dir="r", time_scale=scale)
+
+
+def test_time_scale_is_declared_and_kept_for_resume():
+    s = make_settings(load_spec(), device="/dev/x", destructive=True, point_seconds=None,
+                      max_rounds=None, purge="auto", reports_dir="r", time_scale=0.01)
+    assert s.as_dict()["time_scale"] == 0.01
+    assert any("scaled by 0.01 (--time-scale)" in d for d in s.deviations())
