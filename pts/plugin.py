@@ -111,6 +111,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      "pre-writes and histogram captures, HIR preconditioning segments, XSR "
                      "access groups; each at least 1 s) by F, to screen a drive quickly. "
                      "Anything but 1 is a declared deviation. Default %(default)s.")
+    g.addoption("--dirth-thread-counts", metavar="LIST", default=None,
+                help="DIRTH and CBW: run only these thread counts of the demand-variation "
+                     "grid, e.g. 32,4,1 (spec: 32,16,8,6,4,2,1; 32 and 1 must stay: the "
+                     "tracking point TC32/QD32 and MinIOPS TC1/QD1). A declared deviation.")
+    g.addoption("--dirth-queue-depths", metavar="LIST", default=None,
+                help="DIRTH and CBW: run only these queue depths, e.g. 32,4,1 (spec: "
+                     "32,16,8,6,4,2,1; 32 and 1 must stay). A declared deviation.")
     g.addoption("--fob-sweep", action="store_true",
                 help="IOPS: run one informative round of the IOPS matrix right after the "
                      "purge, before WIPC (the fresh-out-of-box figures; reported as "
@@ -128,7 +135,9 @@ def _settings(config: pytest.Config) -> Settings:
                              iops_rw_mixes=opt.iops_rw_mixes,
                              wsat_fills=opt.wsat_fills, wsat_hours=opt.wsat_hours,
                              fob_sweep=opt.fob_sweep, round_mode=opt.round_mode,
-                             time_scale=opt.time_scale)
+                             time_scale=opt.time_scale,
+                             dirth_thread_counts=opt.dirth_thread_counts,
+                             dirth_queue_depths=opt.dirth_queue_depths)
     except (SpecError, SettingsError) as exc:
         raise pytest.UsageError(str(exc)) from None
 

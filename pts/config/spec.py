@@ -13,6 +13,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from pts.config.spec_qos import QosTest, read_qos
+
 DEFAULT_SPEC = "pts-2.0.2-enterprise"
 KIB = 1024
 
@@ -146,6 +148,8 @@ class Spec:
     throughput: ThroughputTest
     latency: LatencyTest
     wsat: WsatTest
+    dirth: QosTest | None = None     # [dirth] (pts.config.spec_qos)
+    cbw: QosTest | None = None       # [cbw]
 
 
 def specs_dir() -> Path:
@@ -220,7 +224,8 @@ class _Reader:
 
     def spec(self, data: dict) -> Spec:
         unknown = sorted(set(data) - {"spec", "steady_state", "common", "wipc", "iops",
-                                      "throughput", "latency", "wsat"})
+                                      "throughput", "latency", "wsat",
+                                      "dirth", "cbw"})
         if unknown:
             raise SpecError(f"{self.path}: unknown table [{unknown[0]}]")
         meta = self.table(data, "spec", {"name", "title", "version", "segment"})
@@ -233,7 +238,11 @@ class _Reader:
                     steady_state=self.steady_state(data), common=self.common(data),
                     wipc=self.wipc(data), iops=self.iops(data),
                     throughput=self.throughput(data), latency=self.latency(data),
-                    wsat=self.wsat(data))
+                    wsat=self.wsat(data), dirth=self.qos(data, "dirth"),
+                    cbw=self.qos(data, "cbw"))
+
+    def qos(self, data: dict, key: str) -> QosTest:
+        return read_qos(self, data, key, RwMix.parse, parse_size)
 
     def steady_state(self, data: dict) -> SteadyStateRule:
         t = self.table(data, "steady_state", {"window_rounds", "max_data_excursion",
@@ -341,3 +350,4 @@ class _Reader:
         return WsatTest(self.value(t, w, "clause", str), bs, *self.tc_qd(t, w),
                         self.value(t, w, "capacity_multiple", float, *positive),
                         self.value(t, w, "max_hours", float, *positive))
+

@@ -71,6 +71,8 @@ class RoundTest:
     wipc_note: str = ""              # e.g. " at TC 1 / QD 1"
     measures: str = ""               # e.g. "per point ART, MRT and 99.999 % response time; "
     tracking_unit: str = ""          # e.g. " MB/s"
+    # runs before each round's points (DIRTH/CBW: the inter-round pre-write)
+    before_round: Callable[[int], None] | None = None
 
     @property
     def until(self) -> str:
@@ -147,9 +149,16 @@ class RoundMeasure:
         results = run_round(run.fio, run.device.path, jobs, out, mode, self.slot_ms,
                             timeout=point_timeout(int(seconds) + 1),
                             histograms=decl.histograms)
-        return {p.index: decl.fields(r.summary) | {
+        return {p.index: decl.fields(r.summary) | _toio(p) | {
             "start": r.start, "end": r.end, "overlap_ms": r.overlap_ms,
             "raw": run.relative(r.json_path)} for p, r in zip(points, results, strict=True)}
+
+
+def _toio(point: TestPoint) -> dict:
+    """A point at its own TC/QD (DIRTH, CBW) records them."""
+    if point.thread_count is None:
+        return {}
+    return {"thread_count": point.thread_count, "queue_depth": point.queue_depth}
 
 
 def _set_aside(folder: Path, why: str) -> None:
@@ -176,6 +185,15 @@ def _rounds_body(run: Run, decl: RoundTest) -> Outcome:
             if decl.fob_sweep else None
         prepare.prepare(run, decl.test, prepare.active_range_bytes(run), decl.wipc_block_size,
                         (decl.thread_count, decl.queue_depth), before_wipc=sweep)
+    return run_phase(run, decl, measure, history)
+
+
+def run_phase(run: Run, decl: RoundTest, measure: RoundMeasure | None = None,
+              history: dict[str, list[float]] | None = None) -> Outcome:
+    """The rounds of `decl` until steady state (no purge, no WIPC): the rounds of a test
+    that runs several round phases inside one recorded test (DIRTH's demand variation after
+    its preconditioning)."""
+    measure = measure or RoundMeasure(run, decl)
     settings, rule = run.settings, run.spec.steady_state
     progress = Progress(run.write, decl.test, len(decl.points), settings.point_seconds,
                         rule.window_rounds, settings.max_rounds)
@@ -184,7 +202,7 @@ def _rounds_body(run: Run, decl: RoundTest) -> Outcome:
         rule=rule, max_rounds=settings.max_rounds, ledger=run.ledger, progress=progress,
         value_key=decl.value_key,
         after_round=lambda r: prepare.record_counters(run, decl.test, f"after round {r}", r),
-        history=history)
+        history=history, before_round=decl.before_round)
 
 
 def health_verdict(run: Run, test: str, outcome: Outcome) -> Outcome:

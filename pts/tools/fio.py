@@ -112,6 +112,9 @@ class Job:
     stonewall: bool = False
     startdelay_ms: int | None = None
     timing_log: str | None = None
+    # CBW: mixed block sizes ("512/4:4k/96") and skew ("zoned:50/5:30/15:20/80")
+    bssplit: str | None = None
+    random_distribution: str | None = None
 
     def options(self) -> dict[str, str]:
         opts = {"rw": self.rw, "bs": str(self.block_size), "iodepth": str(self.iodepth),
@@ -141,6 +144,8 @@ class Job:
             opts["stonewall"] = "1"
         if self.startdelay_ms is not None:
             opts["startdelay"] = f"{self.startdelay_ms}ms"
+        opts |= {k: v for k, v in (("bssplit", self.bssplit),
+                                   ("random_distribution", self.random_distribution)) if v}
         if self.timing_log is not None:
             opts.update(write_lat_log=self.timing_log,
                         log_avg_msec=str(timing_window_ms(self.runtime)), log_unix_epoch="1")
@@ -224,6 +229,7 @@ class Summary:
     write: Direction
     fio_version: str = ""
     errors: tuple[int, ...] = field(default=())
+    sys_cpu: float | None = None     # system CPU % (fio's per-job sys_cpu, mean over jobs)
 
     @property
     def iops(self) -> float:
@@ -325,7 +331,10 @@ def summarize(doc: dict) -> Summary:
     jobs = doc["jobs"]
     return Summary(read=_direction(jobs, "read"), write=_direction(jobs, "write"),
                    fio_version=str(doc.get("fio version", "")),
-                   errors=tuple(int(j.get("error", 0)) for j in jobs if j.get("error")))
+                   errors=tuple(int(j.get("error", 0)) for j in jobs if j.get("error")),
+                   sys_cpu=(sum(cpu) / len(cpu)) if (cpu := [
+                       j["sys_cpu"] for j in jobs if isinstance(j.get("sys_cpu"), int | float)])
+                   else None)
 
 
 @dataclass(frozen=True)
