@@ -18,6 +18,7 @@ from pts.report import (
     fob_pages,
     iops_pages,
     latency_pages,
+    qos_pages,
     steady_pages,
     throughput_pages,
     wsat_pages,
@@ -31,6 +32,10 @@ BUILDERS: dict[str, PageBuilder] = {
     "throughput": throughput_pages.build,
     "latency": latency_pages.build,
     "wsat": wsat_pages.build,
+    "dirth": qos_pages.build,
+    "cbw": qos_pages.build,
+    "dirth-precondition": qos_pages.precondition,
+    "cbw-precondition": qos_pages.precondition,
 }
 
 
