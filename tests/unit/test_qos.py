@@ -4,6 +4,8 @@ loop, and the --dry-run duration estimate at spec settings."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from pts.config.settings import SettingsError, make_settings
@@ -214,3 +216,18 @@ def test_full_spec_estimate_for_a_384_tb_drive():
     assert hms(e.operating_points_s) == "3:30:02"
     assert hms(e.best_s) == "10:30:13" and hms(e.worst_s) == "38:30:56"
     assert qos_plan.estimate(settings(), "cbw") == e
+
+
+def test_measured_fields_are_documented():
+    from pts.tools.fio import parse_output, summarize
+    from tests.unit.test_records_doc import DOC, RECORDED, TIMING, top_level_names
+    row = next(line for line in DOC.read_text(encoding="utf-8").splitlines()
+               if line.startswith("| DIRTH/CBW | the IOPS fields"))
+    iops = next(line for line in DOC.read_text(encoding="utf-8").splitlines()
+                if line.startswith("| IOPS | "))
+    documented = top_level_names(row) | top_level_names(iops) | set(
+        re.findall(r"`(lat_99_[0-9_]+_us)`", row))     # top_level_names: no digits
+    s = summarize(parse_output(RECORDED.read_text()))
+    written = set(qos_jobs.point_fields(s, load_spec().dirth.percentiles)) | TIMING | {
+        "thread_count", "queue_depth"}
+    assert documented == written
