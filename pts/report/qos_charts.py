@@ -63,7 +63,7 @@ def histogram(bins: Mapping[int, int], marks: Mapping[str, float], title: str) -
         ax.set_xscale("log")
         ax.set_yscale("log")
         _log(ax.xaxis)
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: fmt.num(v)))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,.0f}"))
         for (label, value), style in zip(marks.items(), LINE_STYLES * len(marks),
                                          strict=False):
             ax.axvline(value, linestyle=style, linewidth=1.0,

@@ -106,14 +106,13 @@ def _intensity_page(test: TestResult, grid) -> list[Flowable]:
     story = _page(test, "Demand Intensity: ART vs IOPS")
     series = {}
     for tc in _order(test, "thread_counts"):
-        pts = sorted(((grid[(tc, qd)].get("iops"), grid[(tc, qd)].get("lat_mean_us"))
-                      for qd in _order(test, "queue_depths") if (tc, qd) in grid),
-                     key=lambda p: p[0] or 0)
+        pts = [(grid[(tc, qd)].get("iops"), grid[(tc, qd)].get("lat_mean_us"))
+               for qd in sorted(_order(test, "queue_depths")) if (tc, qd) in grid]
         series[f"TC{tc}"] = ([p[0] for p in pts], [p[1] for p in pts])
     ceiling = test.parameters.get("art_ceiling_us")
     return story + [image(qos_charts.xy(series, "IOPS", f"ART ({US})", "Demand Intensity")),
                     para(f"Average response time (fio total latency) against IOPS, one series "
-                         f"per TC, points in order of rising IOPS ({_window_text(test)}); the "
+                         f"per TC, joined in order of rising QD ({_window_text(test)}); the "
                          f"knee is where ART rises without IOPS following. MaxIOPS ceiling: "
                          f"ART below {fmt.num(ceiling)} {US}.", "small")]
 
