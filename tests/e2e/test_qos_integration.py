@@ -128,6 +128,7 @@ def test_report_pages(qos_run):
                      "— Response Time Histogram: MinIOPS (TC1/QD1)", "— Pre-writes"):
             assert f"{kind} {page}" in text, f"{kind} {page}"
     assert "not resolvable" in text
+    assert "none: continues on the drive as dirth-precondition left it" in text
     assert "DIRTH/CBW demand-variation grid reduced to thread counts 32, 2, 1" in text
     assert "scaled by 0.001 (--time-scale)" in text
 
