@@ -99,7 +99,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      "a declared deviation.")
     g.addoption("--round-mode", choices=ROUND_MODES, default="pipelined",
                 help="how the points of a round run: pipelined = one fio process per round, "
-                     "points back to back (20 ms apart), each its own fio job and result, "
+                     "points back to back (10 ms apart, each at an exact start time), each its "
+                     "own fio job and result, "
                      "with its real start/end from fio's logs; a point whose I/O overlaps "
                      "the previous one by more than 1 %% of a point makes the test fall back "
                      "to stonewalled (recorded, on the report); stonewalled = one process, "
