@@ -20,6 +20,8 @@ COMMANDS = {
     "demo": ("pts.cli.demo", "run the IOPS test on an emulated SSD and print the report path"),
     "export": ("pts.report.export",
                "results of a run folder: per cell as CSV (--csv) or every table as JSON (--json)"),
+    "compare": ("pts.report.compare_cli",
+                "compare several run folders: compare.pdf + compare.csv (no device)"),
 }
 
 
