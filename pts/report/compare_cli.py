@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         print("compare: no test is present in every run: nothing to compare ("
               + "; ".join(comparison.left_out) + ")", file=sys.stderr)
         return EXIT_BAD_INPUT
-    from pts.report.compare_pdf import build   # reportlab + matplotlib only when needed
+    from pts.report.compare_pdf import build  # reportlab + matplotlib only when needed
 
     out = Path(args.output_dir)
     try:

@@ -80,13 +80,13 @@ def compare(folders: Sequence[str | Path]) -> Comparison:
     runs = tuple(load_run(f) for f in folders)
     names = [[t.name for t in run.tests] for run in runs]
     common = tuple(n for n in names[0] if all(n in other for other in names[1:]))
-    left_out = []
-    for i, run_names in enumerate(names):
-        for n in run_names:
-            if n not in common and not any(n in x for x in left_out):
-                lacking = [str(j + 1) for j, other in enumerate(names) if n not in other]
-                left_out.append(f"{n} (not in run {', '.join(lacking)})")
+    everywhere = dict.fromkeys(n for run_names in names for n in run_names)
+    left_out = [f"{n} (not in run {_lacking(n, names)})" for n in everywhere if n not in common]
     return Comparison(runs, differences(runs), common, tuple(left_out))
+
+
+def _lacking(name: str, names: list[list[str]]) -> str:
+    return ", ".join(str(j + 1) for j, found in enumerate(names) if name not in found)
 
 
 def differences(runs: Sequence[RunView]) -> tuple[str, ...]:
