@@ -22,6 +22,8 @@ COMMANDS = {
                "results of a run folder: per cell as CSV (--csv) or every table as JSON (--json)"),
     "compare": ("pts.report.compare_cli",
                 "compare several run folders: compare.pdf + compare.csv (no device)"),
+    "qualify": ("pts.report.qualify_cli",
+                "judge a run folder against a datasheet's requirements (no device)"),
 }
 
 

@@ -16,7 +16,7 @@ from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageTemplate, Paragraph
 
 from pts import __version__
-from pts.report import fmt, layout, pages, summary
+from pts.report import fmt, layout, pages, qualify_pages, summary
 from pts.report.layout import CONTENT_WIDTH, FOOTER_HEIGHT, HEADER_HEIGHT, MARGIN, PAGE_SIZE
 from pts.report.model import RunView
 
@@ -29,7 +29,7 @@ OK_TEXT = (0.7, 1.0, 0.75)
 
 
 def story_for(run: RunView) -> list[Flowable]:
-    story = summary.pages(run)
+    story = summary.pages(run) + qualify_pages.build(run)
     for test in run.tests:
         story += pages.pages_for(run, test)
     return story
