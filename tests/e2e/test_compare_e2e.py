@@ -1,6 +1,7 @@
 """Two short IOPS runs on two tiny loop devices (real fio, reduced matrix, 1 s points, at
 most 5 rounds), then `python -m pts compare` and `export --json` on their run folders, and
-the junit properties the IOPS item recorded (--junitxml)."""
+the junit properties the IOPS item recorded (--junitxml). The first run also runs a short
+WSAT (11 s) with a datasheet (--datasheet): one requirement met, one not met."""
 
 import csv
 import json
@@ -16,6 +17,23 @@ from tests.ptsrun import IOPS, run_pts
 pytestmark = [pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")]
 
 SIZE = 64 << 20
+DATASHEET = """
+[[require]]
+test = "wsat"
+metric = "ss_iops"
+at_least = 1
+
+[[require]]
+test = "wsat"
+metric = "ss_iops"
+at_least = 1e12
+
+[[require]]
+test = "iops"
+cell = "RND 4KiB 0/100"
+metric = "iops"
+at_least = 1
+"""
 ARGS = ("--point-seconds", "1", "--purge", "trim", "--max-rounds", "5",
         "--iops-rw-mixes", "100/0,65/35,0/100", "--iops-block-sizes", "1024KiB,64KiB,4KiB")
 
@@ -23,11 +41,15 @@ ARGS = ("--point-seconds", "1", "--purge", "trim", "--max-rounds", "5",
 @pytest.fixture(scope="module")
 def two_runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("compare")
+    (root / "datasheet.toml").write_text(DATASHEET)
     runs = []
-    for name in ("a", "b"):
-        with loop_device(SIZE) as dev:
-            runs.append(run_pts(dev, root / name, *ARGS, "--junitxml",
-                                str(root / f"{name}.xml"), target=IOPS, timeout=600))
+    with loop_device(SIZE) as dev:
+        runs.append(run_pts(dev, root / "a", *ARGS, "--junitxml", str(root / "a.xml"),
+                            "--wsat-hours", "0.003", "--wsat-fills", "1000",
+                            "--datasheet", str(root / "datasheet.toml"),
+                            "-k", "iops or saturation or requirement", "-rA", timeout=600))
+    with loop_device(SIZE) as dev:
+        runs.append(run_pts(dev, root / "b", *ARGS, target=IOPS, timeout=600))
     return root, runs
 
 
@@ -52,6 +74,7 @@ def test_compare_two_real_runs(two_runs):
             100 * (float(r["value"]) - ref) / ref, abs=1e-3)
     text = pdf_text(out / "compare.pdf")
     for words in ("Drive comparison", "Tests compared (present in every run): iops",
+                  "Not compared: wsat (not in run 2)",
                   "IOPS by block size, per R/W mix", "Steady-state convergence"):
         assert words in text
     assert a.run_json["device"]["serial"] in text and b.run_json["device"]["serial"] in text
@@ -84,3 +107,27 @@ def test_junit_properties_of_the_iops_item(two_runs):
     ev = a.of_type("round")[-1]["steady_state"]["RND 4KiB 0/100"]
     assert float(props["pts.window_average[RND 4KiB 0/100]"]) == pytest.approx(
         ev["average"], rel=1e-5)
+
+
+def test_datasheet_one_met_one_unmet_requirement(two_runs):
+    root, (a, _) = two_runs
+    out = a.proc.stdout
+    assert "PASSED pts/suite/test_datasheet.py::test_requirement[wsat ss_iops >= 1]" in out
+    assert "FAILED pts/suite/test_datasheet.py::test_requirement[wsat ss_iops >= 1e+12]" in out
+    assert "measured" in out and "required >= 1,000,000,000,000" in out
+    judged = {(r["required"], r["verdict"]) for r in a.of_type("requirement")}
+    assert (1, "met") in judged and (1e12, "not met") in judged
+    # the IOPS requirement: met only if the IOPS test reached steady state
+    iops = next(r for r in a.of_type("requirement") if r["test"] == "iops")
+    steady = a.of_type("test_end", "iops")[0]["status"] == "steady"
+    assert iops["verdict"] == ("met" if steady else "not met"), iops
+    # each requirement item ran right after its test
+    kinds = [(r["type"], r.get("test")) for r in a.records
+             if r["type"] in ("test_end", "requirement")]
+    assert kinds.index(("requirement", "iops")) == kinds.index(("test_end", "iops")) + 1
+    text = a.pdf_text()
+    assert "Qualification" in text and ("1 of 3 datasheet" in text or "2 of 3 datasheet" in text)
+    # the stored run judged again without a device: same verdicts, exit 1 (one not met)
+    proc = pts("qualify", str(a.folder), "--datasheet", str(root / "datasheet.toml"))
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout.count("NOT MET") == (1 if steady else 2)
