@@ -45,8 +45,9 @@ def judge(run: RunView, req: Requirement) -> Judgement:
     measured, where, problem = _measure(test, req)
     if problem:
         return Judgement(req, ERROR, None, problem)
+    unit = "samples" if test.samples else "rounds"
     window = "no window" if test.window is None else \
-        f"window rounds {test.window[0]}..{test.window[1]}"
+        f"window {unit} {test.window[0]}..{test.window[1]}"
     text = (f"measured {fmt.num(measured)}, required {req.op} {fmt.num(req.value)} "
             f"({where}, {req.test}, {window})")
     if test.state == NOT_STEADY:

@@ -34,8 +34,10 @@ cell = "RND 4KiB 0/100"
 metric = "iops"
 at_least = 1
 """
+# the same settings for both runs (compare refuses runs whose settings differ)
 ARGS = ("--point-seconds", "1", "--purge", "trim", "--max-rounds", "5",
-        "--iops-rw-mixes", "100/0,65/35,0/100", "--iops-block-sizes", "1024KiB,64KiB,4KiB")
+        "--iops-rw-mixes", "100/0,65/35,0/100", "--iops-block-sizes", "1024KiB,64KiB,4KiB",
+        "--wsat-hours", "0.003", "--wsat-fills", "1000")
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +47,6 @@ def two_runs(tmp_path_factory):
     runs = []
     with loop_device(SIZE) as dev:
         runs.append(run_pts(dev, root / "a", *ARGS, "--junitxml", str(root / "a.xml"),
-                            "--wsat-hours", "0.003", "--wsat-fills", "1000",
                             "--datasheet", str(root / "datasheet.toml"),
                             "-k", "iops or saturation or requirement", "-rA", timeout=600))
     with loop_device(SIZE) as dev:
@@ -84,12 +85,14 @@ def test_export_json_holds_the_measured_iops_table(two_runs):
     _, (a, _) = two_runs
     proc = pts("export", str(a.folder), "--json")
     assert proc.returncode == 0, proc.stderr
-    (iops,) = json.loads(proc.stdout)["tests"]
-    end = a.of_type("test_end")[0]
+    tests = json.loads(proc.stdout)["tests"]
+    assert [t["name"] for t in tests] == ["iops", "wsat"]
+    iops = tests[0]
+    end = a.of_type("test_end", "iops")[0]
     assert iops["window"] == end["window"] and len(iops["cells"]) == 9
     first, last = end["window"]
     cell = next(c for c in iops["cells"] if c["label"] == "RND 4KiB 0/100")
-    measured = [p["iops"] for p in a.of_type("point") if p["rw_mix"] == "0/100"
+    measured = [p["iops"] for p in a.of_type("point", "iops") if p["rw_mix"] == "0/100"
                 and p["block_size"] == 4096 and first <= p["round"] <= last]
     assert cell["metrics"]["iops"] == pytest.approx(sum(measured) / len(measured))
 
@@ -99,7 +102,7 @@ def test_junit_properties_of_the_iops_item(two_runs):
     case = next(c for c in ET.parse(root / "a.xml").getroot().iter("testcase")
                 if c.get("name") == "test_iops")
     props = {p.get("name"): p.get("value") for p in case.iter("property")}
-    end = a.of_type("test_end")[0]
+    end = a.of_type("test_end", "iops")[0]
     assert props["pts.status"] == end["status"]
     assert props["pts.rounds"] == str(end["rounds"])
     assert props["pts.window"] == f"{end['window'][0]}..{end['window'][1]}"

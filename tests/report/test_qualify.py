@@ -93,3 +93,4 @@ def test_qualification_page_from_requirement_records(tmp_path):
     text = pdf_text(folder / "report.pdf")
     assert "Qualification" in text and "1 of 2 datasheet requirements met" in text
     assert "NOT MET" in text and "ds.toml line 5" in text
+
