@@ -18,7 +18,6 @@ from pts.report import layout
 from pts.report.layout import CONTENT_WIDTH, PageInfo, h1, mm, new_page, para
 from pts.report.model import RunView
 
-
 LEVELS = ("h1", "h2")
 
 
