@@ -14,7 +14,8 @@ import pytest
 from tests.helpers import REPO, loop_device, pdf_text
 from tests.ptsrun import IOPS, run_pts
 
-pytestmark = [pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")]
+pytestmark = [pytest.mark.slow,     # ~3 min: two IOPS runs and an 11 s WSAT
+              pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")]
 
 SIZE = 64 << 20
 DATASHEET = """
