@@ -63,3 +63,45 @@ def test_toml_syntax_error_says_where(tmp_path):
         load(path)
     with pytest.raises(DatasheetError, match="cannot read datasheet"):
         load(tmp_path / "missing.toml")
+
+
+def test_each_requirement_item_is_collected_right_after_its_test(tmp_path):
+    from tests.ptsrun import run_suite
+
+    ds = tmp_path / "ds.toml"
+    ds.write_text('[[require]]\ntest = "wsat"\nmetric = "ss_iops"\nat_least = 1\n\n'
+                  '[[require]]\ntest = "iops"\ncell = "RND 4KiB 0/100"\nmetric = "iops"\n'
+                  'at_least = 2\n\n[[require]]\ntest = "iops"\ncell = "RND 4KiB 0/100"\n'
+                  'metric = "lat_mean_us"\nat_most = 3\n\n[[require]]\n'
+                  'test = "throughput-128k"\ncell = "SEQ 128KiB 0/100"\nmetric = "mbps"\n'
+                  'at_least = 4\n')
+    proc = run_suite("--datasheet", str(ds), "--collect-only", "-q")
+    items = [line.split("::", 1)[1] for line in proc.stdout.splitlines() if "::" in line]
+    assert items == [
+        "test_iops",
+        "test_requirement[iops RND 4KiB 0/100 iops >= 2]",
+        "test_requirement[iops RND 4KiB 0/100 lat_mean_us <= 3]",
+        "test_latency",
+        "test_throughput[throughput-1024k]",
+        "test_throughput[throughput-128k]",
+        "test_requirement[throughput-128k SEQ 128KiB 0/100 mbps >= 4]",
+        "test_wsat",
+        "test_requirement[wsat ss_iops >= 1]",
+    ], proc.stdout + proc.stderr
+
+
+def test_malformed_datasheet_stops_pytest_naming_the_line(tmp_path):
+    from tests.ptsrun import run_suite
+
+    ds = tmp_path / "ds.toml"
+    ds.write_text('[[require]]\ntest = "iosp"\ncell = "x"\nmetric = "iops"\nat_least = 1\n')
+    proc = run_suite("--datasheet", str(ds), "--collect-only", "-q")
+    assert proc.returncode == 4
+    assert f"--datasheet: {ds} line 1: unknown test 'iosp'" in proc.stderr
+
+
+def test_without_datasheet_no_requirement_item():
+    from tests.ptsrun import run_suite
+
+    proc = run_suite("--collect-only", "-q")
+    assert "test_requirement" not in proc.stdout and proc.returncode == 0, proc.stdout
