@@ -109,9 +109,10 @@ def run_header(run: RunView) -> list[tuple[str, str]]:
 def test_pages(c: Comparison, name: str) -> list[Flowable]:
     tests = c.tests(name)
     labels = [c.label(i) for i in range(len(tests))]
-    out: list[Flowable] = [PageBreak(), h1(f"{tests[0].title}"
-                                        + (f" (clause {tests[0].clause})" if tests[0].clause
-                                           else ""))]
+    clause = str(tests[0].clause or "")
+    if clause[:1].isdigit():
+        clause = f"clause {clause}"
+    out: list[Flowable] = [PageBreak(), h1(tests[0].title + (f" ({clause})" if clause else ""))]
     status = [[labels[i], t.status] for i, t in enumerate(tests)]
     out.append(layout.grid_table(["Run", "Status"], status,
                                  col_widths=[55 * mm, CONTENT_WIDTH - 55 * mm]))
@@ -121,23 +122,25 @@ def test_pages(c: Comparison, name: str) -> list[Flowable]:
     rows = c.rows(name)
     for metric, title, unit in metrics_of(name):
         mine = [r for r in rows if r.metric == metric]
-        out += matrix_plots(tests[0], mine, labels, title, unit)
         named = title if title == unit else f"{title} ({unit})"
-        out += [h2(f"{named}, side by side"), side_by_side(mine, labels)]
+        out += [PageBreak(), h2(f"{named}, side by side"), side_by_side(mine, labels)]
+        out += matrix_plots(tests[0], mine, labels, title, unit)
     return out
 
 
 def convergence(tests: tuple[TestResult, ...], labels: list[str]) -> list[Flowable]:
-    out: list[Flowable] = [h2("Steady-state convergence (tracking variables, per round)")]
+    out: list[Flowable] = []
+    heading = h2("Steady-state convergence (tracking variables, per round)")
     for t in tests[0].tracking:
         series = {}
         for label, test in zip(labels, tests, strict=True):
             rounds = [r for r in test.rounds if t.label in r.tracking]
             series[label] = ([r.number for r in rounds], [r.tracking[t.label] for r in rounds])
         unit = tests[0].parameters.get("tracking_unit") or _unit(tests[0].name)
-        out.append(layout.image(compare_charts.overlaid(
+        chart = layout.image(compare_charts.overlaid(
             series, "Round", unit, f"{t.label}: convergence", integer_x=True),
-            size_inches=compare_charts.SHORT_SIZE_INCHES))
+            size_inches=compare_charts.SHORT_SIZE_INCHES)
+        out.append(layout.keep(heading, chart) if not out else chart)
     return out
 
 
@@ -148,15 +151,18 @@ def _unit(name: str) -> str:
 def matrix_plots(test: TestResult, rows: list[CellRow], labels: list[str], title: str,
                  unit: str) -> list[Flowable]:
     """Per R/W mix, the metric against block size, one line per run."""
-    out: list[Flowable] = [h2(f"{title} by block size, per R/W mix")]
+    out: list[Flowable] = []
+    heading = h2(f"{title} by block size, per R/W mix")
     sizes = list(dict.fromkeys(r.block_size for r in rows))
     for mix in dict.fromkeys(r.rw_mix for r in rows):
         by_bs = {r.block_size: r for r in rows if r.rw_mix == mix}
         series = {label: [by_bs[bs].values[i] if bs in by_bs else None for bs in sizes]
                   for i, label in enumerate(labels)}
-        out.append(layout.image(compare_charts.categorical(
+        chart = layout.image(compare_charts.categorical(
             [fmt.block_size(bs) for bs in sizes], series, "Block size", unit,
-            f"{title}, R/W {mix}"), size_inches=compare_charts.SHORT_SIZE_INCHES))
+            f"{title}, R/W {mix}"), size_inches=compare_charts.SHORT_SIZE_INCHES)
+        # the heading stays with the first chart
+        out.append(layout.keep(heading, chart) if not out else chart)
     return out
 
 
