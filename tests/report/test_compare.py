@@ -116,3 +116,33 @@ def test_bad_input_exit_2(tmp_path, capsys, args):
     argv = ["compare", str(a)] + ([] if args == ["one"] else [str(tmp_path / "missing")])
     assert main(argv) == 2
     assert "compare:" in capsys.readouterr().err
+
+
+def as_test(folder, name: str):
+    """The folder's IOPS records relabelled as test `name` (a Latency / Throughput run's
+    points hold the same fields: lat_mean_us, lat_max_us, mbps)."""
+    ledger = folder / "ledger.jsonl"
+    ledger.write_text(ledger.read_text().replace('"test": "iops"', f'"test": "{name}"'))
+    return folder
+
+
+@pytest.mark.parametrize("name, sections", [
+    ("latency", ["Average response time (ART) (us), side by side",
+                 "Maximum response time (MRT) (us), side by side"]),
+    ("throughput-1024k", ["Throughput (MB/s), side by side"]),
+])
+def test_latency_and_throughput_compare_their_metrics(tmp_path, capsys, name, sections):
+    a = as_test(folder(tmp_path, "a"), name)
+    b = as_test(folder(tmp_path, "b", FASTER), name)
+    out = tmp_path / "out"
+    assert main(["compare", str(a), str(b), "-o", str(out)]) == 0
+    text = pdf_text(out / "compare.pdf")
+    for words in sections:
+        assert words in text
+    metrics = {r["metric"] for r in compare_rows(out)}
+    assert metrics == ({"lat_mean_us", "lat_max_us"} if name == "latency" else {"mbps"})
+    # 10 % more IOPS: 10 % more MB/s, 1/1.1 of the latency
+    row = next(r for r in compare_rows(out) if r["cell"] == "RND 4KiB 0/100"
+               and r["run"] == "2")
+    expected = 10.0 if name != "latency" else 100 * (1 / 1.1 - 1)
+    assert float(row["diff_pct_vs_run1"]) == pytest.approx(expected, abs=1e-3)
