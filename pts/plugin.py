@@ -26,6 +26,7 @@ from pts.device import safety
 from pts.device.identity import BlockDevice, DeviceError, active_range_bytes, resolve
 from pts.device.lock import DeviceLock
 from pts.emulate import session as emulated
+from pts.procedure.properties import junit_properties
 from pts.procedure.runner import TestDefinitionError
 from pts.results import records
 from pts.results.ledger import LedgerError, read_records
@@ -99,7 +100,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      "a declared deviation.")
     g.addoption("--round-mode", choices=ROUND_MODES, default="pipelined",
                 help="how the points of a round run: pipelined = one fio process per round, "
-                     "points back to back (20 ms apart), each its own fio job and result, "
+                     "points back to back (10 ms apart, each at an exact start time), each its "
+                     "own fio job and result, "
                      "with its real start/end from fio's logs; a point whose I/O overlaps "
                      "the previous one by more than 1 %% of a point makes the test fall back "
                      "to stonewalled (recorded, on the report); stonewalled = one process, "
@@ -340,7 +342,10 @@ def pts_outcome(request: pytest.FixtureRequest, pts_run, pts_variant):
     if marker is None:
         raise pytest.UsageError(f"{request.node.nodeid} takes pts_outcome but has no "
                                 "@pytest.mark.pts(name)")
-    return registry.get(marker.args[0]).run(pts_run, pts_variant)
+    outcome = registry.get(marker.args[0]).run(pts_run, pts_variant)
+    # junit properties (as record_property does): the key figures for CI systems
+    request.node.user_properties.extend(junit_properties(outcome, pts_run.folder))
+    return outcome
 
 
 @pytest.hookimpl(tryfirst=True)

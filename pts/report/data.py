@@ -156,6 +156,7 @@ def _build_test(name: str, recs: list[LedgerLine], path: Path) -> tuple[TestResu
         samples=_latest(by_type.get("sample", []), key=lambda x: x.number),
         fob_points=_latest(by_type.get("fob_point", []), key=lambda p: (p.index or 0,)),
         result=_last(by_type.get("wsat_result")) or {},
+        round_modes=tuple(by_type.get("round_mode", ())),
     )
     cells = window_cells(partial, "iops")
     return dataclasses.replace(partial, cells=cells), notes

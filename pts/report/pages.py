@@ -19,6 +19,7 @@ from pts.report import (
     iops_pages,
     latency_pages,
     qos_pages,
+    snia_header,
     steady_pages,
     throughput_pages,
     wsat_pages,
@@ -46,4 +47,5 @@ def builder(name: str) -> PageBuilder:
 
 def pages_for(run: RunView, test: TestResult) -> list[Flowable]:
     own = builder(test.name)(run, test)
-    return own + fob_pages.build(run, test) + counters_pages.build(run, test)
+    story = own + fob_pages.build(run, test) + counters_pages.build(run, test)
+    return snia_header.on_every_page(run, test, story)   # the SNIA header block, each page

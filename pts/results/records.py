@@ -259,6 +259,20 @@ class TestEnd(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Requirement(Record):
+    """--datasheet: one requirement judged after the test it depends on (pts.report.qualify)."""
+    TYPE: ClassVar[str] = "requirement"
+    cell: str | None
+    metric: str
+    bound: str                   # "at_least" / "at_most"
+    required: float
+    value: float | None          # the figure measured (None: could not be judged)
+    verdict: str                 # "met", "not met", "error"
+    text: str
+    source: str                  # "FILE line N"
+
+
+@dataclass(frozen=True, kw_only=True)
 class Unknown(Record):
     """A record type this version does not know (a newer writer): readers skip it."""
     type: str = ""
@@ -267,6 +281,7 @@ class Unknown(Record):
 TYPES: dict[str, type[Record]] = {cls.TYPE: cls for cls in (
     TestStart, Purge, WriteCache, Wipc, Point, FobPoint, Round, RoundMode, DeviceCounters, Sample,
     WsatResult, Resume, Deviation, TestEnd, Prewrite, OperatingPoint, ResponseHistogram)}
+TYPES[Requirement.TYPE] = Requirement
 
 
 def parse(data: dict) -> Record:
