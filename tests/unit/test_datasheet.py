@@ -78,6 +78,8 @@ def test_each_requirement_item_is_collected_right_after_its_test(tmp_path):
     proc = run_suite("--datasheet", str(ds), "--collect-only", "-q")
     items = [line.split("::", 1)[1] for line in proc.stdout.splitlines() if "::" in line]
     assert items == [
+        "test_cbw",
+        "test_dirth",
         "test_iops",
         "test_requirement[iops RND 4KiB 0/100 iops >= 2]",
         "test_requirement[iops RND 4KiB 0/100 lat_mean_us <= 3]",
