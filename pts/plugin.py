@@ -311,6 +311,18 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
         terminalreporter.write_line(line)
 
 
+@pytest.hookimpl(tryfirst=True)    # before pts.suite.datasheet places requirements after tests
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """PTS items in the registry's order (IOPS, Throughput, Latency, WSAT, DIRTH, CBW, ...),
+    not pytest's file order; other items keep their places."""
+    order = {name: n for n, name in enumerate(registry.TESTS)}
+    slots = [n for n, item in enumerate(items) if item.get_closest_marker("pts")]
+    ours = sorted((items[n] for n in slots),
+                  key=lambda item: order.get(item.get_closest_marker("pts").args[0], len(order)))
+    for n, item in zip(slots, ours, strict=True):
+        items[n] = item
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """A PTS test with variants (Throughput: one per block size of the run's --spec) gets
     one item per variant, named by its id (test_throughput[throughput-128k])."""

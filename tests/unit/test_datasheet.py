@@ -77,18 +77,18 @@ def test_each_requirement_item_is_collected_right_after_its_test(tmp_path):
                   'at_least = 4\n')
     proc = run_suite("--datasheet", str(ds), "--collect-only", "-q")
     items = [line.split("::", 1)[1] for line in proc.stdout.splitlines() if "::" in line]
-    assert items == [
-        "test_cbw",
-        "test_dirth",
+    assert items == [      # PTS tests in the registry's order, each followed by its requirements
         "test_iops",
         "test_requirement[iops RND 4KiB 0/100 iops >= 2]",
         "test_requirement[iops RND 4KiB 0/100 lat_mean_us <= 3]",
-        "test_latency",
         "test_throughput[throughput-1024k]",
         "test_throughput[throughput-128k]",
         "test_requirement[throughput-128k SEQ 128KiB 0/100 mbps >= 4]",
+        "test_latency",
         "test_wsat",
         "test_requirement[wsat ss_iops >= 1]",
+        "test_dirth",
+        "test_cbw",
     ], proc.stdout + proc.stderr
 
 
