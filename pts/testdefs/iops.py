@@ -12,6 +12,7 @@ from pts.device.identity import BlockDevice, active_range_bytes
 from pts.procedure.rounds import matrix_points
 from pts.procedure.runner import RoundTest, tracking_points
 from pts.testdefs import fields
+from pts.testdefs import parameters as run_parameters
 from pts.tools.fio import random_job
 
 TEST = "iops"
@@ -37,14 +38,8 @@ def declare(settings: Settings, device: BlockDevice) -> RoundTest:
 
 def parameters(settings: Settings, ar_bytes: int) -> dict:
     spec, s = settings.spec, settings
-    return {
-        "thread_count": spec.common.thread_count, "queue_depth": spec.common.queue_depth,
-        "active_range_pct": spec.common.active_range_pct, "active_range_bytes": ar_bytes,
-        "write_cache": spec.common.write_cache, "data_pattern": spec.common.data_pattern,
-        "point_seconds": s.point_seconds, "max_rounds": s.max_rounds,
-        "window_rounds": spec.steady_state.window_rounds,
-        "max_data_excursion": spec.steady_state.max_data_excursion,
-        "max_slope_excursion": spec.steady_state.max_slope_excursion,
+    return run_parameters.common(settings, spec.common.thread_count, spec.common.queue_depth,
+                                 ar_bytes) | {
         "rw_mixes": [str(m) for m in s.rw_mixes], "block_sizes": list(s.block_sizes),
         "tracking": [{"label": t.label, "rw_mix": str(t.rw_mix), "block_size": t.block_size}
                      for t in spec.iops.tracking],

@@ -24,6 +24,7 @@ from pts.device.identity import BlockDevice, active_range_bytes
 from pts.procedure.rounds import TestPoint, matrix_points
 from pts.procedure.runner import RoundTest, tracking_points
 from pts.testdefs import fields
+from pts.testdefs import parameters as run_parameters
 from pts.tools.fio import Job, random_job
 
 TEST = "latency"
@@ -63,14 +64,7 @@ def point_job(settings: Settings, point: TestPoint, ar_bytes: int) -> Job:
 
 def parameters(settings: Settings, ar_bytes: int) -> dict:
     spec, s, lat = settings.spec, settings, settings.spec.latency
-    return {
-        "thread_count": lat.thread_count, "queue_depth": lat.queue_depth,
-        "active_range_pct": spec.common.active_range_pct, "active_range_bytes": ar_bytes,
-        "write_cache": spec.common.write_cache, "data_pattern": spec.common.data_pattern,
-        "point_seconds": s.point_seconds, "max_rounds": s.max_rounds,
-        "window_rounds": spec.steady_state.window_rounds,
-        "max_data_excursion": spec.steady_state.max_data_excursion,
-        "max_slope_excursion": spec.steady_state.max_slope_excursion,
+    return run_parameters.common(s, lat.thread_count, lat.queue_depth, ar_bytes) | {
         "rw_mixes": [str(m) for m in lat.rw_mixes], "block_sizes": list(lat.block_sizes),
         "tracking": [{"label": tracking_label(spec), "rw_mix": str(lat.tracking.rw_mix),
                       "block_size": lat.tracking.block_size, "metric": VALUE_KEY}],

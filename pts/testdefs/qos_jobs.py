@@ -29,6 +29,7 @@ from pts.device.identity import BlockDevice, active_range_bytes
 from pts.procedure.rounds import TestPoint
 from pts.procedure.runner import RoundTest, TestDefinitionError
 from pts.testdefs import fields
+from pts.testdefs import parameters as run_parameters
 from pts.tools.fio import Job, Summary, random_job
 
 KINDS = {"dirth": "DIRTH", "cbw": "CBW"}
@@ -186,17 +187,11 @@ def declare_demand(settings: Settings, device: BlockDevice, kind: str,
 
 
 def parameters(settings: Settings, kind: str, ar: int, w: Workload, points, mix: RwMix) -> dict:
-    spec, qos = settings.spec, section(settings, kind)
+    qos = section(settings, kind)
     tcs, qds = grid(settings, kind)
-    return {
-        "thread_count": qos.tracking_thread_count, "queue_depth": qos.tracking_queue_depth,
+    return run_parameters.common(settings, qos.tracking_thread_count,
+                                 qos.tracking_queue_depth, ar) | {
         "thread_counts": list(tcs), "queue_depths": list(qds),
-        "active_range_pct": spec.common.active_range_pct, "active_range_bytes": ar,
-        "write_cache": spec.common.write_cache, "data_pattern": spec.common.data_pattern,
-        "point_seconds": settings.point_seconds, "max_rounds": settings.max_rounds,
-        "window_rounds": spec.steady_state.window_rounds,
-        "max_data_excursion": spec.steady_state.max_data_excursion,
-        "max_slope_excursion": spec.steady_state.max_slope_excursion,
         "rw_mixes": [str(mix)], "block_sizes": [qos.nominal_block_size],
         "workload": w.name, "bssplit": w.bssplit, "random_distribution": w.zones,
         "tracking": [{"label": p.label, "rw_mix": str(p.rw_mix), "block_size": p.block_size,

@@ -17,6 +17,7 @@ from pts.device.identity import BlockDevice, active_range_bytes
 from pts.procedure.rounds import TestPoint
 from pts.procedure.runner import RoundTest, tracking_points
 from pts.testdefs import fields
+from pts.testdefs import parameters as run_parameters
 from pts.tools.fio import sequential_job
 
 TEST_PREFIX = "throughput"
@@ -49,15 +50,8 @@ def declare(settings: Settings, device: BlockDevice, block_size: int) -> RoundTe
 
 def parameters(settings: Settings, block_size: int, ar_bytes: int, label: str) -> dict:
     spec, s, tp = settings.spec, settings, settings.spec.throughput
-    return {
-        "thread_count": tp.thread_count, "queue_depth": tp.queue_depth,
-        "active_range_pct": spec.common.active_range_pct, "active_range_bytes": ar_bytes,
-        "write_cache": spec.common.write_cache, "data_pattern": spec.common.data_pattern,
-        "access": "SEQ", "point_seconds": s.point_seconds, "max_rounds": s.max_rounds,
-        "window_rounds": spec.steady_state.window_rounds,
-        "max_data_excursion": spec.steady_state.max_data_excursion,
-        "max_slope_excursion": spec.steady_state.max_slope_excursion,
-        "rw_mixes": [str(m) for m in tp.rw_mixes], "block_sizes": [block_size],
+    return run_parameters.common(s, tp.thread_count, tp.queue_depth, ar_bytes) | {
+        "access": "SEQ", "rw_mixes": [str(m) for m in tp.rw_mixes], "block_sizes": [block_size],
         "tracking": [{"label": label, "rw_mix": str(tp.tracking_rw_mix),
                       "block_size": block_size, "metric": VALUE_KEY}],
         "wipc_block_size": block_size,
