@@ -98,8 +98,11 @@ class Guest:
         return float((self.out / f"{name}.seconds").read_text())
 
     def junit(self, name: str) -> dict[str, list[tuple[str, str]]]:
+        """Per test case, its outcome elements; <properties> (the run's figures) is not one."""
         cases = ElementTree.parse(self.out.parent / f"{name}.xml").getroot().iter("testcase")
-        return {c.get("name"): [(e.tag, e.get("message", "")) for e in c] for c in cases}
+        outcomes = ("failure", "error", "skipped")
+        return {c.get("name"): [(e.tag, e.get("message", "")) for e in c if e.tag in outcomes]
+                for c in cases}
 
     def run_folder(self) -> Path:
         runs = list((self.out.parent / "reports").glob(f"*_{SERIAL}/*"))
