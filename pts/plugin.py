@@ -111,6 +111,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      "pre-writes and histogram captures, HIR preconditioning segments, XSR "
                      "access groups; each at least 1 s) by F, to screen a drive quickly. "
                      "Anything but 1 is a declared deviation. Default %(default)s.")
+    g.addoption("--hir-repetitions", metavar="N", type=int, default=None,
+                help="HIR: repetitions of each wait state (5 s write + idle) and of each "
+                     "return-to-baseline segment (default: the spec's, 360). Another value "
+                     "is a declared deviation.")
     g.addoption("--fob-sweep", action="store_true",
                 help="IOPS: run one informative round of the IOPS matrix right after the "
                      "purge, before WIPC (the fresh-out-of-box figures; reported as "
@@ -128,7 +132,8 @@ def _settings(config: pytest.Config) -> Settings:
                              iops_rw_mixes=opt.iops_rw_mixes,
                              wsat_fills=opt.wsat_fills, wsat_hours=opt.wsat_hours,
                              fob_sweep=opt.fob_sweep, round_mode=opt.round_mode,
-                             time_scale=opt.time_scale)
+                             time_scale=opt.time_scale,
+                             hir_repetitions=opt.hir_repetitions)
     except (SpecError, SettingsError) as exc:
         raise pytest.UsageError(str(exc)) from None
 

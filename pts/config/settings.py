@@ -40,6 +40,7 @@ class Settings:
     # Multiplies the spec's fixed long durations (DIRTH/CBW pre-writes and histogram
     # captures, HIR preconditioning segments, XSR access groups); 1 = as the spec says.
     time_scale: float = 1.0
+    hir_repetitions: int | None = None   # HIR: A+B (and C) repetitions (None: the spec's 360)
 
     @property
     def wsat_stop(self) -> tuple[float, float]:
@@ -56,7 +57,7 @@ class Settings:
                 "iops_rw_mixes": [str(m) for m in self.rw_mixes],
                 "wsat_fills": self.wsat_stop[0], "wsat_hours": self.wsat_stop[1],
                 "fob_sweep": self.fob_sweep, "round_mode": self.round_mode,
-                "time_scale": self.time_scale}
+                "time_scale": self.time_scale, "hir_repetitions": self.hir_repetitions}
 
     def deviations(self) -> list[str]:
         """Deviations known from the options alone (more are found while running)."""
@@ -90,6 +91,11 @@ class Settings:
             out.append(f"Fixed long durations (pre-writes, histogram captures, recovery "
                        f"segments and access groups) scaled by {self.time_scale:g} "
                        "(--time-scale).")
+        if self.hir_repetitions is not None and \
+                self.hir_repetitions != spec.hir.repetitions:
+            out.append(f"HIR: {self.hir_repetitions} repetitions per wait state and "
+                       f"return-to-baseline segment instead of {spec.hir.repetitions} "
+                       "(--hir-repetitions).")
         return out
 
 
@@ -114,7 +120,8 @@ def make_settings(spec: Spec, *, device: str | None, destructive: bool,
                   reports_dir: str | Path, iops_block_sizes: str | None = None,
                   iops_rw_mixes: str | None = None, wsat_fills: float | None = None,
                   wsat_hours: float | None = None, fob_sweep: bool = False,
-                  round_mode: str = "pipelined", time_scale: float = 1.0) -> Settings:
+                  round_mode: str = "pipelined", time_scale: float = 1.0,
+                  hir_repetitions: int | None = None) -> Settings:
     rule = spec.steady_state
     point_seconds = spec.common.point_seconds if point_seconds is None else point_seconds
     max_rounds = rule.max_rounds if max_rounds is None else max_rounds
@@ -146,6 +153,9 @@ def make_settings(spec: Spec, *, device: str | None, destructive: bool,
             raise SettingsError(f"{option} {value:g}: must be a number > 0 (the spec says "
                                 f"{spec.wsat.capacity_multiple:g} fills or "
                                 f"{spec.wsat.max_hours:g} h, whichever comes first)")
+    if hir_repetitions is not None and hir_repetitions < 1:
+        raise SettingsError(f"--hir-repetitions {hir_repetitions}: must be a whole number "
+                            f">= 1 (the spec says {spec.hir.repetitions})")
     return Settings(device, destructive, spec, point_seconds, max_rounds, purge,
                     Path(reports_dir), sizes, mixes, wsat_fills, wsat_hours, fob_sweep,
-                    round_mode, time_scale)
+                    round_mode, time_scale, hir_repetitions)
