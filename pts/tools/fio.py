@@ -112,6 +112,7 @@ class Job:
     stonewall: bool = False
     startdelay_ms: int | None = None
     timing_log: str | None = None
+    extra: tuple[tuple[str, str], ...] = ()   # further fio options, written last, in order
 
     def options(self) -> dict[str, str]:
         opts = {"rw": self.rw, "bs": str(self.block_size), "iodepth": str(self.iodepth),
@@ -144,6 +145,7 @@ class Job:
         if self.timing_log is not None:
             opts.update(write_lat_log=self.timing_log,
                         log_avg_msec=str(timing_window_ms(self.runtime)), log_unix_epoch="1")
+        opts.update(self.extra)
         return opts
 
 
