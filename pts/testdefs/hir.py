@@ -24,8 +24,15 @@ from pts.procedure.runner import RoundTest, recorded_test, rounds_in_test
 from pts.results import records
 from pts.run import Run
 from pts.testdefs import fields
-from pts.testdefs.hir_schedule import (LOG_WINDOW_MS, WaitState, baseline_job, fixed_intervals,
-                                       intervals_by_gaps, schedule, wait_job)
+from pts.testdefs.hir_schedule import (
+    LOG_WINDOW_MS,
+    WaitState,
+    baseline_job,
+    fixed_intervals,
+    intervals_by_gaps,
+    schedule,
+    wait_job,
+)
 from pts.tools.fio import random_job
 
 TEST = "hir"

@@ -19,7 +19,7 @@ from pts.procedure.plan import round_test_plan
 from pts.procedure.rounds import Outcome
 from pts.procedure.runner import run_round_test
 from pts.run import Run
-from pts.testdefs import hir, iops, latency, throughput, wsat
+from pts.testdefs import hir, iops, latency, throughput, wsat, xsr
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,7 @@ TESTS: dict[str, PtsTest] = {t.name: t for t in (
     _round_test("latency", latency.declare),
     PtsTest("wsat", lambda run, _: wsat.run_wsat(run), lambda s, d, _: wsat.plan_lines(s, d)),
     PtsTest("hir", lambda run, _: hir.run_hir(run), lambda s, d, _: hir.plan_lines(s, d)),
+    PtsTest("xsr", lambda run, _: xsr.run_xsr(run), lambda s, d, _: xsr.plan_lines(s, d)),
 )}
 
 
