@@ -243,6 +243,7 @@ class TestResult:
     samples: tuple[SampleView, ...] = ()            # WSAT
     fob_points: tuple[PointView, ...] = ()          # --fob-sweep: informative, before WIPC
     result: dict = field(default_factory=dict)  # WSAT: the wsat_result record
+    recovery: tuple = ()     # HIR / XSR: their typed records (pts.results.records), ledger order
 
     @property
     def window_rounds(self) -> tuple[int, ...]:

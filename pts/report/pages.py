@@ -18,6 +18,7 @@ from pts.report import (
     fob_pages,
     iops_pages,
     latency_pages,
+    recovery_pages,
     steady_pages,
     throughput_pages,
     wsat_pages,
@@ -31,6 +32,8 @@ BUILDERS: dict[str, PageBuilder] = {
     "throughput": throughput_pages.build,
     "latency": latency_pages.build,
     "wsat": wsat_pages.build,
+    "hir": recovery_pages.hir,
+    "xsr": recovery_pages.xsr,
 }
 
 

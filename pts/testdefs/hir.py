@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from pts.conditioning import prepare
 from pts.config.settings import Settings
 from pts.config.spec import RwMix, format_size
 from pts.device.identity import BlockDevice, active_range_bytes
@@ -83,8 +84,9 @@ def run_hir(run: Run) -> Outcome:
                          lambda: _body(run, decl))
 
 
-def _resume_point(run: Run) -> tuple[float | None, int]:
-    """(baseline IOPS, completed states) to go on from, or (None, 0): from purge."""
+def _resume_point(run: Run) -> tuple[records.HirBaseline | None, int]:
+    """(preconditioning baseline, completed states) to go on from, or (None, 0): from
+    purge."""
     if run.resume is None:
         return None, 0
     mine = [(n, r) for n, r in enumerate(run.resume.records) if r.test == TEST]
@@ -101,22 +103,23 @@ def _resume_point(run: Run) -> tuple[float | None, int]:
     run.deviation(TEST, f"Resumed run: device idle {idle:.1f} minutes after wait state {n} "
                         f"(the wait state in flight was redone).")
     run.write(f"[pts {TEST}] resume after wait state {n} (idle {idle:.1f} min)")
-    return base[-1].ss_iops, n
+    prepare.write_cache_step(run, TEST, "on resume")
+    return base[-1], n
 
 
 def _body(run: Run, decl: RoundTest) -> Outcome:
-    ss, done = _resume_point(run)
-    rounds_n = 0
-    if ss is None:
+    baseline, done = _resume_point(run)
+    if baseline is None:
         outcome = rounds_in_test(run, decl)
         ev = outcome.evidence.get(tracking_label(run.settings))
-        ss = ev.average if ev else 0.0
-        rounds_n = outcome.rounds
-        run.ledger.append(records.HirBaseline(test=TEST, ss_iops=ss,
-                                              window=list(outcome.window),
-                                              steady=outcome.status == records.STEADY,
-                                              rounds=outcome.rounds))
+        baseline = records.HirBaseline(test=TEST, ss_iops=ev.average if ev else 0.0,
+                                       window=list(outcome.window),
+                                       steady=outcome.status == records.STEADY,
+                                       rounds=outcome.rounds)
+        run.ledger.append(baseline)
+        ss = baseline.ss_iops
         run.write(f"[pts {TEST}] preconditioning: {outcome.message}; baseline {ss:,.0f} IOPS")
+    ss = baseline.ss_iops
     run.deviation(TEST, LEAD_IN_NOTE)
     states = schedule(run.settings)
     ar = active_range_bytes(run.device, run.spec.common.active_range_pct)
@@ -129,11 +132,15 @@ def _body(run: Run, decl: RoundTest) -> Outcome:
                   f"elapsed {plan.hms(time.monotonic() - start)}, ETA {eta}")
         results.append(_state(run, ws, ss, ar))
         left -= ws.seconds
-    message = f"{len(states)} wait states done; baseline {ss:,.0f} IOPS; " + ", ".join(
-        f"{r.idle_s} s idle {r.wait_iops:,.0f} IOPS ({r.ratio:.2f}x)" for r in results)
+    steady = "steady" if baseline.steady else "NOT steady"
+    message = (f"{len(states)} wait states done; baseline {ss:,.0f} IOPS ({steady}, rounds "
+               f"{baseline.window[0]}-{baseline.window[1]}); " + ", ".join(
+                   f"{r.idle_s} s idle {r.wait_iops:,.0f} IOPS ({r.ratio:.2f}x)"
+                   for r in results))
     run.write(f"[pts {TEST}] {message}")
-    return Outcome(records.COMPLETE, rounds_n or len(states), None, (1, len(states)), {},
-                   message)
+    window = tuple(baseline.window) if baseline.window else (1, baseline.rounds)
+    return Outcome(records.COMPLETE, baseline.rounds, window[1] if baseline.steady else None,
+                   window, {}, message)
 
 
 def _state(run: Run, ws: WaitState, ss: float, ar: int) -> records.HirState:
