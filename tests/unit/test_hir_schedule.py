@@ -10,8 +10,14 @@ import pytest
 
 from pts.config.settings import make_settings
 from pts.config.spec import load_spec
-from pts.testdefs.hir_schedule import (LOG_WINDOW_MS, baseline_job, fixed_intervals,
-                                       intervals_by_gaps, schedule, wait_job)
+from pts.testdefs.hir_schedule import (
+    LOG_WINDOW_MS,
+    baseline_job,
+    fixed_intervals,
+    intervals_by_gaps,
+    schedule,
+    wait_job,
+)
 from pts.tools.fio import job_file
 
 
