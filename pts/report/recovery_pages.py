@@ -56,12 +56,12 @@ def hir(run, test: TestResult) -> list[Flowable]:
     t0 = min(w.start for ws in writes.values() for w in ws)
     series = {}
     for k, ws in sorted(writes.items()):
-        idle = ws[0].idle_s
-        for seg in ("wait", "baseline"):
-            pts_ = [w for w in ws if w.segment == seg]
-            if pts_:
-                series[f"WS{k} ({idle} s idle) {seg}"] = (
-                    [(w.start - t0) / 60 for w in pts_], [w.iops for w in pts_])
+        shown = [w for w in ws if w.segment != "lead_in"]     # wait, then baseline
+        series[f"WS{k} ({ws[0].idle_s} s idle, then baseline)"] = (
+            [(w.start - t0) / 60 for w in shown], [w.iops for w in shown])
+    if ss is not None:
+        series["steady-state baseline"] = ([0, max(x for xs, _ in series.values()
+                                                   for x in xs)], [ss, ss])
     story.append(image(charts.lines(series, "Time since the first wait state (minutes)",
                                     "IOPS", "HIR: IOPS vs time", log_y=False)))
     for k, ws in sorted(writes.items()):
