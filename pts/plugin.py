@@ -108,7 +108,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      "%(default)s.")
     g.addoption("--time-scale", metavar="F", type=float, default=1.0,
                 help="0 < F <= 1: multiply the spec's fixed long durations (DIRTH/CBW "
-                     "pre-writes and histogram captures, HIR preconditioning segments, XSR "
+                     "pre-writes and histogram captures, HIR write and idle lengths, XSR "
                      "access groups; each at least 1 s) by F, to screen a drive quickly. "
                      "Anything but 1 is a declared deviation. Default %(default)s.")
     g.addoption("--hir-repetitions", metavar="N", type=int, default=None,

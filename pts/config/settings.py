@@ -38,7 +38,7 @@ class Settings:
     fob_sweep: bool = False          # IOPS: one informative round between purge and WIPC
     round_mode: str = "pipelined"    # ROUND_MODES
     # Multiplies the spec's fixed long durations (DIRTH/CBW pre-writes and histogram
-    # captures, HIR preconditioning segments, XSR access groups); 1 = as the spec says.
+    # captures, HIR write and idle lengths, XSR access groups); 1 = as the spec says.
     time_scale: float = 1.0
     hir_repetitions: int | None = None   # HIR: A+B (and C) repetitions (None: the spec's 360)
 
