@@ -1,1 +1,1 @@
-pytest_plugins = ["pts.plugin"]
+pytest_plugins = ["pts.plugin", "pts.suite.datasheet"]

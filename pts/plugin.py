@@ -26,6 +26,7 @@ from pts.device import safety
 from pts.device.identity import BlockDevice, DeviceError, active_range_bytes, resolve
 from pts.device.lock import DeviceLock
 from pts.emulate import session as emulated
+from pts.procedure.properties import junit_properties
 from pts.procedure.runner import TestDefinitionError
 from pts.results import records
 from pts.results.ledger import LedgerError, read_records
@@ -99,7 +100,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      "a declared deviation.")
     g.addoption("--round-mode", choices=ROUND_MODES, default="pipelined",
                 help="how the points of a round run: pipelined = one fio process per round, "
-                     "points back to back (20 ms apart), each its own fio job and result, "
+                     "points back to back (10 ms apart, each at an exact start time), each its "
+                     "own fio job and result, "
                      "with its real start/end from fio's logs; a point whose I/O overlaps "
                      "the previous one by more than 1 %% of a point makes the test fall back "
                      "to stonewalled (recorded, on the report); stonewalled = one process, "
@@ -111,6 +113,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      "pre-writes and histogram captures, HIR write and idle lengths, XSR "
                      "access groups; each at least 1 s) by F, to screen a drive quickly. "
                      "Anything but 1 is a declared deviation. Default %(default)s.")
+    g.addoption("--dirth-thread-counts", metavar="LIST", default=None,
+                help="DIRTH and CBW: run only these thread counts of the demand-variation "
+                     "grid, e.g. 32,4,1 (spec: 32,16,8,6,4,2,1; 32 and 1 must stay: the "
+                     "tracking point TC32/QD32 and MinIOPS TC1/QD1). A declared deviation.")
+    g.addoption("--dirth-queue-depths", metavar="LIST", default=None,
+                help="DIRTH and CBW: run only these queue depths, e.g. 32,4,1 (spec: "
+                     "32,16,8,6,4,2,1; 32 and 1 must stay). A declared deviation.")
     g.addoption("--hir-repetitions", metavar="N", type=int, default=None,
                 help="HIR: repetitions of each wait state (5 s write + idle) and of each "
                      "return-to-baseline segment (default: the spec's, 360). Another value "
@@ -133,6 +142,8 @@ def _settings(config: pytest.Config) -> Settings:
                              wsat_fills=opt.wsat_fills, wsat_hours=opt.wsat_hours,
                              fob_sweep=opt.fob_sweep, round_mode=opt.round_mode,
                              time_scale=opt.time_scale,
+                             dirth_thread_counts=opt.dirth_thread_counts,
+                             dirth_queue_depths=opt.dirth_queue_depths,
                              hir_repetitions=opt.hir_repetitions)
     except (SpecError, SettingsError) as exc:
         raise pytest.UsageError(str(exc)) from None
@@ -336,7 +347,10 @@ def pts_outcome(request: pytest.FixtureRequest, pts_run, pts_variant):
     if marker is None:
         raise pytest.UsageError(f"{request.node.nodeid} takes pts_outcome but has no "
                                 "@pytest.mark.pts(name)")
-    return registry.get(marker.args[0]).run(pts_run, pts_variant)
+    outcome = registry.get(marker.args[0]).run(pts_run, pts_variant)
+    # junit properties (as record_property does): the key figures for CI systems
+    request.node.user_properties.extend(junit_properties(outcome, pts_run.folder))
+    return outcome
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -115,12 +115,14 @@ def write_iops_test(run: RunFolder, curve: Sequence[float], *, finished: bool = 
                     write_cache_actual: str = "write through", write_cache_settable: bool = True,
                     ledger_deviations: Sequence[str] = (),
                     counters: Mapping[str, object] | None = None,
-                    counters_source: str = "emulator") -> None:
+                    counters_source: str = "emulator",
+                    round_modes: Mapping[int, str] | None = None) -> None:
     """The records of one IOPS test whose rounds follow `curve` (one multiplier per round).
 
     counters maps a step ("after purge", "after WIPC", "after round N") to the `counters`
     value of the device_counters record written right after that step, as the runner does;
-    the value is written as given (so a test can store a malformed one)."""
+    the value is written as given (so a test can store a malformed one). round_modes: a
+    round_mode record (mode "stonewalled", this reason) right before the given rounds."""
     def step_done(when: str, number: int | None = None) -> None:
         if counters is not None and when in counters:
             run.record("device_counters", test="iops", when=when, round=number,
@@ -143,10 +145,18 @@ def write_iops_test(run: RunFolder, curve: Sequence[float], *, finished: bool = 
         run.record("deviation", test="iops", text=text)
     history: dict[str, list[float]] = {t["label"]: [] for t in TRACKING}
     for number, multiplier in enumerate(curve, 1):
+        if round_modes and number in round_modes:
+            run.record("round_mode", test="iops", round=number, mode="stonewalled",
+                       reason=round_modes[number])
         _write_round(run, number, multiplier, history)
         step_done(f"after round {number}", number)
     if finished:
         _write_test_end(run, history, len(curve))
+
+
+def _overlap(round_no: int, index: int) -> float | None:
+    """Pipelined points 10 ms apart; round 2's fourth point overlapped the third by 4 ms."""
+    return None if index == 0 else 4.0 if (round_no, index) == (2, 3) else -10.0
 
 
 def _write_round(run: RunFolder, number: int, multiplier: float, history: dict) -> None:
@@ -156,7 +166,8 @@ def _write_round(run: RunFolder, number: int, multiplier: float, history: dict) 
             start = run.clock
             run.record("point", advance=60, test="iops", round=number, index=index, rw_mix=mix,
                        block_size=bs, start=start, end=start + 60,
-                       raw=f"raw/iops/round-{number:02d}.json", **point_fields(mix, bs, multiplier))
+                       raw=f"raw/iops/round-{number:02d}.json", overlap_ms=_overlap(number, index),
+                       **point_fields(mix, bs, multiplier))
             index += 1
     evidence = {}
     for t in TRACKING:

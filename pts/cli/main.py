@@ -19,7 +19,11 @@ COMMANDS = {
     "emulate": ("pts.emulate.cli", "start/stop/list emulated SSDs (FUSE FTL model + loop device)"),
     "demo": ("pts.cli.demo", "run the IOPS test on an emulated SSD and print the report path"),
     "export": ("pts.report.export",
-               "results per cell (steady state, FOB, ratio) of a run folder as CSV"),
+               "results of a run folder: per cell as CSV (--csv) or every table as JSON (--json)"),
+    "compare": ("pts.report.compare_cli",
+                "compare several run folders: compare.pdf + compare.csv (no device)"),
+    "qualify": ("pts.report.qualify_cli",
+                "judge a run folder against a datasheet's requirements (no device)"),
 }
 
 

@@ -40,6 +40,13 @@ class Settings:
     # Multiplies the spec's fixed long durations (DIRTH/CBW pre-writes and histogram
     # captures, HIR write and idle lengths, XSR access groups); 1 = as the spec says.
     time_scale: float = 1.0
+    # DIRTH/CBW demand-variation grid actually run (None: the spec's), spec order
+    dirth_thread_counts: tuple[int, ...] | None = None
+    dirth_queue_depths: tuple[int, ...] | None = None
+
+    def scaled(self, seconds: int) -> int:
+        """A fixed long duration of the spec x --time-scale, at least 1 s."""
+        return max(1, round(seconds * self.time_scale))
     hir_repetitions: int | None = None   # HIR: A+B (and C) repetitions (None: the spec's 360)
 
     @property
@@ -57,7 +64,10 @@ class Settings:
                 "iops_rw_mixes": [str(m) for m in self.rw_mixes],
                 "wsat_fills": self.wsat_stop[0], "wsat_hours": self.wsat_stop[1],
                 "fob_sweep": self.fob_sweep, "round_mode": self.round_mode,
-                "time_scale": self.time_scale, "hir_repetitions": self.hir_repetitions}
+                "time_scale": self.time_scale,
+                "dirth_thread_counts": _listed(self.dirth_thread_counts),
+                "dirth_queue_depths": _listed(self.dirth_queue_depths),
+                "hir_repetitions": self.hir_repetitions}
 
     def deviations(self) -> list[str]:
         """Deviations known from the options alone (more are found while running)."""
@@ -91,12 +101,25 @@ class Settings:
             out.append(f"Fixed long durations (pre-writes, histogram captures, recovery "
                        f"segments and access groups) scaled by {self.time_scale:g} "
                        "(--time-scale).")
+        for option, grid, full in (
+                ("thread counts", self.dirth_thread_counts, getattr(spec.dirth, "thread_counts",
+                                                                    None)),
+                ("queue depths", self.dirth_queue_depths, getattr(spec.dirth, "queue_depths",
+                                                                  None))):
+            if grid is not None and grid != full:
+                out.append(f"DIRTH/CBW demand-variation grid reduced to {option} "
+                           f"{', '.join(map(str, grid))} (spec: {', '.join(map(str, full))}).")
         if self.hir_repetitions is not None and \
                 self.hir_repetitions != spec.hir.repetitions:
             out.append(f"HIR: {self.hir_repetitions} repetitions per wait state and "
                        f"return-to-baseline segment instead of {spec.hir.repetitions} "
                        "(--hir-repetitions).")
         return out
+
+
+def _listed(values: tuple[int, ...] | None) -> list[str] | None:
+    """As the option is written (resume sets options back from run.json)."""
+    return None if values is None else [str(v) for v in values]
 
 
 def _subset(option: str, text: str | None, parse, allowed: tuple, what: str) -> tuple:
@@ -121,6 +144,8 @@ def make_settings(spec: Spec, *, device: str | None, destructive: bool,
                   iops_rw_mixes: str | None = None, wsat_fills: float | None = None,
                   wsat_hours: float | None = None, fob_sweep: bool = False,
                   round_mode: str = "pipelined", time_scale: float = 1.0,
+                  dirth_thread_counts: str | None = None,
+                  dirth_queue_depths: str | None = None,
                   hir_repetitions: int | None = None) -> Settings:
     rule = spec.steady_state
     point_seconds = spec.common.point_seconds if point_seconds is None else point_seconds
@@ -156,6 +181,32 @@ def make_settings(spec: Spec, *, device: str | None, destructive: bool,
     if hir_repetitions is not None and hir_repetitions < 1:
         raise SettingsError(f"--hir-repetitions {hir_repetitions}: must be a whole number "
                             f">= 1 (the spec says {spec.hir.repetitions})")
+    grid = [_grid(option, text, spec) for option, text in (
+        ("--dirth-thread-counts", dirth_thread_counts), ("--dirth-queue-depths",
+                                                         dirth_queue_depths))]
     return Settings(device, destructive, spec, point_seconds, max_rounds, purge,
                     Path(reports_dir), sizes, mixes, wsat_fills, wsat_hours, fob_sweep,
-                    round_mode, time_scale, hir_repetitions)
+                    round_mode, time_scale, *grid, hir_repetitions)
+
+
+def _grid(option: str, text: str | None, spec: Spec) -> tuple[int, ...] | None:
+    """A reduced DIRTH/CBW thread-count or queue-depth list (both tests share the grid):
+    values of the spec's list, keeping the tracking value (32) and 1 (MinIOPS = TC1/QD1)."""
+    if not text:
+        return None
+    tc = option.endswith("thread-counts")
+    qos = spec.dirth
+    allowed = qos.thread_counts if tc else qos.queue_depths
+    values = _subset(option, text, lambda v: int(v) if v.isdigit() else _not_int(v), allowed,
+                     ("thread counts (" if tc else "queue depths (")
+                     + ", ".join(map(str, allowed)) + ")")
+    keep = qos.tracking_thread_count if tc else qos.tracking_queue_depth
+    for must, why in ((keep, "the tracking point TC32/QD32"), (1, "MinIOPS = TC1/QD1")):
+        if must not in values:
+            raise SettingsError(f"{option} {text}: the reduced grid must keep {must} ({why}); "
+                                f"e.g. {option} {keep},4,1")
+    return values
+
+
+def _not_int(text: str) -> int:
+    raise ValueError(f"{text!r} is not a whole number")

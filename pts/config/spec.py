@@ -13,6 +13,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from pts.config.spec_qos import QosTest, read_qos
 from pts.config.spec_recovery import HirTest, XsrTest, read_hir, read_xsr
 
 DEFAULT_SPEC = "pts-2.0.2-enterprise"
@@ -150,6 +151,8 @@ class Spec:
     wsat: WsatTest
     hir: HirTest
     xsr: XsrTest
+    dirth: QosTest | None = None     # [dirth] (pts.config.spec_qos)
+    cbw: QosTest | None = None       # [cbw]
 
 
 def specs_dir() -> Path:
@@ -224,7 +227,8 @@ class _Reader:
 
     def spec(self, data: dict) -> Spec:
         unknown = sorted(set(data) - {"spec", "steady_state", "common", "wipc", "iops",
-                                      "throughput", "latency", "wsat", "hir", "xsr"})
+                                      "throughput", "latency", "wsat",
+                                      "dirth", "cbw", "hir", "xsr"})
         if unknown:
             raise SpecError(f"{self.path}: unknown table [{unknown[0]}]")
         meta = self.table(data, "spec", {"name", "title", "version", "segment"})
@@ -238,7 +242,11 @@ class _Reader:
                     wipc=self.wipc(data), iops=self.iops(data),
                     throughput=self.throughput(data), latency=self.latency(data),
                     wsat=self.wsat(data), hir=read_hir(self, data, parse_size),
-                    xsr=read_xsr(self, data, parse_size))
+                    xsr=read_xsr(self, data, parse_size), dirth=self.qos(data, "dirth"),
+                    cbw=self.qos(data, "cbw"))
+
+    def qos(self, data: dict, key: str) -> QosTest:
+        return read_qos(self, data, key, RwMix.parse, parse_size)
 
     def steady_state(self, data: dict) -> SteadyStateRule:
         t = self.table(data, "steady_state", {"window_rounds", "max_data_excursion",
@@ -346,3 +354,4 @@ class _Reader:
         return WsatTest(self.value(t, w, "clause", str), bs, *self.tc_qd(t, w),
                         self.value(t, w, "capacity_multiple", float, *positive),
                         self.value(t, w, "max_hours", float, *positive))
+

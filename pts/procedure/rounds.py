@@ -24,10 +24,18 @@ class TestPoint:
     block_size: int
     na_reason: str | None = None  # set: cannot be measured on this device (N/A, not 0)
     access: str = "RND"           # "RND" or "SEQ" (Throughput)
+    # DIRTH/CBW: each point at its own TC/QD (None: the test's), and a workload name that
+    # replaces the block size in the label (CBW's block-size mix)
+    thread_count: int | None = None
+    queue_depth: int | None = None
+    workload: str | None = None
 
     @property
     def label(self) -> str:
-        return f"{self.access} {format_size(self.block_size).replace(' ', '')} {self.rw_mix}"
+        size = self.workload or format_size(self.block_size).replace(' ', '')
+        toio = "" if self.thread_count is None else \
+            f" TC{self.thread_count}/QD{self.queue_depth}"
+        return f"{self.access} {size} {self.rw_mix}{toio}"
 
 
 def matrix_points(rw_mixes, block_sizes, logical_sector: int) -> list[TestPoint]:
@@ -69,12 +77,14 @@ def run_rounds(*, test: str, points: list[TestPoint],
                tracking: dict[str, TestPoint], rule: SteadyStateRule, max_rounds: int,
                ledger: Ledger, progress: Progress, value_key: str = "iops",
                after_round: Callable[[int], None] | None = None,
-               history: dict[str, list[float]] | None = None) -> Outcome:
+               history: dict[str, list[float]] | None = None,
+               before_round: Callable[[int], None] | None = None) -> Outcome:
     """`measure(points, round)` runs the measurable points of one round and returns the
     fields of each one's ledger record by point index (they must contain `value_key`); the
     records are written once the whole round is measured, so an interrupted round leaves
     none and is redone whole. Tracking values are that field of the tracking points.
-    `after_round(round)` runs once a round's points are done, before its verdict.
+    `after_round(round)` runs once a round's points are done, before its verdict;
+    `before_round(round)` before its first point (DIRTH's inter-round pre-write).
     `history`: tracking values of rounds already completed (a resumed run); the loop goes on
     with the next round, and those rounds count towards the window and max rounds."""
     history = {label: list((history or {}).get(label, [])) for label in tracking}
@@ -84,6 +94,8 @@ def run_rounds(*, test: str, points: list[TestPoint],
         return _steady(done, rule, evidence)
     for round_no in range(done + 1, max_rounds + 1):
         values: dict[int, float] = {}
+        if before_round:
+            before_round(round_no)
         measured = measure([p for p in points if not p.na_reason], round_no)
         for point in points:
             if point.na_reason:

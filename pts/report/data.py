@@ -156,6 +156,7 @@ def _build_test(name: str, recs: list[LedgerLine], path: Path) -> tuple[TestResu
         samples=_latest(by_type.get("sample", []), key=lambda x: x.number),
         fob_points=_latest(by_type.get("fob_point", []), key=lambda p: (p.index or 0,)),
         result=_last(by_type.get("wsat_result")) or {},
+        round_modes=tuple(by_type.get("round_mode", ())),
         recovery=tuple(r for rec, r in zip(recs, _parsed_in_order(by_type, recs), strict=True)
                        if rec.type in ledger_view.RECOVERY_TYPES),
     )

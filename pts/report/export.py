@@ -1,5 +1,6 @@
-"""`python -m pts export RUN_DIR --csv [-o PATH]`: the run's results per cell as CSV, from
-its stored data only (run.json + ledger.jsonl; no device).
+"""`python -m pts export RUN_DIR --csv|--json [-o PATH]`: the run's results per cell as CSV,
+or every table of the report as one JSON document (pts.report.export_json), from its stored
+data only (run.json + ledger.jsonl; no device).
 
 One row per test cell: the steady-state (measurement window) value, and where the run has a
 fresh-out-of-box figure for the cell (IOPS cells with --fob-sweep; WSAT's first sample) that
@@ -12,10 +13,12 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import json
 import sys
 from pathlib import Path
 
 from pts.report.data import fob_vs_window, load_run, window_cells
+from pts.report.export_json import document
 from pts.report.model import RunFolderError, TestResult
 
 COLUMNS = ("test", "cell", "rw_mix", "block_size", "metric", "unit", "fob", "steady_state",
@@ -26,11 +29,16 @@ METRICS = {"iops": ("iops", "IOPS"), "throughput": ("mbps", "MB/s"),
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.description = ("Export a run folder's results per cell (steady state, and FOB and the "
-                     "FOB / steady-state ratio where the run has them) from its stored data.")
+    p.description = ("Export a run folder's results from its stored data: per cell as CSV "
+                     "(steady state, and FOB and the FOB / steady-state ratio where the run "
+                     "has them), or every table of the report as one JSON document.")
     p.add_argument("run_dir", metavar="RUN_DIR", help="the run folder")
-    p.add_argument("--csv", action="store_true", required=True,
-                   help="CSV (the only format so far)")
+    fmt = p.add_mutually_exclusive_group(required=True)
+    fmt.add_argument("--csv", action="store_true", help="one CSV row per test cell")
+    fmt.add_argument("--json", action="store_true",
+                     help="one JSON document: per test its cells (window means of every "
+                          "metric), steady-state evidence, FOB figures, WSAT samples "
+                          "(docs/results-format.md)")
     p.add_argument("-o", "--output", metavar="PATH", help="write here (default: stdout)")
 
 
@@ -70,7 +78,8 @@ def to_csv(run_dir: str | Path) -> str:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        text = to_csv(args.run_dir)
+        text = (json.dumps(document(args.run_dir), indent=1) + "\n" if args.json
+                else to_csv(args.run_dir))
     except RunFolderError as exc:
         print(f"export: {exc}", file=sys.stderr)
         return 2

@@ -15,6 +15,7 @@ from pts.report.model import (
     DeviationView,
     PointView,
     PurgeView,
+    RoundModeView,
     RoundView,
     RunFolderError,
     SampleView,
@@ -153,11 +154,16 @@ def _test_end(rec: records.TestEnd, where: str) -> TestEndView:
                    message=str(rec.message or ""))
 
 
+def _round_mode(rec: records.RoundMode, where: str) -> RoundModeView:
+    return RoundModeView(round=int(_req(rec, "round", where)),
+                         mode=str(_req(rec, "mode", where)), reason=str(rec.reason or ""))
+
+
 PARSERS = {
     "test_start": _test_start, "purge": _purge, "write_cache": _write_cache, "wipc": _wipc,
     "point": _point, "round": _round, "deviation": _deviation, "test_end": _test_end,
     "device_counters": _device_counters, "sample": _sample, "wsat_result": _wsat_result,
-    "fob_point": _point,
+    "fob_point": _point, "round_mode": _round_mode,
 }
 # HIR / XSR records reach their pages as the typed records (pts.report.recovery_view).
 RECOVERY_TYPES = ("hir_baseline", "hir_write", "hir_state", "xsr_interval", "xsr_group")

@@ -116,6 +116,14 @@ class PointView:
 
 
 @dataclass(frozen=True)
+class RoundModeView:
+    """A round-based test changed how its rounds run (a round_mode record)."""
+    round: int
+    mode: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class SampleView:
     """One WSAT sample (a `sample` record): one interval of the continuous write run."""
 
@@ -243,6 +251,7 @@ class TestResult:
     samples: tuple[SampleView, ...] = ()            # WSAT
     fob_points: tuple[PointView, ...] = ()          # --fob-sweep: informative, before WIPC
     result: dict = field(default_factory=dict)  # WSAT: the wsat_result record
+    round_modes: tuple[RoundModeView, ...] = ()     # pipelined -> stonewalled fallbacks
     recovery: tuple = ()     # HIR / XSR: their typed records (pts.results.records), ledger order
 
     @property

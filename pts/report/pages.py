@@ -18,7 +18,9 @@ from pts.report import (
     fob_pages,
     iops_pages,
     latency_pages,
+    qos_pages,
     recovery_pages,
+    snia_header,
     steady_pages,
     throughput_pages,
     wsat_pages,
@@ -32,6 +34,10 @@ BUILDERS: dict[str, PageBuilder] = {
     "throughput": throughput_pages.build,
     "latency": latency_pages.build,
     "wsat": wsat_pages.build,
+    "dirth": qos_pages.build,
+    "cbw": qos_pages.build,
+    "dirth-precondition": qos_pages.precondition,
+    "cbw-precondition": qos_pages.precondition,
     "hir": recovery_pages.hir,
     "xsr": recovery_pages.xsr,
 }
@@ -44,4 +50,5 @@ def builder(name: str) -> PageBuilder:
 
 def pages_for(run: RunView, test: TestResult) -> list[Flowable]:
     own = builder(test.name)(run, test)
-    return own + fob_pages.build(run, test) + counters_pages.build(run, test)
+    story = own + fob_pages.build(run, test) + counters_pages.build(run, test)
+    return snia_header.on_every_page(run, test, story)   # the SNIA header block, each page

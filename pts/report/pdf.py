@@ -16,7 +16,7 @@ from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageTemplate, Paragraph
 
 from pts import __version__
-from pts.report import fmt, layout, pages, summary
+from pts.report import fmt, layout, pages, qualify_pages, summary, toc
 from pts.report.layout import CONTENT_WIDTH, FOOTER_HEIGHT, HEADER_HEIGHT, MARGIN, PAGE_SIZE
 from pts.report.model import RunView
 
@@ -29,10 +29,11 @@ OK_TEXT = (0.7, 1.0, 0.75)
 
 
 def story_for(run: RunView) -> list[Flowable]:
-    story = summary.pages(run)
+    first = summary.pages(run)
+    rest = qualify_pages.build(run)
     for test in run.tests:
-        story += pages.pages_for(run, test)
-    return story
+        rest += pages.pages_for(run, test)
+    return first + toc.page(run, first, rest) + rest
 
 
 def build_pdf(run: RunView) -> bytes:
@@ -41,16 +42,18 @@ def build_pdf(run: RunView) -> bytes:
     # Pass 1 only counts pages; pass 2 lays out an untouched copy of the same story: a table
     # split across pages in pass 1 is left altered and cannot be laid out again (LayoutError).
     fresh = copy.deepcopy(story)
-    _, total = _build(run, story, total_pages=None)
-    data, _ = _build(run, fresh, total_pages=total)
+    _, total, headings = _build(run, story, total_pages=None)
+    data, _, _ = _build(run, fresh, total_pages=total, known_pages=headings)
     return data
 
 
-def _build(run: RunView, story: list[Flowable], total_pages: int | None) -> tuple[bytes, int]:
+def _build(run: RunView, story: list[Flowable], total_pages: int | None,
+           known_pages: list[int] | None = None) -> tuple[bytes, int, list[int]]:
     buf = io.BytesIO()
     doc = ReportDoc(buf, run, total_pages)
+    doc.known_pages = known_pages or []     # pass 2: the contents page's page numbers
     doc.build(story)
-    return buf.getvalue(), doc.page
+    return buf.getvalue(), doc.page, doc.headings
 
 
 class ReportDoc(BaseDocTemplate):
@@ -66,6 +69,8 @@ class ReportDoc(BaseDocTemplate):
         self.total_pages = total_pages
         self.info: layout.PageInfo | None = None
         self._bookmarks = 0
+        self.headings: list[int] = []          # the page of every heading, in order
+        self.known_pages: list[int] = []
         frame = Frame(MARGIN, MARGIN + FOOTER_HEIGHT, CONTENT_WIDTH,
                       PAGE_SIZE[1] - 2 * MARGIN - HEADER_HEIGHT - FOOTER_HEIGHT,
                       leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0, id="body")
@@ -77,6 +82,7 @@ class ReportDoc(BaseDocTemplate):
             self.info = flowable.info
         elif isinstance(flowable, Paragraph) and flowable.style.name in OUTLINE:
             self._bookmarks += 1
+            self.headings.append(self.page)
             key = f"h{self._bookmarks}"
             self.canv.bookmarkPage(key)
             self.canv.addOutlineEntry(flowable.getPlainText(), key,

@@ -35,6 +35,8 @@ def convergence_page(test: TestResult, ylabel: str, metric: str | None = None,
     if first:
         story += [h1(f"{test.title} test")]
     story += [h2(subtitle), para(test.status)]
+    if first:
+        story += [para(line, "small") for line in round_mode_lines(test)]
     if not test.rounds:
         return story + [para("No round was completed: nothing to plot.")]
     rounds = [r.number for r in test.rounds]
@@ -51,6 +53,26 @@ def convergence_page(test: TestResult, ylabel: str, metric: str | None = None,
         f"{what} per round, rounds {rounds[0]}..{rounds[-1]}. The shaded band is "
         "the measurement window whose rounds give the reported results.", "small")]
     return story
+
+
+def round_mode_lines(test: TestResult) -> list[str]:
+    """How the points ran against each other (pts.tools.fio_round): the largest overlap of a
+    point's I/O with the previous point's, and every fallback to stonewalled rounds."""
+    overlaps = [(p.get("overlap_ms"), p) for p in test.points
+                if isinstance(p.get("overlap_ms"), float | int)]
+    lines = []
+    if overlaps:
+        worst, point = max(overlaps, key=lambda o: o[0])
+        seconds = test.parameters.get("point_seconds")
+        limit = f" (limit: 1 % of a point = {10 * seconds:g} ms)" if seconds else ""
+        what = (f"overlapped the previous point's by {worst:.0f} ms at most (round "
+                f"{point.round}, {point.rw_mix} {fmt.block_size(point.block_size)}){limit}"
+                if worst > 0 else f"never overlapped the previous point's (smallest gap "
+                                   f"{-worst:.0f} ms)")
+        lines.append(f"Point timing from fio's own logs: a point's I/O {what}.")
+    for change in test.round_modes:
+        lines.append(f"Round mode changed to {change.mode}: {change.reason}.")
+    return lines
 
 
 def _labelled(test: TestResult, cells: list[tuple[str, int]]):

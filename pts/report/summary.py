@@ -170,6 +170,8 @@ def test_setup_rows(run: RunView, test: TestResult) -> list[tuple[str, str]]:
 
 def purge_text(test: TestResult) -> str:
     purge = test.purge
+    if purge is None and test.parameters.get("continues_from"):   # DIRTH/CBW demand phase
+        return f"none: continues on the drive as {test.parameters['continues_from']} left it"
     if purge is None:
         return "NOT RECORDED"
     command = shlex.join(purge.command) if purge.command else "no command"
@@ -189,6 +191,8 @@ def purge_text(test: TestResult) -> str:
 
 
 def write_cache_texts(test: TestResult) -> list[str]:
+    if not test.write_caches and test.parameters.get("continues_from"):
+        return [f"as set by {test.parameters['continues_from']}"]
     if not test.write_caches:
         return [f"NOT RECORDED (required {fmt.text(test.parameters.get('write_cache'))})"]
     out = []

@@ -186,6 +186,51 @@ class WsatResult(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Prewrite(Record):
+    """DIRTH/CBW: a timed RND write phase (before a round or an operating point's capture)."""
+    TYPE: ClassVar[str] = "prewrite"
+    when: str                   # "precondition round 3", "before round 2", "MaxIOPS"
+    thread_count: int
+    queue_depth: int
+    seconds: int                # planned fio runtime
+    bytes_written: int
+    iops: float
+    raw: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class OperatingPoint(Record):
+    """DIRTH/CBW: MaxIOPS, MidIOPS or MinIOPS chosen from the demand-variation rounds."""
+    TYPE: ClassVar[str] = "operating_point"
+    name: str                   # "MaxIOPS", "MidIOPS", "MinIOPS"
+    selected: bool              # False: no point qualified (reason says why; declared)
+    thread_count: int | None
+    queue_depth: int | None
+    iops: float | None          # the point's mean over the measurement window rounds
+    lat_mean_us: float | None
+    rule: str                   # how it was chosen, with the numbers
+    rounds: list[int]           # the rounds the means are over
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResponseHistogram(Record):
+    """DIRTH/CBW: the response-time histogram of one operating point's capture."""
+    TYPE: ClassVar[str] = "response_histogram"
+    name: str                   # the operating point
+    thread_count: int
+    queue_depth: int
+    seconds: int                # planned fio runtime
+    ios: int
+    iops: float
+    lat_mean_us: float | None
+    lat_max_us: float | None
+    percentiles: list[dict]     # [{pct, us, ios_needed, resolvable}]
+    bins: dict                  # {bin midpoint ns (str): I/O count}, reads + writes merged
+    source: str                 # where the bins come from (fio json+ total-latency bins)
+    raw: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class Resume(Record):
     TYPE: ClassVar[str] = "resume"
     after_round: int
@@ -211,6 +256,20 @@ class TestEnd(Record):
     @property
     def finished(self) -> bool:
         return self.status in FINISHED
+
+
+@dataclass(frozen=True, kw_only=True)
+class Requirement(Record):
+    """--datasheet: one requirement judged after the test it depends on (pts.report.qualify)."""
+    TYPE: ClassVar[str] = "requirement"
+    cell: str | None
+    metric: str
+    bound: str                   # "at_least" / "at_most"
+    required: float
+    value: float | None          # the figure measured (None: could not be judged)
+    verdict: str                 # "met", "not met", "error"
+    text: str
+    source: str                  # "FILE line N"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -294,8 +353,9 @@ class Unknown(Record):
 
 TYPES: dict[str, type[Record]] = {cls.TYPE: cls for cls in (
     TestStart, Purge, WriteCache, Wipc, Point, FobPoint, Round, RoundMode, DeviceCounters, Sample,
-    WsatResult, Resume, Deviation, TestEnd, HirBaseline, HirWrite, HirState, XsrInterval,
-    XsrGroup)}
+    WsatResult, Resume, Deviation, TestEnd, Prewrite, OperatingPoint, ResponseHistogram,
+    HirBaseline, HirWrite, HirState, XsrInterval, XsrGroup)}
+TYPES[Requirement.TYPE] = Requirement
 
 
 def parse(data: dict) -> Record:

@@ -76,14 +76,15 @@ def _die_with_parent() -> None:
 
 
 def run(argv: list[str], *, log_file: Path | None = None, timeout: float | None = None,
-        check: bool = True, stdout_path: Path | None = None) -> CommandResult:
+        check: bool = True, stdout_path: Path | None = None,
+        cwd: Path | None = None) -> CommandResult:
     """Run argv (no shell). Stops the child on timeout or Ctrl-C so nothing is left behind."""
     log_command(log_file, argv)
     start = time.monotonic()
     out_fh = open(stdout_path, "w", encoding="utf-8") if stdout_path else None
     try:
         proc = subprocess.Popen(argv, stdout=out_fh or subprocess.PIPE, stderr=subprocess.PIPE,
-                                stdin=subprocess.DEVNULL, text=True,
+                                stdin=subprocess.DEVNULL, text=True, cwd=cwd,
                                 preexec_fn=_die_with_parent)
     except FileNotFoundError:
         raise ToolMissing(f"{argv[0]} is not installed (not found on PATH)") from None

@@ -12,11 +12,12 @@ import os
 import re
 import stat
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from pts.tools import commands, histogram
+from pts.tools import commands
 from pts.tools.commands import ToolError, ToolMissing
+from pts.tools.fio_result import Direction, Summary, summarize
 
 # Options every job gets, and why.
 GLOBAL_OPTIONS = {
@@ -105,13 +106,21 @@ class Job:
     lat_percentiles: tuple[float, ...] = ()   # total-latency percentiles (+ json+ bins)
     logs: Logs | None = None
     # Several points in one fio process (pts.tools.fio_round): each its own reporting group,
-    # started `startdelay_ms` after fio starts, or after the one before it (`stonewall`);
+    # created `startdelay_ms` after fio starts, or after the one before it (`stonewall`);
+    # `start_at_ms`: its I/O starts at this Unix time (ms) exactly — the job waits for it in
+    # `exec_prerun` (START_AT_SCRIPT in fio's working directory), before fio starts its
+    # runtime clock, so neither fio's 100 ms job-creation polling nor a slow job set-up
+    # moves the point;
     # `timing_log`: a mean-latency log with Unix-time stamps (windows: timing_window_ms),
     # from which the point's real I/O start and end are read.
     new_group: bool = False
     stonewall: bool = False
     startdelay_ms: int | None = None
+    start_at_ms: int | None = None
     timing_log: str | None = None
+    # CBW: mixed block sizes ("512/4:4k/96") and skew ("zoned:50/5:30/15:20/80")
+    bssplit: str | None = None
+    random_distribution: str | None = None
     extra: tuple[tuple[str, str], ...] = ()   # further fio options, written last, in order
 
     def options(self) -> dict[str, str]:
@@ -142,11 +151,26 @@ class Job:
             opts["stonewall"] = "1"
         if self.startdelay_ms is not None:
             opts["startdelay"] = f"{self.startdelay_ms}ms"
+        opts |= {k: v for k, v in (("bssplit", self.bssplit),
+                                   ("random_distribution", self.random_distribution)) if v}
+        if self.start_at_ms is not None:
+            opts["exec_prerun"] = f"./{START_AT_SCRIPT} {self.start_at_ms}"
         if self.timing_log is not None:
             opts.update(write_lat_log=self.timing_log,
                         log_avg_msec=str(timing_window_ms(self.runtime)), log_unix_epoch="1")
         opts.update(self.extra)
         return opts
+
+
+# Waits until the Unix time in ms given as its argument (fio runs exec_prerun through
+# system(); `;` and `#` start comments in a job file, hence a script and not a command line).
+START_AT_SCRIPT = "pts-start-at.sh"
+START_AT_TEXT = """#!/bin/sh
+# snia-pts: wait until Unix time $1 (ms), the start of this point's I/O (fio exec_prerun)
+d=$(( $1 - $(date +%s%3N) ))
+if [ "$d" -gt 0 ]; then sleep "$((d / 1000)).$(printf %03d $((d % 1000)))"; fi
+exit 0
+"""
 
 
 def _log_options(logs: Logs) -> dict[str, str]:
@@ -197,71 +221,6 @@ def job_file(filename: str, jobs: list[Job]) -> str:
     return "\n".join(lines) + "\n"
 
 
-@dataclass(frozen=True)
-class Direction:
-    """One direction (read or write) of a fio result, summed over its jobs."""
-
-    iops: float = 0.0
-    io_bytes: int = 0
-    bw_bytes: float = 0.0       # bytes/s
-    total_ios: int = 0
-    lat_mean_ns: float | None = None   # total latency (submission + completion)
-    lat_max_ns: float | None = None
-    runtime_ms: int = 0                 # longest thread's runtime
-    # Total-latency percentiles {pct: ns} and histogram {bin midpoint ns: count}; only when
-    # the job asked for lat_percentiles (the histogram only with json+ output).
-    lat_percentiles_ns: dict[float, float] = field(default_factory=dict)
-    lat_histogram: dict[int, int] = field(default_factory=dict)
-
-    def lat_percentile_ns(self, pct: float) -> float | None:
-        """fio's own figure if it reported this percentile, else from the histogram."""
-        if pct in self.lat_percentiles_ns:
-            return self.lat_percentiles_ns[pct]
-        return histogram.percentile(self.lat_histogram, pct) if self.lat_histogram else None
-
-
-@dataclass(frozen=True)
-class Summary:
-    read: Direction
-    write: Direction
-    fio_version: str = ""
-    errors: tuple[int, ...] = field(default=())
-
-    @property
-    def iops(self) -> float:
-        """PTS IOPS of a mix: read plus write completions per second (pts-digest §11.10)."""
-        return self.read.iops + self.write.iops
-
-    @property
-    def mbps(self) -> float:
-        """Decimal MB/s (PTS 2.0.2 §2.4.1), from fio's bytes/s."""
-        return (self.read.bw_bytes + self.write.bw_bytes) / 1e6
-
-    @property
-    def lat_mean_ns(self) -> float | None:
-        """IO-weighted mean response time of both directions (pts-digest §11.10)."""
-        parts = [(d.lat_mean_ns, d.total_ios) for d in (self.read, self.write)
-                 if d.lat_mean_ns is not None and d.total_ios]
-        n = sum(k for _, k in parts)
-        return sum(m * k for m, k in parts) / n if n else None
-
-    @property
-    def lat_max_ns(self) -> float | None:
-        maxima = [d.lat_max_ns for d in (self.read, self.write) if d.lat_max_ns is not None]
-        return max(maxima) if maxima else None
-
-    def lat_percentile_ns(self, pct: float) -> float | None:
-        """Total-latency percentile of all I/Os, reads and writes together: from the merged
-        histograms of both directions (json+ output), or the one direction that did I/O.
-        None when fio gave neither."""
-        busy = [d for d in (self.read, self.write) if d.total_ios]
-        if len(busy) == 1:
-            return busy[0].lat_percentile_ns(pct)
-        if busy and all(d.lat_histogram for d in busy):
-            return histogram.percentile(histogram.merge(*(d.lat_histogram for d in busy)), pct)
-        return None
-
-
 def parse_output(text: str) -> dict:
     """fio's JSON document; tolerates non-JSON lines fio sometimes prints before it."""
     start = text.find("{")
@@ -274,60 +233,6 @@ def parse_output(text: str) -> dict:
     if not isinstance(doc, dict) or not isinstance(doc.get("jobs"), list) or not doc["jobs"]:
         raise FioOutputError("fio JSON has no 'jobs' list")
     return doc
-
-
-def _latency_ns(d: dict) -> tuple[float | None, float | None]:
-    """Total latency; fio >= 2.99 writes lat_ns, older versions lat in microseconds."""
-    if isinstance(d.get("lat_ns"), dict):
-        lat = d["lat_ns"]
-        return lat.get("mean"), lat.get("max")
-    if isinstance(d.get("lat"), dict):
-        lat = d["lat"]
-        return (None if lat.get("mean") is None else lat["mean"] * 1e3,
-                None if lat.get("max") is None else lat["max"] * 1e3)
-    return None, None
-
-
-def _lat_distribution(jobs: list[dict], key: str) -> tuple[dict, dict]:
-    """Total-latency percentiles and histogram ("lat_ns", present with lat_percentiles=1;
-    never clat_ns: the PTS response time includes submission). Percentiles only for one
-    job (fio's figures cannot be combined); histograms are summed over jobs."""
-    lats = [(j.get(key) or {}).get("lat_ns") for j in jobs]
-    lats = [lat for lat in lats if isinstance(lat, dict)]
-    pcts = {}
-    if len(lats) == 1 and isinstance(lats[0].get("percentile"), dict):
-        pcts = {float(k): float(v) for k, v in lats[0]["percentile"].items()}
-    bins = [histogram.parse_bins(lat["bins"]) for lat in lats if isinstance(lat.get("bins"), dict)]
-    return pcts, histogram.merge(*bins) if bins else {}
-
-
-def _direction(jobs: list[dict], key: str) -> Direction:
-    iops = io_bytes = bw = total = runtime = 0
-    lat_sum, lat_n, lat_max = 0.0, 0, None
-    for job in jobs:
-        d = job.get(key) or {}
-        n = int(d.get("total_ios", 0))
-        iops += float(d.get("iops", 0.0))
-        io_bytes += int(d.get("io_bytes", int(d.get("io_kbytes", 0)) * 1024))
-        bw += float(d.get("bw_bytes", float(d.get("bw", 0.0)) * 1024))
-        total += n
-        runtime = max(runtime, int(d.get("runtime", 0)))
-        mean, mx = _latency_ns(d)
-        if n and mean is not None:
-            lat_sum, lat_n = lat_sum + mean * n, lat_n + n
-        if n and mx is not None:
-            lat_max = mx if lat_max is None else max(lat_max, mx)
-    pcts, hist = _lat_distribution(jobs, key)
-    return Direction(iops, io_bytes, bw, total, lat_sum / lat_n if lat_n else None, lat_max,
-                     runtime, pcts, hist)
-
-
-def summarize(doc: dict) -> Summary:
-    """Sum over jobs (one job with group_reporting; several without)."""
-    jobs = doc["jobs"]
-    return Summary(read=_direction(jobs, "read"), write=_direction(jobs, "write"),
-                   fio_version=str(doc.get("fio version", "")),
-                   errors=tuple(int(j.get("error", 0)) for j in jobs if j.get("error")))
 
 
 @dataclass(frozen=True)
@@ -360,11 +265,16 @@ class Fio:
         return FioResult(json_path, summary, end - start, start, end)
 
     def run_document(self, filename: str, text: str, out_dir: Path, name: str,
-                     timeout: float | None, histograms: bool):
+                     timeout: float | None, histograms: bool, cwd: Path | None = None):
         """Run the job file `text` (kept as NAME.fio, its command as NAME.cmd, written before
         fio starts): fio's JSON document, its path, start and end (Unix s) and an excerpt
-        of fio's stderr for messages."""
+        of fio's stderr for messages. `text` may be a function of the launch time in Unix
+        ms, called just before fio starts (absolute start times in the job file); `cwd`:
+        fio's working directory (where exec_prerun scripts and their output files live)."""
+        out_dir = out_dir.absolute()
         out_dir.mkdir(parents=True, exist_ok=True)
+        if callable(text):
+            text = text(int(time.time() * 1000))
         job_path, json_path = out_dir / f"{name}.fio", out_dir / f"{name}.json"
         job_path.write_text(text, encoding="utf-8")
         fmt = "json+" if histograms else "json"
@@ -372,7 +282,7 @@ class Fio:
         (out_dir / f"{name}.cmd").write_text(json.dumps(argv) + "\n", encoding="utf-8")
         start = time.time()
         try:
-            result = commands.run(argv, log_file=self.log_file, timeout=timeout)
+            result = commands.run(argv, log_file=self.log_file, timeout=timeout, cwd=cwd)
         except commands.ToolFailed as exc:
             raise DeviceGone.check(filename) or FioFailed(str(exc)) from None
         finally:
@@ -387,6 +297,6 @@ class Fio:
         return doc, json_path, start, end, result.excerpt()
 
 
-__all__ = ["DeviceGone", "Fio", "FioError", "FioFailed", "FioOutputError", "Job", "Logs", "Summary",
-           "ToolMissing", "job_file", "parse_output", "random_job", "sequential_job",
-           "summarize"]
+__all__ = ["DeviceGone", "Direction", "Fio", "FioError", "FioFailed", "FioOutputError", "Job",
+           "Logs", "Summary", "ToolMissing", "job_file", "parse_output", "random_job",
+           "sequential_job", "summarize"]

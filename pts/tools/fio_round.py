@@ -4,8 +4,13 @@ its own result: one reporting group per point (`new_group`), its own JSON docume
 timing log (fio `write_lat_log` with `log_unix_epoch`, 10 ms windows).
 
 Modes (design.md "Speed": every fio process costs ~0.3 s of idle device time):
-  pipelined   one process; point k starts `startdelay` = k x (point + gap) after fio starts,
-              so the points run back to back with a gap of `gap_ms` between them
+  pipelined   one process; point k's I/O starts at t0 + k x (point + gap), t0 = fio's launch
+              + LEAD_MS: fio creates the job LEAD_MS early (`startdelay`) and the job waits
+              for its exact start in `exec_prerun`, before fio starts its runtime clock.
+              fio creates jobs from a loop that polls every 100 ms and waits >= 100 ms for a
+              new job's set-up, so `startdelay` alone starts points 100-300 ms late, by a
+              different amount each: measured here, overlaps of 80-140 ms between points
+              under load; with the exact start, 5-15 ms (the 10 ms log windows' grain).
   stonewalled one process; each point starts when the one before it has finished
               (`stonewall`): never overlapping, but ~0.3 s idle between points
   per-point   one fio process per point (the reference: what TKperf and plain fio scripts do)
@@ -24,6 +29,8 @@ from pathlib import Path
 from pts.config.settings import ROUND_MODES as MODES
 from pts.tools import fio_logs
 from pts.tools.fio import (
+    START_AT_SCRIPT,
+    START_AT_TEXT,
     DeviceGone,
     Fio,
     FioFailed,
@@ -37,6 +44,11 @@ from pts.tools.fio import (
 
 __all__ = ["MODES", "PointResult", "run_round"]
 
+# How long before its start a pipelined point's fio job is created: fio's job-creation loop
+# (<= 100 ms late), the job's set-up (>= 100 ms: fio polls for it every 100 ms) and a
+# loaded host. A point whose set-up takes longer starts late, which its overlap shows.
+LEAD_MS = 500
+
 
 @dataclass(frozen=True)
 class PointResult:
@@ -48,13 +60,16 @@ class PointResult:
     overlap_ms: float | None  # with the previous point of the round (None: the first)
 
 
-def scheduled(jobs: list[Job], mode: str, slot_ms: int, log_dir: Path) -> list[Job]:
-    """The round's jobs with their scheduling options and timing logs."""
+def scheduled(jobs: list[Job], mode: str, slot_ms: int, log_dir: Path,
+              t0_ms: int = 0) -> list[Job]:
+    """The round's jobs with their scheduling options and timing logs; pipelined point k
+    starts at Unix time `t0_ms` + k x `slot_ms`."""
     out = []
     for k, job in enumerate(jobs):
         extra = {"new_group": True, "timing_log": str(log_dir / job.name)}
         if mode == "pipelined":
-            extra["startdelay_ms"] = k * slot_ms
+            extra["startdelay_ms"] = max(0, k * slot_ms - LEAD_MS)
+            extra["start_at_ms"] = t0_ms + k * slot_ms
         elif mode == "stonewalled" and k:
             extra["stonewall"] = True
         out.append(dataclasses.replace(job, **extra))
@@ -91,6 +106,7 @@ def run_round(fio: Fio, filename: str, jobs: list[Job], out_dir: Path, mode: str
     """Run `jobs` as one round in `mode`; the results in job order."""
     if mode not in MODES:
         raise ValueError(f"round mode {mode!r}: one of {', '.join(MODES)}")
+    out_dir = out_dir.absolute()
     log_dir = out_dir / "timing"
     log_dir.mkdir(parents=True, exist_ok=True)
     planned = scheduled(jobs, mode, slot_ms, log_dir)
@@ -104,8 +120,20 @@ def run_round(fio: Fio, filename: str, jobs: list[Job], out_dir: Path, mode: str
         docs = {n: split(d, out_dir, [n])[n] for n, (d, _, _) in found.items()}
         bounds = {n: (s, e) for n, (_, s, e) in found.items()}
     else:
-        doc, _, start, end, _ = fio.run_document(filename, job_file(filename, planned),
-                                                 out_dir, "round", timeout, histograms)
+        if mode == "pipelined":
+            script = out_dir / START_AT_SCRIPT
+            script.write_text(START_AT_TEXT, encoding="utf-8")
+            script.chmod(0o755)
+
+        def text(launch_ms: int) -> str:      # absolute start times: made at fio's launch
+            nonlocal planned
+            planned = scheduled(jobs, mode, slot_ms, log_dir, launch_ms + LEAD_MS)
+            return job_file(filename, planned)
+        doc, _, start, end, _ = fio.run_document(filename, text, out_dir, "round", timeout,
+                                                 histograms, cwd=out_dir)
+        for empty in out_dir.glob("*.prerun.txt"):    # fio keeps exec_prerun's output
+            if not empty.stat().st_size:
+                empty.unlink()
         docs = split(doc, out_dir, [j.name for j in planned])
         bounds = {j.name: (start, end) for j in planned}
     return _results(filename, planned, docs, bounds)

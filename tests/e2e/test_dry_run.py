@@ -72,7 +72,8 @@ def test_plans_of_throughput_latency_and_wsat(make_loop, tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
     found = plans(p.stdout)
     assert "(this test has no dry-run plan yet)" not in p.stdout
-    assert list(found) == ["pts/suite/test_hir.py::test_hir",
+    assert list(found) == ["pts/suite/test_cbw.py::test_cbw", "pts/suite/test_dirth.py::test_dirth",
+                           "pts/suite/test_hir.py::test_hir",
                            "pts/suite/test_iops.py::test_iops",
                            "pts/suite/test_latency.py::test_latency",
                            "pts/suite/test_throughput.py::test_throughput[throughput-1024k]",

@@ -132,3 +132,13 @@ def test_moved_run_folder_gives_the_same_bytes(tmp_path):
     first = render(folder, tmp_path / "a.pdf").read_bytes()
     moved = folder.rename(tmp_path / "moved")
     assert render(moved, tmp_path / "b.pdf").read_bytes() == first
+
+
+def test_point_timing_and_round_mode_changes_are_on_the_report(tmp_path):
+    """The convergence page says how the points ran against each other (largest overlap,
+    from the points' overlap_ms) and every fallback to stonewalled rounds."""
+    reason = "round 4: RND 4KiB 0/100 overlapped the previous point by 700 ms"
+    text = " ".join(pdf_text(render(build_run(tmp_path, round_modes={4: reason}))).split())
+    assert ("a point's I/O overlapped the previous point's by 4 ms at most (round 2, 65/35 "
+            "1024 KiB) (limit: 1 % of a point = 600 ms)") in text
+    assert f"Round mode changed to stonewalled: {reason}." in text

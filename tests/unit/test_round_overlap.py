@@ -19,8 +19,8 @@ from pts.procedure.runner import RoundMeasure, RoundTest
 from pts.results import records
 from pts.results.ledger import Ledger, read_records
 from pts.testdefs import fields
-from pts.tools.fio import random_job
-from pts.tools.fio_round import run_round
+from pts.tools.fio import START_AT_SCRIPT, random_job
+from pts.tools.fio_round import LEAD_MS, run_round
 
 T0 = 1_800_000_000_000          # ms, Unix epoch
 
@@ -38,7 +38,8 @@ class FakeFio:
     def __init__(self, starts: dict[str, list[int]]):
         self.starts, self.calls, self.texts = starts, [], []
 
-    def run_document(self, filename, text, out_dir, name, timeout, histograms):
+    def run_document(self, filename, text, out_dir, name, timeout, histograms, cwd=None):
+        text = text(T0) if callable(text) else text
         mode = "stonewalled" if "stonewall=1" in text else "pipelined"
         self.calls.append(mode)
         self.texts.append(text)
@@ -91,7 +92,12 @@ def test_points_are_split_out_of_the_round_with_their_own_io_window(tmp_path):
     assert found[1].start == pytest.approx((T0 + 1020) / 1000)
     single = json.loads((out / "p01.json").read_text())
     assert [j["jobname"] for j in single["jobs"]] == ["p01"]
-    assert fio.texts[0].count("new_group=1") == 3 and "startdelay=1020ms" in fio.texts[0]
+    text = fio.texts[0]
+    assert text.count("new_group=1") == 3
+    # point 1 is created LEAD_MS before its start and waits for T0 + LEAD_MS + 1 slot exactly
+    assert "startdelay=520ms" in text and \
+        f"exec_prerun=./{START_AT_SCRIPT} {T0 + LEAD_MS + 1020}\n" in text
+    assert (out / START_AT_SCRIPT).stat().st_mode & 0o111
 
 
 def test_an_overlapping_round_is_measured_again_stonewalled(tmp_path):
@@ -130,3 +136,20 @@ def test_an_overlap_under_one_percent_is_tolerated(tmp_path):
 def test_decl_is_frozen():
     with pytest.raises(dataclasses.FrozenInstanceError):
         declaration(POINTS).test = "x"
+
+
+def test_the_start_script_waits_for_its_time_and_never_fails(tmp_path):
+    """The exec_prerun script (dash, as fio's system() runs it): a time in the past returns
+    at once with status 0; a time 300 ms ahead is waited for."""
+    import subprocess
+    import time
+
+    from pts.tools.fio import START_AT_TEXT
+    script = tmp_path / START_AT_SCRIPT
+    script.write_text(START_AT_TEXT)
+    script.chmod(0o755)
+    past = subprocess.run(["sh", "-c", f"./{START_AT_SCRIPT} 1000"], cwd=tmp_path)
+    assert past.returncode == 0
+    target = int(time.time() * 1000) + 300
+    subprocess.run(["sh", "-c", f"./{START_AT_SCRIPT} {target}"], cwd=tmp_path, check=True)
+    assert time.time() * 1000 >= target

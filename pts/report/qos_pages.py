@@ -1,0 +1,220 @@
+"""DIRTH / CBW pages (pts-digest §7.7 P1-P14, §7.8):
+
+  "<kind>-precondition": preconditioning convergence and its steady-state check (P1, P2);
+  "<kind>": demand-variation convergence (the tracking point, and TC32 at every QD) and
+  steady-state check (P4, P5); Demand Variation: IOPS vs QD, one series per TC (P6);
+  Demand Intensity: ART vs IOPS, one series per TC (P7; log axes where they span decades);
+  system CPU % over TC x QD (P8, as a table); the pre-writes (P3); a table of every point
+  and of the operating points; the response-time histogram of each operating point (P9-P14).
+
+Values per point are means over the measurement window rounds. The operating points,
+pre-writes and histograms are read from their own ledger records.
+"""
+
+from __future__ import annotations
+
+from reportlab.platypus import Flowable
+
+from pts.report import fmt, qos_charts
+from pts.report.layout import grid_table, h2, image, new_page, para
+from pts.report.model import RunView, TestResult
+from pts.report.steady_pages import convergence_page, page_info, window_pages
+from pts.results import records
+from pts.results.ledger import read_records
+
+US = "µs"
+
+
+def precondition(run: RunView, test: TestResult) -> list[Flowable]:
+    return convergence_page(test, "IOPS") + window_pages(test, "IOPS") + _prewrites(run, test)
+
+
+def build(run: RunView, test: TestResult) -> list[Flowable]:
+    found = [r for r in read_records(run.folder / "ledger.jsonl")[0] if r.test == test.name]
+    grid = _grid(test)
+    story = convergence_page(test, "IOPS") + _tc32_page(test) + window_pages(test, "IOPS")
+    story += _variation_page(test, grid) + _intensity_page(test, grid)
+    story += _table_page(test, grid) + _cpu_page(test, grid)
+    story += _operating_page(test, found) + _histogram_pages(test, found)
+    return story + _prewrites(run, test, found)
+
+
+def _grid(test: TestResult) -> dict[tuple[int, int], dict[str, float | None]]:
+    """(TC, QD) -> {field: mean over the measurement window rounds}."""
+    rounds = set(test.window_rounds) or {p.round for p in test.points}
+    acc: dict[tuple[int, int], list] = {}
+    for p in test.points:
+        tc, qd = p.get("thread_count"), p.get("queue_depth")
+        if p.round in rounds and not p.na and tc is not None:
+            acc.setdefault((int(tc), int(qd)), []).append(p.values)
+    out = {}
+    for key, rows in acc.items():
+        names = {k for r in rows for k in r}
+        out[key] = {k: _mean([r.get(k) for r in rows]) for k in names}
+    return out
+
+
+def _mean(values) -> float | None:
+    vals = [v for v in values if v is not None]
+    return sum(vals) / len(vals) if vals else None
+
+
+def _order(test: TestResult, key: str) -> list[int]:
+    return [int(v) for v in test.parameters.get(key) or []]
+
+
+def _window_text(test: TestResult) -> str:
+    w = test.window
+    return "no completed round" if w is None else f"means over rounds {w[0]}..{w[1]}"
+
+
+def _page(test: TestResult, subtitle: str) -> list[Flowable]:
+    return new_page(page_info(test, subtitle, f"{test.title} {subtitle}")) + [h2(subtitle)]
+
+
+def _tc32_page(test: TestResult) -> list[Flowable]:
+    tc = int(test.parameters.get("thread_count") or 32)
+    story = _page(test, f"Demand Variation Convergence: TC{tc}, every QD")
+    rounds = sorted({p.round for p in test.points})
+    series = {}
+    for qd in _order(test, "queue_depths"):
+        by_round = {p.round: p.iops for p in test.points
+                    if p.get("thread_count") == tc and p.get("queue_depth") == qd}
+        series[f"QD{qd}"] = (rounds, [by_round.get(r) for r in rounds])
+    if not rounds:
+        return story + [para("No round was completed.")]
+    return story + [image(qos_charts.xy(series, "Round", "IOPS",
+                                        f"TC{tc}: IOPS per round for each QD",
+                                        x_ticks=rounds, log_x=False)),
+                    para("Each demand-variation round starts with the inter-round pre-write "
+                         "(RND 0/100 at TC32/QD32); the tracking variable is the TC32/QD32 "
+                         "IOPS.", "small")]
+
+
+def _variation_page(test: TestResult, grid) -> list[Flowable]:
+    story = _page(test, "Demand Variation: IOPS vs QD per TC")
+    qds = sorted(_order(test, "queue_depths"))
+    series = {f"TC{tc}": (qds, [grid.get((tc, qd), {}).get("iops") for qd in qds])
+              for tc in _order(test, "thread_counts")}
+    return story + [image(qos_charts.xy(series, "Queue depth (outstanding I/Os per thread)",
+                                        "IOPS", "Demand Variation", x_ticks=qds,
+                                        log_x=len(qds) > 1 and max(qds) / min(qds) > 10)),
+                    para(f"IOPS at each TC and QD ({_window_text(test)}).", "small")]
+
+
+def _intensity_page(test: TestResult, grid) -> list[Flowable]:
+    story = _page(test, "Demand Intensity: ART vs IOPS")
+    series = {}
+    for tc in _order(test, "thread_counts"):
+        pts = [(grid[(tc, qd)].get("iops"), grid[(tc, qd)].get("lat_mean_us"))
+               for qd in sorted(_order(test, "queue_depths")) if (tc, qd) in grid]
+        series[f"TC{tc}"] = ([p[0] for p in pts], [p[1] for p in pts])
+    ceiling = test.parameters.get("art_ceiling_us")
+    return story + [image(qos_charts.xy(series, "IOPS", f"ART ({US})", "Demand Intensity")),
+                    para(f"Average response time (fio total latency) against IOPS, one series "
+                         f"per TC, joined in order of rising QD ({_window_text(test)}); the "
+                         f"knee is where ART rises without IOPS following. MaxIOPS ceiling: "
+                         f"ART below {fmt.num(ceiling)} {US}.", "small")]
+
+
+def _pct_fields(test: TestResult) -> list[tuple[float, str]]:
+    return [(float(p), "lat_" + f"{float(p):g}".replace(".", "_") + "_us")
+            for p in test.parameters.get("percentiles") or []]
+
+
+def _table_page(test: TestResult, grid) -> list[Flowable]:
+    story = _page(test, "All Points")
+    pcts = _pct_fields(test)[:3]
+    header = ["TC", "QD", "IOPS", f"ART {US}", f"MRT {US}",
+              *[f"{p:g} % {US}" for p, _ in pcts], "I/Os"]
+    rows = []
+    for tc in _order(test, "thread_counts"):
+        for qd in _order(test, "queue_depths"):
+            v = grid.get((tc, qd), {})
+            ios = v.get("ios")
+            rows.append([str(tc), str(qd), fmt.num(v.get("iops")), fmt.num(v.get("lat_mean_us")),
+                         fmt.num(v.get("lat_max_us")),
+                         *[_level(v.get(key), ios, p) for p, key in pcts],
+                         fmt.num(ios)])
+    return story + [grid_table(header, rows, align_right_from=2),
+                    para(f"{_window_text(test)}. A level marked '*' is not resolvable from the "
+                         "I/Os of a point (fewer than 1 / (1 - p) I/Os): it is the slowest "
+                         "I/O.", "small")]
+
+
+def _level(value: float | None, ios: float | None, pct: float) -> str:
+    if value is None:
+        return "n/a"
+    short = ios is not None and ios * (1 - pct / 100) < 1 - 1e-9
+    return fmt.num(value) + (" *" if short else "")
+
+
+def _cpu_page(test: TestResult, grid) -> list[Flowable]:
+    story = _page(test, "System CPU Utilisation (%)")
+    qds = _order(test, "queue_depths")
+    rows = [[f"TC{tc}", *[fmt.num(grid.get((tc, qd), {}).get("sys_cpu_pct")) for qd in qds]]
+            for tc in _order(test, "thread_counts")]
+    return story + [grid_table(["", *[f"QD{q}" for q in qds]], rows, align_right_from=1),
+                    para(f"fio's system CPU % of each point ({_window_text(test)}).", "small")]
+
+
+def _operating_page(test: TestResult, found) -> list[Flowable]:
+    story = _page(test, "Operating Points")
+    ops = [r for r in found if isinstance(r, records.OperatingPoint)]
+    hists = {r.name: r for r in found if isinstance(r, records.ResponseHistogram)}
+    if not ops:
+        return story + [para("No operating points were selected (the demand-variation "
+                             "rounds did not complete).")]
+    rows = []
+    for o in ops:
+        h = hists.get(o.name)
+        rows.append([o.name, f"TC{o.thread_count}/QD{o.queue_depth}" if o.selected else
+                     "not selected", fmt.num(o.iops), fmt.num(o.lat_mean_us),
+                     fmt.num(h.iops) if h else "n/a", fmt.num(h.lat_mean_us) if h else "n/a",
+                     fmt.num(h.lat_max_us) if h else "n/a"])
+    rounds = ops[0].rounds or []
+    return story + [grid_table(["Point", "TC/QD", "IOPS (rounds)", f"ART {US} (rounds)",
+                                "IOPS (capture)", f"ART {US} (capture)", f"MRT {US}"],
+                               rows, align_right_from=2),
+                    para("Rounds: means over the measurement window rounds "
+                         f"{', '.join(map(str, rounds))}; capture: the histogram capture "
+                         "after the point's pre-write.", "small"),
+                    *[para(f"{o.name}: {o.rule}.") for o in ops]]
+
+
+def _histogram_pages(test: TestResult, found) -> list[Flowable]:
+    story: list[Flowable] = []
+    for h in (r for r in found if isinstance(r, records.ResponseHistogram)):
+        title = f"Response Time Histogram: {h.name} (TC{h.thread_count}/QD{h.queue_depth})"
+        story += _page(test, title)
+        marks = {"ART": h.lat_mean_us}
+        marks |= {f"{row['pct']:g} %": row["us"] for row in h.percentiles if row["resolvable"]}
+        marks["MRT"] = h.lat_max_us
+        bins = {int(k): int(v) for k, v in h.bins.items()}
+        story.append(image(qos_charts.histogram(bins, {k: v for k, v in marks.items()
+                                                       if v is not None}, title)))
+        rows = [[f"{row['pct']:g} %", fmt.num(row["us"]) if row["resolvable"] else
+                 "not resolvable", f"{row['ios']:,}", f"{row['ios_needed']:,}"]
+                for row in h.percentiles]
+        rows += [["MRT", fmt.num(h.lat_max_us), f"{h.ios:,}", "1"]]
+        story += [grid_table(["Level", f"Response time {US}", "I/Os", "I/Os needed"], rows,
+                             align_right_from=1),
+                  para(f"{h.seconds} s capture at {fmt.num(h.iops)} IOPS; ART "
+                       f"{fmt.num(h.lat_mean_us)} {US}. Histogram: {h.source}. A level needs "
+                       "at least 1 / (1 - p) I/Os to be resolved.", "small")]
+    return story
+
+
+def _prewrites(run: RunView, test: TestResult, found=None) -> list[Flowable]:
+    if found is None:
+        found = [r for r in read_records(run.folder / "ledger.jsonl")[0]
+                 if r.test == test.name]
+    pre = [r for r in found if isinstance(r, records.Prewrite)]
+    if not pre:
+        return []
+    story = _page(test, "Pre-writes")
+    rows = [[r.when, f"TC{r.thread_count}/QD{r.queue_depth}", str(r.seconds),
+             fmt.num(r.iops), fmt.num(r.bytes_written / 1e9)] for r in pre]
+    return story + [grid_table(["When", "TC/QD", "Seconds", "IOPS", "GB written"], rows,
+                               align_right_from=2),
+                    para("RND 0/100 writes with the test's workload.", "small")]

@@ -1,0 +1,79 @@
+"""The table of contents page (after the run summary): every heading of the report (h1, h2
+indented) with its page number.
+
+The headings are known from the story before it is laid out; their pages are not. The PDF
+is built twice anyway (pdf.build_pdf: pass 1 counts pages): pass 1 records the page of every
+heading in order (ReportDoc.headings) and draws the contents with "?" for each page
+number, pass 2 draws the numbers (ReportDoc.known_pages). The contents have the same rows in
+both passes, so they take the same room and no heading moves between the passes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from reportlab.platypus import Flowable, KeepTogether, Paragraph
+
+from pts.report import layout
+from pts.report.layout import CONTENT_WIDTH, PageInfo, h1, mm, new_page, para
+from pts.report.model import RunView
+
+LEVELS = ("h1", "h2")
+
+
+def headings(story: Iterable[Flowable]) -> list[tuple[str, str]]:
+    """(style, text) of every heading of `story`, in order (inside KeepTogether too)."""
+    out = []
+    for f in story:
+        if isinstance(f, KeepTogether):
+            out += headings(f._content)
+        elif isinstance(f, Paragraph) and f.style.name in LEVELS:
+            out.append((f.style.name, f.getPlainText()))
+    return out
+
+
+class Contents(Flowable):
+    """The contents table, filled with page numbers from the document being built."""
+
+    def __init__(self, entries: list[tuple[str, str]], first_index: int):
+        super().__init__()
+        self.entries = entries
+        self.first_index = first_index     # how many h1 headings come before this table
+        self._table = None
+
+    def _make(self):
+        known = getattr(getattr(self.canv, "_doctemplate", None), "known_pages", None) or []
+        rows = []
+        for i, (level, text) in enumerate(self.entries):
+            n = self.first_index + i
+            label = text if level == "h1" else para(f"&nbsp;&nbsp;&nbsp;&nbsp;{layout.esc(text)}",
+                                                    "cell", markup=True)
+            rows.append([label, str(known[n]) if n < len(known) else "?"])
+        return layout.grid_table(["Section", "Page"], rows,
+                                 col_widths=[CONTENT_WIDTH - 25 * mm, 25 * mm],
+                                 align_right_from=1)
+
+    def wrap(self, avail_width, avail_height):
+        self._table = self._make()
+        return self._table.wrapOn(self.canv, avail_width, avail_height)
+
+    def split(self, avail_width, avail_height):
+        if self._table is None:
+            self._table = self._make()
+        return self._table.split(avail_width, avail_height)
+
+    def draw(self):
+        self._table.drawOn(self.canv, 0, 0)
+
+
+def page(run: RunView, before: list[Flowable], after: list[Flowable]) -> list[Flowable]:
+    """The contents page, to go between `before` (the summary) and `after` (the rest)."""
+    first = headings(before)
+    info = PageInfo("Contents", "Table of contents", "Table: contents of this report",
+                    run.verdict.text, alarm=not run.verdict.compliant)
+    return new_page(info) + [
+        h1("Contents"),
+        para("Every section of this report with the page it starts on (the PDF's bookmarks "
+             "lead to the same places)."),
+        Contents(first + [("h1", "Contents")] + headings(after), 0),
+    ]

@@ -1,0 +1,20 @@
+"""Datasheet qualification (--datasheet FILE.toml, docs/datasheet.md): one item per
+requirement, run right after the PTS test it depends on (pts/suite/datasheet.py). Judged
+from the run's stored data by pts.report.qualify; the judgement is written to the ledger
+(a `requirement` record) for the report's Qualification page.
+
+Without --datasheet there is no item; without --device the items are skipped.
+"""
+
+from pts.report.data import load_run
+from pts.report.qualify import MET, judge
+from pts.results import records
+
+
+def test_requirement(pts_requirement, pts_run):
+    j = judge(load_run(pts_run.folder), pts_requirement)
+    r = pts_requirement
+    pts_run.ledger.append(records.Requirement(
+        test=r.test, cell=r.cell, metric=r.metric, bound=r.bound, required=r.value,
+        value=j.measured, verdict=j.verdict, text=j.text, source=r.where))
+    assert j.verdict == MET, f"{j.verdict.upper()}: {j.text}"

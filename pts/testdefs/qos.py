@@ -1,0 +1,155 @@
+"""Running DIRTH and CBW (pts-digest §7.7, §7.8) on the one runner:
+
+  1. "<kind>-precondition": purge (no WIPC), then preconditioning rounds to steady state
+     (`run_round_test` of `qos_jobs.declare_precondition`; each round's writes before its
+     measured point come from the before-round hook);
+  2. "<kind>": demand-variation rounds to steady state (`run_phase` of
+     `qos_jobs.declare_demand`; the inter-round pre-write is the before-round hook), then
+     the operating points (pts.testdefs.qos_select) and for each a pre-write at its TC/QD
+     and a histogram capture at the test mix.
+
+Histograms: fio json+ total-latency bins ("lat_ns" bins with lat_percentiles=1), reads and
+writes merged (pts.tools.histogram) — not fio's histogram log, which holds completion
+latency only. Every I/O of the capture is counted in its bin; a bin is at most 1/64 of its
+value wide.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from pts.conditioning import prepare
+from pts.procedure.rounds import Outcome
+from pts.procedure.runner import (
+    RoundMeasure,
+    point_timeout,
+    recorded_test,
+    run_phase,
+    run_round_test,
+)
+from pts.results import records
+from pts.results.ledger import read_records
+from pts.run import Run
+from pts.testdefs import fields, qos_jobs, qos_select
+from pts.testdefs.qos_jobs import KINDS, WRITES, Workload
+from pts.tools import histogram
+
+HISTOGRAM_SOURCE = ("fio json+ total-latency bins (lat_percentiles=1: lat_ns bins), reads "
+                    "and writes merged")
+
+
+def run_qos(run: Run, kind: str) -> Outcome:
+    """Both ledger tests of DIRTH or CBW; the pytest item passes only if both are steady."""
+    settings, dev = run.settings, run.device
+    qos = qos_jobs.section(settings, kind)
+    w = qos_jobs.workload(qos, dev.logical_sector)
+    pre_test = qos_jobs.precondition_test(kind)
+    rest = settings.scaled(qos.precondition_round_seconds) - settings.point_seconds
+    pre = run_round_test(run, qos_jobs.declare_precondition(
+        settings, dev, kind, before_round=(lambda r: prewrite(
+            run, pre_test, w, f"precondition round {r}", qos.tracking_thread_count,
+            qos.tracking_queue_depth, rest)) if rest >= 1 else None))
+    decl = qos_jobs.declare_demand(settings, dev, kind, before_round=lambda r: prewrite(
+        run, kind, w, f"before round {r}", qos.tracking_thread_count,
+        qos.tracking_queue_depth, settings.scaled(qos.prewrite_seconds)))
+    outcome = recorded_test(run, kind, decl.title, decl.clause, decl.parameters,
+                            lambda: _demand_body(run, kind, decl, w))
+    if pre.steady:
+        return outcome
+    return dataclasses.replace(outcome, status=records.NOT_STEADY, message=(
+        f"{KINDS[kind]} preconditioning: {pre.message}; demand variation: {outcome.message}"))
+
+
+def _demand_body(run: Run, kind: str, decl, w: Workload) -> Outcome:
+    if run.resume is not None and run.resume.progress(kind).last_round:
+        run.deviation(kind, "Resumed run: the demand-variation rounds were run again from "
+                            "round 1 on the preconditioned drive (the rounds before the stop "
+                            "are kept in the ledger; the later records win).")
+    if w.deviation(kind):
+        run.deviation(kind, w.deviation(kind))
+    outcome = run_phase(run, decl, RoundMeasure(run, decl))
+    chosen = operating_points(run, kind, outcome)
+    done = [c for c in chosen if c.point is not None]
+    for c in done:
+        capture(run, kind, w, c)
+    summary = "; ".join(f"{c.name} {c.point.label} {c.point.iops:,.0f} IOPS" if c.point
+                        else f"{c.name} not selected" for c in chosen)
+    run.write(f"[pts {kind}] operating points: {summary}")
+    return dataclasses.replace(outcome, message=f"{outcome.message}; operating points: "
+                                                f"{summary}")
+
+
+def window_points(run: Run, kind: str, outcome: Outcome) -> list[qos_select.GridPoint]:
+    """Each grid point's IOPS and ART: the mean over the measurement window rounds."""
+    first, last = outcome.window
+    found, _ = read_records(run.ledger.path)
+    by_toio: dict[tuple[int, int], list[records.Point]] = {}
+    for r in found:
+        if isinstance(r, records.Point) and r.test == kind and first <= r.round <= last \
+                and not r.na and r.get("iops") is not None:
+            by_toio.setdefault((r.get("thread_count"), r.get("queue_depth")), []).append(r)
+    out = []
+    for (tc, qd), recs in by_toio.items():
+        lats = [r.get("lat_mean_us") for r in recs if r.get("lat_mean_us") is not None]
+        out.append(qos_select.GridPoint(
+            tc, qd, sum(r.get("iops") for r in recs) / len(recs),
+            sum(lats) / len(lats) if lats else float("inf")))
+    return out
+
+
+def operating_points(run: Run, kind: str, outcome: Outcome) -> list[qos_select.Choice]:
+    qos = qos_jobs.section(run.settings, kind)
+    chosen = qos_select.select(window_points(run, kind, outcome), qos.art_ceiling_us)
+    rounds = list(range(outcome.window[0], outcome.window[1] + 1))
+    for c in chosen:
+        p = c.point
+        run.ledger.append(records.OperatingPoint(
+            test=kind, name=c.name, selected=p is not None,
+            thread_count=p and p.thread_count, queue_depth=p and p.queue_depth,
+            iops=p and p.iops, lat_mean_us=p and p.lat_mean_us, rule=c.rule, rounds=rounds))
+        if p is None:
+            run.deviation(kind, f"{c.name} not selected and not captured: {c.rule}.")
+    return chosen
+
+
+def prewrite(run: Run, test: str, w: Workload, when: str, tc: int, qd: int,
+             seconds: int) -> records.Prewrite:
+    """RND 0/100 with the run's workload at TC/QD for `seconds` (one fio run, recorded)."""
+    job = qos_jobs.job(w, "prewrite", WRITES, tc, qd, seconds,
+                       prepare.active_range_bytes(run))
+    name = when.replace(" ", "-")
+    run.write(f"[pts {test}] pre-write {when}: RND {w.name} 0/100 at TC{tc}/QD{qd} for "
+              f"{seconds} s")
+    res = run.fio.run(run.device.path, [job], run.raw_dir(test, "prewrite"), name,
+                      timeout=point_timeout(seconds))
+    rec = records.Prewrite(test=test, when=when, thread_count=tc, queue_depth=qd,
+                           seconds=seconds, bytes_written=res.summary.write.io_bytes,
+                           iops=res.summary.iops, raw=run.relative(res.json_path))
+    run.ledger.append(rec)
+    return rec
+
+
+def capture(run: Run, kind: str, w: Workload, choice: qos_select.Choice) -> None:
+    """The operating point's pre-write, then its histogram capture at the test mix."""
+    settings, p = run.settings, choice.point
+    qos = qos_jobs.section(settings, kind)
+    prewrite(run, kind, w, choice.name, p.thread_count, p.queue_depth,
+             settings.scaled(qos.operating_prewrite_seconds))
+    seconds = settings.scaled(qos.capture_seconds)
+    ar = prepare.active_range_bytes(run)
+    job = qos_jobs.job(w, "capture", qos.rw_mix, p.thread_count, p.queue_depth, seconds, ar,
+                       qos.percentiles)
+    run.write(f"[pts {kind}] {choice.name} histogram: RND {w.name} {qos.rw_mix} at "
+              f"{p.label} for {seconds} s")
+    res = run.fio.run(run.device.path, [job], run.raw_dir(kind, "histogram"), choice.name,
+                      timeout=point_timeout(seconds), histograms=True)
+    s = res.summary
+    hist = histogram.merge(s.read.lat_histogram, s.write.lat_histogram)
+    rows = qos_select.percentile_rows(hist, qos.percentiles, s.lat_max_ns,
+                                      histogram.percentile)
+    run.ledger.append(records.ResponseHistogram(
+        test=kind, name=choice.name, thread_count=p.thread_count, queue_depth=p.queue_depth,
+        seconds=seconds, ios=s.read.total_ios + s.write.total_ios, iops=s.iops,
+        lat_mean_us=fields.us(s.lat_mean_ns), lat_max_us=fields.us(s.lat_max_ns),
+        percentiles=rows, bins={str(k): v for k, v in sorted(hist.items())},
+        source=HISTOGRAM_SOURCE, raw=run.relative(res.json_path)))

@@ -1,0 +1,137 @@
+"""Two short IOPS runs on two tiny loop devices (real fio, reduced matrix, 1 s points, at
+most 5 rounds), then `python -m pts compare` and `export --json` on their run folders, and
+the junit properties the IOPS item recorded (--junitxml). The first run also runs a short
+WSAT (11 s) with a datasheet (--datasheet): one requirement met, one not met."""
+
+import csv
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from tests.helpers import REPO, loop_device, pdf_text
+from tests.ptsrun import IOPS, run_pts
+
+pytestmark = [pytest.mark.slow,     # ~3 min: two IOPS runs and an 11 s WSAT
+              pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")]
+
+SIZE = 64 << 20
+DATASHEET = """
+[[require]]
+test = "wsat"
+metric = "ss_iops"
+at_least = 1
+
+[[require]]
+test = "wsat"
+metric = "ss_iops"
+at_least = 1e12
+
+[[require]]
+test = "iops"
+cell = "RND 4KiB 0/100"
+metric = "iops"
+at_least = 1
+"""
+# the same settings for both runs (compare refuses runs whose settings differ)
+ARGS = ("--point-seconds", "1", "--purge", "trim", "--max-rounds", "5",
+        "--iops-rw-mixes", "100/0,65/35,0/100", "--iops-block-sizes", "1024KiB,64KiB,4KiB",
+        "--wsat-hours", "0.003", "--wsat-fills", "1000")
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("compare")
+    (root / "datasheet.toml").write_text(DATASHEET)
+    runs = []
+    with loop_device(SIZE) as dev:
+        runs.append(run_pts(dev, root / "a", *ARGS, "--junitxml", str(root / "a.xml"),
+                            "--datasheet", str(root / "datasheet.toml"),
+                            "-k", "iops or saturation or requirement", "-rA", timeout=600))
+    with loop_device(SIZE) as dev:
+        runs.append(run_pts(dev, root / "b", *ARGS, target=IOPS, timeout=600))
+    return root, runs
+
+
+def pts(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pts", *args], cwd=REPO, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_compare_two_real_runs(two_runs):
+    root, (a, b) = two_runs
+    out = root / "out"
+    proc = pts("compare", str(a.folder), str(b.folder), "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    with (out / "compare.csv").open() as fh:
+        rows = [r for r in csv.DictReader(fh) if r["metric"] == "iops"]
+    assert len(rows) == 2 * 9
+    first = {r["cell"]: float(r["value"]) for r in rows if r["run"] == "1"}
+    for r in (r for r in rows if r["run"] == "2"):
+        # the difference is the one the two measured values make
+        ref = first[r["cell"]]
+        assert float(r["diff_pct_vs_run1"]) == pytest.approx(
+            100 * (float(r["value"]) - ref) / ref, abs=1e-3)
+    text = pdf_text(out / "compare.pdf")
+    for words in ("Drive comparison", "Tests compared (present in every run): iops",
+                  "Not compared: wsat (not in run 2)",
+                  "IOPS by block size, per R/W mix", "Steady-state convergence"):
+        assert words in text
+    assert a.run_json["device"]["serial"] in text and b.run_json["device"]["serial"] in text
+
+
+def test_export_json_holds_the_measured_iops_table(two_runs):
+    _, (a, _) = two_runs
+    proc = pts("export", str(a.folder), "--json")
+    assert proc.returncode == 0, proc.stderr
+    tests = json.loads(proc.stdout)["tests"]
+    assert [t["name"] for t in tests] == ["iops", "wsat"]
+    iops = tests[0]
+    end = a.of_type("test_end", "iops")[0]
+    assert iops["window"] == end["window"] and len(iops["cells"]) == 9
+    first, last = end["window"]
+    cell = next(c for c in iops["cells"] if c["label"] == "RND 4KiB 0/100")
+    measured = [p["iops"] for p in a.of_type("point", "iops") if p["rw_mix"] == "0/100"
+                and p["block_size"] == 4096 and first <= p["round"] <= last]
+    assert cell["metrics"]["iops"] == pytest.approx(sum(measured) / len(measured))
+
+
+def test_junit_properties_of_the_iops_item(two_runs):
+    root, (a, _) = two_runs
+    case = next(c for c in ET.parse(root / "a.xml").getroot().iter("testcase")
+                if c.get("name") == "test_iops")
+    props = {p.get("name"): p.get("value") for p in case.iter("property")}
+    end = a.of_type("test_end", "iops")[0]
+    assert props["pts.status"] == end["status"]
+    assert props["pts.rounds"] == str(end["rounds"])
+    assert props["pts.window"] == f"{end['window'][0]}..{end['window'][1]}"
+    assert props["pts.run_folder"] == str(a.folder)
+    ev = a.of_type("round")[-1]["steady_state"]["RND 4KiB 0/100"]
+    assert float(props["pts.window_average[RND 4KiB 0/100]"]) == pytest.approx(
+        ev["average"], rel=1e-5)
+
+
+def test_datasheet_one_met_one_unmet_requirement(two_runs):
+    root, (a, _) = two_runs
+    out = a.proc.stdout
+    assert "PASSED pts/suite/test_datasheet.py::test_requirement[wsat ss_iops >= 1]" in out
+    assert "FAILED pts/suite/test_datasheet.py::test_requirement[wsat ss_iops >= 1e+12]" in out
+    assert "measured" in out and "required >= 1,000,000,000,000" in out
+    judged = {(r["required"], r["verdict"]) for r in a.of_type("requirement")}
+    assert (1, "met") in judged and (1e12, "not met") in judged
+    # the IOPS requirement: met only if the IOPS test reached steady state
+    iops = next(r for r in a.of_type("requirement") if r["test"] == "iops")
+    steady = a.of_type("test_end", "iops")[0]["status"] == "steady"
+    assert iops["verdict"] == ("met" if steady else "not met"), iops
+    # each requirement item ran right after its test
+    kinds = [(r["type"], r.get("test")) for r in a.records
+             if r["type"] in ("test_end", "requirement")]
+    assert kinds.index(("requirement", "iops")) == kinds.index(("test_end", "iops")) + 1
+    text = a.pdf_text()
+    assert "Qualification" in text and ("1 of 3 datasheet" in text or "2 of 3 datasheet" in text)
+    # the stored run judged again without a device: same verdicts, exit 1 (one not met)
+    proc = pts("qualify", str(a.folder), "--datasheet", str(root / "datasheet.toml"))
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout.count("NOT MET") == (1 if steady else 2)

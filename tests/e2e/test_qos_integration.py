@@ -1,0 +1,148 @@
+"""DIRTH and CBW end to end, as a user runs them: `pytest pts/ -k "dirth or cbw"` on an
+emulated SSD (256 MiB) with a reduced grid (TC 32,2,1 x QD 32,4,1: the tracking point
+TC32/QD32 and MinIOPS TC1/QD1 kept), 1 s points, 5 rounds and --time-scale 0.001 (pre-writes
+1-4 s, captures 1 s), all declared. Checks the ledger (both phases, pre-writes before every
+round, operating points, histograms with their I/O counts), the fio job files (CBW's
+bssplit and zoned distribution) and the report's pages. And the --dry-run plan of both on a
+4Kn loop device: CBW's sub-4 KiB sizes left out and declared."""
+
+import json
+import re
+
+import pytest
+
+from tests.ptsrun import run_pts, run_suite
+
+pytestmark = pytest.mark.needs("root", "fio", "pdftotext")
+
+GRID = ("--dirth-thread-counts", "32,2,1", "--dirth-queue-depths", "32,4,1")
+
+
+def words(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+@pytest.fixture(scope="module")
+def qos_run(tmp_path_factory):
+    reports = tmp_path_factory.mktemp("qos") / "reports"
+    return run_pts("emulated:256M", reports, "-k", "dirth or cbw", "--point-seconds", "1",
+                   "--max-rounds", "5", "--time-scale", "0.001", *GRID, timeout=600)
+
+
+def window_means(run, test):
+    end = next(r for r in run.of_type("test_end", test))
+    first, last = end["window"]
+    acc = {}
+    for p in run.of_type("point", test):
+        if first <= p["round"] <= last:
+            acc.setdefault((p["thread_count"], p["queue_depth"]), []).append(p)
+    return {k: {f: sum(p[f] for p in v) / len(v) for f in ("iops", "lat_mean_us")}
+            for k, v in acc.items()}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["dirth", "cbw"])
+def test_phases_prewrites_and_points(qos_run, kind):
+    pre = f"{kind}-precondition"
+    ends = {r["test"]: r for r in qos_run.of_type("test_end")}
+    assert ends[pre]["status"] in ("steady", "not_steady") and ends[pre]["rounds"] <= 5
+    assert ends[kind]["status"] in ("steady", "not_steady") and ends[kind]["rounds"] <= 5
+    assert qos_run.of_type("purge", pre) and not qos_run.of_type("purge", kind)
+    assert not qos_run.of_type("wipc", pre) and not qos_run.of_type("wipc", kind)
+    writes = qos_run.of_type("prewrite", kind)
+    rounds = ends[kind]["rounds"]
+    assert [w["when"] for w in writes] == [f"before round {r}" for r in range(1, rounds + 1)] \
+        + ["MaxIOPS", "MidIOPS", "MinIOPS"]
+    assert all(w["bytes_written"] > 0 and w["thread_count"] == 32 for w in writes[:rounds])
+    assert [w["seconds"] for w in writes[rounds:]] == [4, 4, 4]     # 3600 s x 0.001
+    points = [p for p in qos_run.of_type("point", kind) if p["round"] == 1]
+    assert [(p["thread_count"], p["queue_depth"]) for p in points] == [
+        (tc, qd) for tc in (32, 2, 1) for qd in (32, 4, 1)]
+    for p in points:
+        assert p["iops"] > 0 and p["ios"] > 0 and p["lat_99_9_us"] <= p["lat_max_us"]
+        assert p["sys_cpu_pct"] is not None
+    track = qos_run.of_type("round", kind)[0]["tracking"]
+    assert list(track) == [f"RND {'8KiB 65/35' if kind == 'dirth' else 'JESD219-mix 40/60'} "
+                           "TC32/QD32"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["dirth", "cbw"])
+def test_demand_intensity_art_rises_with_qd(qos_run, kind):
+    means = window_means(qos_run, kind)
+    for tc in (32, 2, 1):
+        arts = [means[(tc, qd)]["lat_mean_us"] for qd in (1, 4, 32)]
+        print(f"{kind} TC{tc}: " + ", ".join(
+            f"QD{qd} {means[(tc, qd)]['iops']:,.0f} IOPS ART {means[(tc, qd)]['lat_mean_us']:,.0f}"
+            " µs" for qd in (1, 4, 32)))
+        assert arts[0] < arts[1] < arts[2], (tc, arts)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["dirth", "cbw"])
+def test_operating_points_and_histograms(qos_run, kind):
+    ops = {o["name"]: o for o in qos_run.of_type("operating_point", kind)}
+    assert list(ops) == ["MaxIOPS", "MidIOPS", "MinIOPS"]
+    assert (ops["MinIOPS"]["thread_count"], ops["MinIOPS"]["queue_depth"]) == (1, 1)
+    means = window_means(qos_run, kind)
+    if ops["MaxIOPS"]["selected"]:
+        under = [v["iops"] for v in means.values() if v["lat_mean_us"] < 5000]
+        assert ops["MaxIOPS"]["iops"] == pytest.approx(max(under))
+        assert ops["MaxIOPS"]["lat_mean_us"] < 5000
+    else:
+        assert any("MaxIOPS not selected" in d["text"]
+                   for d in qos_run.of_type("deviation", kind))
+    hists = qos_run.of_type("response_histogram", kind)
+    assert [h["name"] for h in hists] == [n for n, o in ops.items() if o["selected"]]
+    for h in hists:
+        assert sum(h["bins"].values()) == h["ios"] > 0 and h["seconds"] == 1
+        rows = {r["pct"]: r for r in h["percentiles"]}
+        assert set(rows) == {99.9, 99.99, 99.999, 99.9999}
+        assert not rows[99.9999]["resolvable"] and rows[99.9999]["us"] is None   # < 1e6 I/Os
+        assert rows[99.9999]["ios_needed"] == 1_000_000 and rows[99.9]["ios"] == h["ios"]
+        raw = json.loads((qos_run.folder / h["raw"]).read_text())
+        opts = raw["jobs"][0]["job options"]
+        assert opts["numjobs"] == str(h["thread_count"]) and opts["iodepth"] == str(
+            h["queue_depth"])
+
+
+@pytest.mark.slow
+def test_cbw_fio_jobs_have_bssplit_and_zones(qos_run):
+    job = (qos_run.folder / "raw" / "cbw" / "round-01" / "round.fio").read_text()
+    assert "bssplit=512/4:1k/1:1536/1:2k/1:2560/1:3k/1:3584/1:4k/67:8k/10:16k/7:32k/3:64k/3" \
+        in job and "random_distribution=zoned:50/5:30/15:20/80" in job and "rwmixread=40" in job
+    pre = (qos_run.folder / "raw" / "cbw" / "prewrite" / "MinIOPS.fio").read_text()
+    assert "bssplit=" in pre and "rw=randwrite" in pre and "zoned:50/5" in pre
+    dirth = (qos_run.folder / "raw" / "dirth" / "round-01" / "round.fio").read_text()
+    assert "bssplit" not in dirth and "bs=8192" in dirth and "rwmixread=65" in dirth
+
+
+@pytest.mark.slow
+def test_report_pages(qos_run):
+    text = words(qos_run.pdf_text())
+    for kind in ("DIRTH", "CBW"):
+        for page in ("Preconditioning — Steady State Convergence", "— Steady State Convergence",
+                     "— Demand Variation Convergence: TC32, every QD",
+                     "— Demand Variation: IOPS vs QD per TC", "— Demand Intensity: ART vs IOPS",
+                     "— All Points", "— System CPU Utilisation (%)", "— Operating Points",
+                     "— Response Time Histogram: MinIOPS (TC1/QD1)", "— Pre-writes"):
+            assert f"{kind} {page}" in text, f"{kind} {page}"
+    assert "not resolvable" in text
+    assert "none: continues on the drive as dirth-precondition left it" in text
+    assert "DIRTH/CBW demand-variation grid reduced to thread counts 32, 2, 1" in text
+    assert "scaled by 0.001 (--time-scale)" in text
+
+
+@pytest.mark.needs("losetup")
+def test_dry_run_plans_on_a_4kn_device(make_loop, tmp_path):
+    dev = make_loop(64 << 20, sector=4096)
+    p = run_suite("--device", dev, "--dry-run", "-k", "dirth or cbw", "--purge", "trim",
+                  *GRID, "--time-scale", "0.01")
+    assert p.returncode == 0, p.stdout + p.stderr
+    out = p.stdout
+    assert "DIRTH test (PTS 2.0.2 Demand Intensity" in out and "CBW test (PTS 2.0.2" in out
+    assert "bssplit=4k/75:8k/11:16k/8:32k/3:64k/3" in out
+    assert "DEVIATION: CBW: block sizes 0.5KiB:4%" in out
+    assert "random_distribution=zoned:50/5:30/15:20/80" in out
+    assert out.count("estimated duration (without purge)") == 2
+    assert "9 points (TC 32, 2, 1 x QD 32, 4, 1)" in out
