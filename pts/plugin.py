@@ -110,7 +110,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      "%(default)s.")
     g.addoption("--time-scale", metavar="F", type=float, default=1.0,
                 help="0 < F <= 1: multiply the spec's fixed long durations (DIRTH/CBW "
-                     "pre-writes and histogram captures, HIR preconditioning segments, XSR "
+                     "pre-writes and histogram captures, HIR write and idle lengths, XSR "
                      "access groups; each at least 1 s) by F, to screen a drive quickly. "
                      "Anything but 1 is a declared deviation. Default %(default)s.")
     g.addoption("--dirth-thread-counts", metavar="LIST", default=None,
@@ -120,6 +120,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--dirth-queue-depths", metavar="LIST", default=None,
                 help="DIRTH and CBW: run only these queue depths, e.g. 32,4,1 (spec: "
                      "32,16,8,6,4,2,1; 32 and 1 must stay). A declared deviation.")
+    g.addoption("--hir-repetitions", metavar="N", type=int, default=None,
+                help="HIR: repetitions of each wait state (5 s write + idle) and of each "
+                     "return-to-baseline segment (default: the spec's, 360). Another value "
+                     "is a declared deviation.")
     g.addoption("--fob-sweep", action="store_true",
                 help="IOPS: run one informative round of the IOPS matrix right after the "
                      "purge, before WIPC (the fresh-out-of-box figures; reported as "
@@ -139,7 +143,8 @@ def _settings(config: pytest.Config) -> Settings:
                              fob_sweep=opt.fob_sweep, round_mode=opt.round_mode,
                              time_scale=opt.time_scale,
                              dirth_thread_counts=opt.dirth_thread_counts,
-                             dirth_queue_depths=opt.dirth_queue_depths)
+                             dirth_queue_depths=opt.dirth_queue_depths,
+                             hir_repetitions=opt.hir_repetitions)
     except (SpecError, SettingsError) as exc:
         raise pytest.UsageError(str(exc)) from None
 

@@ -38,7 +38,7 @@ class Settings:
     fob_sweep: bool = False          # IOPS: one informative round between purge and WIPC
     round_mode: str = "pipelined"    # ROUND_MODES
     # Multiplies the spec's fixed long durations (DIRTH/CBW pre-writes and histogram
-    # captures, HIR preconditioning segments, XSR access groups); 1 = as the spec says.
+    # captures, HIR write and idle lengths, XSR access groups); 1 = as the spec says.
     time_scale: float = 1.0
     # DIRTH/CBW demand-variation grid actually run (None: the spec's), spec order
     dirth_thread_counts: tuple[int, ...] | None = None
@@ -47,6 +47,7 @@ class Settings:
     def scaled(self, seconds: int) -> int:
         """A fixed long duration of the spec x --time-scale, at least 1 s."""
         return max(1, round(seconds * self.time_scale))
+    hir_repetitions: int | None = None   # HIR: A+B (and C) repetitions (None: the spec's 360)
 
     @property
     def wsat_stop(self) -> tuple[float, float]:
@@ -65,7 +66,8 @@ class Settings:
                 "fob_sweep": self.fob_sweep, "round_mode": self.round_mode,
                 "time_scale": self.time_scale,
                 "dirth_thread_counts": _listed(self.dirth_thread_counts),
-                "dirth_queue_depths": _listed(self.dirth_queue_depths)}
+                "dirth_queue_depths": _listed(self.dirth_queue_depths),
+                "hir_repetitions": self.hir_repetitions}
 
     def deviations(self) -> list[str]:
         """Deviations known from the options alone (more are found while running)."""
@@ -107,6 +109,11 @@ class Settings:
             if grid is not None and grid != full:
                 out.append(f"DIRTH/CBW demand-variation grid reduced to {option} "
                            f"{', '.join(map(str, grid))} (spec: {', '.join(map(str, full))}).")
+        if self.hir_repetitions is not None and \
+                self.hir_repetitions != spec.hir.repetitions:
+            out.append(f"HIR: {self.hir_repetitions} repetitions per wait state and "
+                       f"return-to-baseline segment instead of {spec.hir.repetitions} "
+                       "(--hir-repetitions).")
         return out
 
 
@@ -138,7 +145,8 @@ def make_settings(spec: Spec, *, device: str | None, destructive: bool,
                   wsat_hours: float | None = None, fob_sweep: bool = False,
                   round_mode: str = "pipelined", time_scale: float = 1.0,
                   dirth_thread_counts: str | None = None,
-                  dirth_queue_depths: str | None = None) -> Settings:
+                  dirth_queue_depths: str | None = None,
+                  hir_repetitions: int | None = None) -> Settings:
     rule = spec.steady_state
     point_seconds = spec.common.point_seconds if point_seconds is None else point_seconds
     max_rounds = rule.max_rounds if max_rounds is None else max_rounds
@@ -170,12 +178,15 @@ def make_settings(spec: Spec, *, device: str | None, destructive: bool,
             raise SettingsError(f"{option} {value:g}: must be a number > 0 (the spec says "
                                 f"{spec.wsat.capacity_multiple:g} fills or "
                                 f"{spec.wsat.max_hours:g} h, whichever comes first)")
+    if hir_repetitions is not None and hir_repetitions < 1:
+        raise SettingsError(f"--hir-repetitions {hir_repetitions}: must be a whole number "
+                            f">= 1 (the spec says {spec.hir.repetitions})")
     grid = [_grid(option, text, spec) for option, text in (
         ("--dirth-thread-counts", dirth_thread_counts), ("--dirth-queue-depths",
                                                          dirth_queue_depths))]
     return Settings(device, destructive, spec, point_seconds, max_rounds, purge,
                     Path(reports_dir), sizes, mixes, wsat_fills, wsat_hours, fob_sweep,
-                    round_mode, time_scale, *grid)
+                    round_mode, time_scale, *grid, hir_repetitions)
 
 
 def _grid(option: str, text: str | None, spec: Spec) -> tuple[int, ...] | None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pts.config.spec_qos import QosTest, read_qos
+from pts.config.spec_recovery import HirTest, XsrTest, read_hir, read_xsr
 
 DEFAULT_SPEC = "pts-2.0.2-enterprise"
 KIB = 1024
@@ -148,6 +149,8 @@ class Spec:
     throughput: ThroughputTest
     latency: LatencyTest
     wsat: WsatTest
+    hir: HirTest
+    xsr: XsrTest
     dirth: QosTest | None = None     # [dirth] (pts.config.spec_qos)
     cbw: QosTest | None = None       # [cbw]
 
@@ -225,7 +228,7 @@ class _Reader:
     def spec(self, data: dict) -> Spec:
         unknown = sorted(set(data) - {"spec", "steady_state", "common", "wipc", "iops",
                                       "throughput", "latency", "wsat",
-                                      "dirth", "cbw"})
+                                      "dirth", "cbw", "hir", "xsr"})
         if unknown:
             raise SpecError(f"{self.path}: unknown table [{unknown[0]}]")
         meta = self.table(data, "spec", {"name", "title", "version", "segment"})
@@ -238,7 +241,8 @@ class _Reader:
                     steady_state=self.steady_state(data), common=self.common(data),
                     wipc=self.wipc(data), iops=self.iops(data),
                     throughput=self.throughput(data), latency=self.latency(data),
-                    wsat=self.wsat(data), dirth=self.qos(data, "dirth"),
+                    wsat=self.wsat(data), hir=read_hir(self, data, parse_size),
+                    xsr=read_xsr(self, data, parse_size), dirth=self.qos(data, "dirth"),
                     cbw=self.qos(data, "cbw"))
 
     def qos(self, data: dict, key: str) -> QosTest:

@@ -56,6 +56,11 @@ class Profile:
     channels: int            # independent dies working in parallel
     page_size: int = PAGE_SIZE
     description: str = ""
+    # Background GC while the host is idle (pts.emulate.idle): once no host command has
+    # arrived for `idle_gc_delay_s`, idle time collects `idle_gc_blocks_per_s` victim blocks
+    # per second (greedy, as foreground GC), at no host-visible cost. 0: no idle GC.
+    idle_gc_blocks_per_s: float = 0.0
+    idle_gc_delay_s: float = 0.5
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -69,8 +74,9 @@ PROFILES: dict[str, Profile] = {
     # small (256 KiB) and erases slow so that GC costs show on a 128-512 MiB device.
     "default": Profile(
         name="default", op_pct=20.0, pages_per_block=64, read_us=200.0, program_us=600.0,
-        erase_us=8000.0, channels=4,
-        description="20 % OP; 4 KiB random writes 6.7k IOPS FOB, ~1.5k IOPS steady state"),
+        erase_us=8000.0, channels=4, idle_gc_blocks_per_s=20.0, idle_gc_delay_s=0.5,
+        description="20 % OP; 4 KiB random writes 6.7k IOPS FOB, ~1.5k IOPS steady state; "
+                    "idle GC 20 blocks/s after 0.5 s idle"),
     # No timing at all: for functional tests (data integrity, lifecycle) that must be fast.
     "fast": Profile(
         name="fast", op_pct=20.0, pages_per_block=64, read_us=0.0, program_us=0.0,
@@ -78,8 +84,9 @@ PROFILES: dict[str, Profile] = {
     # Client drives ship with ~7 % OP: greedy GC then amplifies random writes ~6x.
     "client": Profile(
         name="client", op_pct=7.0, pages_per_block=64, read_us=200.0, program_us=600.0,
-        erase_us=8000.0, channels=4,
-        description="7 % OP; deeper fall from FOB to steady state than 'default'"),
+        erase_us=8000.0, channels=4, idle_gc_blocks_per_s=20.0, idle_gc_delay_s=0.5,
+        description="7 % OP; deeper fall from FOB to steady state than 'default'; "
+                    "idle GC as 'default'"),
 }
 
 
@@ -132,6 +139,7 @@ class FTL:
         self.trims = 0              # trim (discard) commands
         self.trimmed_pages = 0
         self.formats = 0            # returns to the FOB state (whole-device trims)
+        self.idle_gc_runs = 0       # victim blocks collected in host idle time
 
     def _format(self) -> None:
         """Erase everything: all blocks free, empty maps, fresh frontiers (the FOB state)."""
@@ -202,6 +210,28 @@ class FTL:
         self.gc_runs += 1
         self.erases += 1
         self._gc_debt_us += moved * self._relocate_us + self.profile.erase_us
+
+    def collect_idle(self, max_victims: int) -> int:
+        """Background GC in host idle time: collect up to `max_victims` greedy victims while
+        the free pool is below what full compaction can give (every closed block that holds
+        an invalid page is a candidate). Relocations and erases are counted, but cost no
+        host-visible time: they happen while the host waits. Returns the victims taken."""
+        taken = 0
+        limit = self.ppb
+        while taken < max_victims:
+            candidates = np.where(self._state_np == CLOSED, self._valid_np, limit)
+            victim = int(candidates.argmin())
+            valid = int(candidates[victim])
+            # Stop when no closed block has an invalid page, or when the GC frontier and the
+            # free blocks could not take the victim's valid pages (as foreground GC, it may
+            # use the reserve: the victim is freed right after).
+            room = (self.ppb - self.gc_wp) + len(self.free) * self.ppb
+            if valid >= limit or valid > room:
+                break
+            self._collect_one()
+            taken += 1
+        self.idle_gc_runs += taken
+        return taken
 
     # ------------------------------------------------------------------------ host commands
 
@@ -304,6 +334,7 @@ class FTL:
             "waf": round(self.waf, 4), "gc_runs": self.gc_runs, "erases": self.erases,
             "reads": self.reads, "nand_reads": self.nand_reads, "trims": self.trims,
             "trimmed_pages": self.trimmed_pages, "formats": self.formats,
+            "idle_gc_runs": self.idle_gc_runs,
             "valid_pages": self.mapped, "free_blocks": len(self.free),
             "user_pages": self.user_pages, "physical_pages": self.physical_pages,
             "blocks": self.blocks, "pages_per_block": self.ppb, "page_size": self.page_size,

@@ -25,6 +25,7 @@ import time
 import mfusepy
 
 from pts.emulate.ftl import FTL, Profile
+from pts.emulate.idle import IdleGC
 from pts.emulate.throttle import Throttle
 
 IMAGE, STATS = "/disk.img", "/stats"
@@ -55,6 +56,7 @@ class EmulatedSSD(mfusepy.Operations):
 
     def __init__(self, ftl: FTL, throttle: Throttle, backing: str, info: dict) -> None:
         self.ftl, self.throttle, self.info = ftl, throttle, info
+        self.idle = IdleGC(ftl, throttle.clock)
         self.size = ftl.capacity
         self.fd = os.open(backing, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
         os.ftruncate(self.fd, self.size)
@@ -118,9 +120,11 @@ class EmulatedSSD(mfusepy.Operations):
         size = max(0, min(size, self.size - offset))
         if size == 0:
             return b""
+        self.idle.before(self.throttle.busy_until)
         cost = self.ftl.read(offset, size)
         data = os.pread(self.fd, size, offset)
         self.throttle.charge(cost)
+        self.idle.after()
         return data
 
     def write(self, path, data, offset, fi):
@@ -128,9 +132,11 @@ class EmulatedSSD(mfusepy.Operations):
             raise mfusepy.FuseOSError(errno.EACCES)
         if offset + len(data) > self.size:
             raise mfusepy.FuseOSError(errno.ENOSPC)   # a drive does not grow
+        self.idle.before(self.throttle.busy_until)
         cost = self.ftl.write(offset, len(data))
         written = os.pwrite(self.fd, data, offset)
         self.throttle.charge(cost)
+        self.idle.after()
         return written
 
     def fallocate(self, path, mode, offset, length, fi):
@@ -144,7 +150,9 @@ class EmulatedSSD(mfusepy.Operations):
         length = max(0, min(length, self.size - offset))
         if length == 0:
             return 0
+        self.idle.before(self.throttle.busy_until)
         self.throttle.charge(self.ftl.trim(offset, length))
+        self.idle.after()
         # tmpfs cannot ZERO_RANGE; a punched hole reads back as zeros, which is the same.
         fallocate(self.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, offset, length)
         return 0
@@ -167,6 +175,7 @@ class EmulatedSSD(mfusepy.Operations):
         """FTL counters at top level, plus profile name, its parameters and the identity."""
         return dict(self.info, **self.ftl.stats(), profile=self.ftl.profile.name,
                     parameters=self.ftl.profile.as_dict(), throttle=self.throttle.stats(),
+                    idle=self.idle.stats(),
                     size=self.size, ops=dict(self.ops),
                     uptime_s=round(time.time() - self.started, 3))
 

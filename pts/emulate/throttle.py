@@ -35,6 +35,15 @@ class Throttle:
         self.busy_s = 0.0       # total device time charged
         self.slept_s = 0.0      # total time the daemon slept to enforce it
 
+    @property
+    def clock(self) -> Callable[[], float]:
+        return self._clock
+
+    @property
+    def busy_until(self) -> float:
+        """When the virtual device finishes the work charged so far (clock time)."""
+        return self._busy_until
+
     def charge(self, nand_us: float) -> None:
         """Account `nand_us` of die time; block until the virtual device has done it."""
         if nand_us <= 0:

@@ -178,6 +178,12 @@ def run_round_test(run: Run, decl: RoundTest) -> Outcome:
                          lambda: _rounds_body(run, decl))
 
 
+def rounds_in_test(run: Run, decl: RoundTest) -> Outcome:
+    """Purge, [WIPC] and rounds to steady state of `decl` as one part of a test whose
+    test_start..test_end another body brackets (HIR's preconditioning)."""
+    return _rounds_body(run, decl)
+
+
 def _rounds_body(run: Run, decl: RoundTest) -> Outcome:
     measure = RoundMeasure(run, decl)
     history = resumed_history(run, decl.test)

@@ -157,9 +157,22 @@ def _build_test(name: str, recs: list[LedgerLine], path: Path) -> tuple[TestResu
         fob_points=_latest(by_type.get("fob_point", []), key=lambda p: (p.index or 0,)),
         result=_last(by_type.get("wsat_result")) or {},
         round_modes=tuple(by_type.get("round_mode", ())),
+        recovery=tuple(r for rec, r in zip(recs, _parsed_in_order(by_type, recs), strict=True)
+                       if rec.type in ledger_view.RECOVERY_TYPES),
     )
     cells = window_cells(partial, "iops")
     return dataclasses.replace(partial, cells=cells), notes
+
+
+def _parsed_in_order(by_type: dict[str, list], recs: list) -> list:
+    """The parsed records in ledger order (by_type keeps each type's own order)."""
+    seen: dict[str, int] = {}
+    out = []
+    for rec in recs:
+        k = seen.get(rec.type, 0)
+        out.append(by_type[rec.type][k])
+        seen[rec.type] = k + 1
+    return out
 
 
 def window_cells(test: TestResult, metric: str) -> tuple[Cell, ...]:

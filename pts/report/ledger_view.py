@@ -165,6 +165,9 @@ PARSERS = {
     "device_counters": _device_counters, "sample": _sample, "wsat_result": _wsat_result,
     "fob_point": _point, "round_mode": _round_mode,
 }
+# HIR / XSR records reach their pages as the typed records (pts.report.recovery_view).
+RECOVERY_TYPES = ("hir_baseline", "hir_write", "hir_state", "xsr_interval", "xsr_group")
+PARSERS.update({t: (lambda rec, where: rec) for t in RECOVERY_TYPES})
 
 
 def is_number(v) -> bool:

@@ -252,6 +252,7 @@ class TestResult:
     fob_points: tuple[PointView, ...] = ()          # --fob-sweep: informative, before WIPC
     result: dict = field(default_factory=dict)  # WSAT: the wsat_result record
     round_modes: tuple[RoundModeView, ...] = ()     # pipelined -> stonewalled fallbacks
+    recovery: tuple = ()     # HIR / XSR: their typed records (pts.results.records), ledger order
 
     @property
     def window_rounds(self) -> tuple[int, ...]:

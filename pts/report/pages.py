@@ -19,6 +19,7 @@ from pts.report import (
     iops_pages,
     latency_pages,
     qos_pages,
+    recovery_pages,
     snia_header,
     steady_pages,
     throughput_pages,
@@ -37,6 +38,8 @@ BUILDERS: dict[str, PageBuilder] = {
     "cbw": qos_pages.build,
     "dirth-precondition": qos_pages.precondition,
     "cbw-precondition": qos_pages.precondition,
+    "hir": recovery_pages.hir,
+    "xsr": recovery_pages.xsr,
 }
 
 

@@ -19,7 +19,7 @@ from pts.procedure.plan import round_test_plan
 from pts.procedure.rounds import Outcome
 from pts.procedure.runner import run_round_test
 from pts.run import Run
-from pts.testdefs import iops, latency, qos, qos_plan, throughput, wsat
+from pts.testdefs import hir, iops, latency, qos, qos_plan, throughput, wsat, xsr
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,8 @@ TESTS: dict[str, PtsTest] = {t.name: t for t in (
             lambda s, d, _: qos_plan.plan_lines(s, d, "dirth")),
     PtsTest("cbw", lambda run, _: qos.run_qos(run, "cbw"),
             lambda s, d, _: qos_plan.plan_lines(s, d, "cbw")),
+    PtsTest("hir", lambda run, _: hir.run_hir(run), lambda s, d, _: hir.plan_lines(s, d)),
+    PtsTest("xsr", lambda run, _: xsr.run_xsr(run), lambda s, d, _: xsr.plan_lines(s, d)),
 )}
 
 

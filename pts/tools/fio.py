@@ -121,6 +121,7 @@ class Job:
     # CBW: mixed block sizes ("512/4:4k/96") and skew ("zoned:50/5:30/15:20/80")
     bssplit: str | None = None
     random_distribution: str | None = None
+    extra: tuple[tuple[str, str], ...] = ()   # further fio options, written last, in order
 
     def options(self) -> dict[str, str]:
         opts = {"rw": self.rw, "bs": str(self.block_size), "iodepth": str(self.iodepth),
@@ -157,6 +158,7 @@ class Job:
         if self.timing_log is not None:
             opts.update(write_lat_log=self.timing_log,
                         log_avg_msec=str(timing_window_ms(self.runtime)), log_unix_epoch="1")
+        opts.update(self.extra)
         return opts
 
 

@@ -78,7 +78,14 @@ def test_plans_of_throughput_latency_and_wsat(make_loop, tmp_path):
                            "pts/suite/test_throughput.py::test_throughput[throughput-128k]",
                            "pts/suite/test_latency.py::test_latency",
                            "pts/suite/test_write_saturation.py::test_wsat",
-                           "pts/suite/test_dirth.py::test_dirth", "pts/suite/test_cbw.py::test_cbw"]
+                           "pts/suite/test_dirth.py::test_dirth", "pts/suite/test_cbw.py::test_cbw",
+                           "pts/suite/test_hir.py::test_hir", "pts/suite/test_xsr.py::test_xsr"]
+    hir = "\n".join(found["pts/suite/test_hir.py::test_hir"])
+    assert "WIPC: none" in hir and "thinktime=50000000" in hir
+    assert "wait states + baselines: 15:33:55 after preconditioning (spec: 15:30:00)" in hir
+    xsr = "\n".join(found["pts/suite/test_xsr.py::test_xsr"])
+    assert "estimated duration: 22:00:00 (spec: 22:00:00)" in xsr
+    assert "runtime=28800" in xsr and "runtime=21600" in xsr
     common = [f"purge: trim (declared deviation) [--purge trim]: blkdiscard -v {dev}",
               "write cache: required WCD; device reports "]
     wipc = f"WIPC: {2 * (64 << 20):,} bytes of SEQ "

@@ -89,6 +89,8 @@ def test_each_requirement_item_is_collected_right_after_its_test(tmp_path):
         "test_requirement[wsat ss_iops >= 1]",
         "test_dirth",
         "test_cbw",
+        "test_hir",
+        "test_xsr",
     ], proc.stdout + proc.stderr
 
 

@@ -1,0 +1,91 @@
+"""The [hir] and [xsr] tables of a spec file (pts-digest §7.5 Host Idle Recovery, §7.6 Cross
+Stimulus Recovery): dataclasses and their reader. pts.config.spec calls `read_hir` and
+`read_xsr` with its reader (which names file and key in every error)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class HirTest:
+    clause: str
+    block_size: int                  # RND writes (0/100), preconditioning and wait states
+    thread_count: int
+    queue_depth: int
+    write_seconds: int               # Access A: the write of one repetition
+    idle_seconds: tuple[int, ...]    # Access B: host idle of each wait state, in order
+    repetitions: int                 # A+B repetitions per wait state
+    baseline_repetitions: int        # Access C: return-to-baseline writes after each state
+
+    def total_seconds(self, repetitions: int | None = None, scale: float = 1.0) -> float:
+        """Wait states + return-to-baseline segments (spec: 55 800 s ~ 15.5 h)."""
+        n = self.repetitions if repetitions is None else repetitions
+        base = self.baseline_repetitions if repetitions is None else repetitions
+        w = scaled(self.write_seconds, scale)
+        return sum(n * (w + scaled(i, scale)) + base * w for i in self.idle_seconds)
+
+
+@dataclass(frozen=True)
+class XsrGroup:
+    pattern: str                     # "seq" or "rnd"
+    block_size: int
+    hours: float
+
+
+@dataclass(frozen=True)
+class XsrTest:
+    clause: str
+    thread_count: int
+    queue_depth: int
+    groups: tuple[XsrGroup, ...]     # Access Groups 1..3, 100 % writes
+    recovery_band_pct: float         # recovery: TP within this % of the group's final level
+    recovery_sustain: int            # ... for this many consecutive intervals
+    final_level_fraction: float      # the final level: mean TP of this last part of a group
+
+
+def scaled(seconds: float, scale: float) -> int:
+    """A spec duration times --time-scale, whole seconds, at least 1 s."""
+    return max(1, round(seconds * scale))
+
+
+def read_hir(r, data: dict, parse_size) -> HirTest:
+    w = "hir"
+    t = r.table(data, w, {"clause", "block_size", "thread_count", "queue_depth",
+                          "write_seconds", "idle_seconds", "repetitions",
+                          "baseline_repetitions"})
+    bs = r.convert(f"{w}.block_size", [r.value(t, w, "block_size", str)], parse_size)[0]
+    pos = (lambda v: v > 0, " (> 0)")
+    idle = t["idle_seconds"]
+    if not isinstance(idle, list) or not idle or \
+            not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in idle):
+        raise r.fail(f"{w}.idle_seconds", f"{idle!r} must be a non-empty list of whole "
+                                          "seconds > 0")
+    return HirTest(r.value(t, w, "clause", str), bs, *r.tc_qd(t, w),
+                   r.value(t, w, "write_seconds", int, *pos), tuple(idle),
+                   r.value(t, w, "repetitions", int, *pos),
+                   r.value(t, w, "baseline_repetitions", int, *pos))
+
+
+def read_xsr(r, data: dict, parse_size) -> XsrTest:
+    w = "xsr"
+    t = r.table(data, w, {"clause", "thread_count", "queue_depth", "patterns", "block_sizes",
+                          "group_hours", "recovery_band_pct", "recovery_sustain_intervals",
+                          "final_level_fraction"})
+    pats, sizes, hours = t["patterns"], t["block_sizes"], t["group_hours"]
+    for key, items in (("patterns", pats), ("block_sizes", sizes), ("group_hours", hours)):
+        if not isinstance(items, list) or len(items) != 3:
+            raise r.fail(f"{w}.{key}", f"{items!r} must be a list of 3 (Access Groups 1-3)")
+    if any(p not in ("seq", "rnd") for p in pats):
+        raise r.fail(f"{w}.patterns", f"{pats!r}: each must be 'seq' or 'rnd'")
+    if any(isinstance(h, bool) or not isinstance(h, int | float) or h <= 0 for h in hours):
+        raise r.fail(f"{w}.group_hours", f"{hours!r}: each must be a number of hours > 0")
+    bss = r.convert(f"{w}.block_sizes", sizes, parse_size)
+    groups = tuple(XsrGroup(p, b, float(h)) for p, b, h in zip(pats, bss, hours, strict=True))
+    return XsrTest(r.value(t, w, "clause", str), *r.tc_qd(t, w), groups,
+                   r.value(t, w, "recovery_band_pct", float, lambda v: 0 < v < 100,
+                           " (a percentage between 0 and 100)"),
+                   r.value(t, w, "recovery_sustain_intervals", int, lambda v: v >= 1,
+                           " (>= 1)"),
+                   r.value(t, w, "final_level_fraction", float, lambda v: 0 < v <= 1,
+                           " (0 < f <= 1)"))

@@ -1,0 +1,211 @@
+"""The PTS Host Idle Recovery test (pts-digest §7.5):
+
+  1. purge (no WIPC);  2. preconditioning: RND 4 KiB writes at the test TC/QD, rounds of one
+     point until steady state (the ONE round runner, pts.procedure.runner);
+  3. wait states 1..5: repetitions x (5 s write + 5/10/15/25/50 s idle), each followed by
+     the return-to-baseline segment (repetitions x 5 s writes, no idle). IOPS per write
+     interval (pts.testdefs.hir_schedule says how the idle is kept exact).
+
+--resume continues after the last completed wait state (preconditioning done, nothing purged
+since); otherwise the test restarts from purge.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from pts.conditioning import prepare
+from pts.config.settings import Settings
+from pts.config.spec import RwMix, format_size
+from pts.device.identity import BlockDevice, active_range_bytes
+from pts.procedure import plan
+from pts.procedure.rounds import Outcome, TestPoint
+from pts.procedure.runner import RoundTest, recorded_test, rounds_in_test
+from pts.results import records
+from pts.run import Run
+from pts.testdefs import fields
+from pts.testdefs.hir_schedule import (
+    LOG_WINDOW_MS,
+    WaitState,
+    baseline_job,
+    fixed_intervals,
+    intervals_by_gaps,
+    schedule,
+    wait_job,
+)
+from pts.tools.fio import random_job
+
+TEST = "hir"
+TITLE = "Host Idle Recovery"
+LEAD_IN_NOTE = ("HIR: each wait state starts with one lead-in write interval of write + idle "
+                "seconds (fio 3.33 thinktime_iotime counts the think time into its first "
+                "interval); it is recorded as 'lead_in' and left out of the wait-state means.")
+
+
+def tracking_label(settings: Settings) -> str:
+    return f"RND {format_size(settings.spec.hir.block_size).replace(' ', '')} 0/100"
+
+
+def precondition(settings: Settings, device: BlockDevice) -> RoundTest:
+    h, ar = settings.spec.hir, active_range_bytes(device, settings.spec.common.active_range_pct)
+    point = TestPoint(0, RwMix(0), h.block_size)
+    return RoundTest(
+        test=TEST, title=TITLE, clause=h.clause, parameters=parameters(settings, ar),
+        points=(point,), tracking={tracking_label(settings): point}, value_key="iops",
+        job=lambda p: random_job("p00", 0, h.block_size, h.queue_depth, h.thread_count,
+                                 settings.point_seconds, ar),
+        fields=fields.basic, thread_count=h.thread_count, queue_depth=h.queue_depth,
+        wipc_block_size=None,
+        measures="preconditioning: ")
+
+
+def parameters(settings: Settings, ar_bytes: int) -> dict:
+    h, s = settings.spec.hir, settings
+    states = schedule(settings)
+    return {
+        "thread_count": h.thread_count, "queue_depth": h.queue_depth,
+        "active_range_pct": s.spec.common.active_range_pct, "active_range_bytes": ar_bytes,
+        "write_cache": s.spec.common.write_cache, "point_seconds": s.point_seconds,
+        "max_rounds": s.max_rounds, "window_rounds": s.spec.steady_state.window_rounds,
+        "block_sizes": [h.block_size], "rw_mixes": ["0/100"],
+        "tracking": [{"label": tracking_label(s), "rw_mix": "0/100",
+                      "block_size": h.block_size}],
+        "write_seconds": states[0].write_s, "idle_seconds": [w.idle_s for w in states],
+        "repetitions": states[0].repetitions,
+        "baseline_repetitions": states[0].baseline_repetitions,
+        "idle_method": "fio thinktime + thinktime_iotime in one job per wait state",
+    }
+
+
+def run_hir(run: Run) -> Outcome:
+    decl = precondition(run.settings, run.device)
+    return recorded_test(run, TEST, TITLE, decl.clause, decl.parameters,
+                         lambda: _body(run, decl))
+
+
+def _resume_point(run: Run) -> tuple[records.HirBaseline | None, int]:
+    """(preconditioning baseline, completed states) to go on from, or (None, 0): from
+    purge."""
+    if run.resume is None:
+        return None, 0
+    mine = [(n, r) for n, r in enumerate(run.resume.records) if r.test == TEST]
+    base = [r for _, r in mine if isinstance(r, records.HirBaseline)]
+    last = mine[-1][0] if mine else -1
+    purged = any(isinstance(r, records.Purge) and r.test != TEST
+                 for r in run.resume.records[last + 1:])
+    if not base or purged:
+        return None, 0
+    done = [r.state for _, r in mine if isinstance(r, records.HirState)]
+    idle = (time.time() - (mine[-1][1].time or time.time())) / 60
+    n = max(done, default=0)
+    run.ledger.append(records.Resume(test=TEST, after_round=n, idle_minutes=idle))
+    run.deviation(TEST, f"Resumed run: device idle {idle:.1f} minutes after wait state {n} "
+                        f"(the wait state in flight was redone).")
+    run.write(f"[pts {TEST}] resume after wait state {n} (idle {idle:.1f} min)")
+    prepare.write_cache_step(run, TEST, "on resume")
+    return base[-1], n
+
+
+def _body(run: Run, decl: RoundTest) -> Outcome:
+    baseline, done = _resume_point(run)
+    if baseline is None:
+        outcome = rounds_in_test(run, decl)
+        ev = outcome.evidence.get(tracking_label(run.settings))
+        baseline = records.HirBaseline(test=TEST, ss_iops=ev.average if ev else 0.0,
+                                       window=list(outcome.window),
+                                       steady=outcome.status == records.STEADY,
+                                       rounds=outcome.rounds)
+        run.ledger.append(baseline)
+        ss = baseline.ss_iops
+        run.write(f"[pts {TEST}] preconditioning: {outcome.message}; baseline {ss:,.0f} IOPS")
+    ss = baseline.ss_iops
+    run.deviation(TEST, LEAD_IN_NOTE)
+    states = schedule(run.settings)
+    ar = active_range_bytes(run.device, run.spec.common.active_range_pct)
+    start, left = time.monotonic(), sum(w.seconds for w in states[done:])
+    results = []
+    for ws in states[done:]:
+        eta = plan.hms(left)
+        run.write(f"[pts {TEST}] {ws.label} x {ws.repetitions}, then {ws.baseline_repetitions}"
+                  f" x {ws.write_s} s baseline writes ({plan.hms(ws.seconds)}); "
+                  f"elapsed {plan.hms(time.monotonic() - start)}, ETA {eta}")
+        results.append(_state(run, ws, ss, ar))
+        left -= ws.seconds
+    steady = "steady" if baseline.steady else "NOT steady"
+    message = (f"{len(states)} wait states done; baseline {ss:,.0f} IOPS ({steady}, rounds "
+               f"{baseline.window[0]}-{baseline.window[1]}); " + ", ".join(
+                   f"{r.idle_s} s idle {r.wait_iops:,.0f} IOPS ({r.ratio:.2f}x)"
+                   for r in results))
+    run.write(f"[pts {TEST}] {message}")
+    window = tuple(baseline.window) if baseline.window else (1, baseline.rounds)
+    return Outcome(records.COMPLETE, baseline.rounds, window[1] if baseline.steady else None,
+                   window, {}, message)
+
+
+def _state(run: Run, ws: WaitState, ss: float, ar: int) -> records.HirState:
+    out = run.raw_dir(TEST, f"ws{ws.state}")
+    wprefix, bprefix = str(out / f"ws{ws.state}"), str(out / f"ws{ws.state}-baseline")
+    for old in list(out.glob("*.log")) if out.exists() else []:
+        old.unlink()                       # a redone state (resume) starts with clean logs
+    run.fio.run(run.device.path, [wait_job(run.settings, ws, wprefix, ar)], out, "wait",
+                timeout=ws.wait_runtime_s * 1.1 + 300)
+    waits = intervals_by_gaps(wprefix, LOG_WINDOW_MS, ws.idle_s / 2)
+    time.sleep(ws.idle_s)                  # the last repetition's idle (+ fio start-up)
+    run.fio.run(run.device.path, [baseline_job(run.settings, ws, bprefix, ar)], out,
+                "baseline", timeout=ws.write_s * ws.baseline_repetitions * 1.1 + 300)
+    base = fixed_intervals(bprefix, ws.write_s * 1000)
+    if base and waits:
+        base[0] = base[0].__class__(base[0].start, base[0].end, base[0].ios,
+                                    base[0].start - waits[-1].end)
+    for k, iv in enumerate(waits):
+        seg, n = ("lead_in", 1) if k == 0 else ("wait", k)
+        _write(run, ws, seg, n, iv)
+    for k, iv in enumerate(base, 1):
+        _write(run, ws, "baseline", k, iv)
+    wait_iops = [iv.iops for iv in waits[1:]]
+    gaps = [iv.idle_before_s for iv in waits[1:] if iv.idle_before_s is not None]
+    mean = sum(wait_iops) / len(wait_iops) if wait_iops else 0.0
+    bmean = sum(iv.iops for iv in base) / len(base) if base else 0.0
+    rec = records.HirState(
+        test=TEST, state=ws.state, idle_s=ws.idle_s, write_s=ws.write_s,
+        repetitions=ws.repetitions, wait_iops=mean, baseline_iops=bmean, ss_iops=ss,
+        ratio=mean / ss if ss else 0.0,
+        idle_measured_s=[min(gaps), sum(gaps) / len(gaps), max(gaps)] if gaps else [],
+        raw=run.relative(out))
+    if len(wait_iops) != ws.repetitions:
+        run.deviation(TEST, f"HIR wait state {ws.state}: {len(wait_iops)} write intervals "
+                            f"found in fio's logs instead of {ws.repetitions}.")
+    run.ledger.append(rec)
+    gap = f"; idle measured {gaps and min(gaps):.3f}-{gaps and max(gaps):.3f} s" if gaps else ""
+    run.write(f"[pts {TEST}] WS{ws.state} ({ws.idle_s} s idle): {mean:,.0f} IOPS "
+              f"({rec.ratio:.2f}x baseline {ss:,.0f}); return to baseline {bmean:,.0f}{gap}")
+    return rec
+
+
+def _write(run: Run, ws: WaitState, segment: str, n: int, iv) -> None:
+    run.ledger.append(records.HirWrite(
+        test=TEST, state=ws.state, idle_s=ws.idle_s, segment=segment, interval=n,
+        start=iv.start, end=iv.end, idle_before_s=iv.idle_before_s, ios=iv.ios,
+        iops=iv.iops))
+
+
+def plan_lines(settings: Settings, device: BlockDevice) -> list[str]:
+    h = settings.spec.hir
+    decl = precondition(settings, device)
+    ar = active_range_bytes(device, settings.spec.common.active_range_pct)
+    states = schedule(settings)
+    total = sum(w.seconds for w in states)
+    lines = plan.round_test_plan(settings, device, decl)
+    lines.append(f"then {len(states)} wait states of RND {format_size(h.block_size)} writes "
+                 f"at TC {h.thread_count} / QD {h.queue_depth}:")
+    for ws in states:
+        lines.append(f"  {ws.label} x {ws.repetitions} (one fio job: thinktime "
+                     f"{ws.idle_s} s, thinktime_iotime {ws.write_s} s, runtime "
+                     f"{ws.wait_runtime_s} s incl. a lead-in interval), then "
+                     f"{ws.baseline_repetitions} x {ws.write_s} s return-to-baseline writes")
+    j = wait_job(settings, states[-1], str(Path("RUN_DIR", "raw", TEST, "wsN")), ar)
+    lines += ["fio job of the last wait state:", *plan.job_lines(device, [j]),
+              f"wait states + baselines: {plan.hms(total)} after preconditioning (spec: "
+              f"{plan.hms(h.total_seconds())})"]
+    return lines

@@ -1,0 +1,196 @@
+"""The PTS Cross Stimulus Recovery test (pts-digest §7.6):
+
+  1. purge (no WIPC);  2. Access Group 1: SEQ 1024 KiB writes, 8 h;  3. Group 2: RND 8 KiB
+  writes, 6 h;  4. Group 3: SEQ 1024 KiB writes, 8 h (durations x --time-scale, >= 1 s).
+
+Each group is ONE fio run (time based) with per-interval logs (pts.tools.fio_logs, as the
+WSAT): TP and ART (mean total latency) per interval from the IOPS and latency logs, MRT
+(maximum completion latency, histogram resolution) from the clat histogram log. The interval
+is --point-seconds: the spec's one-minute interval is the suite's 60 s point (the spec files'
+point_seconds), and a shorter --point-seconds (a declared deviation) gives a short run
+enough intervals to see a transition. Between groups the device is idle only for fio's
+start-up (~0.5 s). Recovery time per transition: pts.procedure.recovery (rule in the spec
+file). --resume continues after the last completed group.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from pts.conditioning import prepare
+from pts.config.settings import Settings
+from pts.config.spec import format_size
+from pts.config.spec_recovery import XsrGroup, scaled
+from pts.device.identity import BlockDevice, active_range_bytes
+from pts.procedure import plan
+from pts.procedure.recovery import recovery_time
+from pts.procedure.rounds import Outcome
+from pts.procedure.runner import recorded_test
+from pts.results import records
+from pts.run import Run
+from pts.testdefs import fields
+from pts.tools import fio_logs, histogram
+from pts.tools.fio import Job, Logs, random_job, sequential_job
+
+TEST = "xsr"
+TITLE = "Cross Stimulus Recovery"
+
+
+@dataclass(frozen=True)
+class GroupPlan:
+    number: int
+    group: XsrGroup
+    seconds: int
+
+    @property
+    def label(self) -> str:
+        return f"Group {self.number}: {self.group.pattern.upper()} " \
+               f"{format_size(self.group.block_size).replace(' ', '')} W"
+
+
+def groups(settings: Settings) -> list[GroupPlan]:
+    return [GroupPlan(k, g, scaled(g.hours * 3600, settings.time_scale))
+            for k, g in enumerate(settings.spec.xsr.groups, 1)]
+
+
+def job(settings: Settings, gp: GroupPlan, prefix: str, ar: int) -> Job:
+    x, ms = settings.spec.xsr, settings.point_seconds * 1000
+    make = sequential_job if gp.group.pattern == "seq" else random_job
+    base = make(f"xsr-g{gp.number}", 0, gp.group.block_size, x.queue_depth, x.thread_count,
+                gp.seconds, ar)
+    return Job(**{**base.__dict__, "logs": Logs(prefix, ms, ms)})
+
+
+def parameters(settings: Settings, ar: int) -> dict:
+    x = settings.spec.xsr
+    return {
+        "thread_count": x.thread_count, "queue_depth": x.queue_depth,
+        "active_range_pct": settings.spec.common.active_range_pct, "active_range_bytes": ar,
+        "write_cache": settings.spec.common.write_cache,
+        "interval_seconds": settings.point_seconds,
+        "groups": [{"group": g.number, "pattern": g.group.pattern,
+                    "block_size": g.group.block_size, "seconds": g.seconds}
+                   for g in groups(settings)],
+        "recovery_band_pct": x.recovery_band_pct,
+        "recovery_sustain_intervals": x.recovery_sustain,
+        "final_level_fraction": x.final_level_fraction,
+        "recovery_rule": recovery_rule(settings),
+    }
+
+
+def recovery_rule(settings: Settings) -> str:
+    x = settings.spec.xsr
+    return (f"recovery time = time from the switch to the first of {x.recovery_sustain} "
+            f"consecutive intervals whose TP all lie within {x.recovery_band_pct:g} % of the "
+            f"group's final level (mean TP of its last {x.final_level_fraction:.0%}); "
+            "'never' if that does not happen within the group")
+
+
+def run_xsr(run: Run) -> Outcome:
+    ar = active_range_bytes(run.device, run.spec.common.active_range_pct)
+    return recorded_test(run, TEST, TITLE, run.spec.xsr.clause, parameters(run.settings, ar),
+                         lambda: _body(run, ar))
+
+
+def _resume_point(run: Run) -> int:
+    """Completed groups to go on after (0: from purge)."""
+    if run.resume is None:
+        return 0
+    mine = [(n, r) for n, r in enumerate(run.resume.records) if r.test == TEST]
+    done = [r.group for _, r in mine if isinstance(r, records.XsrGroup)]
+    last = mine[-1][0] if mine else -1
+    if not done or any(isinstance(r, records.Purge) and r.test != TEST
+                       for r in run.resume.records[last + 1:]):
+        if mine:
+            run.deviation(TEST, "Resumed run: XSR restarted from purge (no access group "
+                                "completed before the stop).")
+        return 0
+    n = max(done)
+    idle = (time.time() - (mine[-1][1].time or time.time())) / 60
+    run.ledger.append(records.Resume(test=TEST, after_round=n, idle_minutes=idle))
+    run.deviation(TEST, f"Resumed run: device idle {idle:.1f} minutes after access group {n} "
+                        "(the group in flight was redone).")
+    run.write(f"[pts {TEST}] resume after access group {n} (idle {idle:.1f} min)")
+    prepare.write_cache_step(run, TEST, "on resume")
+    return n
+
+
+def _body(run: Run, ar: int) -> Outcome:
+    done = _resume_point(run)
+    if not done:
+        prepare.prepare(run, TEST, ar, None)
+    plans = groups(run.settings)
+    start, left = time.monotonic(), sum(g.seconds for g in plans[done:])
+    offset = sum(g.seconds for g in plans[:done])
+    for gp in plans[done:]:
+        run.write(f"[pts {TEST}] {gp.label} for {plan.hms(gp.seconds)}; elapsed "
+                  f"{plan.hms(time.monotonic() - start)}, ETA {plan.hms(left)}")
+        _group(run, gp, ar, offset)
+        offset += gp.seconds
+        left -= gp.seconds
+    message = f"{len(plans)} access groups done ({plan.hms(offset)})"
+    run.write(f"[pts {TEST}] {message}")
+    return Outcome(records.COMPLETE, len(plans), None, (1, len(plans)), {}, message)
+
+
+def _group(run: Run, gp: GroupPlan, ar: int, offset: float) -> None:
+    x, secs = run.spec.xsr, run.settings.point_seconds
+    out = run.raw_dir(TEST, f"group-{gp.number}")
+    for old in list(out.glob("*.log")) if out.exists() else []:
+        old.unlink()
+    prefix = str(out / f"g{gp.number}")
+    res = run.fio.run(run.device.path, [job(run.settings, gp, prefix, ar)], out,
+                      f"group-{gp.number}", timeout=gp.seconds * 1.1 + 300)
+    # Windows that end after the group's runtime hold fio's drain (the queued I/Os finishing
+    # after it stopped issuing): not a measurement interval of the group.
+    found = [iv for iv in fio_logs.intervals(prefix, secs * 1000)
+             if (iv.index + 1) * secs <= gp.seconds]
+    tps = []
+    peak_art = peak_mrt = None
+    for iv in found:
+        tp = iv.iops * gp.group.block_size / 1e6
+        art = fields.us(iv.lat_mean_ns)
+        mrt = fields.us(histogram.maximum(iv.clat_histogram)) if iv.clat_histogram else None
+        tps.append(tp)
+        peak_art = art if peak_art is None or (art or 0) > peak_art else peak_art
+        peak_mrt = mrt if peak_mrt is None or (mrt or 0) > peak_mrt else peak_mrt
+        run.ledger.append(records.XsrInterval(
+            test=TEST, group=gp.number, interval=iv.index + 1,
+            start_s=offset + iv.index * secs, end_s=offset + (iv.index + 1) * secs,
+            tp_mbps=tp, iops=iv.iops, lat_mean_us=art, clat_max_us=mrt))
+    rec = recovery_time(tps, secs, x.recovery_band_pct, x.recovery_sustain,
+                        x.final_level_fraction)
+    first = gp.number == 1
+    run.ledger.append(records.XsrGroup(
+        test=TEST, group=gp.number, pattern=gp.group.pattern, block_size=gp.group.block_size,
+        seconds=gp.seconds, intervals=len(found), end_tp_mbps=tps[-1] if tps else 0.0,
+        final_level_mbps=rec.final_level, peak_lat_mean_us=peak_art,
+        peak_clat_max_us=peak_mrt, recovery_s=None if first else rec.seconds,
+        recovered=None if first else rec.recovered, raw=run.relative(res.json_path)))
+    after = "" if first else f"; recovery {rec.text()}"
+    run.write(f"[pts {TEST}] {gp.label}: {len(found)} intervals, end TP "
+              f"{tps[-1] if tps else 0:,.1f} MB/s, final level {rec.final_level:,.1f} MB/s"
+              f"{after}")
+
+
+def plan_lines(settings: Settings, device: BlockDevice) -> list[str]:
+    x = settings.spec.xsr
+    ar = active_range_bytes(device, settings.spec.common.active_range_pct)
+    plans = groups(settings)
+    total = sum(g.seconds for g in plans)
+    spec_total = sum(g.hours for g in x.groups) * 3600
+    lines = [f"{TITLE} test ({x.clause})",
+             *plan.setup_lines(settings, device, x.thread_count, x.queue_depth),
+             "WIPC: none: the test starts from the purged drive"]
+    for gp in plans:
+        j = job(settings, gp, str(Path("RUN_DIR", "raw", TEST, f"group-{gp.number}",
+                                       f"g{gp.number}")), ar)
+        lines += [f"{gp.label} for {plan.hms(gp.seconds)} (spec {gp.group.hours:g} h); "
+                  "fio job:", *plan.job_lines(device, [j])]
+    lines += [f"intervals: {settings.point_seconds} s (--point-seconds; spec: 1 min): TP, ART, "
+              "MRT per interval",
+              recovery_rule(settings),
+              f"estimated duration: {plan.hms(total)} (spec: {plan.hms(spec_total)})"]
+    return lines

@@ -1,0 +1,87 @@
+"""HIR and XSR --resume: kill -9 after the first wait state / access group, resume: the run
+goes on after it (no second purge, no second preconditioning, nothing completed redone) and
+ends complete. On a 64 MiB loop device (no FTL: only the flow is checked). About 2 minutes
+each."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from pts.results.ledger import read_ledger
+from tests.ptsrun import start_suite
+
+HIR = "pts/suite/test_hir.py"
+ARGS = ["--point-seconds", "1", "--max-rounds", "5", "--purge", "trim",
+        "--hir-repetitions", "1", "--time-scale", "0.2"]
+
+pytestmark = [pytest.mark.needs("root", "fio", "losetup", "blkdiscard"), pytest.mark.slow]
+
+
+XSR = "pts/suite/test_xsr.py"
+XSR_ARGS = ["--point-seconds", "2", "--purge", "trim", "--time-scale", "0.0005"]
+
+
+def recs(folder: Path, test: str = "hir") -> list[dict]:
+    return [r.data for r in read_ledger(folder / "ledger.jsonl")[0]
+            if r.data.get("test") in (test, None)]
+
+
+def kill_after_first(make_loop, tmp_path, target: str, args: list[str], kind: str):
+    """Start the test, kill -9 it once the ledger holds one `kind` record, resume: the run
+    folder and the resumed run's output."""
+    dev = make_loop(64 << 20)
+    reports = tmp_path / "reports"
+    first = start_suite("--device", dev, "--destructive", "--reports-dir", str(reports),
+                        *args, target=target)
+    folder = None
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:
+            found = list(reports.glob("*/*/ledger.jsonl"))
+            if found and found[0].read_text().count(f'"type": "{kind}"') == 1:
+                folder = found[0].parent
+                break
+            assert first.poll() is None, first.communicate()[0][-3000:]
+            time.sleep(0.05)
+        assert folder is not None, f"no {kind} record before the time limit"
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=30)
+    finally:
+        if first.poll() is None:
+            first.kill()
+    deadline = time.monotonic() + 30
+    while subprocess.run(["pgrep", "-f", str(folder)], capture_output=True).returncode == 0:
+        assert time.monotonic() < deadline, "a fio of the killed run is still running"
+        time.sleep(0.1)
+    second = start_suite("--resume", str(folder), "--destructive", target=target)
+    out, _ = second.communicate(timeout=600)
+    assert second.returncode == 0, out[-3000:]
+    return folder, out
+
+
+def test_xsr_resumes_after_the_last_completed_group(make_loop, tmp_path):
+    folder, out = kill_after_first(make_loop, tmp_path, XSR, XSR_ARGS, "xsr_group")
+    r = recs(folder, "xsr")
+    assert [x["group"] for x in r if x["type"] == "xsr_group"] == [1, 2, 3]
+    assert len([x for x in r if x["type"] == "purge"]) == 1
+    resume = [x for x in r if x["type"] == "resume"]
+    assert len(resume) == 1 and resume[0]["after_round"] == 1
+    assert [x for x in r if x["type"] == "test_end"][-1]["status"] == "complete"
+    assert "resume after access group 1" in out
+
+
+def test_hir_resumes_after_the_last_completed_wait_state(make_loop, tmp_path):
+    folder, out = kill_after_first(make_loop, tmp_path, HIR, ARGS, "hir_state")
+    r = recs(folder)
+    assert [x["state"] for x in r if x["type"] == "hir_state"] == [1, 2, 3, 4, 5]
+    assert len([x for x in r if x["type"] == "purge"]) == 1
+    assert len([x for x in r if x["type"] == "hir_baseline"]) == 1
+    resume = [x for x in r if x["type"] == "resume"]
+    assert len(resume) == 1 and resume[0]["after_round"] == 1
+    assert [x for x in r if x["type"] == "test_end"][-1]["status"] == "complete"
+    assert "resume after wait state 1" in out

@@ -1,0 +1,49 @@
+"""The XSR test end to end on an emulated SSD at --time-scale 0.0015 (groups of 43, 32 and
+43 s; 2 s intervals): three groups back to back, TP/ART/MRT per interval, the SEQ -> RND
+fall and the RND -> SEQ recovery with a recovery time, the report's pages. About 2.5 min."""
+
+import pytest
+
+from tests.ptsrun import run_pts
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")]
+
+
+@pytest.fixture(scope="module")
+def xsr(tmp_path_factory):
+    reports = tmp_path_factory.mktemp("xsr") / "reports"
+    return run_pts("emulated:64M:default", reports, "-k", "xsr", "--point-seconds", "2",
+                   "--time-scale", "0.0015", timeout=400)
+
+
+def test_xsr_three_groups_with_intervals(xsr):
+    assert xsr.proc.returncode == 0, xsr.proc.stdout
+    groups = xsr.of_type("xsr_group")
+    assert [(g["group"], g["pattern"], g["block_size"], g["seconds"]) for g in groups] == [
+        (1, "seq", 1 << 20, 43), (2, "rnd", 8192, 32), (3, "seq", 1 << 20, 43)]
+    ivs = xsr.of_type("xsr_interval")
+    for g in groups:
+        mine = [i for i in ivs if i["group"] == g["group"]]
+        assert len(mine) == g["intervals"] >= 10
+        assert all(i["tp_mbps"] > 0 and i["lat_mean_us"] and i["clat_max_us"] for i in mine)
+    starts = [i["start_s"] for i in ivs]
+    assert starts == sorted(starts)
+    assert "wipc" not in [r["type"] for r in xsr.records]
+
+
+def test_xsr_falls_to_rnd_and_recovers_to_seq(xsr):
+    g1, g2, g3 = xsr.of_type("xsr_group")
+    print(f"XSR emulated: final TP {g1['final_level_mbps']:.1f} -> {g2['final_level_mbps']:.1f}"
+          f" -> {g3['final_level_mbps']:.1f} MB/s; recovery {g2['recovery_s']} s, "
+          f"{g3['recovery_s']} s")
+    assert g2["final_level_mbps"] < 0.6 * g1["final_level_mbps"]      # SEQ -> RND fall
+    assert g3["final_level_mbps"] > 1.5 * g2["final_level_mbps"]      # RND -> SEQ back
+    assert g2["recovered"] is not None and g3["recovered"] is not None
+    assert any(g["recovered"] and g["recovery_s"] is not None for g in (g2, g3))
+
+
+def test_xsr_report_pages(xsr):
+    text = xsr.pdf_text()
+    assert "Cross Stimulus Recovery" in text
+    assert "Recovery time" in text and "within" in text
