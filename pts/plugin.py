@@ -25,8 +25,10 @@ from pts.config.spec import DEFAULT_SPEC, SpecError, available_specs, load_spec
 from pts.device import safety
 from pts.device.identity import BlockDevice, DeviceError, active_range_bytes, resolve
 from pts.device.lock import DeviceLock
+from pts.device.platform_device import capture as capture_platform
 from pts.emulate import session as emulated
 from pts.procedure.runner import TestDefinitionError
+from pts.report import console
 from pts.results import records
 from pts.results.ledger import LedgerError, read_records
 from pts.results.resume import ResumeError, ResumeState
@@ -115,6 +117,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="IOPS: run one informative round of the IOPS matrix right after the "
                      "purge, before WIPC (the fresh-out-of-box figures; reported as "
                      "informative, not part of the test)")
+    g.addoption("--no-purge-probe", dest="purge_probe", action="store_false", default=True,
+                help="IOPS and WSAT: do not run the purge probe (a few seconds of RND 4 KiB "
+                     "writes right after the purge, before WIPC, compared at the end with "
+                     "the steady state to warn when the purge did not return the drive to "
+                     "FOB; an addition to the PTS flow, declared on the report)")
 
 
 def _settings(config: pytest.Config) -> Settings:
@@ -128,7 +135,8 @@ def _settings(config: pytest.Config) -> Settings:
                              iops_rw_mixes=opt.iops_rw_mixes,
                              wsat_fills=opt.wsat_fills, wsat_hours=opt.wsat_hours,
                              fob_sweep=opt.fob_sweep, round_mode=opt.round_mode,
-                             time_scale=opt.time_scale)
+                             time_scale=opt.time_scale,
+                             purge_probe=opt.purge_probe)
     except (SpecError, SettingsError) as exc:
         raise pytest.UsageError(str(exc)) from None
 
@@ -235,6 +243,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         *[f"snia-pts deviation: {d}" for d in s.deviations()],
         *(config.stash[SIGNATURES].header_lines(dev.path) if SIGNATURES in config.stash
           else []),
+        *[f"snia-pts platform WARNING: {w}"
+          for w in capture_platform(dev.kname, dev.transport)["warnings"]],
     ]
 
 
@@ -269,6 +279,7 @@ def pts_run(request: pytest.FixtureRequest):
     finally:
         run.close()
         config.stash[REPORTS].append(_render(run.folder))
+        config.stash[REPORTS].extend(console.warning_lines(run.folder))
         if _stopped(run.folder):
             config.stash[REPORTS].append(
                 f"PTS run stopped before it finished; to continue after the last completed "

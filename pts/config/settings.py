@@ -40,6 +40,7 @@ class Settings:
     # Multiplies the spec's fixed long durations (DIRTH/CBW pre-writes and histogram
     # captures, HIR preconditioning segments, XSR access groups); 1 = as the spec says.
     time_scale: float = 1.0
+    purge_probe: bool = True         # IOPS/WSAT: FOB write probe right after the purge
 
     @property
     def wsat_stop(self) -> tuple[float, float]:
@@ -56,7 +57,8 @@ class Settings:
                 "iops_rw_mixes": [str(m) for m in self.rw_mixes],
                 "wsat_fills": self.wsat_stop[0], "wsat_hours": self.wsat_stop[1],
                 "fob_sweep": self.fob_sweep, "round_mode": self.round_mode,
-                "time_scale": self.time_scale}
+                "time_scale": self.time_scale,
+                "purge_probe": self.purge_probe}
 
     def deviations(self) -> list[str]:
         """Deviations known from the options alone (more are found while running)."""
@@ -114,7 +116,8 @@ def make_settings(spec: Spec, *, device: str | None, destructive: bool,
                   reports_dir: str | Path, iops_block_sizes: str | None = None,
                   iops_rw_mixes: str | None = None, wsat_fills: float | None = None,
                   wsat_hours: float | None = None, fob_sweep: bool = False,
-                  round_mode: str = "pipelined", time_scale: float = 1.0) -> Settings:
+                  round_mode: str = "pipelined", time_scale: float = 1.0,
+                  purge_probe: bool = True) -> Settings:
     rule = spec.steady_state
     point_seconds = spec.common.point_seconds if point_seconds is None else point_seconds
     max_rounds = rule.max_rounds if max_rounds is None else max_rounds
@@ -148,4 +151,4 @@ def make_settings(spec: Spec, *, device: str | None, destructive: bool,
                                 f"{spec.wsat.max_hours:g} h, whichever comes first)")
     return Settings(device, destructive, spec, point_seconds, max_rounds, purge,
                     Path(reports_dir), sizes, mixes, wsat_fills, wsat_hours, fob_sweep,
-                    round_mode, time_scale)
+                    round_mode, time_scale, purge_probe=purge_probe)

@@ -13,6 +13,9 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from pts.config import spec_purge_probe
+from pts.config.spec_purge_probe import PurgeProbeSpec
+
 DEFAULT_SPEC = "pts-2.0.2-enterprise"
 KIB = 1024
 
@@ -146,6 +149,7 @@ class Spec:
     throughput: ThroughputTest
     latency: LatencyTest
     wsat: WsatTest
+    purge_probe: PurgeProbeSpec
 
 
 def specs_dir() -> Path:
@@ -220,7 +224,8 @@ class _Reader:
 
     def spec(self, data: dict) -> Spec:
         unknown = sorted(set(data) - {"spec", "steady_state", "common", "wipc", "iops",
-                                      "throughput", "latency", "wsat"})
+                                      "throughput", "latency", "wsat"}
+                         - {"purge_probe"})
         if unknown:
             raise SpecError(f"{self.path}: unknown table [{unknown[0]}]")
         meta = self.table(data, "spec", {"name", "title", "version", "segment"})
@@ -233,7 +238,8 @@ class _Reader:
                     steady_state=self.steady_state(data), common=self.common(data),
                     wipc=self.wipc(data), iops=self.iops(data),
                     throughput=self.throughput(data), latency=self.latency(data),
-                    wsat=self.wsat(data))
+                    wsat=self.wsat(data),
+                    purge_probe=spec_purge_probe.read(self, data, parse_size))
 
     def steady_state(self, data: dict) -> SteadyStateRule:
         t = self.table(data, "steady_state", {"window_rounds", "max_data_excursion",

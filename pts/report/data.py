@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from pts.procedure import steady_state
-from pts.report import ledger_view, verdict
+from pts.report import ledger_view, purge_check, verdict
 from pts.report.ledger_view import int_or_none, is_number
 from pts.report.model import (
     COMPLETE,
@@ -77,6 +77,7 @@ def load_run(folder: str | Path) -> RunView:
         deviations=deviations,
         verdict=verdict.judge(device, tests, deviations),
         notes=tuple(notes),
+        warnings=tuple(purge_check.warnings(tests)),
         device_extra={k: v for k, v in (info.get("device") or {}).items()
                       if k not in DEVICE_FIELDS},
     )
@@ -156,6 +157,7 @@ def _build_test(name: str, recs: list[LedgerLine], path: Path) -> tuple[TestResu
         samples=_latest(by_type.get("sample", []), key=lambda x: x.number),
         fob_points=_latest(by_type.get("fob_point", []), key=lambda p: (p.index or 0,)),
         result=_last(by_type.get("wsat_result")) or {},
+        purge_probe=_last(by_type.get("purge_probe")),
     )
     cells = window_cells(partial, "iops")
     return dataclasses.replace(partial, cells=cells), notes

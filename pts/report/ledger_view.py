@@ -14,6 +14,7 @@ from pts.report.model import (
     CountersView,
     DeviationView,
     PointView,
+    PurgeProbeView,
     PurgeView,
     RoundView,
     RunFolderError,
@@ -153,11 +154,21 @@ def _test_end(rec: records.TestEnd, where: str) -> TestEndView:
                    message=str(rec.message or ""))
 
 
+def _purge_probe(rec: records.PurgeProbe, where: str) -> PurgeProbeView:
+    return PurgeProbeView(block_size=int(_req(rec, "block_size", where)),
+                          thread_count=int_or_none(rec.thread_count),
+                          queue_depth=int_or_none(rec.queue_depth),
+                          seconds=float_or_none(rec.seconds),
+                          iops=float(_req(rec, "iops", where)),
+                          fob_ss_min_ratio=float(_req(rec, "fob_ss_min_ratio", where)))
+
+
 PARSERS = {
     "test_start": _test_start, "purge": _purge, "write_cache": _write_cache, "wipc": _wipc,
     "point": _point, "round": _round, "deviation": _deviation, "test_end": _test_end,
     "device_counters": _device_counters, "sample": _sample, "wsat_result": _wsat_result,
     "fob_point": _point,
+    "purge_probe": _purge_probe,
 }
 
 

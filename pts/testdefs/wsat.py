@@ -186,7 +186,7 @@ def _body(run: Run, p: Plan) -> rounds.Outcome:
     if run.resume is not None:
         run.deviation(TEST, "Resumed run: WSAT restarted from purge (its one fio run cannot "
                             "be continued).")
-    prepare.prepare(run, TEST, p.ar_bytes, None)
+    prepare.prepare(run, TEST, p.ar_bytes, None, (w.thread_count, w.queue_depth), probe=True)
     out = run.raw_dir(TEST)
     prefix = log_prefix(out)
     run.write(f"[pts {TEST}] RND {format_size(w.block_size)} writes at TC {w.thread_count} / "
