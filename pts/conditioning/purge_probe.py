@@ -8,6 +8,7 @@ report; WIPC overwrites the ActiveRange twice afterwards. --no-purge-probe remov
 
 from __future__ import annotations
 
+from pts.config.settings import Settings
 from pts.config.spec import format_size
 from pts.results import records
 from pts.run import Run
@@ -30,3 +31,14 @@ def probe_step(run: Run, test: str, ar_bytes: int, tc_qd: tuple[int, int]) -> No
         seconds=seconds, iops=res.summary.write.iops, fob_ss_min_ratio=spec.fob_ss_min_ratio,
         raw=run.relative(res.json_path)))
     run.write(f"[pts {test}] purge probe: {res.summary.write.iops:,.0f} write IOPS")
+
+
+def plan_lines(settings: Settings, tc: int, qd: int) -> list[str]:
+    """The probe in --dry-run's plan (IOPS, WSAT)."""
+    spec = settings.spec.purge_probe
+    if not settings.purge_probe:
+        return ["purge probe: off (--no-purge-probe)"]
+    return [f"purge probe (an addition to the PTS flow; --no-purge-probe removes it): "
+            f"{spec.seconds} s of RND {format_size(spec.block_size)} writes at TC {tc} / QD "
+            f"{qd} right after the purge, before WIPC; at the end FOB/SS below "
+            f"{spec.fob_ss_min_ratio:g} warns that the purge did not return the drive to FOB"]

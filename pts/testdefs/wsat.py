@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from pts.conditioning import prepare
+from pts.conditioning import prepare, purge_probe
 from pts.config.settings import Settings
 from pts.config.spec import format_size
 from pts.device.identity import BlockDevice, active_range_bytes
@@ -339,6 +339,7 @@ def plan_lines(settings: Settings, device: BlockDevice) -> list[str]:
     return [
         f"Write Saturation test ({w.clause})",
         *plan.setup_lines(settings, device, w.thread_count, w.queue_depth),
+        *purge_probe.plan_lines(settings, w.thread_count, w.queue_depth),
         "WIPC: none: the test starts fresh out of the box (FOB), right after the purge",
         f"fio: ONE run of RND {format_size(w.block_size)} writes (0/100) over the "
         "ActiveRange; fio job file (RUN_DIR: the run folder, made at run time):",
