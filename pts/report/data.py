@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from pts.procedure import steady_state
-from pts.report import ledger_view, purge_check, verdict
+from pts.report import ledger_view, purge_check, unwritten, verdict
 from pts.report.ledger_view import int_or_none, is_number
 from pts.report.model import (
     COMPLETE,
@@ -77,7 +77,7 @@ def load_run(folder: str | Path) -> RunView:
         deviations=deviations,
         verdict=verdict.judge(device, tests, deviations),
         notes=tuple(notes),
-        warnings=tuple(purge_check.warnings(tests)),
+        warnings=tuple(purge_check.warnings(tests) + unwritten.warnings(tests)),
         device_extra={k: v for k, v in (info.get("device") or {}).items()
                       if k not in DEVICE_FIELDS},
     )

@@ -1,7 +1,9 @@
 """The purge probe end to end on the emulated SSD (issue 16 acceptance): a drive filled
 beforehand and run with --purge none writes no faster right after the "purge" than in
 steady state, and the report and pytest's summary warn that the purge did not return it to
-FOB; a normal run (the emulated SSD's purge: a whole-device discard) does not warn.
+FOB; a normal run (the emulated SSD's purge: a whole-device discard) does not warn. The
+normal run also has --fob-sweep: its FOB read figures read LBAs the discard emptied, and the
+report and pytest's summary say they are not device reads (issue 16 part 2 acceptance).
 
 IOPS test only, reduced matrix (the three tracking cells), 1 s points, 5 rounds."""
 
@@ -52,8 +54,8 @@ def unpurged(tmp_path_factory):
 @pytest.fixture(scope="module")
 def purged(tmp_path_factory):
     reports = tmp_path_factory.mktemp("probe-auto") / "reports"
-    return run_pts(f"emulated:{SIZE}:default", reports, "--purge", "auto", *REDUCED,
-                   target=IOPS)
+    return run_pts(f"emulated:{SIZE}:default", reports, "--purge", "auto", "--fob-sweep",
+                   *REDUCED, target=IOPS)
 
 
 def ratio(run) -> float:
@@ -85,6 +87,17 @@ def test_normal_run_does_not_warn(purged):
     assert WARNING not in purged.proc.stdout
     text = words(purged.pdf_text())
     assert WARNING not in text and "purge effective" in text
+
+
+def test_fob_sweep_read_figures_are_not_device_reads(purged):
+    warning = ("iops: the --fob-sweep FOB figures of R/W mixes 100/0, 65/35 are not device "
+               "reads: they read LBAs the purge emptied")
+    assert f"PTS WARNING: {warning}" in purged.proc.stdout
+    text = words(purged.pdf_text())
+    assert f"WARNING: {warning}" in text
+    assert text.count("NOT a device read *") == 6      # 2 read mixes x 3 block sizes
+    kinds = [r["type"] for r in purged.records]
+    assert kinds.index("purge_probe") < kinds.index("fob_point") < kinds.index("wipc")
 
 
 def test_unpurged_filled_drive_warns(unpurged):
