@@ -35,12 +35,12 @@ def record_counters(run: Run, test: str, when: str, round_no: int | None = None)
         return
     declared = health.errors_recorded(run.ledger.path, test) if smart.error else set()
     run.ledger.append(records.DeviceCounters(test=test, when=when, round=round_no,
-                                             source=health.SOURCE, counters=smart.counters,
+                                             source=smart.source, counters=smart.counters,
                                              error=smart.error))
     if smart.error:
         run.write(f"[pts {test}] SMART log not read {when}: {smart.error}")
         if smart.error not in declared:
-            run.deviation(test, health.unread_deviation(when, smart.error))
+            run.deviation(test, health.unread_deviation(when, smart.error, smart.source))
 
 
 def purge_step(run: Run, test: str) -> None:

@@ -25,6 +25,7 @@ from pts.report.model import (
 )
 from pts.results import records
 from pts.tools.nvme import SMART_FIELDS
+from pts.tools.smartctl import FIELDS as SMARTCTL_FIELDS
 
 EVIDENCE_FIELDS = tuple(f.name for f in dataclasses.fields(steady_state.SteadyStateResult))
 COUNTER_FIELDS = tuple(f.name for f in dataclasses.fields(CountersView)
@@ -137,6 +138,8 @@ def _device_counters(rec: records.DeviceCounters, where: str) -> CountersView:
     # missing ones stay None and show as n/a.
     health = {k: int_or_none(counters.get(k)) for k in SMART_FIELDS} \
         if rec.source == "smart-log" and not error else None
+    if rec.source == "smartctl" and not error:
+        health = {k: int_or_none(counters.get(k)) for k in SMARTCTL_FIELDS}
     return CountersView(when=when, round=number, source=str(rec.source or "unknown"),
                           health=health, error=error,
                           **{k: int_or_none(counters.get(k)) for k in COUNTER_FIELDS})
