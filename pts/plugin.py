@@ -118,10 +118,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      "purge, before WIPC (the fresh-out-of-box figures; reported as "
                      "informative, not part of the test)")
     g.addoption("--no-purge-probe", dest="purge_probe", action="store_false", default=True,
-                help="IOPS and WSAT: do not run the purge probe (a few seconds of RND 4 KiB "
-                     "writes right after the purge, before WIPC, compared at the end with "
-                     "the steady state to warn when the purge did not return the drive to "
-                     "FOB; an addition to the PTS flow, declared on the report)")
+                help="do not run the purge probe (IOPS: a few seconds of RND 4 KiB writes "
+                     "right after the purge, before WIPC; WSAT: its first sample), compared "
+                     "at the end with the steady state to warn when the purge did not "
+                     "return the drive to FOB; an addition to the PTS flow, shown on the "
+                     "report")
 
 
 def _settings(config: pytest.Config) -> Settings:

@@ -26,18 +26,29 @@ def probe_step(run: Run, test: str, ar_bytes: int, tc_qd: tuple[int, int]) -> No
     res = run.fio.run(run.device.path, [job], run.raw_dir(test), "purge-probe",
                       timeout=spec.seconds * 3 + 120)
     seconds = res.summary.write.runtime_ms / 1000
-    run.ledger.append(records.PurgeProbe(
-        test=test, block_size=bs, rw_mix="0/100", thread_count=tc, queue_depth=qd,
-        seconds=seconds, iops=res.summary.write.iops, fob_ss_min_ratio=spec.fob_ss_min_ratio,
-        raw=run.relative(res.json_path)))
+    record(run, test, bs, tc, qd, seconds, res.summary.write.iops,
+           run.relative(res.json_path))
     run.write(f"[pts {test}] purge probe: {res.summary.write.iops:,.0f} write IOPS")
 
 
-def plan_lines(settings: Settings, tc: int, qd: int) -> list[str]:
-    """The probe in --dry-run's plan (IOPS, WSAT)."""
+def record(run: Run, test: str, block_size: int, tc: int, qd: int, seconds: float,
+           iops: float, raw: str) -> None:
+    """The purge_probe record (also the WSAT's, whose first sample is its probe)."""
+    run.ledger.append(records.PurgeProbe(
+        test=test, block_size=block_size, rw_mix="0/100", thread_count=tc, queue_depth=qd,
+        seconds=seconds, iops=iops, fob_ss_min_ratio=run.spec.purge_probe.fob_ss_min_ratio,
+        raw=raw))
+
+
+def plan_lines(settings: Settings, tc: int, qd: int, first_sample: bool = False) -> list[str]:
+    """The probe in --dry-run's plan (IOPS; WSAT: its own first sample, no extra writes)."""
     spec = settings.spec.purge_probe
     if not settings.purge_probe:
         return ["purge probe: off (--no-purge-probe)"]
+    if first_sample:
+        return ["purge probe: the first WSAT sample (writes on the purged drive; no extra "
+                f"writes) against the final window; FOB/SS below {spec.fob_ss_min_ratio:g} "
+                "warns that the purge did not return the drive to FOB"]
     return [f"purge probe (an addition to the PTS flow; --no-purge-probe removes it): "
             f"{spec.seconds} s of RND {format_size(spec.block_size)} writes at TC {tc} / QD "
             f"{qd} right after the purge, before WIPC; at the end FOB/SS below "

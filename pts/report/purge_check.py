@@ -37,7 +37,10 @@ class ProbeCheck:
         p = self.probe
         head = (f"{p.iops:,.0f} write IOPS, RND {p.block_size // 1024} KiB at TC "
                 f"{p.thread_count} / QD {p.queue_depth} for {p.seconds or 0:.1f} s right "
-                "after the purge (an addition to the PTS flow; --no-purge-probe removes it)")
+                "after the purge " + ("(the first WSAT sample: no extra writes)"
+                                      if self.test == "wsat" else
+                                      "(an addition to the PTS flow; --no-purge-probe "
+                                      "removes it)"))
         if self.ratio is None:
             return f"{head}; not compared: {self.ss_source}"
         verdict = "PURGE NOT EFFECTIVE?" if self.warning else "purge effective"

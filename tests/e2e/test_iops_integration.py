@@ -97,9 +97,9 @@ def test_platform_of_a_loop_device(iops_run):
     text = words(iops_run.pdf_text())
     assert "PCIe link n/a" in text and "IRQ affinity (irq: CPUs) n/a" in text
     assert f"I/O scheduler {plat['io_scheduler']}" in text
-    assert f"Warnings ({len(plat['warnings'])})" in text
     for w in plat["warnings"]:
         assert f"snia-pts platform WARNING: {w}" in iops_run.proc.stdout
+        assert f"WARNING: Platform: {w}" in text
 
 
 def test_pdf_has_serial_verdict_and_every_deviation(iops_run):

@@ -110,15 +110,17 @@ def test_unpurged_filled_drive_warns(unpurged):
 
 
 def test_dry_run_plans_the_probe_and_no_purge_probe_removes_it(make_loop, tmp_path):
-    """The plan declares the probe for IOPS and WSAT (not for Throughput/Latency);
-    --no-purge-probe says it is off. A dry run writes nothing."""
+    """The plan declares the probe for IOPS (extra writes) and WSAT (its first sample), not
+    for Throughput/Latency; --no-purge-probe says it is off. A dry run writes nothing."""
     dev = make_loop(64 << 20)
     common = ("--device", dev, "--dry-run", "--destructive", "--purge", "trim",
               "--reports-dir", str(tmp_path / "r"))
     p = run_suite(*common)
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stdout.count("purge probe (an addition to the PTS flow; --no-purge-probe "
-                          "removes it): 3 s of RND 4 KiB writes at TC 4 / QD 32") == 2
+                          "removes it): 3 s of RND 4 KiB writes at TC 4 / QD 32") == 1
+    assert p.stdout.count("purge probe: the first WSAT sample (writes on the purged drive; "
+                          "no extra writes)") == 1
     p = run_suite(*common, "--no-purge-probe")
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stdout.count("purge probe: off (--no-purge-probe)") == 2
