@@ -60,16 +60,33 @@ def format_cpulist(cpus: set[int] | list[int]) -> str:
     return ",".join(out)
 
 
-def pci_function(sys_root: Path, kname: str) -> Path | None:
-    """The PCI function the block device sits under: the nearest ancestor of its sysfs
-    node named like one (domain:bus:device.function), or None (loop, virtual, no PCI)."""
-    node = (sys_root / "block" / kname).resolve()
-    devices = (sys_root / "devices").resolve()
+BDF = re.compile(r"[0-9a-f]{4,}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]")
+
+
+def _pci_ancestor(node: Path, devices: Path) -> Path | None:
     while node != node.parent and node != devices and devices in node.parents:
-        if re.fullmatch(r"[0-9a-f]{4,}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]", node.name):
+        if BDF.fullmatch(node.name):
             return node
         node = node.parent
     return None
+
+
+def pci_function(sys_root: Path, kname: str) -> Path | None:
+    """The PCI function the block device sits under: the nearest ancestor of its sysfs
+    node named like one (domain:bus:device.function), or None (loop, virtual, no PCI).
+    An NVMe namespace of native multipath (/sys/devices/virtual/nvme-subsystem/
+    nvme-subsysN/nvmeXnY, the default of Debian's kernel) is followed to the PCI function
+    of its subsystem's first controller (the nvmeN links in the subsystem directory)."""
+    node = (sys_root / "block" / kname).resolve()
+    devices = (sys_root / "devices").resolve()
+    found = _pci_ancestor(node, devices)
+    subsys = node.parent
+    if found is None and subsys.name.startswith("nvme-subsys"):
+        for ctrl in sorted(subsys.iterdir()):
+            if re.fullmatch(r"nvme\d+", ctrl.name) and \
+                    (found := _pci_ancestor(ctrl.resolve(), devices)) is not None:
+                break
+    return found
 
 
 def _speed_gts(text: str | None) -> float | None:

@@ -172,3 +172,18 @@ def test_conventional_pci_function_has_a_link_block_without_values(tmp_path):
     assert p["pcie_link"] == {"pci_function": "0000:01:00.0", "current_speed": None,
                               "max_speed": None, "current_width": None, "max_width": None}
     assert p["irq_affinity"] == {"45": "0", "46": "1"} and p["warnings"] == []
+
+
+def test_nvme_native_multipath_namespace_follows_its_controller(tmp_path):
+    """With native NVMe multipath /sys/block/nvme0n1 is the subsystem's namespace head under
+    /sys/devices/virtual/nvme-subsystem/; its controller links lead to the PCI function."""
+    sys_root, proc_root = make_tree(tmp_path)
+    subsys = sys_root / "devices" / "virtual" / "nvme-subsystem" / "nvme-subsys0"
+    head = subsys / "nvme0n1"
+    _w(head / "queue" / "scheduler", "[none] mq-deadline")
+    (subsys / "nvme0").symlink_to(sys_root / FUNC / "nvme" / "nvme0")
+    (sys_root / "block" / "nvme0n1").unlink()
+    (sys_root / "block" / "nvme0n1").symlink_to(head)
+    p = pd.capture("nvme0n1", "nvme", sys_root, proc_root, fio_cpus={0})
+    assert p["pcie_link"]["pci_function"] == "0000:01:00.0"
+    assert p["irq_affinity"] == {"45": "0", "46": "1"} and p["io_scheduler"] == "none"
