@@ -13,6 +13,7 @@ import pts
 from pts.config.settings import Settings
 from pts.device.identity import BlockDevice
 from pts.device.platform import platform_info
+from pts.device.platform_device import capture as capture_platform
 from pts.results import ledger, records
 from pts.results.resume import ResumeState
 from pts.tools import nvme
@@ -32,6 +33,9 @@ class Run:
             self.folder = resume.folder     # run.json stays as written at the start
         self.commands_log = self.folder / "commands.log"
         self.fio = Fio(log_file=self.commands_log)
+        self.platform = platform_info() | capture_platform(device.kname, device.transport)
+        if self.platform.get("fio_cpu_affinity"):    # > 1 NUMA node: fio on the device's
+            self.fio.cpus_allowed = self.platform["fio_cpus"]
         self.deviations = list(settings.deviations())
         if device.emulated:
             self.deviations.insert(0, f"Device is an emulated SSD (profile "
@@ -47,7 +51,7 @@ class Run:
             "run_id": self.folder.name,
             "started": datetime.now(UTC).isoformat(timespec="seconds"),
             "device": self.device.as_dict(),
-            "platform": platform_info(),
+            "platform": self.platform,
             "tools": {"snia-pts": pts.__version__, "fio": self.fio.version,
                       "nvme-cli": nvme.version(), "pytest": pytest.__version__},
             "spec": {"name": spec.name, "title": spec.title, "version": spec.version,

@@ -116,7 +116,8 @@ def write_iops_test(run: RunFolder, curve: Sequence[float], *, finished: bool = 
                     ledger_deviations: Sequence[str] = (),
                     counters: Mapping[str, object] | None = None,
                     counters_source: str = "emulator",
-                    round_modes: Mapping[int, str] | None = None) -> None:
+                    round_modes: Mapping[int, str] | None = None,
+                    purge_probe_iops: float | None = None) -> None:
     """The records of one IOPS test whose rounds follow `curve` (one multiplier per round).
 
     counters maps a step ("after purge", "after WIPC", "after round N") to the `counters`
@@ -137,6 +138,10 @@ def write_iops_test(run: RunFolder, curve: Sequence[float], *, finished: bool = 
     step_done("after purge")
     run.record("write_cache", test="iops", required="WCD", actual=write_cache_actual,
                settable=write_cache_settable, when="before WIPC")
+    if purge_probe_iops is not None:
+        run.record("purge_probe", test="iops", block_size=4096, rw_mix="0/100",
+                   thread_count=4, queue_depth=32, seconds=3.0, iops=purge_probe_iops,
+                   fob_ss_min_ratio=1.1, raw="raw/iops/purge-probe.json")
     run.record("wipc", advance=3600, test="iops", block_size=131072,
                bytes_expected=2 * 960197124096, bytes_written=2 * 960197124096, seconds=3600.0,
                thread_count=4, queue_depth=32, raw="raw/iops/wipc.json")

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from pts.conditioning import health_smartctl
 from pts.device.identity import BlockDevice, DeviceError
 from pts.results import records
 from pts.results.ledger import read_records
@@ -21,6 +22,7 @@ from pts.results.resume import ResumeState
 from pts.tools import commands, nvme
 
 SOURCE = "smart-log"
+SOURCES = (SOURCE, health_smartctl.SOURCE)     # NVMe smart-log; ATA/SCSI smartctl
 HEALTH_FAILURE = "device_health_failure"
 
 
@@ -30,12 +32,16 @@ class Snapshot:
 
     counters: dict | None       # None: the read failed
     error: str | None = None    # what failed (the tool's message)
+    source: str = SOURCE        # "smart-log" (NVMe) or "smartctl" (ATA, SCSI/SAS)
 
 
 def snapshot(dev: BlockDevice, log_file: Path | None = None) -> Snapshot | None:
     """The device's SMART / Health counters, or None for a device we read none from (not
-    NVMe). A failed read is a Snapshot with an error, never zeros and never nothing: the
-    caller records and declares it."""
+    NVMe, ATA or SCSI). A failed read is a Snapshot with an error, never zeros and never
+    nothing: the caller records and declares it."""
+    if dev.transport == "scsi":          # SAS, and SATA behind libata (SAT)
+        counters, error = health_smartctl.read(dev.path, log_file)
+        return Snapshot(counters, error, health_smartctl.SOURCE)
     if dev.transport != "nvme":
         return None
     try:
@@ -48,8 +54,10 @@ def snapshot(dev: BlockDevice, log_file: Path | None = None) -> Snapshot | None:
                      "page_size": nvme.DATA_UNIT_BYTES, **smart.as_dict()})
 
 
-def unread_deviation(when: str, error: str) -> str:
-    return (f"NVMe SMART log (nvme smart-log) could not be read at step \"{when}\": {error}. "
+def unread_deviation(when: str, error: str, source: str = SOURCE) -> str:
+    what = "SMART data (smartctl --json -a)" if source == health_smartctl.SOURCE \
+        else "NVMe SMART log (nvme smart-log)"
+    return (f"{what} could not be read at step \"{when}\": {error}. "
             "Steps without a SMART reading are not covered by the device-health check (the "
             "device-counters page lists them).")
 
@@ -57,7 +65,7 @@ def unread_deviation(when: str, error: str) -> str:
 def _smart_records(ledger_path: Path, test: str) -> list[records.DeviceCounters]:
     found, _ = read_records(ledger_path)
     return [r for r in found if isinstance(r, records.DeviceCounters) and r.test == test
-            and r.source == SOURCE]
+            and r.source in SOURCES]
 
 
 def errors_recorded(ledger_path: Path, test: str) -> set[str]:
@@ -100,6 +108,8 @@ def problems(found: list[records.DeviceCounters]) -> list[str]:
     """What in these smart-log records makes the test a device-health failure."""
     if not found:
         return []
+    if found[0].source == health_smartctl.SOURCE:
+        return health_smartctl.problems([r.counters for r in found], [str(r.when) for r in found])
     out = []
     seen: dict[int, list[str]] = {}          # warning bits -> the steps that showed them
     for rec in found:

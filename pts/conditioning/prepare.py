@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from pts.conditioning import health, wipc, write_cache
+from pts.conditioning import health, purge_probe, wipc, write_cache
 from pts.conditioning.purge import PurgeError, purge
 from pts.conditioning.write_cache import CacheState
 from pts.config.spec import format_size
@@ -35,12 +35,12 @@ def record_counters(run: Run, test: str, when: str, round_no: int | None = None)
         return
     declared = health.errors_recorded(run.ledger.path, test) if smart.error else set()
     run.ledger.append(records.DeviceCounters(test=test, when=when, round=round_no,
-                                             source=health.SOURCE, counters=smart.counters,
+                                             source=smart.source, counters=smart.counters,
                                              error=smart.error))
     if smart.error:
         run.write(f"[pts {test}] SMART log not read {when}: {smart.error}")
         if smart.error not in declared:
-            run.deviation(test, health.unread_deviation(when, smart.error))
+            run.deviation(test, health.unread_deviation(when, smart.error, smart.source))
 
 
 def purge_step(run: Run, test: str) -> None:
@@ -98,14 +98,19 @@ def wipc_step(run: Run, test: str, ar_bytes: int, block_size: int,
 
 def prepare(run: Run, test: str, ar_bytes: int, wipc_block_size: int | None,
             tc_qd: tuple[int, int] | None = None,
-            before_wipc: Callable[[], None] | None = None) -> None:
+            before_wipc: Callable[[], None] | None = None, probe: bool = False) -> None:
     """Purge, write cache, WIPC (skipped with None: WSAT-like tests start from FOB) at the
     test's TC/QD (`tc_qd`; default the spec's common TC/QD: §4, TC/QD stay the same).
-    `before_wipc` runs on the purged device right before WIPC (--fob-sweep)."""
+    `before_wipc` runs on the purged device right before WIPC (--fob-sweep). `probe`: the
+    purge probe (pts.conditioning.purge_probe) runs after the write cache is set, before
+    `before_wipc`, unless --no-purge-probe."""
     purge_step(run, test)
     cache = write_cache_step(run, test, "before WIPC" if wipc_block_size else "before test")
     if cache.deviation():
         run.deviation(test, cache.deviation())
+    if probe and run.settings.purge_probe:
+        purge_probe.probe_step(run, test, ar_bytes, tc_qd or (run.spec.common.thread_count,
+                                                               run.spec.common.queue_depth))
     if before_wipc:
         before_wipc()
     if wipc_block_size:

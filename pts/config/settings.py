@@ -43,11 +43,12 @@ class Settings:
     # DIRTH/CBW demand-variation grid actually run (None: the spec's), spec order
     dirth_thread_counts: tuple[int, ...] | None = None
     dirth_queue_depths: tuple[int, ...] | None = None
+    hir_repetitions: int | None = None   # HIR: A+B (and C) repetitions (None: the spec's 360)
+    purge_probe: bool = True         # IOPS/WSAT: FOB write probe right after the purge
 
     def scaled(self, seconds: int) -> int:
         """A fixed long duration of the spec x --time-scale, at least 1 s."""
         return max(1, round(seconds * self.time_scale))
-    hir_repetitions: int | None = None   # HIR: A+B (and C) repetitions (None: the spec's 360)
 
     @property
     def wsat_stop(self) -> tuple[float, float]:
@@ -67,7 +68,7 @@ class Settings:
                 "time_scale": self.time_scale,
                 "dirth_thread_counts": _listed(self.dirth_thread_counts),
                 "dirth_queue_depths": _listed(self.dirth_queue_depths),
-                "hir_repetitions": self.hir_repetitions}
+                "hir_repetitions": self.hir_repetitions, "purge_probe": self.purge_probe}
 
     def deviations(self) -> list[str]:
         """Deviations known from the options alone (more are found while running)."""
@@ -146,7 +147,7 @@ def make_settings(spec: Spec, *, device: str | None, destructive: bool,
                   round_mode: str = "pipelined", time_scale: float = 1.0,
                   dirth_thread_counts: str | None = None,
                   dirth_queue_depths: str | None = None,
-                  hir_repetitions: int | None = None) -> Settings:
+                  hir_repetitions: int | None = None, purge_probe: bool = True) -> Settings:
     rule = spec.steady_state
     point_seconds = spec.common.point_seconds if point_seconds is None else point_seconds
     max_rounds = rule.max_rounds if max_rounds is None else max_rounds
@@ -186,7 +187,7 @@ def make_settings(spec: Spec, *, device: str | None, destructive: bool,
                                                          dirth_queue_depths))]
     return Settings(device, destructive, spec, point_seconds, max_rounds, purge,
                     Path(reports_dir), sizes, mixes, wsat_fills, wsat_hours, fob_sweep,
-                    round_mode, time_scale, *grid, hir_repetitions)
+                    round_mode, time_scale, *grid, hir_repetitions, purge_probe)
 
 
 def _grid(option: str, text: str | None, spec: Spec) -> tuple[int, ...] | None:

@@ -13,6 +13,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from pts.config import spec_purge_probe
+from pts.config.spec_purge_probe import PurgeProbeSpec
 from pts.config.spec_qos import QosTest, read_qos
 from pts.config.spec_recovery import HirTest, XsrTest, read_hir, read_xsr
 
@@ -151,6 +153,7 @@ class Spec:
     wsat: WsatTest
     hir: HirTest
     xsr: XsrTest
+    purge_probe: PurgeProbeSpec          # [purge_probe] (pts.config.spec_purge_probe)
     dirth: QosTest | None = None     # [dirth] (pts.config.spec_qos)
     cbw: QosTest | None = None       # [cbw]
 
@@ -228,7 +231,7 @@ class _Reader:
     def spec(self, data: dict) -> Spec:
         unknown = sorted(set(data) - {"spec", "steady_state", "common", "wipc", "iops",
                                       "throughput", "latency", "wsat",
-                                      "dirth", "cbw", "hir", "xsr"})
+                                      "dirth", "cbw", "hir", "xsr", "purge_probe"})
         if unknown:
             raise SpecError(f"{self.path}: unknown table [{unknown[0]}]")
         meta = self.table(data, "spec", {"name", "title", "version", "segment"})
@@ -243,7 +246,8 @@ class _Reader:
                     throughput=self.throughput(data), latency=self.latency(data),
                     wsat=self.wsat(data), hir=read_hir(self, data, parse_size),
                     xsr=read_xsr(self, data, parse_size), dirth=self.qos(data, "dirth"),
-                    cbw=self.qos(data, "cbw"))
+                    cbw=self.qos(data, "cbw"),
+                    purge_probe=spec_purge_probe.read(self, data, parse_size))
 
     def qos(self, data: dict, key: str) -> QosTest:
         return read_qos(self, data, key, RwMix.parse, parse_size)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shlex
 
-from pts.conditioning import purge
+from pts.conditioning import purge, purge_probe
 from pts.conditioning.wipc import READING as WIPC_READING
 from pts.conditioning.wipc import WipcPlan, plan_wipc
 from pts.conditioning.write_cache import VWC_FEATURE, read_state
@@ -116,6 +116,8 @@ def round_test_plan(settings: Settings, device: BlockDevice, decl: RoundTest) ->
     ledger_name = "" if decl.test == decl.title.lower() else f"; ledger test {decl.test}"
     lines = [f"{decl.title} test ({decl.clause}{ledger_name})",
              *setup_lines(settings, device, decl.thread_count, decl.queue_depth)]
+    if decl.purge_probe:
+        lines += purge_probe.plan_lines(settings, decl.thread_count, decl.queue_depth)
     wipc_bytes = 0
     if decl.wipc_block_size:
         ar = active_range_bytes(device, spec.common.active_range_pct)

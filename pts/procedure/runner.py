@@ -68,6 +68,7 @@ class RoundTest:
     wipc_block_size: int | None      # None: no WIPC (the test starts from the purged drive)
     histograms: bool = False         # fio json+ latency bins (percentiles of total latency)
     fob_sweep: bool = False          # one informative round before WIPC (--fob-sweep)
+    purge_probe: bool = False        # the FOB write probe after the purge (IOPS)
     na_prefix: str = ""              # "Latency " -> "Latency 0.5 KiB cells not measured"
     # --dry-run wording only
     wipc_note: str = ""              # e.g. " at TC 1 / QD 1"
@@ -192,7 +193,8 @@ def _rounds_body(run: Run, decl: RoundTest) -> Outcome:
         sweep = (lambda: fob.sweep(run, decl.test, list(decl.points), measure)) \
             if decl.fob_sweep else None
         prepare.prepare(run, decl.test, prepare.active_range_bytes(run), decl.wipc_block_size,
-                        (decl.thread_count, decl.queue_depth), before_wipc=sweep)
+                        (decl.thread_count, decl.queue_depth), before_wipc=sweep,
+                        probe=decl.purge_probe)
     return run_phase(run, decl, measure, history)
 
 

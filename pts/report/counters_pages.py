@@ -34,10 +34,12 @@ def build(run: RunView, test: TestResult) -> list[Flowable]:
     smart = [c for c in test.counters if c.health is not None]
     unread = [c for c in test.counters if c.error]
     if smart or unread:
-        story += [h2("Device health (NVMe SMART / Health Information log)")]
+        ata_scsi = any(c.source == "smartctl" for c in test.counters)
+        story += [h2("Device health (ATA / SCSI SMART, smartctl)" if ata_scsi else
+                     "Device health (NVMe SMART / Health Information log)")]
         if smart:
-            story += [health_table(smart)]
-        story += [para(HEALTH_NOTE, "small")]
+            story += [health_table(smart, SMARTCTL_ROWS if ata_scsi else HEALTH_ROWS)]
+        story += [para(SMARTCTL_NOTE if ata_scsi else HEALTH_NOTE, "small")]
         if unread:
             story += unread_block(unread, len(smart))
     else:
@@ -62,6 +64,21 @@ HEALTH_NOTE = ("Read with `nvme smart-log` at every step of the test (start, aft
                "which is not a spec result. Max is over all steps.")
 
 
+SMARTCTL_ROWS = (("smart_passed", "SMART overall health passed (1) / FAILED (0)"),
+                 ("temperature_c", "Temperature (°C)"),
+                 ("reallocated_sectors", "Reallocated sectors / grown defects"),
+                 ("pending_sectors", "Pending sectors"),
+                 ("offline_uncorrectable", "Offline uncorrectable sectors"),
+                 ("media_errors", "Uncorrected media errors"),
+                 ("percent_used", "Percentage used"),
+                 ("power_on_hours", "Power-on hours"))
+SMARTCTL_NOTE = ("Read with `smartctl --json -a` at every step of the test (start, after "
+                 "purge, after WIPC, after each round, end). SMART overall health FAILED at "
+                 "any step, or reallocated, pending, offline-uncorrectable sectors or "
+                 "uncorrected media errors going up during the test, makes the test a DEVICE "
+                 "HEALTH FAILURE, which is not a spec result. Max is over all steps.")
+
+
 UNREAD_NOTE = ("The SMART log could not be read at {n} of {total} steps: those steps have no "
                "health data, and the device-health check does not cover them.")
 READ_COLUMNS = " In the table above, Test start and Test end are the first and last steps read."
@@ -75,9 +92,9 @@ def unread_block(unread: list[CountersView], read: int) -> list[Flowable]:
         [para(f"{c.when}: {c.error}", "small") for c in unread]
 
 
-def health_table(smart: list[CountersView]):
+def health_table(smart: list[CountersView], shown=HEALTH_ROWS):
     rows = []
-    for key, label in HEALTH_ROWS:
+    for key, label in shown:
         values = [c.health.get(key) for c in smart]
         known = [v for v in values if v is not None]
         first, last = values[0], values[-1]

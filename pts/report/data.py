@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from pts.procedure import steady_state
-from pts.report import ledger_view, verdict
+from pts.report import ledger_view, purge_check, unwritten, verdict
 from pts.report.ledger_view import int_or_none, is_number
 from pts.report.model import (
     COMPLETE,
@@ -77,6 +77,7 @@ def load_run(folder: str | Path) -> RunView:
         deviations=deviations,
         verdict=verdict.judge(device, tests, deviations),
         notes=tuple(notes),
+        warnings=tuple(purge_check.warnings(tests) + unwritten.warnings(tests)),
         device_extra={k: v for k, v in (info.get("device") or {}).items()
                       if k not in DEVICE_FIELDS},
     )
@@ -159,6 +160,7 @@ def _build_test(name: str, recs: list[LedgerLine], path: Path) -> tuple[TestResu
         round_modes=tuple(by_type.get("round_mode", ())),
         recovery=tuple(r for rec, r in zip(recs, _parsed_in_order(by_type, recs), strict=True)
                        if rec.type in ledger_view.RECOVERY_TYPES),
+        purge_probe=_last(by_type.get("purge_probe")),
     )
     cells = window_cells(partial, "iops")
     return dataclasses.replace(partial, cells=cells), notes

@@ -14,6 +14,7 @@ from pts.report.model import (
     CountersView,
     DeviationView,
     PointView,
+    PurgeProbeView,
     PurgeView,
     RoundModeView,
     RoundView,
@@ -25,6 +26,7 @@ from pts.report.model import (
 )
 from pts.results import records
 from pts.tools.nvme import SMART_FIELDS
+from pts.tools.smartctl import FIELDS as SMARTCTL_FIELDS
 
 EVIDENCE_FIELDS = tuple(f.name for f in dataclasses.fields(steady_state.SteadyStateResult))
 COUNTER_FIELDS = tuple(f.name for f in dataclasses.fields(CountersView)
@@ -137,6 +139,8 @@ def _device_counters(rec: records.DeviceCounters, where: str) -> CountersView:
     # missing ones stay None and show as n/a.
     health = {k: int_or_none(counters.get(k)) for k in SMART_FIELDS} \
         if rec.source == "smart-log" and not error else None
+    if rec.source == "smartctl" and not error:
+        health = {k: int_or_none(counters.get(k)) for k in SMARTCTL_FIELDS}
     return CountersView(when=when, round=number, source=str(rec.source or "unknown"),
                           health=health, error=error,
                           **{k: int_or_none(counters.get(k)) for k in COUNTER_FIELDS})
@@ -159,11 +163,21 @@ def _round_mode(rec: records.RoundMode, where: str) -> RoundModeView:
                          mode=str(_req(rec, "mode", where)), reason=str(rec.reason or ""))
 
 
+def _purge_probe(rec: records.PurgeProbe, where: str) -> PurgeProbeView:
+    return PurgeProbeView(block_size=int(_req(rec, "block_size", where)),
+                          thread_count=int_or_none(rec.thread_count),
+                          queue_depth=int_or_none(rec.queue_depth),
+                          seconds=float_or_none(rec.seconds),
+                          iops=float(_req(rec, "iops", where)),
+                          fob_ss_min_ratio=float(_req(rec, "fob_ss_min_ratio", where)))
+
+
 PARSERS = {
     "test_start": _test_start, "purge": _purge, "write_cache": _write_cache, "wipc": _wipc,
     "point": _point, "round": _round, "deviation": _deviation, "test_end": _test_end,
     "device_counters": _device_counters, "sample": _sample, "wsat_result": _wsat_result,
     "fob_point": _point, "round_mode": _round_mode,
+    "purge_probe": _purge_probe,
 }
 # HIR / XSR records reach their pages as the typed records (pts.report.recovery_view).
 RECOVERY_TYPES = ("hir_baseline", "hir_write", "hir_state", "xsr_interval", "xsr_group")

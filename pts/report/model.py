@@ -141,6 +141,19 @@ class SampleView:
 
 
 @dataclass(frozen=True)
+class PurgeProbeView:
+    """A `purge_probe` record: the FOB write probe right after the purge."""
+
+
+    block_size: int
+    thread_count: int | None
+    queue_depth: int | None
+    seconds: float | None
+    iops: float
+    fob_ss_min_ratio: float
+
+
+@dataclass(frozen=True)
 class RoundView:
     number: int
     tracking: dict[str, float]
@@ -253,6 +266,7 @@ class TestResult:
     result: dict = field(default_factory=dict)  # WSAT: the wsat_result record
     round_modes: tuple[RoundModeView, ...] = ()     # pipelined -> stonewalled fallbacks
     recovery: tuple = ()     # HIR / XSR: their typed records (pts.results.records), ledger order
+    purge_probe: PurgeProbeView | None = None  # the FOB write probe after the purge
 
     @property
     def window_rounds(self) -> tuple[int, ...]:
@@ -290,6 +304,7 @@ class RunView:
     verdict: Verdict
     notes: tuple[str, ...] = field(default=())   # things the reader should know (torn line)
     device_extra: dict = field(default_factory=dict)   # run.json device fields not in Device
+    warnings: tuple[str, ...] = field(default=())   # run-level warnings (purge probe, ...)
 
     @property
     def spec_title(self) -> str:

@@ -10,7 +10,8 @@ from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
 from pts.conditioning.wipc import READING as WIPC_READING
-from pts.report import fmt
+from pts.report import fmt, purge_check, run_warnings
+from pts.report import platform_rows as platform_table
 from pts.report.layout import (
     CONTENT_WIDTH,
     GREEN,
@@ -42,7 +43,7 @@ def pages(run: RunView) -> list[Flowable]:
                     "Table: run summary, deviations and verdict", run.verdict.text,
                     alarm=not run.verdict.compliant)
     story = new_page(info, first=True) + [h1("Run summary")]
-    story += verdict_block(run) + deviations_block(run)
+    story += verdict_block(run) + run_warnings.block(run) + deviations_block(run)
     story += [h2("Test results"), tests_table(run)]
     story += [h2("Device under test"), kv_table(device_rows(run))]
     story += [h2("Test platform and tools"), kv_table(platform_rows(run))]
@@ -117,10 +118,7 @@ def _label(key: str) -> str:
 
 
 def platform_rows(run: RunView) -> list[tuple[str, str]]:
-    rows = []
-    for key, value in run.platform.items():
-        shown = fmt.capacity(value) if key.endswith("_bytes") else fmt.text(value)
-        rows.append((_label(key.removesuffix("_bytes")), shown))
+    rows = platform_table.rows(run.platform)
     rows += [(f"Tool: {name}", fmt.text(version)) for name, version in run.tools.items()]
     return rows
 
@@ -145,6 +143,9 @@ def test_setup_rows(run: RunView, test: TestResult) -> list[tuple[str, str]]:
             ("Clause", fmt.text(test.clause)),
             ("Purge", purge_text(test))]
     rows += [("Write cache", cache) for cache in write_cache_texts(test)]
+    probe = purge_check.check(test)
+    if probe is not None:
+        rows.append(("Purge probe", probe.text()))
     rows.append(("WIPC (preconditioning)", wipc_text(run, test)))
     tc, qd = p.get("thread_count"), p.get("queue_depth")
     toio = tc * qd if isinstance(tc, int) and isinstance(qd, int) else None

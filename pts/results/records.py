@@ -346,6 +346,20 @@ class XsrGroup(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
+class PurgeProbe(Record):
+    """The short FOB write probe right after the purge (an addition to the PTS flow)."""
+    TYPE: ClassVar[str] = "purge_probe"
+    block_size: int
+    rw_mix: str
+    thread_count: int
+    queue_depth: int
+    seconds: float                 # measured by fio (runtime)
+    iops: float                    # write IOPS of the probe
+    fob_ss_min_ratio: float        # from the spec file: probe / SS below this warns
+    raw: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class Unknown(Record):
     """A record type this version does not know (a newer writer): readers skip it."""
     type: str = ""
@@ -356,6 +370,7 @@ TYPES: dict[str, type[Record]] = {cls.TYPE: cls for cls in (
     WsatResult, Resume, Deviation, TestEnd, Prewrite, OperatingPoint, ResponseHistogram,
     HirBaseline, HirWrite, HirState, XsrInterval, XsrGroup)}
 TYPES[Requirement.TYPE] = Requirement
+TYPES[PurgeProbe.TYPE] = PurgeProbe
 
 
 def parse(data: dict) -> Record:

@@ -33,7 +33,7 @@ def declare(settings: Settings, device: BlockDevice) -> RoundTest:
                                  settings.point_seconds, ar),
         fields=fields.basic, thread_count=common.thread_count,
         queue_depth=common.queue_depth, wipc_block_size=spec.wipc.block_size,
-        fob_sweep=settings.fob_sweep)
+        fob_sweep=settings.fob_sweep, purge_probe=True)
 
 
 def parameters(settings: Settings, ar_bytes: int) -> dict:

@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from pts.conditioning import prepare
+from pts.conditioning import prepare, purge_probe
 from pts.config.settings import Settings
 from pts.config.spec import format_size
 from pts.device.identity import BlockDevice, active_range_bytes
@@ -186,7 +186,7 @@ def _body(run: Run, p: Plan) -> rounds.Outcome:
     if run.resume is not None:
         run.deviation(TEST, "Resumed run: WSAT restarted from purge (its one fio run cannot "
                             "be continued).")
-    prepare.prepare(run, TEST, p.ar_bytes, None)
+    prepare.prepare(run, TEST, p.ar_bytes, None)   # its first sample is the purge probe
     out = run.raw_dir(TEST)
     prefix = log_prefix(out)
     run.write(f"[pts {TEST}] RND {format_size(w.block_size)} writes at TC {w.thread_count} / "
@@ -250,6 +250,10 @@ def _finish(run: Run, p: Plan, res: FioResult, found: list[WsatInterval],
         lat_percentile_us=fields.us(fields.capped(
             s.write.lat_percentile_ns(run.spec.latency.percentile), s.write.lat_max_ns)),
         raw=run.relative(res.json_path)))
+    if run.settings.purge_probe:        # the first sample: writes on the purged drive
+        purge_probe.record(run, TEST, run.spec.wsat.block_size, run.spec.wsat.thread_count,
+                           run.spec.wsat.queue_depth, p.interval_s, fob,
+                           run.relative(res.json_path))
     why = (f"{p.fills:g} drive fills written" if stop == "fills"
            else f"time limit {p.hours:g} h reached")
     steady = (f"5-sample steady state first met at sample {first}" if first
@@ -339,6 +343,7 @@ def plan_lines(settings: Settings, device: BlockDevice) -> list[str]:
     return [
         f"Write Saturation test ({w.clause})",
         *plan.setup_lines(settings, device, w.thread_count, w.queue_depth),
+        *purge_probe.plan_lines(settings, w.thread_count, w.queue_depth, first_sample=True),
         "WIPC: none: the test starts fresh out of the box (FOB), right after the purge",
         f"fio: ONE run of RND {format_size(w.block_size)} writes (0/100) over the "
         "ActiveRange; fio job file (RUN_DIR: the run folder, made at run time):",

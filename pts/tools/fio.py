@@ -250,6 +250,7 @@ class Fio:
     def __init__(self, log_file: Path | None = None, binary: str = "fio"):
         self.binary = commands.require(binary, "fio")
         self.log_file = log_file
+        self.cpus_allowed: str | None = None    # a cpulist: every job file binds fio to it
         self.version = commands.run([self.binary, "--version"], timeout=30).stdout.strip()
 
     def run(self, filename: str, jobs: list[Job], out_dir: Path, name: str,
@@ -276,6 +277,8 @@ class Fio:
         if callable(text):
             text = text(int(time.time() * 1000))
         job_path, json_path = out_dir / f"{name}.fio", out_dir / f"{name}.json"
+        if self.cpus_allowed:
+            text = text.replace("[global]\n", f"[global]\ncpus_allowed={self.cpus_allowed}\n", 1)
         job_path.write_text(text, encoding="utf-8")
         fmt = "json+" if histograms else "json"
         argv = [self.binary, f"--output-format={fmt}", f"--output={json_path}", str(job_path)]

@@ -47,6 +47,18 @@ def test_report_has_the_informative_fob_page(iops):
     assert "INFORMATIVE, not a PTS result" in text
 
 
+def test_fob_read_figures_are_marked_not_device_reads(iops):
+    """The FOB round reads LBAs the TRIM emptied: the read mixes' FOB figures are marked on
+    the FOB page, warned about on the summary and in pytest's terminal summary."""
+    text = " ".join(iops.pdf_text().split())
+    warning = ("iops: the --fob-sweep FOB figures of R/W mixes 100/0, 65/35 are not device "
+               "reads: they read LBAs the purge emptied")
+    assert f"WARNING: {warning}" in text
+    assert f"PTS WARNING: {warning}" in iops.proc.stdout
+    assert "* NOT A DEVICE READ: the FOB figures of R/W mixes with reads (100/0, 65/35)" in text
+    assert text.count("NOT a device read *") == 6      # 2 read mixes x 3 block sizes
+
+
 def test_export_csv_fob_ss_ratio_per_cell(iops):
     p = subprocess.run([sys.executable, "-m", "pts", "export", str(iops.folder), "--csv"],
                        cwd=REPO, capture_output=True, text=True, check=True)

@@ -86,6 +86,22 @@ def test_run_json_identity_tools_and_deviations(iops_run):
     assert "Test point duration 1 s instead of 60 s." in run["deviations"]
 
 
+def test_platform_of_a_loop_device(iops_run):
+    """A loop device: no PCI function, so link, NUMA node and IRQs are null / "n/a"; the
+    block queue and the kernel are real values."""
+    plat = iops_run.run_json["platform"]
+    assert plat["pcie_link"] is None and plat["device_numa_node"] is None
+    assert plat["irq_affinity"] is None
+    assert plat["io_scheduler"] and plat["nr_requests"] > 0 and plat["fio_cpus"]
+    assert isinstance(plat["warnings"], list)
+    text = words(iops_run.pdf_text())
+    assert "PCIe link n/a" in text and "IRQ affinity (irq: CPUs) n/a" in text
+    assert f"I/O scheduler {plat['io_scheduler']}" in text
+    for w in plat["warnings"]:
+        assert f"snia-pts platform WARNING: {w}" in iops_run.proc.stdout
+        assert f"WARNING: Platform: {w}" in text
+
+
 def test_pdf_has_serial_verdict_and_every_deviation(iops_run):
     text = iops_run.pdf_text()
     assert iops_run.run_json["device"]["serial"] in text

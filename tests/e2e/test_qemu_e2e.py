@@ -20,6 +20,7 @@ fetches Debian's kernel package).
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -193,6 +194,17 @@ def test_iops_run_identity(guest):
     assert (device["model"], device["serial"], device["identity_source"]) == \
         ("QEMU NVMe Ctrl", SERIAL, "nvme id-ctrl")
     assert device["capacity_bytes"] == DISK_BYTES and device["transport"] == "nvme"
+
+
+def test_iops_run_captured_the_pci_function(guest):
+    """The guest's /dev/nvme0n1 sits under a real (emulated) PCI function: the platform
+    block names it and its interrupt vectors; the link values are those sysfs shows (null
+    on a conventional PCI bus)."""
+    plat = json.loads((guest.run_folder() / "run.json").read_text())["platform"]
+    assert re.fullmatch(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]",
+                        plat["pcie_link"]["pci_function"]), plat
+    assert plat["irq_affinity"], plat
+    assert isinstance(plat["warnings"], list)
 
 
 def test_iops_run_purged_with_format_ses1_and_verified(guest):

@@ -110,6 +110,17 @@ def test_emulated_falls_from_fob_to_a_steady_level(emulated):
     assert result["ss_average"] == pytest.approx(sum(iops[-5:]) / 5)
 
 
+def test_emulated_first_sample_is_the_purge_probe(emulated):
+    """WSAT's purge probe is its first sample (no extra writes); FOB/SS >= 2 here, far
+    above the spec file's 1.1: no purge warning."""
+    result = emulated.of_type("wsat_result")[0]
+    (probe,) = emulated.of_type("purge_probe")
+    assert probe["iops"] == result["fob_iops"] and probe["raw"] == result["raw"]
+    assert (probe["block_size"], probe["thread_count"], probe["queue_depth"]) == (4096, 4, 32)
+    assert "the purge appears not to have returned the drive to FOB" not in \
+        emulated.proc.stdout + " ".join(emulated.pdf_text().split())
+
+
 def test_emulated_tgbw_at_the_end_is_what_fio_wrote(emulated):
     last = emulated.of_type("sample")[-1]
     assert last["tgbw_gb"] * 1e9 == pytest.approx(written_by_fio(emulated), rel=0.01)

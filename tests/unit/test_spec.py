@@ -26,6 +26,9 @@ def test_shipped_specs():
     assert (c.common.thread_count, c.common.queue_depth, c.common.active_range_pct,
             c.common.write_cache) == (2, 16, 75, "WCE")
     assert [t.label for t in load_spec("pts-e-1.1").iops.tracking] == ["RND 4KiB 0/100"]
+    for name in ("pts-2.0.2-enterprise", "pts-2.0.2-client", "pts-e-1.1"):
+        probe = load_spec(name).purge_probe
+        assert (probe.seconds, probe.block_size, probe.fob_ss_min_ratio) == (3, 4096, 1.1)
 
 
 def test_shipped_throughput_latency_wsat():
@@ -86,6 +89,11 @@ def write_variant(tmp_path, old, new):
     ("max_hours = 24", "max_hours = 0", "[wsat.max_hours]: 0.0 is out of range"),
     ("max_hours = 24", "max_hour = 24", "[wsat]: unknown key 'max_hour'"),
     ("[wsat]", "[wsatt]", "unknown table [wsatt]"),
+    ("fob_ss_min_ratio = 1.1", "fob_ss_min_ratio = 0.9",
+     "[purge_probe.fob_ss_min_ratio]: 0.9 is out of range (>= 1"),
+    ("\nseconds = 3\n", "\nseconds = 0\n", "[purge_probe.seconds]: 0 is out of range (1..600)"),
+    ("\nseconds = 3\n", "\n", "[purge_probe]: missing key 'seconds'"),
+    ('block_size = "4KiB"\nfob', 'block_size = "4KB"\nfob', "[purge_probe.block_size[0]]"),
 ])
 def test_errors_name_file_and_key(tmp_path, old, new, needle):
     path = write_variant(tmp_path, old, new)

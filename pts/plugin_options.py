@@ -1,0 +1,125 @@
+"""The snia-pts command-line options and the Settings made from them (pts.plugin)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pts.config.settings import PURGE_CHOICES, ROUND_MODES, Settings, SettingsError, make_settings
+from pts.config.spec import DEFAULT_SPEC, SpecError, load_spec
+from pts.emulate import session as emulated
+
+
+def add(parser: pytest.Parser) -> None:
+    """The snia-pts command-line options (their help is the reference; README lists them)."""
+    g = parser.getgroup("snia-pts", "SNIA PTS compliance tests (pytest pts/ --device DEV)")
+    g.addoption("--device", metavar="PATH",
+                help="block device under test (whole device, e.g. /dev/nvme0n1; symlinks such "
+                     "as /dev/disk/by-id/... are resolved), or 'emulated[:SIZE[:PROFILE]]' "
+                     f"for an emulated SSD made for this session (default "
+                     f"{emulated.DEFAULT_SIZE}, profile {emulated.DEFAULT_PROFILE}; a model, so "
+                     "never a compliant run). Without --device every PTS test is skipped.")
+    g.addoption("--destructive", action="store_true",
+                help="allow the tests to purge and overwrite ALL data on --device. Devices "
+                     "that are mounted, hold mounted partitions, have holders (LVM/MD/"
+                     "dm-crypt), are active swap or back the root filesystem are refused "
+                     "whatever the flags.")
+    g.addoption("--spec", metavar="NAME", default=DEFAULT_SPEC,
+                help="PTS version/segment to run: a name from specs/ (e.g. "
+                     "pts-2.0.2-enterprise, pts-2.0.2-client, pts-e-1.1) or a .toml path "
+                     "(default %(default)s)")
+    g.addoption("--point-seconds", metavar="N", type=int, default=None,
+                help="duration of every test point in seconds (default: the spec's, 60). "
+                     "Anything else is declared as a deviation.")
+    g.addoption("--max-rounds", metavar="N", type=int, default=None,
+                help="stop after N rounds if not steady (default: the spec's, 25; at least "
+                     "the 5-round window). Fewer than the spec is declared as a deviation.")
+    g.addoption("--purge", choices=PURGE_CHOICES, default="auto",
+                help="purge before each test (PTS 2.0.2 §3.2): auto = the best spec method "
+                     "the device supports (NVMe: Sanitize by SANICAP, else Format with "
+                     "SES=1/2; SATA: Sanitize, else Security Erase; SCSI: Sanitize, else "
+                     "Format Unit; refuses if none); sanitize / format (NVMe, SCSI) / "
+                     "security-erase (ATA) = only that method (fails closed if unsupported); "
+                     "trim = blkdiscard of the whole device "
+                     "(deviation); none = no purge (deviation). Default %(default)s.")
+    g.addoption("--reports-dir", metavar="DIR", default="reports",
+                help="where run folders go: DIR/<model>_<serial>/<run-id>/ "
+                     "(default %(default)s)")
+    g.addoption("--resume", metavar="RUN_DIR",
+                help="continue the interrupted run in RUN_DIR after its last completed round "
+                     "(the round in flight is redone), with that run's settings; the device "
+                     "must be the same one (model, serial, firmware, capacity, sector size; "
+                     "NVMe: data units written moved only by the round in flight). "
+                     "Declared on the report.")
+    g.addoption("--dry-run", action="store_true",
+                help="print each selected PTS test's plan (purge method and command, WIPC "
+                     "bytes, rounds x points, fio job files, write cache, estimated duration) "
+                     "and exit without touching the device")
+    g.addoption("--iops-block-sizes", metavar="LIST", default=None,
+                help="run only these IOPS block sizes, e.g. 1024KiB,64KiB,4KiB "
+                     "(a declared deviation; the tracking variables' cells must stay)")
+    g.addoption("--iops-rw-mixes", metavar="LIST", default=None,
+                help="run only these IOPS R/W mixes, e.g. 100/0,65/35,0/100 (deviation)")
+    g.addoption("--wsat-fills", metavar="F", type=float, default=None,
+                help="WSAT: stop after F x user capacity written (default: the spec's, 4), "
+                     "or at --wsat-hours, whichever comes first. Another value is a "
+                     "declared deviation.")
+    g.addoption("--wsat-hours", metavar="H", type=float, default=None,
+                help="WSAT: time limit in hours (default: the spec's, 24). Another value is "
+                     "a declared deviation.")
+    g.addoption("--round-mode", choices=ROUND_MODES, default="pipelined",
+                help="how the points of a round run: pipelined = one fio process per round, "
+                     "points back to back (10 ms apart, each at an exact start time), each its "
+                     "own fio job and result, "
+                     "with its real start/end from fio's logs; a point whose I/O overlaps "
+                     "the previous one by more than 1 %% of a point makes the test fall back "
+                     "to stonewalled (recorded, on the report); stonewalled = one process, "
+                     "each point starting when the one before has finished; per-point = one "
+                     "fio process per point (~0.3 s idle device time each). Default "
+                     "%(default)s.")
+    g.addoption("--time-scale", metavar="F", type=float, default=1.0,
+                help="0 < F <= 1: multiply the spec's fixed long durations (DIRTH/CBW "
+                     "pre-writes and histogram captures, HIR write and idle lengths, XSR "
+                     "access groups; each at least 1 s) by F, to screen a drive quickly. "
+                     "Anything but 1 is a declared deviation. Default %(default)s.")
+    g.addoption("--dirth-thread-counts", metavar="LIST", default=None,
+                help="DIRTH and CBW: run only these thread counts of the demand-variation "
+                     "grid, e.g. 32,4,1 (spec: 32,16,8,6,4,2,1; 32 and 1 must stay: the "
+                     "tracking point TC32/QD32 and MinIOPS TC1/QD1). A declared deviation.")
+    g.addoption("--dirth-queue-depths", metavar="LIST", default=None,
+                help="DIRTH and CBW: run only these queue depths, e.g. 32,4,1 (spec: "
+                     "32,16,8,6,4,2,1; 32 and 1 must stay). A declared deviation.")
+    g.addoption("--hir-repetitions", metavar="N", type=int, default=None,
+                help="HIR: repetitions of each wait state (5 s write + idle) and of each "
+                     "return-to-baseline segment (default: the spec's, 360). Another value "
+                     "is a declared deviation.")
+    g.addoption("--fob-sweep", action="store_true",
+                help="IOPS: run one informative round of the IOPS matrix right after the "
+                     "purge, before WIPC (the fresh-out-of-box figures; reported as "
+                     "informative, not part of the test)")
+    g.addoption("--no-purge-probe", dest="purge_probe", action="store_false", default=True,
+                help="do not run the purge probe (IOPS: a few seconds of RND 4 KiB writes "
+                     "right after the purge, before WIPC; WSAT: its first sample), compared "
+                     "at the end with the steady state to warn when the purge did not "
+                     "return the drive to FOB; an addition to the PTS flow, shown on the "
+                     "report")
+
+
+def settings(config: pytest.Config) -> Settings:
+    """Settings from the options; a bad value is a usage error naming it."""
+    opt = config.option
+    try:
+        spec = load_spec(opt.spec)
+        return make_settings(spec, device=opt.device, destructive=opt.destructive,
+                             point_seconds=opt.point_seconds, max_rounds=opt.max_rounds,
+                             purge=opt.purge, reports_dir=opt.reports_dir,
+                             iops_block_sizes=opt.iops_block_sizes,
+                             iops_rw_mixes=opt.iops_rw_mixes,
+                             wsat_fills=opt.wsat_fills, wsat_hours=opt.wsat_hours,
+                             fob_sweep=opt.fob_sweep, round_mode=opt.round_mode,
+                             time_scale=opt.time_scale,
+                             dirth_thread_counts=opt.dirth_thread_counts,
+                             dirth_queue_depths=opt.dirth_queue_depths,
+                             hir_repetitions=opt.hir_repetitions,
+                             purge_probe=opt.purge_probe)
+    except (SpecError, SettingsError) as exc:
+        raise pytest.UsageError(str(exc)) from None

@@ -1,0 +1,132 @@
+"""smartctl (smartmontools) for ATA and SCSI/SAS drives: argv and parsing of
+`smartctl --json -a` into the health values the suite records. JSON output only (smartctl
+>= 7.0); tolerant parsing: a value the drive does not report is None. Plain values only; the
+health verdict lives in pts.conditioning.health.
+
+smartctl's exit status is a bit mask (smartctl(8) "RETURN VALUES"): bits 0-1 mean the
+command line or the device open failed (no data); bit 2 a SMART command failed (data may be
+partial); bits 3-7 describe the drive's health (failing, attributes past threshold, error
+log entries, self-test errors) and come with complete JSON, so they are not failures here.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from pts.tools import commands
+
+TOOL = "smartctl"
+PACKAGE = "smartmontools"
+TIMEOUT_S = 120
+FATAL_BITS = 0b11            # command line did not parse / device could not be opened
+
+# ATA attribute ids (raw values): smartmontools' drivedb names.
+ATA_REALLOCATED, ATA_REPORTED_UNCORRECT, ATA_PENDING, ATA_OFFLINE_UNCORRECTABLE = 5, 187, 197, 198
+ATA_PERCENT_USED_STAT = "Percentage Used Endurance Indicator"   # device statistics page 7
+
+
+class SmartctlError(commands.ToolError):
+    """smartctl gave no usable JSON (not installed, device not opened, no SMART data)."""
+
+
+@dataclass(frozen=True)
+class Health:
+    protocol: str                         # "ATA", "SCSI" (smartctl's device.protocol)
+    smart_passed: int | None              # 1 passed, 0 FAILED (overall-health), None: unknown
+    temperature_c: int | None
+    reallocated_sectors: int | None       # ATA attr 5 raw; SCSI grown defect list
+    pending_sectors: int | None           # ATA attr 197 raw
+    offline_uncorrectable: int | None     # ATA attr 198 raw
+    media_errors: int | None              # ATA attr 187 raw; SCSI uncorrected read+write+verify
+    percent_used: int | None              # ATA device statistics / SCSI endurance indicator
+    power_on_hours: int | None
+    exit_status: int | None               # smartctl's bit mask (see the module docstring)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+FIELDS = tuple(k for k in Health.__dataclass_fields__ if k != "protocol")
+
+
+def argv(binary: str, device: str) -> list[str]:
+    return [binary, "--json", "-a", device]
+
+
+def _int(value) -> int | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value)
+    return None
+
+
+def _attr_raw(doc: dict, attr_id: int) -> int | None:
+    for attr in (doc.get("ata_smart_attributes") or {}).get("table") or []:
+        if isinstance(attr, dict) and attr.get("id") == attr_id:
+            raw = attr.get("raw") or {}
+            return _int(raw.get("value") if isinstance(raw, dict) else raw)
+    return None
+
+
+def _ata_percent_used(doc: dict) -> int | None:
+    for page in (doc.get("ata_device_statistics") or {}).get("pages") or []:
+        for entry in (page or {}).get("table") or []:
+            if isinstance(entry, dict) and entry.get("name") == ATA_PERCENT_USED_STAT:
+                return _int(entry.get("value"))
+    return None
+
+
+def _scsi_uncorrected(doc: dict) -> int | None:
+    log = doc.get("scsi_error_counter_log")
+    if not isinstance(log, dict):
+        return None
+    found = [_int((log.get(kind) or {}).get("total_uncorrected_errors"))
+             for kind in ("read", "write", "verify") if isinstance(log.get(kind), dict)]
+    found = [v for v in found if v is not None]
+    return sum(found) if found else None
+
+
+def parse(text: str) -> Health:
+    """`smartctl --json -a` output -> Health; SmartctlError if it is not smartctl JSON or
+    smartctl could not open the device (its messages are in the error)."""
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        raise SmartctlError(f"smartctl --json printed no JSON: {text.strip()[:200]!r}") from None
+    if not isinstance(doc, dict) or "smartctl" not in doc:
+        raise SmartctlError(f"smartctl --json: no \"smartctl\" block in {text.strip()[:200]!r}")
+    meta = doc.get("smartctl") or {}
+    status = _int(meta.get("exit_status"))
+    if status is not None and status & FATAL_BITS:
+        messages = "; ".join(str(m.get("string")) for m in meta.get("messages") or []
+                             if isinstance(m, dict)) or "no message"
+        raise SmartctlError(f"smartctl exit status {status}: {messages}")
+    protocol = str((doc.get("device") or {}).get("protocol") or "unknown")
+    passed = (doc.get("smart_status") or {}).get("passed")
+    scsi = protocol == "SCSI"
+    return Health(
+        protocol=protocol,
+        smart_passed=None if not isinstance(passed, bool) else int(passed),
+        temperature_c=_int((doc.get("temperature") or {}).get("current")),
+        reallocated_sectors=_int(doc.get("scsi_grown_defect_list")) if scsi
+        else _attr_raw(doc, ATA_REALLOCATED),
+        pending_sectors=None if scsi else _attr_raw(doc, ATA_PENDING),
+        offline_uncorrectable=None if scsi else _attr_raw(doc, ATA_OFFLINE_UNCORRECTABLE),
+        media_errors=_scsi_uncorrected(doc) if scsi else _attr_raw(doc, ATA_REPORTED_UNCORRECT),
+        percent_used=_int(doc.get("scsi_percentage_used_endurance_indicator")) if scsi
+        else _ata_percent_used(doc),
+        power_on_hours=_int((doc.get("power_on_time") or {}).get("hours")),
+        exit_status=status)
+
+
+def health(device: str, log_file: Path | None = None) -> Health:
+    """Read the drive's health with `smartctl --json -a DEVICE` (read only)."""
+    binary = commands.require(TOOL, PACKAGE)
+    result = commands.run(argv(binary, device), log_file=log_file, timeout=TIMEOUT_S,
+                          check=False)
+    return parse(result.stdout or "")

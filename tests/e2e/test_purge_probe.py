@@ -1,0 +1,129 @@
+"""The purge probe end to end on the emulated SSD (issue 16 acceptance): a drive filled
+beforehand and run with --purge none writes no faster right after the "purge" than in
+steady state, and the report and pytest's summary warn that the purge did not return it to
+FOB; a normal run (the emulated SSD's purge: a whole-device discard) does not warn. The
+normal run also has --fob-sweep: its FOB read figures read LBAs the discard emptied, and the
+report and pytest's summary say they are not device reads (issue 16 part 2 acceptance).
+
+IOPS test only, PTS-E 1.1 (one tracking variable, RND 4 KiB 0/100; same TC/QD, purge,
+WIPC and probe as PTS 2.0.2) with the matrix reduced to RND 4 KiB 100/0 and 0/100, 1 s
+points, 5 rounds: each run takes about a minute."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+
+from pts.emulate import lifecycle
+from tests.ptsrun import IOPS, run_pts, run_suite
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "fusermount3",
+                                "pdftotext")]
+
+SIZE = "64M"
+REDUCED = ("--spec", "pts-e-1.1", "--point-seconds", "1", "--max-rounds", "5",
+           "--iops-block-sizes", "4KiB", "--iops-rw-mixes", "100/0,0/100")
+WARNING = "the purge appears not to have returned the drive to FOB"
+
+
+def words(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def fill(device: str) -> None:
+    """One SEQ pass and one RND 4 KiB pass over the whole device: no longer FOB."""
+    for rw, bs in (("write", "128k"), ("randwrite", "4k")):
+        subprocess.run(["fio", "--name=fill", f"--filename={device}", "--direct=1",
+                        f"--rw={rw}", f"--bs={bs}", "--iodepth=32", "--ioengine=libaio",
+                        "--size=100%", "--randrepeat=0", "--norandommap"],
+                       check=True, capture_output=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def unpurged(tmp_path_factory):
+    reports = tmp_path_factory.mktemp("probe-none") / "reports"
+    inst = lifecycle.start(SIZE, "default")
+    try:
+        fill(inst.device)
+        return run_pts(inst.device, reports, "--purge", "none", *REDUCED, target=IOPS)
+    finally:
+        lifecycle.stop(inst.device)
+
+
+@pytest.fixture(scope="module")
+def purged(tmp_path_factory):
+    reports = tmp_path_factory.mktemp("probe-auto") / "reports"
+    return run_pts(f"emulated:{SIZE}:default", reports, "--purge", "auto", "--fob-sweep",
+                   *REDUCED, target=IOPS)
+
+
+def ratio(run) -> float:
+    probe = run.of_type("purge_probe")[0]
+    ss = [p["iops"] for p in run.of_type("point")
+          if p["rw_mix"] == "0/100" and p["block_size"] == 4096 and p["round"] >= 1]
+    end = run.of_type("test_end")[0]
+    lo, hi = end["window"] or (1, end["rounds"])
+    window = [p["iops"] for p in run.of_type("point") if p["rw_mix"] == "0/100"
+              and p["block_size"] == 4096 and lo <= p["round"] <= hi]
+    assert ss and window
+    return probe["iops"] / (sum(window) / len(window))
+
+
+def test_probe_recorded_after_purge_before_wipc(purged):
+    kinds = [r["type"] for r in purged.records]
+    assert kinds.index("purge") < kinds.index("purge_probe") < kinds.index("wipc")
+    probe = purged.of_type("purge_probe")[0]
+    assert (probe["block_size"], probe["rw_mix"], probe["thread_count"],
+            probe["queue_depth"]) == (4096, "0/100", 4, 32)
+    assert probe["fob_ss_min_ratio"] == 1.1 and probe["iops"] > 0 and probe["seconds"] >= 2
+    assert (purged.folder / probe["raw"]).is_file()
+
+
+def test_normal_run_does_not_warn(purged):
+    r = ratio(purged)
+    print(f"purged: FOB/SS {r:.2f}, {purged.wall:.0f} s wall")
+    assert r >= 1.1
+    assert WARNING not in purged.proc.stdout
+    text = words(purged.pdf_text())
+    assert WARNING not in text and "purge effective" in text
+
+
+def test_fob_sweep_read_figures_are_not_device_reads(purged):
+    warning = ("iops: the --fob-sweep FOB figures of R/W mixes 100/0 are not device "
+               "reads: they read LBAs the purge emptied")
+    assert f"PTS WARNING: {warning}" in purged.proc.stdout
+    text = words(purged.pdf_text())
+    assert f"WARNING: {warning}" in text
+    assert text.count("NOT a device read *") == 1      # RND 4 KiB 100/0
+    kinds = [r["type"] for r in purged.records]
+    assert kinds.index("purge_probe") < kinds.index("fob_point") < kinds.index("wipc")
+
+
+def test_unpurged_filled_drive_warns(unpurged):
+    r = ratio(unpurged)
+    print(f"--purge none on a filled drive: FOB/SS {r:.2f}, {unpurged.wall:.0f} s wall")
+    assert r < 1.1
+    assert f"PTS WARNING: iops: {WARNING}" in unpurged.proc.stdout
+    text = words(unpurged.pdf_text())
+    assert f"WARNING: iops: {WARNING}" in text and "PURGE NOT EFFECTIVE?" in text
+
+
+def test_dry_run_plans_the_probe_and_no_purge_probe_removes_it(make_loop, tmp_path):
+    """The plan declares the probe for IOPS (extra writes) and WSAT (its first sample), not
+    for Throughput/Latency; --no-purge-probe says it is off. A dry run writes nothing."""
+    dev = make_loop(64 << 20)
+    common = ("--device", dev, "--dry-run", "--destructive", "--purge", "trim",
+              "--reports-dir", str(tmp_path / "r"))
+    p = run_suite(*common)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout.count("purge probe (an addition to the PTS flow; --no-purge-probe "
+                          "removes it): 3 s of RND 4 KiB writes at TC 4 / QD 32") == 1
+    assert p.stdout.count("purge probe: the first WSAT sample (writes on the purged drive; "
+                          "no extra writes)") == 1
+    p = run_suite(*common, "--no-purge-probe")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout.count("purge probe: off (--no-purge-probe)") == 2
+    assert "purge probe (an addition" not in p.stdout
