@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from pts.cli.multi import session as multi
 from pts.conditioning import health
 from pts.config.settings import (
     PURGE_CHOICES,
@@ -44,12 +45,15 @@ SIGNATURES = pytest.StashKey[safety.Signatures]()
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     g = parser.getgroup("snia-pts", "SNIA PTS compliance tests (pytest pts/ --device DEV)")
-    g.addoption("--device", metavar="PATH",
-                help="block device under test (whole device, e.g. /dev/nvme0n1; symlinks such "
+    g.addoption("--device", metavar="PATH", action="append",
+                help="(may be given several times: the devices run in parallel, one run "
+                     "each, then compared; README 'Several devices in one session') "
+                     "block device under test (whole device, e.g. /dev/nvme0n1; symlinks such "
                      "as /dev/disk/by-id/... are resolved), or 'emulated[:SIZE[:PROFILE]]' "
                      f"for an emulated SSD made for this session (default "
                      f"{emulated.DEFAULT_SIZE}, profile {emulated.DEFAULT_PROFILE}; a model, so "
                      "never a compliant run). Without --device every PTS test is skipped.")
+    multi.add_options(g)
     g.addoption("--destructive", action="store_true",
                 help="allow the tests to purge and overwrite ALL data on --device. Devices "
                      "that are mounted, hold mounted partitions, have holders (LVM/MD/"
@@ -155,6 +159,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "pts(name): a PTS test of pts.testdefs.registry; its "
                             "pts_outcome fixture runs it")
     config.stash[REPORTS] = []
+    if multi.configure(config, _settings, _check_capacity, _check_reports_dir):
+        return          # several --device: pts.cli.multi.session runs one child per device
     if config.option.resume:
         _resume_options(config)
     if not config.option.device:
@@ -221,6 +227,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
+    if multi.ACTIVE in config.stash:
+        return []       # its own header lines (pts.cli.multi.session)
     if DEVICE not in config.stash:
         return [f"snia-pts: no --device given; PTS tests will be skipped "
                 f"(specs: {', '.join(available_specs())})"]
