@@ -156,6 +156,8 @@ class MultiSession:
 
     # -------------------------------------------------------------- the end
     def pytest_terminal_summary(self, terminalreporter) -> None:
+        if not self.children and all(c.accepted for c in self.checked):
+            return                  # nothing was started (--collect-only, no item)
         folders = self._folders()
         for c in self.checked:
             child = next((k for k in self.children if k.label == c.label), None)
