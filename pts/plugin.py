@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from pts import plugin_options
+from pts.cli.multi import session as multi
 from pts.conditioning import health
 from pts.config.settings import (
     Settings,
@@ -65,6 +66,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "pts(name): a PTS test of pts.testdefs.registry; its "
                             "pts_outcome fixture runs it")
     config.stash[REPORTS] = []
+    if multi.configure(config, plugin_options.settings, _check_capacity, _check_reports_dir):
+        return          # several --device: pts.cli.multi.session runs one child per device
     if config.option.resume:
         _resume_options(config)
     if not config.option.device:
@@ -131,6 +134,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
+    if multi.ACTIVE in config.stash:
+        return []       # its own header lines (pts.cli.multi.session)
     if DEVICE not in config.stash:
         return [f"snia-pts: no --device given; PTS tests will be skipped "
                 f"(specs: {', '.join(available_specs())})"]

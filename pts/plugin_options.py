@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pts.cli.multi import session as multi
 from pts.config.settings import PURGE_CHOICES, ROUND_MODES, Settings, SettingsError, make_settings
 from pts.config.spec import DEFAULT_SPEC, SpecError, load_spec
 from pts.emulate import session as emulated
@@ -12,12 +13,15 @@ from pts.emulate import session as emulated
 def add(parser: pytest.Parser) -> None:
     """The snia-pts command-line options (their help is the reference; README lists them)."""
     g = parser.getgroup("snia-pts", "SNIA PTS compliance tests (pytest pts/ --device DEV)")
-    g.addoption("--device", metavar="PATH",
-                help="block device under test (whole device, e.g. /dev/nvme0n1; symlinks such "
+    g.addoption("--device", metavar="PATH", action="append",
+                help="(may be given several times: the devices run in parallel, one run "
+                     "each, then compared; README 'Several devices in one session') "
+                     "block device under test (whole device, e.g. /dev/nvme0n1; symlinks such "
                      "as /dev/disk/by-id/... are resolved), or 'emulated[:SIZE[:PROFILE]]' "
                      f"for an emulated SSD made for this session (default "
                      f"{emulated.DEFAULT_SIZE}, profile {emulated.DEFAULT_PROFILE}; a model, so "
                      "never a compliant run). Without --device every PTS test is skipped.")
+    multi.add_options(g)
     g.addoption("--destructive", action="store_true",
                 help="allow the tests to purge and overwrite ALL data on --device. Devices "
                      "that are mounted, hold mounted partitions, have holders (LVM/MD/"

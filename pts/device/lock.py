@@ -15,6 +15,10 @@ from pts.device.identity import BlockDevice
 from pts.device.safety import UnsafeDeviceError
 
 LOCK_DIR = Path("/run/lock/snia-pts")
+# A several-device session (pts.cli.multi) takes every device's lock before it starts the
+# device's child run and hands the locked descriptor down: the child adopts it (the same
+# open file, so the flock is already ours) instead of racing for the lock again.
+INHERITED_FD_ENV = "PTS_INHERITED_LOCK_FD"
 
 
 class DeviceLock:
@@ -25,6 +29,11 @@ class DeviceLock:
 
     def acquire(self) -> DeviceLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if (fd := self._inherited()) is not None:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            self.fd = fd
+            return self
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -39,6 +48,22 @@ class DeviceLock:
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self.fd = fd
         return self
+
+    def _inherited(self) -> int | None:
+        """The descriptor named by $PTS_INHERITED_LOCK_FD if it is this device's lock file
+        and its flock is held through it (None otherwise: take the lock as usual)."""
+        try:
+            fd = int(os.environ.get(INHERITED_FD_ENV, ""))
+            st, mine = os.fstat(fd), os.stat(self.path)
+        except (ValueError, OSError):
+            return None
+        if (st.st_dev, st.st_ino) != (mine.st_dev, mine.st_ino):
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)   # ours already: a no-op
+        except OSError:
+            return None
+        return fd
 
     def release(self) -> None:
         if self.fd is not None:

@@ -1,0 +1,72 @@
+"""The checks of a several-device session, for EVERY device before anything is written to
+any of them: the same as a single-device run makes at start-up (resolution, capacity, the
+safety gate, the lock), collected per device so that the refusal names every reason."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from pts.device import safety
+from pts.device.identity import BlockDevice, DeviceError, resolve
+from pts.device.lock import DeviceLock
+from pts.emulate import session as emulated
+
+
+@dataclass
+class Checked:
+    """One device given on the command line and what its checks found."""
+
+    given: str
+    label: str
+    device: BlockDevice | None = None      # None: emulated (made by its child) or refused
+    lock: DeviceLock | None = None
+    refused: str | None = None             # why the device is refused (None: accepted)
+
+    @property
+    def accepted(self) -> bool:
+        return self.refused is None
+
+
+def check_all(givens: Sequence[str], labels: Sequence[str], *, destructive: bool,
+              check_capacity: Callable[[BlockDevice], None]) -> list[Checked]:
+    """Every device checked (none stops the others' checks). Writable devices are locked
+    (the locks go to the children); nothing is written to any device."""
+    out = [Checked(g, lab) for g, lab in zip(givens, labels, strict=True)]
+    seen: dict[tuple[int, int], str] = {}
+    for c in out:
+        if emulated.is_emulated(c.given):
+            try:                      # made for the session by its child run: safe by design
+                emulated.parse(c.given)
+            except emulated.EmulatedDeviceError as exc:
+                c.refused = str(exc)
+            continue
+        try:
+            dev = resolve(c.given)
+            if dev.devno in seen:
+                raise DeviceError(f"{c.given} is the same device as {seen[dev.devno]} "
+                                  f"({dev.path}), given twice: give each device once")
+            seen[dev.devno] = c.given
+            check_capacity(dev)
+            if destructive:
+                safety.check_writable(dev, destructive=True)
+                c.lock = DeviceLock(dev).acquire()
+            c.device = dev
+        except DeviceError as exc:
+            c.refused = str(exc)
+    return out
+
+
+def release_all(checked: Sequence[Checked]) -> None:
+    for c in checked:
+        if c.lock is not None:
+            c.lock.release()
+            c.lock = None
+
+
+def refusal(checked: Sequence[Checked]) -> str:
+    """The usage error of a session with refused devices."""
+    bad = [c for c in checked if not c.accepted]
+    return ("refusing the whole session: " + "; ".join(f"[{c.label}] {c.refused}" for c in bad)
+            + f". Nothing was written to any of the {len(checked)} devices. Fix or leave out "
+            "the refused device(s), or add --skip-refused-devices to test the others.")

@@ -1,0 +1,191 @@
+"""The parent session of `pytest pts/ --device A --device B ...` (see pts.cli.multi): the
+checks of every device at start-up, one item per device and PTS test, the child runs in
+parallel, their outcomes mirrored, and the comparison at the end.
+
+pts.plugin calls configure() first thing in its pytest_configure; with one --device (or
+none) it only turns the option back into the string the single-device run has always had,
+and everything else is as before.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from pts.cli.multi import children as kids
+from pts.cli.multi import gate, replay
+from pts.cli.multi.devices import (
+    MultiDeviceError,
+    check_combination,
+    child_args,
+    given_devices,
+    labels,
+    run_folder_from_output,
+)
+from pts.cli.multi.outcome import write_comparison
+
+ACTIVE = pytest.StashKey[object]()
+
+
+def add_options(group) -> None:
+    group.addoption("--skip-refused-devices", action="store_true",
+                    help="with several --device: leave out a device the safety checks refuse "
+                         "(reported per device) and test the others; without it one refused "
+                         "device refuses the whole session, nothing written anywhere")
+
+
+def configure(config: pytest.Config, settings_of: Callable, check_capacity: Callable,
+              check_reports_dir: Callable) -> bool:
+    """True if this is a several-device session (this module's plugin then runs it)."""
+    devices = given_devices(config.option.device)
+    if len(devices) <= 1:
+        config.option.device = devices[0] if devices else None
+        return False
+    try:
+        check_combination(devices, config.option.resume)
+    except MultiDeviceError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    config.option.device = devices[0]
+    settings = settings_of(config)              # bad options: a usage error, as with one
+    config.option.device = None
+    checked = gate.check_all(devices, labels(devices), destructive=config.option.destructive,
+                             check_capacity=lambda dev: check_capacity(dev, settings))
+    refused = [c for c in checked if not c.accepted]
+    if refused and (not config.option.skip_refused_devices
+                    or len(refused) == len(checked)):
+        gate.release_all(checked)
+        raise pytest.UsageError(gate.refusal(checked))
+    if config.option.destructive and not config.option.dry_run:
+        try:
+            check_reports_dir(settings.reports_dir)
+        except pytest.UsageError:
+            gate.release_all(checked)
+            raise
+    config.stash[ACTIVE] = plugin = MultiSession(config, checked, settings)
+    config.pluginmanager.register(plugin, "pts-multi-device")
+    return True
+
+
+class MultiSession:
+    def __init__(self, config: pytest.Config, checked: list[gate.Checked], settings):
+        self.config, self.checked, self.settings = config, checked, settings
+        self.children: list[kids.Child] = []
+        self.lines: list[str] = []
+
+    # -------------------------------------------------------------- collection
+    @pytest.fixture(autouse=True)
+    def pts_device(self, request):
+        """The device (label) of an item of a several-device session."""
+        return getattr(request, "param", None)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
+        if "pts_device" in metafunc.fixturenames:
+            names = [c.label for c in self.checked]
+            metafunc.parametrize("pts_device", names, ids=names)
+
+    def pytest_report_header(self, config: pytest.Config) -> list[str]:
+        s = self.settings
+        out = [f"snia-pts: {len(self.checked)} devices in one session, one child run each, "
+               f"in parallel (spec {s.spec.name}, point {s.point_seconds} s, max rounds "
+               f"{s.max_rounds}, purge {s.purge}, destructive {s.destructive}, reports "
+               f"{s.reports_dir})"]
+        for c in self.checked:
+            if not c.accepted:
+                out.append(f"snia-pts device [{c.label}] {c.given}: REFUSED, left out "
+                           f"(--skip-refused-devices): {c.refused}")
+            elif c.device is None:
+                out.append(f"snia-pts device [{c.label}] {c.given}: emulated SSD, made by "
+                           "its own run")
+            else:
+                i = c.device.identity
+                out.append(f"snia-pts device [{c.label}] {c.device.path} ({c.given}) model="
+                           f"{i.model!r} serial={i.serial!r} firmware={i.firmware!r}, "
+                           f"{c.device.capacity_bytes:,} bytes"
+                           + (", locked" if c.lock is not None else ""))
+        return out
+
+    # -------------------------------------------------------------- running
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session):
+        config = self.config
+        if config.option.collectonly or (session.testsfailed and not
+                                         config.option.continue_on_collection_errors):
+            return None            # pytest's own loop: --collect-only, collection errors
+        for c in self.checked:
+            if not c.accepted:
+                for item in session.items:
+                    if replay._device(item) == c.label:
+                        replay.report_missing(config, item, "skipped",
+                                              f"[{c.label}] {c.given} refused: {c.refused}")
+        accepted = [c for c in self.checked if c.accepted]
+        ours = [i for i in session.items if replay._device(i) in {c.label for c in accepted}]
+        if not ours:
+            return True
+        logs = Path(tempfile.mkdtemp(prefix="pts-multi-"))
+        args = config.invocation_params.args
+        for n, c in enumerate(accepted):
+            log = logs / f"{n}.jsonl"
+            self.children.append(kids.Child(
+                c.label, c.given,
+                [sys.executable, "-m", "pytest", *child_args(args, c.given, log)], log,
+                lock_fd=c.lock.fd if c.lock is not None else None))
+        write = _writer(config)
+
+        def finished(child: kids.Child) -> None:
+            reports = replay.read_reports(config, child.log_file)
+            replay.replay(config, session.items, child.label, reports, child.returncode,
+                          child.lines)
+
+        try:
+            kids.run_all(self.children, config.invocation_params.dir, write, finished)
+        finally:
+            gate.release_all(self.checked)
+        if config.option.destructive and not config.option.dry_run:
+            self.lines = write_comparison(self.settings.reports_dir, self.checked,
+                                          self._folders(),
+                                          {k.label: k.returncode for k in self.children})
+        return True
+
+    def _folders(self) -> dict[str, Path | None]:
+        return {c.label: run_folder_from_output(c.lines) for c in self.children}
+
+    # -------------------------------------------------------------- the end
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        if not self.children and all(c.accepted for c in self.checked):
+            return                  # nothing was started (--collect-only, no item)
+        folders = self._folders()
+        for c in self.checked:
+            child = next((k for k in self.children if k.label == c.label), None)
+            if not c.accepted:
+                line = f"REFUSED, not run: {c.refused}"
+            elif child is None or child.returncode is None:
+                line = "not run"
+            else:
+                line = (f"exit status {child.returncode} "
+                        f"({replay.EXIT_NAMES.get(child.returncode, 'killed or crashed')}), "
+                        f"run folder {folders.get(c.label) or '(none)'}")
+            terminalreporter.write_line(f"snia-pts [{c.label}] {c.given}: {line}")
+        for line in self.lines:
+            terminalreporter.write_line(line)
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        gate.release_all(self.checked)
+
+
+def _writer(config: pytest.Config):
+    """Lines to the terminal while pytest captures output (as pts.plugin's progress)."""
+    capman = config.pluginmanager.getplugin("capturemanager")
+    reporter = config.pluginmanager.getplugin("terminalreporter")
+
+    def write(line: str) -> None:
+        if capman is None or reporter is None:
+            print(line, flush=True)
+            return
+        with capman.global_and_fixture_disabled():
+            reporter.write_line(line)
+    return write

@@ -1,0 +1,138 @@
+"""Several --device in one session (pts.cli.multi): the option handling, the refusal of the
+whole session before anything runs, the lock handed from the parent to a child run, and
+the mapping of a child's items to the parent's. (The session on loop devices, with fio:
+tests/e2e/test_multi_device.py.)"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from pts.cli.multi import gate
+from pts.cli.multi.devices import (
+    CHILD_LOG_PLUGIN,
+    MultiDeviceError,
+    check_combination,
+    child_args,
+    given_devices,
+    labels,
+    run_folder_from_output,
+)
+from pts.cli.multi.replay import parent_nodeid
+from pts.device.lock import INHERITED_FD_ENV, DeviceLock
+from pts.device.safety import UnsafeDeviceError
+from tests.ptsrun import run_suite
+
+
+def test_given_devices_and_labels():
+    assert given_devices(None) == [] and given_devices("/dev/sda") == ["/dev/sda"]
+    assert labels(["/dev/loop5", "/dev/disk/by-id/nvme-ACME_X1", "emulated:64M:slow",
+                   "emulated:64M:slow", "/dev/loop5"]) == [
+        "loop5", "nvme-ACME_X1", "emulated:64M:slow", "emulated:64M:slow#2", "loop5#2"]
+
+
+def test_resume_takes_one_device():
+    check_combination(["/dev/a"], "runs/x")
+    check_combination(["/dev/a", "/dev/b"], None)
+    with pytest.raises(MultiDeviceError, match="--resume continues one run on one device; 2 "
+                                               "--device were given"):
+        check_combination(["/dev/a", "/dev/b"], "runs/x")
+
+
+def test_child_args_replace_the_devices_and_drop_parent_only_options(tmp_path):
+    log = tmp_path / "0.jsonl"
+    args = ["pts/", "--device", "/dev/a", "--device=/dev/b", "--destructive", "-k", "iops",
+            "--skip-refused-devices", "--junitxml", "out.xml", "--junit-xml=o2.xml",
+            "--reports-dir", "r", "--point-seconds", "1"]
+    assert child_args(args, "/dev/b", log) == [
+        "pts/", "--destructive", "-k", "iops", "--reports-dir", "r", "--point-seconds", "1",
+        "--device", "/dev/b", "-p", CHILD_LOG_PLUGIN, "--pts-child-log", str(log)]
+
+
+def test_run_folder_from_a_childs_output():
+    assert run_folder_from_output(["x", "PTS report: /r/M_S/20260101T000000/report.pdf",
+                                   "== 1 passed =="]) == Path("/r/M_S/20260101T000000")
+    kept = ("PTS report could not be rendered (ValueError: x); data kept in /r/M_S/T1; "
+            "retry with: python -m pts report /r/M_S/T1")
+    assert run_folder_from_output([kept]) == Path("/r/M_S/T1")
+    assert run_folder_from_output(["ERROR: refusing to write"]) is None
+
+
+def test_parent_item_of_a_childs_item():
+    assert parent_nodeid("pts/suite/test_iops.py::test_iops", "loop5") == \
+        "pts/suite/test_iops.py::test_iops[loop5]"
+    assert parent_nodeid("pts/suite/test_throughput.py::test_throughput[throughput-128k]",
+                         "loop5") == \
+        "pts/suite/test_throughput.py::test_throughput[throughput-128k-loop5]"
+
+
+def test_every_device_is_checked_and_every_reason_named():
+    givens = ["/nonexistent", "/dev/null", "emulated:1:2:3:4"]
+    checked = gate.check_all(givens, labels(givens), destructive=True,
+                             check_capacity=lambda dev: None)
+    assert [c.accepted for c in checked] == [False, False, False]
+    text = gate.refusal(checked)
+    assert text.startswith("refusing the whole session: [nonexistent] ")
+    assert "no such device" in text and "[null] " in text and "not a block device" in text
+    assert "[emulated:1:2:3:4] --device emulated:1:2:3:4: write emulated" in text
+    assert "Nothing was written to any of the 3 devices" in text
+    assert "--skip-refused-devices" in text
+
+
+def test_one_refused_device_refuses_the_session_before_anything_runs(tmp_path):
+    p = run_suite("--device", "/nonexistent", "--device", "/dev/null", "--destructive",
+                  "--reports-dir", str(tmp_path / "r"))
+    assert p.returncode == 4, p.stdout + p.stderr          # pytest usage error
+    assert "refusing the whole session: [nonexistent]" in p.stderr
+    assert "Nothing was written to any of the 2 devices" in p.stderr
+    assert not (tmp_path / "r").exists()
+    # --skip-refused-devices cannot make a session of no device at all
+    p = run_suite("--device", "/nonexistent", "--device", "/dev/null", "--destructive",
+                  "--skip-refused-devices", "--reports-dir", str(tmp_path / "r"))
+    assert p.returncode == 4 and "refusing the whole session" in p.stderr
+
+
+def test_resume_with_several_devices_is_a_usage_error(tmp_path):
+    p = run_suite("--resume", str(tmp_path), "--device", "/dev/a", "--device", "/dev/b")
+    assert p.returncode == 4
+    assert "--resume continues one run on one device" in p.stderr
+
+
+HOLD = """
+import os, sys
+from types import SimpleNamespace
+from pathlib import Path
+from pts.device.lock import DeviceLock
+from pts.device.safety import UnsafeDeviceError
+dev = SimpleNamespace(devno=(7, 999), given="/dev/fake")
+try:
+    lock = DeviceLock(dev, Path(sys.argv[1])).acquire()
+except UnsafeDeviceError as exc:
+    print("REFUSED", exc)
+else:
+    print("LOCKED", lock.fd)
+"""
+
+
+def test_the_lock_is_handed_to_the_child_and_only_to_it(tmp_path):
+    dev = SimpleNamespace(devno=(7, 999), given="/dev/fake")
+    lock = DeviceLock(dev, tmp_path).acquire()
+    try:
+        def child(env_fd, pass_fds=()):
+            env = {k: v for k, v in os.environ.items() if k != INHERITED_FD_ENV}
+            if env_fd is not None:
+                env[INHERITED_FD_ENV] = str(env_fd)
+            return subprocess.run([sys.executable, "-c", HOLD, str(tmp_path)], env=env,
+                                  pass_fds=pass_fds, capture_output=True, text=True,
+                                  check=True).stdout
+        assert child(lock.fd, (lock.fd,)).startswith("LOCKED")        # handed down
+        assert child(None).startswith("REFUSED")                        # anyone else
+        assert child(lock.fd).startswith("REFUSED")                     # a number is not enough
+        with pytest.raises(UnsafeDeviceError, match="already under test"):
+            DeviceLock(dev, tmp_path).acquire()
+    finally:
+        lock.release()
+    assert child(None).startswith("LOCKED")                             # free again
