@@ -39,6 +39,7 @@ TOOLS = {"fio": "fio", "blkdiscard": "util-linux", "blockdev": "util-linux",
          "sfdisk": "fdisk", "pgrep": "procps", "pkill": "procps",
          "qemu-system-x86_64": "qemu-system-x86", "busybox": "busybox-static", "cpio": "cpio",
          "depmod": "kmod"}
+TOOLS["pdftoppm"] = "poppler-utils"      # page snapshots (tests/snapshots.py)
 
 
 # ------------------------------------------------------------------------- loop devices

@@ -50,6 +50,7 @@ class Shape:
     wsat_samples: int = 1440
     bins: int = 400                     # json+ latency bins per direction of a latency point
     requirements: bool = False          # two requirement records (met, not met)
+    counters: bool = False              # emulated-SSD FTL counters after each IOPS step
 
     @property
     def rounds(self) -> int:
@@ -59,7 +60,7 @@ class Shape:
 FULL = Shape(curve=late_steady_curve(25))
 REFERENCE = Shape(curve=STEADY_CURVE, logical_sector=4096,
                   iops_block_sizes="1024KiB,64KiB,4KiB,0.5KiB", iops_rw_mixes="100/0,65/35,0/100",
-                  wsat_samples=40, bins=40, requirements=True)
+                  wsat_samples=40, bins=40, requirements=True, counters=True)
 
 
 class Writer:
@@ -196,6 +197,7 @@ def _round_test(w: Writer, shape: Shape, name: str, title: str, clause: str, par
                        bytes_written=2 * ar, seconds=3600.0, thread_count=params["thread_count"],
                        queue_depth=params["queue_depth"], raw=f"raw/{name}/wipc.json"),
           advance=3600)
+    _counters(w, shape, name, "after WIPC", None)
     tracking = {t["label"]: (t["rw_mix"], t["block_size"]) for t in params["tracking"]}
     metric = params["tracking"][0].get("metric", "iops")
     history: dict[str, list[float]] = {label: [] for label in tracking}
@@ -221,6 +223,7 @@ def _round_test(w: Writer, shape: Shape, name: str, title: str, clause: str, par
         steady = all(e is not None and e["steady"] for e in evidence.values())
         w.add(records.Round(test=name, round=r, tracking={k: v[-1] for k, v in history.items()},
                             steady_state=evidence, steady=steady))
+        _counters(w, shape, name, f"after round {r}", r)
         if steady and steady_round is None:
             steady_round = r
     n = shape.rounds
@@ -229,6 +232,20 @@ def _round_test(w: Writer, shape: Shape, name: str, title: str, clause: str, par
         steady_round=steady_round, window=[(steady_round or n) - 4, steady_round or n],
         message="steady state reached" if steady_round else
         f"steady state not reached in {n} rounds"))
+
+
+def _counters(w: Writer, shape: Shape, name: str, when: str, r: int | None) -> None:
+    """FTL counters as the emulated SSD keeps them (cumulative pages): per round the host
+    writes 100,000 pages and the NAND 1.5x .. 3.2x that (write amplification settling)."""
+    if not shape.counters or name != "iops":
+        return
+    k = r or 0
+    host = 500_000 + 100_000 * k
+    nand = 510_000 + sum(100_000 * min(3.2, 1.5 + 0.6 * j) for j in range(k))
+    w.add(records.DeviceCounters(test=name, when=when, round=r, source="emulator", counters={
+        "host_writes": host, "nand_writes": round(nand), "relocations": round(nand) - host,
+        "gc_runs": 3 + 22 * k, "erases": 5 + 21 * k, "trims": 262_144,
+        "valid_pages": 240_000, "free_blocks": 40 if k == 0 else 12, "page_size": 4096}))
 
 
 def _wsat(w: Writer, shape: Shape, settings) -> None:
