@@ -103,18 +103,18 @@ def build(folder: Path, shape: Shape) -> Path:
     w = Writer(folder, info)
     ar = CAPACITY // shape.logical_sector * shape.logical_sector
     points = matrix_points(settings.rw_mixes, settings.block_sizes, shape.logical_sector)
-    _round_test(w, shape, "iops", "IOPS", spec.iops.clause, iops.parameters(settings, ar),
+    round_test(w, shape, "iops", "IOPS", spec.iops.clause, iops.parameters(settings, ar),
                 points, _iops_fields)
     for bs in spec.throughput.block_sizes:
         name = f"throughput-{bs // 1024}k"
         label = TestPoint(0, spec.throughput.tracking_rw_mix, bs, access="SEQ").label
         tp_points = [TestPoint(i, m, bs, access="SEQ")
                      for i, m in enumerate(spec.throughput.rw_mixes)]
-        _round_test(w, shape, name, f"Throughput {bs // 1024} KiB", spec.throughput.clause,
+        round_test(w, shape, name, f"Throughput {bs // 1024} KiB", spec.throughput.clause,
                     throughput.parameters(settings, bs, ar, label), tp_points, _tp_fields)
     lat_points = matrix_points(spec.latency.rw_mixes, spec.latency.block_sizes,
                                shape.logical_sector)
-    _round_test(w, shape, "latency", "Latency", spec.latency.clause,
+    round_test(w, shape, "latency", "Latency", spec.latency.clause,
                 latency.parameters(settings, ar), lat_points, _latency_fields)
     _wsat(w, shape, settings)
     if shape.requirements:
@@ -183,32 +183,31 @@ def _jsonplus_job(p: TestPoint, fields: dict, bins: int) -> dict:
 FieldsFn = Callable[[TestPoint, float, Writer, Shape, int], dict]
 
 
-def _round_test(w: Writer, shape: Shape, name: str, title: str, clause: str, params: dict,
-                points: list[TestPoint], fields: FieldsFn) -> None:
+def round_test(w: Writer, shape: Shape, name: str, title: str, clause: str, params: dict,
+               points: list[TestPoint], fields: FieldsFn, *, prepare: str = "wipc",
+               before_round: Callable[[int], None] | None = None) -> None:
+    """The records of one round-based test, as pts.procedure.runner writes them. prepare:
+    "wipc" (purge, write cache, WIPC), "purge" (no WIPC) or "none" (continues a test)."""
     w.add(records.TestStart(test=name, title=title, clause=clause, parameters=params))
-    w.add(records.Purge(test=name, method="nvme-format", command=["nvme", "format",
-                        "/dev/nvme9n1", "--ses=1"], ok=True, seconds=12.5, deviation=False,
-                        steps=[["nvme", "format", "/dev/nvme9n1", "--ses=1"]],
-                        verification="format completed"), advance=12.5)
-    w.add(records.WriteCache(test=name, required="WCD", actual="write through", settable=True,
-                             when="before WIPC", how="nvme set-feature 6"))
-    ar = params["active_range_bytes"]
-    w.add(records.Wipc(test=name, block_size=params["wipc_block_size"], bytes_expected=2 * ar,
-                       bytes_written=2 * ar, seconds=3600.0, thread_count=params["thread_count"],
-                       queue_depth=params["queue_depth"], raw=f"raw/{name}/wipc.json"),
-          advance=3600)
-    _counters(w, shape, name, "after WIPC", None)
+    if prepare != "none":
+        _prepare(w, shape, name, params, wipc=prepare == "wipc")
     tracking = {t["label"]: (t["rw_mix"], t["block_size"]) for t in params["tracking"]}
     metric = params["tracking"][0].get("metric", "iops")
     history: dict[str, list[float]] = {label: [] for label in tracking}
     steady_round = None
     for r, m in enumerate(shape.curve, 1):
+        if before_round is not None:
+            before_round(r)
         raw = f"raw/{name}/round-{r:02d}.json"
         jobs, current = [], {}
         for p in points:
             measured = None if p.na_reason else fields(p, m, w, shape, r)
             if measured is not None:
-                current[(str(p.rw_mix), p.block_size)] = measured[metric]
+                key = (str(p.rw_mix), p.block_size)
+                if p.thread_count is not None:
+                    measured |= {"thread_count": p.thread_count, "queue_depth": p.queue_depth}
+                    key = p.label
+                current[key] = measured[metric]
                 if name == "latency":
                     jobs.append(_jsonplus_job(p, measured, shape.bins))
                 start = w.clock
@@ -218,7 +217,7 @@ def _round_test(w: Writer, shape: Shape, name: str, title: str, clause: str, par
             w.raw(raw, {"fio version": "fio-3.33 (synthetic)", "jobs": jobs})
         evidence = {}
         for label, cell in tracking.items():
-            history[label].append(current[cell])
+            history[label].append(current[label if label in current else cell])
             evidence[label] = steady_state.check(history[label]).as_dict() if r >= 5 else None
         steady = all(e is not None and e["steady"] for e in evidence.values())
         w.add(records.Round(test=name, round=r, tracking={k: v[-1] for k, v in history.items()},
@@ -232,6 +231,23 @@ def _round_test(w: Writer, shape: Shape, name: str, title: str, clause: str, par
         steady_round=steady_round, window=[(steady_round or n) - 4, steady_round or n],
         message="steady state reached" if steady_round else
         f"steady state not reached in {n} rounds"))
+
+
+def _prepare(w: Writer, shape: Shape, name: str, params: dict, wipc: bool) -> None:
+    w.add(records.Purge(test=name, method="nvme-format", command=["nvme", "format",
+                        "/dev/nvme9n1", "--ses=1"], ok=True, seconds=12.5, deviation=False,
+                        steps=[["nvme", "format", "/dev/nvme9n1", "--ses=1"]],
+                        verification="format completed"), advance=12.5)
+    w.add(records.WriteCache(test=name, required="WCD", actual="write through", settable=True,
+                             when="before WIPC", how="nvme set-feature 6"))
+    if not wipc:
+        return
+    ar = params["active_range_bytes"]
+    w.add(records.Wipc(test=name, block_size=params["wipc_block_size"], bytes_expected=2 * ar,
+                       bytes_written=2 * ar, seconds=3600.0, thread_count=params["thread_count"],
+                       queue_depth=params["queue_depth"], raw=f"raw/{name}/wipc.json"),
+          advance=3600)
+    _counters(w, shape, name, "after WIPC", None)
 
 
 def _counters(w: Writer, shape: Shape, name: str, when: str, r: int | None) -> None:
