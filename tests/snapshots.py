@@ -49,6 +49,7 @@ class Page:
 
 def pages(pdf: Path) -> list[Page]:
     """Every page of `pdf`, rasterised and quantised, with its title."""
+    titles = _titles(pdf)
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run(["pdftoppm", "-r", str(DPI), "-gray", "-png", str(pdf),
                         f"{tmp}/p"], check=True, capture_output=True)
@@ -58,14 +59,19 @@ def pages(pdf: Path) -> list[Page]:
             with Image.open(png) as im:
                 grey = np.asarray(im.convert("L"), dtype=np.float64)
             levels = np.rint(grey * (LEVELS - 1) / 255).astype(np.uint8)
-            out.append(Page(number, _title(pdf, number), levels))
+            title = titles[number - 1] if number <= len(titles) else ""
+            out.append(Page(number, title, levels))
     return out
 
 
-def _title(pdf: Path, number: int) -> str:
-    """The header band's second line ("IOPS — Steady State Convergence") of one page."""
-    text = subprocess.run(["pdftotext", "-f", str(number), "-l", str(number), "-layout",
-                           str(pdf), "-"], check=True, capture_output=True, text=True).stdout
+def _titles(pdf: Path) -> list[str]:
+    """Per page, the header band's second line ("IOPS — Steady State Convergence")."""
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], check=True,
+                          capture_output=True, text=True).stdout
+    return [_title(page) for page in text.split("\f")]
+
+
+def _title(text: str) -> str:
     for line in text.splitlines()[:8]:
         line = line.strip()
         if " — " in line and not line.startswith("SNIA SSS PTS"):

@@ -5,7 +5,8 @@ of pts.procedure.steady_state. The figures are made up (smooth curves, not a mea
 they exercise the report, they say nothing about a drive.
 
     build(folder, FULL)        # the full PTS-E 2.0.2 size (benchmarks/report_render.py)
-    build(folder, REFERENCE)   # small: the page snapshots' reference run (tests/data/)
+    build(folder, REFERENCE)   # small: the page snapshots' reference run (tests/data/), with
+                               # DIRTH, CBW, HIR, XSR: tests.synthrun_more.build_reference
 
 Times start at runfactory.T0 and advance by fixed steps, so the same shape always gives the
 same bytes (and the same PDF).
@@ -24,6 +25,7 @@ from types import SimpleNamespace
 from pts.config.settings import make_settings
 from pts.config.spec import load_spec
 from pts.procedure import steady_state
+from pts.procedure.fob import FOB_ROUND
 from pts.procedure.rounds import TestPoint, matrix_points, point_record
 from pts.results import records
 from pts.testdefs import iops, latency, throughput, wsat
@@ -43,7 +45,7 @@ def late_steady_curve(rounds: int) -> tuple[float, ...]:
 
 @dataclass(frozen=True)
 class Shape:
-    curve: tuple[float, ...]            # per-round multiplier of every cell's figures
+    curve: tuple[float, ...]            # per round: IOPS and MB/s x it, response times / it
     logical_sector: int = 512
     iops_block_sizes: str | None = None   # --iops-block-sizes (None: the spec's 8)
     iops_rw_mixes: str | None = None      # --iops-rw-mixes (None: the spec's 7)
@@ -51,6 +53,10 @@ class Shape:
     bins: int = 400                     # json+ latency bins per direction of a latency point
     requirements: bool = False          # two requirement records (met, not met)
     counters: bool = False              # emulated-SSD FTL counters after each IOPS step
+    fob: bool = False                   # --fob-sweep: IOPS fob_point records before WIPC
+    time_scale: float = 1.0             # --time-scale (XSR groups, DIRTH/CBW pre-writes)
+    hir_repetitions: int | None = None  # --hir-repetitions
+    dirth_grid: tuple[str, str] | None = None   # --dirth-thread-counts, --dirth-queue-depths
 
     @property
     def rounds(self) -> int:
@@ -60,7 +66,8 @@ class Shape:
 FULL = Shape(curve=late_steady_curve(25))
 REFERENCE = Shape(curve=STEADY_CURVE, logical_sector=4096,
                   iops_block_sizes="1024KiB,64KiB,4KiB,0.5KiB", iops_rw_mixes="100/0,65/35,0/100",
-                  wsat_samples=40, bins=40, requirements=True, counters=True)
+                  wsat_samples=40, bins=40, requirements=True, counters=True, fob=True,
+                  time_scale=0.05, hir_repetitions=3, dirth_grid=("32,8,1", "32,8,1"))
 
 
 class Writer:
@@ -70,6 +77,7 @@ class Writer:
         self.folder = folder
         self.clock = T0
         self.lines: list[str] = []
+        self.measured: dict[str, dict[tuple[int, int], dict]] = {}   # test -> (round, index)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "run.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
 
@@ -88,13 +96,20 @@ class Writer:
         (self.folder / "ledger.jsonl").write_text("\n".join(self.lines) + "\n", encoding="utf-8")
 
 
-def build(folder: Path, shape: Shape) -> Path:
-    """Write the run folder `folder` (run.json, ledger.jsonl, raw/latency json+ files)."""
+Extra = Callable[["Writer", Shape, object], None]
+
+
+def build(folder: Path, shape: Shape, extra: tuple[Extra, ...] = ()) -> Path:
+    """Write the run folder `folder` (run.json, ledger.jsonl, raw/latency json+ files);
+    extra(writer, shape, settings): more tests after WSAT (tests/synthrun_more.py)."""
     spec = load_spec(SPEC)
     settings = make_settings(spec, device="/dev/nvme9n1", destructive=True, point_seconds=None,
                              max_rounds=shape.rounds, purge="auto", reports_dir=folder.parent,
                              iops_block_sizes=shape.iops_block_sizes,
-                             iops_rw_mixes=shape.iops_rw_mixes)
+                             iops_rw_mixes=shape.iops_rw_mixes, fob_sweep=shape.fob,
+                             time_scale=shape.time_scale, hir_repetitions=shape.hir_repetitions,
+                             dirth_thread_counts=(shape.dirth_grid or (None, None))[0],
+                             dirth_queue_depths=(shape.dirth_grid or (None, None))[1])
     info = run_json(deviations=["SYNTHETIC run folder (tests/synthrun.py): made-up figures "
                                 "for rendering, not a measurement.", *settings.deviations()])
     info["device"] |= {"capacity_bytes": CAPACITY, "logical_sector": shape.logical_sector,
@@ -104,19 +119,21 @@ def build(folder: Path, shape: Shape) -> Path:
     ar = CAPACITY // shape.logical_sector * shape.logical_sector
     points = matrix_points(settings.rw_mixes, settings.block_sizes, shape.logical_sector)
     round_test(w, shape, "iops", "IOPS", spec.iops.clause, iops.parameters(settings, ar),
-                points, _iops_fields)
+               points, _iops_fields, fob=shape.fob)
     for bs in spec.throughput.block_sizes:
         name = f"throughput-{bs // 1024}k"
         label = TestPoint(0, spec.throughput.tracking_rw_mix, bs, access="SEQ").label
         tp_points = [TestPoint(i, m, bs, access="SEQ")
                      for i, m in enumerate(spec.throughput.rw_mixes)]
         round_test(w, shape, name, f"Throughput {bs // 1024} KiB", spec.throughput.clause,
-                    throughput.parameters(settings, bs, ar, label), tp_points, _tp_fields)
+                   throughput.parameters(settings, bs, ar, label), tp_points, _tp_fields)
     lat_points = matrix_points(spec.latency.rw_mixes, spec.latency.block_sizes,
                                shape.logical_sector)
     round_test(w, shape, "latency", "Latency", spec.latency.clause,
-                latency.parameters(settings, ar), lat_points, _latency_fields)
+               latency.parameters(settings, ar), lat_points, _latency_fields)
     _wsat(w, shape, settings)
+    for more in extra:
+        more(w, shape, settings)
     if shape.requirements:
         _requirements(w)
     w.close()
@@ -132,14 +149,14 @@ def _base_iops(read_pct: int, bs: int) -> float:
 
 def _iops_fields(p: TestPoint, m: float, w: Writer, shape: Shape, r: int) -> dict:
     rp = p.rw_mix.read_pct
-    n = _base_iops(rp, p.block_size) / m
+    n = _base_iops(rp, p.block_size) * m
     return {"iops": n, "read_iops": n * rp / 100, "write_iops": n * (100 - rp) / 100,
             "mbps": n * p.block_size / 1e6, "lat_mean_us": 128e6 / n, "lat_max_us": 1.28e9 / n}
 
 
 def _tp_fields(p: TestPoint, m: float, w: Writer, shape: Shape, r: int) -> dict:
     rp = p.rw_mix.read_pct
-    mbps = (1500 + 1500 * rp / 100) / m
+    mbps = (1500 + 1500 * rp / 100) * m
     n = mbps * 1e6 / p.block_size
     return {"iops": n, "read_iops": n * rp / 100, "write_iops": n * (100 - rp) / 100,
             "mbps": mbps, "lat_mean_us": 32e6 / n, "lat_max_us": 3.2e8 / n,
@@ -148,7 +165,7 @@ def _tp_fields(p: TestPoint, m: float, w: Writer, shape: Shape, r: int) -> dict:
 
 def _latency_fields(p: TestPoint, m: float, w: Writer, shape: Shape, r: int) -> dict:
     rp = p.rw_mix.read_pct
-    mean = (20 + 0.004 * p.block_size + 30 * (100 - rp) / 100) * m
+    mean = (20 + 0.004 * p.block_size + 30 * (100 - rp) / 100) / m
     n = 1e6 / mean
     out = {"iops": n, "read_iops": n * rp / 100, "write_iops": n * (100 - rp) / 100,
            "mbps": n * p.block_size / 1e6, "lat_mean_us": mean, "lat_max_us": mean * 40,
@@ -185,12 +202,21 @@ FieldsFn = Callable[[TestPoint, float, Writer, Shape, int], dict]
 
 def round_test(w: Writer, shape: Shape, name: str, title: str, clause: str, params: dict,
                points: list[TestPoint], fields: FieldsFn, *, prepare: str = "wipc",
-               before_round: Callable[[int], None] | None = None) -> None:
+               before_round: Callable[[int], None] | None = None, fob: bool = False,
+               after_rounds: Callable[[list[int]], tuple[str, str] | None] | None = None
+               ) -> None:
     """The records of one round-based test, as pts.procedure.runner writes them. prepare:
-    "wipc" (purge, write cache, WIPC), "purge" (no WIPC) or "none" (continues a test)."""
+    "wipc" (purge, write cache, WIPC), "purge" (no WIPC) or "none" (continues a test).
+    after_rounds(window) writes what comes before test_end and may return its (status,
+    message)."""
     w.add(records.TestStart(test=name, title=title, clause=clause, parameters=params))
+    def fob_sweep() -> None:     # --fob-sweep: one informative round before WIPC
+        for p in points:
+            measured = None if p.na_reason else fields(p, 3.0, w, shape, FOB_ROUND)
+            w.add(point_record(records.FobPoint, name, FOB_ROUND, p, measured), advance=60)
+
     if prepare != "none":
-        _prepare(w, shape, name, params, wipc=prepare == "wipc")
+        _prepare(w, shape, name, params, wipc=prepare == "wipc", fob=fob_sweep if fob else None)
     tracking = {t["label"]: (t["rw_mix"], t["block_size"]) for t in params["tracking"]}
     metric = params["tracking"][0].get("metric", "iops")
     history: dict[str, list[float]] = {label: [] for label in tracking}
@@ -212,6 +238,7 @@ def round_test(w: Writer, shape: Shape, name: str, title: str, clause: str, para
                     jobs.append(_jsonplus_job(p, measured, shape.bins))
                 start = w.clock
                 measured |= {"start": start, "end": start + 60, "raw": raw}
+                w.measured.setdefault(name, {})[(r, p.index)] = measured
             w.add(point_record(records.Point, name, r, p, measured), advance=60)
         if jobs:
             w.raw(raw, {"fio version": "fio-3.33 (synthetic)", "jobs": jobs})
@@ -226,20 +253,25 @@ def round_test(w: Writer, shape: Shape, name: str, title: str, clause: str, para
         if steady and steady_round is None:
             steady_round = r
     n = shape.rounds
-    w.add(records.TestEnd(
-        test=name, status=records.STEADY if steady_round else records.NOT_STEADY, rounds=n,
-        steady_round=steady_round, window=[(steady_round or n) - 4, steady_round or n],
-        message="steady state reached" if steady_round else
-        f"steady state not reached in {n} rounds"))
+    window = [(steady_round or n) - 4, steady_round or n]
+    status, message = (records.STEADY, "steady state reached") if steady_round else \
+        (records.NOT_STEADY, f"steady state not reached in {n} rounds")
+    if after_rounds is not None:
+        status, message = after_rounds(window) or (status, message)
+    w.add(records.TestEnd(test=name, status=status, rounds=n, steady_round=steady_round,
+                          window=window, message=message))
 
 
-def _prepare(w: Writer, shape: Shape, name: str, params: dict, wipc: bool) -> None:
+def _prepare(w: Writer, shape: Shape, name: str, params: dict, wipc: bool,
+             fob: Callable[[], None] | None) -> None:
     w.add(records.Purge(test=name, method="nvme-format", command=["nvme", "format",
                         "/dev/nvme9n1", "--ses=1"], ok=True, seconds=12.5, deviation=False,
                         steps=[["nvme", "format", "/dev/nvme9n1", "--ses=1"]],
                         verification="format completed"), advance=12.5)
     w.add(records.WriteCache(test=name, required="WCD", actual="write through", settable=True,
                              when="before WIPC", how="nvme set-feature 6"))
+    if fob is not None:
+        fob()
     if not wipc:
         return
     ar = params["active_range_bytes"]
