@@ -31,8 +31,9 @@ from tests.synthrun import FULL, build  # noqa: E402
 GOAL_S, GOAL_BYTES = 30.0, 1 << 30
 
 
-def render_child(folder: Path, out: Path, profile: Path | None) -> tuple[float, int]:
-    """Wall seconds and peak RSS (bytes) of one `python -m pts report` child process."""
+def render_child(folder: Path, out: Path, profile: Path | None) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (user + system) and peak RSS (bytes) of one
+    `python -m pts report` child process."""
     argv = [sys.executable] + (["-m", "cProfile", "-o", str(profile)] if profile else [])
     argv += ["-m", "pts", "report", str(folder), "-o", str(out)]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
@@ -43,7 +44,7 @@ def render_child(folder: Path, out: Path, profile: Path | None) -> tuple[float, 
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"render failed (exit {os.waitstatus_to_exitcode(status)}): "
                          f"{' '.join(argv)}")
-    return seconds, usage.ru_maxrss * 1024           # Linux: ru_maxrss in KiB
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024   # Linux: KiB
 
 
 def describe(folder: Path) -> str:
@@ -78,12 +79,14 @@ def main() -> int:
                                check=False).stdout
         pages = next((line.split()[-1] for line in pages.splitlines()
                       if line.startswith("Pages:")), "?")
-        secs = [s for s, _ in results]
-        rss = max(r for _, r in results)
+        secs = [s for s, _, _ in results]
+        cpu = [c for _, c, _ in results]
+        rss = max(r for _, _, r in results)
         print(f"render (python -m pts report, child process): {pages} pages, "
               f"{out.stat().st_size / 1e6:.2f} MB PDF")
         print(f"  seconds: {', '.join(f'{s:.1f}' for s in secs)}  (median "
-              f"{statistics.median(secs):.1f}; goal < {GOAL_S:.0f})")
+              f"{statistics.median(secs):.1f}; goal < {GOAL_S:.0f}); CPU seconds: "
+              f"{', '.join(f'{c:.1f}' for c in cpu)}; load average {os.getloadavg()[0]:.1f}")
         print(f"  peak RSS: {rss / 2**20:.0f} MiB  (goal < {GOAL_BYTES / 2**30:.0f} GiB)")
         if args.profile:
             prof = Path(tmp) / "render.prof"
