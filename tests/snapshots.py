@@ -10,7 +10,7 @@ re-render 0 (the PDF is byte-identical); another run id and fio version 0.00006,
 snia-pts version in every footer 0.0003; charts 5 % lower 0.022 on chart pages, the header
 band 2 mm taller 0.009 .. 0.088. TOLERANCE sits between the two kinds.
 
-Baselines: tests/data/page-baselines/NN-<page title>.png, made by
+Baselines: tests/data/page-baselines/<page title>.png (+ pages.tsv, their page order), made by
 `python tests/data/make_reference_run.py --refresh-baselines` (REFRESH below).
 """
 
@@ -32,19 +32,15 @@ REFRESH = "python tests/data/make_reference_run.py --refresh-baselines"
 DPI = 40
 LEVELS = 4
 TOLERANCE = 0.002      # normalised mean difference above which a page has changed
+INDEX = "pages.tsv"    # the baselines in page order: file name, tab, page title
 
 
 @dataclass(frozen=True)
 class Page:
     number: int          # 1-based
     title: str           # the header band's "section — subtitle", or "" when it has none
+    name: str            # the baseline's file name: a slug of the title (+ "-2", "-3" ...)
     levels: np.ndarray   # uint8, 0 (black) .. LEVELS-1 (white)
-
-    @property
-    def name(self) -> str:
-        """The baseline's file name: page number and a slug of the title."""
-        slug = re.sub(r"[^a-z0-9]+", "-", self.title.lower()).strip("-")[:60] or "page"
-        return f"{self.number:02d}-{slug}.png"
 
 
 def pages(pdf: Path) -> list[Page]:
@@ -54,14 +50,21 @@ def pages(pdf: Path) -> list[Page]:
         subprocess.run(["pdftoppm", "-r", str(DPI), "-gray", "-png", str(pdf),
                         f"{tmp}/p"], check=True, capture_output=True)
         files = sorted(Path(tmp).glob("p-*.png"), key=lambda p: int(p.stem.split("-")[1]))
-        out = []
+        out, seen = [], {}
         for number, png in enumerate(files, 1):
             with Image.open(png) as im:
                 grey = np.asarray(im.convert("L"), dtype=np.float64)
             levels = np.rint(grey * (LEVELS - 1) / 255).astype(np.uint8)
             title = titles[number - 1] if number <= len(titles) else ""
-            out.append(Page(number, title, levels))
+            out.append(Page(number, title, _name(title, seen), levels))
     return out
+
+
+def _name(title: str, seen: dict[str, int]) -> str:
+    """Named by title, not number: a page added elsewhere does not rename the others."""
+    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")[:60] or "page"
+    seen[slug] = seen.get(slug, 0) + 1
+    return f"{slug}.png" if seen[slug] == 1 else f"{slug}-{seen[slug]}.png"
 
 
 def _titles(pdf: Path) -> list[str]:
@@ -113,12 +116,23 @@ def diff_image(actual: np.ndarray, baseline: np.ndarray, path: Path) -> None:
 
 
 def write_baselines(pdf: Path, folder: Path = BASELINES) -> list[Path]:
-    """Replace every baseline in `folder` by the pages of `pdf`."""
+    """Replace every baseline in `folder` by the pages of `pdf`; INDEX lists them in page
+    order with their titles."""
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.glob("*.png"):
         old.unlink()
-    written = []
-    for page in pages(pdf):
+    found = pages(pdf)
+    for page in found:
         save(page.levels, folder / page.name)
-        written.append(folder / page.name)
-    return written
+    (folder / INDEX).write_text("".join(f"{p.name}\t{p.title}\n" for p in found),
+                                encoding="utf-8")
+    return [folder / p.name for p in found] + [folder / INDEX]
+
+
+def index(folder: Path = BASELINES) -> list[str]:
+    """The baselines' names in page order (from INDEX)."""
+    path = folder / INDEX
+    if not path.is_file():
+        return []
+    return [line.split("\t")[0] for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip()]

@@ -9,6 +9,7 @@ and commit them.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from pts.report import render
@@ -16,7 +17,7 @@ from tests import snapshots
 
 pytestmark = pytest.mark.needs("pdftoppm", "pdftotext")
 
-BASELINE_FILES = sorted(snapshots.BASELINES.glob("*.png"))
+BASELINE_FILES = [snapshots.BASELINES / name for name in snapshots.index()]
 
 
 @pytest.fixture(scope="module")
@@ -33,13 +34,17 @@ def test_reference_run_and_baselines_are_stored():
 
 
 def test_same_pages_as_the_baselines(rendered):
+    """Pages added, removed, retitled or moved; each page's content: the test below."""
     _, actual = rendered
     expected = [p.name for p in BASELINE_FILES]
+    stored = sorted(p.name for p in snapshots.BASELINES.glob("*.png"))
+    assert sorted(expected) == stored, \
+        f"{snapshots.BASELINES}: {snapshots.INDEX} does not list its images; {snapshots.REFRESH}"
     assert list(actual) == expected, (
-        f"the report of the reference run has other pages than the baselines (a page added, "
-        f"removed or retitled).\n  only in the report: {sorted(set(actual) - set(expected))}"
-        f"\n  only in the baselines: {sorted(set(expected) - set(actual))}\nIf that is "
-        f"meant, refresh the baselines: {snapshots.REFRESH}")
+        f"the report of the reference run has other pages than the baselines, or in another "
+        f"order.\n  only in the report: {sorted(set(actual) - set(expected))}\n  only in the "
+        f"baselines: {sorted(set(expected) - set(actual))}\nIf that is meant, refresh the "
+        f"baselines: {snapshots.REFRESH}")
 
 
 @pytest.mark.parametrize("baseline", BASELINE_FILES, ids=[p.stem for p in BASELINE_FILES])
@@ -69,7 +74,6 @@ def test_difference_sees_a_moved_block_and_ignores_none():
     above the tolerance."""
     page = snapshots.load(BASELINE_FILES[0])
     assert snapshots.difference(page, page) == 0.0
-    import numpy as np
     moved = np.full_like(page, snapshots.LEVELS - 1)
     moved[4:, :] = page[:-4, :]
     assert snapshots.difference(moved, page) > snapshots.TOLERANCE
