@@ -75,9 +75,12 @@ def main() -> int:
               f"{time.monotonic() - start:.1f} s\n  {describe(folder)}")
         out = Path(tmp) / "report.pdf"
         results = [render_child(folder, out, None) for _ in range(args.runs)]
-        pages = subprocess.run(["pdfinfo", str(out)], capture_output=True, text=True,
-                               check=False).stdout
-        pages = next((line.split()[-1] for line in pages.splitlines()
+        try:                                   # pdfinfo: poppler-utils
+            info = subprocess.run(["pdfinfo", str(out)], capture_output=True, text=True,
+                                  check=False).stdout
+        except FileNotFoundError:
+            info = ""
+        pages = next((line.split()[-1] for line in info.splitlines()
                       if line.startswith("Pages:")), "?")
         secs = [s for s, _, _ in results]
         cpu = [c for _, c, _ in results]
