@@ -26,11 +26,17 @@ ELEVATION, AZIMUTH = 30, -60
 
 
 def _log_ticks(low: float, high: float) -> list[float]:
-    """1-2-5 values per decade covering [low, high]; only 1 per decade over many decades."""
+    """1-2-5 values per decade covering [low, high]; only 1 per decade over more than two
+    decades (the z axis is short)."""
     first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
-    subs = (1.0,) if last - first > 4 else (1.0, 2.0, 5.0)
+    subs = (1.0,) if last - first > 2 else (1.0, 2.0, 5.0)
     ticks = [s * 10.0 ** e for e in range(first, last + 1) for s in subs]
     return [t for t in ticks if low <= t <= high * 1.0001]
+
+
+def _tick(value: float) -> str:
+    """10,000 rather than 1e4; 100 rather than fmt.num's 100.0."""
+    return f"{value:,.0f}" if value >= 1 else fmt.num(value)
 
 
 def bars(block_sizes: Sequence[int], rw_mixes: Sequence[str],
@@ -74,7 +80,7 @@ def _draw(ax, cells: list[tuple[int, int, float]], log: bool, back: int) -> None
             top = base * 10
         heights = [math.log10(v / base) for v in values]
         ticks = _log_ticks(base, top)
-        ax.set_zticks([math.log10(t / base) for t in ticks], [fmt.num(t) for t in ticks])
+        ax.set_zticks([math.log10(t / base) for t in ticks], [_tick(t) for t in ticks])
         ax.set_zlim(0, math.log10(top / base))
     else:
         heights = values

@@ -1,7 +1,8 @@
 """Latency test pages (pts-digest §7.3, §8.3): convergence of the average and of the maximum
 response time, the measurement window of the tracking variable (RND 4 KiB 0/100 ART), the
-tables of window averages (ART, 5 9s, MRT, IOPS; mixed points per direction) and 2D plots of
-ART and MRT over block size x R/W mix.
+tables of window averages (ART, 5 9s, MRT, IOPS; mixed points per direction), the QoS table
+(99.99 / 99.999 / 99.9999 %, pts.report.latency_qos_pages), 2D and 3D plots of ART and MRT
+over block size x R/W mix, and each cell's response-time histogram.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
-from pts.report import charts, fmt
+from pts.report import charts, fmt, latency_qos_pages, plot3d_pages
 from pts.report.data import window_cells
 from pts.report.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
 from pts.report.model import Cell, TestResult
@@ -33,9 +34,14 @@ def build(run, test: TestResult) -> list[Flowable]:
     story += convergence_page(test, f"MRT ({US})", "lat_max_us", writes,
                               "Maximum Response Time", first=False)
     story += window_pages(test, f"ART ({US})")
-    story += tables_page(test) + directions_page(test)
+    qos = latency_qos_pages.qos_cells(run, test)
+    story += tables_page(test) + latency_qos_pages.table_page(test, qos) + directions_page(test)
     story += plot_page(test, "lat_mean_us", "ART") + plot_page(test, "lat_max_us", "MRT")
-    return story
+    story += plot3d_pages.page(test, "lat_mean_us", "ART", f"ART ({US})",
+                               "Average response time (ART)")
+    story += plot3d_pages.page(test, "lat_max_us", "MRT", f"MRT ({US})",
+                               "Maximum response time (MRT, mean of the rounds' maxima)")
+    return story + latency_qos_pages.histogram_pages(test, qos)
 
 
 def _pct(test: TestResult) -> str:
