@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 import matplotlib
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
 
 from pts.report import fmt
 from pts.report.charts import DPI, STYLE, _png, _wide_range
@@ -35,8 +36,8 @@ def _log_ticks(low: float, high: float) -> list[float]:
 
 
 def _tick(value: float) -> str:
-    """10,000 rather than 1e4; 100 rather than fmt.num's 100.0."""
-    return f"{value:,.0f}" if value >= 1 else fmt.num(value)
+    """10,000 rather than 1e4; 100 rather than fmt.num's 100.0; 0.5, 2.5 as they are."""
+    return f"{value:,.0f}" if value == round(value) else f"{value:g}"
 
 
 def bars(block_sizes: Sequence[int], rw_mixes: Sequence[str],
@@ -85,6 +86,7 @@ def _draw(ax, cells: list[tuple[int, int, float]], log: bool, back: int) -> None
     else:
         heights = values
         ax.set_zlim(0, max(values) * 1.05)
+        ax.zaxis.set_major_formatter(FuncFormatter(lambda v, _pos: _tick(v)))
     off = (1 - BAR_FILL) / 2
     # Each R/W mix in its colour of the 2D plot (matplotlib's default cycle, first mix C0).
     colours = [f"C{(back - j) % 10}" for _, j, _ in cells]

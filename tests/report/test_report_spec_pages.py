@@ -149,3 +149,4 @@ def test_log_ticks_are_values_not_exponents():
     assert charts_3d._log_ticks(100, 100000) == [100, 1000, 10000, 100000]
     assert charts_3d._log_ticks(10, 100) == [10, 20, 50, 100]
     assert charts_3d._tick(10000.0) == "10,000"
+    assert (charts_3d._tick(100.0), charts_3d._tick(2.5)) == ("100", "2.5")
