@@ -68,6 +68,16 @@ def resolvable(ios: int, pct: float) -> bool:
     return ios >= needed_ios(pct)
 
 
+def short_cells(test: TestResult, pct: float, ios_field: str = "ios") -> set[tuple[str, int]]:
+    """(R/W mix, block size) of the cells with a measurement-window point whose I/O count
+    (point field `ios_field`: "ios", "read_ios", "write_ios") cannot resolve `pct`. A point
+    without I/O in that direction has no level at all and is not counted."""
+    need = needed_ios(pct)
+    return {(p.rw_mix, p.block_size) for p in test.points
+            if p.round in test.window_rounds and not p.na and p.get(ios_field)
+            and p.get(ios_field) < need}
+
+
 def level_us(bins: dict[int, int], pct: float, max_ns: float | None) -> float | None:
     """fio's `pct` percentile of `bins` in µs, capped at the measured maximum; None when the
     I/O count does not resolve it (or there are no I/Os)."""

@@ -150,3 +150,17 @@ def test_log_ticks_are_values_not_exponents():
     assert charts_3d._log_ticks(10, 100) == [10, 20, 50, 100]
     assert charts_3d._tick(10000.0) == "10,000"
     assert (charts_3d._tick(100.0), charts_3d._tick(2.5)) == ("100", "2.5")
+
+
+def test_five_nines_table_says_not_resolvable_too(full_run):
+    """The 5 9s matrix follows the same rule as the QoS table: the 8 KiB points (50,000
+    I/Os) cannot resolve 99.999 %, the 4 KiB ones (200,000 and more) can."""
+    texts = pages(full_run, layout=True)
+    page = texts[max(i for i, t in enumerate(texts)
+                     if "Measurement Window Tabular Data: ART, 5 9s" in t)]
+    tables = page.split("99.999 % response time (5 9s)")[1].split("Maximum response time")[0]
+    assert _row(tables, "8 KiB") == ["n/r", "n/r", "n/r"]
+    assert "n/r" not in " ".join(_row(tables, "4 KiB"))
+    flat = re.sub(r"\s+", " ", page)
+    assert "a 99.999 % level needs at least 100,000 I/Os" in flat
+    assert "largest one measured" not in flat
