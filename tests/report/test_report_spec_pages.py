@@ -10,7 +10,10 @@ import subprocess
 
 import pytest
 
+from pts.config.datasheet import parse
 from pts.report import charts_3d, render
+from pts.report.data import load_run
+from pts.report.qualify import ERROR, MET, judge
 from tests.runfactory import STEADY_CURVE, RunFolder, run_json, write_iops_test
 from tests.runfactory_extra import write_latency_test, write_throughput_test
 
@@ -164,3 +167,21 @@ def test_five_nines_table_says_not_resolvable_too(full_run):
     flat = re.sub(r"\s+", " ", page)
     assert "a 99.999 % level needs at least 100,000 I/Os" in flat
     assert "largest one measured" not in flat
+
+
+def test_datasheet_never_judges_an_unresolvable_five_nines(tmp_path):
+    run = RunFolder(tmp_path / "run", run_json())
+    write_latency_test(run)
+    loaded = load_run(run.path)
+
+    def judged(cell: str):
+        (r,) = parse(f'[[require]]\ntest="latency"\ncell="{cell}"\nmetric="lat_p99999_us"\n'
+                     'at_most=1e9', "ds.toml")
+        return judge(loaded, r)
+
+    short = judged("RND 8KiB 0/100")       # 50,000 I/Os per point
+    assert short.verdict == ERROR and short.measured is None
+    assert "99.999 % response time is not resolvable" in short.text
+    assert "fewer than 100,000 I/Os" in short.text
+    ok = judged("RND 4KiB 0/100")          # 200,000 I/Os per point
+    assert ok.verdict == MET and ok.measured is not None
