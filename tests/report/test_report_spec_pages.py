@@ -5,6 +5,7 @@ response-time histograms. Read back page by page with pdftotext."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 
@@ -13,6 +14,7 @@ import pytest
 from pts.config.datasheet import parse
 from pts.report import charts_3d, render
 from pts.report.data import load_run
+from pts.report.export_json import document
 from pts.report.qualify import ERROR, MET, judge
 from tests.runfactory import STEADY_CURVE, RunFolder, run_json, write_iops_test
 from tests.runfactory_extra import write_latency_test, write_throughput_test
@@ -185,3 +187,19 @@ def test_datasheet_never_judges_an_unresolvable_five_nines(tmp_path):
     assert "fewer than 100,000 I/Os" in short.text
     ok = judged("RND 4KiB 0/100")          # 200,000 I/Os per point
     assert ok.verdict == MET and ok.measured is not None
+
+
+def test_export_json_holds_the_qos_table(tmp_path):
+    run = RunFolder(tmp_path / "run", run_json())
+    write_iops_test(run, STEADY_CURVE)
+    write_latency_test(run)
+    doc = json.loads(json.dumps(document(run.path)))
+    iops, latency = doc["tests"]
+    assert "qos" not in iops
+    rows = {r["label"]: r for r in latency["qos"]}
+    assert len(rows) == 6 and "RND 0.5KiB 0/100" not in rows
+    levels = {lv["pct"]: lv for lv in rows["RND 4KiB 0/100"]["levels"]}
+    assert levels[99.999]["state"] == "ok" and levels[99.999]["us"] == pytest.approx(163.84)
+    assert levels[99.9999] == {"pct": 99.9999, "state": "n/r", "us": None,
+                               "ios_needed": 1_000_000}
+    assert rows["RND 4KiB 0/100"]["fewest_ios"] == 200_000
