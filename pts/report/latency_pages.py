@@ -2,7 +2,7 @@
 response time, the measurement window of the tracking variable (RND 4 KiB 0/100 ART), the
 tables of window averages (ART, 5 9s, MRT, IOPS; mixed points per direction), the QoS table
 (99.99 / 99.999 / 99.9999 %, pts.report.latency_qos_pages), 2D and 3D plots of ART and MRT
-over block size x R/W mix, and each cell's response-time histogram.
+over block size x R/W mix, and the response-time histograms (a page per R/W mix).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Latency QoS pages (pts-digest §7.3, §8.3): per cell the average (ART) and maximum (MRT)
 response time with the 99.99 %, 99.999 % and 99.9999 % levels beside them, and each cell's
-response-time histogram over its measurement window. Levels come from the json+ bins of
+response-time histogram over its measurement window (a page per R/W mix, a panel per
+block size). Levels come from the json+ bins of
 the points' fio JSON (pts.report.latency_qos); one a point's I/O count cannot resolve is
 "n/r", with a footnote saying why.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
-from pts.report import fmt, latency_qos, qos_charts
+from pts.report import fmt, histogram_chart, latency_qos
 from pts.report.data import window_cells
 from pts.report.latency_qos import NO_BINS, NOT_RESOLVABLE, OK, QosCell
 from pts.report.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
@@ -77,22 +78,37 @@ def footnotes(test: TestResult, found: list[QosCell]) -> list[str]:
 
 
 def histogram_pages(test: TestResult, found: list[QosCell]) -> list[Flowable]:
-    """One page per cell with bins: I/O count per latency bin over the window rounds."""
+    """One page per R/W mix: a panel per block size with bins, the I/O count per latency
+    bin of all its measurement-window points."""
     story: list[Flowable] = []
     art, mrt = _means(test, "lat_mean_us"), _means(test, "lat_max_us")
-    for c in (c for c in found if c.bins):
-        name = f"RND {fmt.block_size(c.block_size).replace(' ', '')} {c.rw_mix}"
-        title = f"Response Time Histogram: {name}"
+    for mix in test.rw_mixes:
+        mine = [c for c in found if c.rw_mix == mix and c.bins]
+        if not mine:
+            continue
+        title = f"Response Time Histograms: RND {mix}"
         story += new_page(page_info(test, title, f"Plot: {test.title} {title}"))
         story.append(h2(title))
-        marks = {"ART": art.get(c.key)}
-        marks |= {f"{lv.pct:g} %": lv.us for lv in c.levels if lv.state == OK}
-        marks["MRT"] = mrt.get(c.key)
-        story.append(image(qos_charts.histogram(
-            c.bins, {k: v for k, v in marks.items() if v is not None}, f"{test.title} {title}")))
-        story.append(para(f"All I/Os of the cell's {c.points} measurement-window points "
-                          f"({sum(c.bins.values()):,} I/Os; rounds {test.window[0]}.."
-                          f"{test.window[1]}), fio's json+ total-latency bins, reads and writes "
-                          "merged. Lines: the table's ART, resolvable levels and MRT (means "
-                          "over the window points).", "small"))
+        panels = []
+        for c in mine:
+            marks = {"ART": art.get(c.key)}
+            marks |= {f"{lv.pct:g} %": lv.us for lv in c.levels if lv.state == OK}
+            marks["MRT"] = mrt.get(c.key)
+            name = (f"RND {fmt.block_size(c.block_size).replace(' ', '')} {mix}: "
+                    f"{sum(c.bins.values()):,} I/Os of {c.points} window points")
+            panels.append((name, c.bins, {k: v for k, v in marks.items() if v is not None}))
+        png = histogram_chart.panels(panels, f"{test.title} {title}")
+        story.append(image(png, width=CONTENT_WIDTH * _scale(len(panels)),
+                           size_inches=histogram_chart.size_inches(len(panels))))
+        story.append(para(f"All I/Os of each cell's measurement-window points (rounds "
+                          f"{test.window[0]}..{test.window[1]}), fio's json+ total-latency "
+                          "bins, reads and writes merged; one response-time axis for all "
+                          "panels. Lines: the QoS table's ART, resolvable levels and MRT "
+                          "(means over the window points); a level that is not resolvable "
+                          "has no line.", "small"))
     return story
+
+
+def _scale(panels: int) -> float:
+    """Width fraction that keeps a tall figure (many panels) on the page under the header."""
+    return min(1.0, 3 / max(1, panels))

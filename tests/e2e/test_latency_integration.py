@@ -100,5 +100,5 @@ def test_pdf_pages(lat):
                   "fio total latency", "Latency 0.5 KiB cells not measured (N/A)",
                   "Response Time QoS: ART, 99.99 %, 99.999 %, 99.9999 %, MRT",
                   "3D Plot: ART vs Block Size", "3D Plot: MRT vs Block Size",
-                  "Response Time Histogram: RND 4KiB 0/100"):
+                  "Response Time Histograms: RND 0/100"):
         assert title in text, title

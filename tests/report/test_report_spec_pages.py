@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 from pts.config.datasheet import parse
-from pts.report import charts_3d, render
+from pts.report import charts_3d, histogram_chart, render
 from pts.report.data import load_run
 from pts.report.export_json import document
 from pts.report.qualify import ERROR, MET, judge
@@ -117,12 +117,21 @@ def test_qos_table_levels_and_not_resolvable(full_run):
     assert "99.9999 % needs 1,000,000" in flat
 
 
-def test_response_time_histogram_per_cell(texts, body):
+def test_response_time_histograms_one_page_per_mix(texts, body):
     start = first_page(texts, "Latency test", body)
-    found = [t for t in texts[start:] if "Response Time Histogram: RND" in t]
-    assert len(found) == 6     # 3 mixes x 2 block sizes; 0.5 KiB is N/A
-    page = next(t for t in found if "Response Time Histogram: RND 4KiB 100/0" in t)
-    assert "6,000,000 I/Os; rounds 3..7" in page
+    found = [t for t in texts[start:] if "Response Time Histograms: RND" in t]
+    assert len(found) == 3     # one per R/W mix, a panel per block size with bins
+    assert all("rounds 3..7" in t and "one response-time axis" in t for t in found)
+    assert first_page(texts, "3D Plot: MRT", start) < texts.index(found[0])
+
+
+def test_histogram_panels_are_deterministic_png():
+    bins = {20_000: 9_000, 60_000: 900, 400_000: 1}
+    cells = [("RND 4KiB 0/100", bins, {"ART": 25.0, "99.99 %": 60.0, "MRT": 400.0}),
+             ("RND 8KiB 0/100", {}, {})]
+    png = histogram_chart.panels(cells, "t")
+    assert png.startswith(b"\x89PNG") and png == histogram_chart.panels(cells, "t")
+    assert b"matplotlib" not in png.lower()
 
 
 def test_without_the_fio_json_the_levels_are_na_not_guessed(tmp_path):
@@ -133,7 +142,7 @@ def test_without_the_fio_json_the_levels_are_na_not_guessed(tmp_path):
     assert _row(page, "100/0, 4 KiB")[1:4] == ["n/a", "n/a", "n/a"]
     flat = re.sub(r"\s+", " ", page)
     assert "n/a = no latency bins" in flat and "n/r =" not in flat
-    assert not any("Response Time Histogram: RND" in t for t in texts)
+    assert not any("Response Time Histograms: RND" in t for t in texts)
 
 
 def test_3d_chart_is_deterministic_and_handles_gaps():
