@@ -1,9 +1,8 @@
 """Latency QoS pages (pts-digest §7.3, §8.3): per cell the average (ART) and maximum (MRT)
 response time with the 99.99 %, 99.999 % and 99.9999 % levels beside them, and each cell's
-response-time histogram over its measurement window (a page per R/W mix, a panel per
-block size). Levels come from the json+ bins of
-the points' fio JSON (pts.report.latency_qos); one a point's I/O count cannot resolve is
-"n/r", with a footnote saying why.
+response-time histogram over its measurement window (a page per R/W mix, a panel per block
+size). Levels come from the json+ bins of the points' fio JSON (pts.report.latency_qos); one
+a point's I/O count cannot resolve is "n/r", with a footnote saying why.
 """
 
 from __future__ import annotations
