@@ -3,7 +3,7 @@ latency bin on log axes, with vertical lines at the marked levels (ART, the nine
 
 One figure holds the panels of several cells (one R/W mix, one panel per block size, one
 shared response-time axis), so the block sizes compare at a glance and the report draws 3
-figures for the Latency test instead of 9 (each figure costs ~1 s to lay out). Every bin is
+figures for the Latency test instead of 9 (each figure costs ~1 s to draw). Every bin is
 one rectangle of one PolyCollection per panel (a single artist): a cell's window holds up to
 ~1,800 non-empty bins, and one bar artist each (Axes.bar) takes seconds to draw.
 """
@@ -17,17 +17,17 @@ import matplotlib
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from pts.report.charts import DPI, LINE_STYLES, STYLE
-from pts.report.qos_charts import _log
+from pts.report.charts_3d import _tick
 from pts.tools.histogram import PLAT_VAL
 
 BAR_COLOUR = "#4c72b0"
 FLOOR = 0.7        # bars start just under one I/O, so a single I/O shows on the log axis
 WIDTH = 7.2        # inches, as every chart
 PANEL_HEIGHT = 1.9
-LEGEND_HEIGHT = 0.9
+LEGEND_HEIGHT = 0.7
 # The levels a panel can mark, in legend order; each keeps its colour and style everywhere.
 LEVELS = ("ART", "99.99 %", "99.999 %", "99.9999 %", "MRT")
 
@@ -70,14 +70,19 @@ def panels(cells: Sequence[tuple[str, Mapping[int, int], Mapping[str, float]]],
         ax.set_xscale("log")
         if lows:
             ax.set_xlim(min(lows) * 0.8, max(highs) * 1.25)
-        _log(ax.xaxis)
+        ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: _tick(v)))   # 10, 2.5
+        ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_xlabel("Response time (µs, fio total latency)")
         fig.suptitle(title, fontsize=9)
         handles = [matplotlib.lines.Line2D([], [], linewidth=1.0, label=label, **_style(label))
                    for label in LEVELS]
         fig.legend(handles=handles, loc="lower center", ncol=len(LEVELS), frameon=False)
-        fig.tight_layout(rect=(0, LEGEND_HEIGHT / 2 / size_inches(len(cells))[1], 1, 1))
-        buf = io.BytesIO()   # as charts._png, which would redo the layout without the legend
+        # Fixed margins (inches), not tight_layout: laying out log axes costs ~1 s a figure.
+        height = size_inches(len(cells))[1]
+        fig.subplots_adjust(left=0.1, right=0.98, top=1 - 0.6 / height,
+                            bottom=(LEGEND_HEIGHT + 0.1) / height, hspace=0.45)
+        buf = io.BytesIO()   # as charts._png, without its tight_layout
         fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
         return buf.getvalue()
 
