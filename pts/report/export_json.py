@@ -4,7 +4,7 @@
 Per test: state and status, parameters, the measurement window, per cell the mean of every
 measured metric over the window rounds, the steady-state evidence of each tracking variable
 over the window, the round-by-round tracking values, FOB figures where measured (--fob-sweep
-points; WSAT's wsat_result), WSAT samples, device counters.
+points; WSAT's wsat_result), WSAT samples, device counters; Latency: the QoS table.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
+from pts.report import latency_qos
 from pts.report.data import load_run
 from pts.report.model import PointView, RunView, TestResult
 
@@ -89,6 +90,20 @@ def test_document(test: TestResult) -> dict:
     }
 
 
+def qos(run: RunView, test: TestResult) -> dict:
+    """Latency: {"qos": the QoS table (pts.report.latency_qos), one row per non-N/A cell};
+    other tests: {}."""
+    if not any(p.get("lat_percentile_us") is not None for p in test.points):
+        return {}
+    rows = latency_qos.cells(test, latency_qos.load_bins(run, test))
+    return {"qos": [{"label": cell_label(test, c.rw_mix, c.block_size), "rw_mix": c.rw_mix,
+                     "block_size": c.block_size, "fewest_ios": c.fewest_ios,
+                     "points": c.points,
+                     "levels": [{"pct": lv.pct, "state": lv.state, "us": lv.us,
+                                 "ios_needed": latency_qos.needed_ios(lv.pct)}
+                                for lv in c.levels]} for c in rows]}
+
+
 def _evidence(ev) -> dict:
     d = dataclasses.asdict(ev)
     d["rounds"], d["values"] = list(d["rounds"]), list(d["values"])
@@ -105,7 +120,7 @@ def run_document(run: RunView) -> dict:
         "verdict": {"compliant": run.verdict.compliant, "text": run.verdict.text,
                     "reasons": list(run.verdict.reasons)},
         "notes": list(run.notes),
-        "tests": [test_document(t) for t in run.tests],
+        "tests": [test_document(t) | qos(run, t) for t in run.tests],
     }
 
 

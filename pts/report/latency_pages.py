@@ -1,7 +1,8 @@
 """Latency test pages (pts-digest §7.3, §8.3): convergence of the average and of the maximum
 response time, the measurement window of the tracking variable (RND 4 KiB 0/100 ART), the
-tables of window averages (ART, 5 9s, MRT, IOPS; mixed points per direction) and 2D plots of
-ART and MRT over block size x R/W mix.
+tables of window averages (ART, 5 9s, MRT, IOPS; mixed points per direction), the QoS table
+(99.99 / 99.999 / 99.9999 %, pts.report.latency_qos_pages), 2D and 3D plots of ART and MRT
+over block size x R/W mix, and the response-time histograms (a page per R/W mix).
 """
 
 from __future__ import annotations
@@ -9,11 +10,12 @@ from __future__ import annotations
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
-from pts.report import charts, fmt
+from pts.report import charts, fmt, latency_qos, latency_qos_pages, plot3d_pages
 from pts.report.data import window_cells
 from pts.report.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
 from pts.report.model import Cell, TestResult
 from pts.report.steady_pages import convergence_page, page_info, window_pages
+from pts.testdefs.qos_select import needed_ios
 
 US = "µs"
 # (ledger field, table title, unit)
@@ -21,7 +23,6 @@ TABLES = (("lat_mean_us", "Average response time (ART)", US),
           ("lat_percentile_us", "{pct} % response time (5 9s)", US),
           ("lat_max_us", "Maximum response time (MRT)", US),
           ("iops", "IOPS", "IOPS"))
-FULL_RESOLUTION_IOS = 100_000   # below this many I/Os, 99.999 % is the largest one
 
 
 def build(run, test: TestResult) -> list[Flowable]:
@@ -33,9 +34,14 @@ def build(run, test: TestResult) -> list[Flowable]:
     story += convergence_page(test, f"MRT ({US})", "lat_max_us", writes,
                               "Maximum Response Time", first=False)
     story += window_pages(test, f"ART ({US})")
-    story += tables_page(test) + directions_page(test)
+    qos = latency_qos_pages.qos_cells(run, test)
+    story += tables_page(test) + latency_qos_pages.table_page(test, qos) + directions_page(test)
     story += plot_page(test, "lat_mean_us", "ART") + plot_page(test, "lat_max_us", "MRT")
-    return story
+    story += plot3d_pages.page(test, "lat_mean_us", "ART", f"ART ({US})",
+                               "Average response time (ART)")
+    story += plot3d_pages.page(test, "lat_max_us", "MRT", f"MRT ({US})",
+                               "Maximum response time (MRT, mean of the rounds' maxima)")
+    return story + latency_qos_pages.histogram_pages(test, qos)
 
 
 def _pct(test: TestResult) -> str:
@@ -59,23 +65,36 @@ def definitions(test: TestResult) -> str:
             "for mixed points the read and write histograms are merged. It is a bin midpoint "
             "(within 1/128 of the true value), capped at the measured maximum. MRT is the "
             "mean of the window rounds' maxima. Every value: " + _window_text(test) + ".")
-    if fewest is not None and fewest < FULL_RESOLUTION_IOS:
-        text += (f" Some points completed fewer than {FULL_RESOLUTION_IOS:,} I/Os (fewest: "
-                 f"{fewest:,.0f}): there the {_pct(test)} % response time is the largest "
-                 "one measured.")
+    need = needed_ios(float(_pct(test)))
+    if fewest is not None and fewest < need:
+        text += (f" n/r = not resolvable: a {_pct(test)} % level needs at least {need:,} I/Os "
+                 f"in a point (1 / (1 - p)); some window points completed fewer (fewest: "
+                 f"{fewest:,.0f}), and a cell with such a point shows n/r, not its slowest "
+                 "I/O.")
     return text
 
 
 def _matrix(test: TestResult, metric: str):
     cells = {(c.rw_mix, c.block_size): c for c in window_cells(test, metric)}
-    return [[fmt.block_size(bs)] + [_text(cells.get((mix, bs))) for mix in test.rw_mixes]
+    short = _short(test, metric)
+    return [[fmt.block_size(bs)] + [_text(cells.get((mix, bs)), (mix, bs) in short)
+                                    for mix in test.rw_mixes]
             for bs in test.block_sizes]
 
 
-def _text(cell: Cell | None) -> str:
+def _short(test: TestResult, metric: str) -> set[tuple[str, int]]:
+    """Cells whose percentile `metric` (lat_percentile_us, read_/write_...) is not
+    resolvable from the I/O count of a window point (pts.report.latency_qos)."""
+    if not metric.endswith("lat_percentile_us"):
+        return set()
+    ios = metric.removesuffix("lat_percentile_us") + "ios"
+    return latency_qos.short_cells(test, float(_pct(test)), ios)
+
+
+def _text(cell: Cell | None, short: bool = False) -> str:
     if cell is None or (cell.mean is None and not cell.na):
         return "no data"
-    return "N/A" if cell.na else fmt.num(cell.mean)
+    return "N/A" if cell.na else "n/r" if short else fmt.num(cell.mean)
 
 
 def tables_page(test: TestResult) -> list[Flowable]:
@@ -113,7 +132,7 @@ def directions_page(test: TestResult) -> list[Flowable]:
                 for d in ("read", "write"):
                     cell = next((c for c in window_cells(test, f"{d}_{metric}")
                                  if (c.rw_mix, c.block_size) == (mix, bs)), None)
-                    row.append(_text(cell))
+                    row.append(_text(cell, (mix, bs) in _short(test, f"{d}_{metric}")))
             rows.append(row)
     label_w = 30 * mm
     col_w = (CONTENT_WIDTH - label_w) / (len(header) - 1)

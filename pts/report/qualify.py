@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pts.config.datasheet import POINT_METRICS, Requirement
-from pts.report import fmt
+from pts.report import fmt, latency_qos
 from pts.report.export_json import cells, fob
 from pts.report.model import COMPLETE, NOT_STEADY, STEADY, RunView, TestResult
+from pts.testdefs.qos_select import needed_ios
 
 MET, NOT_MET, ERROR = "met", "not met", "error"
 
@@ -87,6 +88,12 @@ def _measure(test: TestResult, req: Requirement) -> tuple[float | None, str, str
         if pct is not None and float(pct) != 99.999:
             return None, "", f"{req.test} recorded the {pct} % percentile, not 99.999 %"
         metric = "lat_percentile_us"
+    if metric == "lat_percentile_us" and test.parameters.get("percentile") is not None:
+        pct = float(test.parameters["percentile"])   # never the slowest I/O as a level
+        if (cell["rw_mix"], cell["block_size"]) in latency_qos.short_cells(test, pct):
+            return None, "", (f"cell {req.cell}: the {pct:g} % response time is not resolvable"
+                              f" (a window point completed fewer than {needed_ios(pct):,} "
+                              "I/Os; longer --point-seconds resolve it)")
     value = cell["metrics"].get(metric)
     if value is None:
         have = sorted(k for k in cell["metrics"] if k in POINT_METRICS)

@@ -1,7 +1,7 @@
 """Throughput test pages (pts-digest §7.2, §8.3), per block size (each its own test,
-"throughput-1024k"): convergence of SEQ read and write MB/s, the measurement window of the
-write MB/s; after the run's last block size, the table of window averages (block size x
-{100/0, 0/100}) and the 2D plot over all block sizes.
+"throughput-1024k"): convergence of SEQ read and of SEQ write MB/s (separate plots), the
+measurement window of the write MB/s; after the run's last block size, the table of window
+averages (block size x {100/0, 0/100}) and the 2D plot over all block sizes.
 """
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from __future__ import annotations
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
-from pts.report import charts, fmt
+from pts.report import charts, convergence_pages, fmt
 from pts.report.data import window_cells
 from pts.report.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
 from pts.report.model import RunView, TestResult
-from pts.report.steady_pages import convergence_page, page_info, window_pages
+from pts.report.steady_pages import page_info, window_pages
 
 PREFIX = "throughput-"
 YLABEL = "MB/s (decimal)"
@@ -22,8 +22,7 @@ UNITS = ("MB/s are decimal (10^6 bytes per second, from fio's bytes/s); block si
 
 
 def build(run: RunView, test: TestResult) -> list[Flowable]:
-    cells = [(mix, bs) for mix in test.rw_mixes for bs in test.block_sizes]
-    story = convergence_page(test, YLABEL, "mbps", cells, "SEQ read and write MB/s")
+    story = convergence_pages.throughput_split(test, YLABEL)   # read and write apart
     story += window_pages(test, YLABEL)
     family = [t for t in run.tests if t.name.startswith(PREFIX)]
     if family and family[-1] is test:

@@ -112,3 +112,11 @@ def test_pdf_has_serial_verdict_and_every_deviation(iops_run):
     assert any(d.startswith("Write cache:") for d in deviations)
     for d in deviations:
         assert words(d) in text, d
+
+
+def test_pdf_has_every_block_size_convergence_and_the_3d_plot(iops_run):
+    text = words(iops_run.pdf_text())
+    for title in ("3D Plot: IOPS vs Block Size and R/W Mix",
+                  *(f"Steady State Convergence: RND {m} ({d}) IOPS, all block sizes"
+                    for m, d in (("0/100", "write"), ("100/0", "read")) if m in MIXES)):
+        assert title in text, title

@@ -97,5 +97,8 @@ def test_pdf_pages(lat):
                   "Measurement Window Tabular Data: ART, 5 9s, MRT, IOPS",
                   "99.999 % response time (5 9s)", "Maximum response time (MRT)",
                   "Mixed Points: Reads and Writes", "2D Plot: ART", "2D Plot: MRT",
-                  "fio total latency", "Latency 0.5 KiB cells not measured (N/A)"):
+                  "fio total latency", "Latency 0.5 KiB cells not measured (N/A)",
+                  "Response Time QoS: ART, 99.99 %, 99.999 %, 99.9999 %, MRT",
+                  "3D Plot: ART vs Block Size", "3D Plot: MRT vs Block Size",
+                  "Response Time Histograms: RND 0/100"):
         assert title in text, title

@@ -68,7 +68,8 @@ def test_points_seq_read_then_write_and_decimal_mbps(tp):
 def test_pdf_pages_per_block_size(tp):
     text = tp.pdf_text()
     for title in ("Throughput 1024 KiB test", "Throughput 128 KiB test",
-                  "Steady State Convergence: SEQ read and write MB/s",
+                  "Steady State Convergence: SEQ read MB/s",
+                  "Steady State Convergence: SEQ write MB/s",
                   "Steady State Measurement Window: SEQ 1024KiB 0/100",
                   "Steady State Measurement Window: SEQ 128KiB 0/100",
                   "Throughput Measurement Window Tabular Data: MB/s, all block sizes",
