@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pts.cli import remote
 from pts.cli.multi import session as multi
 from pts.config.settings import PURGE_CHOICES, ROUND_MODES, Settings, SettingsError, make_settings
 from pts.config.spec import DEFAULT_SPEC, SpecError, load_spec
@@ -18,10 +19,13 @@ def add(parser: pytest.Parser) -> None:
                      "each, then compared; README 'Several devices in one session') "
                      "block device under test (whole device, e.g. /dev/nvme0n1; symlinks such "
                      "as /dev/disk/by-id/... are resolved), or 'emulated[:SIZE[:PROFILE]]' "
+                     "or 'ssh://[USER@]HOST[:SSHPORT]/dev/NAME' for a drive on another host "
+                     "(fio client/server; README 'Drives on other hosts'), "
                      f"for an emulated SSD made for this session (default "
                      f"{emulated.DEFAULT_SIZE}, profile {emulated.DEFAULT_PROFILE}; a model, so "
                      "never a compliant run). Without --device every PTS test is skipped.")
     multi.add_options(g)
+    remote.add_options(g)
     g.addoption("--destructive", action="store_true",
                 help="allow the tests to purge and overwrite ALL data on --device. Devices "
                      "that are mounted, hold mounted partitions, have holders (LVM/MD/"

@@ -26,6 +26,8 @@ __all__ = ["PurgeError", "PurgePlan", "PurgeResult", "plan", "purge"]
 def _discard_plan(dev: BlockDevice, log_file, label: str, deviation: bool,
                   why: str) -> PurgePlan:
     argv = ["blkdiscard", "-v", dev.path]
+    # On another host: the command recorded and shown is the ssh command that runs it.
+    shown = argv if dev.remote is None else dev.remote.ssh_argv(argv)
 
     def execute() -> PurgeResult:
         host = dev.host                     # this machine, or the DUT host over ssh
@@ -37,8 +39,8 @@ def _discard_plan(dev: BlockDevice, log_file, label: str, deviation: bool,
         except commands.ToolFailed as exc:
             raise PurgeError(f"purge by {label} of {dev.path} failed, stopping (fail "
                              f"closed): {exc}") from None
-        return PurgeResult(label, argv, time.monotonic() - start, deviation, (tuple(argv),))
-    return PurgePlan(label, argv, deviation, why, execute)
+        return PurgeResult(label, shown, time.monotonic() - start, deviation, (tuple(shown),))
+    return PurgePlan(label, shown, deviation, why, execute)
 
 
 def _none() -> PurgeResult:

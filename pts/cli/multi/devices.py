@@ -34,6 +34,8 @@ def labels(devices: Sequence[str]) -> list[str]:
     out: list[str] = []
     for d in devices:
         base = d if d.startswith("emulated") else (os.path.basename(d.rstrip("/")) or d)
+        if m := re.match(r"ssh://(?:[^@/]+@)?([^/]+)/", d):    # another host: HOST:NAME
+            base = f"{m[1]}:{base}"
         name, n = base, 1
         while name in out:
             n += 1
