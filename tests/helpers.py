@@ -38,7 +38,8 @@ TOOLS = {"fio": "fio", "blkdiscard": "util-linux", "blockdev": "util-linux",
          "pdftotext": "poppler-utils", "mkfs.ext4": "e2fsprogs", "fusermount3": "fuse3",
          "sfdisk": "fdisk", "pgrep": "procps", "pkill": "procps",
          "qemu-system-x86_64": "qemu-system-x86", "busybox": "busybox-static", "cpio": "cpio",
-         "depmod": "kmod"}
+         "depmod": "kmod", "ssh": "openssh-client", "ssh-keygen": "openssh-client",
+         "sshd": "openssh-server"}
 
 
 # ------------------------------------------------------------------------- loop devices
