@@ -11,6 +11,7 @@ Everything a run records stays on this host (the controller).
 from __future__ import annotations
 
 import shlex
+import socket
 
 from pts.device.identity import BlockDevice, DeviceError, resolve
 from pts.tools import commands, hosts
@@ -44,7 +45,16 @@ def resolve_given(given: str, ssh_config: str | None = None,
                           f"{(str(exc).splitlines() or [''])[0]}. Check that `"
                           f"{shlex.join(remote.ssh_argv(['true']))}` works without a "
                           "password prompt (key authentication).") from None
-    return resolve(given, remote, path)
+    dev = resolve(given, remote, path)
+    try:
+        with socket.create_connection((remote.host.strip("[]"), remote.fio_port), timeout=10):
+            pass
+    except OSError as exc:
+        raise DeviceError(f"{given}: fio --server is not reachable at {remote.fio_client()} "
+                          f"({exc.strerror or exc}). Start it on the DUT host: `fio "
+                          f"--server=,{remote.fio_port}` (the same fio version as here), or "
+                          "give its port with --fio-port N") from None
+    return dev
 
 
 def refusal(given: str | None, *, resume: str | None, round_mode: str, purge: str) -> str | None:

@@ -130,12 +130,15 @@ def runs(tmp_path_factory):
         refused = run_suite("--device", dut.url, "--destructive", "--purge", "trim",
                             *dut.args(), "--reports-dir", str(base / "refused"), target=IOPS,
                             timeout=300)
+        no_server = run_suite("--device", dut.url, "--dry-run", "--ssh-config",
+                              str(dut.ssh_config), "--fio-port", str(free_port()), *ARGS,
+                              target=IOPS, timeout=300)
         remote = run_pts(dut.url, base / "remote", *dut.args(), *ARGS, target=IOPS,
                          timeout=600)
         procs, folder = (dut.sshd, dut.fio), dut.folder
     with loop_device(SIZE) as local_dev:
         local = run_pts(local_dev, base / "local", *ARGS, target=IOPS, timeout=600)
-    yield {"dry": dry, "refused": refused, "remote": remote, "local": local, "url": dut.url,
+    yield {"dry": dry, "refused": refused, "no_server": no_server, "remote": remote, "local": local, "url": dut.url,
            "fio_port": dut.fio_port, "remote_dev": remote_dev}
     # nothing left behind: our sshd and fio server stopped, keys and config gone, loop
     # device detached (tests.helpers.loop_device detaches only its own)
@@ -159,6 +162,12 @@ def test_pipelined_rounds_are_refused_for_a_remote_device_with_the_fix(runs):
     p = runs["refused"]
     assert p.returncode == 4, p.stdout + p.stderr
     assert "--round-mode stonewalled" in p.stderr
+
+
+def test_a_dut_host_without_fio_server_is_refused_at_start_up(runs):
+    p = runs["no_server"]
+    assert p.returncode == 4, p.stdout + p.stderr
+    assert "fio --server is not reachable at 127.0.0.1," in p.stderr and "--fio-port" in p.stderr
 
 
 def test_remote_run_goes_through_ssh_and_fio_client_server(runs):
