@@ -3,7 +3,8 @@ a free port, its own host key, config and authorized key in a temp dir; the syst
 not touched), `fio --server` on 127.0.0.1 and a free port, and a loop device as the remote
 drive. The IOPS test runs through `--device ssh://root@127.0.0.1:PORT/dev/loopN` (I/O by fio
 client/server, everything else over ssh), and its ledger and report must have the shape of
-the same run on a local loop device. Nothing is left behind (checked at teardown)."""
+the same run on a local loop device in the same session. Nothing is left behind (checked at
+teardown)."""
 
 from __future__ import annotations
 
@@ -20,9 +21,10 @@ from pathlib import Path
 
 import pytest
 
+from pts.results.ledger import read_ledger
 from pts.tools.fio import parse_output
 from tests.helpers import loop_device, pdf_text
-from tests.ptsrun import IOPS, run_pts, run_suite
+from tests.ptsrun import IOPS, PtsRun, run_suite
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext", "ssh",
@@ -120,11 +122,19 @@ def loopback_dut(device: str):
                 Path("/run/sshd").rmdir()
 
 
+def folder_run(proc: subprocess.CompletedProcess, folder: Path) -> PtsRun:
+    records, notes = read_ledger(folder / "ledger.jsonl")
+    return PtsRun(proc, 0.0, folder, [r.data for r in records], notes,
+                  json.loads((folder / "run.json").read_text()))
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    """The same short IOPS run on a "remote" loop device and on a local one."""
+    """The same short IOPS run on a "remote" loop device and on a local one, both in ONE
+    session (remote and local devices mix: README "Several devices in one session")."""
     base = tmp_path_factory.mktemp("remote")
-    with loop_device(SIZE) as remote_dev, loopback_dut(remote_dev) as dut:
+    with loop_device(SIZE) as remote_dev, loop_device(SIZE) as local_dev, \
+            loopback_dut(remote_dev) as dut:
         dry = run_suite("--device", dut.url, "--dry-run", *dut.args(), *ARGS, target=IOPS,
                         timeout=300)
         refused = run_suite("--device", dut.url, "--destructive", "--purge", "trim",
@@ -133,13 +143,19 @@ def runs(tmp_path_factory):
         no_server = run_suite("--device", dut.url, "--dry-run", "--ssh-config",
                               str(dut.ssh_config), "--fio-port", str(free_port()), *ARGS,
                               target=IOPS, timeout=300)
-        remote = run_pts(dut.url, base / "remote", *dut.args(), *ARGS, target=IOPS,
-                         timeout=600)
+        session = run_suite("--device", dut.url, "--device", local_dev, "--destructive",
+                            "--reports-dir", str(base / "reports"), *dut.args(), *ARGS,
+                            target=IOPS, timeout=600)
+        print(session.stdout[-4000:], session.stderr[-2000:])
         procs, folder = (dut.sshd, dut.fio), dut.folder
-    with loop_device(SIZE) as local_dev:
-        local = run_pts(local_dev, base / "local", *ARGS, target=IOPS, timeout=600)
-    yield {"dry": dry, "refused": refused, "no_server": no_server, "remote": remote, "local": local, "url": dut.url,
-           "fio_port": dut.fio_port, "remote_dev": remote_dev}
+    found = {json.loads(p.read_text())["device"]["given"]: p.parent
+             for p in (base / "reports").glob("*/*/run.json")}
+    assert sorted(found) == sorted([dut.url, local_dev]), session.stdout + session.stderr
+    yield {"dry": dry, "refused": refused, "no_server": no_server, "session": session,
+           "remote": folder_run(session, found[dut.url]),
+           "local": folder_run(session, found[local_dev]), "url": dut.url,
+           "fio_port": dut.fio_port, "remote_dev": remote_dev,
+           "compare": list((base / "reports").glob("sessions/*/compare.pdf"))}
     # nothing left behind: our sshd and fio server stopped, keys and config gone, loop
     # device detached (tests.helpers.loop_device detaches only its own)
     assert all(p.poll() is not None for p in procs)
@@ -191,6 +207,14 @@ def test_remote_run_goes_through_ssh_and_fio_client_server(runs):
     assert all(parse_output(p.read_text())["jobs"] for p in rounds)
     # fio's logs came back from the server to the controller (.log.HOST)
     assert list(r.folder.glob("raw/iops/round-*/timing/*.log.127.0.0.1"))
+
+
+def test_remote_and_local_devices_mix_in_one_session(runs):
+    out = runs["session"].stdout
+    assert runs["session"].returncode in (0, 1), out + runs["session"].stderr
+    port = runs["url"].split(":")[2].split("/")[0]
+    assert f"[127.0.0.1:{port}:{Path(runs['remote_dev']).name}]" in out   # its label
+    assert len(runs["compare"]) == 1
 
 
 def test_remote_ledger_and_report_have_the_shape_of_a_local_run(runs):
