@@ -59,7 +59,8 @@ class BlockDevice:
             d.pop("remote")
         else:
             d["remote"] = {"host": self.remote.host, "user": self.remote.user,
-                           "ssh_port": self.remote.ssh_port, "fio_port": self.remote.fio_port}
+                           "ssh_port": self.remote.ssh_port, "fio_port": self.remote.fio_port,
+                           "ssh_config": self.remote.ssh_config}
         return d
 
 

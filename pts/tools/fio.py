@@ -8,9 +8,7 @@ in the run folder, the first two written before fio starts.
 from __future__ import annotations
 
 import json
-import os
 import re
-import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +16,7 @@ from pathlib import Path
 from pts.tools import commands
 from pts.tools.commands import ToolError, ToolMissing
 from pts.tools.fio_result import Direction, Summary, summarize
-from pts.tools.hosts import Remote
+from pts.tools.hosts import LOCAL, Host, Remote, host_for
 
 # Options every job gets, and why.
 GLOBAL_OPTIONS = {
@@ -68,19 +66,22 @@ class DeviceGone(FioFailed):
     """fio failed because the device under test is gone (unplugged, detached, size 0)."""
 
     @classmethod
-    def check(cls, filename: str) -> DeviceGone | None:
-        """Name the cause when a failed fio run is explained by the device having gone."""
+    def check(cls, filename: str, host: Host = LOCAL) -> DeviceGone | None:
+        """Name the cause when a failed fio run is explained by the device having gone
+        (`host`: where the device is, pts.tools.hosts)."""
         try:
-            st = os.stat(filename)
-        except FileNotFoundError:
+            node = host.stat(filename)
+        except ToolError:
+            return None              # the host cannot be asked (ssh down): cause unknown
+        if node is None:
             return cls(f"the device under test {filename} disappeared during the test (the "
                        "device node no longer exists)")
-        if not stat.S_ISBLK(st.st_mode):
+        if node.kind != "block":
             return None
-        size = Path(f"/sys/dev/block/{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}/size")
+        size = f"/sys/dev/block/{node.rdev[0]}:{node.rdev[1]}/size"
         try:
-            gone = int(size.read_text()) == 0
-        except (OSError, ValueError):
+            gone = int(host.read(size, "x")) == 0
+        except (ToolError, ValueError):
             gone = True
         return cls(f"the device under test {filename} disappeared during the test (it now "
                    "has no capacity: detached or removed)") if gone else None
@@ -275,9 +276,9 @@ class Fio:
                 str(job_path)]
 
     def device_gone(self, filename: str) -> DeviceGone | None:
-        """DeviceGone if the device explains a failure (checked here only: a remote
-        device's node is not on this host)."""
-        return DeviceGone.check(filename) if self.remote is None else None
+        """DeviceGone if the device explains a failure (a remote device is looked at on
+        its host, over ssh)."""
+        return DeviceGone.check(filename, host_for(self.remote))
 
     def run(self, filename: str, jobs: list[Job], out_dir: Path, name: str,
             timeout: float | None = None, histograms: bool = False) -> FioResult:

@@ -149,8 +149,12 @@ def run_round(fio: Fio, filename: str, jobs: list[Job], out_dir: Path, mode: str
 
 
 def _remote(fio: Fio) -> bool:
-    """Is the I/O on another host (fio --client)? Its device node is not here."""
+    """Is the I/O on another host (fio --client)?"""
     return getattr(fio, "remote", None) is not None
+
+
+def _gone(fio: Fio, filename: str) -> DeviceGone | None:
+    return fio.device_gone(filename) if _remote(fio) else DeviceGone.check(filename)
 
 
 def _results(fio: Fio, filename: str, planned: list[Job], docs, bounds) -> list[PointResult]:
@@ -159,7 +163,7 @@ def _results(fio: Fio, filename: str, planned: list[Job], docs, bounds) -> list[
         single, path = docs[job.name]
         summary = summarize(single)
         if summary.errors:
-            raise (None if _remote(fio) else DeviceGone.check(filename)) or FioFailed(
+            raise _gone(fio, filename) or FioFailed(
                 f"fio reported I/O error(s) {summary.errors} for {job.name} in {path}")
         start, end = io_window(job) or bounds[job.name]
         overlap = None if previous_end is None else (previous_end - start) * 1000

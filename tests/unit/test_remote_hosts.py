@@ -130,7 +130,15 @@ def test_fio_runs_as_client_of_the_dut_hosts_server(tmp_path, monkeypatch):
     argv = fio.argv(tmp_path / "p.json", tmp_path / "p.fio")
     assert argv[1:] == ["--output-format=json", f"--output={tmp_path / 'p.json'}",
                         "--client=10.0.0.7,9000", str(tmp_path / "p.fio")]
-    assert fio.device_gone("/dev/this-host-has-no-such-node") is None
+    ran = []
+
+    def no_node(argv, **kw):          # stat over ssh: "No such file or directory"
+        ran.append(argv)
+        return commands.CommandResult(tuple(argv), 1, "", "stat: cannot statx", 0.0)
+    monkeypatch.setattr(commands, "run", no_node)
+    gone = fio.device_gone("/dev/nvme9n1")
+    assert gone is not None and "disappeared" in str(gone)
+    assert ran[0][0] == "ssh" and ran[0][-1].startswith("stat -L")   # asked on the DUT host
 
 
 def test_client_stats_json_gives_the_jobs_without_the_all_clients_sum():
