@@ -196,7 +196,11 @@ def pts_run(request: pytest.FixtureRequest):
         run.close()
         config.stash[REPORTS].append(_render(run.folder))
         config.stash[REPORTS].extend(console.warning_lines(run.folder))
-        if _stopped(run.folder):
+        if _stopped(run.folder) and dev.remote is not None:
+            config.stash[REPORTS].append(
+                f"PTS run stopped before it finished; --resume is not supported for a device "
+                f"on another host ({dev.given}): start a new run")
+        elif _stopped(run.folder):
             config.stash[REPORTS].append(
                 f"PTS run stopped before it finished; to continue after the last completed "
                 f"round: pytest pts/ --resume {run.folder} --destructive")
