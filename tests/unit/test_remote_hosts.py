@@ -91,8 +91,9 @@ def test_ssh_failures_are_tool_errors_naming_the_host(monkeypatch):
                              (3, commands.ToolFailed, "on dut1 exited with status 3")):
         monkeypatch.setattr(commands, "run", lambda argv, code=code, **kw:
                             commands.CommandResult(tuple(argv), code, "", "boom", 0.0))
+        argv = ["nvme", "list"]           # not run: commands.run is the fake above
         with pytest.raises(kind, match=text):
-            host.run(["nvme", "list"])
+            host.run(argv)
 
 
 def _fake_device(host_files: dict[str, str]) -> tuple[BlockDevice, Recorded]:
