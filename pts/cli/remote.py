@@ -54,7 +54,24 @@ def resolve_given(given: str, ssh_config: str | None = None,
                           f"({exc.strerror or exc}). Start it on the DUT host: `fio "
                           f"--server=,{remote.fio_port}` (the same fio version as here), or "
                           "give its port with --fio-port N") from None
+    _check_fio_versions(given, probe)
     return dev
+
+
+def _check_fio_versions(given: str, host: hosts.SshHost) -> None:
+    """fio's client/server protocol changes between versions: the same fio on both sides.
+    A DUT host whose fio is not on ssh's PATH (a server started from elsewhere) is not
+    checked here; fio itself then refuses a mismatch when the run starts."""
+    try:
+        here = commands.run(["fio", "--version"], timeout=30).stdout.strip()
+        there = host.run(["fio", "--version"], timeout=60).stdout.strip()
+    except commands.ToolError:
+        return
+    if here and there and here != there:
+        raise DeviceError(f"{given}: fio on the DUT host is {there}, here it is {here}; fio's "
+                          "client/server protocol needs the same version on both. Install "
+                          f"{here} on {host.remote.target} (or this one's there) and restart "
+                          "its fio --server")
 
 
 def refusal(given: str | None, *, resume: str | None, round_mode: str, purge: str) -> str | None:

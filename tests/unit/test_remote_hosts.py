@@ -169,3 +169,16 @@ def test_what_a_remote_device_cannot_do_is_refused_with_the_fix(options, fix):
     assert remote.refusal("/dev/loop3", **options) is None
     assert remote.refusal("ssh://dut1/dev/nvme0n1", resume=None, round_mode="per-point",
                           purge="none") is None
+
+
+def test_a_different_fio_on_the_dut_host_is_refused_naming_both(monkeypatch):
+    def fake(argv, **kw):
+        out = "fio-3.36\n" if argv[0] == "ssh" else "fio-3.33\n"
+        return commands.CommandResult(tuple(argv), 0, out, "", 0.0)
+    monkeypatch.setattr(commands, "run", fake)
+    host = hosts.SshHost(hosts.Remote("dut1", "root"))
+    with pytest.raises(remote.DeviceError, match="fio-3.36, here it is fio-3.33"):
+        remote._check_fio_versions("ssh://root@dut1/dev/sda", host)
+    monkeypatch.setattr(commands, "run", lambda argv, **kw: commands.CommandResult(
+        tuple(argv), 0, "fio-3.33\n", "", 0.0))
+    remote._check_fio_versions("ssh://root@dut1/dev/sda", host)     # same: accepted
