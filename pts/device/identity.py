@@ -3,7 +3,7 @@ Resolution never writes; the safety gate is pts.device.safety."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from pts.tools import commands, nvme
@@ -106,6 +106,8 @@ def resolve(given: str, remote: Remote | None = None, path: str | None = None) -
     logical = int(host.read(queue / "logical_block_size", "512"))
     if transport == "nvme":
         identity, capacity, logical = _nvme_view(path, identity, capacity, logical, host)
+    if remote is not None:       # where the identity was read: the DUT host, over ssh
+        identity = replace(identity, source=f"{identity.source} on {remote.target} (ssh)")
     return BlockDevice(
         path=path, given=given, kname=kname, devno=devno, capacity_bytes=capacity,
         logical_sector=logical,
