@@ -182,3 +182,19 @@ def test_a_different_fio_on_the_dut_host_is_refused_naming_both(monkeypatch):
     monkeypatch.setattr(commands, "run", lambda argv, **kw: commands.CommandResult(
         tuple(argv), 0, "fio-3.33\n", "", 0.0))
     remote._check_fio_versions("ssh://root@dut1/dev/sda", host)     # same: accepted
+
+
+def test_remote_devices_are_labelled_by_host_in_a_session():
+    from pts.cli.multi.devices import labels
+    assert labels(["ssh://root@dut1:2222/dev/sda", "/dev/sda", "ssh://dut2/dev/sda"]) == \
+        ["dut1:2222:sda", "sda", "dut2:sda"]
+
+
+def test_trim_runs_over_ssh_and_a_spec_purge_is_refused_with_the_fix():
+    from pts.conditioning import purge
+    dev, _ = _fake_device({})
+    trim = purge.plan("trim", dev)
+    assert trim.command[:3] == ["ssh", "-o", "BatchMode=yes"]
+    assert trim.command[-1] == "blkdiscard -v /dev/loop3" and trim.deviation
+    with pytest.raises(purge.PurgeError, match="--purge trim"):
+        purge.plan("auto", dev)
