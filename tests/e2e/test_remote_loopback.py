@@ -28,7 +28,7 @@ from tests.ptsrun import IOPS, PtsRun, run_suite
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext", "ssh",
-                                "sshd", "ssh-keygen")]
+                                "sshd", "ssh-keygen", "mkfs.ext4", "mount", "umount")]
 
 SIZE = 256 << 20
 ARGS = ("--spec", "pts-e-1.1", "--purge", "trim", "--round-mode", "stonewalled",
@@ -122,6 +122,25 @@ def loopback_dut(device: str):
                 Path("/run/sshd").rmdir()
 
 
+def refused_mounted(dut: Dut, base: Path) -> tuple[subprocess.CompletedProcess, str, Path]:
+    """A second "remote" drive with a mounted filesystem: the run is refused by the gate
+    reading the DUT host's mounts over ssh (the refusal names the host)."""
+    mnt = base / "mnt"
+    mnt.mkdir()
+    with loop_device(16 << 20) as dev:
+        subprocess.run(["mkfs.ext4", "-F", "-q", dev], check=True, capture_output=True)
+        subprocess.run(["mount", dev, str(mnt)], check=True)
+        try:
+            url = dut.url.rsplit("/dev/", 1)[0] + dev
+            proc = run_suite("--device", url, "--destructive", *dut.args(), *ARGS,
+                             "--reports-dir", str(base / "mounted"), target=IOPS, timeout=300)
+            left = sorted(p.name for p in mnt.iterdir())
+        finally:
+            subprocess.run(["umount", str(mnt)], check=True)
+    assert "lost+found" in left          # the filesystem is intact
+    return proc, dev, mnt
+
+
 def folder_run(proc: subprocess.CompletedProcess, folder: Path) -> PtsRun:
     records, notes = read_ledger(folder / "ledger.jsonl")
     return PtsRun(proc, 0.0, folder, [r.data for r in records], notes,
@@ -143,6 +162,7 @@ def runs(tmp_path_factory):
         no_server = run_suite("--device", dut.url, "--dry-run", "--ssh-config",
                               str(dut.ssh_config), "--fio-port", str(free_port()), *ARGS,
                               target=IOPS, timeout=300)
+        mounted = refused_mounted(dut, base)
         session = run_suite("--device", dut.url, "--device", local_dev, "--destructive",
                             "--reports-dir", str(base / "reports"), *dut.args(), *ARGS,
                             target=IOPS, timeout=600)
@@ -152,6 +172,7 @@ def runs(tmp_path_factory):
              for p in (base / "reports").glob("*/*/run.json")}
     assert sorted(found) == sorted([dut.url, local_dev]), session.stdout + session.stderr
     yield {"dry": dry, "refused": refused, "no_server": no_server, "session": session,
+           "mounted": mounted,
            "remote": folder_run(session, found[dut.url]),
            "local": folder_run(session, found[local_dev]), "url": dut.url,
            "fio_port": dut.fio_port, "remote_dev": remote_dev,
@@ -178,6 +199,13 @@ def test_pipelined_rounds_are_refused_for_a_remote_device_with_the_fix(runs):
     p = runs["refused"]
     assert p.returncode == 4, p.stdout + p.stderr
     assert "--round-mode stonewalled" in p.stderr
+
+
+def test_a_mounted_remote_drive_is_refused_by_the_dut_hosts_mounts(runs):
+    proc, dev, mnt = runs["mounted"]
+    assert proc.returncode == 4, proc.stdout + proc.stderr
+    assert f"{dev} is mounted on {mnt} (on root@127.0.0.1)" in proc.stderr
+    assert "Nothing was written" in proc.stderr
 
 
 def test_a_dut_host_without_fio_server_is_refused_at_start_up(runs):
