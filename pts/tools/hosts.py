@@ -24,7 +24,7 @@ SSH_SCHEME = "ssh://"
 DEFAULT_FIO_PORT = 8765       # fio --server's default port (man fio, CLIENT / SERVER)
 SSH_TIMEOUT_S = 120
 _URL = re.compile(r"^ssh://(?:(?P<user>[A-Za-z0-9._-]+)@)?(?P<host>\[[0-9A-Fa-f:.]+\]|"
-                  r"[A-Za-z0-9._-]+)(?::(?P<port>\d+))?(?P<path>/dev/[A-Za-z0-9._/-]+)$")
+                  r"[A-Za-z0-9._-]+)(?::(?P<port>\d+))?(?P<path>/dev/[A-Za-z0-9._/:+-]+)$")
 
 
 class RemoteError(ValueError):

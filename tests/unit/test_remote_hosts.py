@@ -22,6 +22,8 @@ from pts.tools.fio import Fio, parse_output
     ("ssh://dut1/dev/nvme0n1", ("dut1", None, None, "/dev/nvme0n1")),
     ("ssh://root@10.0.0.7:2222/dev/loop3", ("10.0.0.7", "root", 2222, "/dev/loop3")),
     ("ssh://qa@[fe80::1]/dev/sda", ("[fe80::1]", "qa", None, "/dev/sda")),
+    ("ssh://dut1:22/dev/disk/by-path/pci-0000:01:00.0-nvme-1",
+     ("dut1", None, 22, "/dev/disk/by-path/pci-0000:01:00.0-nvme-1")),
 ])
 def test_urls_are_parsed(given, want):
     r, path = hosts.parse(given)
