@@ -236,14 +236,15 @@ def declare_na(run: Run, test: str, prefix: str, points) -> None:
                             "bytes).")
 
 
-def resumed_history(run: Run, test: str) -> dict[str, list[float]] | None:
+def resumed_history(run: Run, test: str,
+                    needs_wipc: bool = True) -> dict[str, list[float]] | None:
     """On --resume, the tracking values of the rounds already done, if the test got past
     WIPC and nothing purged the drive since (it then goes on with the next round, with the
     write cache set and read back again: a power cycle may have reset it); None: run the
     test from purge."""
     if run.resume is None:
         return None
-    progress = run.resume.progress(test)
+    progress = run.resume.progress(test, needs_wipc)
     if progress.restart_reason is not None:
         if progress.restart_reason:     # "": the test had not started before the stop
             run.write(f"[pts {test}] resume: {progress.restart_reason}; starting from purge")
@@ -263,10 +264,11 @@ def resumed_history(run: Run, test: str) -> dict[str, list[float]] | None:
 
 
 def recorded_test(run: Run, test: str, title: str, clause: str, parameters: dict,
-                  body: Callable[[], Outcome]) -> Outcome:
+                  body: Callable[[], Outcome], needs_wipc: bool = True) -> Outcome:
     """test_start, the test's body, test_end (status "error" if the body raised).
-    A test a resumed run had already finished is not run again: its recorded end stands."""
-    progress = run.resume.progress(test) if run.resume else None
+    A test a resumed run had already finished is not run again: its recorded end stands.
+    needs_wipc: as ResumeState.progress."""
+    progress = run.resume.progress(test, needs_wipc) if run.resume else None
     if progress is not None and progress.finished is not None:
         end = progress.finished
         run.write(f"[pts {test}] already finished in this run: {end.message}")

@@ -97,10 +97,12 @@ class ResumeState:
         raise DeviceError(f"--resume {self.folder}: {dev.given} cannot continue this run: "
                           f"{why}. Nothing was written; start a new run.")
 
-    def progress(self, test: str) -> TestProgress:
+    def progress(self, test: str, needs_wipc: bool = True) -> TestProgress:
         """Where `test` stands: finished, going on after its last completed round, or to be
         restarted from purge (it stopped before WIPC completed, or a later test of the run
-        purged and rewrote the drive since its last record)."""
+        purged and rewrote the drive since its last record). needs_wipc=False: a round phase
+        without purge and WIPC of its own (DIRTH/CBW demand variation after their
+        preconditioning test) goes on from its last completed round."""
         mine = [(n, r) for n, r in enumerate(self.records) if r.test == test]
         recs = [r for _, r in mine]
         ends = [r for r in recs if isinstance(r, records.TestEnd) and r.finished]
@@ -120,7 +122,7 @@ class ResumeState:
                                if isinstance(r, records.Purge) and r.test != test})
         if not recs:
             reason = ""
-        elif not any(isinstance(r, records.Wipc) for r in recs):
+        elif needs_wipc and not any(isinstance(r, records.Wipc) for r in recs):
             reason = "it had stopped before WIPC completed"
         elif purged_since:
             reason = (f"the drive was purged and rewritten since by {', '.join(purged_since)}, "

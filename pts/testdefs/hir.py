@@ -139,7 +139,12 @@ def _body(run: Run, decl: RoundTest) -> Outcome:
                    for r in results))
     run.write(f"[pts {TEST}] {message}")
     window = tuple(baseline.window) if baseline.window else (1, baseline.rounds)
-    return Outcome(records.COMPLETE, baseline.rounds, window[1] if baseline.steady else None,
+    if not baseline.steady:     # §7.5 step 2: the wait states start from a steady baseline
+        message = (f"preconditioning did not reach steady state in {baseline.rounds} rounds, "
+                   f"so the wait states ran against a baseline that is not the steady state "
+                   f"(PTS 2.0.2 §7.5 step 2); {message}")
+    status = records.COMPLETE if baseline.steady else records.NOT_STEADY
+    return Outcome(status, baseline.rounds, window[1] if baseline.steady else None,
                    window, {}, message)
 
 

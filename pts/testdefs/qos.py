@@ -24,6 +24,7 @@ from pts.procedure.runner import (
     RoundMeasure,
     point_timeout,
     recorded_test,
+    resumed_history,
     run_phase,
     run_round_test,
 )
@@ -53,7 +54,7 @@ def run_qos(run: Run, kind: str) -> Outcome:
         run, kind, w, f"before round {r}", qos.tracking_thread_count,
         qos.tracking_queue_depth, settings.scaled(qos.prewrite_seconds)))
     outcome = recorded_test(run, kind, decl.title, decl.clause, decl.parameters,
-                            lambda: _demand_body(run, kind, decl, w))
+                            lambda: _demand_body(run, kind, decl, w), needs_wipc=False)
     if pre.steady:
         return outcome
     return dataclasses.replace(outcome, status=records.NOT_STEADY, message=(
@@ -61,13 +62,12 @@ def run_qos(run: Run, kind: str) -> Outcome:
 
 
 def _demand_body(run: Run, kind: str, decl, w: Workload) -> Outcome:
-    if run.resume is not None and run.resume.progress(kind).last_round:
-        run.deviation(kind, "Resumed run: the demand-variation rounds were run again from "
-                            "round 1 on the preconditioned drive (the rounds before the stop "
-                            "are kept in the ledger; the later records win).")
-    if w.deviation(kind):
+    # --resume: on after the last completed demand round (its preconditioning test is
+    # finished, so nothing purged or rewrote the drive since); the round in flight is redone.
+    history = resumed_history(run, kind, needs_wipc=False)
+    if w.deviation(kind) and not history:
         run.deviation(kind, w.deviation(kind))
-    outcome = run_phase(run, decl, RoundMeasure(run, decl))
+    outcome = run_phase(run, decl, RoundMeasure(run, decl), history)
     chosen = operating_points(run, kind, outcome)
     done = [c for c in chosen if c.point is not None]
     for c in done:
@@ -83,11 +83,14 @@ def window_points(run: Run, kind: str, outcome: Outcome) -> list[qos_select.Grid
     """Each grid point's IOPS and ART: the mean over the measurement window rounds."""
     first, last = outcome.window
     found, _ = read_records(run.ledger.path)
-    by_toio: dict[tuple[int, int], list[records.Point]] = {}
+    latest: dict[tuple[int, int, int], records.Point] = {}     # a redone round's point wins
     for r in found:
         if isinstance(r, records.Point) and r.test == kind and first <= r.round <= last \
                 and not r.na and r.get("iops") is not None:
-            by_toio.setdefault((r.get("thread_count"), r.get("queue_depth")), []).append(r)
+            latest[(r.round, r.get("thread_count"), r.get("queue_depth"))] = r
+    by_toio: dict[tuple[int, int], list[records.Point]] = {}
+    for (_, tc, qd), r in latest.items():
+        by_toio.setdefault((tc, qd), []).append(r)
     out = []
     for (tc, qd), recs in by_toio.items():
         lats = [r.get("lat_mean_us") for r in recs if r.get("lat_mean_us") is not None]

@@ -21,7 +21,11 @@ def hir(tmp_path_factory):
 
 
 def test_hir_runs_and_records_every_wait_state(hir):
-    assert hir.proc.returncode == 0, hir.proc.stdout
+    # A baseline that did not reach steady state fails the item (PTS 2.0.2 §7.5 step 2).
+    steady = hir.of_type("hir_baseline")[0]["steady"]
+    assert hir.proc.returncode == (0 if steady else 1), hir.proc.stdout
+    (end,) = hir.of_type("test_end")
+    assert end["status"] == ("complete" if steady else "not_steady")
     states = hir.of_type("hir_state")
     assert [s["state"] for s in states] == [1, 2, 3, 4, 5]
     assert [s["idle_s"] for s in states] == [1, 2, 3, 5, 10]

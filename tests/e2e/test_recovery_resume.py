@@ -60,7 +60,7 @@ def kill_after_first(make_loop, tmp_path, target: str, args: list[str], kind: st
         time.sleep(0.1)
     second = start_suite("--resume", str(folder), "--destructive", target=target)
     out, _ = second.communicate(timeout=600)
-    assert second.returncode == 0, out[-3000:]
+    assert second.returncode in (0, 1), out[-3000:]    # 1: HIR's baseline not steady
     return folder, out
 
 
@@ -80,8 +80,9 @@ def test_hir_resumes_after_the_last_completed_wait_state(make_loop, tmp_path):
     r = recs(folder)
     assert [x["state"] for x in r if x["type"] == "hir_state"] == [1, 2, 3, 4, 5]
     assert len([x for x in r if x["type"] == "purge"]) == 1
-    assert len([x for x in r if x["type"] == "hir_baseline"]) == 1
     resume = [x for x in r if x["type"] == "resume"]
     assert len(resume) == 1 and resume[0]["after_round"] == 1
-    assert [x for x in r if x["type"] == "test_end"][-1]["status"] == "complete"
+    (base,) = [x for x in r if x["type"] == "hir_baseline"]
+    assert [x for x in r if x["type"] == "test_end"][-1]["status"] == \
+        ("complete" if base["steady"] else "not_steady")
     assert "resume after wait state 1" in out

@@ -65,3 +65,20 @@ def test_stopped_before_wipc_restarts_and_a_test_not_started_just_starts(tmp_pat
     s = state(tmp_path, start("iops"), purge("iops"), end("iops", records.INTERRUPTED))
     assert "before WIPC" in s.progress("iops").restart_reason
     assert s.progress("latency").restart_reason == ""
+
+
+def test_a_demand_phase_without_wipc_goes_on_after_its_last_round(tmp_path):
+    """DIRTH: preconditioning (purge, WIPC) is its own test; the demand-variation test has
+    neither and, resumed, goes on after its last completed round, unless a later test
+    purged the drive since."""
+    pre = "dirth-precondition"
+    recs = (start(pre), purge(pre), wipc(pre), round_(pre, 1, 9.0), end(pre, records.COMPLETE),
+            start("dirth"), round_("dirth", 1, 5.0), round_("dirth", 2, 6.0),
+            end("dirth", records.INTERRUPTED))
+    s = state(tmp_path, *recs)
+    assert "before WIPC" in s.progress("dirth").restart_reason      # the default rule
+    p = s.progress("dirth", needs_wipc=False)
+    assert p.restart_reason is None and p.history == {"v": [5.0, 6.0]} and p.last_round == 2
+    later = state(tmp_path, *recs, start("cbw-precondition"), purge("cbw-precondition"))
+    assert "purged and rewritten since by cbw-precondition" in \
+        later.progress("dirth", needs_wipc=False).restart_reason

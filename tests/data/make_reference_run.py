@@ -1,0 +1,63 @@
+"""Make the page snapshots' stored data (tests/report/test_page_snapshots.py):
+
+    python tests/data/make_reference_run.py                      # the reference run folder
+                                                                 # AND the page baselines
+    python tests/data/make_reference_run.py --refresh-baselines  # the baselines only, from
+                                                                 # the stored run folder
+
+tests/data/reference-run/ is a small SYNTHETIC run folder with every page type of the report
+(tests/synthrun_more.build_reference: IOPS 4 x 3 with an N/A row, its FOB sweep and FTL
+counters, both Throughput sizes, Latency 3 x 3 with json+ bins, WSAT 40 samples, DIRTH and
+CBW on a 3 x 3 grid, HIR, XSR, two datasheet requirements; made-up figures, 7 rounds). It
+was made once and is committed: the tests read it, they do not make it. Re-making it gives
+the same bytes as long as tests/synthrun*.py are unchanged.
+
+tests/data/page-baselines/ holds every page of its report as a small 2-bit grey PNG. Refresh
+them ON PURPOSE, after a change to the report's layout that you have looked at (the failing
+test writes each changed page and a diff image and names them), then commit them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))      # pts and tests, when run as a script from anywhere
+
+from pts.report import render  # noqa: E402
+from tests import snapshots, synthrun_more  # noqa: E402
+
+
+def make_run() -> Path:
+    folder = snapshots.REFERENCE_RUN
+    if folder.exists():
+        shutil.rmtree(folder)
+    return synthrun_more.build_reference(folder)
+
+
+def refresh_baselines() -> list[Path]:
+    with tempfile.TemporaryDirectory() as tmp:
+        pdf = render(snapshots.REFERENCE_RUN, Path(tmp) / "report.pdf")
+        return snapshots.write_baselines(pdf)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--refresh-baselines", action="store_true",
+                    help="only re-render the page baselines from the stored run folder")
+    args = ap.parse_args(argv)
+    if not args.refresh_baselines:
+        print(f"run folder: {make_run().relative_to(ROOT)}")
+    written = [p for p in refresh_baselines() if p.suffix == ".png"]
+    size = sum(p.stat().st_size for p in written)
+    print(f"{len(written)} page baselines ({size / 1024:.0f} KiB) in "
+          f"{snapshots.BASELINES.relative_to(ROOT)}; look at them, then commit them")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,69 @@
+"""DIRTH --resume: kill -9 after the second demand-variation round, resume: the demand
+rounds go on after round 2 (no second purge, no second preconditioning, no second test
+start), the round numbers stay consecutive and the operating points are chosen at the end.
+On a 64 MiB loop device with a 2 x 2 grid (only the flow is checked). About a minute."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import time
+
+import pytest
+
+from pts.results.ledger import read_ledger
+from tests.ptsrun import start_suite
+
+DIRTH = "pts/suite/test_dirth.py"
+ARGS = ["--point-seconds", "1", "--max-rounds", "6", "--purge", "trim", "--time-scale",
+        "0.001", "--dirth-thread-counts", "32,1", "--dirth-queue-depths", "32,1"]
+
+pytestmark = [pytest.mark.needs("root", "fio", "losetup", "blkdiscard"), pytest.mark.slow]
+
+
+def demand_rounds(ledger_text: str) -> int:
+    return sum(1 for line in ledger_text.splitlines()
+               if '"type": "round"' in line and json.loads(line).get("test") == "dirth")
+
+
+def test_dirth_resumes_after_the_last_completed_demand_round(make_loop, tmp_path):
+    dev = make_loop(64 << 20)
+    reports = tmp_path / "reports"
+    first = start_suite("--device", dev, "--destructive", "--reports-dir", str(reports),
+                        *ARGS, target=DIRTH)
+    folder = None
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and folder is None:
+            found = list(reports.glob("*/*/ledger.jsonl"))
+            if found and demand_rounds(found[0].read_text()) >= 2:
+                folder = found[0].parent
+            assert first.poll() is None, first.communicate()[0][-3000:]
+            time.sleep(0.05)
+        assert folder is not None, "no second demand round before the time limit"
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=30)
+    finally:
+        if first.poll() is None:
+            first.kill()
+    killed_after = demand_rounds((folder / "ledger.jsonl").read_text())
+    deadline = time.monotonic() + 30
+    while subprocess.run(["pgrep", "-f", str(folder)], capture_output=True).returncode == 0:
+        assert time.monotonic() < deadline, "a fio of the killed run is still running"
+        time.sleep(0.1)
+    second = start_suite("--resume", str(folder), "--destructive", target=DIRTH)
+    out, _ = second.communicate(timeout=600)
+    assert second.returncode in (0, 1), out[-3000:]      # steady or not: both are real
+    recs = [r.data for r in read_ledger(folder / "ledger.jsonl")[0]]
+    mine = [r for r in recs if r.get("test") == "dirth"]
+    assert len([r for r in recs if r["type"] == "purge"]) == 1
+    assert len([r for r in mine if r["type"] == "test_start"]) == 1
+    (resume,) = [r for r in mine if r["type"] == "resume"]
+    assert resume["after_round"] == killed_after
+    rounds = [r["round"] for r in mine if r["type"] == "round"]
+    assert rounds == list(range(1, len(rounds) + 1)) and len(rounds) > killed_after
+    assert [r for r in mine if r["type"] == "test_end"][-1]["status"] in ("steady",
+                                                                           "not_steady")
+    assert [r for r in mine if r["type"] == "operating_point"], out[-3000:]
+    assert f"[pts dirth] resume after round {killed_after}" in out

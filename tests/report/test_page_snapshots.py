@@ -1,0 +1,79 @@
+"""Page snapshots: the report of the stored reference run (tests/data/reference-run/), page by
+page, against stored baseline images (tests/data/page-baselines/), so that a layout
+regression is seen, not guessed. How pages are compared: tests/snapshots.py.
+
+On a mismatch the test writes the actual page and a diff image and names them. A change you
+meant: look at the pages, then refresh the baselines on purpose (tests.snapshots.REFRESH)
+and commit them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pts.report import render
+from tests import snapshots
+
+pytestmark = pytest.mark.needs("pdftoppm", "pdftotext")
+
+BASELINE_FILES = [snapshots.BASELINES / name for name in snapshots.index()]
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    out = tmp_path_factory.mktemp("page-snapshots")
+    pdf = render(snapshots.REFERENCE_RUN, out / "report.pdf")
+    return out, {page.name: page for page in snapshots.pages(pdf)}
+
+
+def test_reference_run_and_baselines_are_stored():
+    assert (snapshots.REFERENCE_RUN / "ledger.jsonl").is_file(), \
+        f"no reference run folder: make it with python {snapshots.DATA}/make_reference_run.py"
+    assert BASELINE_FILES, f"no page baselines in {snapshots.BASELINES}: {snapshots.REFRESH}"
+
+
+def test_same_pages_as_the_baselines(rendered):
+    """Pages added, removed, retitled or moved; each page's content: the test below."""
+    _, actual = rendered
+    expected = [p.name for p in BASELINE_FILES]
+    stored = sorted(p.name for p in snapshots.BASELINES.glob("*.png"))
+    assert sorted(expected) == stored, \
+        f"{snapshots.BASELINES}: {snapshots.INDEX} does not list its images; {snapshots.REFRESH}"
+    assert list(actual) == expected, (
+        f"the report of the reference run has other pages than the baselines, or in another "
+        f"order.\n  only in the report: {sorted(set(actual) - set(expected))}\n  only in the "
+        f"baselines: {sorted(set(expected) - set(actual))}\nIf that is meant, refresh the "
+        f"baselines: {snapshots.REFRESH}")
+
+
+@pytest.mark.parametrize("baseline", BASELINE_FILES, ids=[p.stem for p in BASELINE_FILES])
+def test_page_matches_its_baseline(rendered, baseline):
+    out, actual = rendered
+    page = actual.get(baseline.name)
+    if page is None:
+        pytest.fail(f"page {baseline.stem} is not in the report any more (see "
+                    f"test_same_pages_as_the_baselines); if meant: {snapshots.REFRESH}")
+    expected = snapshots.load(baseline)
+    score = snapshots.difference(page.levels, expected)
+    if score > snapshots.TOLERANCE:
+        got, diff = out / f"actual-{baseline.name}", out / f"diff-{baseline.name}"
+        snapshots.save(page.levels, got)
+        snapshots.diff_image(page.levels, expected, diff)
+        size = "" if page.levels.shape == expected.shape else \
+            f" (size {page.levels.shape} instead of {expected.shape})"
+        pytest.fail(
+            f"page {page.number} '{page.title}' differs from its baseline by {score:.4f} "
+            f"(tolerance {snapshots.TOLERANCE}){size}.\n  baseline: {baseline}\n  actual:   "
+            f"{got}\n  diff:     {diff}\nLook at them; if the change is meant, refresh the "
+            f"baselines: {snapshots.REFRESH}")
+
+
+def test_difference_sees_a_moved_block_and_ignores_none():
+    """The measure itself: identical pages score 0; a block moved by a few pixels scores
+    above the tolerance."""
+    page = snapshots.load(BASELINE_FILES[0])
+    assert snapshots.difference(page, page) == 0.0
+    moved = np.full_like(page, snapshots.LEVELS - 1)
+    moved[4:, :] = page[:-4, :]
+    assert snapshots.difference(moved, page) > snapshots.TOLERANCE
