@@ -74,8 +74,16 @@ def _check_fio_versions(given: str, host: hosts.SshHost) -> None:
                           "its fio --server")
 
 
-def refusal(given: str | None, *, resume: str | None, round_mode: str, purge: str) -> str | None:
-    """Why these options cannot run on the ssh:// device `given` (None: they can)."""
+def default_round_mode(given: str | None) -> str:
+    """--round-mode when not given: pipelined, but stonewalled for an ssh:// device (a
+    pipelined round needs its start-time script where the I/O runs)."""
+    return "stonewalled" if hosts.is_remote(given) else "pipelined"
+
+
+def refusal(given: str | None, *, resume: str | None, round_mode: str | None,
+            purge: str) -> str | None:
+    """Why these options cannot run on the ssh:// device `given` (None: they can;
+    round_mode None: not given, the default applies)."""
     if not hosts.is_remote(given):
         return None
     if resume:

@@ -154,11 +154,12 @@ def runs(tmp_path_factory):
     base = tmp_path_factory.mktemp("remote")
     with loop_device(SIZE) as remote_dev, loop_device(SIZE) as local_dev, \
             loopback_dut(remote_dev) as dut:
-        dry = run_suite("--device", dut.url, "--dry-run", *dut.args(), *ARGS, target=IOPS,
+        no_mode = [a for a in ARGS if a not in ("--round-mode", "stonewalled")]
+        dry = run_suite("--device", dut.url, "--dry-run", *dut.args(), *no_mode, target=IOPS,
                         timeout=300)
         refused = run_suite("--device", dut.url, "--destructive", "--purge", "trim",
-                            *dut.args(), "--reports-dir", str(base / "refused"), target=IOPS,
-                            timeout=300)
+                            "--round-mode", "pipelined", *dut.args(), "--reports-dir",
+                            str(base / "refused"), target=IOPS, timeout=300)
         no_server = run_suite("--device", dut.url, "--dry-run", "--ssh-config",
                               str(dut.ssh_config), "--fio-port", str(free_port()), *ARGS,
                               target=IOPS, timeout=300)
@@ -193,6 +194,7 @@ def test_dry_run_shows_the_ssh_and_fio_client_commands(runs):
     assert f"--client=127.0.0.1,{runs['fio_port']}" in out
     assert f"blkdiscard -v {runs['remote_dev']}" in out     # the purge, run over ssh
     assert "nothing is written" in out
+    assert "each starting when the one before has finished" in out   # stonewalled: default
 
 
 def test_pipelined_rounds_are_refused_for_a_remote_device_with_the_fix(runs):

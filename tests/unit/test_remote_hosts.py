@@ -200,3 +200,11 @@ def test_trim_runs_over_ssh_and_a_spec_purge_is_refused_with_the_fix():
     assert trim.command[-1] == "blkdiscard -v /dev/loop3" and trim.deviation
     with pytest.raises(purge.PurgeError, match="--purge trim"):
         purge.plan("auto", dev)
+
+
+def test_round_mode_defaults_to_stonewalled_for_a_remote_device_only():
+    assert remote.default_round_mode("ssh://dut1/dev/sda") == "stonewalled"
+    assert remote.default_round_mode("/dev/sda") == "pipelined"
+    assert remote.default_round_mode(None) == "pipelined"
+    assert remote.refusal("ssh://dut1/dev/sda", resume=None, round_mode=None,
+                          purge="trim") is None          # not given: the default applies
