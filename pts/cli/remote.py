@@ -45,7 +45,11 @@ def resolve_given(given: str, ssh_config: str | None = None,
                           f"{(str(exc).splitlines() or [''])[0]}. Check that `"
                           f"{shlex.join(remote.ssh_argv(['true']))}` works without a "
                           "password prompt (key authentication).") from None
-    dev = resolve(given, remote, path)
+    try:
+        dev = resolve(given, remote, path)
+    except commands.ToolError as exc:        # ssh failed between two reads
+        raise DeviceError(f"{given}: reading the device on {remote.target} failed: "
+                          f"{(str(exc).splitlines() or [''])[0]}") from None
     try:
         with socket.create_connection((remote.host.strip("[]"), remote.fio_port), timeout=10):
             pass
