@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from pts import plugin_options
+from pts.cli import remote
 from pts.cli.multi import session as multi
 from pts.conditioning import health
 from pts.config.settings import (
@@ -21,9 +22,10 @@ from pts.config.settings import (
 )
 from pts.config.spec import SpecError, available_specs, load_spec
 from pts.device import safety
-from pts.device.identity import BlockDevice, DeviceError, active_range_bytes, resolve
+from pts.device.identity import BlockDevice, DeviceError, active_range_bytes
 from pts.device.lock import DeviceLock
 from pts.device.platform_device import capture as capture_platform
+from pts.device.remote import remote_platform
 from pts.emulate import session as emulated
 from pts.procedure.properties import junit_properties
 from pts.procedure.runner import TestDefinitionError
@@ -73,11 +75,15 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.option.device:
         return
     config.stash[SETTINGS] = plugin_options.settings(config)
+    if why := remote.refusal(config.option.device, resume=config.option.resume,
+                             round_mode=config.option.round_mode, purge=config.option.purge):
+        raise pytest.UsageError(why)
     try:
         if emulated.is_emulated(config.option.device):
             dev = emulated.start_for_session(config, config.option.device)
         else:
-            dev = resolve(config.option.device)
+            dev = remote.resolve_given(config.option.device, config.option.ssh_config,
+                                       config.option.fio_port)
         _check_capacity(dev, config.stash[SETTINGS])
         if RESUME in config.stash:
             config.stash[RESUME].check_device(dev)
@@ -153,7 +159,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         *(config.stash[SIGNATURES].header_lines(dev.path) if SIGNATURES in config.stash
           else []),
         *[f"snia-pts platform WARNING: {w}"
-          for w in capture_platform(dev.kname, dev.transport)["warnings"]],
+          for w in (capture_platform(dev.kname, dev.transport) if dev.remote is None
+                    else remote_platform(dev))["warnings"]],
     ]
 
 
@@ -189,7 +196,11 @@ def pts_run(request: pytest.FixtureRequest):
         run.close()
         config.stash[REPORTS].append(_render(run.folder))
         config.stash[REPORTS].extend(console.warning_lines(run.folder))
-        if _stopped(run.folder):
+        if _stopped(run.folder) and dev.remote is not None:
+            config.stash[REPORTS].append(
+                f"PTS run stopped before it finished; --resume is not supported for a device "
+                f"on another host ({dev.given}): start a new run")
+        elif _stopped(run.folder):
             config.stash[REPORTS].append(
                 f"PTS run stopped before it finished; to continue after the last completed "
                 f"round: pytest pts/ --resume {run.folder} --destructive")
@@ -280,6 +291,8 @@ def pytest_runtestloop(session: pytest.Session):
     write = _writer(config)
     dev = config.stash[DEVICE]
     write(f"DRY RUN on {dev.path}: nothing is written, nothing is run.")
+    for line in remote.dry_run_lines(dev):
+        write(line)
     reasons = safety.in_use_reasons(dev)
     write("safety: " + ("REFUSED whatever the flags: " + "; ".join(reasons) if reasons else
                         "not in use" + ("" if config.option.destructive else

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pts.cli import remote
 from pts.cli.multi import session as multi
 from pts.config.settings import PURGE_CHOICES, ROUND_MODES, Settings, SettingsError, make_settings
 from pts.config.spec import DEFAULT_SPEC, SpecError, load_spec
@@ -18,10 +19,13 @@ def add(parser: pytest.Parser) -> None:
                      "each, then compared; README 'Several devices in one session') "
                      "block device under test (whole device, e.g. /dev/nvme0n1; symlinks such "
                      "as /dev/disk/by-id/... are resolved), or 'emulated[:SIZE[:PROFILE]]' "
+                     "or 'ssh://[USER@]HOST[:SSHPORT]/dev/NAME' for a drive on another host "
+                     "(fio client/server; README 'Drives on other hosts'), "
                      f"for an emulated SSD made for this session (default "
                      f"{emulated.DEFAULT_SIZE}, profile {emulated.DEFAULT_PROFILE}; a model, so "
                      "never a compliant run). Without --device every PTS test is skipped.")
     multi.add_options(g)
+    remote.add_options(g)
     g.addoption("--destructive", action="store_true",
                 help="allow the tests to purge and overwrite ALL data on --device. Devices "
                      "that are mounted, hold mounted partitions, have holders (LVM/MD/"
@@ -70,7 +74,7 @@ def add(parser: pytest.Parser) -> None:
     g.addoption("--wsat-hours", metavar="H", type=float, default=None,
                 help="WSAT: time limit in hours (default: the spec's, 24). Another value is "
                      "a declared deviation.")
-    g.addoption("--round-mode", choices=ROUND_MODES, default="pipelined",
+    g.addoption("--round-mode", choices=ROUND_MODES, default=None,
                 help="how the points of a round run: pipelined = one fio process per round, "
                      "points back to back (10 ms apart, each at an exact start time), each its "
                      "own fio job and result, "
@@ -79,7 +83,8 @@ def add(parser: pytest.Parser) -> None:
                      "to stonewalled (recorded, on the report); stonewalled = one process, "
                      "each point starting when the one before has finished; per-point = one "
                      "fio process per point (~0.3 s idle device time each). Default "
-                     "%(default)s.")
+                     "pipelined; stonewalled for an ssh:// device (pipelined is not "
+                     "supported there).")
     g.addoption("--time-scale", metavar="F", type=float, default=1.0,
                 help="0 < F <= 1: multiply the spec's fixed long durations (DIRTH/CBW "
                      "pre-writes and histogram captures, HIR write and idle lengths, XSR "
@@ -119,7 +124,8 @@ def settings(config: pytest.Config) -> Settings:
                              iops_block_sizes=opt.iops_block_sizes,
                              iops_rw_mixes=opt.iops_rw_mixes,
                              wsat_fills=opt.wsat_fills, wsat_hours=opt.wsat_hours,
-                             fob_sweep=opt.fob_sweep, round_mode=opt.round_mode,
+                             fob_sweep=opt.fob_sweep,
+                             round_mode=opt.round_mode or remote.default_round_mode(opt.device),
                              time_scale=opt.time_scale,
                              dirth_thread_counts=opt.dirth_thread_counts,
                              dirth_queue_depths=opt.dirth_queue_depths,

@@ -14,6 +14,7 @@ from pts.config.settings import Settings
 from pts.device.identity import BlockDevice
 from pts.device.platform import platform_info
 from pts.device.platform_device import capture as capture_platform
+from pts.device.remote import remote_platform, remote_tools
 from pts.results import ledger, records
 from pts.results.resume import ResumeState
 from pts.tools import nvme
@@ -32,8 +33,10 @@ class Run:
         else:
             self.folder = resume.folder     # run.json stays as written at the start
         self.commands_log = self.folder / "commands.log"
-        self.fio = Fio(log_file=self.commands_log)
-        self.platform = platform_info() | capture_platform(device.kname, device.transport)
+        self.fio = Fio(log_file=self.commands_log, remote=device.remote)
+        self.platform = platform_info() | (
+            capture_platform(device.kname, device.transport) if device.remote is None
+            else remote_platform(device))
         if self.platform.get("fio_cpu_affinity"):    # > 1 NUMA node: fio on the device's
             self.fio.cpus_allowed = self.platform["fio_cpus"]
         self.deviations = list(settings.deviations())
@@ -53,7 +56,8 @@ class Run:
             "device": self.device.as_dict(),
             "platform": self.platform,
             "tools": {"snia-pts": pts.__version__, "fio": self.fio.version,
-                      "nvme-cli": nvme.version(), "pytest": pytest.__version__},
+                      "nvme-cli": nvme.version(), "pytest": pytest.__version__,
+                      **remote_tools(self.device, self.commands_log)},
             "spec": {"name": spec.name, "title": spec.title, "version": spec.version,
                      "segment": spec.segment, "file": str(spec.path)},
             "options": self.settings.as_dict(),

@@ -40,6 +40,8 @@ TOOLS = {"fio": "fio", "blkdiscard": "util-linux", "blockdev": "util-linux",
          "qemu-system-x86_64": "qemu-system-x86", "busybox": "busybox-static", "cpio": "cpio",
          "depmod": "kmod"}
 TOOLS["pdftoppm"] = "poppler-utils"      # page snapshots (tests/snapshots.py)
+# sshd, ssh and keys of the loopback client/server test (tests/e2e/test_remote_loopback.py)
+TOOLS |= {"ssh": "openssh-client", "ssh-keygen": "openssh-client", "sshd": "openssh-server"}
 
 
 # ------------------------------------------------------------------------- loop devices

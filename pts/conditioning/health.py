@@ -40,18 +40,23 @@ def snapshot(dev: BlockDevice, log_file: Path | None = None) -> Snapshot | None:
     NVMe, ATA or SCSI). A failed read is a Snapshot with an error, never zeros and never
     nothing: the caller records and declares it."""
     if dev.transport == "scsi":          # SAS, and SATA behind libata (SAT)
-        counters, error = health_smartctl.read(dev.path, log_file)
+        counters, error = health_smartctl.read(dev.path, log_file, **_on(dev))
         return Snapshot(counters, error, health_smartctl.SOURCE)
     if dev.transport != "nvme":
         return None
     try:
-        smart = nvme.smart_log(dev.path, log_file)
+        smart = nvme.smart_log(dev.path, log_file, **_on(dev))
     except (commands.ToolError, nvme.NvmeError, ValueError) as exc:
         # One line: it goes into a deviation and the report (stderr lines folded into it).
         return Snapshot(None, " ".join(str(exc).split()) or type(exc).__name__)
     # host_writes/page_size in the emulator's terms, so the counters page can show them.
     return Snapshot({"host_writes": smart.data_units_written,
                      "page_size": nvme.DATA_UNIT_BYTES, **smart.as_dict()})
+
+
+def _on(dev: BlockDevice) -> dict:
+    """The runner keyword of a device on another host (ssh://): its tools run there."""
+    return {"run": dev.host.run} if dev.remote is not None else {}
 
 
 def unread_deviation(when: str, error: str, source: str = SOURCE) -> str:

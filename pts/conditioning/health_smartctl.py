@@ -23,10 +23,12 @@ GROWTH = (("reallocated_sectors", "reallocated sectors (grown defects)"),
           ("media_errors", "uncorrected media errors"))
 
 
-def read(device: str, log_file: Path | None = None) -> tuple[dict | None, str | None]:
-    """(counters of a device_counters record, None) or (None, why they could not be read)."""
+def read(device: str, log_file: Path | None = None,
+         run=None) -> tuple[dict | None, str | None]:
+    """(counters of a device_counters record, None) or (None, why they could not be read).
+    `run`: the command runner of a DUT host (default: here)."""
     try:
-        found = smartctl.health(device, log_file)
+        found = smartctl.health(device, log_file, run=run)
     except (commands.ToolError, ValueError) as exc:
         return None, " ".join(str(exc).split()) or type(exc).__name__
     return found.as_dict(), None

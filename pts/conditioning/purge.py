@@ -26,18 +26,21 @@ __all__ = ["PurgeError", "PurgePlan", "PurgeResult", "plan", "purge"]
 def _discard_plan(dev: BlockDevice, log_file, label: str, deviation: bool,
                   why: str) -> PurgePlan:
     argv = ["blkdiscard", "-v", dev.path]
+    # On another host: the command recorded and shown is the ssh command that runs it.
+    shown = argv if dev.remote is None else dev.remote.ssh_argv(argv)
 
     def execute() -> PurgeResult:
-        commands.require("blkdiscard", "util-linux")
+        host = dev.host                     # this machine, or the DUT host over ssh
+        host.require("blkdiscard", "util-linux")
         start = time.monotonic()
         try:
             # blkdiscard opens the device O_EXCL, so a device in use fails here too.
-            commands.run(argv, log_file=log_file, timeout=3600)
+            host.run(argv, log_file=log_file, timeout=3600)
         except commands.ToolFailed as exc:
             raise PurgeError(f"purge by {label} of {dev.path} failed, stopping (fail "
                              f"closed): {exc}") from None
-        return PurgeResult(label, argv, time.monotonic() - start, deviation, (tuple(argv),))
-    return PurgePlan(label, argv, deviation, why, execute)
+        return PurgeResult(label, shown, time.monotonic() - start, deviation, (tuple(shown),))
+    return PurgePlan(label, shown, deviation, why, execute)
 
 
 def _none() -> PurgeResult:
@@ -53,6 +56,13 @@ def plan(method: str, dev: BlockDevice, log_file: Path | None = None,
         return _discard_plan(dev, log_file, "trim", True, "--purge trim")
     if method not in ("auto", "sanitize", "format", "security-erase"):
         raise PurgeError(f"unknown purge method {method!r}")
+    if dev.remote is not None:
+        raise PurgeError(
+            f"--purge {method} on {dev.given}: a spec purge (NVMe Sanitize/Format, ATA "
+            "Security Erase, SCSI Format Unit/Sanitize) is not supported on a device on "
+            "another host yet (its verification writes marker blocks through this host's "
+            "block layer). Use --purge trim (blkdiscard over ssh, a declared deviation) or "
+            "--purge none, or run the suite on the DUT host itself.")
     if dev.emulated and method == "auto":
         # The emulated SSD's model resets to FOB on a whole-device discard: for this
         # model discard IS the purge. Still a model, so the run is never compliant.

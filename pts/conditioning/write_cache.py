@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pts.device.identity import BlockDevice, _read, is_ata
+from pts.device.identity import BlockDevice, is_ata
 from pts.tools import commands, hdparm, nvme, sg3
 
 VWC_FEATURE = 0x06       # NVMe Base 2.0 §5.27.1.4, Volatile Write Cache (bit 0 WCE)
@@ -70,7 +70,7 @@ def set_and_read_back(set_argv: list[str], read_back: Callable[[], bool | None],
 
 
 def read_state(dev: BlockDevice, required: str) -> CacheState:
-    actual = _read(dev.sysfs / "queue" / "write_cache", "unknown")
+    actual = dev.host.read(dev.sysfs / "queue" / "write_cache", "unknown")
     return CacheState(required, actual, settable=False)
 
 
@@ -81,11 +81,12 @@ def apply(dev: BlockDevice, required: str, log_file: Path | None = None) -> Cach
         return _apply_scsi(dev, required, log_file)
     if dev.transport != "nvme":
         return read_state(dev, required)
+    on = {"run": dev.host.run} if dev.remote is not None else {}   # ssh://: run there
     try:
-        if not nvme.id_ctrl(dev.path, log_file).write_cache_present:
+        if not nvme.id_ctrl(dev.path, log_file, **on).write_cache_present:
             return CacheState(required, ABSENT, settable=False, how="NVMe id-ctrl VWC bit 0 = 0")
-        nvme.set_feature(dev.path, VWC_FEATURE, 1 if required == "WCE" else 0, log_file)
-        value = nvme.get_feature(dev.path, VWC_FEATURE, log_file)
+        nvme.set_feature(dev.path, VWC_FEATURE, 1 if required == "WCE" else 0, log_file, **on)
+        value = nvme.get_feature(dev.path, VWC_FEATURE, log_file, **on)
     except (commands.ToolError, nvme.NvmeError) as exc:
         state = read_state(dev, required)
         return CacheState(required, state.actual, False, f"NVMe Set Features 06h failed "
@@ -119,7 +120,8 @@ def _apply_scsi(dev: BlockDevice, required: str, log_file: Path | None) -> Cache
     """SATA: hdparm -W; SAS/SCSI: sdparm WCE (both read back what they set)."""
     setter = set_ata if is_ata(dev) else set_scsi
     try:
-        return setter(dev.path, required == "WCE", log_file=log_file)
+        on = {"run": dev.host.run} if dev.remote is not None else {}   # ssh://: run there
+        return setter(dev.path, required == "WCE", log_file=log_file, **on)
     except commands.ToolError as exc:      # hdparm / sdparm not installed
         state = read_state(dev, required)
         return CacheState(required, state.actual, False,

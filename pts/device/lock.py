@@ -24,6 +24,10 @@ INHERITED_FD_ENV = "PTS_INHERITED_LOCK_FD"
 class DeviceLock:
     def __init__(self, dev: BlockDevice, lock_dir: Path = LOCK_DIR):
         self.path = Path(lock_dir) / f"dev-{dev.devno[0]}-{dev.devno[1]}.lock"
+        remote = getattr(dev, "remote", None)
+        if remote is not None:        # a device on another host: keyed by host and number
+            where = f"{remote.host}-{remote.ssh_port or 22}".replace("/", "_")
+            self.path = Path(lock_dir) / f"ssh-{where}-{dev.devno[0]}-{dev.devno[1]}.lock"
         self.dev = dev
         self.fd: int | None = None
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 from dataclasses import dataclass
 
-from pts.device.identity import PROC, BlockDevice, DeviceError, _read, sysfs_for_devno
+from pts.device.identity import PROC, BlockDevice, DeviceError, sysfs_for_devno
 from pts.tools import commands
+from pts.tools.hosts import LOCAL, Host
 
 
 class UnsafeDeviceError(DeviceError):
@@ -19,18 +19,21 @@ class UnsafeDeviceError(DeviceError):
 
 
 def partitions(dev: BlockDevice) -> list[tuple[str, tuple[int, int]]]:
-    out = []
-    for child in sorted(dev.sysfs.iterdir()) if dev.sysfs.exists() else []:
-        if (child / "partition").exists():
-            major, minor = _read(child / "dev").split(":")
-            out.append((child.name, (int(major), int(minor))))
+    host, out = dev.host, []
+    for name in host.listdir(dev.sysfs):
+        child = dev.sysfs / name
+        if not name.startswith(dev.kname):   # partitions are KNAME[p]N: fewer reads
+            continue
+        if host.exists(child / "partition"):
+            major, minor = host.read(child / "dev").split(":")
+            out.append((name, (int(major), int(minor))))
     return out
 
 
-def _mounts() -> list[tuple[tuple[int, int], str, str]]:
+def _mounts(host: Host = LOCAL) -> list[tuple[tuple[int, int], str, str]]:
     """(major:minor, source, mount point) of every mount, from mountinfo."""
     out = []
-    for line in _read(PROC / "self" / "mountinfo").splitlines():
+    for line in host.read(PROC / "self" / "mountinfo").splitlines():
         fields = line.split()
         if len(fields) < 10 or "-" not in fields:
             continue
@@ -44,60 +47,63 @@ def _unescape(text: str) -> str:
     return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m[1], 8)), text)
 
 
-def _same_node(path: str, nodes: dict[tuple[int, int], str]) -> str | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    if stat.S_ISBLK(st.st_mode):
-        return nodes.get((os.major(st.st_rdev), os.minor(st.st_rdev)))
-    return None
+def _same_node(path: str, nodes: dict[tuple[int, int], str], host: Host = LOCAL) -> str | None:
+    if not path.startswith("/"):
+        return None                       # "tmpfs", "none", ...: not a device node
+    node = host.stat(path)
+    return nodes.get(node.rdev) if node is not None and node.kind == "block" else None
 
 
-def _disks_under(devno: tuple[int, int]) -> set[tuple[int, int]]:
+def _disks_under(devno: tuple[int, int], host: Host = LOCAL) -> set[tuple[int, int]]:
     """The whole disks a block device lives on: its parent if a partition, and the
     slaves of dm/md devices, recursively."""
-    node = sysfs_for_devno(devno)
-    if not node.exists():
+    node = sysfs_for_devno(devno, host)
+    if not host.exists(node):
         return set()
-    if (node / "partition").exists():
+    if host.exists(node / "partition"):
         node = node.parent
-    slaves = list((node / "slaves").iterdir()) if (node / "slaves").exists() else []
+    slaves = host.listdir(node / "slaves")
     if not slaves:
-        major, minor = _read(node / "dev", "0:0").split(":")
+        major, minor = host.read(node / "dev", "0:0").split(":")
         return {(int(major), int(minor))}
     found: set[tuple[int, int]] = set()
     for slave in slaves:
-        major, minor = _read(slave / "dev", "0:0").split(":")
-        found |= _disks_under((int(major), int(minor)))
+        major, minor = host.read(node / "slaves" / slave / "dev", "0:0").split(":")
+        found |= _disks_under((int(major), int(minor)), host)
     return found
 
 
 def in_use_reasons(dev: BlockDevice) -> list[str]:
-    """Why writing to `dev` would destroy something in use (empty list: not in use)."""
+    """Why writing to `dev` would destroy something in use (empty list: not in use). A
+    device on another host (ssh://) is checked against that host's mounts, holders, swap
+    and root filesystem, read there over ssh."""
+    host = dev.host
     nodes = {dev.devno: dev.path} | {devno: f"/dev/{name}" for name, devno in partitions(dev)}
     reasons = []
-    for devno, source, target in _mounts():
-        hit = nodes.get(devno) or _same_node(source, nodes)
+    for devno, source, target in _mounts(host):
+        hit = nodes.get(devno) or _same_node(source, nodes, host)
         if hit:
             what = "is mounted" if hit == dev.path else f"has partition {hit} mounted"
             reasons.append(f"{dev.path} {what} on {target}")
     for name in [dev.kname] + [p for p, _ in partitions(dev)]:
         base = dev.sysfs if name == dev.kname else dev.sysfs / name
-        holders = sorted(h.name for h in (base / "holders").iterdir()) \
-            if (base / "holders").exists() else []
+        holders = host.listdir(base / "holders")
         if holders:
             reasons.append(f"/dev/{name} is held by {', '.join(holders)} "
                            "(LVM, MD RAID, dm-crypt or multipath use it)")
-    for line in _read(PROC / "swaps").splitlines()[1:]:
-        hit = _same_node(_unescape(line.split()[0]), nodes)
+    for line in host.read(PROC / "swaps").splitlines()[1:]:
+        hit = _same_node(_unescape(line.split()[0]), nodes, host)
         if hit:
             reasons.append(f"{hit} is an active swap device")
-    root = os.stat("/").st_dev
-    if dev.devno in _disks_under((os.major(root), os.minor(root))):
+    root = host.stat("/")
+    if root is None:
+        reasons.append(f"the root filesystem of {host.name} could not be examined (stat /)")
+    elif dev.devno in _disks_under((os.major(root.dev), os.minor(root.dev)), host):
         reasons.append(f"{dev.path} backs the root filesystem")
     if dev.read_only:
         reasons.append(f"{dev.path} is read-only (sysfs ro=1)")
+    if dev.remote is not None:
+        reasons = [f"{r} (on {dev.remote.target})" for r in reasons]
     return sorted(set(reasons), key=reasons.index)
 
 
@@ -123,7 +129,7 @@ def signatures(dev: BlockDevice) -> Signatures:
     (listing only: without -a wipefs writes nothing). A wipefs that is missing, fails or
     prints no JSON gives the error instead."""
     try:
-        out = commands.run(["wipefs", "--json", dev.path], timeout=60).stdout
+        out = dev.host.run(["wipefs", "--json", dev.path], timeout=60).stdout
     except commands.ToolError as exc:
         return Signatures((), str(exc) or type(exc).__name__)
     try:

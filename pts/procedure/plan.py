@@ -74,6 +74,7 @@ def setup_lines(settings: Settings, dev: BlockDevice, tc: int, qd: int) -> list[
 def cache_line(dev: BlockDevice, cache) -> str:
     if dev.transport == "nvme":
         argv = nvme.set_feature_argv(dev.path, VWC_FEATURE, int(cache.required == "WCE"))
+        argv = argv if dev.remote is None else dev.remote.ssh_argv(argv)   # ssh://: there
         return (f"write cache: required {cache.required}; set before WIPC and before the test "
                 f"loop with `{shlex.join(argv)}` (when the drive has one), read back with "
                 "get-feature")

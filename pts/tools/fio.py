@@ -8,9 +8,7 @@ in the run folder, the first two written before fio starts.
 from __future__ import annotations
 
 import json
-import os
 import re
-import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +16,7 @@ from pathlib import Path
 from pts.tools import commands
 from pts.tools.commands import ToolError, ToolMissing
 from pts.tools.fio_result import Direction, Summary, summarize
+from pts.tools.hosts import LOCAL, Host, Remote, host_for
 
 # Options every job gets, and why.
 GLOBAL_OPTIONS = {
@@ -67,19 +66,22 @@ class DeviceGone(FioFailed):
     """fio failed because the device under test is gone (unplugged, detached, size 0)."""
 
     @classmethod
-    def check(cls, filename: str) -> DeviceGone | None:
-        """Name the cause when a failed fio run is explained by the device having gone."""
+    def check(cls, filename: str, host: Host = LOCAL) -> DeviceGone | None:
+        """Name the cause when a failed fio run is explained by the device having gone
+        (`host`: where the device is, pts.tools.hosts)."""
         try:
-            st = os.stat(filename)
-        except FileNotFoundError:
+            node = host.stat(filename)
+        except ToolError:
+            return None              # the host cannot be asked (ssh down): cause unknown
+        if node is None:
             return cls(f"the device under test {filename} disappeared during the test (the "
                        "device node no longer exists)")
-        if not stat.S_ISBLK(st.st_mode):
+        if node.kind != "block":
             return None
-        size = Path(f"/sys/dev/block/{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}/size")
+        size = f"/sys/dev/block/{node.rdev[0]}:{node.rdev[1]}/size"
         try:
-            gone = int(size.read_text()) == 0
-        except (OSError, ValueError):
+            gone = int(host.read(size, "x")) == 0
+        except (ToolError, ValueError):
             gone = True
         return cls(f"the device under test {filename} disappeared during the test (it now "
                    "has no capacity: detached or removed)") if gone else None
@@ -221,8 +223,13 @@ def job_file(filename: str, jobs: list[Job]) -> str:
     return "\n".join(lines) + "\n"
 
 
+ALL_CLIENTS = "All clients"      # fio --client's sum over every server, not a job
+
+
 def parse_output(text: str) -> dict:
-    """fio's JSON document; tolerates non-JSON lines fio sometimes prints before it."""
+    """fio's JSON document; tolerates non-JSON lines fio sometimes prints before it. A
+    `fio --client` document (results under "client_stats", one entry per job plus an
+    "All clients" sum) gets its jobs as "jobs" too, as stand-alone fio gives them."""
     start = text.find("{")
     if start < 0:
         raise FioOutputError("fio printed no JSON document")
@@ -230,6 +237,9 @@ def parse_output(text: str) -> dict:
         doc, _ = json.JSONDecoder().raw_decode(text[start:])
     except json.JSONDecodeError as exc:
         raise FioOutputError(f"fio output is not valid JSON: {exc}") from None
+    if isinstance(doc, dict) and "jobs" not in doc and isinstance(doc.get("client_stats"), list):
+        doc["jobs"] = [j for j in doc["client_stats"]
+                       if isinstance(j, dict) and j.get("jobname") != ALL_CLIENTS]
     if not isinstance(doc, dict) or not isinstance(doc.get("jobs"), list) or not doc["jobs"]:
         raise FioOutputError("fio JSON has no 'jobs' list")
     return doc
@@ -247,11 +257,28 @@ class FioResult:
 class Fio:
     """fio on this machine. Raises ToolMissing at construction if fio is not installed."""
 
-    def __init__(self, log_file: Path | None = None, binary: str = "fio"):
+    def __init__(self, log_file: Path | None = None, binary: str = "fio",
+                 remote: Remote | None = None):
         self.binary = commands.require(binary, "fio")
         self.log_file = log_file
+        # A DUT on another host: its I/O runs there under `fio --server`, driven from here
+        # by `fio --client=HOST,PORT` (job files, JSON and logs stay on this host).
+        self.remote = remote
         self.cpus_allowed: str | None = None    # a cpulist: every job file binds fio to it
         self.version = commands.run([self.binary, "--version"], timeout=30).stdout.strip()
+
+    def argv(self, json_path: Path, job_path: Path, histograms: bool = False) -> list[str]:
+        """fio's command line: stand-alone, or as the client of the DUT host's fio server
+        (local options first, then --client=HOST,PORT and the job file it sends there)."""
+        fmt = "json+" if histograms else "json"
+        client = [f"--client={self.remote.fio_client()}"] if self.remote else []
+        return [self.binary, f"--output-format={fmt}", f"--output={json_path}", *client,
+                str(job_path)]
+
+    def device_gone(self, filename: str) -> DeviceGone | None:
+        """DeviceGone if the device explains a failure (a remote device is looked at on
+        its host, over ssh)."""
+        return DeviceGone.check(filename, host_for(self.remote))
 
     def run(self, filename: str, jobs: list[Job], out_dir: Path, name: str,
             timeout: float | None = None, histograms: bool = False) -> FioResult:
@@ -261,7 +288,7 @@ class Fio:
             filename, job_file(filename, jobs), out_dir, name, timeout, histograms)
         summary = summarize(doc)
         if summary.errors:
-            raise DeviceGone.check(filename) or FioFailed(
+            raise self.device_gone(filename) or FioFailed(
                 f"fio reported I/O error(s) {summary.errors} in {json_path}: {excerpt}")
         return FioResult(json_path, summary, end - start, start, end)
 
@@ -280,14 +307,13 @@ class Fio:
         if self.cpus_allowed:
             text = text.replace("[global]\n", f"[global]\ncpus_allowed={self.cpus_allowed}\n", 1)
         job_path.write_text(text, encoding="utf-8")
-        fmt = "json+" if histograms else "json"
-        argv = [self.binary, f"--output-format={fmt}", f"--output={json_path}", str(job_path)]
+        argv = self.argv(json_path, job_path, histograms)
         (out_dir / f"{name}.cmd").write_text(json.dumps(argv) + "\n", encoding="utf-8")
         start = time.time()
         try:
             result = commands.run(argv, log_file=self.log_file, timeout=timeout, cwd=cwd)
         except commands.ToolFailed as exc:
-            raise DeviceGone.check(filename) or FioFailed(str(exc)) from None
+            raise self.device_gone(filename) or FioFailed(str(exc)) from None
         finally:
             end = time.time()
         if result.stderr:

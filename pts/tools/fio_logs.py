@@ -37,10 +37,11 @@ class Interval:
 
 
 def thread_files(prefix: str | Path, kind: str) -> list[Path]:
-    """PREFIX_KIND.N.log for every thread N, in thread order."""
+    """PREFIX_KIND.N.log for every thread N, in thread order (`fio --client` writes the logs
+    its server sends back as PREFIX_KIND.N.log.SERVER)."""
     prefix = Path(prefix)
-    pattern = re.compile(re.escape(f"{prefix.name}_{kind}.") + r"(\d+)\.log$")
-    found = [(int(m[1]), p) for p in prefix.parent.glob(f"{prefix.name}_{kind}.*.log")
+    pattern = re.compile(re.escape(f"{prefix.name}_{kind}.") + r"(\d+)\.log(\.[^/]+)?$")
+    found = [(int(m[1]), p) for p in prefix.parent.glob(f"{prefix.name}_{kind}.*.log*")
              if (m := pattern.match(p.name))]
     return [p for _, p in sorted(found)]
 

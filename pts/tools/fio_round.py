@@ -50,6 +50,13 @@ __all__ = ["MODES", "PointResult", "run_round"]
 LEAD_MS = 500
 
 
+# A pipelined point waits for its start in a script that fio's exec_prerun runs where the
+# I/O runs: on a DUT host behind fio --server that script is not there.
+REMOTE_PIPELINED = ("--round-mode pipelined is not supported for a device on another host "
+                    "(its exact start times need a script on the DUT host); use "
+                    "--round-mode stonewalled (or per-point)")
+
+
 @dataclass(frozen=True)
 class PointResult:
     name: str
@@ -88,7 +95,7 @@ def io_window(job: Job) -> tuple[float, float] | None:
 
 def split(doc: dict, out_dir: Path, names: list[str]) -> dict[str, tuple[dict, Path]]:
     """One JSON document per point (the round's global fields + that point's job entry)."""
-    head = {k: v for k, v in doc.items() if k not in ("jobs", "disk_util")}
+    head = {k: v for k, v in doc.items() if k not in ("jobs", "disk_util", "client_stats")}
     by_name = {j.get("jobname"): j for j in doc["jobs"]}
     out = {}
     for name in names:
@@ -106,6 +113,8 @@ def run_round(fio: Fio, filename: str, jobs: list[Job], out_dir: Path, mode: str
     """Run `jobs` as one round in `mode`; the results in job order."""
     if mode not in MODES:
         raise ValueError(f"round mode {mode!r}: one of {', '.join(MODES)}")
+    if mode == "pipelined" and _remote(fio):
+        raise FioFailed(REMOTE_PIPELINED)
     out_dir = out_dir.absolute()
     log_dir = out_dir / "timing"
     log_dir.mkdir(parents=True, exist_ok=True)
@@ -136,16 +145,25 @@ def run_round(fio: Fio, filename: str, jobs: list[Job], out_dir: Path, mode: str
                 empty.unlink()
         docs = split(doc, out_dir, [j.name for j in planned])
         bounds = {j.name: (start, end) for j in planned}
-    return _results(filename, planned, docs, bounds)
+    return _results(fio, filename, planned, docs, bounds)
 
 
-def _results(filename: str, planned: list[Job], docs, bounds) -> list[PointResult]:
+def _remote(fio: Fio) -> bool:
+    """Is the I/O on another host (fio --client)?"""
+    return getattr(fio, "remote", None) is not None
+
+
+def _gone(fio: Fio, filename: str) -> DeviceGone | None:
+    return fio.device_gone(filename) if _remote(fio) else DeviceGone.check(filename)
+
+
+def _results(fio: Fio, filename: str, planned: list[Job], docs, bounds) -> list[PointResult]:
     out, previous_end = [], None
     for job in planned:
         single, path = docs[job.name]
         summary = summarize(single)
         if summary.errors:
-            raise DeviceGone.check(filename) or FioFailed(
+            raise _gone(fio, filename) or FioFailed(
                 f"fio reported I/O error(s) {summary.errors} for {job.name} in {path}")
         start, end = io_window(job) or bounds[job.name]
         overlap = None if previous_end is None else (previous_end - start) * 1000

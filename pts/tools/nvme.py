@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -266,25 +267,35 @@ def controller_path(block_path: str) -> str:
     return m.group(1)
 
 
-def run_admin(argv: list[str], log_file: Path | None, timeout: float = 60):
-    commands.require("nvme", PACKAGE)
+def run_admin(argv: list[str], log_file: Path | None, timeout: float = 60,
+              run: Callable | None = None):
+    """`run`: the command runner (default: this host; pts.tools.hosts for a DUT host)."""
+    if run is None:
+        commands.require("nvme", PACKAGE)
+        run = commands.run
     try:
-        return commands.run(["nvme", *argv], log_file=log_file, timeout=timeout)
+        return run(["nvme", *argv], log_file=log_file, timeout=timeout)
     except commands.ToolFailed as exc:
         raise NvmeError(str(exc)) from None
 
 
-def id_ctrl(block_path: str, log_file: Path | None = None) -> Controller:
-    return parse_id_ctrl(run_admin(["id-ctrl", block_path, "-o", "json"], log_file).stdout)
+def id_ctrl(block_path: str, log_file: Path | None = None,
+            run: Callable | None = None) -> Controller:
+    return parse_id_ctrl(run_admin(["id-ctrl", block_path, "-o", "json"], log_file,
+                                   run=run).stdout)
 
 
-def id_ns(block_path: str, log_file: Path | None = None) -> Namespace:
-    return parse_id_ns(run_admin(["id-ns", block_path, "-o", "json"], log_file).stdout)
+def id_ns(block_path: str, log_file: Path | None = None,
+          run: Callable | None = None) -> Namespace:
+    return parse_id_ns(run_admin(["id-ns", block_path, "-o", "json"], log_file,
+                                 run=run).stdout)
 
 
-def smart_log(block_path: str, log_file: Path | None = None) -> Smart:
+def smart_log(block_path: str, log_file: Path | None = None,
+              run: Callable | None = None) -> Smart:
     ctrl = controller_path(block_path)
-    return parse_smart_log(run_admin(["smart-log", ctrl, "-o", "json"], log_file).stdout)
+    return parse_smart_log(run_admin(["smart-log", ctrl, "-o", "json"], log_file,
+                                     run=run).stdout)
 
 
 def sanitize_log(block_path: str, log_file: Path | None = None) -> SanitizeLog:
@@ -292,10 +303,11 @@ def sanitize_log(block_path: str, log_file: Path | None = None) -> SanitizeLog:
     return parse_sanitize_log(run_admin(["sanitize-log", ctrl, "-o", "json"], log_file).stdout)
 
 
-def get_feature(block_path: str, fid: int, log_file: Path | None = None) -> int:
+def get_feature(block_path: str, fid: int, log_file: Path | None = None,
+                run: Callable | None = None) -> int:
     ctrl = controller_path(block_path)
     return parse_feature_value(run_admin(["get-feature", ctrl, f"--feature-id={fid}"],
-                                    log_file).stdout)
+                                         log_file, run=run).stdout)
 
 
 def set_feature_argv(block_path: str, fid: int, value: int) -> list[str]:
@@ -303,8 +315,9 @@ def set_feature_argv(block_path: str, fid: int, value: int) -> list[str]:
             f"--value={value}"]
 
 
-def set_feature(block_path: str, fid: int, value: int, log_file: Path | None = None) -> None:
-    run_admin(set_feature_argv(block_path, fid, value)[1:], log_file)
+def set_feature(block_path: str, fid: int, value: int, log_file: Path | None = None,
+                run: Callable | None = None) -> None:
+    run_admin(set_feature_argv(block_path, fid, value)[1:], log_file, run=run)
 
 
 def version() -> str:

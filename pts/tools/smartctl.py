@@ -124,9 +124,12 @@ def parse(text: str) -> Health:
         exit_status=status)
 
 
-def health(device: str, log_file: Path | None = None) -> Health:
-    """Read the drive's health with `smartctl --json -a DEVICE` (read only)."""
-    binary = commands.require(TOOL, PACKAGE)
-    result = commands.run(argv(binary, device), log_file=log_file, timeout=TIMEOUT_S,
-                          check=False)
+def health(device: str, log_file: Path | None = None, run=None) -> Health:
+    """Read the drive's health with `smartctl --json -a DEVICE` (read only); `run`: the
+    command runner of a DUT host (pts.tools.hosts; default: here)."""
+    if run is None:
+        binary, run = commands.require(TOOL, PACKAGE), commands.run
+    else:
+        binary = TOOL
+    result = run(argv(binary, device), log_file=log_file, timeout=TIMEOUT_S, check=False)
     return parse(result.stdout or "")

@@ -29,11 +29,14 @@ def given_devices(option) -> list[str]:
 
 def labels(devices: Sequence[str]) -> list[str]:
     """A short, unique name per device for item ids and output prefixes: the device node's
-    name (/dev/loop5 -> loop5, /dev/disk/by-id/nvme-X -> nvme-X), 'emulated:...' as given;
+    name (/dev/loop5 -> loop5, /dev/disk/by-id/nvme-X -> nvme-X), 'emulated:...' as given,
+    a device on another host as HOST[:SSHPORT]:NAME (ssh://root@dut1/dev/sda -> dut1:sda);
     a name given again gets #2, #3 (two emulated SSDs of the same size and profile)."""
     out: list[str] = []
     for d in devices:
         base = d if d.startswith("emulated") else (os.path.basename(d.rstrip("/")) or d)
+        if m := re.match(r"ssh://(?:[^@/]+@)?([^/]+)/", d):    # another host: HOST:NAME
+            base = f"{m[1]}:{base}"
         name, n = base, 1
         while name in out:
             n += 1

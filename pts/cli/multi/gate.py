@@ -29,11 +29,13 @@ class Checked:
 
 
 def check_all(givens: Sequence[str], labels: Sequence[str], *, destructive: bool,
-              check_capacity: Callable[[BlockDevice], None]) -> list[Checked]:
+              check_capacity: Callable[[BlockDevice], None],
+              resolver: Callable[[str], BlockDevice] = resolve) -> list[Checked]:
     """Every device checked (none stops the others' checks). Writable devices are locked
-    (the locks go to the children); nothing is written to any device."""
+    (the locks go to the children); nothing is written to any device. `resolver`: path or
+    ssh:// URL -> device (pts.cli.remote.resolve_given)."""
     out = [Checked(g, lab) for g, lab in zip(givens, labels, strict=True)]
-    seen: dict[tuple[int, int], str] = {}
+    seen: dict[tuple, str] = {}
     for c in out:
         if emulated.is_emulated(c.given):
             try:                      # made for the session by its child run: safe by design
@@ -42,11 +44,12 @@ def check_all(givens: Sequence[str], labels: Sequence[str], *, destructive: bool
                 c.refused = str(exc)
             continue
         try:
-            dev = resolve(c.given)
-            if dev.devno in seen:
-                raise DeviceError(f"{c.given} is the same device as {seen[dev.devno]} "
+            dev = resolver(c.given)
+            key = (dev.remote and (dev.remote.host, dev.remote.ssh_port), dev.devno)
+            if key in seen:
+                raise DeviceError(f"{c.given} is the same device as {seen[key]} "
                                   f"({dev.path}), given twice: give each device once")
-            seen[dev.devno] = c.given
+            seen[key] = c.given
             check_capacity(dev)
             if destructive:
                 safety.check_writable(dev, destructive=True)

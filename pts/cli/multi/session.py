@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from pts.cli import remote
 from pts.cli.multi import children as kids
 from pts.cli.multi import gate, replay
 from pts.cli.multi.devices import (
@@ -52,8 +53,15 @@ def configure(config: pytest.Config, settings_of: Callable, check_capacity: Call
     config.option.device = devices[0]
     settings = settings_of(config)              # bad options: a usage error, as with one
     config.option.device = None
+    opt = config.option
+    for d in devices:
+        if why := remote.refusal(d, resume=opt.resume, round_mode=opt.round_mode,
+                                 purge=opt.purge):
+            raise pytest.UsageError(why)
     checked = gate.check_all(devices, labels(devices), destructive=config.option.destructive,
-                             check_capacity=lambda dev: check_capacity(dev, settings))
+                             check_capacity=lambda dev: check_capacity(dev, settings),
+                             resolver=lambda given: remote.resolve_given(
+                                 given, opt.ssh_config, opt.fio_port))
     refused = [c for c in checked if not c.accepted]
     if refused and (not config.option.skip_refused_devices
                     or len(refused) == len(checked)):
