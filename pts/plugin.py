@@ -166,16 +166,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 
 def _writer(config: pytest.Config):
     """Progress lines go to the terminal even while pytest captures test output."""
-    capman = config.pluginmanager.getplugin("capturemanager")
-    reporter = config.pluginmanager.getplugin("terminalreporter")
-
-    def write(line: str) -> None:
-        if capman is None or reporter is None:
-            print(line, flush=True)
-            return
-        with capman.global_and_fixture_disabled():
-            reporter.write_line(line)
-    return write
+    return console.terminal_writer(config)
 
 
 @pytest.fixture(scope="session")

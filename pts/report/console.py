@@ -16,3 +16,18 @@ def warning_lines(folder: Path) -> list[str]:
         return [f"PTS WARNING: {w}" for w in load_run(folder).warnings]
     except (OSError, RunFolderError):
         return []
+
+
+def terminal_writer(config):
+    """A function writing lines to the terminal even while pytest captures test output
+    (progress of a run; a several-device session's child lines)."""
+    capman = config.pluginmanager.getplugin("capturemanager")
+    reporter = config.pluginmanager.getplugin("terminalreporter")
+
+    def write(line: str) -> None:
+        if capman is None or reporter is None:
+            print(line, flush=True)
+            return
+        with capman.global_and_fixture_disabled():
+            reporter.write_line(line)
+    return write

@@ -41,6 +41,14 @@ def write_json_atomic(path: Path, data: dict) -> None:
 def new_run_folder(reports_dir: Path, model: str, serial: str) -> Path:
     """reports/<model>_<serial>/<run-id>/, run-id = UTC timestamp (+ -N if taken)."""
     parent = Path(reports_dir) / f"{safe_name(model)}_{safe_name(serial)}"
+    folder = stamped_folder(parent)
+    if folder is None:
+        raise RuntimeError(f"cannot create a run folder under {parent}")
+    return folder
+
+
+def stamped_folder(parent: Path) -> Path | None:
+    """A new folder parent/<UTC timestamp>[-N] (None: 1000 of them taken this second)."""
     parent.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     for n in range(1000):
@@ -50,7 +58,7 @@ def new_run_folder(reports_dir: Path, model: str, serial: str) -> Path:
             return folder
         except FileExistsError:
             continue
-    raise RuntimeError(f"cannot create a run folder under {parent}")
+    return None
 
 
 class Ledger:

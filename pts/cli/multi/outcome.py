@@ -11,24 +11,18 @@ import contextlib
 import io
 import json
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 
 from pts.report import compare_cli
+from pts.results.ledger import stamped_folder
 
 
 def session_folder(reports_dir: Path) -> Path:
     parent = Path(reports_dir) / "sessions"
-    parent.mkdir(parents=True, exist_ok=True)
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-    for n in range(1000):
-        folder = parent / (stamp if n == 0 else f"{stamp}-{n}")
-        try:
-            folder.mkdir()
-            return folder
-        except FileExistsError:
-            continue
-    raise OSError(f"cannot create a session folder under {parent}")
+    folder = stamped_folder(parent)
+    if folder is None:
+        raise OSError(f"cannot create a session folder under {parent}")
+    return folder
 
 
 def write_comparison(reports_dir: Path, checked: Sequence, folders: Mapping[str, Path | None],

@@ -28,6 +28,7 @@ from pts.cli.multi.devices import (
     run_folder_from_output,
 )
 from pts.cli.multi.outcome import write_comparison
+from pts.report import console
 
 ACTIVE = pytest.StashKey[object]()
 
@@ -187,13 +188,4 @@ class MultiSession:
 
 def _writer(config: pytest.Config):
     """Lines to the terminal while pytest captures output (as pts.plugin's progress)."""
-    capman = config.pluginmanager.getplugin("capturemanager")
-    reporter = config.pluginmanager.getplugin("terminalreporter")
-
-    def write(line: str) -> None:
-        if capman is None or reporter is None:
-            print(line, flush=True)
-            return
-        with capman.global_and_fixture_disabled():
-            reporter.write_line(line)
-    return write
+    return console.terminal_writer(config)
