@@ -28,7 +28,8 @@ from pts.procedure import steady_state
 from pts.procedure.fob import FOB_ROUND
 from pts.procedure.rounds import TestPoint, matrix_points, point_record
 from pts.results import records
-from pts.testdefs import iops, latency, throughput, wsat
+from pts.testdefs import iops, latency, qos_select, throughput, wsat, wsat_qos
+from pts.tools import histogram
 from tests.runfactory import STEADY_CURVE, T0, run_json
 
 SPEC = "pts-2.0.2-enterprise"
@@ -334,8 +335,30 @@ def _wsat(w: Writer, shape: Shape, settings) -> None:
         steady_from_sample=first, ss_evidence=final.as_dict(),
         iops=sum(values) / n, lat_mean_us=2000.0, lat_max_us=90_000.0,
         lat_percentile_us=40_000.0, raw="raw/wsat/wsat.json"))
+    for name, ios, mean_us, source in (
+            ("Whole run", sum(values) * plan.interval_s, 2000.0, wsat_qos.WHOLE_RUN_SOURCE),
+            (f"Final window (samples {final.window_first}-{final.window_last})",
+             final.average * 5 * plan.interval_s, 1800.0, wsat_qos.WINDOW_SOURCE)):
+        hist = synthetic_bins(mean_us, round(ios))
+        w.add(records.ResponseHistogram(
+            test="wsat", name=name, thread_count=spec.wsat.thread_count,
+            queue_depth=spec.wsat.queue_depth, seconds=round(ios / final.average),
+            ios=histogram.total(hist), iops=final.average, lat_mean_us=mean_us,
+            lat_max_us=max(hist) / 1000,
+            percentiles=qos_select.percentile_rows(hist, qos_select.QOS_LEVELS, max(hist),
+                                                   histogram.percentile),
+            bins={str(k): v for k, v in sorted(hist.items())}, source=source,
+            raw="raw/wsat/wsat.json"))
     w.add(records.TestEnd(test="wsat", status=records.COMPLETE, rounds=None, steady_round=None,
                           window=None, message=f"time limit reached; {n} samples"))
+
+
+def synthetic_bins(mean_us: float, ios: int) -> dict[int, int]:
+    """A log-normal-ish total-latency histogram (bin ns -> I/O count) around the mean."""
+    weights = [math.exp(-((k - 20) / 7) ** 2) + 1e-4 * math.exp(-k / 12) for k in range(60)]
+    total = sum(weights)
+    return {round(mean_us * 1000 * 0.3 * 1.08 ** k): max(1, round(ios * wt / total))
+            for k, wt in enumerate(weights)}
 
 
 def _requirements(w: Writer) -> None:

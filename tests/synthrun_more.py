@@ -19,7 +19,7 @@ from pts.testdefs import hir, qos_jobs, qos_select, xsr
 from pts.testdefs.hir_schedule import schedule
 from pts.testdefs.qos import HISTOGRAM_SOURCE
 from pts.tools import histogram
-from tests.synthrun import CAPACITY, REFERENCE, Shape, Writer, build, round_test
+from tests.synthrun import CAPACITY, REFERENCE, Shape, Writer, build, round_test, synthetic_bins
 
 
 def build_reference(folder: Path) -> Path:
@@ -44,14 +44,6 @@ def _qos_fields(p: TestPoint, m: float, w: Writer, shape: Shape, r: int) -> dict
     for k, pct in enumerate((99.9, 99.99, 99.999, 99.9999)):
         out[qos_jobs.pct_key(pct)] = art * (4 + 4 * k)
     return out
-
-
-def _bins(mean_us: float, ios: int) -> dict[int, int]:
-    """A log-normal-ish total-latency histogram (bin ns -> I/O count) around the mean."""
-    weights = [math.exp(-((k - 20) / 7) ** 2) + 1e-4 * math.exp(-k / 12) for k in range(60)]
-    total = sum(weights)
-    return {round(mean_us * 1000 * 0.3 * 1.08 ** k): max(1, round(ios * wt / total))
-            for k, wt in enumerate(weights)}
 
 
 def _qos(kind: str, w: Writer, shape: Shape, settings) -> None:
@@ -97,7 +89,7 @@ def _qos(kind: str, w: Writer, shape: Shape, settings) -> None:
             prewrite(kind, c.name, p.thread_count, p.queue_depth,
                      settings.scaled(qos.operating_prewrite_seconds))
             seconds = settings.scaled(qos.capture_seconds)
-            hist = _bins(p.lat_mean_us, round(p.iops * seconds))
+            hist = synthetic_bins(p.lat_mean_us, round(p.iops * seconds))
             max_ns = max(hist)
             w.add(records.ResponseHistogram(
                 test=kind, name=c.name, thread_count=p.thread_count,

@@ -4,7 +4,8 @@
 Per test: state and status, parameters, the measurement window, per cell the mean of every
 measured metric over the window rounds, the steady-state evidence of each tracking variable
 over the window, the round-by-round tracking values, FOB figures where measured (--fob-sweep
-points; WSAT's wsat_result), WSAT samples, device counters; Latency: the QoS table.
+points; WSAT's wsat_result), WSAT samples, device counters; Latency: the QoS table; WSAT,
+DIRTH, CBW: the response-time histograms' QoS levels with their I/O counts.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import math
 from pts.report import latency_qos
 from pts.report.data import load_run
 from pts.report.model import PointView, RunView, TestResult
+from pts.results import records
+from pts.results.ledger import read_records
 
 SCHEMA = 1
 # PointView.values keys that describe a point rather than measure it.
@@ -104,6 +107,14 @@ def qos(run: RunView, test: TestResult) -> dict:
                                 for lv in c.levels]} for c in rows]}
 
 
+def histograms(found: list, test: TestResult) -> dict:
+    """DIRTH/CBW operating points, WSAT whole run and final window: {"histograms": their
+    response_histogram records without the bins (those stay in the ledger)}; others: {}."""
+    rows = [{k: v for k, v in r.to_json().items() if k not in ("bins", "type", "test")}
+            for r in found if isinstance(r, records.ResponseHistogram) and r.test == test.name]
+    return {"histograms": rows} if rows else {}
+
+
 def _evidence(ev) -> dict:
     d = dataclasses.asdict(ev)
     d["rounds"], d["values"] = list(d["rounds"]), list(d["values"])
@@ -111,6 +122,7 @@ def _evidence(ev) -> dict:
 
 
 def run_document(run: RunView) -> dict:
+    found = read_records(run.folder / "ledger.jsonl")[0]
     return {
         "schema": SCHEMA, "run_id": run.run_id, "folder": str(run.folder),
         "started": run.started, "device": dataclasses.asdict(run.device) | run.device_extra,
@@ -120,7 +132,7 @@ def run_document(run: RunView) -> dict:
         "verdict": {"compliant": run.verdict.compliant, "text": run.verdict.text,
                     "reasons": list(run.verdict.reasons)},
         "notes": list(run.notes),
-        "tests": [test_document(t) | qos(run, t) for t in run.tests],
+        "tests": [test_document(t) | qos(run, t) | histograms(found, t) for t in run.tests],
     }
 
 

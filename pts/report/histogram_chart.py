@@ -28,8 +28,10 @@ FLOOR = 0.7        # bars start just under one I/O, so a single I/O shows on the
 WIDTH = 7.2        # inches, as every chart
 PANEL_HEIGHT = 1.9
 LEGEND_HEIGHT = 0.7
-# The levels a panel can mark, in legend order; each keeps its colour and style everywhere.
+# The levels a panel can mark, in legend order (the Latency test's); DIRTH/CBW add 99.9 %.
 LEVELS = ("ART", "99.99 %", "99.999 %", "99.9999 %", "MRT")
+# Each level keeps its colour and line style on every chart, whichever levels it shows.
+STYLED = ("ART", "99.99 %", "99.999 %", "99.9999 %", "MRT", "99.9 %", "99 %")
 
 
 def size_inches(panels: int) -> tuple[float, float]:
@@ -37,14 +39,15 @@ def size_inches(panels: int) -> tuple[float, float]:
 
 
 def _style(label: str) -> dict:
-    n = LEVELS.index(label) if label in LEVELS else len(LEVELS)
+    n = STYLED.index(label) if label in STYLED else len(STYLED)
     return {"color": f"C{1 + n}", "linestyle": LINE_STYLES[n % len(LINE_STYLES)]}
 
 
 def panels(cells: Sequence[tuple[str, Mapping[int, int], Mapping[str, float]]],
-           title: str) -> bytes:
+           title: str, levels: Sequence[str] = LEVELS,
+           xlabel: str = "Response time (µs, fio total latency)") -> bytes:
     """One panel per (panel title, bins {bin midpoint ns: I/Os}, marks {level: µs}); the
-    levels are named in LEVELS order in one legend under the panels."""
+    `levels` are named in their order in one legend under the panels."""
     with matplotlib.rc_context(STYLE):
         fig = Figure(figsize=size_inches(len(cells)), dpi=DPI)
         FigureCanvasAgg(fig)
@@ -73,11 +76,11 @@ def panels(cells: Sequence[tuple[str, Mapping[int, int], Mapping[str, float]]],
         ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: _tick(v)))   # 10, 2.5
         ax.xaxis.set_minor_formatter(NullFormatter())
-        ax.set_xlabel("Response time (µs, fio total latency)")
+        ax.set_xlabel(xlabel)
         fig.suptitle(title, fontsize=9)
-        handles = [matplotlib.lines.Line2D([], [], linewidth=1.0, label=label, **_style(label))
-                   for label in LEVELS]
-        fig.legend(handles=handles, loc="lower center", ncol=len(LEVELS), frameon=False)
+        handles = [matplotlib.lines.Line2D([], [], linewidth=1.0, label=label,
+                                           **_style(label)) for label in levels]
+        fig.legend(handles=handles, loc="lower center", ncol=len(levels), frameon=False)
         # Fixed margins (inches), not tight_layout: laying out log axes costs ~1 s a figure.
         height = size_inches(len(cells))[1]
         fig.subplots_adjust(left=0.1, right=0.98, top=1 - 0.6 / height,

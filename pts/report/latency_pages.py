@@ -10,12 +10,11 @@ from __future__ import annotations
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
-from pts.report import charts, fmt, latency_qos, latency_qos_pages, plot3d_pages
+from pts.report import charts, fmt, latency_qos, latency_qos_pages, plot3d_pages, qos_text
 from pts.report.data import window_cells
 from pts.report.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
 from pts.report.model import Cell, TestResult
 from pts.report.steady_pages import convergence_page, page_info, window_pages
-from pts.testdefs.qos_select import needed_ios
 
 US = "µs"
 # (ledger field, table title, unit)
@@ -65,12 +64,11 @@ def definitions(test: TestResult) -> str:
             "for mixed points the read and write histograms are merged. It is a bin midpoint "
             "(within 1/128 of the true value), capped at the measured maximum. MRT is the "
             "mean of the window rounds' maxima. Every value: " + _window_text(test) + ".")
-    need = needed_ios(float(_pct(test)))
-    if fewest is not None and fewest < need:
-        text += (f" n/r = not resolvable: a {_pct(test)} % level needs at least {need:,} I/Os "
-                 f"in a point (1 / (1 - p)); some window points completed fewer (fewest: "
-                 f"{fewest:,.0f}), and a cell with such a point shows n/r, not its slowest "
-                 "I/O.")
+    pct = float(_pct(test))
+    if qos_text.short(fewest, pct):
+        text += " " + qos_text.nr_note([pct], f"some window points (fewest: {fewest:,.0f} "
+                                       "I/Os), and a cell with such a point shows n/r",
+                                       "longer points (--point-seconds)")
     return text
 
 
@@ -94,7 +92,7 @@ def _short(test: TestResult, metric: str) -> set[tuple[str, int]]:
 def _text(cell: Cell | None, short: bool = False) -> str:
     if cell is None or (cell.mean is None and not cell.na):
         return "no data"
-    return "N/A" if cell.na else "n/r" if short else fmt.num(cell.mean)
+    return "N/A" if cell.na else qos_text.NR if short else fmt.num(cell.mean)
 
 
 def tables_page(test: TestResult) -> list[Flowable]:

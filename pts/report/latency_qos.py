@@ -18,12 +18,12 @@ from pathlib import Path
 from pts.report.model import RunView, TestResult
 from pts.results import records
 from pts.results.ledger import read_records
-from pts.testdefs.qos_select import needed_ios
+from pts.testdefs.qos_select import QOS_LEVELS, needed_ios
 from pts.tools import histogram
 from pts.tools.fio import FioOutputError, parse_output
 from pts.tools.fio_result import summarize
 
-LEVELS = (99.99, 99.999, 99.9999)
+LEVELS = QOS_LEVELS
 OK, NOT_RESOLVABLE, NO_BINS = "ok", "n/r", "n/a"
 
 

@@ -10,13 +10,12 @@ from __future__ import annotations
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
-from pts.report import fmt, histogram_chart, latency_qos
+from pts.report import fmt, histogram_chart, latency_qos, qos_text
 from pts.report.data import window_cells
 from pts.report.latency_qos import NO_BINS, NOT_RESOLVABLE, OK, QosCell
 from pts.report.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
 from pts.report.model import RunView, TestResult
 from pts.report.steady_pages import page_info
-from pts.testdefs.qos_select import needed_ios
 
 US = "µs"
 
@@ -55,21 +54,18 @@ def table_page(test: TestResult, found: list[QosCell]) -> list[Flowable]:
 
 
 def _level_text(level: latency_qos.Level) -> str:
-    return {OK: fmt.num(level.us), NOT_RESOLVABLE: "n/r"}.get(level.state, "n/a")
+    return {OK: fmt.num(level.us), NOT_RESOLVABLE: qos_text.NR}.get(level.state, "n/a")
 
 
 def footnotes(test: TestResult, found: list[QosCell]) -> list[str]:
-    needs = ", ".join(f"{p:g} % needs {needed_ios(p):,}" for p in latency_qos.LEVELS)
     notes = [f"All response times are fio's total latency (submission + completion) in {US}, "
              f"{_window_text(test)}; reads and writes of a mixed point together. The levels "
              "are computed from fio's json+ latency bins of each point (bin midpoints, within "
              "1/128 of the true value, capped at the measured maximum) by fio's percentile "
              "rule."]
     if any(lv.state == NOT_RESOLVABLE for c in found for lv in c.levels):
-        notes.append(f"n/r = not resolvable: a p % level is more than the slowest I/O only "
-                     f"when a point completed at least 1 / (1 - p/100) I/Os ({needs}); a "
-                     "window point of this cell completed fewer (see the last column), so "
-                     "no value is given. Longer points (--point-seconds) resolve it.")
+        notes.append(qos_text.nr_note(latency_qos.LEVELS, "a window point of each such cell "
+                                      "(see the last column)", "longer points (--point-seconds)"))
     if any(lv.state == NO_BINS for c in found for lv in c.levels):
         notes.append("n/a = no latency bins: the fio JSON of the cell's window points is "
                      "not in the run folder (raw/) or has no json+ latency histogram.")

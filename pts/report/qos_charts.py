@@ -47,29 +47,3 @@ def xy(series: Series, xlabel: str, ylabel: str, title: str, *, x_ticks=None,
         ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
         _legend_below(ax)
         return _png(fig)
-
-
-def histogram(bins: Mapping[int, int], marks: Mapping[str, float], title: str) -> bytes:
-    """I/O count (log) per latency bin (µs, log), with vertical lines at `marks`
-    {label: µs} (ART, the nines, MRT)."""
-    with matplotlib.rc_context(STYLE):
-        fig, ax = _new_figure()
-        xs = sorted(bins)
-        us = [x / 1e3 for x in xs]
-        # fio's bins are 1/64 of a power of two wide: draw each as a bar of that width.
-        widths = [max(u / 64, 1e-3) for u in us]
-        ax.bar(us, [bins[x] for x in xs], width=widths, color="#4c72b0", linewidth=0,
-               label="I/Os per bin")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        _log(ax.xaxis)
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,.0f}"))
-        for (label, value), style in zip(marks.items(), LINE_STYLES * len(marks),
-                                         strict=False):
-            ax.axvline(value, linestyle=style, linewidth=1.0,
-                       color=f"C{1 + list(marks).index(label)}",
-                       label=f"{label} {fmt.num(value)} µs")
-        ax.set(xlabel="Response time (µs, fio total latency)", ylabel="I/O count",
-               title=title)
-        _legend_below(ax)
-        return _png(fig)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from reportlab.platypus import Flowable
 
-from pts.report import fmt, qos_charts
+from pts.report import fmt, histogram_pages, qos_charts, qos_text
 from pts.report.layout import grid_table, h2, image, new_page, para
 from pts.report.model import RunView, TestResult
 from pts.report.steady_pages import convergence_page, page_info, window_pages
@@ -39,8 +39,12 @@ def build(run: RunView, test: TestResult) -> list[Flowable]:
     return story + _prewrites(run, test, found)
 
 
+FEWEST = "fewest_ios"      # grid key: the fewest I/Os of a window point (QoS resolvability)
+
+
 def _grid(test: TestResult) -> dict[tuple[int, int], dict[str, float | None]]:
-    """(TC, QD) -> {field: mean over the measurement window rounds}."""
+    """(TC, QD) -> {field: mean over the measurement window rounds, FEWEST: the fewest
+    I/Os of one of those points}."""
     rounds = set(test.window_rounds) or {p.round for p in test.points}
     acc: dict[tuple[int, int], list] = {}
     for p in test.points:
@@ -51,6 +55,8 @@ def _grid(test: TestResult) -> dict[tuple[int, int], dict[str, float | None]]:
     for key, rows in acc.items():
         names = {k for r in rows for k in r}
         out[key] = {k: _mean([r.get(k) for r in rows]) for k in names}
+        out[key][FEWEST] = min((r["ios"] for r in rows if r.get("ios") is not None),
+                               default=None)
     return out
 
 
@@ -124,29 +130,25 @@ def _pct_fields(test: TestResult) -> list[tuple[float, str]]:
 
 def _table_page(test: TestResult, grid) -> list[Flowable]:
     story = _page(test, "All Points")
-    pcts = _pct_fields(test)[:3]
+    pcts = _pct_fields(test)
     header = ["TC", "QD", "IOPS", f"ART {US}", f"MRT {US}",
-              *[f"{p:g} % {US}" for p, _ in pcts], "I/Os"]
+              *[f"{p:g} % {US}" for p, _ in pcts], "I/Os (fewest)"]
     rows = []
     for tc in _order(test, "thread_counts"):
         for qd in _order(test, "queue_depths"):
             v = grid.get((tc, qd), {})
-            ios = v.get("ios")
+            fewest = v.get(FEWEST)
             rows.append([str(tc), str(qd), fmt.num(v.get("iops")), fmt.num(v.get("lat_mean_us")),
                          fmt.num(v.get("lat_max_us")),
-                         *[_level(v.get(key), ios, p) for p, key in pcts],
-                         fmt.num(ios)])
+                         *[qos_text.level(v.get(key), not qos_text.short(fewest, p))
+                           for p, key in pcts],
+                         fmt.num(fewest)])
+    notes = [f"Values are {_window_text(test)}; I/Os: the fewest of a window point."]
+    if any(qos_text.short(v.get(FEWEST), p) for v in grid.values() for p, _ in pcts):
+        notes.append(qos_text.nr_note([p for p, _ in pcts], "a window point of each such row",
+                                      "longer points (--point-seconds)"))
     return story + [grid_table(header, rows, align_right_from=2),
-                    para(f"{_window_text(test)}. A level marked '*' is not resolvable from the "
-                         "I/Os of a point (fewer than 1 / (1 - p) I/Os): it is the slowest "
-                         "I/O.", "small")]
-
-
-def _level(value: float | None, ios: float | None, pct: float) -> str:
-    if value is None:
-        return "n/a"
-    short = ios is not None and ios * (1 - pct / 100) < 1 - 1e-9
-    return fmt.num(value) + (" *" if short else "")
+                    *[para(n, "small") for n in notes]]
 
 
 def _cpu_page(test: TestResult, grid) -> list[Flowable]:
@@ -183,26 +185,8 @@ def _operating_page(test: TestResult, found) -> list[Flowable]:
 
 
 def _histogram_pages(test: TestResult, found) -> list[Flowable]:
-    story: list[Flowable] = []
-    for h in (r for r in found if isinstance(r, records.ResponseHistogram)):
-        title = f"Response Time Histogram: {h.name} (TC{h.thread_count}/QD{h.queue_depth})"
-        story += _page(test, title)
-        marks = {"ART": h.lat_mean_us}
-        marks |= {f"{row['pct']:g} %": row["us"] for row in h.percentiles if row["resolvable"]}
-        marks["MRT"] = h.lat_max_us
-        bins = {int(k): int(v) for k, v in h.bins.items()}
-        story.append(image(qos_charts.histogram(bins, {k: v for k, v in marks.items()
-                                                       if v is not None}, title)))
-        rows = [[f"{row['pct']:g} %", fmt.num(row["us"]) if row["resolvable"] else
-                 "not resolvable", f"{row['ios']:,}", f"{row['ios_needed']:,}"]
-                for row in h.percentiles]
-        rows += [["MRT", fmt.num(h.lat_max_us), f"{h.ios:,}", "1"]]
-        story += [grid_table(["Level", f"Response time {US}", "I/Os", "I/Os needed"], rows,
-                             align_right_from=1),
-                  para(f"{h.seconds} s capture at {fmt.num(h.iops)} IOPS; ART "
-                       f"{fmt.num(h.lat_mean_us)} {US}. Histogram: {h.source}. A level needs "
-                       "at least 1 / (1 - p) I/Os to be resolved.", "small")]
-    return story
+    hists = [r for r in found if isinstance(r, records.ResponseHistogram)]
+    return histogram_pages.pages(test, hists, "longer captures (a larger --time-scale)")
 
 
 def _prewrites(run: RunView, test: TestResult, found=None) -> list[Flowable]:

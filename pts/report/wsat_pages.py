@@ -1,6 +1,7 @@
 """Write Saturation test pages (pts-digest §7.4, §8.3): summary (FOB, steady state, ratio,
 stop condition), IOPS vs time, vs TGBW and vs drive fills, response times vs drive fills,
-and the steady-state evidence of the final 5-sample window.
+and the steady-state evidence of the final 5-sample window; the response-time histograms with
+the QoS levels and their I/O counts of the whole run and of the final window (issue 12).
 """
 
 from __future__ import annotations
@@ -8,10 +9,14 @@ from __future__ import annotations
 from reportlab.platypus import Flowable
 
 from pts.procedure import steady_state
-from pts.report import charts, fmt
+from pts.report import charts, fmt, histogram_pages
 from pts.report.layout import h1, h2, image, kv_table, new_page, para
 from pts.report.model import SampleView, TestResult, TrackingView
 from pts.report.steady_pages import evidence_table, page_info
+from pts.results import records
+from pts.results.ledger import read_records
+from pts.testdefs import wsat_qos
+from pts.testdefs.qos_select import needed_ios
 
 US = "µs"
 
@@ -24,7 +29,24 @@ def build(run, test: TestResult) -> list[Flowable]:
     story += iops_page(test, "tgbw_gb", "Total GB written (TGBW, decimal GB)", "IOPS vs TGBW")
     story += iops_page(test, "drive_fills", "Drive fills (x user capacity)",
                        "IOPS vs Drive Fills")
-    return story + latency_page(test) + window_page(test)
+    story += latency_page(test) + window_page(test)
+    return story + qos_pages(run, test)
+
+
+def qos_pages(run, test: TestResult) -> list[Flowable]:
+    """The whole run's and the final window's response-time histograms with their QoS
+    levels (pts.testdefs.wsat_qos); a run from before they were recorded has none."""
+    hists = [r for r in read_records(run.folder / "ledger.jsonl")[0]
+             if isinstance(r, records.ResponseHistogram) and r.test == test.name]
+    story: list[Flowable] = []
+    for h in hists:
+        clat = h.source == wsat_qos.WINDOW_SOURCE
+        story += histogram_pages.pages(
+            test, [h], "longer samples (--point-seconds)" if clat
+            else "a longer run (--wsat-fills, --wsat-hours)",
+            "Response time (µs, fio completion latency)" if clat else
+            "Response time (µs, fio total latency)")
+    return story
 
 
 def _x(s: SampleView, axis: str) -> float | None:
@@ -126,9 +148,12 @@ def latency_page(test: TestResult) -> list[Flowable]:
               "MRT (completion latency)": (xs, [s.clat_max_us for s in complete])}
     png = charts.lines(series, "Drive fills (x user capacity)", f"Response time ({US})",
                        title, log_y=True)
-    return story + [image(png), para("Per sample. ART from fio's total-latency log; 5 9s and "
-                                     "MRT from its completion-latency histogram log.",
-                                     "small")]
+    need = needed_ios(float(pct))
+    return story + [image(png), para(
+        f"Per sample. ART from fio's total-latency log; {pct} % and MRT from its "
+        f"completion-latency histogram log. A sample with fewer than {need:,} I/Os cannot "
+        f"resolve the {pct} % level and has no {pct} % point (never its slowest I/O).",
+        "small")]
 
 
 def window_page(test: TestResult) -> list[Flowable]:

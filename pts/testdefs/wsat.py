@@ -13,6 +13,10 @@ figures come from fio's JSON). fio leaves out the last, partial window; whatever
 after the last complete window (per fio's JSON totals) becomes one last sample marked
 partial, so the total written (TGBW) at the end is what fio wrote.
 
+A sample's percentile whose I/O count cannot resolve it is left out (None), never replaced
+by the slowest I/O. The QoS levels 99.99/99.999/99.9999 % with their I/O counts, for the whole
+run and the final window, are recorded by pts.testdefs.wsat_qos (fio runs with json+ output).
+
 The 5-sample steady-state rule is checked over every window of complete samples: the report
 gives where it was first met, the FOB figure (first sample), the average of the final
 window and their ratio. The WSAT needs no steady state: it ends "complete".
@@ -24,7 +28,7 @@ import contextlib
 import math
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pts.conditioning import prepare, purge_probe
@@ -35,7 +39,7 @@ from pts.procedure import plan, rounds, steady_state
 from pts.procedure.runner import recorded_test
 from pts.results import records
 from pts.run import Run
-from pts.testdefs import fields
+from pts.testdefs import fields, qos_select, wsat_qos
 from pts.tools import fio_logs, histogram
 from pts.tools.fio import FioResult, Job, Logs
 
@@ -97,6 +101,7 @@ class WsatInterval:
     clat_percentile_us: float | None
     bytes_written: float             # cumulative, all samples so far
     partial: bool = False
+    clat_histogram: dict[int, int] = field(default_factory=dict, compare=False, repr=False)
 
     def record(self, capacity: int, steady: bool | None) -> records.Sample:
         return records.Sample(
@@ -116,11 +121,19 @@ def samples(prefix: str, res: FioResult, p: Plan, block_size: int,
         hist = iv.clat_histogram
         out.append(WsatInterval(iv.index + 1, iv.index * p.interval_s,
                                 (iv.index + 1) * p.interval_s,
-                          iv.ios, iv.iops, fields.us(iv.lat_mean_ns),
-                          fields.us(histogram.maximum(hist)),
-                          fields.us(histogram.percentile(hist, pct) if hist else None),
-                          done))
+                                iv.ios, iv.iops, fields.us(iv.lat_mean_ns),
+                                fields.us(histogram.maximum(hist)),
+                                fields.us(_resolved(hist, pct)), done,
+                                clat_histogram=hist))
     return out + _tail(prefix, res, p, block_size, out)
+
+
+def _resolved(hist: dict[int, int], pct: float) -> int | None:
+    """The window's `pct` level (ns), or None when its I/O count cannot resolve it (the
+    report shows no point there instead of the slowest I/O)."""
+    if not hist or histogram.total(hist) < qos_select.needed_ios(pct):
+        return None
+    return histogram.percentile(hist, pct)
 
 
 def _tail(prefix: str, res: FioResult, p: Plan, block_size: int, complete: list[WsatInterval]):
@@ -194,7 +207,7 @@ def _body(run: Run, p: Plan) -> rounds.Outcome:
               f"{p.interval_s} s from fio's logs (read when fio ends)")
     with _ticker(run, p):
         res = run.fio.run(run.device.path, [job(run.settings, p, prefix)], out, "wsat",
-                          timeout=p.limit_s * 1.05 + 600)
+                          timeout=p.limit_s * 1.05 + 600, histograms=True)
     found = samples(prefix, res, p, w.block_size, run.spec.latency.percentile)
     evidence = steady_windows([s.iops for s in found if not s.partial], run.spec.steady_state)
     padded = evidence + [None] * (len(found) - len(evidence))   # the partial sample
@@ -250,6 +263,11 @@ def _finish(run: Run, p: Plan, res: FioResult, found: list[WsatInterval],
         lat_percentile_us=fields.us(fields.capped(
             s.write.lat_percentile_ns(run.spec.latency.percentile), s.write.lat_max_ns)),
         raw=run.relative(res.json_path)))
+    inside = [x for x in complete if window[0] <= x.number <= window[1]]
+    for rec in wsat_qos.records_of(run, res, [x.clat_histogram for x in inside],
+                                   len(inside) * p.interval_s,
+                                   sum(x.iops for x in inside) / len(inside), window):
+        run.ledger.append(rec)
     if run.settings.purge_probe:        # the first sample: writes on the purged drive
         purge_probe.record(run, TEST, run.spec.wsat.block_size, run.spec.wsat.thread_count,
                            run.spec.wsat.queue_depth, p.interval_s, fob,
@@ -357,6 +375,9 @@ def plan_lines(settings: Settings, device: BlockDevice) -> list[str]:
         f"{p.limit_s // p.interval_s:,} complete samples; the "
         f"{spec.steady_state.window_rounds}-sample steady-state rule is evaluated over every "
         "window (steady state not required)",
+        "QoS: " + ", ".join(f"{x:g} %" for x in qos_select.QOS_LEVELS) + " with the I/O "
+        "count behind each, for the whole run (total latency, fio json+ output) and the "
+        "final window (completion latency, fio histogram log)",
         *few_samples_warning(p, spec.steady_state.window_rounds),
         *plan.fills_duration_lines(p.bytes_planned, p.limit_s),
     ]

@@ -78,8 +78,38 @@ def test_loop_samples_tgbw_and_partial_window(loop):
     assert last["drive_fills"] == pytest.approx(written_by_fio(loop) / SIZE)
     for s in complete:
         assert s["iops"] > 0 and 0 < s["lat_mean_us"] and s["clat_max_us"] > 0
-        assert s["clat_percentile_us"] <= s["clat_max_us"]
+        if s["ios"] >= 100_000:                  # 99.999 % resolvable in this sample
+            assert s["clat_percentile_us"] <= s["clat_max_us"]
+        else:                                    # never the slowest I/O in its place
+            assert s["clat_percentile_us"] is None
         assert s["steady"] is None if s["sample"] < 5 else isinstance(s["steady"], bool)
+
+
+def test_loop_qos_levels_with_their_io_counts(loop):
+    """Issue 12: 99.99/99.999/99.9999 % with the I/Os behind each, for the whole run (fio's
+    json+ total-latency bins) and the final window (the clat histogram log)."""
+    whole, window = loop.of_type("response_histogram")
+    result = loop.of_type("wsat_result")[0]
+    raw = json.loads((loop.folder / result["raw"]).read_text())["jobs"][0]["write"]
+    assert whole["name"] == "Whole run" and "json+" in whole["source"]
+    assert whole["ios"] == raw["total_ios"] == sum(int(v) for v in whole["bins"].values())
+    first, last = result["ss_window"]
+    assert window["name"] == f"Final window (samples {first}-{last})"
+    assert "clat" in window["source"] and window["seconds"] == 5
+    in_window = [s for s in loop.of_type("sample") if first <= s["sample"] <= last]
+    assert window["ios"] == pytest.approx(sum(s["ios"] for s in in_window), rel=0.01)
+    for rec in (whole, window):
+        rows = rec["percentiles"]
+        print(f"WSAT {rec['name']}: {rec['ios']:,} I/Os; "
+              + ", ".join(f"{r['pct']} % {r['us']} µs" for r in rows))
+        assert [r["pct"] for r in rows] == [99.99, 99.999, 99.9999]
+        for r in rows:
+            assert r["ios"] == rec["ios"]
+            assert r["resolvable"] == (rec["ios"] >= r["ios_needed"])
+            assert (r["us"] is None) == (not r["resolvable"])
+        values = [r["us"] for r in rows if r["resolvable"]]
+        assert values == sorted(values) and all(v <= rec["lat_max_us"] for v in values)
+    assert whole["percentiles"][0]["resolvable"]          # >= 10,000 I/Os in 11 s
 
 
 def test_loop_pdf_pages(loop):
@@ -87,6 +117,8 @@ def test_loop_pdf_pages(loop):
     for title in ("Write Saturation test", "IOPS vs Time", "IOPS vs TGBW",
                   "IOPS vs Drive Fills", "Response Times vs Drive Fills",
                   "Steady State: Final 5-Sample Window", "FOB IOPS (first sample)",
+                  "Response Time Histogram: Whole run (TC4/QD32)",
+                  "Response Time Histogram: Final window (samples",
                   "FOB / steady-state IOPS", "stopped by the time limit",
                   "WIPC (preconditioning) none"):
         assert title in text, title

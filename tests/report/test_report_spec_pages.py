@@ -176,7 +176,8 @@ def test_five_nines_table_says_not_resolvable_too(full_run):
     assert _row(tables, "8 KiB") == ["n/r", "n/r", "n/r"]
     assert "n/r" not in " ".join(_row(tables, "4 KiB"))
     flat = re.sub(r"\s+", " ", page)
-    assert "a 99.999 % level needs at least 100,000 I/Os" in flat
+    assert "n/r = not resolvable" in flat and "(99.999 % needs 100,000)" in flat
+    assert "fewest: 50,000 I/Os" in flat
     assert "largest one measured" not in flat
 
 

@@ -94,3 +94,40 @@ def test_steady_windows_and_steady_from():
     assert ev[-1].rounds == (8, 9, 10, 11, 12)
     assert ev[-1] == steady_state.check(values[-5:], [8, 9, 10, 11, 12])
     assert wsat._steady_from(ev) == 11
+
+
+def test_sample_percentile_only_where_the_io_count_resolves_it(tmp_path):
+    # 2 threads x 1,000 I/Os per window: 2,000 I/Os resolve 99.8 % (needs 500), not
+    # 99.999 % (needs 100,000): no value then, never the window's slowest I/O.
+    prefix = write_logs(tmp_path, [[1000, 1000], [1000, 1000]], partial=False)
+    res = result(4000 * BS, 2000)
+    five = wsat.samples(prefix, res, plan(), BS, 99.999)
+    assert [s.clat_percentile_us for s in five] == [None, None]
+    assert all(s.clat_max_us == histogram.bin_value(300) / 1e3 for s in five)
+    three = wsat.samples(prefix, res, plan(), BS, 99.8)
+    assert [s.clat_percentile_us for s in three] == [histogram.bin_value(200) / 1e3] * 2
+    assert histogram.total(three[0].clat_histogram) == 2000
+
+
+def test_wsat_qos_records_whole_run_and_final_window():
+    from pts.config.spec import load_spec
+    from pts.testdefs import wsat_qos
+    whole = {100_000: 1_999_999, 5_000_000: 1}                # 2,000,000 I/Os, total latency
+    write = Direction(io_bytes=2_000_000 * BS, total_ios=2_000_000, runtime_ms=20_000,
+                      iops=100_000, lat_mean_ns=100_002, lat_max_ns=5_000_100,
+                      lat_histogram=whole)
+    res = FioResult("RUN/raw/wsat/wsat.json", Summary(read=Direction(), write=write), 0, 0, 0)
+    run = SimpleNamespace(spec=load_spec(), relative=lambda p: "raw/wsat/wsat.json")
+    window = [{90_000: 20_000}, {90_000: 19_999, 3_000_000: 1}]   # 40,000 I/Os, clat
+    recs = wsat_qos.records_of(run, res, window, 10, 4_000.0, (4, 8))
+    assert [r.name for r in recs] == ["Whole run", "Final window (samples 4-8)"]
+    first, last = recs
+    assert first.ios == 2_000_000 and first.source == wsat_qos.WHOLE_RUN_SOURCE
+    assert [(r["pct"], r["resolvable"], r["us"]) for r in first.percentiles] == [
+        (99.99, True, 100.0), (99.999, True, 100.0), (99.9999, True, 100.0)]
+    assert first.lat_max_us == pytest.approx(5_000.1)
+    assert last.ios == 40_000 and last.source == wsat_qos.WINDOW_SOURCE
+    assert [(r["pct"], r["resolvable"], r["us"]) for r in last.percentiles] == [
+        (99.99, True, 90.0), (99.999, False, None), (99.9999, False, None)]
+    assert last.lat_max_us == 3_000.0 and (last.thread_count, last.queue_depth) == (4, 32)
+    assert last.bins == {"90000": 39_999, "3000000": 1}

@@ -1,0 +1,64 @@
+"""QoS levels everywhere, one wording (issue 12): the stored reference run's report shows the
+WSAT's whole-run and final-window histograms with 99.99/99.999/99.9999 % and their I/O counts,
+DIRTH/CBW's all-points table with every level of the spec file, and "n/r" with one footnote
+wherever an I/O count cannot resolve a level — never the slowest I/O in its place."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from pts.report import render
+from tests import snapshots
+from tests.report.test_report_spec_pages import pages
+
+pytestmark = pytest.mark.needs("pdftotext")
+
+
+@pytest.fixture(scope="module")
+def texts(tmp_path_factory):
+    pdf = render(snapshots.REFERENCE_RUN, tmp_path_factory.mktemp("qos") / "report.pdf")
+    return pages(pdf, layout=True)
+
+
+def page(texts: list[str], *needles: str) -> str:
+    """The last page holding every needle (the contents page names headings too)."""
+    return [t for t in texts if all(n in t for n in needles)][-1]
+
+
+def row(text: str, *start: str) -> list[str]:
+    line = next(ln for ln in text.splitlines() if ln.split()[:len(start)] == list(start))
+    return line.split()[len(start):]
+
+
+def flat(text: str) -> str:
+    return re.sub(r"\s+", " ", text)
+
+
+def test_wsat_whole_run_and_final_window_levels(texts):
+    whole = page(texts, "Response Time Histogram: Whole run (TC4/QD32)", "I/Os needed")
+    window = page(texts, "Response Time Histogram: Final window (samples", "I/Os needed")
+    for text in (whole, window):
+        levels = [row(text, pct, "%") for pct in ("99.99", "99.999", "99.9999")]
+        assert [lv[-1] for lv in levels] == ["10,000", "100,000", "1,000,000"]   # needed
+        assert all(lv[0] != "n/r" for lv in levels[:2])
+    assert "json+ total-latency bins of the whole run" in flat(whole)
+    assert "completion latency (clat)" in flat(window)
+
+
+def test_dirth_all_points_every_level_and_n_r(texts):
+    text = page(texts, "DIRTH — All Points", "Values are means")
+    assert all(f"{p} %" in text for p in ("99.9", "99.99", "99.999", "99.9999"))
+    # TC1/QD1 completes about 960,000 I/Os per 60 s point: 99.9999 % needs 1,000,000.
+    tc1 = row(text, "1", "1")
+    assert tc1[-2] == "n/r" and tc1[-3] != "n/r"
+    assert "n/r" not in row(text, "32", "32")
+    assert "*" not in text
+    assert "n/r = not resolvable" in flat(text) and "99.9999 % needs 1,000,000" in flat(text)
+
+
+def test_dirth_histogram_pages_use_the_same_wording(texts):
+    text = page(texts, "DIRTH — Response Time Histogram: MinIOPS", "I/Os needed")
+    assert "not resolvable" not in row(text, "99.9999", "%")[0]
+    assert re.search(r"99\.9999 %\s+(n/r|[\d.,]+)\s", text)
