@@ -3,15 +3,23 @@ and what WIPC costs — the suite's own path against plain fio, in ONE run, on a
 it creates (tmpfs-backed, removed afterwards). Needs root and fio.
 
     .venv/bin/python benchmarks/round_efficiency.py [--seconds 1,5] [--points 56]
+                                                    [--p2-points 12] [--p2-reps 3]
 
 P1 harness efficiency: sum of the points' measured I/O time (each point's first I/O to last
    completion, from its fio timing log) / wall time of the round (fio, JSON split, ledger
    records), for the PTS-E IOPS round (56 points, TC 4 / QD 32) in each round mode.
    Goal: >= 97 % at 1 s points; at 60 s points it is extrapolated from the fixed cost.
-P2 fidelity: IOPS the suite records per point (pipelined round) / plain `fio` of the same
-   job alone on the same device (the mean of two plain runs), median and worst over the
-   points, at every point length; beside it the noise floor: plain run 1 / plain run 2.
+P2 fidelity: IOPS the suite records per point / plain `fio` of the same job alone on the
+   same device, median and worst over the points, at every point length, for each round
+   mode. The modes and plain fio ALTERNATE (--p2-reps passes of: pipelined round,
+   stonewalled round, per-point round, plain fio per point) and each figure is the median
+   over the passes, so that a slow drift of the machine or device is not read as a
+   difference between them; the noise floor is the spread of plain fio over its passes.
 P3 WIPC: wall time of the suite's preconditioning / plain fio running the same job file.
+
+The device is filled once before anything is measured: a tmpfs-backed loop device's first
+write of a block allocates memory (slow) and its never-written blocks read for free, so an
+unfilled device changes under the measurements and favours whatever runs later.
 """
 
 from __future__ import annotations
@@ -78,24 +86,79 @@ def plain_fio(dev: str, job, out: Path) -> tuple[float, float]:
     return summarize(parse_output(res.stdout)).iops, time.monotonic() - start
 
 
-def fidelity(dev_path: str, decl, points, suite: list[float], out: Path) -> dict:
-    """P2: the suite's IOPS per point / plain fio of the same job, run twice per point;
-    the two plain runs' ratio is the noise floor the fidelity can be judged against."""
-    ratios, noise = [], []
-    for p, s in zip(points, suite, strict=True):
-        a, b = (plain_fio(dev_path, decl.job(p), out)[0] for _ in range(2))
-        ratios.append(s / ((a + b) / 2))
-        noise.append(a / b)
+MODES = ("pipelined", "stonewalled", "per-point")
+
+
+def fidelity(fio: Fio, dev_path: str, decl, points, seconds: int, reps: int,
+             out: Path) -> dict:
+    """P2: per mode, the median over `reps` alternating passes of each point's IOPS / the
+    median of plain fio's; median and worst over the points. Noise: plain fio's spread
+    (largest / smallest of its passes), median and worst over the points."""
+    found: dict[str, list[list[float]]] = {m: [[] for _ in points]
+                                           for m in (*MODES, "plain")}
+    slot = seconds * 1000 + PIPELINE_GAP_MS
+    for rep in range(reps):
+        for mode in MODES:
+            got = run_round(fio, dev_path, [decl.job(p) for p in points],
+                            out / f"p2-{seconds}s-{mode}-{rep}", mode, slot,
+                            timeout=len(points) * seconds * 3 + 120)
+            for k, r in enumerate(got):
+                found[mode][k].append(r.summary.iops)
+        for k, p in enumerate(points):
+            found["plain"][k].append(plain_fio(dev_path, decl.job(p), out)[0])
+    plain = [statistics.median(v) for v in found["plain"]]
+
     def worst(xs: list[float]) -> float:
         return max(xs, key=lambda x: abs(x - 1))
-    return {"median": statistics.median(ratios), "worst": worst(ratios),
-            "noise_median": statistics.median(noise), "noise_worst": worst(noise)}
+    result = {}
+    for mode in MODES:
+        ratios = [statistics.median(v) / b for v, b in zip(found[mode], plain, strict=True)]
+        result[mode] = {"median": statistics.median(ratios), "worst": worst(ratios)}
+    spread = [max(v) / min(v) for v in found["plain"]]
+    result["noise"] = {"median": statistics.median(spread), "worst": max(spread)}
+    return result
+
+
+def fill(dev_path: str) -> None:
+    """Write the whole device once (not measured)."""
+    subprocess.run(["fio", "--name=fill", f"--filename={dev_path}", "--rw=write", "--bs=1M",
+                    "--direct=1", "--ioengine=libaio", "--iodepth=16"], check=True,
+                   capture_output=True)
+
+
+def spread_points(points: list, n: int) -> list:
+    """`n` points spread evenly over the round (every block size and mix represented)."""
+    step = max(1, len(points) // n)
+    return points[::step][:n]
+
+
+def wipc_ratio(fio: Fio, dev, dev_path: str, spec, out: Path) -> dict:
+    """P3: the suite's WIPC against plain fio running its job file (and the device fill)."""
+    common = spec.common
+    plan = plan_wipc(dev.capacity_bytes, spec.wipc.block_size, spec.wipc.capacity_multiple,
+                     common.thread_count, common.queue_depth)
+    start = time.monotonic()
+    run_wipc(fio, dev_path, plan, out / "wipc")
+    suite_s = time.monotonic() - start
+    path = out / "plain-wipc.fio"
+    path.write_text(job_file(dev_path, list(plan.jobs)))
+    start = time.monotonic()
+    subprocess.run(["fio", "--output-format=json", str(path)], check=True, capture_output=True)
+    plain_s = time.monotonic() - start
+    print(f"P3 WIPC ({plan.bytes_expected / 2**30:.0f} GiB of SEQ 128 KiB writes): "
+          f"suite {suite_s:.2f} s, plain fio {plain_s:.2f} s, ratio "
+          f"{suite_s / plain_s:.3f}", flush=True)
+    return {"suite_s": suite_s, "plain_s": plain_s, "ratio": suite_s / plain_s}
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", default="1,5", help="point lengths to measure (default 1,5)")
     ap.add_argument("--points", type=int, default=56, help="points per round (default 56)")
+    ap.add_argument("--p2-points", type=int, default=12,
+                    help="P2: points spread over the round (default 12)")
+    ap.add_argument("--p2-reps", type=int, default=3,
+                    help="P2: alternating passes of every mode and plain fio (default 3)")
     args = ap.parse_args()
     lengths = [int(s) for s in args.seconds.split(",")]
     results: dict = {"P1": {}, "P2": {}, "P3": None}
@@ -106,6 +169,8 @@ def main() -> int:
         try:
             dev, fio = resolve(dev_path), Fio(log_file=out / "commands.log")
             spec = load_spec("pts-e-1.1")
+            fill(dev_path)
+            results["P3"] = wipc_ratio(fio, dev, dev_path, spec, out)
             for seconds in lengths:
                 settings = make_settings(spec, device=dev_path, destructive=True,
                                          point_seconds=seconds, max_rounds=None,
@@ -119,29 +184,17 @@ def main() -> int:
                           f"measured I/O {r['busy']:.1f} s, efficiency "
                           f"{r['efficiency']:.4f}, max overlap {r['max_overlap_ms']:.0f} ms",
                           flush=True)
-                suite = results["P1"][f"pipelined {seconds}s"]["iops"]
-                results["P2"][f"{seconds}s"] = p2 = fidelity(dev_path, decl, points, suite, out)
-                print(f"P2 fidelity (suite IOPS / plain fio), {len(points)} points of "
-                      f"{seconds} s: median {p2['median']:.3f}, worst {p2['worst']:.3f}; "
-                      f"noise floor (plain fio run 1 / run 2): median {p2['noise_median']:.3f}"
-                      f", worst {p2['noise_worst']:.3f}", flush=True)
-            common = spec.common
-            plan = plan_wipc(dev.capacity_bytes, spec.wipc.block_size,
-                             spec.wipc.capacity_multiple, common.thread_count,
-                             common.queue_depth)
-            start = time.monotonic()
-            run_wipc(fio, dev_path, plan, out / "wipc")
-            suite_s = time.monotonic() - start
-            path = out / "plain-wipc.fio"
-            path.write_text(job_file(dev_path, list(plan.jobs)))
-            start = time.monotonic()
-            subprocess.run(["fio", "--output-format=json", str(path)], check=True,
-                           capture_output=True)
-            plain_s = time.monotonic() - start
-            results["P3"] = {"suite_s": suite_s, "plain_s": plain_s, "ratio": suite_s / plain_s}
-            print(f"P3 WIPC ({plan.bytes_expected / 2**30:.0f} GiB of SEQ 128 KiB writes): "
-                  f"suite {suite_s:.2f} s, plain fio {plain_s:.2f} s, ratio "
-                  f"{suite_s / plain_s:.3f}", flush=True)
+                some = spread_points(points, args.p2_points)
+                results["P2"][f"{seconds}s"] = p2 = fidelity(fio, dev_path, decl, some,
+                                                             seconds, args.p2_reps, out)
+                for mode in MODES:
+                    print(f"P2 fidelity {mode:11} / plain fio, {len(some)} points of "
+                          f"{seconds} s, median of {args.p2_reps} alternating passes: "
+                          f"median {p2[mode]['median']:.3f}, worst {p2[mode]['worst']:.3f}",
+                          flush=True)
+                print(f"P2 noise floor (plain fio, largest / smallest of its passes): median "
+                      f"{p2['noise']['median']:.3f}, worst {p2['noise']['worst']:.3f}",
+                      flush=True)
             # The time that is not measurement (fio starts, gaps, JSON, records) does not grow
             # with the point length, so a round of 60 s points keeps the same fixed cost.
             for mode in ("per-point", "pipelined"):

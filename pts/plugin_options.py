@@ -84,7 +84,9 @@ def add(parser: pytest.Parser) -> None:
                      "each point starting when the one before has finished; per-point = one "
                      "fio process per point (~0.3 s idle device time each). Default "
                      "pipelined; stonewalled for an ssh:// device (pipelined is not "
-                     "supported there).")
+                     "supported there). On a CPU-bound device pipelined points read a few "
+                     "%% lower (the next point is set up during the last 0.5 s of a point; "
+                     "README, Performance): compare drives in one mode.")
     g.addoption("--time-scale", metavar="F", type=float, default=1.0,
                 help="0 < F <= 1: multiply the spec's fixed long durations (DIRTH/CBW "
                      "pre-writes and histogram captures, HIR write and idle lengths, XSR "

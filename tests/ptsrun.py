@@ -3,15 +3,18 @@
 run folder, its ledger, the PDF's text.
 
 The command is spelled here only (pts_argv); tests run it with run_suite() (to its end),
-start_suite() (to act while it runs: kill it, pull the device) or run_pts() (on a device,
-destructive, returning what the run folder holds)."""
+start_suite() (to act while it runs: kill it, pull the device), run_pts() (on a device,
+destructive, returning what the run folder holds) or kill_and_resume() (kill -9 at a moment
+the ledger shows, then --resume)."""
 
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,3 +76,37 @@ def run_pts(device: str, reports: Path, *args: str, target: str = "pts/",
     records, notes = read_ledger(folder / "ledger.jsonl")
     return PtsRun(proc, wall, folder, [r.data for r in records], notes,
                   json.loads(found[0].read_text()))
+
+
+def kill_and_resume(device: str, reports: Path, args: list[str], target: str,
+                    ready: Callable[[str], bool], limit: float = 300) -> tuple[Path, str, str]:
+    """Start the suite on `device`, kill -9 it once its ledger's text satisfies `ready`,
+    wait until no process of the run (its fio) is left, then `--resume` it to its end:
+    (the run folder, the ledger's text when it was killed, the resumed run's output). The
+    resumed run may end steady or not (exit 0 or 1): both are real outcomes."""
+    first = start_suite("--device", device, "--destructive", "--reports-dir", str(reports),
+                        *args, target=target)
+    folder, killed = None, ""
+    try:
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline and folder is None:
+            found = list(reports.glob("*/*/ledger.jsonl"))
+            if found and ready(found[0].read_text()):
+                folder = found[0].parent
+            assert first.poll() is None, first.communicate()[0][-3000:]
+            time.sleep(0.05)
+        assert folder is not None, f"the ledger was not ready within {limit:.0f} s"
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=30)
+        killed = (folder / "ledger.jsonl").read_text()
+    finally:
+        if first.poll() is None:
+            first.kill()
+    deadline = time.monotonic() + 30
+    while subprocess.run(["pgrep", "-f", str(folder)], capture_output=True).returncode == 0:
+        assert time.monotonic() < deadline, "a fio of the killed run is still running"
+        time.sleep(0.1)
+    second = start_suite("--resume", str(folder), "--destructive", target=target)
+    out, _ = second.communicate(timeout=600)
+    assert second.returncode in (0, 1), out[-3000:]
+    return folder, killed, out

@@ -155,9 +155,7 @@ def test_setup_rows(run: RunView, test: TestResult) -> list[tuple[str, str]]:
                         f"({fmt.capacity(p.get('active_range_bytes'))})"),
         ("Data pattern", fmt.text(p.get("data_pattern"))),
         *_duration_rows(p),
-        ("Steady-state limits", f"data excursion <= {fmt.pct(p.get('max_data_excursion'))}, "
-                                f"slope excursion <= {fmt.pct(p.get('max_slope_excursion'))} "
-                                "of the window average"),
+        ("Steady-state limits", _limits_text(p)),
         ("R/W mixes (outer loop)", ", ".join(test.rw_mixes) or "n/a"),
         ("Block sizes (inner loop)", ", ".join(fmt.block_size(b) for b in test.block_sizes)
          or "n/a"),
@@ -167,6 +165,14 @@ def test_setup_rows(run: RunView, test: TestResult) -> list[tuple[str, str]]:
     rows += [(f"Parameter {k.replace('_', ' ')}", fmt.text(v))
              for k, v in p.items() if k not in SHOWN_PARAMETERS]
     return rows
+
+
+def _limits_text(p: dict) -> str:
+    data, slope = p.get("max_data_excursion"), p.get("max_slope_excursion")
+    if data is None and slope is None:
+        return "n/a: this test has no steady-state rule"
+    return (f"data excursion <= {fmt.pct(data)}, slope excursion <= {fmt.pct(slope)} of the "
+            "window average")
 
 
 def purge_text(test: TestResult) -> str:

@@ -68,6 +68,9 @@ def parameters(settings: Settings, ar_bytes: int) -> dict:
         "active_range_pct": s.spec.common.active_range_pct, "active_range_bytes": ar_bytes,
         "write_cache": s.spec.common.write_cache, "point_seconds": s.point_seconds,
         "max_rounds": s.max_rounds, "window_rounds": s.spec.steady_state.window_rounds,
+        # Its preconditioning rounds use the steady-state rule (PTS 2.0.2 §7.5 step 2).
+        "max_data_excursion": s.spec.steady_state.max_data_excursion,
+        "max_slope_excursion": s.spec.steady_state.max_slope_excursion,
         "block_sizes": [h.block_size], "rw_mixes": ["0/100"],
         "tracking": [{"label": tracking_label(s), "rw_mix": "0/100",
                       "block_size": h.block_size}],

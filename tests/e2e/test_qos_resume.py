@@ -6,14 +6,11 @@ On a 64 MiB loop device with a 2 x 2 grid (only the flow is checked). About a mi
 from __future__ import annotations
 
 import json
-import signal
-import subprocess
-import time
 
 import pytest
 
 from pts.results.ledger import read_ledger
-from tests.ptsrun import start_suite
+from tests.ptsrun import kill_and_resume
 
 DIRTH = "pts/suite/test_dirth.py"
 ARGS = ["--point-seconds", "1", "--max-rounds", "6", "--purge", "trim", "--time-scale",
@@ -28,33 +25,9 @@ def demand_rounds(ledger_text: str) -> int:
 
 
 def test_dirth_resumes_after_the_last_completed_demand_round(make_loop, tmp_path):
-    dev = make_loop(64 << 20)
-    reports = tmp_path / "reports"
-    first = start_suite("--device", dev, "--destructive", "--reports-dir", str(reports),
-                        *ARGS, target=DIRTH)
-    folder = None
-    try:
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline and folder is None:
-            found = list(reports.glob("*/*/ledger.jsonl"))
-            if found and demand_rounds(found[0].read_text()) >= 2:
-                folder = found[0].parent
-            assert first.poll() is None, first.communicate()[0][-3000:]
-            time.sleep(0.05)
-        assert folder is not None, "no second demand round before the time limit"
-        first.send_signal(signal.SIGKILL)
-        first.wait(timeout=30)
-    finally:
-        if first.poll() is None:
-            first.kill()
-    killed_after = demand_rounds((folder / "ledger.jsonl").read_text())
-    deadline = time.monotonic() + 30
-    while subprocess.run(["pgrep", "-f", str(folder)], capture_output=True).returncode == 0:
-        assert time.monotonic() < deadline, "a fio of the killed run is still running"
-        time.sleep(0.1)
-    second = start_suite("--resume", str(folder), "--destructive", target=DIRTH)
-    out, _ = second.communicate(timeout=600)
-    assert second.returncode in (0, 1), out[-3000:]      # steady or not: both are real
+    folder, killed, out = kill_and_resume(make_loop(64 << 20), tmp_path / "reports", ARGS,
+                                          DIRTH, lambda text: demand_rounds(text) >= 2)
+    killed_after = demand_rounds(killed)
     recs = [r.data for r in read_ledger(folder / "ledger.jsonl")[0]]
     mine = [r for r in recs if r.get("test") == "dirth"]
     assert len([r for r in recs if r["type"] == "purge"]) == 1

@@ -5,15 +5,12 @@ each."""
 
 from __future__ import annotations
 
-import signal
-import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
 from pts.results.ledger import read_ledger
-from tests.ptsrun import start_suite
+from tests.ptsrun import kill_and_resume
 
 HIR = "pts/suite/test_hir.py"
 ARGS = ["--point-seconds", "1", "--max-rounds", "5", "--purge", "trim",
@@ -32,35 +29,11 @@ def recs(folder: Path, test: str = "hir") -> list[dict]:
 
 
 def kill_after_first(make_loop, tmp_path, target: str, args: list[str], kind: str):
-    """Start the test, kill -9 it once the ledger holds one `kind` record, resume: the run
-    folder and the resumed run's output."""
-    dev = make_loop(64 << 20)
-    reports = tmp_path / "reports"
-    first = start_suite("--device", dev, "--destructive", "--reports-dir", str(reports),
-                        *args, target=target)
-    folder = None
-    try:
-        deadline = time.monotonic() + 240
-        while time.monotonic() < deadline:
-            found = list(reports.glob("*/*/ledger.jsonl"))
-            if found and found[0].read_text().count(f'"type": "{kind}"') == 1:
-                folder = found[0].parent
-                break
-            assert first.poll() is None, first.communicate()[0][-3000:]
-            time.sleep(0.05)
-        assert folder is not None, f"no {kind} record before the time limit"
-        first.send_signal(signal.SIGKILL)
-        first.wait(timeout=30)
-    finally:
-        if first.poll() is None:
-            first.kill()
-    deadline = time.monotonic() + 30
-    while subprocess.run(["pgrep", "-f", str(folder)], capture_output=True).returncode == 0:
-        assert time.monotonic() < deadline, "a fio of the killed run is still running"
-        time.sleep(0.1)
-    second = start_suite("--resume", str(folder), "--destructive", target=target)
-    out, _ = second.communicate(timeout=600)
-    assert second.returncode in (0, 1), out[-3000:]    # 1: HIR's baseline not steady
+    """kill -9 once the ledger holds one `kind` record, resume: the run folder and the
+    resumed run's output."""
+    folder, _, out = kill_and_resume(
+        make_loop(64 << 20), tmp_path / "reports", args, target,
+        lambda text: text.count(f'"type": "{kind}"') == 1, limit=240)
     return folder, out
 
 

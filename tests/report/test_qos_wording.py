@@ -62,3 +62,15 @@ def test_dirth_histogram_pages_use_the_same_wording(texts):
     text = page(texts, "DIRTH — Response Time Histogram: MinIOPS", "I/Os needed")
     assert "not resolvable" not in row(text, "99.9999", "%")[0]
     assert re.search(r"99\.9999 %\s+(n/r|[\d.,]+)\s", text)
+
+
+def test_export_json_carries_the_histograms_levels():
+    from pts.report.export_json import document
+    tests = {t["name"]: t for t in document(snapshots.REFERENCE_RUN)["tests"]}
+    wsat = tests["wsat"]["histograms"]
+    assert [h["name"][:12] for h in wsat] == ["Whole run", "Final window"]
+    assert all("bins" not in h and [r["pct"] for r in h["percentiles"]] ==
+               [99.99, 99.999, 99.9999] for h in wsat)
+    assert [h["name"] for h in tests["dirth"]["histograms"]] == ["MaxIOPS", "MidIOPS",
+                                                                 "MinIOPS"]
+    assert "histograms" not in tests["iops"]
