@@ -48,10 +48,10 @@ from pts.tools.fio_round import run_round
 SIZE = 1 << 30
 
 
-def loop_device(folder: Path) -> str:
+def loop_device(folder: Path, size: int = SIZE) -> str:
     backing = folder / "bench.img"
     with open(backing, "wb") as fh:
-        fh.truncate(SIZE)
+        fh.truncate(size)
     return subprocess.run(["losetup", "--find", "--show", "--direct-io=on", str(backing)],
                           check=True, capture_output=True, text=True).stdout.strip()
 
@@ -132,45 +132,57 @@ def spread_points(points: list, n: int) -> list:
     return points[::step][:n]
 
 
-def wipc_ratio(fio: Fio, dev, dev_path: str, spec, out: Path) -> dict:
-    """P3: the suite's WIPC against plain fio running its job file (and the device fill)."""
+def wipc_ratio(fio: Fio, dev, dev_path: str, spec, out: Path, reps: int) -> dict:
+    """P3: the suite's WIPC against plain fio running its job file, alternating `reps`
+    times; the ratio of the medians (one pass of a small device is about a second, as
+    noisy as the goal is tight)."""
     common = spec.common
     plan = plan_wipc(dev.capacity_bytes, spec.wipc.block_size, spec.wipc.capacity_multiple,
                      common.thread_count, common.queue_depth)
-    start = time.monotonic()
-    run_wipc(fio, dev_path, plan, out / "wipc")
-    suite_s = time.monotonic() - start
     path = out / "plain-wipc.fio"
     path.write_text(job_file(dev_path, list(plan.jobs)))
-    start = time.monotonic()
-    subprocess.run(["fio", "--output-format=json", str(path)], check=True, capture_output=True)
-    plain_s = time.monotonic() - start
-    print(f"P3 WIPC ({plan.bytes_expected / 2**30:.0f} GiB of SEQ 128 KiB writes): "
-          f"suite {suite_s:.2f} s, plain fio {plain_s:.2f} s, ratio "
-          f"{suite_s / plain_s:.3f}", flush=True)
+    suite, plain = [], []
+    for rep in range(reps):
+        start = time.monotonic()
+        run_wipc(fio, dev_path, plan, out / f"wipc-{rep}")
+        suite.append(time.monotonic() - start)
+        start = time.monotonic()
+        subprocess.run(["fio", "--output-format=json", str(path)], check=True,
+                       capture_output=True)
+        plain.append(time.monotonic() - start)
+    suite_s, plain_s = statistics.median(suite), statistics.median(plain)
+    print(f"P3 WIPC ({plan.bytes_expected / 2**30:.0f} GiB of SEQ 128 KiB writes, median of "
+          f"{reps} alternating passes): suite {suite_s:.2f} s, plain fio {plain_s:.2f} s, "
+          f"ratio {suite_s / plain_s:.3f} (passes: suite "
+          f"{', '.join(f'{x:.2f}' for x in suite)}; plain "
+          f"{', '.join(f'{x:.2f}' for x in plain)})", flush=True)
     return {"suite_s": suite_s, "plain_s": plain_s, "ratio": suite_s / plain_s}
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seconds", default="1,5", help="point lengths to measure (default 1,5)")
+    ap.add_argument("--seconds", default="1,5",
+                    help="point lengths to measure (default 1,5; '' = P3 only)")
     ap.add_argument("--points", type=int, default=56, help="points per round (default 56)")
     ap.add_argument("--p2-points", type=int, default=12,
                     help="P2: points spread over the round (default 12)")
     ap.add_argument("--p2-reps", type=int, default=3,
                     help="P2: alternating passes of every mode and plain fio (default 3)")
+    ap.add_argument("--p3-reps", type=int, default=5,
+                    help="P3: alternating passes of the suite's WIPC and plain fio (default 5)")
+    ap.add_argument("--gib", type=int, default=1, help="loop device size in GiB (default 1)")
     args = ap.parse_args()
-    lengths = [int(s) for s in args.seconds.split(",")]
+    lengths = [int(s) for s in args.seconds.split(",") if s.strip()]
     results: dict = {"P1": {}, "P2": {}, "P3": None}
     with tempfile.TemporaryDirectory(dir="/dev/shm") as shm, \
             tempfile.TemporaryDirectory() as tmp:
-        dev_path = loop_device(Path(shm))
+        dev_path = loop_device(Path(shm), args.gib << 30)
         out = Path(tmp)
         try:
             dev, fio = resolve(dev_path), Fio(log_file=out / "commands.log")
             spec = load_spec("pts-e-1.1")
             fill(dev_path)
-            results["P3"] = wipc_ratio(fio, dev, dev_path, spec, out)
+            results["P3"] = wipc_ratio(fio, dev, dev_path, spec, out, args.p3_reps)
             for seconds in lengths:
                 settings = make_settings(spec, device=dev_path, destructive=True,
                                          point_seconds=seconds, max_rounds=None,
@@ -197,7 +209,7 @@ def main() -> int:
                       flush=True)
             # The time that is not measurement (fio starts, gaps, JSON, records) does not grow
             # with the point length, so a round of 60 s points keeps the same fixed cost.
-            for mode in ("per-point", "pipelined"):
+            for mode in ("per-point", "pipelined") if lengths else ():
                 r = results["P1"][f"{mode} {lengths[0]}s"]
                 fixed, n = r["wall"] - r["busy"], len(r["iops"])
                 print(f"P1 {mode} at 60 s points (extrapolated from the fixed cost "
