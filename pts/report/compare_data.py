@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from pts.report import latency_qos, qos_text
 from pts.report.data import load_run
 from pts.report.export_json import cells, fob
 from pts.report.model import RunView, TestResult
@@ -23,7 +24,9 @@ METRICS = {
     "iops": (("iops", "IOPS", "IOPS"),),
     "throughput": (("mbps", "Throughput", "MB/s"),),
     "latency": (("lat_mean_us", "Average response time (ART)", "us"),
-                ("lat_max_us", "Maximum response time (MRT)", "us")),
+                ("lat_max_us", "Maximum response time (MRT)", "us"),
+                *((f"qos_{p:g}", f"{p:g} % response time (QoS)", "us")
+                  for p in latency_qos.LEVELS)),
     "wsat": (),
 }
 DEFAULT_METRICS = (("iops", "IOPS", "IOPS"),)
@@ -44,6 +47,11 @@ class CellRow:
     metric: str
     unit: str
     values: tuple[float | None, ...]
+    # Per run, what a missing value is ("n/r": too few I/Os for the QoS level; "n/a").
+    missing: tuple[str, ...] = ()
+
+    def missing_text(self, index: int) -> str:
+        return self.missing[index] if self.missing else "n/a"
 
     @property
     def diffs(self) -> tuple[float | None, ...]:
@@ -65,7 +73,7 @@ class Comparison:
         return tuple(next(t for t in run.tests if t.name == name) for run in self.runs)
 
     def rows(self, name: str) -> list[CellRow]:
-        return cell_rows(self.tests(name))
+        return cell_rows(self.tests(name), self.runs)
 
     def label(self, index: int) -> str:
         return run_label(self.runs[index], index)
@@ -108,17 +116,38 @@ def _each(values) -> str:
     return ", ".join(f"run {i + 1} {v!r}" for i, v in enumerate(values))
 
 
-def cell_rows(tests: Sequence[TestResult]) -> list[CellRow]:
+def cell_rows(tests: Sequence[TestResult], runs: Sequence[RunView] = ()) -> list[CellRow]:
     """The first run's cells (loop order), each metric of the test family, every run's
-    window mean of it."""
+    window mean of it; a QoS level ("qos_P") from each run's json+ bins (`runs` needed)."""
     per_run = [{(c["rw_mix"], c["block_size"]): c for c in cells(t)} for t in tests]
+    qos = _qos_levels(tests, runs) if any(m.startswith("qos_") for m, _, _ in
+                                          metrics_of(tests[0].name)) else []
     out = []
     for metric, _, unit in metrics_of(tests[0].name):
         for key, cell in per_run[0].items():
-            values = tuple((run.get(key) or {}).get("metrics", {}).get(metric)
-                           for run in per_run)
+            if metric.startswith("qos_") and cell.get("na"):
+                continue                     # as on the QoS table: no row for an N/A cell
+            if metric.startswith("qos_"):
+                levels = [q.get(key, {}).get(float(metric[4:])) for q in qos]
+                values = tuple(None if lv is None else lv.us for lv in levels)
+                missing = tuple("n/a" if lv is None else
+                                qos_text.NR if lv.state == latency_qos.NOT_RESOLVABLE
+                                else "n/a" for lv in levels)
+            else:
+                values = tuple((run.get(key) or {}).get("metrics", {}).get(metric)
+                               for run in per_run)
+                missing = ()
             out.append(CellRow(tests[0].name, cell["label"], key[0], key[1], metric, unit,
-                               values))
+                               values, missing))
+    return out
+
+
+def _qos_levels(tests: Sequence[TestResult], runs: Sequence[RunView]) -> list[dict]:
+    """Per run: {(R/W mix, block size): {pct: latency_qos.Level}}."""
+    out = []
+    for test, run in zip(tests, runs, strict=True):
+        found = latency_qos.cells(test, latency_qos.load_bins(run, test))
+        out.append({c.key: {lv.pct: lv for lv in c.levels} for c in found})
     return out
 
 

@@ -16,7 +16,7 @@ from reportlab.platypus import Flowable, Frame, PageBreak, PageTemplate
 from reportlab.platypus.doctemplate import BaseDocTemplate
 
 from pts import __version__
-from pts.report import compare_charts, fmt, layout
+from pts.report import compare_charts, fmt, layout, qos_text
 from pts.report.compare_data import CellRow, Comparison, fob_rows, metrics_of
 from pts.report.layout import CONTENT_WIDTH, MARGIN, PAGE_SIZE, h1, h2, para
 from pts.report.model import RunView, TestResult
@@ -124,8 +124,18 @@ def test_pages(c: Comparison, name: str) -> list[Flowable]:
         mine = [r for r in rows if r.metric == metric]
         named = title if title == unit else f"{title} ({unit})"
         out += [PageBreak(), h2(f"{named}, side by side"), side_by_side(mine, labels)]
+        if metric.startswith("qos_"):
+            out.append(para(QOS_NOTE + (" " + qos_text.nr_note(
+                [float(metric[4:])], "a window point of the cell in that run",
+                "longer points (--point-seconds)") if any(
+                    qos_text.NR in r.missing for r in mine) else ""), "small"))
         out += matrix_plots(tests[0], mine, labels, title, unit)
     return out
+
+
+QOS_NOTE = ("QoS levels as on each run's Response Time QoS page: fio's total latency from the "
+            "json+ bins of the measurement-window points (their mean), read from the run "
+            "folders' raw/.")
 
 
 def convergence(tests: tuple[TestResult, ...], labels: list[str]) -> list[Flowable]:
@@ -174,7 +184,8 @@ def side_by_side(rows: list[CellRow], labels: list[str]):
     for r in rows:
         line = [r.label]
         for i, (v, d) in enumerate(zip(r.values, r.diffs, strict=True)):
-            line += [fmt.num(v) if v is not None else "n/a"] + ([] if i == 0 else [_pct(d)])
+            line += [fmt.num(v) if v is not None else r.missing_text(i)] + \
+                ([] if i == 0 else [_pct(d)])
         body.append(line)
     return layout.grid_table(header, body, align_right_from=1)
 

@@ -140,9 +140,33 @@ def test_latency_and_throughput_compare_their_metrics(tmp_path, capsys, name, se
     for words in sections:
         assert words in text
     metrics = {r["metric"] for r in compare_rows(out)}
-    assert metrics == ({"lat_mean_us", "lat_max_us"} if name == "latency" else {"mbps"})
+    qos = {"qos_99.99", "qos_99.999", "qos_99.9999"}      # no json+ bins here: all empty
+    assert metrics == ({"lat_mean_us", "lat_max_us"} | qos if name == "latency"
+                       else {"mbps"})
+    assert all(r["value"] == "" for r in compare_rows(out) if r["metric"] in qos)
     # 10 % more IOPS: 10 % more MB/s, 1/1.1 of the latency
     row = next(r for r in compare_rows(out) if r["cell"] == "RND 4KiB 0/100"
                and r["run"] == "2")
     expected = 10.0 if name != "latency" else 100 * (1 / 1.1 - 1)
     assert float(row["diff_pct_vs_run1"]) == pytest.approx(expected, abs=1e-3)
+
+
+def test_latency_compares_qos_levels_and_says_n_r(tmp_path):
+    """The QoS levels side by side, from each run's json+ bins, with the report's "n/r" where
+    a run's I/O count cannot resolve a level (0/100 8 KiB: 50,000 I/Os per point)."""
+    from tests.runfactory_extra import write_latency_test
+    paths = []
+    for name, curve in (("a", STEADY_CURVE), ("b", FASTER)):
+        run = RunFolder(tmp_path / name, run_json())
+        write_latency_test(run, curve)
+        paths.append(str(run.path))
+    out = tmp_path / "out"
+    assert main(["compare", *paths, "-o", str(out)]) == 0
+    rows = {(r["cell"], r["metric"], r["run"]): r for r in compare_rows(out)}
+    first = float(rows[("RND 4KiB 100/0", "qos_99.99", "1")]["value"])
+    second = rows[("RND 4KiB 100/0", "qos_99.99", "2")]
+    assert first > 0 and float(second["value"]) == pytest.approx(first * 1.1, rel=0.02)
+    assert rows[("RND 8KiB 0/100", "qos_99.999", "1")]["value"] == ""     # not resolvable
+    text = " ".join(pdf_text(out / "compare.pdf").split())
+    assert "99.9999 % response time (QoS) (us), side by side" in text
+    assert "n/r = not resolvable" in text and "99.999 % needs 100,000" in text
