@@ -79,29 +79,32 @@ def run_pts(device: str, reports: Path, *args: str, target: str = "pts/",
 
 
 def kill_and_resume(device: str, reports: Path, args: list[str], target: str,
-                    ready: Callable[[str], bool], limit: float = 300) -> tuple[Path, str, str]:
-    """Start the suite on `device`, kill -9 it once its ledger's text satisfies `ready`,
-    wait until no process of the run (its fio) is left, then `--resume` it to its end:
-    (the run folder, the ledger's text when it was killed, the resumed run's output). The
-    resumed run may end steady or not (exit 0 or 1): both are real outcomes."""
+                    ready: Callable[[Path], bool],
+                    limit: float = 300) -> tuple[Path, list[dict], str]:
+    """Start the suite on `device`, kill -9 it once `ready(run folder)` is true, wait until
+    no process of the run (its fio) is left, then `--resume` it to its end: (the run
+    folder, the ledger's records when it was killed, the resumed run's output). The resumed
+    run may end steady or not (exit 0 or 1): both are real outcomes."""
     first = start_suite("--device", device, "--destructive", "--reports-dir", str(reports),
                         *args, target=target)
-    folder, killed = None, ""
+    folder = None
     try:
         deadline = time.monotonic() + limit
         while time.monotonic() < deadline and folder is None:
             found = list(reports.glob("*/*/ledger.jsonl"))
-            if found and ready(found[0].read_text()):
+            if found and ready(found[0].parent):
                 folder = found[0].parent
             assert first.poll() is None, first.communicate()[0][-3000:]
-            time.sleep(0.05)
-        assert folder is not None, f"the ledger was not ready within {limit:.0f} s"
+            time.sleep(0.01)
+        assert folder is not None, f"the run was not ready within {limit:.0f} s"
         first.send_signal(signal.SIGKILL)
         first.wait(timeout=30)
-        killed = (folder / "ledger.jsonl").read_text()
     finally:
         if first.poll() is None:
             first.kill()
+    killed = [r.data for r in read_ledger(folder / "ledger.jsonl")[0]]
+    # fio got SIGTERM from the kernel when the suite died (PR_SET_PDEATHSIG); it ends its
+    # jobs and exits, which takes a moment on a loaded machine.
     deadline = time.monotonic() + 30
     while subprocess.run(["pgrep", "-f", str(folder)], capture_output=True).returncode == 0:
         assert time.monotonic() < deadline, "a fio of the killed run is still running"

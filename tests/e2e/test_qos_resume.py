@@ -5,8 +5,6 @@ On a 64 MiB loop device with a 2 x 2 grid (only the flow is checked). About a mi
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from pts.results.ledger import read_ledger
@@ -19,14 +17,14 @@ ARGS = ["--point-seconds", "1", "--max-rounds", "6", "--purge", "trim", "--time-
 pytestmark = [pytest.mark.needs("root", "fio", "losetup", "blkdiscard"), pytest.mark.slow]
 
 
-def demand_rounds(ledger_text: str) -> int:
-    return sum(1 for line in ledger_text.splitlines()
-               if '"type": "round"' in line and json.loads(line).get("test") == "dirth")
+def demand_rounds(recs: list[dict]) -> int:
+    return sum(1 for r in recs if r["type"] == "round" and r.get("test") == "dirth")
 
 
 def test_dirth_resumes_after_the_last_completed_demand_round(make_loop, tmp_path):
-    folder, killed, out = kill_and_resume(make_loop(64 << 20), tmp_path / "reports", ARGS,
-                                          DIRTH, lambda text: demand_rounds(text) >= 2)
+    folder, killed, out = kill_and_resume(
+        make_loop(64 << 20), tmp_path / "reports", ARGS, DIRTH,
+        lambda run: demand_rounds([r.data for r in read_ledger(run / "ledger.jsonl")[0]]) >= 2)
     killed_after = demand_rounds(killed)
     recs = [r.data for r in read_ledger(folder / "ledger.jsonl")[0]]
     mine = [r for r in recs if r.get("test") == "dirth"]

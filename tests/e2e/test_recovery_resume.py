@@ -33,7 +33,8 @@ def kill_after_first(make_loop, tmp_path, target: str, args: list[str], kind: st
     resumed run's output."""
     folder, _, out = kill_and_resume(
         make_loop(64 << 20), tmp_path / "reports", args, target,
-        lambda text: text.count(f'"type": "{kind}"') == 1, limit=240)
+        lambda run: (run / "ledger.jsonl").read_text().count(f'"type": "{kind}"') == 1,
+        limit=240)
     return folder, out
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pts.results.ledger import read_ledger
-from tests.ptsrun import IOPS, start_suite
+from tests.ptsrun import IOPS, kill_and_resume, start_suite
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")]
@@ -29,49 +29,36 @@ def records(folder: Path) -> list[dict]:
             if r.data.get("test") in ("iops", None)]
 
 
+def reached(folder: Path, moment: str) -> bool:
+    """The run in `folder` is at `moment` (its ledger and raw files say so)."""
+    text = (folder / "ledger.jsonl").read_text()
+    if moment == "wipc":
+        return (folder / "raw/iops/wipc.fio").exists() and '"type": "wipc"' not in text
+    if moment == "mid-round":
+        if (folder / "raw/iops/round-02/round.cmd").exists() and \
+                text.count('"type": "round"') == 1:
+            time.sleep(0.5)    # round 2's fio is running (its points land when it ends)
+            return True
+        return False
+    return moment == "between" and text.count('"type": "round"') == 2
+
+
 def wait_for(reports: Path, moment: str, timeout: float = 120) -> Path:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         found = list(reports.glob("*/*/ledger.jsonl"))
-        if found:
-            folder = found[0].parent
-            text = found[0].read_text()
-            if moment == "wipc" and (folder / "raw/iops/wipc.fio").exists() \
-                    and '"type": "wipc"' not in text:
-                return folder
-            if moment == "mid-round" and (folder / "raw/iops/round-02/round.cmd").exists() \
-                    and text.count('"type": "round"') == 1:
-                time.sleep(0.5)    # round 2's fio is running (its points land when it ends)
-                return folder
-            if moment == "between" and text.count('"type": "round"') == 2:
-                return folder
+        if found and reached(found[0].parent, moment):
+            return found[0].parent
         time.sleep(0.01)
     raise AssertionError(f"moment {moment} not reached")
 
 
 @pytest.mark.parametrize("moment", ["wipc", "mid-round", "between"])
 def test_kill9_then_resume(make_loop, tmp_path, moment):
-    dev = make_loop(1 << 30)
-    reports = tmp_path / "reports"
-    first = pts("--device", dev, "--destructive", "--reports-dir", str(reports), *ARGS)
-    try:
-        folder = wait_for(reports, moment)
-        first.send_signal(signal.SIGKILL)
-        first.wait(timeout=30)
-    finally:
-        if first.poll() is None:
-            first.kill()
-    # fio got SIGTERM from the kernel when the suite died (PR_SET_PDEATHSIG); it ends its
-    # jobs and exits, which takes a moment on a loaded machine.
-    deadline = time.monotonic() + 30
-    while subprocess.run(["pgrep", "-f", str(folder)], capture_output=True).returncode == 0:
-        assert time.monotonic() < deadline, "a fio of the killed run is still running"
-        time.sleep(0.1)
-    before = {r["round"]: r["tracking"] for r in records(folder) if r["type"] == "round"}
-
-    second = pts("--resume", str(folder), "--destructive")
-    out, _ = second.communicate(timeout=600)
-    assert second.returncode in (0, 1), out[-3000:]        # steady (0) or not steady (1)
+    folder, killed, out = kill_and_resume(make_loop(1 << 30), tmp_path / "reports", ARGS,
+                                          IOPS, lambda run: reached(run, moment), limit=120)
+    before = {r["round"]: r["tracking"] for r in killed
+              if r["type"] == "round" and r.get("test") == "iops"}
     recs = records(folder)
     rounds = {r["round"]: r["tracking"] for r in recs if r["type"] == "round"}
     for n, tracking in before.items():          # nothing completed was lost or changed
