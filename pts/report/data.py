@@ -161,6 +161,7 @@ def _build_test(name: str, recs: list[LedgerLine], path: Path) -> tuple[TestResu
         recovery=tuple(r for rec, r in zip(recs, _parsed_in_order(by_type, recs), strict=True)
                        if rec.type in ledger_view.RECOVERY_TYPES),
         purge_probe=_last(by_type.get("purge_probe")),
+        histograms=tuple(by_type.get("response_histogram", ())),
     )
     cells = window_cells(partial, "iops")
     return dataclasses.replace(partial, cells=cells), notes

@@ -16,8 +16,6 @@ import math
 from pts.report import latency_qos
 from pts.report.data import load_run
 from pts.report.model import PointView, RunView, TestResult
-from pts.results import records
-from pts.results.ledger import read_records
 
 SCHEMA = 1
 # PointView.values keys that describe a point rather than measure it.
@@ -107,11 +105,11 @@ def qos(run: RunView, test: TestResult) -> dict:
                                 for lv in c.levels]} for c in rows]}
 
 
-def histograms(found: list, test: TestResult) -> dict:
+def histograms(test: TestResult) -> dict:
     """DIRTH/CBW operating points, WSAT whole run and final window: {"histograms": their
     response_histogram records without the bins (those stay in the ledger)}; others: {}."""
     rows = [{k: v for k, v in r.to_json().items() if k not in ("bins", "type", "test")}
-            for r in found if isinstance(r, records.ResponseHistogram) and r.test == test.name]
+            for r in test.histograms]
     return {"histograms": rows} if rows else {}
 
 
@@ -122,7 +120,6 @@ def _evidence(ev) -> dict:
 
 
 def run_document(run: RunView) -> dict:
-    found = read_records(run.folder / "ledger.jsonl")[0]
     return {
         "schema": SCHEMA, "run_id": run.run_id, "folder": str(run.folder),
         "started": run.started, "device": dataclasses.asdict(run.device) | run.device_extra,
@@ -132,7 +129,7 @@ def run_document(run: RunView) -> dict:
         "verdict": {"compliant": run.verdict.compliant, "text": run.verdict.text,
                     "reasons": list(run.verdict.reasons)},
         "notes": list(run.notes),
-        "tests": [test_document(t) | qos(run, t) | histograms(found, t) for t in run.tests],
+        "tests": [test_document(t) | qos(run, t) | histograms(t) for t in run.tests],
     }
 
 

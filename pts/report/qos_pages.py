@@ -35,7 +35,7 @@ def build(run: RunView, test: TestResult) -> list[Flowable]:
     story = convergence_page(test, "IOPS") + _tc32_page(test) + window_pages(test, "IOPS")
     story += _variation_page(test, grid) + _intensity_page(test, grid)
     story += _table_page(test, grid) + _cpu_page(test, grid)
-    story += _operating_page(test, found) + _histogram_pages(test, found)
+    story += _operating_page(test, found) + _histogram_pages(test)
     return story + _prewrites(run, test, found)
 
 
@@ -184,9 +184,9 @@ def _operating_page(test: TestResult, found) -> list[Flowable]:
                     *[para(f"{o.name}: {o.rule}.") for o in ops]]
 
 
-def _histogram_pages(test: TestResult, found) -> list[Flowable]:
-    hists = [r for r in found if isinstance(r, records.ResponseHistogram)]
-    return histogram_pages.pages(test, hists, "longer captures (a larger --time-scale)")
+def _histogram_pages(test: TestResult) -> list[Flowable]:
+    return histogram_pages.pages(test, list(test.histograms),
+                                 "longer captures (a larger --time-scale)")
 
 
 def _prewrites(run: RunView, test: TestResult, found=None) -> list[Flowable]:

@@ -13,8 +13,6 @@ from pts.report import charts, fmt, histogram_pages
 from pts.report.layout import h1, h2, image, kv_table, new_page, para
 from pts.report.model import SampleView, TestResult, TrackingView
 from pts.report.steady_pages import evidence_table, page_info
-from pts.results import records
-from pts.results.ledger import read_records
 from pts.testdefs import wsat_qos
 from pts.testdefs.qos_select import needed_ios
 
@@ -30,16 +28,14 @@ def build(run, test: TestResult) -> list[Flowable]:
     story += iops_page(test, "drive_fills", "Drive fills (x user capacity)",
                        "IOPS vs Drive Fills")
     story += latency_page(test) + window_page(test)
-    return story + qos_pages(run, test)
+    return story + qos_pages(test)
 
 
-def qos_pages(run, test: TestResult) -> list[Flowable]:
+def qos_pages(test: TestResult) -> list[Flowable]:
     """The whole run's and the final window's response-time histograms with their QoS
     levels (pts.testdefs.wsat_qos); a run from before they were recorded has none."""
-    hists = [r for r in read_records(run.folder / "ledger.jsonl")[0]
-             if isinstance(r, records.ResponseHistogram) and r.test == test.name]
     story: list[Flowable] = []
-    for h in hists:
+    for h in test.histograms:
         clat = h.source == wsat_qos.WINDOW_SOURCE
         story += histogram_pages.pages(
             test, [h], "longer samples (--point-seconds)" if clat

@@ -31,7 +31,7 @@ from pts.procedure.runner import (
 from pts.results import records
 from pts.results.ledger import read_records
 from pts.run import Run
-from pts.testdefs import fields, qos_jobs, qos_select
+from pts.testdefs import qos_jobs, qos_select
 from pts.testdefs.qos_jobs import KINDS, WRITES, Workload
 from pts.tools import histogram
 
@@ -148,11 +148,7 @@ def capture(run: Run, kind: str, w: Workload, choice: qos_select.Choice) -> None
                       timeout=point_timeout(seconds), histograms=True)
     s = res.summary
     hist = histogram.merge(s.read.lat_histogram, s.write.lat_histogram)
-    rows = qos_select.percentile_rows(hist, qos.percentiles, s.lat_max_ns,
-                                      histogram.percentile)
-    run.ledger.append(records.ResponseHistogram(
-        test=kind, name=choice.name, thread_count=p.thread_count, queue_depth=p.queue_depth,
-        seconds=seconds, ios=s.read.total_ios + s.write.total_ios, iops=s.iops,
-        lat_mean_us=fields.us(s.lat_mean_ns), lat_max_us=fields.us(s.lat_max_ns),
-        percentiles=rows, bins={str(k): v for k, v in sorted(hist.items())},
-        source=HISTOGRAM_SOURCE, raw=run.relative(res.json_path)))
+    run.ledger.append(qos_select.histogram_record(
+        kind, choice.name, p.thread_count, p.queue_depth, seconds, hist, s.iops,
+        s.lat_mean_ns, s.lat_max_ns, qos.percentiles, HISTOGRAM_SOURCE,
+        run.relative(res.json_path), ios=s.read.total_ios + s.write.total_ios))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pts.results import records
 from pts.run import Run
-from pts.testdefs import fields, qos_select
+from pts.testdefs import qos_select
 from pts.tools import histogram
 from pts.tools.fio import FioResult
 
@@ -34,13 +34,9 @@ def records_of(run: Run, res: FioResult, window_hists: list[dict[int, int]],
     raw = run.relative(res.json_path)
 
     def record(name, bins, seconds, iops, mean_ns, max_ns, source):
-        rows = qos_select.percentile_rows(bins, qos_select.QOS_LEVELS, max_ns,
-                                          histogram.percentile)
-        return records.ResponseHistogram(
-            test=TEST, name=name, thread_count=w.thread_count, queue_depth=w.queue_depth,
-            seconds=seconds, ios=histogram.total(bins), iops=iops,
-            lat_mean_us=fields.us(mean_ns), lat_max_us=fields.us(max_ns), percentiles=rows,
-            bins={str(k): v for k, v in sorted(bins.items())}, source=source, raw=raw)
+        return qos_select.histogram_record(TEST, name, w.thread_count, w.queue_depth, seconds,
+                                           bins, iops, mean_ns, max_ns, qos_select.QOS_LEVELS,
+                                           source, raw)
 
     out = []
     if s.write.lat_histogram:
