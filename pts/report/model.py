@@ -288,6 +288,11 @@ class Verdict:
     text: str            # "COMPLIANT RUN ..." / "NOT A COMPLIANT RUN"
     reasons: tuple[str, ...]
     readings: int = 0    # values of the run that are readings of the spec, not its text
+    short: str = ""      # the page band's note where `text` is too long for it ("" = text)
+
+    @property
+    def status(self) -> str:
+        return self.short or self.text
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ HEADER = ("Key (spec file)", "Value used", "Where it comes from", "Alternative(s
 
 def page(run: RunView) -> list[Flowable]:
     info = PageInfo("Readings", TITLE, "Table: readings of the specification used by this run",
-                    run.verdict.text, alarm=not run.verdict.compliant)
+                    run.verdict.status, alarm=not run.verdict.compliant)
     used = [r for r in run.readings if r.status == READING]
     own = [r for r in run.readings if r.status == CHOICE]
     story = new_page(info) + [h1(TITLE), para(

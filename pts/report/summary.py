@@ -40,7 +40,7 @@ SHOWN_PARAMETERS = frozenset({
 
 def pages(run: RunView) -> list[Flowable]:
     info = PageInfo("Run summary", "Device, setup, deviations and verdict",
-                    "Table: run summary, deviations and verdict", run.verdict.text,
+                    "Table: run summary, deviations and verdict", run.verdict.status,
                     alarm=not run.verdict.compliant)
     story = new_page(info, first=True) + [h1("Run summary")]
     story += verdict_block(run) + run_warnings.block(run) + deviations_block(run)

@@ -50,4 +50,5 @@ def on_page(v: Verdict, page: int | str | None) -> Verdict:
     to the page of the "Readings of the specification" section."""
     if not (v.compliant and v.readings) or page is None:
         return v
-    return dataclasses.replace(v, text=f"{v.text} (page {page})")
+    return dataclasses.replace(v, text=f"{v.text} (page {page})",
+                               short=f"{COMPLIANT} — {v.readings} readings (page {page})")
