@@ -12,6 +12,7 @@ import pytest
 from pts.cli.main import main
 from pts.config.spec import load_spec
 from pts.report.data import load_run
+from pts.report.export_json import document
 from tests.runfactory import build_run
 
 pytestmark = pytest.mark.needs("pdftotext")
@@ -76,6 +77,10 @@ def test_readings_are_taken_from_the_stored_run_not_the_spec_file(tmp_path):
          ("iops",))]
     assert run.verdict.readings == 1 and run.verdict.compliant
     assert run.verdict.text == "COMPLIANT RUN — 1 values are readings of the specification"
+    exported = document(folder)
+    assert exported["verdict"]["readings"] == 1
+    assert exported["readings"] == [STORED_ONLY | {"alternatives": ["13: elsewhere"],
+                                                   "tests": ["iops"]}]
 
 
 def test_no_readings_plain_verdict_and_not_compliant_unchanged(tmp_path):
