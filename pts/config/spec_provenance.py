@@ -29,12 +29,13 @@ STATUSES = (CONFIRMED, READING, CHOICE)
 # Sections (or section keys) whose every value must say where it comes from: the advanced
 # tests and the purge probe entirely (digest §7.5-§7.8, §13), and the single values the
 # digest marks unconfirmed or recommended only (WSAT's 2.0.2 duration split, §7.4; the
-# TC/QD recommendation, §4 item 6).
+# TC/QD recommendation, §4 item 6; Throughput's TC/QD, §7.2).
 ALL = None
 REQUIRED: dict[str, frozenset[str] | None] = {
     "hir": ALL, "xsr": ALL, "dirth": ALL, "cbw": ALL, "purge_probe": ALL,
     "wsat": frozenset({"max_hours"}),
     "common": frozenset({"thread_count", "queue_depth"}),
+    "throughput": frozenset({"thread_count", "queue_depth"}),   # S5's TC 1 / QD 32 (§7.2)
 }
 EXEMPT = frozenset({"clause"})      # a label for the report, not a value
 

@@ -23,7 +23,8 @@ def test_every_required_value_of_every_shipped_spec_has_provenance(name):
     data = tomllib.loads(spec.path.read_text())
     for section in ("hir", "xsr", "dirth", "cbw", "purge_probe"):
         assert {f"{section}.{k}" for k in data[section] if k != "clause"} <= names, section
-    assert {"wsat.max_hours", "common.thread_count", "common.queue_depth"} <= names
+    assert {"wsat.max_hours", "common.thread_count", "common.queue_depth",
+            "throughput.thread_count", "throughput.queue_depth"} <= names
     for p in spec.provenance:
         assert p.status in ("confirmed", "reading", "choice") and p.where.strip()
         assert p.value == data[p.section][p.key]
