@@ -28,7 +28,9 @@ def page(run: RunView) -> list[Flowable]:
         "read from public implementations (S4 CloudHarmony block-storage, S5 its fork, S7 an "
         "independent HIR script), fio's examples/jesd219.fio or JESD219 (sources as in the "
         "spec digest's Readings table). Each is set in the spec file with its provenance; the "
-        "values are those this run recorded when each test started.")]
+        "values are those this run recorded when each test started, as the spec file gave "
+        "them (an option that changed one, e.g. --hir-repetitions, is a deviation listed on "
+        "page 1).")]
     story.append(para(f"{count(used)} values of this run are readings of the specification."))
     if used:
         story.append(_table(used))
