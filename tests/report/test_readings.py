@@ -67,6 +67,9 @@ def test_compliant_run_on_readings_counts_them_and_names_the_sections_page(tmp_p
         if "Table of contents" in text:
             assert f"{TITLE} {page}" in text
     assert f"(page {page})" in re.sub(r"\s+", " ", page_text(pdf, page + 1))
+    # The IOPS set-up table on the summary counts the test's own readings.
+    summary = " ".join(re.sub(r"\s+", " ", page_text(pdf, n)) for n in range(1, page))
+    assert "Readings of the specification 3 values (listed in the section" in summary
 
 
 def test_readings_are_taken_from_the_stored_run_not_the_spec_file(tmp_path):
