@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-
 IDLE_OVER_WRITE, ORDINAL = "idle_over_write", "ordinal"
 NAMINGS = (IDLE_OVER_WRITE, ORDINAL)
 
