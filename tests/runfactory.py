@@ -117,19 +117,23 @@ def write_iops_test(run: RunFolder, curve: Sequence[float], *, finished: bool = 
                     counters: Mapping[str, object] | None = None,
                     counters_source: str = "emulator",
                     round_modes: Mapping[int, str] | None = None,
-                    purge_probe_iops: float | None = None) -> None:
+                    purge_probe_iops: float | None = None,
+                    readings: Sequence[dict] | None = None) -> None:
     """The records of one IOPS test whose rounds follow `curve` (one multiplier per round).
 
     counters maps a step ("after purge", "after WIPC", "after round N") to the `counters`
     value of the device_counters record written right after that step, as the runner does;
     the value is written as given (so a test can store a malformed one). round_modes: a
-    round_mode record (mode "stonewalled", this reason) right before the given rounds."""
+    round_mode record (mode "stonewalled", this reason) right before the given rounds.
+    readings: the test_start `readings` as pts.procedure.runner records them (None: none)."""
     def step_done(when: str, number: int | None = None) -> None:
         if counters is not None and when in counters:
             run.record("device_counters", test="iops", when=when, round=number,
                        source=counters_source, counters=counters[when])
 
     params = iops_parameters(max_rounds=len(curve))
+    if readings is not None:
+        params["readings"] = list(readings)
     run.record("test_start", test="iops", title="IOPS", clause="7", parameters=params)
     command = None if purge_method in ("none", "trim") else ["nvme", "format", "/dev/nvme9n1",
                                                              "--ses=1"]

@@ -84,6 +84,10 @@ class Writer:
 
     def add(self, rec: records.Record, advance: float = 1.0) -> None:
         self.clock += advance
+        if isinstance(rec, records.TestStart):
+            # As pts.procedure.runner.recorded_test: the readings the test runs with.
+            rec = dataclasses.replace(rec, parameters=rec.parameters | {
+                "readings": load_spec(SPEC).readings_for(rec.test)})
         stamped = dataclasses.replace(rec, time=self.clock)
         self.lines.append(json.dumps(stamped.to_json(), allow_nan=False))
 

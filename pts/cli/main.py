@@ -24,6 +24,8 @@ COMMANDS = {
                 "compare several run folders: compare.pdf + compare.csv (no device)"),
     "qualify": ("pts.report.qualify_cli",
                 "judge a run folder against a datasheet's requirements (no device)"),
+    "conformance": ("pts.cli.conformance",
+                    "print (or --write) docs/conformance.md, the conformance matrix"),
 }
 
 

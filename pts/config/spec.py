@@ -13,7 +13,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from pts.config import spec_purge_probe
+from pts.config import spec_provenance, spec_purge_probe
+from pts.config.spec_provenance import Provenance
 from pts.config.spec_purge_probe import PurgeProbeSpec
 from pts.config.spec_qos import QosTest, read_qos
 from pts.config.spec_recovery import HirTest, XsrTest, read_hir, read_xsr
@@ -156,6 +157,17 @@ class Spec:
     purge_probe: PurgeProbeSpec          # [purge_probe] (pts.config.spec_purge_probe)
     dirth: QosTest | None = None     # [dirth] (pts.config.spec_qos)
     cbw: QosTest | None = None       # [cbw]
+    # [provenance.<section>] (pts.config.spec_provenance): where each value comes from
+    provenance: tuple[Provenance, ...] = ()
+
+    def provenance_of(self, name: str) -> Provenance | None:
+        """The provenance of "section.key" (None: the file gives none: a confirmed value
+        of a section that needs no declaration)."""
+        return next((p for p in self.provenance if p.name == name), None)
+
+    def readings_for(self, test: str) -> list[dict]:
+        """The readings (and choices) a ledger test runs with, as test_start records."""
+        return spec_provenance.used_by(self.provenance, test)
 
 
 def specs_dir() -> Path:
@@ -231,7 +243,8 @@ class _Reader:
     def spec(self, data: dict) -> Spec:
         unknown = sorted(set(data) - {"spec", "steady_state", "common", "wipc", "iops",
                                       "throughput", "latency", "wsat",
-                                      "dirth", "cbw", "hir", "xsr", "purge_probe"})
+                                      "dirth", "cbw", "hir", "xsr", "purge_probe",
+                                      "provenance"})
         if unknown:
             raise SpecError(f"{self.path}: unknown table [{unknown[0]}]")
         meta = self.table(data, "spec", {"name", "title", "version", "segment"})
@@ -247,7 +260,8 @@ class _Reader:
                     wsat=self.wsat(data), hir=read_hir(self, data, parse_size),
                     xsr=read_xsr(self, data, parse_size), dirth=self.qos(data, "dirth"),
                     cbw=self.qos(data, "cbw"),
-                    purge_probe=spec_purge_probe.read(self, data, parse_size))
+                    purge_probe=spec_purge_probe.read(self, data, parse_size),
+                    provenance=spec_provenance.read(self, data))
 
     def qos(self, data: dict, key: str) -> QosTest:
         return read_qos(self, data, key, RwMix.parse, parse_size)

@@ -22,7 +22,8 @@ def format_size(nbytes: int) -> str:
 QOS_KEYS = {"clause", "rw_mix", "block_size_mix", "access_zones", "thread_counts",
             "queue_depths", "tracking_thread_count", "tracking_queue_depth",
             "precondition_round_seconds", "prewrite_seconds", "operating_prewrite_seconds",
-            "capture_seconds", "art_ceiling_us", "percentiles"}
+            "capture_seconds", "art_ceiling_us", "percentiles", "block_align"}
+FIO_DEFAULT_ALIGN = "bs"     # block_align: fio's default (the smallest block size of the job)
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,9 @@ class QosTest:
     capture_seconds: int                 # each histogram capture
     art_ceiling_us: float                # MaxIOPS: highest IOPS whose ART is below this
     percentiles: tuple[float, ...]       # response-time confidence levels reported
+    # Random offsets aligned to this many bytes (fio blockalign), or None: fio's default,
+    # the smallest block size (512 B under the JESD219 mix). A reading (digest §13).
+    block_align: int | None = None
 
     @property
     def mixed_sizes(self) -> bool:
@@ -107,7 +111,15 @@ def read_qos(reader, data: dict, key: str, parse_mix: Callable[[str], Any],
         capture_seconds=reader.value(t, key, "capture_seconds", int, *pos),
         art_ceiling_us=reader.value(t, key, "art_ceiling_us", float, lambda v: v > 0,
                                     " (> 0)"),
-        percentiles=reader.items(t, key, "percentiles", _percentile))
+        percentiles=reader.items(t, key, "percentiles", _percentile),
+        block_align=_align(reader, t, key, parse_size))
+
+
+def _align(reader, t: dict, key: str, parse_size) -> int | None:
+    text = reader.value(t, key, "block_align", str)
+    if text == FIO_DEFAULT_ALIGN:
+        return None
+    return reader.convert(f"{key}.block_align", [text], parse_size)[0]
 
 
 def _positive_int(v) -> int:

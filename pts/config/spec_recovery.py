@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+IDLE_OVER_WRITE, ORDINAL = "idle_over_write", "ordinal"
+NAMINGS = (IDLE_OVER_WRITE, ORDINAL)
+
 
 @dataclass(frozen=True)
 class HirTest:
@@ -17,6 +20,16 @@ class HirTest:
     idle_seconds: tuple[int, ...]    # Access B: host idle of each wait state, in order
     repetitions: int                 # A+B repetitions per wait state
     baseline_repetitions: int        # Access C: return-to-baseline writes after each state
+    wait_state_naming: str = IDLE_OVER_WRITE   # how wait states are named (state_names)
+
+    def state_names(self) -> tuple[str, ...]:
+        """The wait states' names, in order. "idle_over_write": WS + idle / write time of the
+        spec's values (5/10/15/25/50 s over 5 s -> WS1, WS2, WS3, WS5, WS10: S5, S7, S4's
+        header); "ordinal": WS1..WS5 (S4's plot legend). Spec values, not --time-scale'd
+        ones, so a shortened run keeps the spec's names."""
+        if self.wait_state_naming == ORDINAL:
+            return tuple(f"WS{k}" for k in range(1, len(self.idle_seconds) + 1))
+        return tuple(f"WS{i / self.write_seconds:g}" for i in self.idle_seconds)
 
     def total_seconds(self, repetitions: int | None = None, scale: float = 1.0) -> float:
         """Wait states + return-to-baseline segments (spec: 55 800 s ~ 15.5 h)."""
@@ -53,7 +66,7 @@ def read_hir(r, data: dict, parse_size) -> HirTest:
     w = "hir"
     t = r.table(data, w, {"clause", "block_size", "thread_count", "queue_depth",
                           "write_seconds", "idle_seconds", "repetitions",
-                          "baseline_repetitions"})
+                          "baseline_repetitions", "wait_state_naming"})
     bs = r.convert(f"{w}.block_size", [r.value(t, w, "block_size", str)], parse_size)[0]
     pos = (lambda v: v > 0, " (> 0)")
     idle = t["idle_seconds"]
@@ -64,7 +77,9 @@ def read_hir(r, data: dict, parse_size) -> HirTest:
     return HirTest(r.value(t, w, "clause", str), bs, *r.tc_qd(t, w),
                    r.value(t, w, "write_seconds", int, *pos), tuple(idle),
                    r.value(t, w, "repetitions", int, *pos),
-                   r.value(t, w, "baseline_repetitions", int, *pos))
+                   r.value(t, w, "baseline_repetitions", int, *pos),
+                   r.value(t, w, "wait_state_naming", str, lambda v: v in NAMINGS,
+                           f" (one of {', '.join(NAMINGS)})"))
 
 
 def read_xsr(r, data: dict, parse_size) -> XsrTest:

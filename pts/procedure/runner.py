@@ -275,8 +275,11 @@ def recorded_test(run: Run, test: str, title: str, clause: str, parameters: dict
         return Outcome(end.status, end.rounds, end.steady_round, tuple(end.window or (0, 0)),
                        {}, end.message)
     if progress is None or progress.restart_reason is not None:
+        # The readings of the spec this test runs with (spec file [provenance.*]): stored
+        # with the run so its report lists them whatever the spec file says later.
+        readings = {"readings": run.spec.readings_for(test)}
         run.ledger.append(records.TestStart(test=test, title=title, clause=clause,
-                                            parameters=parameters))
+                                            parameters=parameters | readings))
     prepare.record_counters(run, test, "test start")
     try:
         outcome = body()

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from pts.procedure import steady_state
-from pts.report import ledger_view, purge_check, unwritten, verdict
+from pts.report import ledger_view, purge_check, readings, unwritten, verdict
 from pts.report.ledger_view import int_or_none, is_number
 from pts.report.model import (
     COMPLETE,
@@ -62,6 +62,7 @@ def load_run(folder: str | Path) -> RunView:
         notes.extend(test_notes)
     device = _device(info.get("device") or {})
     deviations = _all_deviations(info, found, tests)
+    used = readings.collect(tests)
     return RunView(
         folder=folder.resolve(),
         run_id=str(info.get("run_id") or folder.name),
@@ -75,7 +76,8 @@ def load_run(folder: str | Path) -> RunView:
         options=dict(info.get("options") or {}),
         tests=tuple(tests),
         deviations=deviations,
-        verdict=verdict.judge(device, tests, deviations),
+        verdict=verdict.judge(device, tests, deviations, readings.count(used)),
+        readings=used,
         notes=tuple(notes),
         warnings=tuple(purge_check.warnings(tests) + unwritten.warnings(tests)),
         device_extra={k: v for k, v in (info.get("device") or {}).items()

@@ -127,7 +127,8 @@ def run_document(run: RunView) -> dict:
         "deviations": [{"text": d.text, "source": d.source, "test": d.test}
                        for d in run.deviations],
         "verdict": {"compliant": run.verdict.compliant, "text": run.verdict.text,
-                    "reasons": list(run.verdict.reasons)},
+                    "reasons": list(run.verdict.reasons), "readings": run.verdict.readings},
+        "readings": [dataclasses.asdict(r) for r in run.readings],   # the report's section
         "notes": list(run.notes),
         "tests": [test_document(t) | qos(run, t) | histograms(t) for t in run.tests],
     }

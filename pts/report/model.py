@@ -285,8 +285,14 @@ class TestResult:
 @dataclass(frozen=True)
 class Verdict:
     compliant: bool
-    text: str            # "COMPLIANT RUN" / "NOT A COMPLIANT RUN"
+    text: str            # "COMPLIANT RUN ..." / "NOT A COMPLIANT RUN"
     reasons: tuple[str, ...]
+    readings: int = 0    # values of the run that are readings of the spec, not its text
+    short: str = ""      # the page band's note where `text` is too long for it ("" = text)
+
+    @property
+    def status(self) -> str:
+        return self.short or self.text
 
 
 @dataclass(frozen=True)
@@ -306,6 +312,7 @@ class RunView:
     notes: tuple[str, ...] = field(default=())   # things the reader should know (torn line)
     device_extra: dict = field(default_factory=dict)   # run.json device fields not in Device
     warnings: tuple[str, ...] = field(default=())   # run-level warnings (purge probe, ...)
+    readings: tuple = field(default=())   # pts.report.readings.ReadingView: spec readings used
 
     @property
     def spec_title(self) -> str:

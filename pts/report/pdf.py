@@ -9,6 +9,7 @@ run folder always gives the same bytes.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import io
 
 from reportlab import rl_config
@@ -16,9 +17,10 @@ from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageTemplate, Paragraph
 
 from pts import __version__
-from pts.report import fmt, layout, pages, qualify_pages, summary, toc
+from pts.report import fmt, layout, pages, qualify_pages, readings, readings_pages, summary, toc
 from pts.report.layout import CONTENT_WIDTH, FOOTER_HEIGHT, HEADER_HEIGHT, MARGIN, PAGE_SIZE
 from pts.report.model import RunView
+from pts.report.verdict import on_page
 
 rl_config.invariant = 1
 
@@ -30,7 +32,7 @@ OK_TEXT = (0.7, 1.0, 0.75)
 
 def story_for(run: RunView) -> list[Flowable]:
     first = summary.pages(run)
-    rest = qualify_pages.build(run)
+    rest = readings_pages.page(run) + qualify_pages.build(run)
     for test in run.tests:
         rest += pages.pages_for(run, test)
     return first + toc.page(run, first, rest) + rest
@@ -38,12 +40,22 @@ def story_for(run: RunView) -> list[Flowable]:
 
 def build_pdf(run: RunView) -> bytes:
     """The report of `run` as PDF bytes."""
-    story = story_for(run)
-    # Pass 1 only counts pages; pass 2 lays out an untouched copy of the same story: a table
-    # split across pages in pass 1 is left altered and cannot be laid out again (LayoutError).
-    fresh = copy.deepcopy(story)
-    _, total, headings = _build(run, story, total_pages=None)
-    data, _, _ = _build(run, fresh, total_pages=total, known_pages=headings)
+    # The verdict of a compliant run resting on readings names the page of the Readings
+    # section, known only once laid out: lay out with "page ?", then with the page found,
+    # until the section stays on the page the verdict names (one extra pass in practice).
+    page: int | str = "?"
+    for _ in range(4):
+        view = dataclasses.replace(run, verdict=on_page(run.verdict, page))
+        story = story_for(view)
+        where = toc.headings(story).index(("h1", readings.TITLE))
+        # Pass 1 only counts pages; pass 2 lays out an untouched copy of the same story: a
+        # table split across pages in pass 1 is left altered and cannot be laid out again.
+        fresh = copy.deepcopy(story)
+        _, total, headings = _build(view, story, total_pages=None)
+        if view.verdict is run.verdict or headings[where] == page:
+            break
+        page = headings[where]
+    data, _, _ = _build(view, fresh, total_pages=total, known_pages=headings)
     return data
 
 

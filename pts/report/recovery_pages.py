@@ -39,12 +39,20 @@ def _last_of(test: TestResult, kind: type) -> dict[int, object]:
     return found
 
 
+def state_names(test: TestResult):
+    """Wait state number -> its name as the run recorded it (test_start `wait_state_names`,
+    the spec file's wait_state_naming); a run recorded before names were recorded: WS<k>."""
+    names = test.parameters.get("wait_state_names") or []
+    return lambda k: names[k - 1] if 0 < k <= len(names) else f"WS{k}"
+
+
 def hir(run, test: TestResult) -> list[Flowable]:
     story = steady_pages.convergence_page(test, "IOPS")
     story += steady_pages.window_pages(test, "IOPS")
     base = [r for r in test.recovery if isinstance(r, records.HirBaseline)]
     ss = base[-1].ss_iops if base else None
     writes, states = hir_writes(test), _last_of(test, records.HirState)
+    name = state_names(test)
     story += new_page(page_info(test, "Wait states", "Figure: IOPS vs time, all wait states"))
     story += [h1(f"{test.title}: IOPS vs time, all wait states"),
               para("One point per write interval (IOPS from fio's Unix-stamped logs); "
@@ -57,7 +65,7 @@ def hir(run, test: TestResult) -> list[Flowable]:
     series = {}
     for k, ws in sorted(writes.items()):
         shown = [w for w in ws if w.segment != "lead_in"]     # wait, then baseline
-        series[f"WS{k} ({ws[0].idle_s} s idle, then baseline)"] = (
+        series[f"{name(k)} ({ws[0].idle_s} s idle, then baseline)"] = (
             [(w.start - t0) / 60 for w in shown], [w.iops for w in shown])
     if ss is not None:
         series["steady-state baseline"] = ([0, max(x for xs, _ in series.values()
@@ -69,16 +77,16 @@ def hir(run, test: TestResult) -> list[Flowable]:
         back = [w for w in ws if w.segment == "baseline"]
         s0 = ws[0].start
         xs = [(w.start - s0) for w in wait + back]
-        story += new_page(page_info(test, f"Wait state {k}",
-                                    f"Figure: IOPS per write interval, wait state {k}"))
+        story += new_page(page_info(test, f"Wait state {name(k)}",
+                                    f"Figure: IOPS per write interval, wait state {name(k)}"))
         series = {"after idle (wait)": ([w.start - s0 for w in wait], [w.iops for w in wait]),
                   "return to baseline": ([w.start - s0 for w in back], [w.iops for w in back])}
         if ss is not None and xs:
             series["steady-state baseline"] = ([min(xs), max(xs)], [ss, ss])
         st = states.get(k)
-        story += [h1(f"{test.title}: wait state {k} ({ws[0].idle_s} s idle)"),
+        story += [h1(f"{test.title}: wait state {name(k)} ({ws[0].idle_s} s idle)"),
                   image(charts.lines(series, "Time since the state began (s)", "IOPS",
-                                     f"WS{k}: IOPS per write interval vs baseline",
+                                     f"{name(k)}: IOPS per write interval vs baseline",
                                      log_y=False))]
         if st is not None and st.idle_measured_s:
             lo, mean, hi = st.idle_measured_s
@@ -86,7 +94,7 @@ def hir(run, test: TestResult) -> list[Flowable]:
                               f"{lo:.3f} .. {hi:.3f} s, mean {mean:.3f} s (planned "
                               f"{st.idle_s} s)."))
     story += new_page(page_info(test, "Wait-state table", "Table: mean IOPS per wait state"))
-    rows = [[f"WS{k}", f"{s.write_s} s + {s.idle_s} s", str(s.repetitions),
+    rows = [[name(k), f"{s.write_s} s + {s.idle_s} s", str(s.repetitions),
              fmt.num(s.wait_iops), fmt.num(s.baseline_iops), fmt.num(s.ss_iops),
              f"{s.ratio:.2f}"] for k, s in sorted(states.items())]
     story += [h1(f"{test.title}: mean IOPS per wait state"),

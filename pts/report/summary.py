@@ -35,12 +35,13 @@ SOURCES = {
 SHOWN_PARAMETERS = frozenset({
     "thread_count", "queue_depth", "active_range_pct", "active_range_bytes", "data_pattern",
     "point_seconds", "max_rounds", "window_rounds", "max_data_excursion", "max_slope_excursion",
-    "rw_mixes", "block_sizes", "tracking", "write_cache", "sample_seconds"})
+    "rw_mixes", "block_sizes", "tracking", "write_cache", "sample_seconds",
+    "readings"})     # readings: their own section (pts/report/readings_pages.py)
 
 
 def pages(run: RunView) -> list[Flowable]:
     info = PageInfo("Run summary", "Device, setup, deviations and verdict",
-                    "Table: run summary, deviations and verdict", run.verdict.text,
+                    "Table: run summary, deviations and verdict", run.verdict.status,
                     alarm=not run.verdict.compliant)
     story = new_page(info, first=True) + [h1("Run summary")]
     story += verdict_block(run) + run_warnings.block(run) + deviations_block(run)
@@ -161,6 +162,10 @@ def test_setup_rows(run: RunView, test: TestResult) -> list[tuple[str, str]]:
          or "n/a"),
         ("Tracking variables", ", ".join(t.label for t in test.tracking) or "n/a"),
     ]
+    if "readings" in p:
+        n = sum(1 for r in p["readings"] if r.get("status") == "reading")
+        rows.append(("Readings of the specification",
+                     f"{n} values (listed in the section 'Readings of the specification')"))
     # Parameters a newer runner records that this page does not know are still shown.
     rows += [(f"Parameter {k.replace('_', ' ')}", fmt.text(v))
              for k, v in p.items() if k not in SHOWN_PARAMETERS]

@@ -70,7 +70,7 @@ def page(run: RunView, before: list[Flowable], after: list[Flowable]) -> list[Fl
     """The contents page, to go between `before` (the summary) and `after` (the rest)."""
     first = headings(before)
     info = PageInfo("Contents", "Table of contents", "Table: contents of this report",
-                    run.verdict.text, alarm=not run.verdict.compliant)
+                    run.verdict.status, alarm=not run.verdict.compliant)
     return new_page(info) + [
         h1("Contents"),
         para("Every section of this report with the page it starts on (the PDF's bookmarks "

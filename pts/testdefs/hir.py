@@ -75,6 +75,7 @@ def parameters(settings: Settings, ar_bytes: int) -> dict:
         "tracking": [{"label": tracking_label(s), "rw_mix": "0/100",
                       "block_size": h.block_size}],
         "write_seconds": states[0].write_s, "idle_seconds": [w.idle_s for w in states],
+        "wait_state_names": [w.name for w in states],   # spec file: wait_state_naming
         "repetitions": states[0].repetitions,
         "baseline_repetitions": states[0].baseline_repetitions,
         "idle_method": "fio thinktime + thinktime_iotime in one job per wait state",
@@ -186,7 +187,7 @@ def _state(run: Run, ws: WaitState, ss: float, ar: int) -> records.HirState:
                             f"found in fio's logs instead of {ws.repetitions}.")
     run.ledger.append(rec)
     gap = f"; idle measured {gaps and min(gaps):.3f}-{gaps and max(gaps):.3f} s" if gaps else ""
-    run.write(f"[pts {TEST}] WS{ws.state} ({ws.idle_s} s idle): {mean:,.0f} IOPS "
+    run.write(f"[pts {TEST}] {ws.name} ({ws.idle_s} s idle): {mean:,.0f} IOPS "
               f"({rec.ratio:.2f}x baseline {ss:,.0f}); return to baseline {bmean:,.0f}{gap}")
     return rec
 

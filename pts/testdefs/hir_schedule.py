@@ -33,10 +33,11 @@ class WaitState:
     idle_s: int              # Access B
     repetitions: int         # A+B
     baseline_repetitions: int   # Access C: writes of write_s, no idle
+    name: str = ""           # "WS10": the spec file's wait_state_naming (HirTest.state_names)
 
     @property
     def label(self) -> str:
-        return f"WS{self.state}: {self.write_s} s write + {self.idle_s} s idle"
+        return f"{self.name}: {self.write_s} s write + {self.idle_s} s idle"
 
     @property
     def wait_runtime_s(self) -> int:
@@ -56,8 +57,9 @@ def schedule(settings: Settings) -> list[WaitState]:
     reps = settings.hir_repetitions or h.repetitions
     base = settings.hir_repetitions or h.baseline_repetitions
     w = scaled(h.write_seconds, settings.time_scale)
-    return [WaitState(k, w, scaled(i, settings.time_scale), reps, base)
-            for k, i in enumerate(h.idle_seconds, 1)]
+    return [WaitState(k, w, scaled(i, settings.time_scale), reps, base, name)
+            for k, (i, name) in enumerate(zip(h.idle_seconds, h.state_names(), strict=True),
+                                          1)]
 
 
 def wait_job(settings: Settings, ws: WaitState, prefix: str, ar_bytes: int) -> Job:

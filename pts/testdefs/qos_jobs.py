@@ -55,6 +55,7 @@ class Workload:
     dropped: tuple[SizeShare, ...]      # the spec's sizes this device cannot transfer
     zones: str | None                   # fio random_distribution, None = uniform
     name: str                           # "8KiB" or "JESD219-mix"
+    block_align: int | None = None      # fio blockalign (spec block_align), None = fio's default
 
     @property
     def bssplit(self) -> str | None:
@@ -90,7 +91,8 @@ def workload(qos: QosTest, logical_sector: int) -> Workload:
             "Nothing was written.")
     zones = ("zoned:" + ":".join(f"{z.io_pct}/{z.lba_pct}" for z in qos.access_zones)
              if qos.access_zones else None)
-    return Workload(rescale(keep) if dropped else tuple(keep), dropped, zones, qos.workload)
+    return Workload(rescale(keep) if dropped else tuple(keep), dropped, zones, qos.workload,
+                    qos.block_align)
 
 
 def rescale(shares: list[SizeShare]) -> tuple[SizeShare, ...]:
@@ -106,10 +108,13 @@ def rescale(shares: list[SizeShare]) -> tuple[SizeShare, ...]:
 
 def job(w: Workload, name: str, mix: RwMix, tc: int, qd: int, seconds: int, ar: int,
         percentiles: tuple[float, ...] = ()) -> Job:
-    """RND at `mix`, TC/QD, for `seconds`, with the run's workload (bssplit, zones)."""
+    """RND at `mix`, TC/QD, for `seconds`, with the run's workload (bssplit, zones, and the
+    alignment of its random offsets: CBW's 4 KiB as fio's examples/jesd219.fio, a reading)."""
+    align = () if w.block_align is None else (("blockalign", str(w.block_align)),)
     return dataclasses.replace(
         random_job(name, mix.read_pct, w.block_size, qd, tc, seconds, ar),
-        bssplit=w.bssplit, random_distribution=w.zones, lat_percentiles=percentiles)
+        bssplit=w.bssplit, random_distribution=w.zones, lat_percentiles=percentiles,
+        extra=align)
 
 
 def grid(settings: Settings, kind: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -194,6 +199,7 @@ def parameters(settings: Settings, kind: str, ar: int, w: Workload, points, mix:
         "thread_counts": list(tcs), "queue_depths": list(qds),
         "rw_mixes": [str(mix)], "block_sizes": [qos.nominal_block_size],
         "workload": w.name, "bssplit": w.bssplit, "random_distribution": w.zones,
+        "block_align": w.block_align,    # bytes (fio blockalign), null: fio's default
         "tracking": [{"label": p.label, "rw_mix": str(p.rw_mix), "block_size": p.block_size,
                       "metric": VALUE_KEY} for p in points if
                      (p.thread_count, p.queue_depth) == (qos.tracking_thread_count,

@@ -56,3 +56,16 @@ def test_hir_report_pages(hir):
     text = hir.pdf_text()
     assert "Host Idle Recovery" in text
     assert "IOPS vs time" in text and "wait state" in text.lower()
+
+
+def test_hir_wait_states_are_named_as_the_run_declares(hir):
+    """Wait-state names are a reading of the spec (spec file wait_state_naming, default
+    idle / 5 s write of the spec's values, so --time-scale keeps them): recorded in the
+    test_start, used on the pages, listed with the run's other readings."""
+    (start,) = hir.of_type("test_start")
+    assert start["parameters"]["wait_state_names"] == ["WS1", "WS2", "WS3", "WS5", "WS10"]
+    naming = [r for r in start["parameters"]["readings"] if r["key"] == "hir.wait_state_naming"]
+    assert [r["value"] for r in naming] == ["idle_over_write"]
+    text = " ".join(hir.pdf_text().split())
+    assert "wait state WS10 (10 s idle)" in text and "wait state WS5 (5 s idle)" in text
+    assert "Readings of the specification" in text and "hir.wait_state_naming" in text

@@ -118,6 +118,33 @@ def test_cbw_fio_jobs_have_bssplit_and_zones(qos_run):
 
 
 @pytest.mark.slow
+def test_cbw_fio_jobs_align_as_the_run_declares(qos_run):
+    """Every fio job file CBW and DIRTH ran (preconditioning, pre-writes, rounds, captures)
+    aligns its random offsets as the run's test_start declares (spec file block_align, a
+    reading: CBW 4 KiB as fio's examples/jesd219.fio; DIRTH fio's default), and the report's
+    Readings section lists it."""
+    for kind, want in (("cbw", "blockalign=4096"), ("dirth", None)):
+        declared = {s["parameters"]["block_align"] for s in qos_run.of_type("test_start")
+                    if s["test"].split("-")[0] == kind}
+        assert declared == ({4096} if want else {None})
+        jobs = sorted((qos_run.folder / "raw").glob(f"{kind}*/**/*.fio"))
+        assert len(jobs) >= 5 and any("prewrite" in str(j) for j in jobs)
+        for job in jobs:
+            text = job.read_text()
+            sections = text.count("\n[") - text.count("\n[global]")
+            aligns = re.findall(r"^blockalign=.*$", text, re.M)
+            if want:
+                assert aligns == [want] * sections and sections >= 1, job
+            else:
+                assert aligns == [], job
+    readings = [r for s in qos_run.of_type("test_start", "cbw")
+                for r in s["parameters"]["readings"] if r["key"] == "cbw.block_align"]
+    assert readings and readings[0]["value"] == "4KiB"
+    text = words(qos_run.pdf_text())
+    assert "Readings of the specification" in text and "cbw.block_align 4KiB" in text
+
+
+@pytest.mark.slow
 def test_report_pages(qos_run):
     text = words(qos_run.pdf_text())
     for kind in ("DIRTH", "CBW"):

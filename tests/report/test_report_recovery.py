@@ -17,7 +17,8 @@ def hir_run(root):
     run = RunFolder(root / "hir", run_json(deviations=["HIR: 2 repetitions"]))
     run.record("test_start", test="hir", title="Host Idle Recovery", clause="PTS 2.0.2 HIR",
                parameters={"window_rounds": 5, "tracking": [
-                   {"label": "RND 4KiB 0/100", "rw_mix": "0/100", "block_size": 4096}]})
+                   {"label": "RND 4KiB 0/100", "rw_mix": "0/100", "block_size": 4096}],
+                   "wait_state_names": ["WS1", "WS10"]})   # spec: idle / 5 s write
     run.record("hir_baseline", test="hir", ss_iops=2000.0, window=[1, 5], steady=True,
                rounds=5)
     t = T0 + 100
@@ -78,7 +79,9 @@ def flat(text: str) -> str:
 def test_hir_pages_table_and_resumed_state(tmp_path):
     text = flat(pdf_text(render(hir_run(tmp_path))))
     assert "Host Idle Recovery: IOPS vs time, all wait states" in text
-    assert "wait state 1 (5 s idle)" in text and "wait state 2 (50 s idle)" in text
+    # The wait states' names as the run recorded them (spec file wait_state_naming).
+    assert "wait state WS1 (5 s idle)" in text and "wait state WS10 (50 s idle)" in text
+    assert "WS10 " in text[text.index("Wait / baseline"):]     # the table row
     assert "mean IOPS per wait state" in text
     table = text[text.index("Wait / baseline"):]
     # Per state: reps, mean IOPS after idle, return to baseline, SS baseline, ratio (the

@@ -232,3 +232,17 @@ def test_measured_fields_are_documented():
     written = set(qos_jobs.point_fields(s, load_spec().dirth.percentiles)) | TIMING | {
         "thread_count", "queue_depth"}
     assert documented == written
+
+
+def test_fio_jobs_align_random_offsets_as_the_spec_declares():
+    """[cbw] block_align (a reading: 4 KiB as fio's examples/jesd219.fio) is fio's
+    blockalign in every CBW job; [dirth] "bs" leaves fio's default (issue 21 §2)."""
+    from pts.config.spec import RwMix, load_spec
+    from pts.testdefs import qos_jobs
+    spec = load_spec("pts-2.0.2-enterprise")
+    cbw = qos_jobs.workload(spec.cbw, 512)
+    assert cbw.block_align == 4096
+    opts = qos_jobs.job(cbw, "p", RwMix(40), 32, 32, 1, 1 << 20).options()
+    assert opts["blockalign"] == "4096" and opts["bssplit"].startswith("512/4:")
+    dirth = qos_jobs.workload(spec.dirth, 512)
+    assert "blockalign" not in qos_jobs.job(dirth, "p", RwMix(65), 1, 1, 1, 1 << 20).options()
