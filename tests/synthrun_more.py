@@ -128,7 +128,6 @@ def hir_test(w: Writer, shape: Shape, settings) -> None:
         ss = sum(got) / len(got)
         w.add(records.HirBaseline(test=decl.test, ss_iops=ss, window=window, steady=True,
                                   rounds=shape.rounds))
-        w.add(records.Deviation(test=decl.test, text=hir.LEAD_IN_NOTE))
         t = w.clock
         for ws in schedule(settings):
             boost = 1 + 1.2 * (1 - math.exp(-ws.idle_s / 15))     # more idle, more recovery

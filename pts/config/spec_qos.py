@@ -22,7 +22,13 @@ def format_size(nbytes: int) -> str:
 QOS_KEYS = {"clause", "rw_mix", "block_size_mix", "access_zones", "thread_counts",
             "queue_depths", "tracking_thread_count", "tracking_queue_depth",
             "precondition_round_seconds", "prewrite_seconds", "operating_prewrite_seconds",
-            "capture_seconds", "art_ceiling_us", "percentiles"}
+            "capture_seconds", "art_ceiling_us", "percentiles", "precondition_sample",
+            "midiops_candidates"}
+# Readings that disagree (pts-digest §13), chosen in the spec file and recorded in the run's
+# parameters: which minute of a preconditioning round is tracked, and which grid points
+# MidIOPS is chosen from.
+PRECONDITION_SAMPLES = ("first", "last")
+MIDIOPS_CANDIDATES = ("under_ceiling", "all")
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,8 @@ class QosTest:
     capture_seconds: int                 # each histogram capture
     art_ceiling_us: float                # MaxIOPS: highest IOPS whose ART is below this
     percentiles: tuple[float, ...]       # response-time confidence levels reported
+    precondition_sample: str = "first"   # PRECONDITION_SAMPLES: the tracked point of a round
+    midiops_candidates: str = "under_ceiling"   # MIDIOPS_CANDIDATES
 
     @property
     def mixed_sizes(self) -> bool:
@@ -107,7 +115,15 @@ def read_qos(reader, data: dict, key: str, parse_mix: Callable[[str], Any],
         capture_seconds=reader.value(t, key, "capture_seconds", int, *pos),
         art_ceiling_us=reader.value(t, key, "art_ceiling_us", float, lambda v: v > 0,
                                     " (> 0)"),
-        percentiles=reader.items(t, key, "percentiles", _percentile))
+        percentiles=reader.items(t, key, "percentiles", _percentile),
+        precondition_sample=_choice(reader, t, key, "precondition_sample",
+                                    PRECONDITION_SAMPLES),
+        midiops_candidates=_choice(reader, t, key, "midiops_candidates", MIDIOPS_CANDIDATES))
+
+
+def _choice(reader, t: dict, key: str, name: str, allowed: tuple[str, ...]) -> str:
+    return reader.value(t, key, name, str, lambda v: v in allowed,
+                        " (one of " + ", ".join(f'"{a}"' for a in allowed) + ")")
 
 
 def _positive_int(v) -> int:

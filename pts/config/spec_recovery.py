@@ -7,6 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
+READING_ROUND_INTERVALS = 30     # HIR round = 30 x 1-min intervals (S4/S5; digest §7.5, §13)
+
+
 @dataclass(frozen=True)
 class HirTest:
     clause: str
@@ -17,6 +20,9 @@ class HirTest:
     idle_seconds: tuple[int, ...]    # Access B: host idle of each wait state, in order
     repetitions: int                 # A+B repetitions per wait state
     baseline_repetitions: int        # Access C: return-to-baseline writes after each state
+    # Preconditioning round: this many intervals of point_seconds, the last one tracked
+    # (reading S4/S5: 30; pts.testdefs.hir)
+    precondition_round_intervals: int = READING_ROUND_INTERVALS
 
     def total_seconds(self, repetitions: int | None = None, scale: float = 1.0) -> float:
         """Wait states + return-to-baseline segments (spec: 55 800 s ~ 15.5 h)."""
@@ -53,7 +59,7 @@ def read_hir(r, data: dict, parse_size) -> HirTest:
     w = "hir"
     t = r.table(data, w, {"clause", "block_size", "thread_count", "queue_depth",
                           "write_seconds", "idle_seconds", "repetitions",
-                          "baseline_repetitions"})
+                          "baseline_repetitions", "precondition_round_intervals"})
     bs = r.convert(f"{w}.block_size", [r.value(t, w, "block_size", str)], parse_size)[0]
     pos = (lambda v: v > 0, " (> 0)")
     idle = t["idle_seconds"]
@@ -64,7 +70,8 @@ def read_hir(r, data: dict, parse_size) -> HirTest:
     return HirTest(r.value(t, w, "clause", str), bs, *r.tc_qd(t, w),
                    r.value(t, w, "write_seconds", int, *pos), tuple(idle),
                    r.value(t, w, "repetitions", int, *pos),
-                   r.value(t, w, "baseline_repetitions", int, *pos))
+                   r.value(t, w, "baseline_repetitions", int, *pos),
+                   r.value(t, w, "precondition_round_intervals", int, *pos))
 
 
 def read_xsr(r, data: dict, parse_size) -> XsrTest:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 
 from pts.conditioning import prepare
+from pts.procedure import sampled
 from pts.procedure.rounds import Outcome
 from pts.procedure.runner import (
     RoundMeasure,
@@ -47,9 +48,9 @@ def run_qos(run: Run, kind: str) -> Outcome:
     pre_test = qos_jobs.precondition_test(kind)
     rest = settings.scaled(qos.precondition_round_seconds) - settings.point_seconds
     pre = run_round_test(run, qos_jobs.declare_precondition(
-        settings, dev, kind, before_round=(lambda r: prewrite(
+        settings, dev, kind, **sampled.hooks(qos.precondition_sample, (lambda r: prewrite(
             run, pre_test, w, f"precondition round {r}", qos.tracking_thread_count,
-            qos.tracking_queue_depth, rest)) if rest >= 1 else None))
+            qos.tracking_queue_depth, rest)) if rest >= 1 else None)))
     decl = qos_jobs.declare_demand(settings, dev, kind, before_round=lambda r: prewrite(
         run, kind, w, f"before round {r}", qos.tracking_thread_count,
         qos.tracking_queue_depth, settings.scaled(qos.prewrite_seconds)))
@@ -102,7 +103,8 @@ def window_points(run: Run, kind: str, outcome: Outcome) -> list[qos_select.Grid
 
 def operating_points(run: Run, kind: str, outcome: Outcome) -> list[qos_select.Choice]:
     qos = qos_jobs.section(run.settings, kind)
-    chosen = qos_select.select(window_points(run, kind, outcome), qos.art_ceiling_us)
+    chosen = qos_select.select(window_points(run, kind, outcome), qos.art_ceiling_us,
+                               qos.midiops_candidates)
     rounds = list(range(outcome.window[0], outcome.window[1] + 1))
     for c in chosen:
         p = c.point
@@ -120,16 +122,9 @@ def prewrite(run: Run, test: str, w: Workload, when: str, tc: int, qd: int,
     """RND 0/100 with the run's workload at TC/QD for `seconds` (one fio run, recorded)."""
     job = qos_jobs.job(w, "prewrite", WRITES, tc, qd, seconds,
                        prepare.active_range_bytes(run))
-    name = when.replace(" ", "-")
     run.write(f"[pts {test}] pre-write {when}: RND {w.name} 0/100 at TC{tc}/QD{qd} for "
               f"{seconds} s")
-    res = run.fio.run(run.device.path, [job], run.raw_dir(test, "prewrite"), name,
-                      timeout=point_timeout(seconds))
-    rec = records.Prewrite(test=test, when=when, thread_count=tc, queue_depth=qd,
-                           seconds=seconds, bytes_written=res.summary.write.io_bytes,
-                           iops=res.summary.iops, raw=run.relative(res.json_path))
-    run.ledger.append(rec)
-    return rec
+    return sampled.timed_writes(run, test, job, when, tc, qd, seconds)
 
 
 def capture(run: Run, kind: str, w: Workload, choice: qos_select.Choice) -> None:
