@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-
 READING_ROUND_INTERVALS = 30     # HIR round = 30 x 1-min intervals (S4/S5; digest §7.5, §13)
 
 
