@@ -261,7 +261,14 @@ def plan_lines(settings: Settings, device: BlockDevice) -> list[str]:
     ar = active_range_bytes(device, settings.spec.common.active_range_pct)
     states = schedule(settings)
     total = sum(w.seconds for w in states)
-    lines = plan.round_test_plan(settings, device, decl)
+    lines = plan.round_test_plan(settings, device, decl, rest_seconds(settings))
+    rest = rest_seconds(settings)
+    lines.append(f"each preconditioning round: {rest} s of RND {format_size(h.block_size)} "
+                 f"writes at TC {h.thread_count} / QD {h.queue_depth} (one fio job, recorded "
+                 f"as a pre-write), then the measured interval" if rest else
+                 "each preconditioning round: the measured interval alone")
+    if round_deviation(settings):
+        lines.append(f"DEVIATION: {round_deviation(settings)}")
     lines.append(f"then {len(states)} wait states of RND {format_size(h.block_size)} writes "
                  f"at TC {h.thread_count} / QD {h.queue_depth}:")
     for ws in states:
