@@ -1,7 +1,9 @@
 """DIRTH --resume: kill -9 after the second demand-variation round, resume: the demand
 rounds go on after round 2 (no second purge, no second preconditioning, no second test
 start), the round numbers stay consecutive and the operating points are chosen at the end.
-On a 64 MiB loop device with a 2 x 2 grid (only the flow is checked). About a minute."""
+And kill -9 during the operating-point captures: the operating points are not chosen or
+recorded again, each histogram is recorded once. On a 64 MiB loop device with a 2 x 2 grid
+(only the flow is checked). About a minute and a half each."""
 
 from __future__ import annotations
 
