@@ -19,6 +19,7 @@ the test an ERROR naming the group (`group_problems`), so the pytest item fails 
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -141,7 +142,7 @@ def group_problems(gp: GroupPlan, found: list[fio_logs.Interval], seconds: int) 
     out = []
     if len(found) < required:
         out.append(f"{len(found)} intervals logged of the {planned} planned (a short fio log)")
-    for a, b in zip(found, found[1:]):
+    for a, b in itertools.pairwise(found):
         if b.end_s - a.end_s > GAP_FACTOR * seconds:
             out.append(f"a gap of {b.end_s - a.end_s - seconds:.1f} s after interval "
                        f"{a.index + 1} (logged at {a.end_s:.1f} s, the next at {b.end_s:.1f} s)")
