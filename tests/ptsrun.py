@@ -113,3 +113,18 @@ def kill_and_resume(device: str, reports: Path, args: list[str], target: str,
     out, _ = second.communicate(timeout=600)
     assert second.returncode in (0, 1), out[-3000:]
     return folder, killed, out
+
+
+def spec_variant(folder: Path, replacements: dict[str, str],
+                 base: str = "pts-2.0.2-enterprise") -> Path:
+    """A copy of specs/BASE.toml with exact-text `replacements` (each must occur), for a
+    test that shortens a spec value the suite then declares (e.g. HIR's preconditioning
+    round intervals): its path, for --spec."""
+    text = (REPO / "specs" / f"{base}.toml").read_text(encoding="utf-8")
+    for old, new in replacements.items():
+        assert old in text, f"{old!r} is not in specs/{base}.toml"
+        text = text.replace(old, new)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{base}-variant.toml"
+    path.write_text(text, encoding="utf-8")
+    return path

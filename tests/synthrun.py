@@ -208,12 +208,13 @@ FieldsFn = Callable[[TestPoint, float, Writer, Shape, int], dict]
 def round_test(w: Writer, shape: Shape, name: str, title: str, clause: str, params: dict,
                points: list[TestPoint], fields: FieldsFn, *, prepare: str = "wipc",
                before_round: Callable[[int], None] | None = None, fob: bool = False,
-               after_rounds: Callable[[list[int]], tuple[str, str] | None] | None = None
-               ) -> None:
+               after_rounds: Callable[[list[int]], tuple[str, str] | None] | None = None,
+               after_purge: Callable[[], None] | None = None) -> None:
     """The records of one round-based test, as pts.procedure.runner writes them. prepare:
     "wipc" (purge, write cache, WIPC), "purge" (no WIPC) or "none" (continues a test).
     after_rounds(window) writes what comes before test_end and may return its (status,
-    message)."""
+    message). after_purge: records right after the purge and write cache (the purge
+    probe)."""
     w.add(records.TestStart(test=name, title=title, clause=clause, parameters=params))
     def fob_sweep() -> None:     # --fob-sweep: one informative round before WIPC
         for p in points:
@@ -221,7 +222,8 @@ def round_test(w: Writer, shape: Shape, name: str, title: str, clause: str, para
             w.add(point_record(records.FobPoint, name, FOB_ROUND, p, measured), advance=60)
 
     if prepare != "none":
-        _prepare(w, shape, name, params, wipc=prepare == "wipc", fob=fob_sweep if fob else None)
+        _prepare(w, shape, name, params, wipc=prepare == "wipc",
+                 fob=fob_sweep if fob else after_purge)
     tracking = {t["label"]: (t["rw_mix"], t["block_size"]) for t in params["tracking"]}
     metric = params["tracking"][0].get("metric", "iops")
     history: dict[str, list[float]] = {label: [] for label in tracking}

@@ -128,7 +128,6 @@ def hir_test(w: Writer, shape: Shape, settings) -> None:
         ss = sum(got) / len(got)
         w.add(records.HirBaseline(test=decl.test, ss_iops=ss, window=window, steady=True,
                                   rounds=shape.rounds))
-        w.add(records.Deviation(test=decl.test, text=hir.LEAD_IN_NOTE))
         t = w.clock
         for ws in schedule(settings):
             boost = 1 + 1.2 * (1 - math.exp(-ws.idle_s / 15))     # more idle, more recovery
@@ -158,9 +157,28 @@ def hir_test(w: Writer, shape: Shape, settings) -> None:
                 raw=f"raw/hir/ws{ws.state}"), advance=t - w.clock)
         return records.COMPLETE, f"{len(schedule(settings))} wait states done"
 
+    h, rest = settings.spec.hir, hir.rest_seconds(settings)
+
+    def probe() -> None:          # the purge probe on the purged (FOB) drive
+        w.add(records.PurgeProbe(
+            test=decl.test, block_size=h.block_size, rw_mix="0/100",
+            thread_count=h.thread_count, queue_depth=h.queue_depth, seconds=3.0,
+            iops=3.1 * _hir_fields(decl.points[0], 1.0, w, shape, 0)["iops"],
+            fob_ss_min_ratio=settings.spec.purge_probe.fob_ss_min_ratio,
+            raw="raw/hir/purge-probe.json"), advance=3)
+
+    def rest_of_round(r: int) -> None:   # the intervals before the measured one
+        iops = _hir_fields(decl.points[0], shape.curve[r - 1], w, shape, r)["iops"]
+        w.add(records.Prewrite(test=decl.test, when=f"precondition round {r}",
+                               thread_count=h.thread_count, queue_depth=h.queue_depth,
+                               seconds=rest, bytes_written=round(iops * rest * h.block_size),
+                               iops=iops, raw=f"raw/hir/prewrite/precondition-round-{r}.json"),
+              advance=rest)
+
     prepare = "wipc" if decl.parameters.get("wipc_block_size") else "purge"
     round_test(w, shape, decl.test, decl.title, decl.clause, decl.parameters,
-               list(decl.points), _hir_fields, prepare=prepare, after_rounds=wait_states)
+               list(decl.points), _hir_fields, prepare=prepare, after_rounds=wait_states,
+               before_round=rest_of_round if rest else None, after_purge=probe)
 
 
 def _hir_fields(p: TestPoint, m: float, w: Writer, shape: Shape, r: int) -> dict:

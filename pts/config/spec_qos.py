@@ -22,8 +22,14 @@ def format_size(nbytes: int) -> str:
 QOS_KEYS = {"clause", "rw_mix", "block_size_mix", "access_zones", "thread_counts",
             "queue_depths", "tracking_thread_count", "tracking_queue_depth",
             "precondition_round_seconds", "prewrite_seconds", "operating_prewrite_seconds",
-            "capture_seconds", "art_ceiling_us", "percentiles", "block_align"}
+            "capture_seconds", "art_ceiling_us", "percentiles", "block_align",
+            "precondition_sample", "midiops_candidates"}
 FIO_DEFAULT_ALIGN = "bs"     # block_align: fio's default (the smallest block size of the job)
+# Readings that disagree (pts-digest §13), chosen in the spec file and recorded in the run's
+# parameters: which minute of a preconditioning round is tracked, and which grid points
+# MidIOPS is chosen from.
+PRECONDITION_SAMPLES = ("first", "last")
+MIDIOPS_CANDIDATES = ("under_ceiling", "all")
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,8 @@ class QosTest:
     # Random offsets aligned to this many bytes (fio blockalign), or None: fio's default,
     # the smallest block size (512 B under the JESD219 mix). A reading (digest §13).
     block_align: int | None = None
+    precondition_sample: str = "first"   # PRECONDITION_SAMPLES: the tracked point of a round
+    midiops_candidates: str = "under_ceiling"   # MIDIOPS_CANDIDATES
 
     @property
     def mixed_sizes(self) -> bool:
@@ -112,7 +120,10 @@ def read_qos(reader, data: dict, key: str, parse_mix: Callable[[str], Any],
         art_ceiling_us=reader.value(t, key, "art_ceiling_us", float, lambda v: v > 0,
                                     " (> 0)"),
         percentiles=reader.items(t, key, "percentiles", _percentile),
-        block_align=_align(reader, t, key, parse_size))
+        block_align=_align(reader, t, key, parse_size),
+        precondition_sample=_choice(reader, t, key, "precondition_sample",
+                                    PRECONDITION_SAMPLES),
+        midiops_candidates=_choice(reader, t, key, "midiops_candidates", MIDIOPS_CANDIDATES))
 
 
 def _align(reader, t: dict, key: str, parse_size) -> int | None:
@@ -120,6 +131,11 @@ def _align(reader, t: dict, key: str, parse_size) -> int | None:
     if text == FIO_DEFAULT_ALIGN:
         return None
     return reader.convert(f"{key}.block_align", [text], parse_size)[0]
+
+
+def _choice(reader, t: dict, key: str, name: str, allowed: tuple[str, ...]) -> str:
+    return reader.value(t, key, name, str, lambda v: v in allowed,
+                        " (one of " + ", ".join(f'"{a}"' for a in allowed) + ")")
 
 
 def _positive_int(v) -> int:

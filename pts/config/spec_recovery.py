@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 IDLE_OVER_WRITE, ORDINAL = "idle_over_write", "ordinal"
 NAMINGS = (IDLE_OVER_WRITE, ORDINAL)
+READING_ROUND_INTERVALS = 30     # HIR round = 30 x 1-min intervals (S4/S5; digest §7.5, §13)
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,9 @@ class HirTest:
     repetitions: int                 # A+B repetitions per wait state
     baseline_repetitions: int        # Access C: return-to-baseline writes after each state
     wait_state_naming: str = IDLE_OVER_WRITE   # how wait states are named (state_names)
+    # Preconditioning round: this many intervals of point_seconds, the last one tracked
+    # (reading S4/S5: 30; pts.testdefs.hir)
+    precondition_round_intervals: int = READING_ROUND_INTERVALS
 
     def state_names(self) -> tuple[str, ...]:
         """The wait states' names, in order. "idle_over_write": WS + idle / write time of the
@@ -66,7 +70,8 @@ def read_hir(r, data: dict, parse_size) -> HirTest:
     w = "hir"
     t = r.table(data, w, {"clause", "block_size", "thread_count", "queue_depth",
                           "write_seconds", "idle_seconds", "repetitions",
-                          "baseline_repetitions", "wait_state_naming"})
+                          "baseline_repetitions", "wait_state_naming",
+                          "precondition_round_intervals"})
     bs = r.convert(f"{w}.block_size", [r.value(t, w, "block_size", str)], parse_size)[0]
     pos = (lambda v: v > 0, " (> 0)")
     idle = t["idle_seconds"]
@@ -79,7 +84,8 @@ def read_hir(r, data: dict, parse_size) -> HirTest:
                    r.value(t, w, "repetitions", int, *pos),
                    r.value(t, w, "baseline_repetitions", int, *pos),
                    r.value(t, w, "wait_state_naming", str, lambda v: v in NAMINGS,
-                           f" (one of {', '.join(NAMINGS)})"))
+                           f" (one of {', '.join(NAMINGS)})"),
+                   r.value(t, w, "precondition_round_intervals", int, *pos))
 
 
 def read_xsr(r, data: dict, parse_size) -> XsrTest:

@@ -83,11 +83,14 @@ def cache_line(dev: BlockDevice, cache) -> str:
 
 
 def duration_lines(points: int, point_seconds: int, window: int, max_rounds: int,
-                   wipc_bytes: int, mode: str = "per-point") -> list[str]:
+                   wipc_bytes: int, mode: str = "per-point",
+                   extra_round_s: float = 0) -> list[str]:
     if mode == "pipelined":      # one fio start per round, points PIPELINE_GAP_MS apart
         per_round = points * (point_seconds + PIPELINE_GAP_MS / 1000) + FIO_OVERHEAD_S
     else:
         per_round = points * (point_seconds + FIO_OVERHEAD_S)
+    if extra_round_s:            # one more fio run per round
+        per_round += extra_round_s + FIO_OVERHEAD_S
     wipc = ", ".join(f"{hms(wipc_bytes / rate)} at {rate / 1e9:g} GB/s" for rate in (0.5e9, 3e9))
     return [f"estimated duration: WIPC {wipc} (depends on the drive's SEQ write speed); "
             f"rounds {hms(per_round)} each: best case {hms(window * per_round)} "
@@ -110,9 +113,11 @@ def fills_duration_lines(bytes_planned: int, limit_s: int) -> list[str]:
             "(depends on the drive's RND write speed)"]
 
 
-def round_test_plan(settings: Settings, device: BlockDevice, decl: RoundTest) -> list[str]:
+def round_test_plan(settings: Settings, device: BlockDevice, decl: RoundTest,
+                    extra_round_s: float = 0) -> list[str]:
     """The plan of a round-based test: setup, WIPC and its job file, the rounds, every
-    point's job section (or N/A reason), the duration estimate."""
+    point's job section (or N/A reason), the duration estimate. `extra_round_s`: writes of
+    a round besides its points (HIR: the intervals before the measured one)."""
     spec = settings.spec
     ledger_name = "" if decl.test == decl.title.lower() else f"; ledger test {decl.test}"
     lines = [f"{decl.title} test ({decl.clause}{ledger_name})",
@@ -142,7 +147,7 @@ def round_test_plan(settings: Settings, device: BlockDevice, decl: RoundTest) ->
     lines += point_lines(device, decl.points, decl.job)
     return lines + duration_lines(len(measured), settings.point_seconds,
                                   spec.steady_state.window_rounds, settings.max_rounds,
-                                  wipc_bytes, settings.round_mode)
+                                  wipc_bytes, settings.round_mode, extra_round_s)
 
 
 def mode_text(settings: Settings) -> str:

@@ -74,8 +74,12 @@ class RoundTest:
     wipc_note: str = ""              # e.g. " at TC 1 / QD 1"
     measures: str = ""               # e.g. "per point ART, MRT and 99.999 % response time; "
     tracking_unit: str = ""          # e.g. " MB/s"
-    # runs before each round's points (DIRTH/CBW: the inter-round pre-write)
+    # runs before each round's points (DIRTH/CBW: the inter-round pre-write; a round whose
+    # last interval is measured: the rest of the round, pts.procedure.sampled)
     before_round: Callable[[int], None] | None = None
+    # runs after each round's points, before its verdict (a round whose first interval is
+    # measured: the rest of the round, pts.procedure.sampled)
+    after_points: Callable[[int], None] | None = None
 
     @property
     def until(self) -> str:
@@ -211,8 +215,14 @@ def run_phase(run: Run, decl: RoundTest, measure: RoundMeasure | None = None,
         test=decl.test, points=list(decl.points), measure=measure, tracking=decl.tracking,
         rule=rule, max_rounds=settings.max_rounds, ledger=run.ledger, progress=progress,
         value_key=decl.value_key,
-        after_round=lambda r: prepare.record_counters(run, decl.test, f"after round {r}", r),
+        after_round=lambda r: _after_round(run, decl, r),
         history=history, before_round=decl.before_round)
+
+
+def _after_round(run: Run, decl: RoundTest, round_no: int) -> None:
+    if decl.after_points:
+        decl.after_points(round_no)
+    prepare.record_counters(run, decl.test, f"after round {round_no}", round_no)
 
 
 def health_verdict(run: Run, test: str, outcome: Outcome) -> Outcome:

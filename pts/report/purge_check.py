@@ -1,16 +1,23 @@
 """Purge effectiveness (issue 16): the purge probe's FOB write IOPS (a `purge_probe` record)
 against the test's steady-state RND 4 KiB write IOPS — the IOPS test's window mean of the
-0/100 4 KiB cell, the WSAT's final window. A drive the purge returned to FOB writes faster
-right after it than in steady state; FOB/SS below the spec file's threshold (recorded with
-the probe) means the purge left the drive about where it was."""
+0/100 4 KiB cell, the WSAT's final window, HIR's preconditioning baseline. A drive the purge
+returned to FOB writes faster right after it than in steady state; FOB/SS below the spec
+file's threshold (recorded with the probe) means the purge left the drive about where it
+was — or, for HIR, that its baseline is still the fresh-out-of-box plateau (a
+preconditioning judged steady before the drive left FOB), against which every wait-state
+ratio would be taken."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from pts.report.model import PurgeProbeView, TestResult
+from pts.results import records
 
 WARNING = "the purge appears not to have returned the drive to FOB"
+HIR_WARNING = ("the steady-state baseline is within the FOB band: it may be the drive's "
+               "fresh-out-of-box plateau rather than its steady state (or the purge did not "
+               "return the drive to FOB), and the wait-state ratios are taken against it")
 
 
 @dataclass(frozen=True)
@@ -28,7 +35,8 @@ class ProbeCheck:
     def warning(self) -> str | None:
         if self.ratio is None or self.ratio >= self.probe.fob_ss_min_ratio:
             return None
-        return (f"{self.test}: {WARNING}: purge probe {self.probe.iops:,.0f} write IOPS vs "
+        what = HIR_WARNING if self.test == "hir" else WARNING
+        return (f"{self.test}: {what}: purge probe {self.probe.iops:,.0f} write IOPS vs "
                 f"steady state {self.ss_iops:,.0f} ({self.ss_source}), FOB/SS "
                 f"{self.ratio:.2f} < {self.probe.fob_ss_min_ratio:g}")
 
@@ -62,6 +70,12 @@ def steady_write_iops(test: TestResult, block_size: int) -> tuple[float | None, 
         window = test.result.get("ss_window") or []
         return float(ss), "WSAT final window" + (
             f" (samples {window[0]}..{window[1]})" if len(window) == 2 else "")
+    base = [r for r in test.recovery if isinstance(r, records.HirBaseline)]
+    if test.name == "hir" and base and base[-1].ss_iops > 0:
+        b = base[-1]
+        span = f"rounds {b.window[0]}-{b.window[1]}" if len(b.window) == 2 else "no window"
+        return b.ss_iops, (f"HIR preconditioning baseline, {span}, "
+                           + ("steady" if b.steady else "NOT steady"))
     return None, "no steady-state RND write IOPS recorded"
 
 

@@ -58,7 +58,8 @@ def hir(run, test: TestResult) -> list[Flowable]:
               para("One point per write interval (IOPS from fio's Unix-stamped logs); "
                    "'wait' intervals follow an idle period, 'baseline' intervals are the "
                    "return-to-baseline writes without idle. The first (lead-in) interval of "
-                   "each state is left out (fio's thinktime_iotime makes it write + idle long).")]
+                   "each state is left out (fio 3.33's thinktime_iotime can make it write + "
+                   "idle long; a deviation gives its measured length where it was).")]
     if not writes:
         return story + [para("No write interval was recorded: the wait states did not run.")]
     t0 = min(w.start for ws in writes.values() for w in ws)

@@ -1,7 +1,10 @@
 """The PTS Host Idle Recovery test (pts-digest §7.5):
 
-  1. purge (no WIPC);  2. preconditioning: RND 4 KiB writes at the test TC/QD, rounds of one
-     point until steady state (the ONE round runner, pts.procedure.runner);
+  1. purge (no WIPC), the purge probe;  2. preconditioning: RND 4 KiB writes at the test
+     TC/QD until steady state (the ONE round runner, pts.procedure.runner); a round is the
+     spec file's `precondition_round_intervals` intervals of point_seconds back to back, the
+     LAST one measured and tracked (reading S4/S5: 30 x 1 min; pts.procedure.sampled), so a
+     few flat minutes of fresh-out-of-box writes cannot pass as the steady-state baseline;
   3. wait states 1..5: repetitions x (5 s write + 5/10/15/25/50 s idle), each followed by
      the return-to-baseline segment (repetitions x 5 s writes, no idle). IOPS per write
      interval (pts.testdefs.hir_schedule says how the idle is kept exact).
@@ -13,13 +16,15 @@ since); otherwise the test restarts from purge.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from pts.conditioning import prepare
 from pts.config.settings import Settings
 from pts.config.spec import RwMix, format_size
+from pts.config.spec_recovery import READING_ROUND_INTERVALS
 from pts.device.identity import BlockDevice, active_range_bytes
-from pts.procedure import plan
+from pts.procedure import plan, sampled
 from pts.procedure.rounds import Outcome, TestPoint
 from pts.procedure.runner import RoundTest, recorded_test, rounds_in_test
 from pts.results import records
@@ -38,26 +43,70 @@ from pts.tools.fio import random_job
 
 TEST = "hir"
 TITLE = "Host Idle Recovery"
-LEAD_IN_NOTE = ("HIR: each wait state starts with one lead-in write interval of write + idle "
-                "seconds (fio 3.33 thinktime_iotime counts the think time into its first "
-                "interval); it is recorded as 'lead_in' and left out of the wait-state means.")
+
+
+def lead_in_deviation(ws: WaitState, lead_in) -> str | None:
+    """The deviation a wait state's first write interval shows, with its measured length, or
+    None: fio 3.33's thinktime_iotime counts the think time into the first interval, so it
+    can write for write + idle seconds where the schedule has write, then idle. Declared
+    when more than half the idle was written through (the gap rule that splits intervals)."""
+    if lead_in is None:
+        return None
+    seconds = lead_in.end - lead_in.start
+    if seconds - ws.write_s <= ws.idle_s / 2:
+        return None
+    return (f"HIR wait state {ws.state}: its first write interval lasted {seconds:.1f} s "
+            f"instead of {ws.write_s} s (fio 3.33 thinktime_iotime counts the think time "
+            f"into it: {seconds - ws.write_s:.1f} s of writes where the schedule has idle); "
+            "recorded as 'lead_in' and left out of the wait-state mean.")
 
 
 def tracking_label(settings: Settings) -> str:
     return f"RND {format_size(settings.spec.hir.block_size).replace(' ', '')} 0/100"
 
 
-def precondition(settings: Settings, device: BlockDevice) -> RoundTest:
+def rest_seconds(settings: Settings) -> int:
+    """The writes of a preconditioning round before its measured (last) interval."""
+    return (settings.spec.hir.precondition_round_intervals - 1) * settings.point_seconds
+
+
+def round_deviation(settings: Settings) -> str | None:
+    n = settings.spec.hir.precondition_round_intervals
+    if n == READING_ROUND_INTERVALS:
+        return None
+    return (f"HIR preconditioning rounds of {n} interval(s) of {settings.point_seconds} s, the "
+            f"last tracked, instead of {READING_ROUND_INTERVALS} (the reading of S4/S5: "
+            f"{READING_ROUND_INTERVALS} x 1 min, the last minute tracked; spec file "
+            "[hir] precondition_round_intervals).")
+
+
+def precondition(settings: Settings, device: BlockDevice,
+                 write_rest: Callable[[int], None] | None = None) -> RoundTest:
+    """The preconditioning rounds; `write_rest(round)` writes the round's intervals before
+    its measured one (run_hir gives it; None for --dry-run)."""
     h, ar = settings.spec.hir, active_range_bytes(device, settings.spec.common.active_range_pct)
     point = TestPoint(0, RwMix(0), h.block_size)
+    rest = rest_seconds(settings)
     return RoundTest(
         test=TEST, title=TITLE, clause=h.clause, parameters=parameters(settings, ar),
         points=(point,), tracking={tracking_label(settings): point}, value_key="iops",
         job=lambda p: random_job("p00", 0, h.block_size, h.queue_depth, h.thread_count,
                                  settings.point_seconds, ar),
         fields=fields.basic, thread_count=h.thread_count, queue_depth=h.queue_depth,
-        wipc_block_size=None,
-        measures="preconditioning: ")
+        wipc_block_size=None, purge_probe=True,
+        **sampled.hooks(sampled.LAST, write_rest if rest >= 1 else None),
+        measures=f"preconditioning: a round = {h.precondition_round_intervals} x "
+                 f"{settings.point_seconds} s of RND writes, the last interval measured; ")
+
+
+def _write_rest(run: Run, round_no: int) -> None:
+    h, seconds = run.spec.hir, rest_seconds(run.settings)
+    ar = active_range_bytes(run.device, run.spec.common.active_range_pct)
+    when = f"precondition round {round_no}"
+    run.write(f"[pts {TEST}] {when}: {seconds} s of RND {format_size(h.block_size)} writes "
+              f"at TC{h.thread_count}/QD{h.queue_depth} before its measured interval")
+    job = random_job("prewrite", 0, h.block_size, h.queue_depth, h.thread_count, seconds, ar)
+    sampled.timed_writes(run, TEST, job, when, h.thread_count, h.queue_depth, seconds)
 
 
 def parameters(settings: Settings, ar_bytes: int) -> dict:
@@ -68,6 +117,10 @@ def parameters(settings: Settings, ar_bytes: int) -> dict:
         "active_range_pct": s.spec.common.active_range_pct, "active_range_bytes": ar_bytes,
         "write_cache": s.spec.common.write_cache, "point_seconds": s.point_seconds,
         "max_rounds": s.max_rounds, "window_rounds": s.spec.steady_state.window_rounds,
+        # A preconditioning round: intervals of point_seconds, the last one tracked.
+        "precondition_round_intervals": h.precondition_round_intervals,
+        "round_seconds": h.precondition_round_intervals * s.point_seconds,
+        "precondition_sample": sampled.LAST,
         # Its preconditioning rounds use the steady-state rule (PTS 2.0.2 §7.5 step 2).
         "max_data_excursion": s.spec.steady_state.max_data_excursion,
         "max_slope_excursion": s.spec.steady_state.max_slope_excursion,
@@ -83,7 +136,7 @@ def parameters(settings: Settings, ar_bytes: int) -> dict:
 
 
 def run_hir(run: Run) -> Outcome:
-    decl = precondition(run.settings, run.device)
+    decl = precondition(run.settings, run.device, lambda r: _write_rest(run, r))
     return recorded_test(run, TEST, TITLE, decl.clause, decl.parameters,
                          lambda: _body(run, decl))
 
@@ -114,6 +167,8 @@ def _resume_point(run: Run) -> tuple[records.HirBaseline | None, int]:
 def _body(run: Run, decl: RoundTest) -> Outcome:
     baseline, done = _resume_point(run)
     if baseline is None:
+        if round_deviation(run.settings):
+            run.deviation(TEST, round_deviation(run.settings))
         outcome = rounds_in_test(run, decl)
         ev = outcome.evidence.get(tracking_label(run.settings))
         baseline = records.HirBaseline(test=TEST, ss_iops=ev.average if ev else 0.0,
@@ -124,7 +179,6 @@ def _body(run: Run, decl: RoundTest) -> Outcome:
         ss = baseline.ss_iops
         run.write(f"[pts {TEST}] preconditioning: {outcome.message}; baseline {ss:,.0f} IOPS")
     ss = baseline.ss_iops
-    run.deviation(TEST, LEAD_IN_NOTE)
     states = schedule(run.settings)
     ar = active_range_bytes(run.device, run.spec.common.active_range_pct)
     start, left = time.monotonic(), sum(w.seconds for w in states[done:])
@@ -182,6 +236,9 @@ def _state(run: Run, ws: WaitState, ss: float, ar: int) -> records.HirState:
         ratio=mean / ss if ss else 0.0,
         idle_measured_s=[min(gaps), sum(gaps) / len(gaps), max(gaps)] if gaps else [],
         raw=run.relative(out))
+    lead_in = lead_in_deviation(ws, waits[0] if waits else None)
+    if lead_in:
+        run.deviation(TEST, lead_in)
     if len(wait_iops) != ws.repetitions:
         run.deviation(TEST, f"HIR wait state {ws.state}: {len(wait_iops)} write intervals "
                             f"found in fio's logs instead of {ws.repetitions}.")
@@ -205,7 +262,14 @@ def plan_lines(settings: Settings, device: BlockDevice) -> list[str]:
     ar = active_range_bytes(device, settings.spec.common.active_range_pct)
     states = schedule(settings)
     total = sum(w.seconds for w in states)
-    lines = plan.round_test_plan(settings, device, decl)
+    lines = plan.round_test_plan(settings, device, decl, rest_seconds(settings))
+    rest = rest_seconds(settings)
+    lines.append(f"each preconditioning round: {rest} s of RND {format_size(h.block_size)} "
+                 f"writes at TC {h.thread_count} / QD {h.queue_depth} (one fio job, recorded "
+                 f"as a pre-write), then the measured interval" if rest else
+                 "each preconditioning round: the measured interval alone")
+    if round_deviation(settings):
+        lines.append(f"DEVIATION: {round_deviation(settings)}")
     lines.append(f"then {len(states)} wait states of RND {format_size(h.block_size)} writes "
                  f"at TC {h.thread_count} / QD {h.queue_depth}:")
     for ws in states:

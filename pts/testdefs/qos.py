@@ -17,8 +17,10 @@ value wide.
 from __future__ import annotations
 
 import dataclasses
+import time
 
 from pts.conditioning import prepare
+from pts.procedure import sampled
 from pts.procedure.rounds import Outcome
 from pts.procedure.runner import (
     RoundMeasure,
@@ -47,9 +49,9 @@ def run_qos(run: Run, kind: str) -> Outcome:
     pre_test = qos_jobs.precondition_test(kind)
     rest = settings.scaled(qos.precondition_round_seconds) - settings.point_seconds
     pre = run_round_test(run, qos_jobs.declare_precondition(
-        settings, dev, kind, before_round=(lambda r: prewrite(
+        settings, dev, kind, **sampled.hooks(qos.precondition_sample, (lambda r: prewrite(
             run, pre_test, w, f"precondition round {r}", qos.tracking_thread_count,
-            qos.tracking_queue_depth, rest)) if rest >= 1 else None))
+            qos.tracking_queue_depth, rest)) if rest >= 1 else None)))
     decl = qos_jobs.declare_demand(settings, dev, kind, before_round=lambda r: prewrite(
         run, kind, w, f"before round {r}", qos.tracking_thread_count,
         qos.tracking_queue_depth, settings.scaled(qos.prewrite_seconds)))
@@ -64,19 +66,66 @@ def run_qos(run: Run, kind: str) -> Outcome:
 def _demand_body(run: Run, kind: str, decl, w: Workload) -> Outcome:
     # --resume: on after the last completed demand round (its preconditioning test is
     # finished, so nothing purged or rewrote the drive since); the round in flight is redone.
-    history = resumed_history(run, kind, needs_wipc=False)
-    if w.deviation(kind) and not history:
-        run.deviation(kind, w.deviation(kind))
+    # Stopped during the captures: the operating points stand as chosen (not chosen again),
+    # the captures recorded stand, the one in flight is redone with its pre-write.
+    recorded = recorded_choices(run, kind)
+    if recorded:
+        history = _resume_captures(run, kind, list(recorded.values()))
+    else:
+        history = resumed_history(run, kind, needs_wipc=False)
+        if w.deviation(kind) and not history:
+            run.deviation(kind, w.deviation(kind))
     outcome = run_phase(run, decl, RoundMeasure(run, decl), history)
-    chosen = operating_points(run, kind, outcome)
+    chosen = operating_points(run, kind, outcome, recorded)
+    captured = captured_names(run, kind)
     done = [c for c in chosen if c.point is not None]
     for c in done:
-        capture(run, kind, w, c)
+        if c.name not in captured:
+            capture(run, kind, w, c)
     summary = "; ".join(f"{c.name} {c.point.label} {c.point.iops:,.0f} IOPS" if c.point
                         else f"{c.name} not selected" for c in chosen)
     run.write(f"[pts {kind}] operating points: {summary}")
     return dataclasses.replace(outcome, message=f"{outcome.message}; operating points: "
                                                 f"{summary}")
+
+
+def recorded_choices(run: Run, kind: str) -> dict[str, qos_select.Choice]:
+    """On --resume, the operating points the stopped run had chosen and recorded, by name
+    ({}: none were chosen before the stop)."""
+    if run.resume is None:
+        return {}
+    return {r.name: qos_select.Choice(r.name, qos_select.GridPoint(
+        r.thread_count, r.queue_depth, r.iops, r.lat_mean_us) if r.selected else None, r.rule)
+        for r in run.resume.records if isinstance(r, records.OperatingPoint) and r.test == kind}
+
+
+def captured_names(run: Run, kind: str) -> set[str]:
+    """The operating points whose histogram a resumed run already holds."""
+    if run.resume is None:
+        return set()
+    return {r.name for r in run.resume.records
+            if isinstance(r, records.ResponseHistogram) and r.test == kind}
+
+
+def _resume_captures(run: Run, kind: str,
+                     chosen: list[qos_select.Choice]) -> dict[str, list[float]]:
+    """Resume record, deviation and write cache for a run stopped during the captures; the
+    demand rounds' tracking history (all rounds were done)."""
+    progress = run.resume.progress(kind, needs_wipc=False)
+    idle = (time.time() - progress.last_time) / 60 if progress.last_time else 0.0
+    left = [c.name for c in chosen if c.point is not None
+            and c.name not in captured_names(run, kind)]
+    run.ledger.append(records.Resume(test=kind, after_round=progress.last_round,
+                                     idle_minutes=idle))
+    run.deviation(kind, f"Resumed run: device idle {idle:.1f} minutes during the operating-"
+                        f"point captures (the capture in flight was redone with its "
+                        f"pre-write; still to capture: {', '.join(left) or 'none'}).")
+    run.write(f"[pts {kind}] resume during the operating-point captures (idle {idle:.1f} "
+              f"min): operating points as chosen; still to capture: {', '.join(left) or 'none'}")
+    cache = prepare.write_cache_step(run, kind, "on resume")
+    if cache.deviation():
+        run.deviation(kind, cache.deviation())
+    return progress.history
 
 
 def window_points(run: Run, kind: str, outcome: Outcome) -> list[qos_select.GridPoint]:
@@ -100,11 +149,17 @@ def window_points(run: Run, kind: str, outcome: Outcome) -> list[qos_select.Grid
     return out
 
 
-def operating_points(run: Run, kind: str, outcome: Outcome) -> list[qos_select.Choice]:
+def operating_points(run: Run, kind: str, outcome: Outcome,
+                     recorded: dict[str, qos_select.Choice]) -> list[qos_select.Choice]:
+    """MaxIOPS, MidIOPS, MinIOPS from the measurement window, each recorded once: one a
+    resumed run had recorded stands as it was (never chosen or recorded again)."""
     qos = qos_jobs.section(run.settings, kind)
-    chosen = qos_select.select(window_points(run, kind, outcome), qos.art_ceiling_us)
+    chosen = [recorded.get(c.name, c) for c in qos_select.select(
+        window_points(run, kind, outcome), qos.art_ceiling_us, qos.midiops_candidates)]
     rounds = list(range(outcome.window[0], outcome.window[1] + 1))
     for c in chosen:
+        if c.name in recorded:
+            continue
         p = c.point
         run.ledger.append(records.OperatingPoint(
             test=kind, name=c.name, selected=p is not None,
@@ -120,16 +175,9 @@ def prewrite(run: Run, test: str, w: Workload, when: str, tc: int, qd: int,
     """RND 0/100 with the run's workload at TC/QD for `seconds` (one fio run, recorded)."""
     job = qos_jobs.job(w, "prewrite", WRITES, tc, qd, seconds,
                        prepare.active_range_bytes(run))
-    name = when.replace(" ", "-")
     run.write(f"[pts {test}] pre-write {when}: RND {w.name} 0/100 at TC{tc}/QD{qd} for "
               f"{seconds} s")
-    res = run.fio.run(run.device.path, [job], run.raw_dir(test, "prewrite"), name,
-                      timeout=point_timeout(seconds))
-    rec = records.Prewrite(test=test, when=when, thread_count=tc, queue_depth=qd,
-                           seconds=seconds, bytes_written=res.summary.write.io_bytes,
-                           iops=res.summary.iops, raw=run.relative(res.json_path))
-    run.ledger.append(rec)
-    return rec
+    return sampled.timed_writes(run, test, job, when, tc, qd, seconds)
 
 
 def capture(run: Run, kind: str, w: Workload, choice: qos_select.Choice) -> None:

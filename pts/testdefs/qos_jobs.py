@@ -3,7 +3,8 @@ their two round phases as `RoundTest`s of the one runner.
 
   preconditioning  (ledger test "<kind>-precondition"): RND 0/100 at TC32/QD32 from the
                    purged drive (no WIPC); a round = writes for `precondition_round_seconds`
-                   (x --time-scale), its last `point_seconds` measured; tracking its IOPS.
+                   (x --time-scale), its first or last `point_seconds` measured (the spec
+                   file's precondition_sample; pts.procedure.sampled); tracking its IOPS.
   demand variation (ledger test "<kind>"): before each round the inter-round pre-write (RND
                    0/100, TC32/QD32, `prewrite_seconds` x --time-scale), then for TC in
                    thread_counts (outer) and QD in queue_depths (inner) one point at the test
@@ -139,7 +140,8 @@ def point_fields(s: Summary, percentiles: tuple[float, ...]) -> dict:
 
 
 def declare_precondition(settings: Settings, device: BlockDevice, kind: str,
-                         before_round: Callable[[int], None] | None = None) -> RoundTest:
+                         before_round: Callable[[int], None] | None = None,
+                         after_points: Callable[[int], None] | None = None) -> RoundTest:
     qos, w = section(settings, kind), workload(section(settings, kind), device.logical_sector)
     ar = active_range_bytes(device, settings.spec.common.active_range_pct)
     tc, qd = qos.tracking_thread_count, qos.tracking_queue_depth
@@ -149,14 +151,15 @@ def declare_precondition(settings: Settings, device: BlockDevice, kind: str,
     return RoundTest(
         test=test, title=f"{KINDS[kind]} Preconditioning", clause=qos.clause,
         parameters=parameters(settings, kind, ar, w, [point], WRITES) | {
-            "round_seconds": settings.scaled(qos.precondition_round_seconds)},
+            "round_seconds": settings.scaled(qos.precondition_round_seconds),
+            "precondition_sample": qos.precondition_sample},
         points=(point,), tracking={point.label: point}, value_key=VALUE_KEY,
         job=lambda p: job(w, "p00", WRITES, tc, qd, settings.point_seconds, ar),
         fields=lambda s: point_fields(s, ()), thread_count=tc, queue_depth=qd,
-        wipc_block_size=None, before_round=before_round,
+        wipc_block_size=None, before_round=before_round, after_points=after_points,
         measures=f"a round = RND 0/100 writes for "
-                 f"{settings.scaled(qos.precondition_round_seconds)} s, the last "
-                 f"{settings.point_seconds} s measured; ",
+                 f"{settings.scaled(qos.precondition_round_seconds)} s, the "
+                 f"{qos.precondition_sample} {settings.point_seconds} s measured; ",
         tracking_unit=" IOPS")
 
 
@@ -178,6 +181,7 @@ def declare_demand(settings: Settings, device: BlockDevice, kind: str,
             "operating_prewrite_seconds": settings.scaled(qos.operating_prewrite_seconds),
             "capture_seconds": settings.scaled(qos.capture_seconds),
             "art_ceiling_us": qos.art_ceiling_us, "percentiles": list(qos.percentiles),
+            "midiops_candidates": qos.midiops_candidates,
             "continues_from": precondition_test(kind)},
         points=tuple(points), tracking={tracked.label: tracked}, value_key=VALUE_KEY,
         job=lambda p: job(w, f"p{p.index:02d}", qos.rw_mix, by_index[p.index].thread_count,

@@ -72,8 +72,9 @@ def plan_lines(settings: Settings, device: BlockDevice, kind: str) -> list[str]:
              + (f", random_distribution={w.zones}" if w.zones else ", uniform random"),
              *([f"DEVIATION: {w.deviation(kind)}"] if w.dropped else []),
              f"preconditioning ({pre.test}): rounds of RND 0/100 at TC{tc}/QD{qd} for "
-             f"{settings.scaled(qos.precondition_round_seconds)} s, the last "
-             f"{settings.point_seconds} s measured, until steady ({pre.until}) or "
+             f"{settings.scaled(qos.precondition_round_seconds)} s, the "
+             f"{qos.precondition_sample} {settings.point_seconds} s measured "
+             f"(precondition_sample), until steady ({pre.until}) or "
              f"{settings.max_rounds} rounds; the measured point's fio job section:",
              *plan.point_lines(device, pre.points, pre.job),
              f"demand variation ({demand.test}): before each round a pre-write RND 0/100 at "
@@ -89,7 +90,9 @@ def plan_lines(settings: Settings, device: BlockDevice, kind: str) -> list[str]:
              *plan.point_lines(device, demand.points, demand.job),
              f"operating points from the measurement window: MaxIOPS (highest IOPS with ART "
              f"below {qos.art_ceiling_us:,.0f} µs), MinIOPS (TC1/QD1), MidIOPS (nearest "
-             f"(Max + Min) / 2); each: pre-write RND 0/100 at its TC/QD for "
+             f"(Max + Min) / 2, among "
+             + ("the points under the ceiling" if qos.midiops_candidates == "under_ceiling"
+                else "all points") + "); each: pre-write RND 0/100 at its TC/QD for "
              f"{settings.scaled(qos.operating_prewrite_seconds)} s, then "
              f"{settings.scaled(qos.capture_seconds)} s at {qos.rw_mix} for the response-time "
              f"histogram (fio json+ total-latency bins) and the "

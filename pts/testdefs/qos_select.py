@@ -3,7 +3,9 @@ points' means over the measurement window (pure; no I/O):
 
   MaxIOPS  the highest IOPS whose ART is below the ceiling of the spec file;
   MinIOPS  TC1/QD1;
-  MidIOPS  the IOPS nearest (MaxIOPS + MinIOPS) / 2.
+  MidIOPS  the IOPS nearest (MaxIOPS + MinIOPS) / 2, among the points whose ART is below
+           the ceiling (candidates "under_ceiling": S5's reading, digest §13) or among all
+           points ("all"); the spec file's midiops_candidates chooses.
 
 Ties (equal IOPS, or equally near the middle) go to the smaller TOIO (TC x QD), then the
 smaller TC: the least demand that gives that IOPS. When no point has an ART below the
@@ -51,8 +53,11 @@ def _least_demand(p: GridPoint) -> tuple[int, int]:
     return p.toio, p.thread_count
 
 
-def select(points: list[GridPoint], ceiling_us: float) -> list[Choice]:
+def select(points: list[GridPoint], ceiling_us: float,
+           mid_candidates: str = "under_ceiling") -> list[Choice]:
     """MaxIOPS, MidIOPS, MinIOPS in that order."""
+    if mid_candidates not in ("under_ceiling", "all"):
+        raise ValueError(f"MidIOPS candidates {mid_candidates!r}: 'under_ceiling' or 'all'")
     low = next((p for p in points if (p.thread_count, p.queue_depth) == (1, 1)), None)
     if low is None:
         raise ValueError("the demand-variation grid has no TC1/QD1 point (MinIOPS)")
@@ -69,9 +74,13 @@ def select(points: list[GridPoint], ceiling_us: float) -> list[Choice]:
                               f"{high.label}, {high.iops:,.0f} IOPS, ART "
                               f"{high.lat_mean_us:,.1f} µs")
     target = (high.iops + low.iops) / 2
-    mid = min(points, key=lambda p: (abs(p.iops - target), *_least_demand(p)))
-    mid_c = Choice(MID, mid, f"IOPS nearest (Max + Min) / 2 = {target:,.0f}: {mid.label}, "
-                             f"{mid.iops:,.0f} IOPS, ART {mid.lat_mean_us:,.1f} µs")
+    among = under if mid_candidates == "under_ceiling" else points
+    mid = min(among, key=lambda p: (abs(p.iops - target), *_least_demand(p)))
+    which = (f"among the points with ART below {ceiling_us:,.0f} µs"
+             if mid_candidates == "under_ceiling" else "among all points")
+    mid_c = Choice(MID, mid, f"IOPS nearest (Max + Min) / 2 = {target:,.0f} {which}: "
+                             f"{mid.label}, {mid.iops:,.0f} IOPS, ART "
+                             f"{mid.lat_mean_us:,.1f} µs")
     return [max_c, mid_c, min_c]
 
 

@@ -11,10 +11,15 @@ point_seconds), and a shorter --point-seconds (a declared deviation) gives a sho
 enough intervals to see a transition. Between groups the device is idle only for fio's
 start-up (~0.5 s). Recovery time per transition: pts.procedure.recovery (rule in the spec
 file). --resume continues after the last completed group.
+
+Each group must log the intervals it was planned to (its seconds // the interval): fewer
+(a short log), a gap between two intervals, or a group with 0 MB/s in every interval make
+the test an ERROR naming the group (`group_problems`), so the pytest item fails on its data.
 """
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -117,6 +122,36 @@ def _resume_point(run: Run) -> int:
     return n
 
 
+# Two intervals whose ends lie more than 1.5 intervals apart have a gap between them.
+GAP_FACTOR = 1.5
+
+
+def planned_intervals(gp: GroupPlan, seconds: int) -> tuple[int, int]:
+    """(planned, required): the group's whole intervals, and those fio always logs — its
+    IOPS log leaves out a last window that ends with the run (seen: a 32 s group of 2 s
+    intervals logged 15 windows), so when the group is a whole number of intervals the
+    last one may be missing."""
+    planned = gp.seconds // seconds
+    return planned, planned - (1 if gp.seconds % seconds == 0 else 0)
+
+
+def group_problems(gp: GroupPlan, found: list[fio_logs.Interval], seconds: int) -> list[str]:
+    """What is wrong with the intervals group `gp` logged (interval `seconds`), worded for
+    the test's ERROR; [] when it logged every planned interval, back to back, with data."""
+    planned, required = planned_intervals(gp, seconds)
+    out = []
+    if len(found) < required:
+        out.append(f"{len(found)} intervals logged of the {planned} planned (a short fio log)")
+    for a, b in itertools.pairwise(found):
+        if b.end_s - a.end_s > GAP_FACTOR * seconds:
+            out.append(f"a gap of {b.end_s - a.end_s - seconds:.1f} s after interval "
+                       f"{a.index + 1} (logged at {a.end_s:.1f} s, the next at {b.end_s:.1f} s)")
+            break
+    if found and not any(iv.iops > 0 for iv in found):
+        out.append("0 MB/s in every interval: no write completed")
+    return [f"access group {gp.number} ({gp.label.split(': ', 1)[1]}): {p}" for p in out]
+
+
 def _body(run: Run, ar: int) -> Outcome:
     done = _resume_point(run)
     if not done:
@@ -124,18 +159,47 @@ def _body(run: Run, ar: int) -> Outcome:
     plans = groups(run.settings)
     start, left = time.monotonic(), sum(g.seconds for g in plans[done:])
     offset = sum(g.seconds for g in plans[:done])
+    problems = _earlier_problems(run, plans[:done])
     for gp in plans[done:]:
         run.write(f"[pts {TEST}] {gp.label} for {plan.hms(gp.seconds)}; elapsed "
                   f"{plan.hms(time.monotonic() - start)}, ETA {plan.hms(left)}")
-        _group(run, gp, ar, offset)
+        problems += _group(run, gp, ar, offset)
         offset += gp.seconds
         left -= gp.seconds
     message = f"{len(plans)} access groups done ({plan.hms(offset)})"
-    run.write(f"[pts {TEST}] {message}")
-    return Outcome(records.COMPLETE, len(plans), None, (1, len(plans)), {}, message)
+    if problems:
+        message = "the logged intervals do not hold the groups' data: " + "; ".join(
+            problems) + f" ({message})"
+    run.write(f"[pts {TEST}] {'ERROR: ' if problems else ''}{message}")
+    return Outcome(records.ERROR if problems else records.COMPLETE, len(plans), None,
+                   (1, len(plans)), {}, message)
 
 
-def _group(run: Run, gp: GroupPlan, ar: int, offset: float) -> None:
+def logged_intervals(prefix: str | Path, gp: GroupPlan, seconds: int) -> list[fio_logs.Interval]:
+    """The group's intervals from fio's logs. Windows that end after the group's runtime
+    hold fio's drain (the queued I/Os finishing after it stopped issuing): not a
+    measurement interval of the group."""
+    return [iv for iv in fio_logs.intervals(prefix, seconds * 1000)
+            if (iv.index + 1) * seconds <= gp.seconds]
+
+
+def _earlier_problems(run: Run, plans: list[GroupPlan]) -> list[str]:
+    """On --resume, the problems of the groups completed before the stop, from their
+    xsr_interval records (count and TP; their times follow the interval numbers)."""
+    if not plans or run.resume is None:
+        return []
+    ivs = [r for r in run.resume.records if isinstance(r, records.XsrInterval) and r.test == TEST]
+    out = []
+    for gp in plans:
+        got = {r.interval: r for r in ivs if r.group == gp.number}   # a redone group's win
+        found = [fio_logs.Interval(k - 1, r.end_s, 0.0, r.iops, None)
+                 for k, r in sorted(got.items())]
+        out += group_problems(gp, found, run.settings.point_seconds)
+    return out
+
+
+def _group(run: Run, gp: GroupPlan, ar: int, offset: float) -> list[str]:
+    """Run and record one access group; its problems (group_problems)."""
     x, secs = run.spec.xsr, run.settings.point_seconds
     out = run.raw_dir(TEST, f"group-{gp.number}")
     for old in list(out.glob("*.log")) if out.exists() else []:
@@ -143,10 +207,7 @@ def _group(run: Run, gp: GroupPlan, ar: int, offset: float) -> None:
     prefix = str(out / f"g{gp.number}")
     res = run.fio.run(run.device.path, [job(run.settings, gp, prefix, ar)], out,
                       f"group-{gp.number}", timeout=gp.seconds * 1.1 + 300)
-    # Windows that end after the group's runtime hold fio's drain (the queued I/Os finishing
-    # after it stopped issuing): not a measurement interval of the group.
-    found = [iv for iv in fio_logs.intervals(prefix, secs * 1000)
-             if (iv.index + 1) * secs <= gp.seconds]
+    found = logged_intervals(prefix, gp, secs)
     tps = []
     peak_art = peak_mrt = None
     for iv in found:
@@ -173,6 +234,10 @@ def _group(run: Run, gp: GroupPlan, ar: int, offset: float) -> None:
     run.write(f"[pts {TEST}] {gp.label}: {len(found)} intervals, end TP "
               f"{tps[-1] if tps else 0:,.1f} MB/s, final level {rec.final_level:,.1f} MB/s"
               f"{after}")
+    problems = group_problems(gp, found, secs)
+    for p in problems:
+        run.write(f"[pts {TEST}] ERROR: {p}")
+    return problems
 
 
 def plan_lines(settings: Settings, device: BlockDevice) -> list[str]:

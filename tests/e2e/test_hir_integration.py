@@ -1,12 +1,16 @@
 """The HIR test end to end on an emulated SSD (FTL model with background GC in idle time):
-preconditioning to the baseline through the round runner, five wait states with
---hir-repetitions 2 and --time-scale 0.2 (1 s writes, 1/2/3/5/10 s idle), the records, the
-measured idle, and the acceptance of issue 13: after the longest idle, write IOPS clearly
-above the shortest-idle state and above the baseline. About 2.5 minutes."""
+the purge probe, preconditioning to the baseline through the round runner (rounds of 2
+intervals of 2 s, the last tracked: a spec-file variant of the 30-interval reading, declared),
+five wait states with --hir-repetitions 2 and --time-scale 0.2 (1 s writes, 1/2/3/5/10 s
+idle), the records, the measured idle, the lead-in declared only as measured, and the
+acceptance of issue 13: after the longest idle, write IOPS clearly above the shortest-idle
+state and above the baseline. About 3 minutes."""
 
 import pytest
 
-from tests.ptsrun import run_pts
+from tests.ptsrun import run_pts, spec_variant
+
+INTERVALS = 2          # per preconditioning round (the reading: 30)
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")]
@@ -14,10 +18,47 @@ pytestmark = [pytest.mark.slow,
 
 @pytest.fixture(scope="module")
 def hir(tmp_path_factory):
-    reports = tmp_path_factory.mktemp("hir") / "reports"
-    return run_pts("emulated:64M:default", reports, "-k", "hir", "--point-seconds", "2",
-                   "--max-rounds", "8", "--hir-repetitions", "2", "--time-scale", "0.2",
-                   timeout=400)
+    folder = tmp_path_factory.mktemp("hir")
+    spec = spec_variant(folder, {"precondition_round_intervals = 30":
+                                 f"precondition_round_intervals = {INTERVALS}"})
+    return run_pts("emulated:64M:default", folder / "reports", "-k", "hir", "--spec",
+                   str(spec), "--point-seconds", "2", "--max-rounds", "8",
+                   "--hir-repetitions", "2", "--time-scale", "0.2", timeout=500)
+
+
+def test_hir_preconditioning_rounds_write_every_interval_and_track_the_last(hir):
+    (start,) = hir.of_type("test_start")
+    p = start["parameters"]
+    assert (p["precondition_round_intervals"], p["round_seconds"],
+            p["precondition_sample"]) == (INTERVALS, INTERVALS * 2, "last")
+    assert any(f"HIR preconditioning rounds of {INTERVALS} interval(s) of 2 s, the last "
+               "tracked, instead of 30" in d for d in hir.run_json["deviations"] +
+               [r["text"] for r in hir.of_type("deviation")])
+    (probe,) = hir.of_type("purge_probe")                   # right after the purge
+    kinds = [r["type"] for r in hir.records]
+    assert kinds.index("purge") < kinds.index("purge_probe") < kinds.index("point")
+    # each round: the first interval(s) written, then the measured (last) one, then its verdict
+    order = [(r["type"], r.get("round") or r.get("when")) for r in hir.records
+             if r["type"] in ("prewrite", "point", "round")]
+    rounds = len(hir.of_type("round"))
+    assert order == [x for n in range(1, rounds + 1) for x in (
+        ("prewrite", f"precondition round {n}"), ("point", n), ("round", n))]
+    assert all(w["seconds"] == (INTERVALS - 1) * 2 and w["bytes_written"] > 0
+               for w in hir.of_type("prewrite"))
+    assert probe["iops"] > 0
+
+
+def test_hir_lead_in_is_declared_only_as_measured(hir):
+    texts = [r["text"] for r in hir.of_type("deviation")]
+    for s in hir.of_type("hir_state"):
+        (lead,) = [w for w in hir.of_type("hir_write")
+                   if w["state"] == s["state"] and w["segment"] == "lead_in"]
+        seconds = lead["end"] - lead["start"]
+        mine = [t for t in texts if t.startswith(f"HIR wait state {s['state']}: its first")]
+        if seconds - s["write_s"] > s["idle_s"] / 2:
+            assert mine == [mine[0]] and f"lasted {seconds:.1f} s instead of" in mine[0]
+        else:
+            assert mine == []
 
 
 def test_hir_runs_and_records_every_wait_state(hir):

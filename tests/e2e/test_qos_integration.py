@@ -68,6 +68,28 @@ def test_phases_prewrites_and_points(qos_run, kind):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ["dirth", "cbw"])
+def test_readings_used_are_stored_and_followed(qos_run, kind):
+    """precondition_sample "first" (S5): each preconditioning round measures its point
+    first, then writes the rest of the round, then its verdict; MidIOPS among the points
+    under the ART ceiling (S5). Both are in the tests' stored parameters."""
+    pre = f"{kind}-precondition"
+    starts = {r["test"]: r["parameters"] for r in qos_run.of_type("test_start")}
+    assert starts[pre]["precondition_sample"] == "first"
+    assert starts[kind]["midiops_candidates"] == "under_ceiling"
+    order = [(r["type"], r.get("round") or r.get("when")) for r in qos_run.records
+             if r.get("test") == pre and r["type"] in ("prewrite", "point", "round")]
+    rounds = len(qos_run.of_type("round", pre))
+    assert order == [x for n in range(1, rounds + 1) for x in (
+        ("point", n), ("prewrite", f"precondition round {n}"), ("round", n))]
+    assert all(w["seconds"] == 1 for w in qos_run.of_type("prewrite", pre))   # 2 s - 1 s
+    ops = {o["name"]: o for o in qos_run.of_type("operating_point", kind)}
+    if ops["MidIOPS"]["selected"]:
+        assert ops["MidIOPS"]["lat_mean_us"] < 5000
+        assert "among the points with ART below 5,000 µs" in ops["MidIOPS"]["rule"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["dirth", "cbw"])
 def test_demand_intensity_art_rises_with_qd(qos_run, kind):
     means = window_means(qos_run, kind)
     for tc in (32, 2, 1):

@@ -1,7 +1,9 @@
 """DIRTH --resume: kill -9 after the second demand-variation round, resume: the demand
 rounds go on after round 2 (no second purge, no second preconditioning, no second test
 start), the round numbers stay consecutive and the operating points are chosen at the end.
-On a 64 MiB loop device with a 2 x 2 grid (only the flow is checked). About a minute."""
+And kill -9 during the operating-point captures: the operating points are not chosen or
+recorded again, each histogram is recorded once. On a 64 MiB loop device with a 2 x 2 grid
+(only the flow is checked). About a minute and a half each."""
 
 from __future__ import annotations
 
@@ -38,3 +40,35 @@ def test_dirth_resumes_after_the_last_completed_demand_round(make_loop, tmp_path
                                                                            "not_steady")
     assert [r for r in mine if r["type"] == "operating_point"], out[-3000:]
     assert f"[pts dirth] resume after round {killed_after}" in out
+
+
+def of(recs: list[dict], kind: str) -> list[dict]:
+    return [r for r in recs if r["type"] == kind and r.get("test") == "dirth"]
+
+
+def test_dirth_resumes_during_the_captures_without_choosing_again(make_loop, tmp_path):
+    """kill -9 once the first histogram is recorded (the second operating point's pre-write
+    or capture in flight): the resumed run keeps the operating points as chosen, records
+    each once, and captures only what was left."""
+    folder, killed, out = kill_and_resume(
+        make_loop(64 << 20), tmp_path / "reports", ARGS, DIRTH,
+        lambda run: (run / "ledger.jsonl").read_text().count(
+            '"type": "response_histogram"') == 1)
+    recs = [r.data for r in read_ledger(folder / "ledger.jsonl")[0]]
+    chosen = of(killed, "operating_point")
+    assert [o["name"] for o in chosen] == ["MaxIOPS", "MidIOPS", "MinIOPS"]
+    ops = of(recs, "operating_point")
+    assert ops == chosen                              # one each, exactly as chosen before
+    hists = of(recs, "response_histogram")
+    assert sorted(h["name"] for h in hists) == sorted(o["name"] for o in ops if o["selected"])
+    assert of(recs, "response_histogram")[0] == of(killed, "response_histogram")[0]
+    for h in hists:                                   # captured at the chosen point
+        o = next(o for o in ops if o["name"] == h["name"])
+        assert (h["thread_count"], h["queue_depth"]) == (o["thread_count"], o["queue_depth"])
+    assert of(recs, "round") == of(killed, "round")   # no demand round run again
+    (resume,) = of(recs, "resume")
+    assert resume["after_round"] == len(of(killed, "round"))
+    assert any("during the operating-point captures" in r["text"]
+               for r in of(recs, "deviation"))
+    assert of(recs, "test_end")[-1]["status"] in ("steady", "not_steady")
+    assert "[pts dirth] resume during the operating-point captures" in out

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pts.results.ledger import read_ledger
-from tests.ptsrun import kill_and_resume
+from tests.ptsrun import kill_and_resume, spec_variant
 
 HIR = "pts/suite/test_hir.py"
 ARGS = ["--point-seconds", "1", "--max-rounds", "5", "--purge", "trim",
@@ -26,6 +26,12 @@ XSR_ARGS = ["--point-seconds", "2", "--purge", "trim", "--time-scale", "0.0005"]
 def recs(folder: Path, test: str = "hir") -> list[dict]:
     return [r.data for r in read_ledger(folder / "ledger.jsonl")[0]
             if r.data.get("test") in (test, None)]
+
+
+def hir_args(folder: Path) -> list[str]:
+    """ARGS with preconditioning rounds of 2 intervals (a declared spec-file variant)."""
+    return ["--spec", str(spec_variant(folder, {"precondition_round_intervals = 30":
+                                                "precondition_round_intervals = 2"})), *ARGS]
 
 
 def kill_after_first(make_loop, tmp_path, target: str, args: list[str], kind: str):
@@ -50,7 +56,7 @@ def test_xsr_resumes_after_the_last_completed_group(make_loop, tmp_path):
 
 
 def test_hir_resumes_after_the_last_completed_wait_state(make_loop, tmp_path):
-    folder, out = kill_after_first(make_loop, tmp_path, HIR, ARGS, "hir_state")
+    folder, out = kill_after_first(make_loop, tmp_path, HIR, hir_args(tmp_path), "hir_state")
     r = recs(folder)
     assert [x["state"] for x in r if x["type"] == "hir_state"] == [1, 2, 3, 4, 5]
     assert len([x for x in r if x["type"] == "purge"]) == 1

@@ -108,3 +108,81 @@ def test_fixed_intervals_one_window_each(tmp_path):
     write_log(tmp_path / "b_iops.2.log", [(t0 + 5001, 1500), (t0 + 10001, 1600)])
     found = fixed_intervals(tmp_path / "b", 5000)
     assert [round(f.iops) for f in found] == [3000, 3000]
+
+
+# --- preconditioning rounds (issue 21 §3): 30 intervals, the last one tracked ----------
+
+def hir_device():
+    from types import SimpleNamespace
+    return SimpleNamespace(capacity_bytes=1 << 30, logical_sector=512)
+
+
+def test_spec_round_is_30_intervals_the_last_tracked_and_no_deviation():
+    from pts.testdefs import hir
+    s = settings()                      # the spec's 60 s points
+    assert s.spec.hir.precondition_round_intervals == 30
+    decl = hir.precondition(s, hir_device(), write_rest=lambda r: None)
+    assert decl.before_round is not None and decl.after_points is None   # rest, then point
+    assert hir.rest_seconds(s) == 29 * 60
+    p = decl.parameters
+    assert (p["precondition_round_intervals"], p["round_seconds"],
+            p["precondition_sample"]) == (30, 1800, "last")
+    assert decl.purge_probe and hir.round_deviation(s) is None
+
+
+@pytest.mark.parametrize("intervals, rest", [(3, 2 * 7), (1, 0)])
+def test_other_round_lengths_follow_point_seconds_and_are_declared(tmp_path, intervals, rest):
+    from pts.testdefs import hir
+    from tests.unit.test_spec import write_variant
+    path = write_variant(tmp_path, "precondition_round_intervals = 30",
+                         f"precondition_round_intervals = {intervals}")
+    s = make_settings(load_spec(str(path)), device="/dev/x", destructive=True,
+                      point_seconds=7, max_rounds=None, purge="auto", reports_dir="/tmp")
+    assert hir.rest_seconds(s) == rest
+    decl = hir.precondition(s, hir_device(), write_rest=lambda r: None)
+    # one interval per round: nothing to write before the measured point
+    assert (decl.before_round is None) == (intervals == 1)
+    assert decl.parameters["round_seconds"] == intervals * 7
+    text = hir.round_deviation(s)
+    assert f"rounds of {intervals} interval(s) of 7 s, the last tracked, instead of 30" in text
+
+
+def test_bad_round_intervals_name_the_key(tmp_path):
+    from pts.config.spec import SpecError
+    from tests.unit.test_spec import write_variant
+    path = write_variant(tmp_path, "precondition_round_intervals = 30",
+                         "precondition_round_intervals = 0")
+    with pytest.raises(SpecError, match=r"\[hir.precondition_round_intervals\]: 0 is out of "
+                                        r"range"):
+        load_spec(str(path))
+
+
+# --- the lead-in interval: declared only when measured (issue 21 §3) --------------------
+
+@pytest.mark.parametrize("seconds, declared", [(5.0, False), (5.4, False), (7.4, False),
+                                               (7.6, True), (10.02, True)])
+def test_lead_in_is_declared_only_when_the_logs_show_it(seconds, declared):
+    from pts.testdefs.hir import lead_in_deviation
+    from pts.testdefs.hir_schedule import WaitState, WriteInterval
+    ws = WaitState(1, 5, 5, 360, 360)
+    t0 = 1_700_000_000.0
+    text = lead_in_deviation(ws, WriteInterval(t0, t0 + seconds, 1000.0, None))
+    assert (text is not None) == declared
+    if declared:
+        assert f"lasted {seconds:.1f} s instead of 5 s" in text
+        assert f"{seconds - 5:.1f} s of writes where the schedule has idle" in text
+    assert lead_in_deviation(ws, None) is None
+
+
+def test_lead_in_from_constructed_logs(tmp_path):
+    """fio 3.33's lead-in as its logs show it: 1 s write + 2 s idle -> first interval 3 s."""
+    from pts.testdefs.hir import lead_in_deviation
+    from pts.testdefs.hir_schedule import WaitState
+    t0 = 1_700_000_000_000
+    rows = [(t0 + 10 * k, 1000) for k in range(1, 301)] + \
+           [(t0 + 5000 + 10 * k, 1000) for k in range(1, 101)]
+    write_log(tmp_path / "ws_iops.1.log", rows)
+    waits = intervals_by_gaps(tmp_path / "ws", LOG_WINDOW_MS, 1.0)
+    text = lead_in_deviation(WaitState(1, 1, 2, 1, 1), waits[0])
+    assert "lasted 3.0 s instead of 1 s" in text
+    assert lead_in_deviation(WaitState(1, 1, 2, 1, 1), waits[1]) is None

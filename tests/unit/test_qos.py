@@ -246,3 +246,71 @@ def test_fio_jobs_align_random_offsets_as_the_spec_declares():
     assert opts["blockalign"] == "4096" and opts["bssplit"].startswith("512/4:")
     dirth = qos_jobs.workload(spec.dirth, 512)
     assert "blockalign" not in qos_jobs.job(dirth, "p", RwMix(65), 1, 1, 1, 1 << 20).options()
+
+
+# --- readings chosen in the spec file (issue 21 §2) -----------------------------------
+
+def test_midiops_candidates_under_the_ceiling_or_all():
+    """Target (8000 + 1000) / 2 = 4500: TC16/QD32 has exactly 4500 IOPS but an ART over the
+    5 ms ceiling; under the ceiling the nearest is TC4/QD4 (6000)."""
+    pts = [gp(32, 32, 9000, 9000), gp(16, 32, 4500, 6000), gp(32, 4, 8000, 4000),
+           gp(4, 4, 6000, 900), gp(1, 1, 1000, 100)]
+    under = {c.name: c for c in select(pts, 5000)}[MID]
+    assert (under.point.thread_count, under.point.queue_depth) == (4, 4)
+    assert "among the points with ART below 5,000 µs" in under.rule
+    every = {c.name: c for c in select(pts, 5000, "all")}[MID]
+    assert (every.point.thread_count, every.point.queue_depth) == (16, 32)
+    assert "among all points" in every.rule
+    with pytest.raises(ValueError, match="'under_ceiling' or 'all'"):
+        select(pts, 5000, "some")
+
+
+def test_readings_are_in_the_spec_and_in_the_stored_parameters(tmp_path):
+    s = settings()
+    assert (s.spec.dirth.precondition_sample, s.spec.dirth.midiops_candidates) == \
+        ("first", "under_ceiling")
+    pre = qos_jobs.declare_precondition(s, device(), "dirth", after_points=lambda r: None)
+    assert pre.parameters["precondition_sample"] == "first"
+    assert pre.after_points is not None and pre.before_round is None
+    assert "the first 60 s measured" in pre.measures
+    assert qos_jobs.declare_demand(s, device(), "cbw").parameters["midiops_candidates"] == \
+        "under_ceiling"
+    path = write_variant(tmp_path, 'midiops_candidates = "under_ceiling"',
+                         'midiops_candidates = "all"')
+    s2 = settings(spec=str(path))
+    assert qos_jobs.declare_demand(s2, device(), "dirth").parameters["midiops_candidates"] \
+        == "all"
+
+
+@pytest.mark.parametrize("old,new,needle", [
+    ('precondition_sample = "first"', 'precondition_sample = "middle"',
+     '[dirth.precondition_sample]: \'middle\' is out of range (one of "first", "last")'),
+    ('midiops_candidates = "under_ceiling"', 'midiops_candidates = 3',
+     "[dirth.midiops_candidates]: 3 must be str"),
+])
+def test_reading_keys_name_the_choices(tmp_path, old, new, needle):
+    with pytest.raises(SpecError) as err:
+        load_spec(str(write_variant(tmp_path, old, new)))
+    assert needle in str(err.value)
+
+
+@pytest.mark.parametrize("sample, order", [
+    ("first", ["measure", "rest"]), ("last", ["rest", "measure"])])
+def test_round_sample_puts_the_rest_of_the_round_before_or_after_the_point(tmp_path, sample,
+                                                                           order):
+    from pts.procedure import sampled
+    from pts.results.ledger import Ledger
+    calls = []
+    hooks = sampled.hooks(sample, lambda r: calls.append(("rest", r)))
+
+    def measure(points, round_no):
+        calls.append(("measure", round_no))
+        return {p.index: {"iops": 100.0} for p in points}
+    decl = qos_jobs.declare_precondition(settings(), device(), "dirth", **hooks)
+    run_rounds(test="t", points=list(decl.points), measure=measure, tracking=decl.tracking,
+               rule=settings().spec.steady_state, max_rounds=6,
+               ledger=Ledger(tmp_path / "l.jsonl"),
+               progress=Progress(lambda _: None, "t", 1, 1, 5, 6),
+               before_round=decl.before_round, after_round=decl.after_points)
+    assert calls == [(k, r) for r in range(1, 6) for k in order]
+    assert sampled.hooks(sample, None) == {}

@@ -55,7 +55,8 @@ def test_readings_for_a_test_are_those_of_its_sections():
         "rw_mix", "block_size_mix", "access_zones", "thread_counts", "queue_depths",
         "tracking_thread_count", "tracking_queue_depth", "precondition_round_seconds",
         "prewrite_seconds", "operating_prewrite_seconds", "capture_seconds",
-        "art_ceiling_us", "percentiles", "block_align")}
+        "art_ceiling_us", "percentiles", "block_align", "precondition_sample",
+        "midiops_candidates")}
     assert {r["key"] for r in e.readings_for("wsat")} == {
         "wsat.max_hours", "purge_probe.seconds", "purge_probe.block_size",
         "purge_probe.fob_ss_min_ratio"}
