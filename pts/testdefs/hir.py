@@ -67,6 +67,8 @@ def parameters(settings: Settings, ar_bytes: int) -> dict:
         "thread_count": h.thread_count, "queue_depth": h.queue_depth,
         "active_range_pct": s.spec.common.active_range_pct, "active_range_bytes": ar_bytes,
         "write_cache": s.spec.common.write_cache, "point_seconds": s.point_seconds,
+        # fio's refill_buffers (pts.tools.fio.GLOBAL_OPTIONS): random data, every job
+        "data_pattern": s.spec.common.data_pattern, "access": "RND",
         "max_rounds": s.max_rounds, "window_rounds": s.spec.steady_state.window_rounds,
         # Its preconditioning rounds use the steady-state rule (PTS 2.0.2 §7.5 step 2).
         "max_data_excursion": s.spec.steady_state.max_data_excursion,
