@@ -40,7 +40,8 @@ class ProbeCheck:
             return None
         what = WARNING if self.purged else WARNING_NO_PURGE
         return (f"{self.test}: {what}: purge probe {self.probe.iops:,.0f} write IOPS vs "
-                f"steady state {self.ss_iops:,.0f} ({self.ss_source}), FOB/SS "
+                f"steady state {self.ss_iops:,.0f} ({self.ss_source}), "
+                f"{'FOB' if self.purged else 'start'}/SS "
                 f"{self.ratio:.2f} < {self.probe.fob_ss_min_ratio:g}")
 
     def text(self) -> str:

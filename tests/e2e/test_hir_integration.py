@@ -6,6 +6,7 @@ above the shortest-idle state and above the baseline. About 2.5 minutes."""
 
 import pytest
 
+from tests import headers
 from tests.ptsrun import run_pts
 
 pytestmark = [pytest.mark.slow,
@@ -56,3 +57,10 @@ def test_hir_report_pages(hir):
     text = hir.pdf_text()
     assert "Host Idle Recovery" in text
     assert "IOPS vs time" in text and "wait state" in text.lower()
+
+
+def test_report_headers_state_what_ran(hir):
+    """Every header block equals the run's data (tests/headers.py)."""
+    bad, seen = headers.mismatches(hir.folder / "report.pdf", hir.folder)
+    assert not bad, "\n".join(bad)
+    assert set(seen) == {"hir"} and seen["hir"] >= 3
