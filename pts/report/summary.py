@@ -263,8 +263,8 @@ def _duration_rows(p: dict) -> list[tuple[str, str]]:
 def wipc_text(run: RunView, test: TestResult) -> str:
     w = test.wipc
     if w is None and test.parameters.get("continues_from"):      # DIRTH/CBW demand phase
-        return (f"none: the demand rounds continue on the drive {test.parameters['continues_from']}"
-                " preconditioned to steady state (RND writes, no WIPC)")
+        return (f"none: the demand rounds continue on the drive as the RND write rounds of "
+                f"{test.parameters['continues_from']} left it (no WIPC)")
     if w is None and test.parameters and "wipc_block_size" not in test.parameters:
         return "none: the test starts from the purged, fresh-out-of-box (FOB) state"
     if w is None:

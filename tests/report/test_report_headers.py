@@ -168,3 +168,27 @@ def test_tc_qd_page_uses_the_recorded_values():
     params = {k: v for k, v in test.parameters.items() if k != "thread_count"}
     text = _texts(qos_pages._tc32_page(run, dataclasses.replace(test, parameters=params)))
     assert "thread count was not recorded" in text and "TC32" not in text
+
+
+def test_summary_setup_rows_agree_with_the_data(reference):
+    """The run summary: the DIRTH demand phase's purge and WIPC rows tell one story (no
+    "purged, FOB state" for a phase that continues another); CBW's block sizes are the mix
+    its test_start recorded, with its zones; XSR ran access groups, not rounds."""
+    pdf, _, _ = reference
+    text = pdf_text(pdf)
+    summary = text[:text.index("Contents — Table of contents")]
+    _, by_test = headers.load(snapshots.REFERENCE_RUN)
+    start = {n: next(r for r in recs if r["type"] == "test_start")["parameters"]
+             for n, recs in by_test.items()}
+    dirth = summary[summary.index("DIRTH test setup"):summary.index("CBW Preconditioning test")]
+    assert "none in this phase: the drive was purged once, at the start of " \
+           "dirth-precondition" in dirth
+    assert "fresh-out-of-box" not in dirth and "FOB" not in dirth
+    cbw = summary[summary.index("CBW test setup"):summary.index("Host Idle Recovery test")]
+    assert f"Block sizes {', '.join(start['cbw']['block_size_mix'])}" in cbw
+    zones = start["cbw"]["random_distribution"].removeprefix("zoned:").split(":")
+    assert f"LBA zones (% of I/Os / % of LBAs) {', '.join(zones)}" in cbw
+    assert "Block sizes (inner loop)" not in cbw
+    groups = len({r["group"] for r in by_test["xsr"] if r["type"] == "xsr_group"})
+    assert re.search(rf"Cross Stimulus Recovery Completed \(no steady state required\): "
+                     rf"{groups} access groups done {groups} groups (?!1\.\.)", summary)
