@@ -199,6 +199,9 @@ def _loop_rows(test: TestResult) -> list[tuple[str, str]]:
              if p.get("random_distribution") else "none: uniform over the ActiveRange")]
     if p.get("dropped_block_sizes"):
         rows.append(("Block sizes left out", fmt.text(p.get("dropped_block_sizes"))))
+    if "round_seconds" in p:    # the preconditioning phase: one point, at the TC/QD above
+        return rows + [("Preconditioning round", f"{fmt.text(p.get('round_seconds'))} s of "
+                        f"writes, the last {fmt.text(p.get('point_seconds'))} s measured")]
     return rows + [("TC (outer loop)", fmt.text(p.get("thread_counts"))),
                    ("QD (inner loop)", fmt.text(p.get("queue_depths")))]
 

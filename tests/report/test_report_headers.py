@@ -192,3 +192,16 @@ def test_summary_setup_rows_agree_with_the_data(reference):
     groups = len({r["group"] for r in by_test["xsr"] if r["type"] == "xsr_group"})
     assert re.search(rf"Cross Stimulus Recovery Completed \(no steady state required\): "
                      rf"{groups} access groups done {groups} groups (?!1\.\.)", summary)
+
+
+def test_summary_precondition_phase_shows_no_tc_qd_grid(reference):
+    """The preconditioning phase runs one point (TC/QD of its test_start), not the demand
+    grid its parameters also carry."""
+    text = pdf_text(reference[0])
+    pre = text[text.index("CBW Preconditioning test setup"):text.index("CBW test setup")]
+    _, by_test = headers.load(snapshots.REFERENCE_RUN)
+    p = next(r for r in by_test["cbw-precondition"] if r["type"] == "test_start")["parameters"]
+    assert f"TC / QD (TOIO) {p['thread_count']} / {p['queue_depth']}" in pre
+    assert "TC (outer loop)" not in pre and "QD (inner loop)" not in pre
+    assert f"Preconditioning round {p['round_seconds']} s of writes, the last " \
+           f"{p['point_seconds']} s measured" in pre
