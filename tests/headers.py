@@ -65,13 +65,11 @@ def page_test(words) -> str | None:
 def header_block(words) -> list[str] | None:
     """The four columns' text, or None when the page has no header block."""
     lines = _lines(words)
-    for k, line in enumerate(lines):
-        text = " ".join(w[3] for w in line)
-        if all(h in text for h in HEADS):
-            break
-    else:
+    k = next((k for k, line in enumerate(lines)
+              if all(h in " ".join(w[3] for w in line) for h in HEADS)), None)
+    if k is None:
         return None
-    heads = line
+    heads = lines[k]
     starts = []
     for h in HEADS:
         first = h.split()[0]

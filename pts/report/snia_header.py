@@ -261,8 +261,9 @@ def _hir_test(run: RunView, test: TestResult) -> Rows:
                          f"{', '.join(fmt.block_size(b) for b in test.block_sizes) or MISSING}"
                          f" {', '.join(test.rw_mixes) or MISSING}, TC/QD "
                          f"{toio(p.get('thread_count'), p.get('queue_depth'))}"),
-            ("Wait states", f"{fmt.text(p.get('repetitions'))} x ({fmt.text(p.get('write_seconds'))}"
-                            f" s W + {', '.join(map(str, idle)) or MISSING} s idle)"),
+            ("Wait states", f"{fmt.text(p.get('repetitions'))} x "
+                            f"({fmt.text(p.get('write_seconds'))} s W + "
+                            f"{', '.join(map(str, idle)) or MISSING} s idle)"),
             ("Return to baseline", f"{fmt.text(p.get('baseline_repetitions'))} x "
                                    f"{fmt.text(p.get('write_seconds'))} s W after each"),
             ("Note", f"{len(states)} of {len(idle)} wait states done; {note(test)}")]
