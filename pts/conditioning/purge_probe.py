@@ -19,8 +19,10 @@ def probe_step(run: Run, test: str, ar_bytes: int, tc_qd: tuple[int, int]) -> No
     spec = run.spec.purge_probe
     tc, qd = tc_qd
     bs = max(spec.block_size, run.device.logical_sector)
+    where = "the drive as found (--purge none)" if run.settings.purge == "none" else \
+        "the purged drive"
     run.write(f"[pts {test}] purge probe: {spec.seconds} s of RND {format_size(bs)} writes at "
-              f"TC {tc} / QD {qd} on the purged drive (addition to the PTS flow; "
+              f"TC {tc} / QD {qd} on {where} (addition to the PTS flow; "
               "--no-purge-probe removes it)")
     job = random_job("probe", 0, bs, qd, tc, spec.seconds, ar_bytes)
     res = run.fio.run(run.device.path, [job], run.raw_dir(test), "purge-probe",

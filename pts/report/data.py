@@ -145,7 +145,10 @@ def _build_test(name: str, recs: list[LedgerLine], path: Path) -> tuple[TestResu
     rounds = _latest(by_type.get("round", []), key=lambda r: r.number)
     end = _last(by_type.get("test_end"))
     tracking = _tracking(params, rounds)
-    window = _window(end, rounds, int(params.get("window_rounds") or steady_state.WINDOW_ROUNDS))
+    # A test without rounds (XSR's access groups, WSAT's samples) has no measurement window,
+    # whatever its test_end says (XSR writes its groups 1..3 there).
+    window = _window(end, rounds, int(params.get("window_rounds") or
+                                      steady_state.WINDOW_ROUNDS)) if rounds else None
     evidence, notes = _window_evidence(name, tracking, rounds, window, params)
     state = _state(end)
     partial = TestResult(
@@ -277,6 +280,10 @@ def _status(state: str, end: TestEndView | None, rounds: tuple[RoundView, ...], 
         return f"Steady state reached at round {x} ({span})"
     if state == NOT_STEADY:
         return f"STEADY STATE NOT ACHIEVED after {done} rounds ({span})"
+    if state == COMPLETE and rounds:
+        # HIR: complete only because its preconditioning rounds reached steady state.
+        x = end.steady_round if end.steady_round is not None else (window or (0, done))[1]
+        return f"Complete: preconditioning SS at round {x}; {end.message.split(';')[0]}"
     if state == COMPLETE:
         # The stop condition only: the test's summary page gives the rest of the message.
         return f"Completed (no steady state required): {end.message.split(';')[0]}"

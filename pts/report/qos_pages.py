@@ -32,7 +32,7 @@ def precondition(run: RunView, test: TestResult) -> list[Flowable]:
 def build(run: RunView, test: TestResult) -> list[Flowable]:
     found = [r for r in read_records(run.folder / "ledger.jsonl")[0] if r.test == test.name]
     grid = _grid(test)
-    story = convergence_page(test, "IOPS") + _tc32_page(test) + window_pages(test, "IOPS")
+    story = convergence_page(test, "IOPS") + _tc32_page(run, test) + window_pages(test, "IOPS")
     story += _variation_page(test, grid) + _intensity_page(test, grid)
     story += _table_page(test, grid) + _cpu_page(test, grid)
     story += _operating_page(test, found) + _histogram_pages(test)
@@ -78,8 +78,14 @@ def _page(test: TestResult, subtitle: str) -> list[Flowable]:
     return new_page(page_info(test, subtitle, f"{test.title} {subtitle}")) + [h2(subtitle)]
 
 
-def _tc32_page(test: TestResult) -> list[Flowable]:
-    tc = int(test.parameters.get("thread_count") or 32)
+def _tc32_page(run: RunView, test: TestResult) -> list[Flowable]:
+    """The tracking TC (test_start thread_count) at every QD; without it, no page but a
+    note (never a guessed TC)."""
+    tc, qd_track = test.parameters.get("thread_count"), test.parameters.get("queue_depth")
+    if tc is None:
+        story = _page(test, "Demand Variation Convergence: tracking TC, every QD")
+        return story + [para("The tracking thread count was not recorded (test_start "
+                             "parameters lack thread_count): no per-QD convergence plot.")]
     story = _page(test, f"Demand Variation Convergence: TC{tc}, every QD")
     rounds = sorted({p.round for p in test.points})
     series = {}
@@ -92,9 +98,20 @@ def _tc32_page(test: TestResult) -> list[Flowable]:
     return story + [image(qos_charts.xy(series, "Round", "IOPS",
                                         f"TC{tc}: IOPS per round for each QD",
                                         x_ticks=rounds, log_x=False)),
-                    para("Each demand-variation round starts with the inter-round pre-write "
-                         "(RND 0/100 at TC32/QD32); the tracking variable is the TC32/QD32 "
-                         "IOPS.", "small")]
+                    para(f"Each demand-variation round starts with the inter-round pre-write "
+                         f"({_prewrite_text(run, test)}); the tracking variable is the "
+                         f"TC{tc}/QD{fmt.text(qd_track)} IOPS.", "small")]
+
+
+def _prewrite_text(run: RunView, test: TestResult) -> str:
+    """The inter-round pre-writes as recorded (prewrite records "before round N")."""
+    found = [r for r in read_records(run.folder / "ledger.jsonl")[0]
+             if r.test == test.name and isinstance(r, records.Prewrite)
+             and str(r.when).startswith("before round")]
+    if not found:
+        return "none recorded"
+    kinds = sorted({(r.thread_count, r.queue_depth, r.seconds) for r in found})
+    return "; ".join(f"RND 0/100 at TC{tc}/QD{qd} for {s} s" for tc, qd, s in kinds)
 
 
 def _variation_page(test: TestResult, grid) -> list[Flowable]:
@@ -131,8 +148,8 @@ def _pct_fields(test: TestResult) -> list[tuple[float, str]]:
 def _table_page(test: TestResult, grid) -> list[Flowable]:
     story = _page(test, "All Points")
     pcts = _pct_fields(test)
-    header = ["TC", "QD", "IOPS", f"ART {US}", f"MRT {US}",
-              *[f"{p:g} % {US}" for p, _ in pcts], "I/Os (fewest)"]
+    header = ["TC", "QD", "IOPS (mean)", f"ART {US} (mean)", f"MRT {US} (mean of maxima)",
+              *[f"{p:g} % {US} (mean)" for p, _ in pcts], "I/Os (fewest)"]
     rows = []
     for tc in _order(test, "thread_counts"):
         for qd in _order(test, "queue_depths"):
@@ -143,7 +160,11 @@ def _table_page(test: TestResult, grid) -> list[Flowable]:
                          *[qos_text.level(v.get(key), not qos_text.short(fewest, p))
                            for p, key in pcts],
                          fmt.num(fewest)])
-    notes = [f"Values are {_window_text(test)}; I/Os: the fewest of a window point."]
+    notes = [f"Each value is over the window rounds ({_window_text(test)}): IOPS and ART "
+             "are the means of the rounds' points; MRT is the mean of the rounds' maxima "
+             "(not the largest response time seen); each percentile is the mean of the "
+             "rounds' own percentiles (not a percentile of all their I/Os together). I/Os: "
+             "the fewest of a window point."]
     if any(qos_text.short(v.get(FEWEST), p) for v in grid.values() for p, _ in pcts):
         notes.append(qos_text.nr_note([p for p, _ in pcts], "a window point of each such row",
                                       "longer points (--point-seconds)"))

@@ -13,10 +13,12 @@ from __future__ import annotations
 from reportlab.platypus import Flowable
 
 from pts.report import charts, fmt, steady_pages
-from pts.report.layout import grid_table, h1, h2, image, new_page, para
+from pts.report.layout import CONTENT_WIDTH, grid_table, h1, h2, image, new_page, para
 from pts.report.model import TestResult
 from pts.report.steady_pages import page_info
 from pts.results import records
+
+TWO_UP = 0.88 * CONTENT_WIDTH
 
 
 def hir_writes(test: TestResult) -> dict[int, list[records.HirWrite]]:
@@ -51,6 +53,7 @@ def hir(run, test: TestResult) -> list[Flowable]:
     story += steady_pages.window_pages(test, "IOPS")
     base = [r for r in test.recovery if isinstance(r, records.HirBaseline)]
     ss = base[-1].ss_iops if base else None
+    label = baseline_label(base[-1]) if base else ""
     writes, states = hir_writes(test), _last_of(test, records.HirState)
     name = state_names(test)
     story += new_page(page_info(test, "Wait states", "Figure: IOPS vs time, all wait states"))
@@ -69,7 +72,7 @@ def hir(run, test: TestResult) -> list[Flowable]:
         series[f"{name(k)} ({ws[0].idle_s} s idle, then baseline)"] = (
             [(w.start - t0) / 60 for w in shown], [w.iops for w in shown])
     if ss is not None:
-        series["steady-state baseline"] = ([0, max(x for xs, _ in series.values()
+        series[label] = ([0, max(x for xs, _ in series.values()
                                                    for x in xs)], [ss, ss])
     story.append(image(charts.lines(series, "Time since the first wait state (minutes)",
                                     "IOPS", "HIR: IOPS vs time", log_y=False)))
@@ -83,7 +86,7 @@ def hir(run, test: TestResult) -> list[Flowable]:
         series = {"after idle (wait)": ([w.start - s0 for w in wait], [w.iops for w in wait]),
                   "return to baseline": ([w.start - s0 for w in back], [w.iops for w in back])}
         if ss is not None and xs:
-            series["steady-state baseline"] = ([min(xs), max(xs)], [ss, ss])
+            series[label] = ([min(xs), max(xs)], [ss, ss])
         st = states.get(k)
         story += [h1(f"{test.title}: wait state {name(k)} ({ws[0].idle_s} s idle)"),
                   image(charts.lines(series, "Time since the state began (s)", "IOPS",
@@ -100,12 +103,20 @@ def hir(run, test: TestResult) -> list[Flowable]:
              f"{s.ratio:.2f}"] for k, s in sorted(states.items())]
     story += [h1(f"{test.title}: mean IOPS per wait state"),
               grid_table(["State", "Write + idle", "Reps", "Mean IOPS (wait)",
-                          "Return to baseline", "SS baseline", "Wait / baseline"], rows,
+                          "Return to baseline", "Baseline", "Wait / baseline"], rows,
                          align_right_from=2),
-              para(f"Steady-state baseline: {fmt.num(ss)} IOPS, the mean tracking IOPS of "
-                   "the preconditioning's final window." if ss is not None else
+              para(f"Baseline: {fmt.num(ss)} IOPS, {label}: the mean tracking IOPS of "
+                   "the preconditioning's last window." if ss is not None else
                    "No preconditioning baseline was recorded.")]
     return story
+
+
+def baseline_label(b: records.HirBaseline) -> str:
+    """What the HIR baseline is: a steady window, or only the last preconditioning rounds."""
+    window = f"rounds {b.window[0]}..{b.window[1]}" if b.window else "no window"
+    if b.steady:
+        return f"steady-state baseline ({window})"
+    return f"baseline: preconditioning {window}, NOT steady"
 
 
 def xsr(run, test: TestResult) -> list[Flowable]:
@@ -143,10 +154,11 @@ def xsr(run, test: TestResult) -> list[Flowable]:
                                      "TP (MB/s)", f"XSR: groups {a} and {b}", log_y=False))]
     story += new_page(page_info(test, "Response times", "Figure: ART and MRT vs time"))
     story += [h1(f"{test.title}: ART and MRT vs time"),
+              # Two charts under the header block: 88 % width keeps them on one page.
               image(charts.lines(by_group("lat_mean_us"), "Time (minutes)", "ART (µs)",
-                                 "XSR: average response time (total latency)")),
+                                 "XSR: average response time (total latency)"), TWO_UP),
               image(charts.lines(by_group("clat_max_us"), "Time (minutes)", "MRT (µs)",
-                                 "XSR: maximum response time (completion latency)"))]
+                                 "XSR: maximum response time (completion latency)"), TWO_UP)]
     story += new_page(page_info(test, "Recovery table", "Table: XSR per access group"))
     rows = []
     for g, r in sorted(groups.items()):

@@ -26,6 +26,8 @@ from pts.report.layout import (
     para,
 )
 from pts.report.model import RunView, TestResult
+from pts.report.snia_header import zones
+from pts.results import records
 
 SOURCES = {
     "run.json": "declared before the run (run.json)",
@@ -35,7 +37,10 @@ SOURCES = {
 SHOWN_PARAMETERS = frozenset({
     "thread_count", "queue_depth", "active_range_pct", "active_range_bytes", "data_pattern",
     "point_seconds", "max_rounds", "window_rounds", "max_data_excursion", "max_slope_excursion",
-    "rw_mixes", "block_sizes", "tracking", "write_cache", "sample_seconds",
+    "rw_mixes", "block_sizes", "tracking", "write_cache", "sample_seconds", "access",
+    # DIRTH/CBW and XSR loops (_loop_rows)
+    "thread_counts", "queue_depths", "workload", "bssplit", "random_distribution",
+    "block_size_mix", "groups", "interval_seconds", "dropped_block_sizes",
     "readings"})     # readings: their own section (pts/report/readings_pages.py)
 
 
@@ -83,11 +88,19 @@ def deviations_block(run: RunView) -> list[Flowable]:
 def tests_table(run: RunView) -> Flowable:
     if not run.tests:
         return para("No test recorded in the ledger.")
-    rows = [(t.title, t.status,
-             str(len(t.rounds)) if t.rounds or not t.samples else f"{len(t.samples)} samples",
+    rows = [(t.title, t.status, _extent(t),
              "" if t.window is None else f"{t.window[0]}..{t.window[1]}") for t in run.tests]
     widths = [25 * mm, CONTENT_WIDTH - 61 * mm, 16 * mm, 20 * mm]
     return grid_table(("Test", "Status", "Rounds", "Window"), rows, widths)
+
+
+def _extent(test: TestResult) -> str:
+    """What the test ran in: rounds, WSAT samples or XSR access groups."""
+    groups = [r for r in test.recovery if isinstance(r, records.XsrGroup)]
+    if groups:
+        return f"{len({g.group for g in groups})} groups"
+    return f"{len(test.samples)} samples" if test.samples and not test.rounds \
+        else str(len(test.rounds))
 
 
 def device_rows(run: RunView) -> list[tuple[str, str]]:
@@ -155,11 +168,10 @@ def test_setup_rows(run: RunView, test: TestResult) -> list[tuple[str, str]]:
         ("ActiveRange", f"{fmt.text(p.get('active_range_pct'))} % "
                         f"({fmt.capacity(p.get('active_range_bytes'))})"),
         ("Data pattern", fmt.text(p.get("data_pattern"))),
+        ("Access", fmt.text(p.get("access"))),
         *_duration_rows(p),
         ("Steady-state limits", _limits_text(p)),
-        ("R/W mixes (outer loop)", ", ".join(test.rw_mixes) or "n/a"),
-        ("Block sizes (inner loop)", ", ".join(fmt.block_size(b) for b in test.block_sizes)
-         or "n/a"),
+        *_loop_rows(test),
         ("Tracking variables", ", ".join(t.label for t in test.tracking) or "n/a"),
     ]
     if "readings" in p:
@@ -170,6 +182,33 @@ def test_setup_rows(run: RunView, test: TestResult) -> list[tuple[str, str]]:
     rows += [(f"Parameter {k.replace('_', ' ')}", fmt.text(v))
              for k, v in p.items() if k not in SHOWN_PARAMETERS]
     return rows
+
+
+def _loop_rows(test: TestResult) -> list[tuple[str, str]]:
+    """The test's loops as recorded: DIRTH/CBW's TC x QD grid at one workload (CBW: the
+    JESD219 block-size mix and LBA zones), XSR's access groups, else R/W mix x block size."""
+    p = test.parameters
+    if "groups" in p:
+        return [(f"Access group {g.get('group')}", f"{str(g.get('pattern')).upper()} "
+                 f"{fmt.block_size(g.get('block_size'))} writes for {fmt.text(g.get('seconds'))} s")
+                for g in p.get("groups") or []] + \
+               [("Interval", f"{fmt.text(p.get('interval_seconds'))} s")]
+    if "thread_counts" not in p:
+        return [("R/W mixes (outer loop)", ", ".join(test.rw_mixes) or "n/a"),
+                ("Block sizes (inner loop)", ", ".join(fmt.block_size(b)
+                                                       for b in test.block_sizes) or "n/a")]
+    rows = [("R/W mix", ", ".join(test.rw_mixes) or "n/a"),
+            ("Block sizes", ", ".join(p.get("block_size_mix") or []) or "not recorded"
+             if p.get("bssplit") else ", ".join(fmt.block_size(b) for b in test.block_sizes)),
+            ("LBA zones (% of I/Os / % of LBAs)", zones(p["random_distribution"])
+             if p.get("random_distribution") else "none: uniform over the ActiveRange")]
+    if p.get("dropped_block_sizes"):
+        rows.append(("Block sizes left out", fmt.text(p.get("dropped_block_sizes"))))
+    if "round_seconds" in p:    # the preconditioning phase: one point, at the TC/QD above
+        return rows + [("Preconditioning round", f"{fmt.text(p.get('round_seconds'))} s of "
+                        f"writes, the last {fmt.text(p.get('point_seconds'))} s measured")]
+    return rows + [("TC (outer loop)", fmt.text(p.get("thread_counts"))),
+                   ("QD (inner loop)", fmt.text(p.get("queue_depths")))]
 
 
 def _limits_text(p: dict) -> str:
@@ -183,7 +222,8 @@ def _limits_text(p: dict) -> str:
 def purge_text(test: TestResult) -> str:
     purge = test.purge
     if purge is None and test.parameters.get("continues_from"):   # DIRTH/CBW demand phase
-        return f"none: continues on the drive as {test.parameters['continues_from']} left it"
+        return (f"none in this phase: the drive was purged once, at the start of "
+                f"{test.parameters['continues_from']} (see its setup)")
     if purge is None:
         return "NOT RECORDED"
     command = shlex.join(purge.command) if purge.command else "no command"
@@ -218,6 +258,8 @@ def write_cache_texts(test: TestResult) -> list[str]:
 
 def _duration_rows(p: dict) -> list[tuple[str, str]]:
     """Rounds of points, or (WSAT) one continuous run sampled at an interval."""
+    if "groups" in p:       # XSR: fixed-length access groups, no rounds
+        return []
     if "point_seconds" not in p and "sample_seconds" in p:
         return [("Sample interval", f"{fmt.text(p.get('sample_seconds'))} s, steady-state "
                                     f"window {fmt.text(p.get('window_rounds'))} samples")]
@@ -228,6 +270,9 @@ def _duration_rows(p: dict) -> list[tuple[str, str]]:
 
 def wipc_text(run: RunView, test: TestResult) -> str:
     w = test.wipc
+    if w is None and test.parameters.get("continues_from"):      # DIRTH/CBW demand phase
+        return (f"none: the demand rounds continue on the drive as the RND write rounds of "
+                f"{test.parameters['continues_from']} left it (no WIPC)")
     if w is None and test.parameters and "wipc_block_size" not in test.parameters:
         return "none: the test starts from the purged, fresh-out-of-box (FOB) state"
     if w is None:

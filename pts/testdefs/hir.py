@@ -116,6 +116,8 @@ def parameters(settings: Settings, ar_bytes: int) -> dict:
         "thread_count": h.thread_count, "queue_depth": h.queue_depth,
         "active_range_pct": s.spec.common.active_range_pct, "active_range_bytes": ar_bytes,
         "write_cache": s.spec.common.write_cache, "point_seconds": s.point_seconds,
+        # fio's refill_buffers (pts.tools.fio.GLOBAL_OPTIONS): random data, every job
+        "data_pattern": s.spec.common.data_pattern, "access": "RND",
         "max_rounds": s.max_rounds, "window_rounds": s.spec.steady_state.window_rounds,
         # A preconditioning round: intervals of point_seconds, the last one tracked.
         "precondition_round_intervals": h.precondition_round_intervals,

@@ -13,6 +13,7 @@ def common(settings: Settings, thread_count: int, queue_depth: int, ar_bytes: in
         "thread_count": thread_count, "queue_depth": queue_depth,
         "active_range_pct": spec.common.active_range_pct, "active_range_bytes": ar_bytes,
         "write_cache": spec.common.write_cache, "data_pattern": spec.common.data_pattern,
+        "access": "RND",      # Throughput overrides it (SEQ)
         "point_seconds": settings.point_seconds, "max_rounds": settings.max_rounds,
         "window_rounds": spec.steady_state.window_rounds,
         "max_data_excursion": spec.steady_state.max_data_excursion,

@@ -170,6 +170,7 @@ def parameters(run: Run, p: Plan) -> dict:
         "thread_count": w.thread_count, "queue_depth": w.queue_depth,
         "active_range_pct": spec.common.active_range_pct, "active_range_bytes": p.ar_bytes,
         "write_cache": spec.common.write_cache, "data_pattern": spec.common.data_pattern,
+        "access": "RND",
         "rw_mixes": ["0/100"], "block_sizes": [w.block_size],
         "sample_seconds": p.interval_s, "capacity_bytes": p.capacity,
         "stop_drive_fills": p.fills, "stop_hours": p.hours, "bytes_planned": p.bytes_planned,

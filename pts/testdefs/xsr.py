@@ -74,6 +74,8 @@ def parameters(settings: Settings, ar: int) -> dict:
         "thread_count": x.thread_count, "queue_depth": x.queue_depth,
         "active_range_pct": settings.spec.common.active_range_pct, "active_range_bytes": ar,
         "write_cache": settings.spec.common.write_cache,
+        # fio's refill_buffers (pts.tools.fio.GLOBAL_OPTIONS): random data, every job
+        "data_pattern": settings.spec.common.data_pattern,
         "interval_seconds": settings.point_seconds,
         "groups": [{"group": g.number, "pattern": g.group.pattern,
                     "block_size": g.group.block_size, "seconds": g.seconds}

@@ -8,6 +8,7 @@ state and above the baseline. About 3 minutes."""
 
 import pytest
 
+from tests import headers
 from tests.ptsrun import run_pts, spec_variant
 
 INTERVALS = 2          # per preconditioning round (the reading: 30)
@@ -110,3 +111,10 @@ def test_hir_wait_states_are_named_as_the_run_declares(hir):
     text = " ".join(hir.pdf_text().split())
     assert "wait state WS10 (10 s idle)" in text and "wait state WS5 (5 s idle)" in text
     assert "Readings of the specification" in text and "hir.wait_state_naming" in text
+
+
+def test_report_headers_state_what_ran(hir):
+    """Every header block equals the run's data (tests/headers.py)."""
+    bad, seen = headers.mismatches(hir.folder / "report.pdf", hir.folder)
+    assert not bad, "\n".join(bad)
+    assert set(seen) == {"hir"} and seen["hir"] >= 3

@@ -11,6 +11,7 @@ import re
 
 import pytest
 
+from tests import headers
 from tests.ptsrun import run_pts, run_suite
 
 pytestmark = pytest.mark.needs("root", "fio", "pdftotext")
@@ -177,9 +178,19 @@ def test_report_pages(qos_run):
                      "— Response Time Histogram: MinIOPS (TC1/QD1)", "— Pre-writes"):
             assert f"{kind} {page}" in text, f"{kind} {page}"
     assert "not resolvable" in text
-    assert "none: continues on the drive as dirth-precondition left it" in text
+    assert "none in this phase: the drive was purged once, at the start of" in text
     assert "DIRTH/CBW demand-variation grid reduced to thread counts 32, 2, 1" in text
     assert "scaled by 0.001 (--time-scale)" in text
+
+
+@pytest.mark.slow
+def test_report_headers_state_what_ran(qos_run):
+    """Every header block of both phases equals the run's data (tests/headers.py): the
+    reduced TC x QD grid as run, the purge and preconditioning of <kind>-precondition, CBW's
+    mix and zones, the write cache."""
+    bad, seen = headers.mismatches(qos_run.folder / "report.pdf", qos_run.folder)
+    assert not bad, "\n".join(bad)
+    assert set(seen) == {"dirth-precondition", "dirth", "cbw-precondition", "cbw"}
 
 
 @pytest.mark.needs("losetup")

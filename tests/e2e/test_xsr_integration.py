@@ -4,6 +4,7 @@ fall and the RND -> SEQ recovery with a recovery time, the report's pages. About
 
 import pytest
 
+from tests import headers
 from tests.ptsrun import run_pts
 
 pytestmark = [pytest.mark.slow,
@@ -47,3 +48,10 @@ def test_xsr_report_pages(xsr):
     text = xsr.pdf_text()
     assert "Cross Stimulus Recovery" in text
     assert "Recovery time" in text and "within" in text
+
+
+def test_report_headers_state_what_ran(xsr):
+    """Every header block equals the run's data (tests/headers.py)."""
+    bad, seen = headers.mismatches(xsr.folder / "report.pdf", xsr.folder)
+    assert not bad, "\n".join(bad)
+    assert set(seen) == {"xsr"} and seen["xsr"] >= 3

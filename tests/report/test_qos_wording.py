@@ -48,7 +48,7 @@ def test_wsat_whole_run_and_final_window_levels(texts):
 
 
 def test_dirth_all_points_every_level_and_n_r(texts):
-    text = page(texts, "DIRTH — All Points", "Values are means")
+    text = page(texts, "DIRTH — All Points", "Each value is over the window rounds")
     assert all(f"{p} %" in text for p in ("99.9", "99.99", "99.999", "99.9999"))
     # TC1/QD1 completes about 960,000 I/Os per 60 s point: 99.9999 % needs 1,000,000.
     tc1 = row(text, "1", "1")

@@ -9,7 +9,7 @@ import pytest
 
 from pts.report import render
 from pts.report.data import load_run
-from pts.report.purge_check import WARNING, check
+from pts.report.purge_check import LIMITS_NO_PURGE, WARNING, WARNING_NO_PURGE, check
 from tests.helpers import pdf_text
 from tests.runfactory import build_run
 
@@ -60,3 +60,27 @@ def test_no_probe_no_row_no_warning(tmp_path):
     run = load_run(folder)
     assert check(run.tests[0]) is None and run.warnings == ()
     assert "Purge probe" not in pdf_text(render(folder))
+
+
+def test_no_purge_probe_is_named_for_what_it_is(tmp_path, ss):
+    """--purge none on a used drive: no "right after the purge", no "purge effective"; what
+    the probe cannot tell is said (faster than SS is not FOB)."""
+    folder = build_run(tmp_path, purge_method="none", purge_probe_iops=ss * 1.44)
+    run = load_run(folder)
+    c = check(run.tests[0])
+    assert not c.purged and c.warning is None and run.warnings == ()
+    text = words(pdf_text(render(folder)))
+    assert "at the start of the test (NO purge ran: --purge none)" in text
+    assert "start/SS 1.44, threshold 1.1: faster than steady state." in text
+    assert words(LIMITS_NO_PURGE) in text
+    assert "right after the purge" not in text and "purge effective" not in text
+    assert "FOB/SS" not in text
+
+
+def test_no_purge_probe_near_steady_state_warns_not_at_fob(tmp_path, ss):
+    folder = build_run(tmp_path, purge_method="none", purge_probe_iops=ss * 1.05)
+    run = load_run(folder)
+    (warning,) = run.warnings
+    assert warning.startswith(f"iops: {WARNING_NO_PURGE}: purge probe ") and WARNING not in warning
+    assert "start/SS 1.05 < 1.1" in warning and "FOB/SS" not in warning
+    assert "near steady state: NOT at FOB" in words(pdf_text(render(folder)))
