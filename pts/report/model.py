@@ -306,6 +306,8 @@ class RunView:
     notes: tuple[str, ...] = field(default=())   # things the reader should know (torn line)
     device_extra: dict = field(default_factory=dict)   # run.json device fields not in Device
     warnings: tuple[str, ...] = field(default=())   # run-level warnings (purge probe, ...)
+    report_info: dict = field(default_factory=dict)   # run.json report_info (given fields)
+    system: dict = field(default_factory=dict)        # run.json system (DMI, adapter, link)
 
     @property
     def spec_title(self) -> str:
