@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 import pytest
 
 from pts.report import render, report_fields
+from pts.report.export_json import document
 from tests.helpers import REPORT_EPOCH
 from tests.runfactory import build_run
 
@@ -98,3 +99,9 @@ def test_report_date_is_the_render_date_unless_fixed():
     today = datetime.now(UTC).strftime("%Y-%m-%d")
     assert report_fields.report_date({}) == f"{today} (the date this report was rendered)"
     assert report_fields.report_date({"SOURCE_DATE_EPOCH": "0"}).startswith("1970-01-01 ")
+
+
+def test_export_json_carries_the_blocks_as_stored(tmp_path):
+    folder, info = folder_with(tmp_path, report_info=INFO, system=SYSTEM)
+    doc = document(folder)
+    assert (doc["report_info"], doc["system"]) == (info["report_info"], info["system"])
