@@ -17,6 +17,7 @@ from pts import plugin_options
 from pts.cli import remote
 from pts.cli.multi import session as multi
 from pts.conditioning import health
+from pts.config.report_info import MISSING_OPERATOR
 from pts.config.settings import (
     Settings,
 )
@@ -156,6 +157,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         f"snia-pts settings: spec {s.spec.name}, point {s.point_seconds} s, max rounds "
         f"{s.max_rounds}, purge {s.purge}, destructive {s.destructive}, reports {s.reports_dir}",
         *[f"snia-pts deviation: {d}" for d in s.deviations()],
+        *([f"snia-pts deviation: {MISSING_OPERATOR}"] if not s.report_info.operator else []),
         *(config.stash[SIGNATURES].header_lines(dev.path) if SIGNATURES in config.stash
           else []),
         *[f"snia-pts platform WARNING: {w}"

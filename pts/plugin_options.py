@@ -6,6 +6,8 @@ import pytest
 
 from pts.cli import remote
 from pts.cli.multi import session as multi
+from pts.config.report_info import KEYS as REPORT_KEYS
+from pts.config.report_info import ReportInfoError, make_report_info
 from pts.config.settings import PURGE_CHOICES, ROUND_MODES, Settings, SettingsError, make_settings
 from pts.config.spec import DEFAULT_SPEC, SpecError, load_spec
 from pts.emulate import session as emulated
@@ -113,6 +115,28 @@ def add(parser: pytest.Parser) -> None:
                      "at the end with the steady state to warn when the purge did not "
                      "return the drive to FOB; an addition to the PTS flow, shown on the "
                      "report")
+    add_report_fields(g)
+
+
+def add_report_fields(g) -> None:
+    """The report fields of PTS-E 1.0 §5 a person gives (pts.config.report_info)."""
+    g.addoption("--operator", metavar="NAME", default=None,
+                help="Test Operator, the person running the test: shown on page 1 of the "
+                     "report (PTS-E 1.0 §5 requires it; a run without one declares a "
+                     "deviation). Overrides operator in --report-info.")
+    g.addoption("--auditor", metavar="NAME", default=None,
+                help="Auditor, where there is one (PTS-E 1.0 §5): shown on page 1. "
+                     "Overrides auditor in --report-info.")
+    g.addoption("--sponsor", metavar="NAME", default=None,
+                help="Test Sponsor / tested by (the organisation): shown on page 1. "
+                     "Overrides sponsor in --report-info.")
+    g.addoption("--report-info", metavar="FILE.toml", default=None,
+                help="report fields as TOML, one key = \"text\" a line; keys: "
+                     + "; ".join(f"{k}: {v}" for k, v in REPORT_KEYS.items())
+                     + ". --operator/--auditor/--sponsor win over the file; a value the "
+                     "system reports (DMI, PCI tree, PCIe link) is shown with the given one "
+                     "beside it. A bad file stops the session before any device is touched. "
+                     "--resume keeps the fields of the run's start.")
 
 
 def settings(config: pytest.Config) -> Settings:
@@ -132,6 +156,9 @@ def settings(config: pytest.Config) -> Settings:
                              dirth_thread_counts=opt.dirth_thread_counts,
                              dirth_queue_depths=opt.dirth_queue_depths,
                              hir_repetitions=opt.hir_repetitions,
-                             purge_probe=opt.purge_probe)
-    except (SpecError, SettingsError) as exc:
+                             purge_probe=opt.purge_probe,
+                             report_info=make_report_info(
+                                 operator=opt.operator, auditor=opt.auditor,
+                                 sponsor=opt.sponsor, file=opt.report_info))
+    except (SpecError, SettingsError, ReportInfoError) as exc:
         raise pytest.UsageError(str(exc)) from None

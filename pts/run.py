@@ -10,11 +10,13 @@ from pathlib import Path
 import pytest
 
 import pts
+from pts.config.report_info import MISSING_OPERATOR
 from pts.config.settings import Settings
 from pts.device.identity import BlockDevice
 from pts.device.platform import platform_info
 from pts.device.platform_device import capture as capture_platform
 from pts.device.remote import remote_platform, remote_tools
+from pts.device.system_facts import capture as capture_system
 from pts.results import ledger, records
 from pts.results.resume import ResumeState
 from pts.tools import nvme
@@ -43,6 +45,8 @@ class Run:
         if device.emulated:
             self.deviations.insert(0, f"Device is an emulated SSD (profile "
                                       f"{device.profile}), a model, not a drive.")
+        if not settings.report_info.operator:
+            self.deviations.append(MISSING_OPERATOR)
         if resume is None:
             ledger.write_json_atomic(self.folder / "run.json", self._run_json())
         self.ledger = ledger.Ledger(self.folder / "ledger.jsonl")
@@ -55,6 +59,10 @@ class Run:
             "started": datetime.now(UTC).isoformat(timespec="seconds"),
             "device": self.device.as_dict(),
             "platform": self.platform,
+            # PTS-E 1.0 §5 report fields: what the operator gave, what the DUT's system says
+            "report_info": self.settings.report_info.as_dict(),
+            "system": capture_system(self.device.kname, self.device.transport,
+                                     self.device.host, log_file=self.commands_log),
             "tools": {"snia-pts": pts.__version__, "fio": self.fio.version,
                       "nvme-cli": nvme.version(), "pytest": pytest.__version__,
                       **remote_tools(self.device, self.commands_log)},

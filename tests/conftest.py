@@ -35,7 +35,10 @@ import shutil
 
 import pytest
 
-from tests.helpers import TOOLS, loop_device
+from tests.helpers import REPORT_EPOCH, TOOLS, loop_device
+
+# Reports rendered by the tests (and by the suite runs they start) carry this Report Date.
+os.environ.setdefault("SOURCE_DATE_EPOCH", REPORT_EPOCH)
 
 
 def pytest_addoption(parser):

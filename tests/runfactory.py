@@ -60,6 +60,21 @@ def run_json(*, deviations: Sequence[str] = (), emulated: bool = False, **overri
         "options": {"point_seconds": 60, "max_rounds": 25, "purge": "nvme-format",
                     "destructive": True, "block_sizes": None, "rw_mixes": None},
         "deviations": list(deviations),
+        # PTS-E 1.0 §5 fields, complete (a run with --operator and --report-info)
+        "report_info": {"operator": "A. Tester", "auditor": None, "sponsor": None,
+                        "system_make": None, "system_model": None, "motherboard": None,
+                        "host_adapter": None, "interface": None,
+                        "form_factor": "U.2 2.5 inch", "media_type": "3D TLC NAND",
+                        "notable_features": None, "file": "/srv/pts/report-info.toml"},
+        "system": {"read_on": "this host",
+                   "dmi": {"sys_vendor": "Example Systems", "product_name": "XS-2400",
+                           "board_vendor": "Example Systems", "board_name": "XB-24"},
+                   "host_adapter": {"pci_function": "0000:00:01.1", "vendor": "0x1022",
+                                    "device": "0x1483", "names_from": "sysfs ids"},
+                   "interface": {"kind": "NVMe over PCIe", "speed": "16.0 GT/s PCIe x4",
+                                 "source": "sysfs"},
+                   "drive_reports": "the NVMe Identify Controller data has no form-factor "
+                                    "or media-type field"},
     }
     info.update(overrides)
     return info

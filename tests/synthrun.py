@@ -101,6 +101,24 @@ class Writer:
         (self.folder / "ledger.jsonl").write_text("\n".join(self.lines) + "\n", encoding="utf-8")
 
 
+# run.json's PTS-E 1.0 §5 blocks as a run with --operator/--report-info on a server writes them
+REPORT_INFO = {"operator": "A. Tester", "auditor": None, "sponsor": "Example Labs",
+               "system_make": None, "system_model": None, "motherboard": None,
+               "host_adapter": None, "interface": None, "form_factor": "U.2 2.5 inch 15 mm",
+               "media_type": "3D TLC NAND", "notable_features": None,
+               "file": "/srv/pts/report-info.toml"}
+SYSTEM = {"read_on": "this host",
+          "dmi": {"sys_vendor": "Example Systems", "product_name": "XS-2400",
+                  "board_vendor": "Example Systems", "board_name": "XB-24 rev 2"},
+          "host_adapter": {"pci_function": "0000:00:01.1", "vendor": "Example Semiconductor",
+                           "device": "PCIe root port 1", "names_from": "lspci -mm"},
+          "interface": {"kind": "NVMe over PCIe", "speed": "16.0 GT/s PCIe x4",
+                        "source": "sysfs current_link_speed/current_link_width of "
+                                  "0000:01:00.0"},
+          "drive_reports": "the NVMe Identify Controller data has no form-factor or "
+                           "media-type field"}
+
+
 Extra = Callable[["Writer", Shape, object], None]
 
 
@@ -120,6 +138,7 @@ def build(folder: Path, shape: Shape, extra: tuple[Extra, ...] = ()) -> Path:
     info["device"] |= {"capacity_bytes": CAPACITY, "logical_sector": shape.logical_sector,
                        "physical_sector": max(4096, shape.logical_sector)}
     info["options"] |= {"max_rounds": shape.rounds}
+    info |= {"report_info": REPORT_INFO, "system": SYSTEM}
     w = Writer(folder, info)
     ar = CAPACITY // shape.logical_sector * shape.logical_sector
     points = matrix_points(settings.rw_mixes, settings.block_sizes, shape.logical_sector)

@@ -24,6 +24,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", default="default", help="emulator profile (default %(default)s)")
     p.add_argument("--reports-dir", default=str(REPO / "reports"),
                    help="where the run folder goes (default %(default)s)")
+    # PTS-E 1.0 §5 report fields, passed to the run as they are (pytest --help explains them)
+    for option, metavar in REPORT_OPTIONS:
+        p.add_argument(option, metavar=metavar, default=None,
+                       help=f"passed to the run as {option} (report page 1; pytest --help)")
+
+
+REPORT_OPTIONS = (("--operator", "NAME"), ("--auditor", "NAME"), ("--sponsor", "NAME"),
+                  ("--report-info", "FILE.toml"))
+
+
+def report_args(args: argparse.Namespace) -> list[str]:
+    """The report-field options given to the demo, for its pytest run."""
+    out = []
+    for option, _ in REPORT_OPTIONS:
+        value = getattr(args, option[2:].replace("-", "_"))
+        if value is not None:
+            out += [option, str(Path(value).resolve()) if option == "--report-info" else value]
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
@@ -31,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     before = set(reports.glob("*/*/report.pdf"))
     argv = [sys.executable, "-m", "pytest", "pts/suite/test_iops.py", "-p", "no:cacheprovider",
             "--device", f"emulated:{args.size}:{args.profile}", "--destructive",
-            "--purge", "auto", "--reports-dir", str(reports), *DEMO_ARGS]
+            "--purge", "auto", "--reports-dir", str(reports), *DEMO_ARGS, *report_args(args)]
     print("running:", " ".join(argv), flush=True)
     proc = subprocess.run(argv, cwd=REPO)
     new = sorted(set(reports.glob("*/*/report.pdf")) - before, key=lambda p: p.stat().st_mtime)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from pts.config.report_info import ReportInfo
 from pts.config.spec import RwMix, Spec, format_size, parse_size
 
 PURGE_CHOICES = ("auto", "sanitize", "format", "security-erase", "trim", "none")
@@ -45,6 +46,8 @@ class Settings:
     dirth_queue_depths: tuple[int, ...] | None = None
     hir_repetitions: int | None = None   # HIR: A+B (and C) repetitions (None: the spec's 360)
     purge_probe: bool = True         # IOPS/WSAT: FOB write probe right after the purge
+    # --operator/--auditor/--sponsor/--report-info: run.json `report_info`, not an option
+    report_info: ReportInfo = ReportInfo()
 
     def scaled(self, seconds: int) -> int:
         """A fixed long duration of the spec x --time-scale, at least 1 s."""
@@ -147,7 +150,8 @@ def make_settings(spec: Spec, *, device: str | None, destructive: bool,
                   round_mode: str = "pipelined", time_scale: float = 1.0,
                   dirth_thread_counts: str | None = None,
                   dirth_queue_depths: str | None = None,
-                  hir_repetitions: int | None = None, purge_probe: bool = True) -> Settings:
+                  hir_repetitions: int | None = None, purge_probe: bool = True,
+                  report_info: ReportInfo | None = None) -> Settings:
     rule = spec.steady_state
     point_seconds = spec.common.point_seconds if point_seconds is None else point_seconds
     max_rounds = rule.max_rounds if max_rounds is None else max_rounds
@@ -187,7 +191,8 @@ def make_settings(spec: Spec, *, device: str | None, destructive: bool,
                                                          dirth_queue_depths))]
     return Settings(device, destructive, spec, point_seconds, max_rounds, purge,
                     Path(reports_dir), sizes, mixes, wsat_fills, wsat_hours, fob_sweep,
-                    round_mode, time_scale, *grid, hir_repetitions, purge_probe)
+                    round_mode, time_scale, *grid, hir_repetitions, purge_probe,
+                    report_info or ReportInfo())
 
 
 def _grid(option: str, text: str | None, spec: Spec) -> tuple[int, ...] | None:

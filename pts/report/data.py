@@ -82,7 +82,14 @@ def load_run(folder: str | Path) -> RunView:
         warnings=tuple(purge_check.warnings(tests) + unwritten.warnings(tests)),
         device_extra={k: v for k, v in (info.get("device") or {}).items()
                       if k not in DEVICE_FIELDS},
+        report_info=_dict(info.get("report_info")),
+        system=_dict(info.get("system")),
     )
+
+
+def _dict(value) -> dict:
+    """A run.json block as a dict ({} when absent or not an object)."""
+    return dict(value) if isinstance(value, dict) else {}
 
 
 def _read_run_json(path: Path) -> dict:

@@ -124,6 +124,7 @@ def run_document(run: RunView) -> dict:
         "schema": SCHEMA, "run_id": run.run_id, "folder": str(run.folder),
         "started": run.started, "device": dataclasses.asdict(run.device) | run.device_extra,
         "platform": run.platform, "tools": run.tools, "spec": run.spec, "options": run.options,
+        "report_info": run.report_info, "system": run.system,
         "deviations": [{"text": d.text, "source": d.source, "test": d.test}
                        for d in run.deviations],
         "verdict": {"compliant": run.verdict.compliant, "text": run.verdict.text,

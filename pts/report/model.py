@@ -313,6 +313,8 @@ class RunView:
     device_extra: dict = field(default_factory=dict)   # run.json device fields not in Device
     warnings: tuple[str, ...] = field(default=())   # run-level warnings (purge probe, ...)
     readings: tuple = field(default=())   # pts.report.readings.ReadingView: spec readings used
+    report_info: dict = field(default_factory=dict)   # run.json report_info (given fields)
+    system: dict = field(default_factory=dict)        # run.json system (DMI, adapter, link)
 
     @property
     def spec_title(self) -> str:

@@ -10,7 +10,7 @@ from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
 from pts.conditioning.wipc import READING as WIPC_READING
-from pts.report import fmt, purge_check, run_warnings
+from pts.report import fmt, purge_check, report_fields, run_warnings
 from pts.report import platform_rows as platform_table
 from pts.report.layout import (
     CONTENT_WIDTH,
@@ -49,7 +49,8 @@ def pages(run: RunView) -> list[Flowable]:
                     "Table: run summary, deviations and verdict", run.verdict.status,
                     alarm=not run.verdict.compliant)
     story = new_page(info, first=True) + [h1("Run summary")]
-    story += verdict_block(run) + run_warnings.block(run) + deviations_block(run)
+    story += verdict_block(run) + report_block(run) + run_warnings.block(run)
+    story += deviations_block(run)
     story += [h2("Test results"), tests_table(run)]
     story += [h2("Device under test"), kv_table(device_rows(run))]
     story += [h2("Test platform and tools"), kv_table(platform_rows(run))]
@@ -72,6 +73,12 @@ def verdict_block(run: RunView) -> list[Flowable]:
         out.append(para("No deviation recorded; the device is not emulated; every test reached "
                         "steady state.", "body"))
     return out
+
+
+def report_block(run: RunView) -> list[Flowable]:
+    """PTS-E 1.0 §5's report fields, on page 1 (pts.report.report_fields)."""
+    found, _ = report_fields.rows(run)
+    return [h2(f"Report information ({report_fields.CLAUSE})"), kv_table(found)]
 
 
 def deviations_block(run: RunView) -> list[Flowable]:

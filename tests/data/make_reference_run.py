@@ -20,6 +20,7 @@ test writes each changed page and a diff image and names them), then commit them
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import tempfile
@@ -30,6 +31,9 @@ sys.path.insert(0, str(ROOT))      # pts and tests, when run as a script from an
 
 from pts.report import render  # noqa: E402
 from tests import snapshots, synthrun_more  # noqa: E402
+from tests.helpers import REPORT_EPOCH  # noqa: E402
+
+os.environ.setdefault("SOURCE_DATE_EPOCH", REPORT_EPOCH)   # the baselines' Report Date
 
 
 def make_run() -> Path:

@@ -4,6 +4,7 @@ sectors, so the 0.5 KiB cells must come out N/A), real fio, short points, a redu
 
 import json
 import re
+import subprocess
 
 import pytest
 
@@ -16,6 +17,8 @@ pytestmark = [pytest.mark.slow,
 SIZE = 128 << 20
 MIXES = ["100/0", "65/35", "0/100"]
 SIZES = ["1024KiB", "64KiB", "4KiB", "0.5KiB"]
+OPERATOR = "E2E Operator"
+REPORT_INFO = 'sponsor = "E2E Lab"\nform_factor = "file on tmpfs"\n'
 
 
 def words(text: str) -> str:
@@ -25,10 +28,13 @@ def words(text: str) -> str:
 @pytest.fixture(scope="module")
 def iops_run(tmp_path_factory):
     reports = tmp_path_factory.mktemp("iops") / "reports"
+    info = reports.parent / "report-info.toml"
+    info.write_text(REPORT_INFO)
     with loop_device(SIZE, sector=4096) as dev:
         return run_pts(dev, reports, "--point-seconds", "1", "--purge", "trim",
                        "--max-rounds", "10", "--iops-rw-mixes", ",".join(MIXES),
-                       "--iops-block-sizes", ",".join(SIZES), target=IOPS)
+                       "--iops-block-sizes", ",".join(SIZES), "--operator", OPERATOR,
+                       "--report-info", str(info), target=IOPS)
 
 
 def test_outcome_matches_pytest_result(iops_run):
@@ -100,6 +106,25 @@ def test_platform_of_a_loop_device(iops_run):
     for w in plat["warnings"]:
         assert f"snia-pts platform WARNING: {w}" in iops_run.proc.stdout
         assert f"WARNING: Platform: {w}" in text
+
+
+def test_report_fields_in_run_json_and_on_page_1(iops_run):
+    """--operator and --report-info land in run.json and on page 1 as stored; the loop
+    device's adapter and interface are declared as none, not left out."""
+    info, system = iops_run.run_json["report_info"], iops_run.run_json["system"]
+    assert (info["operator"], info["sponsor"], info["form_factor"]) == (
+        OPERATOR, "E2E Lab", "file on tmpfs")
+    assert info["file"] == str(iops_run.folder.parents[2] / "report-info.toml")
+    assert system["host_adapter"] == {"none": "none (loop device: I/O goes to a file, no "
+                                              "adapter)"}
+    assert not any("No Test Operator named" in d for d in iops_run.run_json["deviations"])
+    page1 = words(subprocess.run(["pdftotext", "-f", "1", "-l", "1", str(
+        iops_run.folder / "report.pdf"), "-"], check=True, capture_output=True,
+        text=True).stdout)
+    assert f"Test Operator {OPERATOR}" in page1 and "Test Sponsor E2E Lab" in page1
+    assert "DUT form factor file on tmpfs (given in report info, form_factor)" in page1
+    assert f"DUT host adapter {system['host_adapter']['none']}" in page1
+    assert "Report Date 2026-11-22 (rendering date, fixed by SOURCE_DATE_EPOCH)" in page1
 
 
 def test_pdf_has_serial_verdict_and_every_deviation(iops_run):
