@@ -5,7 +5,9 @@ run folder, its ledger, the PDF's text.
 The command is spelled here only (pts_argv); tests run it with run_suite() (to its end),
 start_suite() (to act while it runs: kill it, pull the device), run_pts() (on a device,
 destructive, returning what the run folder holds) or kill_and_resume() (kill -9 at a moment
-the ledger shows, then --resume)."""
+the ledger shows, then --resume). A run's verdicts are checked with check_outcomes(): each
+round-based test's outcome recomputed from its recorded rounds (expected_outcomes), never
+"steady or not steady"."""
 
 from __future__ import annotations
 
