@@ -8,7 +8,7 @@ runs it, `python -m pytest pts/ ...`).
 - paths: REPO, DATA, RECORDED (ATA/SCSI tool outputs), QEMU_DATA (nvme-cli outputs)
 - TOOLS: every tool the tests run -> its Debian package (the needs marker, the install test)
 - loop devices: loop_device(), detach_if_ours()
-- reading a report: pdf_text()
+- reading a report: pdf_text(), pdf_pages()
 - faking an external tool (hdparm, sg3_utils, sdparm, nvme-cli): RecordedRunner + Reply,
   fed with recorded outputs; FakeClock for code that polls
 """
@@ -44,6 +44,7 @@ TOOLS = {"fio": "fio", "blkdiscard": "util-linux", "blockdev": "util-linux",
          "qemu-system-x86_64": "qemu-system-x86", "busybox": "busybox-static", "cpio": "cpio",
          "depmod": "kmod"}
 TOOLS["pdftoppm"] = "poppler-utils"      # page snapshots (tests/snapshots.py)
+TOOLS["pdfinfo"] = "poppler-utils"       # page counts (pdf_pages)
 # sshd, ssh and keys of the loopback client/server test (tests/e2e/test_remote_loopback.py)
 TOOLS |= {"ssh": "openssh-client", "ssh-keygen": "openssh-client", "sshd": "openssh-server"}
 
@@ -93,6 +94,14 @@ def pdf_text(path: Path | str, layout: bool = False) -> str:
     argv = ["pdftotext"] + (["-layout"] if layout else []) + [str(path), "-"]
     out = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
     return re.sub(r"\s+", " ", out)
+
+
+def pdf_pages(path: Path | str) -> int:
+    """The PDF's page count, as pdfinfo (poppler-utils) reads it."""
+    out = subprocess.run(["pdfinfo", str(path)], check=True, capture_output=True,
+                         text=True).stdout
+    (pages,) = re.findall(r"^Pages:\s+(\d+)$", out, re.M)
+    return int(pages)
 
 
 # ------------------------------------------------------------------------- external tools

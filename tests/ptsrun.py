@@ -5,7 +5,9 @@ run folder, its ledger, the PDF's text.
 The command is spelled here only (pts_argv); tests run it with run_suite() (to its end),
 start_suite() (to act while it runs: kill it, pull the device), run_pts() (on a device,
 destructive, returning what the run folder holds) or kill_and_resume() (kill -9 at a moment
-the ledger shows, then --resume)."""
+the ledger shows, then --resume). A run's verdicts are checked with check_outcomes(): each
+round-based test's outcome recomputed from its recorded rounds (expected_outcomes), never
+"steady or not steady"."""
 
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from pts.procedure import steady_state
+from pts.results import records
 from pts.results.ledger import read_ledger
 from tests.helpers import REPO, pdf_text
 
@@ -84,7 +88,8 @@ def kill_and_resume(device: str, reports: Path, args: list[str], target: str,
     """Start the suite on `device`, kill -9 it once `ready(run folder)` is true, wait until
     no process of the run (its fio) is left, then `--resume` it to its end: (the run
     folder, the ledger's records when it was killed, the resumed run's output). The resumed
-    run may end steady or not (exit 0 or 1): both are real outcomes."""
+    run exits 0 exactly when every round-based test ended as its recorded rounds pass
+    (expected_outcomes; a run without one, XSR, must pass)."""
     first = start_suite("--device", device, "--destructive", "--reports-dir", str(reports),
                         *args, target=target)
     folder = None
@@ -111,7 +116,9 @@ def kill_and_resume(device: str, reports: Path, args: list[str], target: str,
         time.sleep(0.1)
     second = start_suite("--resume", str(folder), "--destructive", target=target)
     out, _ = second.communicate(timeout=600)
-    assert second.returncode in (0, 1), out[-3000:]
+    expected = expected_outcomes([r.data for r in read_ledger(folder / "ledger.jsonl")[0]])
+    assert second.returncode == (0 if all(e.passed for e in expected.values()) else 1), \
+        out[-3000:]
     return folder, killed, out
 
 
@@ -128,3 +135,88 @@ def spec_variant(folder: Path, replacements: dict[str, str],
     path = folder / f"{base}-variant.toml"
     path.write_text(text, encoding="utf-8")
     return path
+
+
+# ------------------------------------------------------------------------- verdicts
+
+@dataclass(frozen=True)
+class Expected:
+    """A round-based test's outcome as its recorded rounds give it (expected_outcomes)."""
+    test: str
+    title: str
+    status: str                  # steady / not_steady (HIR: complete / not_steady)
+    rounds: int
+    steady_round: int | None
+    window: list[int]
+
+    @property
+    def passed(self) -> bool:
+        return self.status in (records.STEADY, records.COMPLETE)
+
+    def report_status(self) -> str:
+        """The report's status line of the test (pts/report/data.py, per test)."""
+        span = f"(window {self.window[0]}..{self.window[1]})"
+        if self.status == records.STEADY:
+            return f"Steady state reached at round {self.steady_round} {span}"
+        if self.status == records.NOT_STEADY:
+            return f"STEADY STATE NOT ACHIEVED after {self.rounds} rounds {span}"
+        return ""     # HIR complete: its wording is the HIR page's own
+
+
+def _first_steady(tracking: dict[int, dict], params: dict) -> int | None:
+    """The first round whose window is steady for every tracking variable (the round loop
+    stops there), judged with the limits the test recorded in its test_start."""
+    window = int(params["window_rounds"])
+    limits = {k: float(params[k]) for k in ("max_data_excursion", "max_slope_excursion")}
+    labels = list(tracking[1])
+    for n in range(window, len(tracking) + 1):
+        series = {k: [tracking[r][k] for r in range(1, n + 1)] for k in labels}
+        if steady_state.check_all(series, list(range(1, n + 1)), window=window, **limits)[0]:
+            return n
+    return None
+
+
+def expected_outcomes(recs: list[dict]) -> dict[str, Expected]:
+    """Each round-based test's outcome recomputed from its ledger records alone: the tracking
+    values of its round records (a round redone after --resume: the later record) judged
+    round after round with the steady-state maths (pts.procedure.steady_state) and the
+    window and limits of its test_start; steady at the first steady window, else not steady
+    after max rounds. HIR is "complete" when its preconditioning rounds were steady."""
+    starts = {r["test"]: r for r in recs if r["type"] == "test_start"}
+    tracking: dict[str, dict[int, dict]] = {}
+    for r in recs:
+        if r["type"] == "round":
+            tracking.setdefault(r["test"], {})[r["round"]] = r["tracking"]
+    out = {}
+    for test, rounds in tracking.items():
+        assert sorted(rounds) == list(range(1, len(rounds) + 1)), (test, sorted(rounds))
+        params = starts[test]["parameters"]
+        n, w = _first_steady(rounds, params), int(params["window_rounds"])
+        if n is None:
+            last = int(params["max_rounds"])
+            status, first = records.NOT_STEADY, max(1, last - w + 1)
+        else:
+            last, first = n, n - w + 1
+            status = records.COMPLETE if test == "hir" else records.STEADY
+        out[test] = Expected(test, starts[test]["title"], status, last, n, [first, last])
+    return out
+
+
+def check_outcomes(folder: Path, recs: list[dict] | None = None) -> dict[str, Expected]:
+    """Every round-based test of the run in `folder` ended as its recorded rounds give it:
+    its last test_end (status, rounds, steady round, window) and the report's status line
+    and verdict reason. Returns the expected outcomes (tests compare exit codes with
+    them)."""
+    recs = recs if recs is not None else [r.data for r in read_ledger(folder / "ledger.jsonl")[0]]
+    expected = expected_outcomes(recs)
+    assert expected, "no round-based test in this run"
+    text = pdf_text(folder / "report.pdf")
+    for test, exp in expected.items():
+        end = [r for r in recs if r["type"] == "test_end" and r["test"] == test][-1]
+        assert (end["status"], end["rounds"], end["steady_round"], end["window"]) == \
+            (exp.status, exp.rounds, exp.steady_round, exp.window), (test, end, exp)
+        if exp.report_status():
+            assert exp.report_status() in text, (test, exp.report_status())
+        failed = f"{exp.title}: STEADY STATE NOT ACHIEVED"
+        assert (failed in text) == (exp.status == records.NOT_STEADY), (test, failed)
+    return expected

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tests.helpers import loop_device
-from tests.ptsrun import run_pts
+from tests.ptsrun import check_outcomes, run_pts
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")]
@@ -33,8 +33,9 @@ def test_one_bracket_per_block_size_and_pytest_result(tp):
         f"{k} {e['status']} after {e['rounds']} rounds" for k, e in ends.items()))
     for name, bs in TESTS.items():
         assert starts[list(TESTS).index(name)]["parameters"]["block_sizes"] == [bs]
-        assert ends[name]["status"] in ("steady", "not_steady")
-    all_steady = all(e["status"] == "steady" for e in ends.values())
+    expected = check_outcomes(tp.folder, tp.records)     # each bracket, from its rounds
+    assert sorted(expected) == sorted(TESTS)
+    all_steady = all(e.passed for e in expected.values())
     assert tp.proc.returncode == (0 if all_steady else 1), tp.proc.stdout
 
 

@@ -12,6 +12,7 @@ import sys
 
 import pytest
 
+from pts.procedure import steady_state
 from tests.helpers import REPO, loop_device
 from tests.ptsrun import run_pts
 
@@ -82,7 +83,16 @@ def test_loop_samples_tgbw_and_partial_window(loop):
             assert s["clat_percentile_us"] <= s["clat_max_us"]
         else:                                    # never the slowest I/O in its place
             assert s["clat_percentile_us"] is None
-        assert s["steady"] is None if s["sample"] < 5 else isinstance(s["steady"], bool)
+    # each sample's steady flag: the window of samples ending there, judged again with the
+    # steady-state maths and the limits of the test_start (None before the first window)
+    params = loop.of_type("test_start")[0]["parameters"]
+    w, iops = params["window_rounds"], [s["iops"] for s in complete]
+    for k, s in enumerate(complete, 1):
+        expected = None if k < w else steady_state.check(
+            iops[k - w:k], list(range(k - w + 1, k + 1)), window=w,
+            max_data_excursion=params["max_data_excursion"],
+            max_slope_excursion=params["max_slope_excursion"]).steady
+        assert s["steady"] == expected, s
 
 
 def test_loop_qos_levels_with_their_io_counts(loop):
@@ -122,7 +132,10 @@ def test_loop_pdf_pages(loop):
                   "FOB / steady-state IOPS", "stopped by the time limit",
                   "WIPC (preconditioning) none"):
         assert title in text, title
-    assert "Write Saturation: Completed" in text or "Completed (no steady state" in text
+    (end,) = loop.of_type("test_end")          # its stop condition, as the ledger says it
+    assert end["message"].startswith(f"time limit {HOURS} h reached after ")
+    status = f"Completed (no steady state required): {end['message'].split(';')[0]}"
+    assert status in " ".join(text.split())
     assert "STEADY STATE NOT ACHIEVED" not in text
 
 

@@ -15,7 +15,8 @@ def export(folder, capsys) -> dict:
 def test_json_holds_the_iops_table_of_the_window(tmp_path, capsys):
     doc = export(build_run(tmp_path), capsys)
     assert doc["schema"] == 1 and doc["device"]["serial"] == "SN-TEST-0042"
-    assert doc["verdict"]["text"]
+    # no deviation, a real device, steady: the one compliant verdict (pts/report/verdict.py)
+    assert doc["verdict"] == {"compliant": True, "text": "COMPLIANT RUN", "reasons": []}
     (iops,) = doc["tests"]
     assert iops["name"] == "iops" and iops["state"] == "steady"
     assert iops["window"] == [3, 7] and iops["steady_round"] == 7
@@ -46,8 +47,11 @@ def test_not_steady_run_says_so_and_writes_to_file(tmp_path, capsys):
     out = tmp_path / "x.json"
     folder = build_run(tmp_path, curve=FALLING_CURVE)
     assert main(["export", str(folder), "--json", "-o", str(out)]) == 0
-    (iops,) = json.loads(out.read_text())["tests"]
+    doc = json.loads(out.read_text())
+    (iops,) = doc["tests"]
     assert iops["state"] == "not_steady" and not iops["steady_state"]["RND 4KiB 0/100"]["steady"]
+    assert doc["verdict"] == {"compliant": False, "text": "NOT A COMPLIANT RUN", "reasons": [
+        "IOPS: STEADY STATE NOT ACHIEVED after 7 rounds (window 3..7)"]}
 
 
 def test_csv_and_json_exclusive_and_bad_folder_exit_2(tmp_path, capsys):

@@ -10,6 +10,7 @@ import re
 import pytest
 
 from pts.report import render
+from pts.results.ledger import read_ledger
 from tests import snapshots
 from tests.report.test_report_spec_pages import pages
 
@@ -58,10 +59,38 @@ def test_dirth_all_points_every_level_and_n_r(texts):
     assert "n/r = not resolvable" in flat(text) and "99.9999 % needs 1,000,000" in flat(text)
 
 
-def test_dirth_histogram_pages_use_the_same_wording(texts):
-    text = page(texts, "DIRTH — Response Time Histogram: MinIOPS", "I/Os needed")
-    assert "not resolvable" not in row(text, "99.9999", "%")[0]
-    assert re.search(r"99\.9999 %\s+(n/r|[\d.,]+)\s", text)
+def stored_histogram(test: str, name: str) -> dict:
+    """The run's response_histogram record (the last one written: a resumed capture)."""
+    found, _ = read_ledger(snapshots.REFERENCE_RUN / "ledger.jsonl")
+    return [r.data for r in found if r.data["type"] == "response_histogram"
+            and r.data["test"] == test and r.data["name"] == name][-1]
+
+
+def number(cell: str) -> float:
+    return float(cell.replace(",", ""))
+
+
+@pytest.mark.parametrize("test", ["dirth", "cbw"])
+def test_histogram_page_levels_are_the_stored_ones(texts, test):
+    """Each level row of the MinIOPS histogram page against its stored record: "n/r" exactly
+    where the capture completed fewer than 1 / (1 - p/100) I/Os, else the stored time (to
+    the 4 digits printed); the I/O count and the I/Os needed; MRT = the slowest I/O."""
+    stored = stored_histogram(test, "MinIOPS")
+    text = page(texts, f"{test.upper()} — Response Time Histogram: MinIOPS", "I/Os needed")
+    for level in stored["percentiles"]:
+        needed = round(1 / (1 - level["pct"] / 100))
+        assert level["ios_needed"] == needed
+        assert (level["us"] is None) == (stored["ios"] < needed)
+        cells = row(text, f"{level['pct']:g}", "%")
+        assert [number(c) for c in cells[1:]] == [stored["ios"], needed]
+        if level["us"] is None:
+            assert cells[0] == "n/r"
+        else:
+            assert number(cells[0]) == pytest.approx(level["us"], rel=5e-4)
+    mrt = row(text, "MRT")
+    assert number(mrt[0]) == pytest.approx(stored["lat_max_us"], rel=5e-4)
+    # the reference capture completed 491,534 I/Os: 99.9999 % (needs 1,000,000) is n/r
+    assert row(text, "99.9999", "%")[0] == "n/r" and row(text, "99.999", "%")[0] != "n/r"
 
 
 def test_export_json_carries_the_histograms_levels():

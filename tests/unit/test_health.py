@@ -94,7 +94,9 @@ def now(units):
 
 def test_resume_accepts_the_round_in_flight(tmp_path, drive):
     state = resume_state(tmp_path, [1000, 3000, 5000])     # 2000 units per round
-    state.check_data_units(drive, now(5000 + 4000 + 19531))  # 2 rounds + 1 % of capacity
+    # 2 rounds + 1 % of capacity is accepted (returns, raises nothing); one unit more is
+    # refused (test_resume_refuses_foreign_writes): the limit is exactly there.
+    assert state.check_data_units(drive, now(5000 + 4000 + 19531)) is None
 
 
 def test_resume_refuses_foreign_writes(tmp_path, drive):
@@ -108,5 +110,11 @@ def test_resume_refuses_foreign_writes(tmp_path, drive):
 
 
 def test_resume_without_smart_records_checks_nothing(tmp_path, drive):
-    resume_state(tmp_path, []).check_data_units(drive, now(1))
-    resume_state(tmp_path, [5]).check_data_units(drive, None)
+    from pts.device.identity import DeviceError
+    # A counter that went backwards (1 after 5) is refused where there is something to
+    # compare ...
+    with pytest.raises(DeviceError, match=r"went backwards \(5 recorded, 1 now\)"):
+        resume_state(tmp_path, [5]).check_data_units(drive, now(1))
+    # ... and accepted where there is not: no smart-log record in the run, or no reading now.
+    assert resume_state(tmp_path, []).check_data_units(drive, now(1)) is None
+    assert resume_state(tmp_path, [5]).check_data_units(drive, None) is None

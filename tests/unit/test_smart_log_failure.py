@@ -111,7 +111,13 @@ def test_resume_refuses_when_the_data_units_check_cannot_be_made(tmp_path, monke
     # A run that never read data units written has nothing to compare: no refusal.
     assert health.resume_counters(NVME, ResumeState(tmp_path, {}, ())) is None
     fake_nvme(monkeypatch, fail=False)
-    assert health.resume_counters(NVME, state)["data_units_written"] >= 0
+    # Readable again: the counters of the QEMU capture, to compare with the recorded step
+    # (temperature 323 K = 50 °C; a data unit is 1000 x 512 bytes, SMART log page 02h).
+    assert health.resume_counters(NVME, state) == {
+        "host_writes": 0, "page_size": 512000, "critical_warning": 0, "temperature_c": 50,
+        "percent_used": 0, "data_units_read": 1, "data_units_written": 0, "media_errors": 0,
+        "error_log_entries": 0, "warning_temp_minutes": 0, "critical_temp_minutes": 0,
+        "thermal_transitions": 0}
 
 
 def unread_run(tmp_path):
