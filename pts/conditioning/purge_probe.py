@@ -42,8 +42,11 @@ def record(run: Run, test: str, block_size: int, tc: int, qd: int, seconds: floa
         raw=raw))
 
 
-def plan_lines(settings: Settings, tc: int, qd: int, first_sample: bool = False) -> list[str]:
-    """The probe in --dry-run's plan (IOPS; WSAT: its own first sample, no extra writes)."""
+def plan_lines(settings: Settings, tc: int, qd: int, first_sample: bool = False,
+               test: str = "iops") -> list[str]:
+    """The probe in --dry-run's plan (IOPS, HIR; WSAT: its own first sample, no extra
+    writes). For HIR the comparison is with its preconditioning baseline, which a FOB/SS
+    below the threshold shows may still be the FOB plateau (issue 21 §3)."""
     spec = settings.spec.purge_probe
     if not settings.purge_probe:
         return ["purge probe: off (--no-purge-probe)"]
@@ -54,4 +57,6 @@ def plan_lines(settings: Settings, tc: int, qd: int, first_sample: bool = False)
     return [f"purge probe (an addition to the PTS flow; --no-purge-probe removes it): "
             f"{spec.seconds} s of RND {format_size(spec.block_size)} writes at TC {tc} / QD "
             f"{qd} right after the purge, before WIPC; at the end FOB/SS below "
-            f"{spec.fob_ss_min_ratio:g} warns that the purge did not return the drive to FOB"]
+            f"{spec.fob_ss_min_ratio:g} warns " + (
+                "that the preconditioning baseline may be the FOB plateau" if test == "hir"
+                else "that the purge did not return the drive to FOB")]

@@ -123,7 +123,8 @@ def round_test_plan(settings: Settings, device: BlockDevice, decl: RoundTest,
     lines = [f"{decl.title} test ({decl.clause}{ledger_name})",
              *setup_lines(settings, device, decl.thread_count, decl.queue_depth)]
     if decl.purge_probe:
-        lines += purge_probe.plan_lines(settings, decl.thread_count, decl.queue_depth)
+        lines += purge_probe.plan_lines(settings, decl.thread_count, decl.queue_depth,
+                                         test=decl.test)
     wipc_bytes = 0
     if decl.wipc_block_size:
         ar = active_range_bytes(device, spec.common.active_range_pct)
