@@ -1,9 +1,10 @@
 """The purge probe end to end on the emulated SSD (issue 16 acceptance): a drive filled
 beforehand and run with --purge none writes no faster at the start than in steady state,
 and the report and pytest's summary warn that no purge ran and the drive was not at FOB
-(never that a purge ran, issue 21 §1); a normal run (the emulated SSD's purge: a whole-device discard) does not warn. The
-normal run also has --fob-sweep: its FOB read figures read LBAs the discard emptied, and the
-report and pytest's summary say they are not device reads (issue 16 part 2 acceptance).
+(never that a purge ran, issue 21 §1); a normal run (the emulated SSD's purge: a
+whole-device discard) does not warn. The normal run also has --fob-sweep: its FOB read
+figures read LBAs the discard emptied, and the report and pytest's summary say they are not
+device reads (issue 16 part 2 acceptance).
 
 IOPS test only, PTS-E 1.1 (one tracking variable, RND 4 KiB 0/100; same TC/QD, purge,
 WIPC and probe as PTS 2.0.2) with the matrix reduced to RND 4 KiB 100/0 and 0/100, 1 s
@@ -121,7 +122,8 @@ def test_unpurged_filled_drive_warns(unpurged):
 
 def test_dry_run_plans_the_probe_and_no_purge_probe_removes_it(make_loop, tmp_path):
     """The plan declares the probe for IOPS and HIR (extra writes; HIR's against its
-    preconditioning baseline) and WSAT (its first sample), not for the other tests; --no-purge-probe says it is off. A dry run writes nothing."""
+    preconditioning baseline) and WSAT (its first sample), not for the other tests;
+    --no-purge-probe says it is off. A dry run writes nothing."""
     dev = make_loop(64 << 20)
     common = ("--device", dev, "--dry-run", "--destructive", "--purge", "trim",
               "--reports-dir", str(tmp_path / "r"))
