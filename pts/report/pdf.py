@@ -14,7 +14,14 @@ import io
 
 from reportlab import rl_config
 from reportlab.pdfbase.pdfmetrics import stringWidth
-from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageTemplate, Paragraph
+from reportlab.platypus import (
+    BaseDocTemplate,
+    Flowable,
+    Frame,
+    PageBreak,
+    PageTemplate,
+    Paragraph,
+)
 
 from pts import __version__
 from pts.report import fmt, layout, pages, qualify_pages, readings, readings_pages, summary, toc
@@ -83,15 +90,34 @@ class ReportDoc(BaseDocTemplate):
         self._bookmarks = 0
         self.headings: list[int] = []          # the page of every heading, in order
         self.known_pages: list[int] = []
+        self._header_again = None              # the SNIA header block of the current test
+        self._page_fresh = False
         frame = Frame(MARGIN, MARGIN + FOOTER_HEIGHT, CONTENT_WIDTH,
                       PAGE_SIZE[1] - 2 * MARGIN - HEADER_HEIGHT - FOOTER_HEIGHT,
                       leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0, id="body")
         self.addPageTemplates([PageTemplate("report", [frame], onPageEnd=self._decorate)])
 
+    def handle_pageBegin(self):
+        super().handle_pageBegin()
+        self._page_fresh = True
+
+    def handle_flowable(self, flowables):
+        # A page that begins with anything but a new page's marker is a continuation (a
+        # table or text that did not fit): it gets the test's SNIA header block too.
+        if getattr(self, "_page_fresh", False):
+            self._page_fresh = False
+            if (self._header_again and flowables
+                    and not isinstance(flowables[0], layout.PageMarker | PageBreak)):
+                flowables.insert(0, self._header_again())
+        super().handle_flowable(flowables)
+
     def afterFlowable(self, flowable):
         # Page markers set the header of the page they land on; headings feed the outline.
         if isinstance(flowable, layout.PageMarker):
             self.info = flowable.info
+            self._header_again = None
+        elif callable(again := getattr(flowable, "pts_header_again", None)):
+            self._header_again = again
         elif isinstance(flowable, Paragraph) and flowable.style.name in OUTLINE:
             self._bookmarks += 1
             self.headings.append(self.page)

@@ -316,6 +316,8 @@ def block(run: RunView, test: TestResult) -> Table:
         ("BOTTOMPADDING", (0, 0), (-1, -1), 1.5), ("LEFTPADDING", (0, 0), (-1, -1), 2.5),
         ("RIGHTPADDING", (0, 0), (-1, -1), 2.5)]))
     table.spaceAfter = 2 * mm
+    # a page that a long table or paragraph continues onto gets a fresh copy (pdf.ReportDoc)
+    table.pts_header_again = lambda: block(run, test)
     return table
 
 

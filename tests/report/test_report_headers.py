@@ -19,7 +19,7 @@ import pytest
 from pts.report import qos_pages, render
 from pts.report.data import load_run
 from pts.report.layout import PageMarker
-from tests import headers, snapshots
+from tests import headers, snapshots, synthrun, synthrun_more
 from tests.helpers import pdf_text
 
 pytestmark = pytest.mark.needs("pdftotext")
@@ -206,3 +206,19 @@ def test_summary_precondition_phase_shows_no_tc_qd_grid(reference):
     assert "TC (outer loop)" not in pre and "QD (inner loop)" not in pre
     assert f"Preconditioning round {p['round_seconds']} s of writes, the last " \
            f"{p['point_seconds']} s measured" in pre
+
+
+def test_a_table_continued_onto_another_page_has_the_header_block_there_too(tmp_path):
+    """The full 7 x 7 DIRTH grid: its All Points table runs over more than one page, and
+    the pages it continues onto carry the same header block (mismatches() names any test
+    page without one)."""
+    shape = dataclasses.replace(synthrun.REFERENCE, dirth_grid=None)
+    folder = synthrun.build(tmp_path / "run", shape, extra=(synthrun_more.dirth,))
+    pdf = render(folder, tmp_path / "report.pdf")
+    bad, seen = headers.mismatches(pdf, folder)
+    assert not bad, "\n".join(bad)
+    titles = [headers.page_test(w) for w in headers.pdf_pages(pdf)]
+    all_points = [n for n, w in enumerate(headers.pdf_pages(pdf))
+                  if "DIRTH — All Points" in " ".join(x[3] for x in headers._lines(w)[1])]
+    assert len(all_points) >= 2, f"the All Points table fits one page: {all_points}"
+    assert seen["dirth"] == titles.count("DIRTH")
