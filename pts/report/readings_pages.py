@@ -13,8 +13,11 @@ from pts.report.layout import CONTENT_WIDTH, PageInfo, grid_table, h1, h2, new_p
 from pts.report.model import RunView
 from pts.report.readings import CHOICE, READING, TITLE, ReadingView, count
 
-WIDTHS = [42 * mm, 28 * mm, CONTENT_WIDTH - 42 * mm - 28 * mm - 40 * mm - 17 * mm,
-          40 * mm, 17 * mm]
+# Key and Used by fit the longest key of the spec files (dirth.precondition_round_seconds,
+# 42.5 mm in 8 pt Helvetica, plus 2 x 6 pt padding) and test name (dirth-precondition,) on
+# one line: a word reportlab cannot fit is broken mid-word.
+WIDTHS = [48 * mm, 24 * mm, CONTENT_WIDTH - 48 * mm - 24 * mm - 36 * mm - 26 * mm,
+          36 * mm, 26 * mm]
 HEADER = ("Key (spec file)", "Value used", "Where it comes from", "Alternative(s)", "Used by")
 
 
