@@ -13,6 +13,7 @@ import dataclasses
 import io
 
 from reportlab import rl_config
+from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import (
     BaseDocTemplate,
@@ -175,14 +176,25 @@ def _draw_footer(canv, run: RunView, info: layout.PageInfo) -> None:
     canv.setFont(BOLD, 8.5)
     canv.drawCentredString(width / 2, y, _fit(info.footer, BOLD, 8.5, CONTENT_WIDTH * 0.6))
     canv.setFont(FONT, 7)
-    canv.drawString(MARGIN, y - 11, f"snia-pts {__version__}   run {run.run_id}   rendered "
-                    "from run.json + ledger.jsonl only")
+    left = f"snia-pts {__version__}  run {run.run_id}  from run.json + ledger.jsonl only"
+    canv.drawString(MARGIN, y - 11, left)
     # The verdict on every page: a page shown on its own must not pass for a compliant run.
     verdict = run.verdict
     canv.setFillColor(layout.GREEN if verdict.compliant else layout.RED)
     canv.setFont(BOLD, 7)
-    extra = "" if verdict.compliant else f" ({len(verdict.reasons)} reason(s), see page 1)"
-    canv.drawRightString(width - MARGIN, y - 11, verdict.text + extra)
+    room = CONTENT_WIDTH - stringWidth(left, FONT, 7) - 4 * mm
+    canv.drawRightString(width - MARGIN, y - 11, footer_verdict(verdict, room))
+
+
+def footer_verdict(verdict, room: float) -> str:
+    """The verdict and why, as far as it fits: "NOT A COMPLIANT RUN — 9 deviation(s) from
+    the specification (listed), see page 1" (a count of reasons said less than the reasons)."""
+    if verdict.compliant:
+        return verdict.text
+    tail = ", see page 1"
+    why = _fit(f"{verdict.text} — {'; '.join(verdict.reasons)}", BOLD, 7,
+               room - stringWidth(tail, BOLD, 7))
+    return why + tail
 
 
 def _run_dates(run: RunView) -> str:

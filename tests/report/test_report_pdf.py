@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 
 import pytest
 
@@ -142,3 +143,35 @@ def test_point_timing_and_round_mode_changes_are_on_the_report(tmp_path):
     assert ("a point's I/O overlapped the previous point's by 4 ms at most (round 2, 65/35 "
             "1024 KiB) (limit: 1 % of a point = 600 ms)") in text
     assert f"Round mode changed to stonewalled: {reason}." in text
+
+
+
+def test_every_page_footer_gives_the_verdict_and_why(deviating):
+    """A page read on its own says the run is not compliant and why (the reason itself, not
+    a count of reasons), in the footer line of every page."""
+    from pts.report.data import load_run
+    reason = "3 deviation(s) from the specification (listed)"
+    assert load_run(deviating.parent).verdict.reasons == (reason,)
+    pages = subprocess.run(["pdftotext", "-layout", str(deviating), "-"], capture_output=True,
+                           text=True, check=True).stdout.split("\f")[:-1]
+    assert len(pages) > 5
+    for n, page in enumerate(pages, 1):
+        footer = [line for line in page.splitlines() if "from run.json + ledger.jsonl" in line]
+        assert len(footer) == 1, f"page {n}: {footer}"
+        assert footer[0].rstrip().endswith(f"NOT A COMPLIANT RUN — {reason}, see page 1"), \
+            f"page {n}: {footer[0]}"
+
+
+def test_footer_verdict_cuts_what_does_not_fit_and_keeps_the_page_pointer():
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    from pts.report.pdf import BOLD, footer_verdict
+    from pts.report.verdict import Verdict
+    v = Verdict(False, "NOT A COMPLIANT RUN", ("4 deviation(s) from the specification "
+                                               "(listed)", "IOPS: not steady", "XSR: aborted"))
+    text = footer_verdict(v, 200)
+    assert text.startswith("NOT A COMPLIANT RUN — 4 dev") and text.endswith("…, see page 1")
+    assert stringWidth(text, BOLD, 7) <= 200
+    assert footer_verdict(v, 2000) == ("NOT A COMPLIANT RUN — 4 deviation(s) from the "
+                                      "specification (listed); IOPS: not steady; XSR: "
+                                      "aborted, see page 1")
