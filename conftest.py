@@ -1,1 +1,4 @@
-pytest_plugins = ["pts.plugin", "pts.suite.datasheet"]
+# pluggy calls the plugin registered last first: pts.plugin's pytest_configure (which turns
+# --inventory/--resume into the run's options, --datasheet among them) runs before the
+# datasheet plugin reads --datasheet.
+pytest_plugins = ["pts.suite.datasheet", "pts.plugin"]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 # Options of the parent session that a child run must not get (it gets its own --device;
 # the parent writes the junit XML of the whole session from the children's reports).
-PARENT_ONLY_WITH_VALUE = ("--device", "--junitxml", "--junit-xml")
+PARENT_ONLY_WITH_VALUE = ("--device", "--junitxml", "--junit-xml", "--inventory", "--only")
 PARENT_ONLY_FLAGS = ("--skip-refused-devices",)
 CHILD_LOG_PLUGIN = "pts.cli.multi.childlog"
 
@@ -53,9 +53,11 @@ def check_combination(devices: Sequence[str], resume: str | None) -> None:
             "--destructive")
 
 
-def child_args(parent_args: Sequence[str], device: str, log_file: Path) -> list[str]:
+def child_args(parent_args: Sequence[str], device: str, log_file: Path,
+               own: Sequence[str] = ()) -> list[str]:
     """The parent's own command-line arguments for one device's child: every --device and
-    the parent-only options removed, then --device DEVICE and the report-log plugin."""
+    the parent-only options removed, then the drive's own options (--inventory: they come
+    after the session's, so they win), --device DEVICE and the report-log plugin."""
     out: list[str] = []
     skip_next = False
     for arg in parent_args:
@@ -69,7 +71,8 @@ def child_args(parent_args: Sequence[str], device: str, log_file: Path) -> list[
                                            for o in PARENT_ONLY_WITH_VALUE):
             continue
         out.append(arg)
-    return [*out, "--device", device, "-p", CHILD_LOG_PLUGIN, "--pts-child-log", str(log_file)]
+    return [*out, *own, "--device", device, "-p", CHILD_LOG_PLUGIN, "--pts-child-log",
+            str(log_file)]
 
 
 _REPORT = re.compile(r"^PTS report: (?P<pdf>.+\.pdf)\s*$")

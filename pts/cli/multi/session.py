@@ -18,7 +18,7 @@ import pytest
 
 from pts.cli import remote
 from pts.cli.multi import children as kids
-from pts.cli.multi import gate, replay
+from pts.cli.multi import gate, inventory, replay
 from pts.cli.multi.devices import (
     MultiDeviceError,
     check_combination,
@@ -38,15 +38,48 @@ def add_options(group) -> None:
                     help="with several --device: leave out a device the safety checks refuse "
                          "(reported per device) and test the others; without it one refused "
                          "device refuses the whole session, nothing written anywhere")
+    group.addoption("--inventory", metavar="FILE.toml", default=None,
+                    help="the drives of a lab in one file instead of --device options: hosts "
+                         "(ssh user/port/config, fio port, their own --purge/--round-mode), "
+                         "their drives (path or by_id, label, --datasheet, --spec) and groups "
+                         "(docs/inventory.md; example docs/inventory-example.toml). Each "
+                         "drive is one --device of the session, with its own options")
+    group.addoption("--only", metavar="NAMES", default=None,
+                    help="with --inventory: only the drives whose label, host or group is "
+                         "one of these comma-separated names (e.g. --only jbof1,dut3)")
+
+
+def inventory_drives(config: pytest.Config) -> list[inventory.Drive] | None:
+    """The drives --inventory (and --only) select; None without --inventory."""
+    opt = config.option
+    if not opt.inventory:
+        if opt.only:
+            raise pytest.UsageError("--only selects drives of an --inventory FILE; without "
+                                    "one, give the drives to test as --device options")
+        return None
+    if given_devices(opt.device):
+        raise pytest.UsageError("--inventory and --device: give the drives in one place "
+                                "(the inventory file, or --device options)")
+    try:
+        drives = inventory.load(opt.inventory).select(opt.only)
+    except inventory.InventoryError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    if not drives:
+        raise pytest.UsageError(f"{opt.inventory}: no drive selected (--only {opt.only})")
+    return drives
 
 
 def configure(config: pytest.Config, settings_of: Callable, check_capacity: Callable,
               check_reports_dir: Callable) -> bool:
     """True if this is a several-device session (this module's plugin then runs it)."""
-    devices = given_devices(config.option.device)
+    drives = inventory_drives(config)
+    devices = [d.given for d in drives] if drives else given_devices(config.option.device)
     if len(devices) <= 1:
         config.option.device = devices[0] if devices else None
+        if drives:                  # one drive: the single-device run, with its options
+            vars(config.option).update(drives[0].options)
         return False
+    by_given = {d.given: d for d in drives or ()}
     try:
         check_combination(devices, config.option.resume)
     except MultiDeviceError as exc:
@@ -55,14 +88,20 @@ def configure(config: pytest.Config, settings_of: Callable, check_capacity: Call
     settings = settings_of(config)              # bad options: a usage error, as with one
     config.option.device = None
     opt = config.option
+
+    def own(given: str, dest: str):             # a drive's own option, or the session's
+        drive = by_given.get(given)
+        return drive.option(dest, getattr(opt, dest)) if drive else getattr(opt, dest)
+
     for d in devices:
-        if why := remote.refusal(d, resume=opt.resume, round_mode=opt.round_mode,
-                                 purge=opt.purge):
+        if why := remote.refusal(d, resume=opt.resume, round_mode=own(d, "round_mode"),
+                                 purge=own(d, "purge")):
             raise pytest.UsageError(why)
-    checked = gate.check_all(devices, labels(devices), destructive=config.option.destructive,
+    names = [d.label for d in drives] if drives else labels(devices)
+    checked = gate.check_all(devices, names, destructive=config.option.destructive,
                              check_capacity=lambda dev: check_capacity(dev, settings),
                              resolver=lambda given: remote.resolve_given(
-                                 given, opt.ssh_config, opt.fio_port))
+                                 given, own(given, "ssh_config"), own(given, "fio_port")))
     refused = [c for c in checked if not c.accepted]
     if refused and (not config.option.skip_refused_devices
                     or len(refused) == len(checked)):
@@ -74,14 +113,16 @@ def configure(config: pytest.Config, settings_of: Callable, check_capacity: Call
         except pytest.UsageError:
             gate.release_all(checked)
             raise
-    config.stash[ACTIVE] = plugin = MultiSession(config, checked, settings)
+    config.stash[ACTIVE] = plugin = MultiSession(config, checked, settings, drives or [])
     config.pluginmanager.register(plugin, "pts-multi-device")
     return True
 
 
 class MultiSession:
-    def __init__(self, config: pytest.Config, checked: list[gate.Checked], settings):
+    def __init__(self, config: pytest.Config, checked: list[gate.Checked], settings,
+                 drives: list[inventory.Drive]):
         self.config, self.checked, self.settings = config, checked, settings
+        self.drives = {d.label: d for d in drives}      # --inventory: label -> drive
         self.children: list[kids.Child] = []
         self.lines: list[str] = []
 
@@ -103,6 +144,7 @@ class MultiSession:
                f"in parallel (spec {s.spec.name}, point {s.point_seconds} s, max rounds "
                f"{s.max_rounds}, purge {s.purge}, destructive {s.destructive}, reports "
                f"{s.reports_dir})"]
+        out += inventory_lines(self.config.option, self.drives.values())
         for c in self.checked:
             if not c.accepted:
                 out.append(f"snia-pts device [{c.label}] {c.given}: REFUSED, left out "
@@ -141,7 +183,8 @@ class MultiSession:
             log = logs / f"{n}.jsonl"
             self.children.append(kids.Child(
                 c.label, c.given,
-                [sys.executable, "-m", "pytest", *child_args(args, c.given, log)], log,
+                [sys.executable, "-m", "pytest",
+                 *child_args(args, c.given, log, self._own_args(c.label))], log,
                 lock_fd=c.lock.fd if c.lock is not None else None))
         write = _writer(config)
 
@@ -159,6 +202,10 @@ class MultiSession:
                                           self._folders(),
                                           {k.label: k.returncode for k in self.children})
         return True
+
+    def _own_args(self, label: str) -> list[str]:
+        drive = self.drives.get(label)
+        return drive.child_args() if drive else []
 
     def _folders(self) -> dict[str, Path | None]:
         return {c.label: run_folder_from_output(c.lines) for c in self.children}
@@ -184,6 +231,23 @@ class MultiSession:
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         gate.release_all(self.checked)
+
+
+def inventory_lines(opt, drives) -> list[str]:
+    """The plan per host and drive of an --inventory session (header and --dry-run)."""
+    drives = list(drives)
+    if not drives:
+        return []
+    out = [f"snia-pts inventory {opt.inventory}: {len(drives)} drive(s)"
+           + (f" selected by --only {opt.only}" if opt.only else "")]
+    for host in dict.fromkeys(d.host for d in drives):
+        out.append(f"snia-pts host {host}:")
+        for d in (d for d in drives if d.host == host):
+            own = ", ".join(f"--{k.replace('_', '-')} {v}" for k, v in d.options.items())
+            out.append(f"snia-pts   [{d.label}] {d.given}"
+                       + (f" (groups {', '.join(d.groups)})" if d.groups else "")
+                       + f": {own or 'the session options'}")
+    return out
 
 
 def _writer(config: pytest.Config):

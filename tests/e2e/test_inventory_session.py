@@ -1,0 +1,93 @@
+"""A session from --inventory (issue 24 §1), dry runs on emulated SSDs: the documented
+example's demo drives each planned with their own options; a host that cannot be reached
+refuses the session with its reason before anything is written (or is left out with
+--skip-refused-devices); one selected drive is a single-device run with its options."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.ptsrun import run_suite
+
+pytestmark = pytest.mark.needs("root", "fusermount3", "losetup", "ssh")
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = str(REPO / "docs" / "inventory-example.toml")
+PLAN_A = "[demo-a] purge: discard (emulated SSD: resets the FTL model) [emulated SSD]"
+PLAN_B = "[demo-b] purge: trim (declared deviation) [--purge trim]"
+SHEET_ITEM = "test_requirement[iops RND 4KiB 0/100 iops >= 100]"
+
+
+def dry(*args: str, reports: Path):
+    return run_suite("--destructive", "--dry-run", "--reports-dir", str(reports), *args)
+
+
+def test_the_documented_example_plans_each_demo_drive_with_its_own_options(tmp_path):
+    p = dry("--inventory", EXAMPLE, "--only", "demo", reports=tmp_path / "r")
+    out = p.stdout
+    assert p.returncode == 0, out + p.stderr
+    assert f"snia-pts inventory {EXAMPLE}: 2 drive(s) selected by --only demo" in out
+    assert "snia-pts host controller:" in out and "snia-pts host dut1" not in out
+    assert "snia-pts   [demo-b] emulated:128M:default (groups demo): --spec " \
+           "pts-2.0.2-enterprise, --purge trim, --datasheet " in out
+    # each child planned with its own purge; only demo-b has the datasheet's requirement
+    assert out.count(PLAN_A) == out.count(PLAN_B) == 9          # one per PTS test item
+    assert "[demo-a] purge: trim" not in out and "[demo-b] purge: discard" not in out
+    assert f"[demo-b] --- pts/suite/test_datasheet.py::{SHEET_ITEM}" in out
+    assert "[demo-a] --- pts/suite/test_datasheet.py" not in out
+    assert "snia-pts [demo-a] emulated:64M:default: exit status 0" in out
+    assert not (tmp_path / "r").exists()
+
+
+LAB = """
+[hosts.here]
+local = true
+[[hosts.here.drives]]
+path = "emulated:64M:default"
+label = "a"
+purge = "trim"
+
+[hosts.gone]                       # nothing listens on port 1: ssh is refused at once
+address = "127.0.0.1"
+ssh_port = 1
+purge = "trim"
+round_mode = "stonewalled"
+[[hosts.gone.drives]]
+path = "/dev/nvme0n1"
+"""
+
+
+def test_a_host_that_cannot_be_reached_is_refused_with_its_reason(tmp_path):
+    lab = tmp_path / "lab.toml"
+    lab.write_text(LAB)
+    p = dry("--inventory", str(lab), reports=tmp_path / "r")
+    assert p.returncode == 4, p.stdout + p.stderr
+    assert "refusing the whole session: [gone:nvme0n1] ssh://127.0.0.1:1/dev/nvme0n1: cannot " \
+           "run commands on 127.0.0.1 over ssh" in p.stderr
+    assert "Connection refused" in p.stderr and "[a]" not in p.stderr
+    p = dry("--inventory", str(lab), "--skip-refused-devices", reports=tmp_path / "r")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "snia-pts [gone:nvme0n1] ssh://127.0.0.1:1/dev/nvme0n1: REFUSED, not run: " in \
+        p.stdout
+    assert p.stdout.count("[a] purge: trim (declared deviation)") == 9
+    assert not (tmp_path / "r").exists()
+
+
+def test_one_selected_drive_is_a_single_device_run_with_its_options(tmp_path):
+    p = dry("--inventory", EXAMPLE, "--only", "demo-b", reports=tmp_path / "r")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout.count("purge: trim (declared deviation) [--purge trim]") == 9
+    assert f"--- pts/suite/test_datasheet.py::{SHEET_ITEM}" in p.stdout
+    assert "[demo-b]" not in p.stdout                   # no child: the run itself
+
+
+def test_inventory_usage_errors(tmp_path):
+    p = dry("--inventory", EXAMPLE, "--device", "/dev/null", reports=tmp_path / "r")
+    assert p.returncode == 4 and "--inventory and --device: give the drives in one place" \
+        in p.stderr
+    p = dry("--device", "/dev/null", "--only", "demo", reports=tmp_path / "r")
+    assert p.returncode == 4 and "--only selects drives of an --inventory FILE" in p.stderr
+    p = dry("--inventory", EXAMPLE, "--only", "nothing", reports=tmp_path / "r")
+    assert p.returncode == 4 and "--only nothing: no drive label, host or group" in p.stderr
