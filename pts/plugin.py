@@ -28,6 +28,7 @@ from pts.device.lock import DeviceLock
 from pts.device.platform_device import capture as capture_platform
 from pts.device.remote import remote_platform
 from pts.emulate import session as emulated
+from pts.procedure import plan
 from pts.procedure.properties import junit_properties
 from pts.procedure.runner import TestDefinitionError
 from pts.report import console
@@ -290,6 +291,7 @@ def pytest_runtestloop(session: pytest.Session):
     write("safety: " + ("REFUSED whatever the flags: " + "; ".join(reasons) if reasons else
                         "not in use" + ("" if config.option.destructive else
                                         "; a real run needs --destructive")))
+    planned: list[str] = []
     for item in session.items:
         write(f"--- {item.nodeid}")
         marker = item.get_closest_marker("pts")
@@ -301,6 +303,9 @@ def pytest_runtestloop(session: pytest.Session):
             lines = registry.get(marker.args[0]).plan(config.stash[SETTINGS], dev, variant)
         except TestDefinitionError as exc:
             lines = [f"REFUSED at run time: {exc}"]
+        planned += lines
         for line in lines:
             write(line)
+    for line in plan.total_lines(planned):
+        write(line)
     return True

@@ -29,6 +29,29 @@ def hms(seconds: float) -> str:
     return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
+class Estimate(str):
+    """A plan line that estimates a duration: its text, plus the best and worst case in
+    seconds, which --dry-run adds up into the whole run's (and a session's) estimate."""
+
+    best_s: float
+    worst_s: float
+
+    def __new__(cls, text: str, best_s: float, worst_s: float) -> Estimate:
+        line = super().__new__(cls, text)
+        line.best_s, line.worst_s = best_s, worst_s
+        return line
+
+
+def total_lines(lines) -> list[str]:
+    """The whole run's estimate from the Estimate lines of its tests' plans."""
+    found = [line for line in lines if isinstance(line, Estimate)]
+    if not found:
+        return []
+    best, worst = sum(e.best_s for e in found), sum(e.worst_s for e in found)
+    return [f"estimated duration of this run: best {hms(best)}, worst {hms(worst)} "
+            f"({len(found)} estimates of the plans above added; purges not included)"]
+
+
 def purge_plan(settings: Settings, dev: BlockDevice) -> str:
     """The method and command the run would use (identify data is read; nothing written)."""
     try:
@@ -92,10 +115,12 @@ def duration_lines(points: int, point_seconds: int, window: int, max_rounds: int
     if extra_round_s:            # one more fio run per round
         per_round += extra_round_s + FIO_OVERHEAD_S
     wipc = ", ".join(f"{hms(wipc_bytes / rate)} at {rate / 1e9:g} GB/s" for rate in (0.5e9, 3e9))
-    return [f"estimated duration: WIPC {wipc} (depends on the drive's SEQ write speed); "
-            f"rounds {hms(per_round)} each: best case {hms(window * per_round)} "
-            f"(steady by round {window}), worst case {hms(max_rounds * per_round)} "
-            f"({max_rounds} rounds)"]
+    return [Estimate(f"estimated duration: WIPC {wipc} (depends on the drive's SEQ write "
+                     f"speed); rounds {hms(per_round)} each: best case "
+                     f"{hms(window * per_round)} (steady by round {window}), worst case "
+                     f"{hms(max_rounds * per_round)} ({max_rounds} rounds)",
+                     wipc_bytes / 3e9 + window * per_round,
+                     wipc_bytes / 0.5e9 + max_rounds * per_round)]
 
 
 def fills_duration_lines(bytes_planned: int, limit_s: int) -> list[str]:
@@ -107,10 +132,11 @@ def fills_duration_lines(bytes_planned: int, limit_s: int) -> list[str]:
             return f"{hms(seconds + FIO_OVERHEAD_S)} (the fills, written at {rate})"
         return f"{hms(limit_s + FIO_OVERHEAD_S)} (the time limit: at {rate} the fills " \
                f"would take {hms(seconds)})"
-    return [f"estimated duration: writing {bytes_planned:,} bytes takes {hms(slow)} at "
-            f"0.5 GB/s, {hms(fast)} at 3 GB/s; time limit {hms(limit_s)}; whichever first: "
-            f"best case {case(fast, '3 GB/s')}, worst case {case(slow, '0.5 GB/s')} "
-            "(depends on the drive's RND write speed)"]
+    return [Estimate(f"estimated duration: writing {bytes_planned:,} bytes takes {hms(slow)} "
+                     f"at 0.5 GB/s, {hms(fast)} at 3 GB/s; time limit {hms(limit_s)}; "
+                     f"whichever first: best case {case(fast, '3 GB/s')}, worst case "
+                     f"{case(slow, '0.5 GB/s')} (depends on the drive's RND write speed)",
+                     min(fast, limit_s) + FIO_OVERHEAD_S, min(slow, limit_s) + FIO_OVERHEAD_S)]
 
 
 def round_test_plan(settings: Settings, device: BlockDevice, decl: RoundTest,

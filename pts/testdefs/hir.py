@@ -281,6 +281,7 @@ def plan_lines(settings: Settings, device: BlockDevice) -> list[str]:
                      f"{ws.baseline_repetitions} x {ws.write_s} s return-to-baseline writes")
     j = wait_job(settings, states[-1], str(Path("RUN_DIR", "raw", TEST, "wsN")), ar)
     lines += ["fio job of the last wait state:", *plan.job_lines(device, [j]),
-              f"wait states + baselines: {plan.hms(total)} after preconditioning (spec: "
-              f"{plan.hms(h.total_seconds())})"]
+              plan.Estimate(f"wait states + baselines: {plan.hms(total)} after "
+                            f"preconditioning (spec: {plan.hms(h.total_seconds())})",
+                            total, total)]
     return lines

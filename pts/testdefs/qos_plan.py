@@ -102,8 +102,9 @@ def plan_lines(settings: Settings, device: BlockDevice, kind: str) -> list[str]:
 
 
 def duration_lines(e: Estimate) -> list[str]:
-    return [f"estimated duration (without purge): preconditioning rounds "
-            f"{hms(e.precondition_round_s)} each, demand-variation rounds "
-            f"{hms(e.demand_round_s)} each, operating points {hms(e.operating_points_s)}; "
-            f"best case {hms(e.best_s)} (both phases steady by round {e.window}), worst case "
-            f"{hms(e.worst_s)} ({e.max_rounds} rounds each)"]
+    return [plan.Estimate(
+        f"estimated duration (without purge): preconditioning rounds "
+        f"{hms(e.precondition_round_s)} each, demand-variation rounds "
+        f"{hms(e.demand_round_s)} each, operating points {hms(e.operating_points_s)}; "
+        f"best case {hms(e.best_s)} (both phases steady by round {e.window}), worst case "
+        f"{hms(e.worst_s)} ({e.max_rounds} rounds each)", e.best_s, e.worst_s)]

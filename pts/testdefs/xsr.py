@@ -259,5 +259,6 @@ def plan_lines(settings: Settings, device: BlockDevice) -> list[str]:
     lines += [f"intervals: {settings.point_seconds} s (--point-seconds; spec: 1 min): TP, ART, "
               "MRT per interval",
               recovery_rule(settings),
-              f"estimated duration: {plan.hms(total)} (spec: {plan.hms(spec_total)})"]
+              plan.Estimate(f"estimated duration: {plan.hms(total)} (spec: "
+                            f"{plan.hms(spec_total)})", total, total)]
     return lines

@@ -166,3 +166,47 @@ def test_root_filesystem_disk_dry_run_says_refused():
     assert p.returncode == 0, p.stderr
     assert "safety: REFUSED whatever the flags" in p.stdout
     assert "backs the root filesystem" in p.stdout
+
+
+HMS = r"(\d+):(\d\d):(\d\d)"
+
+
+def _s(m, at: int = 1) -> int:
+    return int(m[at]) * 3600 + int(m[at + 1]) * 60 + int(m[at + 2])
+
+
+def estimates_in_text(lines) -> tuple[int, int, int]:
+    """(best, worst, how many) read from the plan's own estimate texts, each test's way."""
+    best = worst = n = 0
+    for line in lines:
+        if m := re.search(rf"WIPC {HMS} at 0.5 GB/s, {HMS} at 3 GB/s .* best case {HMS} .* "
+                          rf"worst case {HMS}", line):          # a round-based test
+            best += _s(m, 4) + _s(m, 7)
+            worst += _s(m, 1) + _s(m, 10)
+        elif m := re.search(rf"whichever first: best case {HMS} .* worst case {HMS}", line):
+            best, worst = best + _s(m), worst + _s(m, 4)        # WSAT
+        elif m := re.search(rf"^estimated duration \(without purge\): .* best case {HMS} .* "
+                            rf"worst case {HMS}", line):        # DIRTH, CBW
+            best, worst = best + _s(m), worst + _s(m, 4)
+        elif m := re.search(rf"^(?:estimated duration|wait states \+ baselines): {HMS} ",
+                            line):                              # XSR; HIR after its rounds
+            best, worst = best + _s(m), worst + _s(m)
+        else:
+            continue
+        n += 1
+    return best, worst, n
+
+
+def test_the_whole_runs_estimate_adds_up_every_tests_estimate(make_loop, tmp_path):
+    dev = make_loop(64 << 20)
+    p = dry_run(dev, "--destructive", "--purge", "trim", "--reports-dir", str(tmp_path / "r"))
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = p.stdout.splitlines()
+    total = [line for line in lines if line.startswith("estimated duration of this run:")]
+    assert len(total) == 1, total
+    m = re.match(rf"estimated duration of this run: best {HMS}, worst {HMS} \((\d+) "
+                 r"estimates of the plans above added; purges not included\)", total[0])
+    best, worst, n = estimates_in_text(lines)
+    assert n == int(m[7]) == 10      # IOPS, TP x 2, LAT, WSAT, DIRTH, CBW, HIR x 2, XSR
+    # each estimate is rounded to whole seconds in its text
+    assert abs(_s(m) - best) <= n and abs(_s(m, 4) - worst) <= n, (total[0], best, worst)

@@ -5,6 +5,7 @@ refuses the session with its reason before anything is written (or is left out w
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,11 @@ EXAMPLE = str(REPO / "docs" / "inventory-example.toml")
 PLAN_A = "[demo-a] purge: discard (emulated SSD: resets the FTL model) [emulated SSD]"
 PLAN_B = "[demo-b] purge: trim (declared deviation) [--purge trim]"
 SHEET_ITEM = "test_requirement[iops RND 4KiB 0/100 iops >= 100]"
+HMS = r"(\d+):(\d\d):(\d\d)"
+
+
+def seconds(hms) -> int:
+    return int(hms[0]) * 3600 + int(hms[1]) * 60 + int(hms[2])
 
 
 def dry(*args: str, reports: Path):
@@ -31,14 +37,24 @@ def test_the_documented_example_plans_each_demo_drive_with_its_own_options(tmp_p
     assert f"snia-pts inventory {EXAMPLE}: 2 drive(s) selected by --only demo" in out
     assert "snia-pts host controller:" in out and "snia-pts host dut1" not in out
     assert "snia-pts   [demo-b] emulated:128M:default (groups demo): --spec " \
-           "pts-2.0.2-enterprise, --purge trim, --datasheet " in out
+           "pts-2.0.2-client, --purge trim, --datasheet " in out
     # each child planned with its own purge; only demo-b has the datasheet's requirement
-    assert out.count(PLAN_A) == out.count(PLAN_B) == 9          # one per PTS test item
+    # one per PTS test item: demo-b's own spec (pts-2.0.2-client) has one Throughput size
+    assert (out.count(PLAN_A), out.count(PLAN_B)) == (9, 8)
+    assert "[demo-b] snia-pts settings: spec pts-2.0.2-client," in out
     assert "[demo-a] purge: trim" not in out and "[demo-b] purge: discard" not in out
     assert f"[demo-b] --- pts/suite/test_datasheet.py::{SHEET_ITEM}" in out
     assert "[demo-a] --- pts/suite/test_datasheet.py" not in out
     assert "snia-pts [demo-a] emulated:64M:default: exit status 0" in out
     assert not (tmp_path / "r").exists()
+    # the session's estimate: its drives in parallel, so the longest drive's
+    runs = {label: re.search(rf"\[{label}\] estimated duration of this run: best {HMS}, "
+                             rf"worst {HMS} ", out) for label in ("demo-a", "demo-b")}
+    best = max(runs, key=lambda k: seconds(runs[k].groups()[0:3]))
+    worst = max(runs, key=lambda k: seconds(runs[k].groups()[3:6]))
+    assert (f"snia-pts estimated duration of the session (2 drives in parallel; purges not "
+            f"included): best {':'.join(runs[best].groups()[0:3])} (the longest: [{best}]), "
+            f"worst {':'.join(runs[worst].groups()[3:6])} ([{worst}])") in out
 
 
 LAB = """
@@ -78,7 +94,7 @@ def test_a_host_that_cannot_be_reached_is_refused_with_its_reason(tmp_path):
 def test_one_selected_drive_is_a_single_device_run_with_its_options(tmp_path):
     p = dry("--inventory", EXAMPLE, "--only", "demo-b", reports=tmp_path / "r")
     assert p.returncode == 0, p.stdout + p.stderr
-    assert p.stdout.count("purge: trim (declared deviation) [--purge trim]") == 9
+    assert p.stdout.count("purge: trim (declared deviation) [--purge trim]") == 8
     assert f"--- pts/suite/test_datasheet.py::{SHEET_ITEM}" in p.stdout
     assert "[demo-b]" not in p.stdout                   # no child: the run itself
 

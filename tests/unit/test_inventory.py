@@ -24,7 +24,7 @@ def test_the_documented_example_loads_as_documented():
         "demo-a": ("controller", "emulated:64M:default", ("demo",),
                    ["--spec", "pts-2.0.2-enterprise", "--purge", "auto"]),
         "demo-b": ("controller", "emulated:128M:default", ("demo",),
-                   ["--spec", "pts-2.0.2-enterprise", "--purge", "trim",
+                   ["--spec", "pts-2.0.2-client", "--purge", "trim",
                     "--datasheet", str(SHEET)]),
         "jbof1-slot0": ("dut1", "ssh://root@dut1.lab.example:22/dev/disk/by-id/"
                         "nvme-EXAMPLE_SSD_X1_SN0001", ("rack1", "jbof1"),
@@ -57,7 +57,7 @@ def test_a_drives_own_options_come_after_the_sessions_so_they_win(tmp_path):
     argv = child_args(["pts/", "--purge", "auto", "--inventory", "lab.toml", "--only=demo",
                        "--destructive"], drive.given, tmp_path / "log", drive.child_args())
     assert argv[:argv.index("--device")] == [
-        "pts/", "--purge", "auto", "--destructive", "--spec", "pts-2.0.2-enterprise",
+        "pts/", "--purge", "auto", "--destructive", "--spec", "pts-2.0.2-client",
         "--purge", "trim", "--datasheet", str(SHEET)]
     assert argv[argv.index("--device") + 1] == "emulated:128M:default"
 

@@ -88,3 +88,16 @@ def run_folder_from_output(lines: Sequence[str]) -> Path | None:
         if m := _KEPT.search(line):
             return Path(m["folder"])
     return None
+
+
+_ESTIMATE = re.compile(r"estimated duration of this run: best (\d+):(\d\d):(\d\d), worst "
+                       r"(\d+):(\d\d):(\d\d)")
+
+
+def estimate_from_output(lines: Sequence[str]) -> tuple[int, int] | None:
+    """The (best, worst) seconds of a child's --dry-run (pts.procedure.plan.total_lines)."""
+    for line in reversed(lines):
+        if m := _ESTIMATE.search(line):
+            n = [int(x) for x in m.groups()]
+            return n[0] * 3600 + n[1] * 60 + n[2], n[3] * 3600 + n[4] * 60 + n[5]
+    return None

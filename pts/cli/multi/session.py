@@ -23,11 +23,13 @@ from pts.cli.multi.devices import (
     MultiDeviceError,
     check_combination,
     child_args,
+    estimate_from_output,
     given_devices,
     labels,
     run_folder_from_output,
 )
 from pts.cli.multi.outcome import write_comparison
+from pts.procedure import plan
 from pts.report import console
 
 ACTIVE = pytest.StashKey[object]()
@@ -226,8 +228,21 @@ class MultiSession:
                         f"({replay.EXIT_NAMES.get(child.returncode, 'killed or crashed')}), "
                         f"run folder {folders.get(c.label) or '(none)'}")
             terminalreporter.write_line(f"snia-pts [{c.label}] {c.given}: {line}")
-        for line in self.lines:
+        for line in self.lines + self._estimate_lines():
             terminalreporter.write_line(line)
+
+    def _estimate_lines(self) -> list[str]:
+        """--dry-run: the session's estimate, its drives running in parallel."""
+        if not self.config.option.dry_run:
+            return []
+        found = {k.label: e for k in self.children if (e := estimate_from_output(k.lines))}
+        if not found:
+            return []
+        best = max(found, key=lambda label: found[label][0])
+        worst = max(found, key=lambda label: found[label][1])
+        return [f"snia-pts estimated duration of the session ({len(found)} drives in "
+                f"parallel; purges not included): best {plan.hms(found[best][0])} (the "
+                f"longest: [{best}]), worst {plan.hms(found[worst][1])} ([{worst}])"]
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         gate.release_all(self.checked)
