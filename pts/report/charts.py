@@ -8,6 +8,7 @@ gives the same bytes (and the PDF stays byte-identical).
 
 from __future__ import annotations
 
+import contextvars
 import io
 from collections.abc import Mapping, Sequence
 
@@ -41,11 +42,33 @@ def _legend_below(ax, title: str | None = None, offset: float = 0.16) -> None:
               title=title)
 
 
-def _png(fig: Figure) -> bytes:
+# Set (svg_too(True)) while the HTML report is built: each chart is also drawn as SVG, from
+# the same figure as its PNG, so both renderers show one chart (pts.report.html).
+_SVG_TOO: contextvars.ContextVar[bool] = contextvars.ContextVar("pts_svg_too", default=False)
+
+
+class Chart(bytes):
+    """A chart's PNG bytes, with its SVG text when drawn under svg_too (else None)."""
+
+    svg: str | None = None
+
+
+def svg_too(on: bool) -> contextvars.Token:
+    return _SVG_TOO.set(on)
+
+
+def _png(fig: Figure, tight: bool = True) -> bytes:
     buf = io.BytesIO()
-    fig.tight_layout()
+    if tight:
+        fig.tight_layout()
     fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
-    return buf.getvalue()
+    chart = Chart(buf.getvalue())
+    if _SVG_TOO.get():
+        text = io.StringIO()
+        with matplotlib.rc_context({"svg.hashsalt": "snia-pts", "svg.fonttype": "none"}):
+            fig.savefig(text, format="svg", metadata={"Date": None, "Creator": None})
+        chart.svg = text.getvalue()
+    return chart
 
 
 def _wide_range(values: Sequence[float]) -> bool:

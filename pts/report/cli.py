@@ -1,8 +1,9 @@
-"""`python -m pts report RUN_DIR [--output PATH]`: render report.pdf from a run folder.
+"""`python -m pts report RUN_DIR [--output PATH] [--html]`: render report.pdf (and with
+--html report.html, the same pages as one self-contained HTML file) from a run folder.
 
-Reads run.json + ledger.jsonl only (never a device), writes the PDF atomically and prints its
-absolute path. Exit 0 on success, 2 if the run folder cannot be used (missing, no run.json,
-corrupt ledger), 1 if the PDF cannot be written.
+Reads run.json + ledger.jsonl only (never a device), writes each file atomically and prints
+its absolute path. Exit 0 on success, 2 if the run folder cannot be used (missing, no
+run.json, corrupt ledger), 1 if a file cannot be written.
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ import sys
 import tempfile
 from pathlib import Path
 
+from pts.report import html
 from pts.report.data import load_run
 from pts.report.model import RunFolderError
 from pts.report.pdf import build_pdf
 
 EXIT_OK, EXIT_WRITE_FAILED, EXIT_BAD_RUN = 0, 1, 2
 REPORT_NAME = "report.pdf"
+HTML_NAME = "report.html"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -28,6 +31,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the run folder (reports/<model>_<serial>/<run-id>)")
     p.add_argument("-o", "--output", metavar="PATH",
                    help=f"where to write the PDF (default: RUN_DIR/{REPORT_NAME})")
+    p.add_argument("--html", action="store_true",
+                   help=f"also write the same pages as one self-contained HTML file beside "
+                        f"the PDF ({HTML_NAME}: tables as HTML tables, charts as SVG, no "
+                        "script, nothing fetched; for CI artifact viewers and browsers)")
 
 
 def render(run_dir: str | os.PathLike, output: str | os.PathLike | None = None) -> Path:
@@ -38,6 +45,19 @@ def render(run_dir: str | os.PathLike, output: str | os.PathLike | None = None) 
     target = Path(output) if output is not None else run.folder / REPORT_NAME
     _write_atomically(target, build_pdf(run))
     return target.resolve()
+
+
+def render_both(run_dir: str | os.PathLike,
+                output: str | os.PathLike | None = None) -> tuple[Path, Path]:
+    """The PDF as render() writes it, and beside it report.html: the same story, laid out
+    once (the HTML names the PDF's pages)."""
+    run = load_run(run_dir)
+    target = Path(output) if output is not None else run.folder / REPORT_NAME
+    laid, story = html.layout_pdf_with_svg(run)
+    _write_atomically(target, laid.pdf)
+    page = target.with_name(HTML_NAME)
+    _write_atomically(page, html.render((laid, story)).encode("utf-8"))
+    return target.resolve(), page.resolve()
 
 
 def _write_atomically(target: Path, data: bytes) -> None:
@@ -58,12 +78,14 @@ def _write_atomically(target: Path, data: bytes) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        path = render(args.run_dir, args.output)
+        paths = (render_both(args.run_dir, args.output) if args.html else
+                 (render(args.run_dir, args.output),))
     except RunFolderError as exc:
         print(f"report: {exc}", file=sys.stderr)
         return EXIT_BAD_RUN
     except OSError as exc:
-        print(f"report: cannot write the PDF: {exc}", file=sys.stderr)
+        print(f"report: cannot write the report: {exc}", file=sys.stderr)
         return EXIT_WRITE_FAILED
-    print(path)
+    for path in paths:
+        print(path)
     return EXIT_OK

@@ -10,7 +10,6 @@ one rectangle of one PolyCollection per panel (a single artist): a cell's window
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping, Sequence
 
 import matplotlib
@@ -19,7 +18,7 @@ from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from pts.report.charts import DPI, LINE_STYLES, STYLE
+from pts.report.charts import DPI, LINE_STYLES, STYLE, _png
 from pts.report.charts_3d import _tick
 from pts.tools.histogram import PLAT_VAL
 
@@ -85,9 +84,7 @@ def panels(cells: Sequence[tuple[str, Mapping[int, int], Mapping[str, float]]],
         height = size_inches(len(cells))[1]
         fig.subplots_adjust(left=0.1, right=0.98, top=1 - 0.6 / height,
                             bottom=(LEGEND_HEIGHT + 0.1) / height, hspace=0.45)
-        buf = io.BytesIO()   # as charts._png, without its tight_layout
-        fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
-        return buf.getvalue()
+        return _png(fig, tight=False)
 
 
 def _bars(ax, bins: Mapping[int, int], xs: list[int]) -> None:

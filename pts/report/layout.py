@@ -91,8 +91,9 @@ def para(text: str, style: str = "body", markup: bool = False) -> Paragraph:
 def image(png: bytes, width: float = CONTENT_WIDTH,
           size_inches: tuple[float, float] = SIZE_INCHES) -> Image:
     """A chart scaled to `width`; size_inches is the figure size it was drawn at (aspect)."""
-    return Image(io.BytesIO(png), width=width,
-                 height=width * size_inches[1] / size_inches[0])
+    img = Image(io.BytesIO(png), width=width, height=width * size_inches[1] / size_inches[0])
+    img.pts_svg = getattr(png, "svg", None)      # the same chart as SVG (pts.report.html)
+    return img
 
 
 def kv_table(rows: Sequence[tuple[str, str]], label_width: float = 50 * mm) -> Table:

@@ -46,8 +46,26 @@ def story_for(run: RunView) -> list[Flowable]:
     return first + toc.page(run, first, rest) + rest
 
 
+@dataclasses.dataclass(frozen=True)
+class Laid:
+    """A report laid out as PDF: its bytes, the run view it shows (the verdict naming the
+    page of the Readings section), the page of every heading and of every page marker, in
+    story order, and the page count. The HTML renderer shows the same pages by these."""
+
+    pdf: bytes
+    view: RunView
+    headings: list[int]
+    markers: list[int]
+    total: int
+
+
 def build_pdf(run: RunView) -> bytes:
     """The report of `run` as PDF bytes."""
+    return layout_pdf(run).pdf
+
+
+def layout_pdf(run: RunView) -> Laid:
+    """The report of `run` laid out (see Laid)."""
     # The verdict of a compliant run resting on readings names the page of the Readings
     # section, known only once laid out: lay out with "page ?", then with the page found,
     # until the section stays on the page the verdict names (one extra pass in practice).
@@ -63,17 +81,22 @@ def build_pdf(run: RunView) -> bytes:
         if view.verdict is run.verdict or headings[where] == page:
             break
         page = headings[where]
-    data, _, _ = _build(view, fresh, total_pages=total, known_pages=headings)
-    return data
+    doc = _doc(view, fresh, total_pages=total, known_pages=headings)
+    return Laid(doc.buf.getvalue(), view, doc.headings, doc.markers, doc.page)
 
 
 def _build(run: RunView, story: list[Flowable], total_pages: int | None,
            known_pages: list[int] | None = None) -> tuple[bytes, int, list[int]]:
-    buf = io.BytesIO()
-    doc = ReportDoc(buf, run, total_pages)
+    doc = _doc(run, story, total_pages, known_pages)
+    return doc.buf.getvalue(), doc.page, doc.headings
+
+
+def _doc(run: RunView, story: list[Flowable], total_pages: int | None,
+         known_pages: list[int] | None = None) -> ReportDoc:
+    doc = ReportDoc(io.BytesIO(), run, total_pages)
     doc.known_pages = known_pages or []     # pass 2: the contents page's page numbers
     doc.build(story)
-    return buf.getvalue(), doc.page, doc.headings
+    return doc
 
 
 class ReportDoc(BaseDocTemplate):
@@ -85,8 +108,10 @@ class ReportDoc(BaseDocTemplate):
             title=f"SNIA SSS PTS report: {dev.model} {dev.serial}",
             subject=f"{run.spec_title}, run {run.run_id}", author="snia-pts",
             creator=f"snia-pts {__version__}")
+        self.buf = buf
         self.run = run
         self.total_pages = total_pages
+        self.markers: list[int] = []           # the page of every page marker, in order
         self.info: layout.PageInfo | None = None
         self._bookmarks = 0
         self.headings: list[int] = []          # the page of every heading, in order
@@ -116,6 +141,7 @@ class ReportDoc(BaseDocTemplate):
         # Page markers set the header of the page they land on; headings feed the outline.
         if isinstance(flowable, layout.PageMarker):
             self.info = flowable.info
+            self.markers.append(self.page)
             self._header_again = None
         elif callable(again := getattr(flowable, "pts_header_again", None)):
             self._header_again = again
@@ -143,14 +169,11 @@ def _draw_band(canv, run: RunView, info: layout.PageInfo, page: int, total: int 
     canv.setFillColor(layout.NAVY)
     canv.rect(MARGIN, top - HEADER_HEIGHT + 3, CONTENT_WIDTH, HEADER_HEIGHT - 3, fill=1, stroke=0)
     left, right = MARGIN + 6, width - MARGIN - 6
-    dev = run.device
-    rows = [
-        (BOLD, 11, f"SNIA SSS PTS — {run.spec_title}", f"Page {page} of {total or '?'}"),
-        (BOLD, 9.5, f"{info.section} — {info.subtitle}", _run_dates(run)),
-        (FONT, 8.5, f"DUT: {dev.model}   S/N {dev.serial}   FW {dev.firmware}", info.status),
-    ]
+    fonts = [(BOLD, 11), (BOLD, 9.5), (FONT, 8.5)]
     y = top - 15
-    for i, (font, size, text, note) in enumerate(rows):
+    for i, ((font, size), (text, note)) in enumerate(zip(fonts, band_rows(run, info, page,
+                                                                           total),
+                                                         strict=True)):
         # The right-hand note (page, dates, status) is kept whole where it fits in 55 % of
         # the band; the left text gets the rest and is cut with an ellipsis if it must be.
         note_font, note_size = (BOLD, 8) if i == 2 else (FONT, 8.5)
@@ -166,6 +189,20 @@ def _draw_band(canv, run: RunView, info: layout.PageInfo, page: int, total: int 
         y -= 19 if i == 0 else 17
 
 
+def band_rows(run: RunView, info: layout.PageInfo, page: int | str,
+              total: int | None) -> list[tuple[str, str]]:
+    """The header band's three lines, (left text, right-hand note): what every renderer
+    puts at the top of a page."""
+    dev = run.device
+    return [(f"SNIA SSS PTS — {run.spec_title}", f"Page {page} of {total or '?'}"),
+            (f"{info.section} — {info.subtitle}", _run_dates(run)),
+            (f"DUT: {dev.model}   S/N {dev.serial}   FW {dev.firmware}", info.status)]
+
+
+def footer_left(run: RunView) -> str:
+    return f"snia-pts {__version__}  run {run.run_id}  from run.json + ledger.jsonl only"
+
+
 def _draw_footer(canv, run: RunView, info: layout.PageInfo) -> None:
     width = PAGE_SIZE[0]
     y = MARGIN + FOOTER_HEIGHT - 12
@@ -176,7 +213,7 @@ def _draw_footer(canv, run: RunView, info: layout.PageInfo) -> None:
     canv.setFont(BOLD, 8.5)
     canv.drawCentredString(width / 2, y, _fit(info.footer, BOLD, 8.5, CONTENT_WIDTH * 0.6))
     canv.setFont(FONT, 7)
-    left = f"snia-pts {__version__}  run {run.run_id}  from run.json + ledger.jsonl only"
+    left = footer_left(run)
     canv.drawString(MARGIN, y - 11, left)
     # The verdict on every page: a page shown on its own must not pass for a compliant run.
     verdict = run.verdict
@@ -186,14 +223,16 @@ def _draw_footer(canv, run: RunView, info: layout.PageInfo) -> None:
     canv.drawRightString(width - MARGIN, y - 11, footer_verdict(verdict, room))
 
 
-def footer_verdict(verdict, room: float) -> str:
-    """The verdict and why, as far as it fits: "NOT A COMPLIANT RUN — 9 deviation(s) from
-    the specification (listed), see page 1" (a count of reasons said less than the reasons)."""
+def footer_verdict(verdict, room: float | None = None) -> str:
+    """The verdict and why, as far as it fits in `room` points (None: whole): "NOT A
+    COMPLIANT RUN — 9 deviation(s) from the specification (listed), see page 1" (a count of
+    reasons said less than the reasons)."""
     if verdict.compliant:
         return verdict.text
     tail = ", see page 1"
-    why = _fit(f"{verdict.text} — {'; '.join(verdict.reasons)}", BOLD, 7,
-               room - stringWidth(tail, BOLD, 7))
+    why = f"{verdict.text} — {'; '.join(verdict.reasons)}"
+    if room is not None:
+        why = _fit(why, BOLD, 7, room - stringWidth(tail, BOLD, 7))
     return why + tail
 
 

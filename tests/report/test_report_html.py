@@ -1,0 +1,212 @@
+"""`python -m pts report RUN --html` (issue 22): report.html says what report.pdf says, from
+the same story. The stored reference run (every test type) rendered both ways: each HTML
+page has the band of the PDF page it names, the same SNIA header block cells, and every
+figure of its tables is on that PDF page (or the pages it continues onto); charts are SVG
+drawn from the same figures; the file is self-contained and a drive's strings are text."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections import Counter
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from reportlab.platypus import Image, Table
+
+from pts.cli.main import main
+from pts.report.data import load_run
+from pts.report.html import UnknownFlowable, _Page, build_html, markup
+from pts.report.layout import PageMarker
+from pts.report.pdf import story_for
+from pts.report.toc import Contents
+from tests import headers, snapshots
+
+pytestmark = pytest.mark.needs("pdftotext")
+
+NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
+
+
+class Sections(HTMLParser):
+    """Per <section id="page-N">: its band's rows (the texts of their spans), its tables
+    (rows of cell texts), its images' sources."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.pages: dict[int, dict] = {}
+        self.page: dict = {}
+        self.text: list[str] | None = None
+        self.in_band = False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "section":
+            self.page = {"band": [], "tables": [], "imgs": []}
+            self.pages[int(a["id"].split("-")[1])] = self.page
+        elif tag == "header":
+            self.in_band = True
+        elif tag == "div" and self.in_band:
+            self.page["band"].append([])
+        elif tag == "span" and self.in_band or tag == "td":
+            self.text = []
+        elif tag == "table":
+            self.page["tables"].append([])
+        elif tag == "tr":
+            self.page["tables"][-1].append([])
+        elif tag == "img":
+            self.page["imgs"].append(a["src"][:30])
+        elif tag == "br" and self.text is not None:
+            self.text.append(" ")          # a line break in the PDF: words apart
+
+    def handle_endtag(self, tag):
+        if tag == "header":
+            self.in_band = False
+        elif tag == "span" and self.in_band:
+            self.page["band"][-1].append(norm("".join(self.text)))
+            self.text = None
+        elif tag == "td" and self.text is not None:
+            self.page["tables"][-1][-1].append(norm("".join(self.text)))
+            self.text = None
+
+    def handle_data(self, data):
+        if self.text is not None:
+            self.text.append(data)
+
+
+def norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text.replace("\xa0", " ")).strip()
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("html") / "run"
+    shutil.copytree(snapshots.REFERENCE_RUN, folder)
+    assert main(["report", str(folder), "--html"]) == 0
+    page = (folder / "report.html").read_text(encoding="utf-8")
+    parsed = Sections()
+    parsed.feed(page)
+    return folder, page, parsed.pages, headers.pdf_pages(folder / "report.pdf")
+
+
+@pytest.fixture(scope="module")
+def story(both):
+    return story_for(load_run(both[0]))
+
+
+def test_one_html_page_per_page_marker_named_by_its_pdf_page(both, story):
+    _, _, pages, pdf = both
+    markers = [f for f in story if isinstance(f, PageMarker)]
+    assert len(pages) == len(markers) == 88
+    assert list(pages) == sorted(pages) and max(pages) <= len(pdf) == 101
+
+
+def test_every_table_row_of_the_story_is_an_html_row(both, story):
+    """Tables in story order (the contents is a table of its own): the same row counts."""
+    _, _, pages, _ = both
+    html_rows = [len(t) for p in pages.values() for t in p["tables"]]
+    story_rows = [len(f.entries) + 1 if isinstance(f, Contents) else len(f._cellvalues)
+                  for f in story if isinstance(f, Table | Contents)]
+    assert html_rows == story_rows and len(story_rows) == 147
+
+
+def test_each_band_is_the_pdf_pages_band(both):
+    """Title and page, section and run dates, DUT and status: each text of the HTML band is
+    on the PDF page it names, as words of its top band (above the header block)."""
+    _, _, pages, pdf = both
+    for n, page in pages.items():
+        top = norm(" ".join(w[3] for w in pdf[n - 1] if w[1] < 90))
+        assert [len(row) for row in page["band"]] == [2, 2, 2], n
+        for text in (t for row in page["band"] for t in row):
+            assert text and (text in top or cut_in(text, top)), (n, text, top)
+
+
+def cut_in(text: str, top: str) -> bool:
+    """The PDF band cuts a line that does not fit with "…" (pdf._fit): a prefix of at least
+    half of `text` followed by the ellipsis."""
+    return any(top.endswith(text[:k] + "…") or text[:k] + "… " in top
+               for k in range(len(text) // 2, len(text)))
+
+
+def test_every_header_block_cell_is_the_pdfs(both):
+    _, _, pages, pdf = both
+    checked = 0
+    for n, page in pages.items():
+        block = headers.header_block(pdf[n - 1])
+        if block is None:
+            continue
+        first = page["tables"][0]
+        assert [norm(c) for c in first[1]] == [norm(c) for c in block], n
+        checked += 1
+    assert checked == 84          # every test page (the summary, contents, readings: none)
+
+
+def test_every_table_figure_is_on_the_pdf_pages_it_came_from(both):
+    _, _, pages, pdf = both
+    starts = sorted(pages)
+    for i, n in enumerate(starts):
+        end = starts[i + 1] if i + 1 < len(starts) else len(pdf) + 1
+        pdf_numbers = Counter(NUMBER.findall(" ".join(w[3] for p in pdf[n - 1:end - 1]
+                                                      for w in p)))
+        html_numbers = Counter(NUMBER.findall(" ".join(c for t in pages[n]["tables"]
+                                                       for row in t for c in row)))
+        missing = html_numbers - pdf_numbers
+        assert not missing, (n, dict(missing))
+
+
+def test_charts_are_svg_one_per_pdf_chart(both, story):
+    _, _, pages, _ = both
+    images = [f for f in story if isinstance(f, Image)]
+    imgs = [src for p in pages.values() for src in p["imgs"]]
+    assert len(imgs) == len(images) == 66
+    assert all(src.startswith("data:image/svg+xml;base64,") for src in imgs)
+
+
+def test_self_contained_no_script_no_fetch(both):
+    _, page, _, _ = both
+    assert "<script" not in page.lower() and "<link" not in page.lower()
+    refs = re.findall(r'(?:src|href)="([^"]*)"', page)
+    assert refs and all(r.startswith(("data:", "#")) for r in refs), \
+        [r for r in refs if not r.startswith(("data:", "#"))][:3]
+
+
+def test_the_pdf_written_with_the_html_is_the_plain_pdf(both, tmp_path):
+    folder, _, _, _ = both
+    plain = tmp_path / "plain.pdf"
+    assert main(["report", str(folder), "--output", str(plain)]) == 0
+    assert plain.read_bytes() == (folder / "report.pdf").read_bytes()
+
+
+def test_a_drives_strings_are_text_never_markup(tmp_path):
+    from tests.runfactory import build_run
+    folder = build_run(tmp_path)
+    info = json.loads((folder / "run.json").read_text())
+    info["device"]["model"] = "<script>alert(1)</script> & <b>x</b>"
+    (folder / "run.json").write_text(json.dumps(info))
+    page = build_html(load_run(folder))
+    assert "<script" not in page and "<b>x</b>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt;x&lt;/b&gt;" in page
+
+
+def test_markup_keeps_only_safe_tags():
+    assert markup('<b>a</b> &lt;i&gt; <font color="#ff0000">r</font><br/>'
+                  '<a href="javascript:x">l</a><img src=x onerror=y>') == \
+        '<b>a</b> &lt;i&gt; <span style="color:#ff0000">r</span><br>l'
+    assert markup('<font color="red;background:url(x)">t</font>') == "<span>t</span>"
+
+
+def test_an_unknown_flowable_is_an_error_not_a_silent_gap():
+    from reportlab.platypus import HRFlowable
+    with pytest.raises(UnknownFlowable, match="no HTML for a HRFlowable"):
+        _Page(None).flowable(HRFlowable())
+
+
+def test_cli_prints_both_paths(tmp_path, capsys):
+    from tests.runfactory import build_run
+    folder = build_run(tmp_path)
+    assert main(["report", str(folder), "--html"]) == 0
+    out = capsys.readouterr().out.split()
+    assert out == [str((folder / "report.pdf").resolve()), str((folder / "report.html")
+                                                                  .resolve())]
+    assert Path(out[1]).read_text().startswith("<!DOCTYPE html>")
