@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
 from pts.procedure.steady_state import SteadyStateResult
-from pts.report import fmt
+from pts.report.run import fmt
 
 SIZE_INCHES = (7.2, 3.9)
 SHORT_SIZE_INCHES = (7.2, 2.6)   # a secondary chart that shares its page with a table

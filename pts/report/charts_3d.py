@@ -18,8 +18,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from pts.report import fmt
 from pts.report.charts import DPI, STYLE, _png, _wide_range
+from pts.report.run import fmt
 
 SIZE_INCHES = (7.2, 5.0)
 BAR_FILL = 0.5          # bar footprint as a fraction of a category cell

@@ -13,9 +13,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from pts.report.data import load_run
-from pts.report.model import RunFolderError
 from pts.report.pdf import build_pdf
+from pts.report.run.data import load_run
+from pts.report.run.model import RunFolderError
 
 EXIT_OK, EXIT_WRITE_FAILED, EXIT_BAD_RUN = 0, 1, 2
 REPORT_NAME = "report.pdf"

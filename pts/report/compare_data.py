@@ -12,10 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pts.report import latency_qos, qos_text
-from pts.report.data import load_run
+from pts.report import qos_text
 from pts.report.export_json import cells, fob
-from pts.report.model import RunView, TestResult
+from pts.report.run import latency_qos
+from pts.report.run.data import load_run
+from pts.report.run.model import RunView, TestResult
 
 # Options that name where and on what a run ran, not how: they may differ between runs.
 NOT_SETTINGS = frozenset({"device", "reports_dir", "destructive"})

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from reportlab.platypus import Flowable
 
-from pts.report.model import TestResult
+from pts.report.run.model import TestResult
 from pts.report.steady_pages import convergence_page
 
 # (R/W mix, how the page names it), in the order of the pages

@@ -17,9 +17,9 @@ import json
 import sys
 from pathlib import Path
 
-from pts.report.data import fob_vs_window, load_run, window_cells
 from pts.report.export_json import document
-from pts.report.model import RunFolderError, TestResult
+from pts.report.run.data import fob_vs_window, load_run, window_cells
+from pts.report.run.model import RunFolderError, TestResult
 
 COLUMNS = ("test", "cell", "rw_mix", "block_size", "metric", "unit", "fob", "steady_state",
            "fob_ss_ratio", "window", "status")

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from reportlab.platypus import Flowable
 
-from pts.report import fmt, histogram_chart, qos_text
+from pts.report import histogram_chart, qos_text
 from pts.report.layout import grid_table, h2, image, new_page, para
-from pts.report.model import TestResult
+from pts.report.run import fmt
+from pts.report.run.model import TestResult
 from pts.report.steady_pages import page_info
 from pts.results import records
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
-from pts.report import charts, fmt, latency_qos, latency_qos_pages, plot3d_pages, qos_text
-from pts.report.data import window_cells
+from pts.report import charts, latency_qos_pages, plot3d_pages, qos_text
 from pts.report.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
-from pts.report.model import Cell, TestResult
+from pts.report.run import fmt, latency_qos
+from pts.report.run.data import window_cells
+from pts.report.run.model import Cell, TestResult
 from pts.report.steady_pages import convergence_page, page_info, window_pages
 
 US = "µs"
@@ -82,7 +83,7 @@ def _matrix(test: TestResult, metric: str):
 
 def _short(test: TestResult, metric: str) -> set[tuple[str, int]]:
     """Cells whose percentile `metric` (lat_percentile_us, read_/write_...) is not
-    resolvable from the I/O count of a window point (pts.report.latency_qos)."""
+    resolvable from the I/O count of a window point (pts.report.run.latency_qos)."""
     if not metric.endswith("lat_percentile_us"):
         return set()
     ios = metric.removesuffix("lat_percentile_us") + "ios"

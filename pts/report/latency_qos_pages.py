@@ -1,7 +1,7 @@
 """Latency QoS pages (pts-digest §7.3, §8.3): per cell the average (ART) and maximum (MRT)
 response time with the 99.99 %, 99.999 % and 99.9999 % levels beside them, and each cell's
 response-time histogram over its measurement window (a page per R/W mix, a panel per block
-size). Levels come from the json+ bins of the points' fio JSON (pts.report.latency_qos); one
+size). Levels come from the json+ bins of the points' fio JSON (pts.report.run.latency_qos); one
 a point's I/O count cannot resolve is "n/r", with a footnote saying why.
 """
 
@@ -10,11 +10,12 @@ from __future__ import annotations
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
-from pts.report import fmt, histogram_chart, latency_qos, qos_text
-from pts.report.data import window_cells
-from pts.report.latency_qos import NO_BINS, NOT_RESOLVABLE, OK, QosCell
+from pts.report import histogram_chart, qos_text
 from pts.report.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
-from pts.report.model import RunView, TestResult
+from pts.report.run import fmt, latency_qos
+from pts.report.run.data import window_cells
+from pts.report.run.latency_qos import NO_BINS, NOT_RESOLVABLE, OK, QosCell
+from pts.report.run.model import RunView, TestResult
 from pts.report.steady_pages import page_info
 
 US = "µs"

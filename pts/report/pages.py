@@ -25,7 +25,7 @@ from pts.report import (
     throughput_pages,
     wsat_pages,
 )
-from pts.report.model import RunView, TestResult
+from pts.report.run.model import RunView, TestResult
 
 PageBuilder = Callable[[RunView, TestResult], list[Flowable]]
 

@@ -25,10 +25,11 @@ from reportlab.platypus import (
 )
 
 from pts import __version__
-from pts.report import fmt, layout, pages, qualify_pages, readings, readings_pages, summary, toc
+from pts.report import layout, pages, qualify_pages, readings_pages, summary, toc
 from pts.report.layout import CONTENT_WIDTH, FOOTER_HEIGHT, HEADER_HEIGHT, MARGIN, PAGE_SIZE
-from pts.report.model import RunView
-from pts.report.verdict import on_page
+from pts.report.run import fmt, readings
+from pts.report.run.model import RunView
+from pts.report.run.verdict import on_page
 
 rl_config.invariant = 1
 

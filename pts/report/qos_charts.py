@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 import matplotlib
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from pts.report import fmt
 from pts.report.charts import LINE_STYLES, STYLE, _legend_below, _new_figure, _png, _wide_range
+from pts.report.run import fmt
 
 Series = Mapping[str, tuple[Sequence[float], Sequence[float | None]]]
 

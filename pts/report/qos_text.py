@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pts.report import fmt
+from pts.report.run import fmt
 from pts.testdefs.qos_select import needed_ios
 
 NR = "n/r"

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pts.config.datasheet import POINT_METRICS, Requirement
-from pts.report import fmt, latency_qos
 from pts.report.export_json import cells, fob
-from pts.report.model import COMPLETE, NOT_STEADY, STEADY, RunView, TestResult
+from pts.report.run import fmt, latency_qos
+from pts.report.run.model import COMPLETE, NOT_STEADY, STEADY, RunView, TestResult
 from pts.testdefs.qos_select import needed_ios
 
 MET, NOT_MET, ERROR = "met", "not met", "error"

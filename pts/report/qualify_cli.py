@@ -10,9 +10,9 @@ import argparse
 import sys
 
 from pts.config.datasheet import DatasheetError, load
-from pts.report.data import load_run
-from pts.report.model import RunFolderError
 from pts.report.qualify import MET, judge_all
+from pts.report.run.data import load_run
+from pts.report.run.model import RunFolderError
 
 EXIT_MET, EXIT_NOT_MET, EXIT_BAD_INPUT = 0, 1, 2
 

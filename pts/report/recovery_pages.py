@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from reportlab.platypus import Flowable
 
-from pts.report import charts, fmt, steady_pages
+from pts.report import charts, steady_pages
 from pts.report.layout import CONTENT_WIDTH, grid_table, h1, h2, image, new_page, para
-from pts.report.model import TestResult
+from pts.report.run import fmt
+from pts.report.run.model import TestResult
 from pts.report.steady_pages import page_info
 from pts.results import records
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from reportlab.platypus import Flowable
 
-from pts.report import platform_rows, report_fields
 from pts.report.layout import RED, esc, h2, para
-from pts.report.model import RunView
+from pts.report.run import platform_rows, report_fields
+from pts.report.run.model import RunView
 
 
 def collect(run: RunView) -> list[str]:

@@ -12,9 +12,9 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable, Paragraph, Table, TableStyle
 
-from pts.report import fmt
 from pts.report.layout import CONTENT_WIDTH, LIGHT, STYLES, PageMarker, esc
-from pts.report.model import COMPLETE, NOT_STEADY, STEADY, RunView, TestResult
+from pts.report.run import fmt
+from pts.report.run.model import COMPLETE, NOT_STEADY, STEADY, RunView, TestResult
 from pts.results import records
 
 TINY = ParagraphStyle("snia", parent=STYLES["cell"], fontSize=6.3, leading=7.6)

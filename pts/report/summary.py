@@ -10,8 +10,7 @@ from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
 from pts.conditioning.wipc import READING as WIPC_READING
-from pts.report import fmt, purge_check, report_fields, run_warnings
-from pts.report import platform_rows as platform_table
+from pts.report import run_warnings
 from pts.report.layout import (
     CONTENT_WIDTH,
     GREEN,
@@ -25,7 +24,9 @@ from pts.report.layout import (
     new_page,
     para,
 )
-from pts.report.model import RunView, TestResult
+from pts.report.run import fmt, purge_check, report_fields
+from pts.report.run import platform_rows as platform_table
+from pts.report.run.model import RunView, TestResult
 from pts.report.snia_header import zones
 from pts.results import records
 
@@ -76,7 +77,7 @@ def verdict_block(run: RunView) -> list[Flowable]:
 
 
 def report_block(run: RunView) -> list[Flowable]:
-    """PTS-E 1.0 §5's report fields, on page 1 (pts.report.report_fields)."""
+    """PTS-E 1.0 §5's report fields, on page 1 (pts.report.run.report_fields)."""
     found, _ = report_fields.rows(run)
     return [h2(f"Report information ({report_fields.CLAUSE})"), kv_table(found)]
 

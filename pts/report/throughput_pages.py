@@ -9,10 +9,11 @@ from __future__ import annotations
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
-from pts.report import charts, convergence_pages, fmt
-from pts.report.data import window_cells
+from pts.report import charts, convergence_pages
 from pts.report.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
-from pts.report.model import RunView, TestResult
+from pts.report.run import fmt
+from pts.report.run.data import window_cells
+from pts.report.run.model import RunView, TestResult
 from pts.report.steady_pages import page_info, window_pages
 
 PREFIX = "throughput-"

@@ -16,7 +16,7 @@ from reportlab.platypus import Flowable, KeepTogether, Paragraph
 
 from pts.report import layout
 from pts.report.layout import CONTENT_WIDTH, PageInfo, h1, mm, new_page, para
-from pts.report.model import RunView
+from pts.report.run.model import RunView
 
 LEVELS = ("h1", "h2")
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 from reportlab.platypus import Flowable
 
 from pts.procedure import steady_state
-from pts.report import charts, fmt, histogram_pages
+from pts.report import charts, histogram_pages
 from pts.report.layout import h1, h2, image, kv_table, new_page, para
-from pts.report.model import SampleView, TestResult, TrackingView
+from pts.report.run import fmt
+from pts.report.run.model import SampleView, TestResult, TrackingView
 from pts.report.steady_pages import evidence_table, page_info
 from pts.testdefs import wsat_qos
 from pts.testdefs.qos_select import needed_ios

@@ -6,8 +6,8 @@ from the run's stored data by pts.report.qualify; the judgement is written to th
 Without --datasheet there is no item; without --device the items are skipped.
 """
 
-from pts.report.data import load_run
 from pts.report.qualify import MET, judge
+from pts.report.run.data import load_run
 from pts.results import records
 
 

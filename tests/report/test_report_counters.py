@@ -9,8 +9,8 @@ from reportlab.platypus import Paragraph
 
 from pts.report import pages, render
 from pts.report.counters_pages import EMULATOR_TITLE, GENERIC_TITLE
-from pts.report.data import load_run
-from pts.report.model import RunFolderError
+from pts.report.run.data import load_run
+from pts.report.run.model import RunFolderError
 from tests.helpers import pdf_text
 from tests.runfactory import RunFolder, build_run, run_json, write_iops_test
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pts.report.model import RunView, TestResult
+from pts.report.run.model import RunView, TestResult
 from pts.results import records
 from pts.results.ledger import read_records
 from pts.testdefs.qos_select import QOS_LEVELS, needed_ios

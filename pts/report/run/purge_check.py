@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pts.report.model import PurgeProbeView, TestResult
+from pts.report.run.model import PurgeProbeView, TestResult
 from pts.results import records
 
 WARNING = "the purge appears not to have returned the drive to FOB"

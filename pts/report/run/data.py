@@ -14,9 +14,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from pts.procedure import steady_state
-from pts.report import ledger_view, purge_check, readings, unwritten, verdict
-from pts.report.ledger_view import int_or_none, is_number
-from pts.report.model import (
+from pts.report.run import ledger_view, purge_check, readings, unwritten, verdict
+from pts.report.run.ledger_view import int_or_none, is_number
+from pts.report.run.model import (
     COMPLETE,
     ERROR,
     HEALTH_FAILURE,

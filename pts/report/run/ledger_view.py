@@ -10,7 +10,7 @@ import math
 import re
 
 from pts.procedure import steady_state
-from pts.report.model import (
+from pts.report.run.model import (
     CountersView,
     DeviationView,
     PointView,
