@@ -85,7 +85,7 @@ ROWS: tuple[Row, ...] = (
         REPORT + "test_page_snapshots.py::test_page_matches_its_baseline"),
     Row("§8.3", "Per-test report pages", READING, "pts/report/pages.py",
         REPORT + "test_page_snapshots.py::test_same_pages_as_the_baselines"),
-    Row("§8.4", "Informative annexes", DEVIATION, "pts/report/pdf.py", "",
+    Row("§8.4", "Informative annexes", DEVIATION, "pts/report/document.py", "",
         "not produced: informative only, their content unknown to the digest"),
     Row("§13: HIR preconditioning round", "PTS HIR step 2", READING,
         "pts/testdefs/hir.py, pts/procedure/sampled.py",

@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from pts.report.pdf import build_pdf
+from pts.report.document import build_pdf
 from pts.report.run.data import load_run
 from pts.report.run.model import RunFolderError
 

@@ -1,5 +1,6 @@
-"""Overlaid plots of several runs (python -m pts compare), PNG bytes like pts.report.charts:
-one line per run over categories (block sizes, cells) or over rounds / TGBW."""
+"""Overlaid plots of several runs (python -m pts compare), PNG bytes like
+pts.report.renderers.charts: one line per run over categories (block sizes, cells) or over
+rounds / TGBW."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Mapping, Sequence
 
 import matplotlib
 
-from pts.report.charts import (
+from pts.report.renderers.charts import (
     LINE_STYLES,
     SHORT_SIZE_INCHES,
     STYLE,

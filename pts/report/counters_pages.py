@@ -12,8 +12,8 @@ from itertools import pairwise
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
-from pts.report import charts
-from pts.report.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
+from pts.report.renderers import charts
+from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
 from pts.report.run import fmt
 from pts.report.run.model import CountersView, RunView, TestResult
 from pts.report.steady_pages import page_info

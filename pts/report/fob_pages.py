@@ -8,7 +8,7 @@ from __future__ import annotations
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
-from pts.report.layout import CONTENT_WIDTH, grid_table, h2, new_page, para
+from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h2, new_page, para
 from pts.report.run import fmt, unwritten
 from pts.report.run.data import fob_vs_window
 from pts.report.run.model import RunView, TestResult

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from reportlab.platypus import Flowable
 
-from pts.report import histogram_chart, qos_text
-from pts.report.layout import grid_table, h2, image, new_page, para
+from pts.report import qos_text
+from pts.report.renderers import histogram_chart
+from pts.report.renderers.layout import grid_table, h2, image, new_page, para
 from pts.report.run import fmt
 from pts.report.run.model import TestResult
 from pts.report.steady_pages import page_info

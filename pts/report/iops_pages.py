@@ -8,8 +8,9 @@ from __future__ import annotations
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
-from pts.report import charts, convergence_pages, plot3d_pages
-from pts.report.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
+from pts.report import convergence_pages, plot3d_pages
+from pts.report.renderers import charts
+from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
 from pts.report.run import fmt
 from pts.report.run.model import Cell, RunView, TestResult
 from pts.report.steady_pages import convergence_page, page_info, window_pages

@@ -10,8 +10,9 @@ from __future__ import annotations
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
-from pts.report import charts, latency_qos_pages, plot3d_pages, qos_text
-from pts.report.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
+from pts.report import latency_qos_pages, plot3d_pages, qos_text
+from pts.report.renderers import charts
+from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
 from pts.report.run import fmt, latency_qos
 from pts.report.run.data import window_cells
 from pts.report.run.model import Cell, TestResult

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from reportlab.platypus import Flowable
 
-from pts.report import histogram_pages, qos_charts, qos_text
-from pts.report.layout import grid_table, h2, image, new_page, para
+from pts.report import histogram_pages, qos_text
+from pts.report.renderers import qos_charts
+from pts.report.renderers.layout import grid_table, h2, image, new_page, para
 from pts.report.run import fmt
 from pts.report.run.model import RunView, TestResult
 from pts.report.steady_pages import convergence_page, page_info, window_pages

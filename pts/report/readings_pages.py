@@ -9,7 +9,7 @@ from __future__ import annotations
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
-from pts.report.layout import CONTENT_WIDTH, PageInfo, grid_table, h1, h2, new_page, para
+from pts.report.renderers.layout import CONTENT_WIDTH, PageInfo, grid_table, h1, h2, new_page, para
 from pts.report.run.model import RunView
 from pts.report.run.readings import CHOICE, READING, TITLE, ReadingView, count
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from reportlab.platypus import Flowable
 
-from pts.report import charts, steady_pages
-from pts.report.layout import CONTENT_WIDTH, grid_table, h1, h2, image, new_page, para
+from pts.report import steady_pages
+from pts.report.renderers import charts
+from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h1, h2, image, new_page, para
 from pts.report.run import fmt
 from pts.report.run.model import TestResult
 from pts.report.steady_pages import page_info

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from reportlab.platypus import Flowable
 
-from pts.report.layout import RED, esc, h2, para
+from pts.report.renderers.layout import RED, esc, h2, para
 from pts.report.run import platform_rows, report_fields
 from pts.report.run.model import RunView
 

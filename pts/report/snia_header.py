@@ -12,7 +12,7 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable, Paragraph, Table, TableStyle
 
-from pts.report.layout import CONTENT_WIDTH, LIGHT, STYLES, PageMarker, esc
+from pts.report.renderers.layout import CONTENT_WIDTH, LIGHT, STYLES, PageMarker, esc
 from pts.report.run import fmt
 from pts.report.run.model import COMPLETE, NOT_STEADY, STEADY, RunView, TestResult
 from pts.results import records

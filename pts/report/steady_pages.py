@@ -8,8 +8,17 @@ from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
 from pts.procedure.steady_state import SteadyStateResult
-from pts.report import charts
-from pts.report.layout import PageInfo, grid_table, h1, h2, image, new_page, para, verdict_cell
+from pts.report.renderers import charts
+from pts.report.renderers.layout import (
+    PageInfo,
+    grid_table,
+    h1,
+    h2,
+    image,
+    new_page,
+    para,
+    verdict_cell,
+)
 from pts.report.run import fmt
 from pts.report.run.model import COMPLETE, STEADY, RunView, TestResult, TrackingView
 

@@ -11,7 +11,7 @@ from reportlab.platypus import Flowable
 
 from pts.conditioning.wipc import READING as WIPC_READING
 from pts.report import run_warnings
-from pts.report.layout import (
+from pts.report.renderers.layout import (
     CONTENT_WIDTH,
     GREEN,
     RED,

@@ -9,8 +9,9 @@ from __future__ import annotations
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
-from pts.report import charts, convergence_pages
-from pts.report.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
+from pts.report import convergence_pages
+from pts.report.renderers import charts
+from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
 from pts.report.run import fmt
 from pts.report.run.data import window_cells
 from pts.report.run.model import RunView, TestResult

@@ -2,7 +2,7 @@
 indented) with its page number.
 
 The headings are known from the story before it is laid out; their pages are not. The PDF
-is built twice anyway (pdf.build_pdf: pass 1 counts pages): pass 1 records the page of every
+is built twice anyway (document.build_pdf: pass 1 counts pages): pass 1 records the page of every
 heading in order (ReportDoc.headings) and draws the contents with "?" for each page
 number, pass 2 draws the numbers (ReportDoc.known_pages). The contents have the same rows in
 both passes, so they take the same room and no heading moves between the passes.
@@ -14,8 +14,8 @@ from collections.abc import Iterable
 
 from reportlab.platypus import Flowable, KeepTogether, Paragraph
 
-from pts.report import layout
-from pts.report.layout import CONTENT_WIDTH, PageInfo, h1, mm, new_page, para
+from pts.report.renderers import layout
+from pts.report.renderers.layout import CONTENT_WIDTH, PageInfo, h1, mm, new_page, para
 from pts.report.run.model import RunView
 
 LEVELS = ("h1", "h2")

@@ -9,8 +9,9 @@ from __future__ import annotations
 from reportlab.platypus import Flowable
 
 from pts.procedure import steady_state
-from pts.report import charts, histogram_pages
-from pts.report.layout import h1, h2, image, kv_table, new_page, para
+from pts.report import histogram_pages
+from pts.report.renderers import charts
+from pts.report.renderers.layout import h1, h2, image, kv_table, new_page, para
 from pts.report.run import fmt
 from pts.report.run.model import SampleView, TestResult, TrackingView
 from pts.report.steady_pages import evidence_table, page_info

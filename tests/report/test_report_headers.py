@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from pts.report import qos_pages, render
-from pts.report.layout import PageMarker
+from pts.report.renderers.layout import PageMarker
 from pts.report.run.data import load_run
 from tests import headers, snapshots, synthrun, synthrun_more
 from tests.helpers import pdf_text

@@ -7,7 +7,8 @@ import subprocess
 
 import pytest
 
-from pts.report import charts, render
+from pts.report import render
+from pts.report.renderers import charts
 from tests.helpers import pdf_text
 from tests.runfactory import FALLING_CURVE, SERIAL, STEADY_CURVE, build_run
 
@@ -165,7 +166,7 @@ def test_every_page_footer_gives_the_verdict_and_why(deviating):
 def test_footer_verdict_cuts_what_does_not_fit_and_keeps_the_page_pointer():
     from reportlab.pdfbase.pdfmetrics import stringWidth
 
-    from pts.report.pdf import BOLD, footer_verdict
+    from pts.report.renderers.pdf import BOLD, footer_verdict
     from pts.report.run.verdict import Verdict
     v = Verdict(False, "NOT A COMPLIANT RUN", ("4 deviation(s) from the specification "
                                                "(listed)", "IOPS: not steady", "XSR: aborted"))

@@ -1,15 +1,15 @@
-"""The report PDF: page template (header band, footer), outline, and the two-pass build that
-knows N for "Page n of N".
+"""The report PDF: page template (header band, footer), outline, and one layout pass of a
+story, which tells the page of every heading and N for "Page n of N" (pts.report.document
+runs the passes).
 
-Page content comes from pts.report.summary (the run) and pts.report.pages (one builder per
-test name). reportlab's invariant mode fixes the creation date and document id, so the same
-run folder always gives the same bytes.
+The renderer knows no page content: it lays out the flowables it is given, and draws the
+band and footer of each page from the run and the page's PageMarker. reportlab's invariant
+mode fixes the creation date and document id, so the same run folder always gives the same
+bytes.
 """
 
 from __future__ import annotations
 
-import copy
-import dataclasses
 import io
 
 from reportlab import rl_config
@@ -25,11 +25,16 @@ from reportlab.platypus import (
 )
 
 from pts import __version__
-from pts.report import layout, pages, qualify_pages, readings_pages, summary, toc
-from pts.report.layout import CONTENT_WIDTH, FOOTER_HEIGHT, HEADER_HEIGHT, MARGIN, PAGE_SIZE
-from pts.report.run import fmt, readings
+from pts.report.renderers import layout
+from pts.report.renderers.layout import (
+    CONTENT_WIDTH,
+    FOOTER_HEIGHT,
+    HEADER_HEIGHT,
+    MARGIN,
+    PAGE_SIZE,
+)
+from pts.report.run import fmt
 from pts.report.run.model import RunView
-from pts.report.run.verdict import on_page
 
 rl_config.invariant = 1
 
@@ -39,37 +44,8 @@ ALARM_TEXT = (1.0, 0.75, 0.75)   # on the navy band
 OK_TEXT = (0.7, 1.0, 0.75)
 
 
-def story_for(run: RunView) -> list[Flowable]:
-    first = summary.pages(run)
-    rest = readings_pages.page(run) + qualify_pages.build(run)
-    for test in run.tests:
-        rest += pages.pages_for(run, test)
-    return first + toc.page(run, first, rest) + rest
-
-
-def build_pdf(run: RunView) -> bytes:
-    """The report of `run` as PDF bytes."""
-    # The verdict of a compliant run resting on readings names the page of the Readings
-    # section, known only once laid out: lay out with "page ?", then with the page found,
-    # until the section stays on the page the verdict names (one extra pass in practice).
-    page: int | str = "?"
-    for _ in range(4):
-        view = dataclasses.replace(run, verdict=on_page(run.verdict, page))
-        story = story_for(view)
-        where = toc.headings(story).index(("h1", readings.TITLE))
-        # Pass 1 only counts pages; pass 2 lays out an untouched copy of the same story: a
-        # table split across pages in pass 1 is left altered and cannot be laid out again.
-        fresh = copy.deepcopy(story)
-        _, total, headings = _build(view, story, total_pages=None)
-        if view.verdict is run.verdict or headings[where] == page:
-            break
-        page = headings[where]
-    data, _, _ = _build(view, fresh, total_pages=total, known_pages=headings)
-    return data
-
-
-def _build(run: RunView, story: list[Flowable], total_pages: int | None,
-           known_pages: list[int] | None = None) -> tuple[bytes, int, list[int]]:
+def lay_out(run: RunView, story: list[Flowable], total_pages: int | None,
+            known_pages: list[int] | None = None) -> tuple[bytes, int, list[int]]:
     buf = io.BytesIO()
     doc = ReportDoc(buf, run, total_pages)
     doc.known_pages = known_pages or []     # pass 2: the contents page's page numbers

@@ -1,5 +1,5 @@
 """3D bar plots of a block size x R/W mix matrix (PTS report pages: IOPS, Latency ART/MRT),
-as PNG bytes in the style of pts.report.charts (own Agg canvas, fixed size and dpi, no
+as PNG bytes in the style of pts.report.renderers.charts (own Agg canvas, fixed size and dpi, no
 "Software" tag: the same data gives the same bytes).
 
 matplotlib's 3D axes do not support a log scale, so a log plot draws log10(value) as the bar
@@ -18,7 +18,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from pts.report.charts import DPI, STYLE, _png, _wide_range
+from pts.report.renderers.charts import DPI, STYLE, _png, _wide_range
 from pts.report.run import fmt
 
 SIZE_INCHES = (7.2, 5.0)

@@ -16,7 +16,8 @@ from reportlab.lib.units import mm
 from reportlab.platypus import Flowable, Image, KeepTogether, PageBreak, Paragraph, Spacer, Table
 from reportlab.platypus import TableStyle as _TableStyle
 
-from pts.report.charts import SIZE_INCHES  # the aspect ratio of charts unless told otherwise
+# the aspect ratio of charts unless told otherwise
+from pts.report.renderers.charts import SIZE_INCHES
 
 PAGE_SIZE = A4
 MARGIN = 15 * mm

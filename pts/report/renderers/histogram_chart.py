@@ -1,4 +1,4 @@
-"""Response-time histograms as PNG bytes (style of pts.report.charts): I/O count per fio
+"""Response-time histograms as PNG bytes (style of pts.report.renderers.charts): I/O count per fio
 latency bin on log axes, with vertical lines at the marked levels (ART, the nines, MRT).
 
 One figure holds the panels of several cells (one R/W mix, one panel per block size, one
@@ -19,8 +19,8 @@ from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from pts.report.charts import DPI, LINE_STYLES, STYLE
-from pts.report.charts_3d import _tick
+from pts.report.renderers.charts import DPI, LINE_STYLES, STYLE
+from pts.report.renderers.charts_3d import _tick
 from pts.tools.histogram import PLAT_VAL
 
 BAR_COLOUR = "#4c72b0"

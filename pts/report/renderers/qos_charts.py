@@ -1,4 +1,5 @@
-"""DIRTH/CBW charts (pts-digest §7.7 P4-P14) as PNG bytes, in the style of pts.report.charts."""
+"""DIRTH/CBW charts (pts-digest §7.7 P4-P14) as PNG bytes, in the style of
+pts.report.renderers.charts."""
 
 from __future__ import annotations
 
@@ -7,7 +8,14 @@ from collections.abc import Mapping, Sequence
 import matplotlib
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from pts.report.charts import LINE_STYLES, STYLE, _legend_below, _new_figure, _png, _wide_range
+from pts.report.renderers.charts import (
+    LINE_STYLES,
+    STYLE,
+    _legend_below,
+    _new_figure,
+    _png,
+    _wide_range,
+)
 from pts.report.run import fmt
 
 Series = Mapping[str, tuple[Sequence[float], Sequence[float | None]]]
