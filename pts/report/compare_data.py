@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pts.report import qos_text
 from pts.report.export_json import cells, fob
+from pts.report.pages import qos_text
 from pts.report.run import latency_qos
 from pts.report.run.data import load_run
 from pts.report.run.model import RunView, TestResult

@@ -16,8 +16,9 @@ from reportlab.platypus import Flowable, Frame, PageBreak, PageTemplate
 from reportlab.platypus.doctemplate import BaseDocTemplate
 
 from pts import __version__
-from pts.report import compare_charts, qos_text
+from pts.report import compare_charts
 from pts.report.compare_data import CellRow, Comparison, fob_rows, metrics_of
+from pts.report.pages import qos_text
 from pts.report.renderers import layout
 from pts.report.renderers.layout import CONTENT_WIDTH, MARGIN, PAGE_SIZE, h1, h2, para
 from pts.report.run import fmt

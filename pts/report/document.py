@@ -10,18 +10,18 @@ import dataclasses
 
 from reportlab.platypus import Flowable
 
-from pts.report import pages, qualify_pages, readings_pages, summary, toc
+from pts.report.pages import qualification, readings, registry, summary, toc
 from pts.report.renderers import pdf
-from pts.report.run import readings
 from pts.report.run.model import RunView
+from pts.report.run.readings import TITLE as READINGS_TITLE
 from pts.report.run.verdict import on_page
 
 
 def story_for(run: RunView) -> list[Flowable]:
     first = summary.pages(run)
-    rest = readings_pages.page(run) + qualify_pages.build(run)
+    rest = readings.page(run) + qualification.build(run)
     for test in run.tests:
-        rest += pages.pages_for(run, test)
+        rest += registry.pages_for(run, test)
     return first + toc.page(run, first, rest) + rest
 
 
@@ -34,7 +34,7 @@ def build_pdf(run: RunView) -> bytes:
     for _ in range(4):
         view = dataclasses.replace(run, verdict=on_page(run.verdict, page))
         story = story_for(view)
-        where = toc.headings(story).index(("h1", readings.TITLE))
+        where = toc.headings(story).index(("h1", READINGS_TITLE))
         # Pass 1 only counts pages; pass 2 lays out an untouched copy of the same story: a
         # table split across pages in pass 1 is left altered and cannot be laid out again.
         fresh = copy.deepcopy(story)

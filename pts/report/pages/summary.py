@@ -10,7 +10,8 @@ from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
 from pts.conditioning.wipc import READING as WIPC_READING
-from pts.report import run_warnings
+from pts.report.pages import warnings
+from pts.report.pages.snia_header import zones
 from pts.report.renderers.layout import (
     CONTENT_WIDTH,
     GREEN,
@@ -27,7 +28,6 @@ from pts.report.renderers.layout import (
 from pts.report.run import fmt, purge_check, report_fields
 from pts.report.run import platform_rows as platform_table
 from pts.report.run.model import RunView, TestResult
-from pts.report.snia_header import zones
 from pts.results import records
 
 SOURCES = {
@@ -42,7 +42,7 @@ SHOWN_PARAMETERS = frozenset({
     # DIRTH/CBW and XSR loops (_loop_rows)
     "thread_counts", "queue_depths", "workload", "bssplit", "random_distribution",
     "block_size_mix", "groups", "interval_seconds", "dropped_block_sizes",
-    "readings"})     # readings: their own section (pts/report/readings_pages.py)
+    "readings"})     # readings: their own section (pts/report/pages/readings.py)
 
 
 def pages(run: RunView) -> list[Flowable]:
@@ -50,7 +50,7 @@ def pages(run: RunView) -> list[Flowable]:
                     "Table: run summary, deviations and verdict", run.verdict.status,
                     alarm=not run.verdict.compliant)
     story = new_page(info, first=True) + [h1("Run summary")]
-    story += verdict_block(run) + report_block(run) + run_warnings.block(run)
+    story += verdict_block(run) + report_block(run) + warnings.block(run)
     story += deviations_block(run)
     story += [h2("Test results"), tests_table(run)]
     story += [h2("Device under test"), kv_table(device_rows(run))]

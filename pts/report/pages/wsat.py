@@ -9,12 +9,12 @@ from __future__ import annotations
 from reportlab.platypus import Flowable
 
 from pts.procedure import steady_state
-from pts.report import histogram_pages
+from pts.report.pages import histogram
+from pts.report.pages.steady import evidence_table, page_info
 from pts.report.renderers import charts
 from pts.report.renderers.layout import h1, h2, image, kv_table, new_page, para
 from pts.report.run import fmt
 from pts.report.run.model import SampleView, TestResult, TrackingView
-from pts.report.steady_pages import evidence_table, page_info
 from pts.testdefs import wsat_qos
 from pts.testdefs.qos_select import needed_ios
 
@@ -39,7 +39,7 @@ def qos_pages(test: TestResult) -> list[Flowable]:
     story: list[Flowable] = []
     for h in test.histograms:
         clat = h.source == wsat_qos.WINDOW_SOURCE
-        story += histogram_pages.pages(
+        story += histogram.pages(
             test, [h], "longer samples (--point-seconds)" if clat
             else "a longer run (--wsat-fills, --wsat-hours)",
             "Response time (µs, fio completion latency)" if clat else

@@ -1,7 +1,7 @@
 """Latency test pages (pts-digest §7.3, §8.3): convergence of the average and of the maximum
 response time, the measurement window of the tracking variable (RND 4 KiB 0/100 ART), the
 tables of window averages (ART, 5 9s, MRT, IOPS; mixed points per direction), the QoS table
-(99.99 / 99.999 / 99.9999 %, pts.report.latency_qos_pages), 2D and 3D plots of ART and MRT
+(99.99 / 99.999 / 99.9999 %, pts.report.pages.latency_qos), 2D and 3D plots of ART and MRT
 over block size x R/W mix, and the response-time histograms (a page per R/W mix).
 """
 
@@ -10,13 +10,14 @@ from __future__ import annotations
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
-from pts.report import latency_qos_pages, plot3d_pages, qos_text
+from pts.report.pages import latency_qos, plot3d, qos_text
+from pts.report.pages.steady import convergence_page, page_info, window_pages
 from pts.report.renderers import charts
 from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
-from pts.report.run import fmt, latency_qos
+from pts.report.run import fmt
 from pts.report.run.data import window_cells
+from pts.report.run.latency_qos import short_cells
 from pts.report.run.model import Cell, TestResult
-from pts.report.steady_pages import convergence_page, page_info, window_pages
 
 US = "µs"
 # (ledger field, table title, unit)
@@ -35,14 +36,14 @@ def build(run, test: TestResult) -> list[Flowable]:
     story += convergence_page(test, f"MRT ({US})", "lat_max_us", writes,
                               "Maximum Response Time", first=False)
     story += window_pages(test, f"ART ({US})")
-    qos = latency_qos_pages.qos_cells(run, test)
-    story += tables_page(test) + latency_qos_pages.table_page(test, qos) + directions_page(test)
+    qos = latency_qos.qos_cells(run, test)
+    story += tables_page(test) + latency_qos.table_page(test, qos) + directions_page(test)
     story += plot_page(test, "lat_mean_us", "ART") + plot_page(test, "lat_max_us", "MRT")
-    story += plot3d_pages.page(test, "lat_mean_us", "ART", f"ART ({US})",
+    story += plot3d.page(test, "lat_mean_us", "ART", f"ART ({US})",
                                "Average response time (ART)")
-    story += plot3d_pages.page(test, "lat_max_us", "MRT", f"MRT ({US})",
+    story += plot3d.page(test, "lat_max_us", "MRT", f"MRT ({US})",
                                "Maximum response time (MRT, mean of the rounds' maxima)")
-    return story + latency_qos_pages.histogram_pages(test, qos)
+    return story + latency_qos.histogram_pages(test, qos)
 
 
 def _pct(test: TestResult) -> str:
@@ -88,7 +89,7 @@ def _short(test: TestResult, metric: str) -> set[tuple[str, int]]:
     if not metric.endswith("lat_percentile_us"):
         return set()
     ios = metric.removesuffix("lat_percentile_us") + "ios"
-    return latency_qos.short_cells(test, float(_pct(test)), ios)
+    return short_cells(test, float(_pct(test)), ios)
 
 
 def _text(cell: Cell | None, short: bool = False) -> str:

@@ -13,42 +13,42 @@ from collections.abc import Callable
 
 from reportlab.platypus import Flowable
 
-from pts.report import (
-    counters_pages,
-    fob_pages,
-    iops_pages,
-    latency_pages,
-    qos_pages,
-    recovery_pages,
+from pts.report.pages import (
+    counters,
+    fob,
+    iops,
+    latency,
+    qos,
+    recovery,
     snia_header,
-    steady_pages,
-    throughput_pages,
-    wsat_pages,
+    steady,
+    throughput,
+    wsat,
 )
 from pts.report.run.model import RunView, TestResult
 
 PageBuilder = Callable[[RunView, TestResult], list[Flowable]]
 
 BUILDERS: dict[str, PageBuilder] = {
-    "iops": iops_pages.build,
-    "throughput": throughput_pages.build,
-    "latency": latency_pages.build,
-    "wsat": wsat_pages.build,
-    "dirth": qos_pages.build,
-    "cbw": qos_pages.build,
-    "dirth-precondition": qos_pages.precondition,
-    "cbw-precondition": qos_pages.precondition,
-    "hir": recovery_pages.hir,
-    "xsr": recovery_pages.xsr,
+    "iops": iops.build,
+    "throughput": throughput.build,
+    "latency": latency.build,
+    "wsat": wsat.build,
+    "dirth": qos.build,
+    "cbw": qos.build,
+    "dirth-precondition": qos.precondition,
+    "cbw-precondition": qos.precondition,
+    "hir": recovery.hir,
+    "xsr": recovery.xsr,
 }
 
 
 def builder(name: str) -> PageBuilder:
     family = name.split("-", 1)[0]
-    return BUILDERS.get(name) or BUILDERS.get(family) or steady_pages.generic
+    return BUILDERS.get(name) or BUILDERS.get(family) or steady.generic
 
 
 def pages_for(run: RunView, test: TestResult) -> list[Flowable]:
     own = builder(test.name)(run, test)
-    story = own + fob_pages.build(run, test) + counters_pages.build(run, test)
+    story = own + fob.build(run, test) + counters.build(run, test)
     return snia_header.on_every_page(run, test, story)   # the SNIA header block, each page

@@ -2,19 +2,19 @@
 operating points' captures (pts-digest §7.7 P9-P14) and the WSAT's whole run and final
 window. Each page: the histogram (I/O count per fio latency bin, ART, the resolvable levels
 and MRT marked) and a table of every level with the I/O count behind it ("n/r" when the
-count cannot resolve it, pts.report.qos_text).
+count cannot resolve it, pts.report.pages.qos_text).
 """
 
 from __future__ import annotations
 
 from reportlab.platypus import Flowable
 
-from pts.report import qos_text
+from pts.report.pages import qos_text
+from pts.report.pages.steady import page_info
 from pts.report.renderers import histogram_chart
 from pts.report.renderers.layout import grid_table, h2, image, new_page, para
 from pts.report.run import fmt
 from pts.report.run.model import TestResult
-from pts.report.steady_pages import page_info
 from pts.results import records
 
 US = "µs"

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from reportlab.platypus import Flowable
 
+from pts.report.pages.steady import page_info
 from pts.report.renderers import charts_3d
 from pts.report.renderers.layout import h2, image, new_page, para
 from pts.report.run.data import window_cells
 from pts.report.run.model import TestResult
-from pts.report.steady_pages import page_info
 
 
 def _window_text(test: TestResult) -> str:

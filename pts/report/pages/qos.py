@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from reportlab.platypus import Flowable
 
-from pts.report import histogram_pages, qos_text
+from pts.report.pages import histogram, qos_text
+from pts.report.pages.steady import convergence_page, page_info, window_pages
 from pts.report.renderers import qos_charts
 from pts.report.renderers.layout import grid_table, h2, image, new_page, para
 from pts.report.run import fmt
 from pts.report.run.model import RunView, TestResult
-from pts.report.steady_pages import convergence_page, page_info, window_pages
 from pts.results import records
 from pts.results.ledger import read_records
 
@@ -208,7 +208,7 @@ def _operating_page(test: TestResult, found) -> list[Flowable]:
 
 
 def _histogram_pages(test: TestResult) -> list[Flowable]:
-    return histogram_pages.pages(test, list(test.histograms),
+    return histogram.pages(test, list(test.histograms),
                                  "longer captures (a larger --time-scale)")
 
 

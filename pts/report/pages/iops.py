@@ -1,6 +1,6 @@
 """IOPS test pages (PTS 2.0.2 §7; digest §7.1): convergence, measurement windows, the
 block size x R/W mix table of window averages, the 2D plot and the 3D plot; RND 0/100 and
-100/0 convergence for every block size (pts.report.convergence_pages).
+100/0 convergence for every block size (pts.report.pages.convergence).
 """
 
 from __future__ import annotations
@@ -8,20 +8,20 @@ from __future__ import annotations
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
-from pts.report import convergence_pages, plot3d_pages
+from pts.report.pages import convergence, plot3d
+from pts.report.pages.steady import convergence_page, page_info, window_pages
 from pts.report.renderers import charts
 from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
 from pts.report.run import fmt
 from pts.report.run.model import Cell, RunView, TestResult
-from pts.report.steady_pages import convergence_page, page_info, window_pages
 
 YLABEL = "IOPS"
 
 
 def build(run: RunView, test: TestResult) -> list[Flowable]:
-    return (convergence_page(test, YLABEL) + convergence_pages.iops_all_sizes(test, YLABEL)
+    return (convergence_page(test, YLABEL) + convergence.iops_all_sizes(test, YLABEL)
             + window_pages(test, YLABEL) + table_page(test) + plot_2d_page(test)
-            + plot3d_pages.page(test, "iops", "IOPS", YLABEL, "Average IOPS"))
+            + plot3d.page(test, "iops", "IOPS", YLABEL, "Average IOPS"))
 
 
 def _window_text(test: TestResult) -> str:

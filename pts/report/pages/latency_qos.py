@@ -10,14 +10,14 @@ from __future__ import annotations
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
-from pts.report import qos_text
+from pts.report.pages import qos_text
+from pts.report.pages.steady import page_info
 from pts.report.renderers import histogram_chart
 from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
 from pts.report.run import fmt, latency_qos
 from pts.report.run.data import window_cells
 from pts.report.run.latency_qos import NO_BINS, NOT_RESOLVABLE, OK, QosCell
 from pts.report.run.model import RunView, TestResult
-from pts.report.steady_pages import page_info
 
 US = "µs"
 

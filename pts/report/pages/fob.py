@@ -8,11 +8,11 @@ from __future__ import annotations
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
+from pts.report.pages.steady import page_info
 from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h2, new_page, para
 from pts.report.run import fmt, unwritten
 from pts.report.run.data import fob_vs_window
 from pts.report.run.model import RunView, TestResult
-from pts.report.steady_pages import page_info
 
 TITLE = "FOB vs Steady State (informative)"
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from reportlab.platypus import Flowable
 
-from pts.report import steady_pages
+from pts.report.pages import steady
+from pts.report.pages.steady import page_info
 from pts.report.renderers import charts
 from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h1, h2, image, new_page, para
 from pts.report.run import fmt
 from pts.report.run.model import TestResult
-from pts.report.steady_pages import page_info
 from pts.results import records
 
 TWO_UP = 0.88 * CONTENT_WIDTH
@@ -51,8 +51,8 @@ def state_names(test: TestResult):
 
 
 def hir(run, test: TestResult) -> list[Flowable]:
-    story = steady_pages.convergence_page(test, "IOPS")
-    story += steady_pages.window_pages(test, "IOPS")
+    story = steady.convergence_page(test, "IOPS")
+    story += steady.window_pages(test, "IOPS")
     base = [r for r in test.recovery if isinstance(r, records.HirBaseline)]
     ss = base[-1].ss_iops if base else None
     label = baseline_label(base[-1]) if base else ""

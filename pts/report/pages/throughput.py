@@ -9,13 +9,13 @@ from __future__ import annotations
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
-from pts.report import convergence_pages
+from pts.report.pages import convergence
+from pts.report.pages.steady import page_info, window_pages
 from pts.report.renderers import charts
 from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
 from pts.report.run import fmt
 from pts.report.run.data import window_cells
 from pts.report.run.model import RunView, TestResult
-from pts.report.steady_pages import page_info, window_pages
 
 PREFIX = "throughput-"
 YLABEL = "MB/s (decimal)"
@@ -24,7 +24,7 @@ UNITS = ("MB/s are decimal (10^6 bytes per second, from fio's bytes/s); block si
 
 
 def build(run: RunView, test: TestResult) -> list[Flowable]:
-    story = convergence_pages.throughput_split(test, YLABEL)   # read and write apart
+    story = convergence.throughput_split(test, YLABEL)   # read and write apart
     story += window_pages(test, YLABEL)
     family = [t for t in run.tests if t.name.startswith(PREFIX)]
     if family and family[-1] is test:
