@@ -11,7 +11,7 @@ import pytest
 
 from pts.cli.main import main
 from pts.config.spec import load_spec
-from pts.report.export_json import document
+from pts.export.json_doc import document
 from pts.report.run.data import load_run
 from tests.runfactory import build_run
 

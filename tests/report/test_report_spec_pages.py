@@ -12,9 +12,9 @@ import subprocess
 import pytest
 
 from pts.config.datasheet import parse
+from pts.export.json_doc import document
+from pts.qualify.judge import ERROR, MET, judge
 from pts.report import render
-from pts.report.export_json import document
-from pts.report.qualify import ERROR, MET, judge
 from pts.report.renderers import charts_3d, histogram_chart
 from pts.report.run.data import load_run
 from tests.runfactory import STEADY_CURVE, RunFolder, run_json, write_iops_test

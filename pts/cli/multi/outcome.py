@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from pts.report import compare_cli
+from pts.compare import cli as compare_cli
 from pts.results.ledger import stamped_folder
 
 

@@ -1,5 +1,5 @@
 """`python -m pts export RUN_DIR --csv|--json [-o PATH]`: the run's results per cell as CSV,
-or every table of the report as one JSON document (pts.report.export_json), from its stored
+or every table of the report as one JSON document (pts.export.json_doc), from its stored
 data only (run.json + ledger.jsonl; no device).
 
 One row per test cell: the steady-state (measurement window) value, and where the run has a
@@ -17,7 +17,7 @@ import json
 import sys
 from pathlib import Path
 
-from pts.report.export_json import document
+from pts.export.json_doc import document
 from pts.report.run.data import fob_vs_window, load_run, window_cells
 from pts.report.run.model import RunFolderError, TestResult
 

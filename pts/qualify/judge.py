@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pts.config.datasheet import POINT_METRICS, Requirement
-from pts.report.export_json import cells, fob
+from pts.export.json_doc import cells, fob
 from pts.report.run import fmt, latency_qos
 from pts.report.run.model import COMPLETE, NOT_STEADY, STEADY, RunView, TestResult
 from pts.testdefs.qos_select import needed_ios

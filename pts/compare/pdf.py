@@ -16,8 +16,8 @@ from reportlab.platypus import Flowable, Frame, PageBreak, PageTemplate
 from reportlab.platypus.doctemplate import BaseDocTemplate
 
 from pts import __version__
-from pts.report import compare_charts
-from pts.report.compare_data import CellRow, Comparison, fob_rows, metrics_of
+from pts.compare import charts
+from pts.compare.data import CellRow, Comparison, fob_rows, metrics_of
 from pts.report.pages import qos_text
 from pts.report.renderers import layout
 from pts.report.renderers.layout import CONTENT_WIDTH, MARGIN, PAGE_SIZE, h1, h2, para
@@ -150,9 +150,9 @@ def convergence(tests: tuple[TestResult, ...], labels: list[str]) -> list[Flowab
             rounds = [r for r in test.rounds if t.label in r.tracking]
             series[label] = ([r.number for r in rounds], [r.tracking[t.label] for r in rounds])
         unit = tests[0].parameters.get("tracking_unit") or _unit(tests[0].name)
-        chart = layout.image(compare_charts.overlaid(
+        chart = layout.image(charts.overlaid(
             series, "Round", unit, f"{t.label}: convergence", integer_x=True),
-            size_inches=compare_charts.SHORT_SIZE_INCHES)
+            size_inches=charts.SHORT_SIZE_INCHES)
         out.append(layout.keep(heading, chart) if not out else chart)
     return out
 
@@ -171,9 +171,9 @@ def matrix_plots(test: TestResult, rows: list[CellRow], labels: list[str], title
         by_bs = {r.block_size: r for r in rows if r.rw_mix == mix}
         series = {label: [by_bs[bs].values[i] if bs in by_bs else None for bs in sizes]
                   for i, label in enumerate(labels)}
-        chart = layout.image(compare_charts.categorical(
+        chart = layout.image(charts.categorical(
             [fmt.block_size(bs) for bs in sizes], series, "Block size", unit,
-            f"{title}, R/W {mix}"), size_inches=compare_charts.SHORT_SIZE_INCHES)
+            f"{title}, R/W {mix}"), size_inches=charts.SHORT_SIZE_INCHES)
         # the heading stays with the first chart
         out.append(layout.keep(heading, chart) if not out else chart)
     return out
@@ -201,9 +201,9 @@ def wsat_section(tests: tuple[TestResult, ...], labels: list[str]) -> list[Flowa
     series = {label: ([s.tgbw_gb for s in t.samples], [s.iops for s in t.samples])
               for label, t in zip(labels, tests, strict=True)}
     out: list[Flowable] = [h2("IOPS against total GB written"), layout.image(
-        compare_charts.overlaid(series, "Total GB written (GB)", "IOPS",
+        charts.overlaid(series, "Total GB written (GB)", "IOPS",
                                 "WSAT: IOPS vs TGBW"),
-        size_inches=compare_charts.SHORT_SIZE_INCHES)]
+        size_inches=charts.SHORT_SIZE_INCHES)]
     keys = (("fob_iops", "FOB IOPS (first sample)"), ("ss_average", "Steady-state IOPS"),
             ("fob_ss_ratio", "FOB / steady state"), ("tgbw_gb", "TGBW (GB)"))
     rows = [CellRow(tests[0].name, title, "", 0, key, "",

@@ -14,8 +14,8 @@ import io
 import sys
 from pathlib import Path
 
+from pts.compare.data import Comparison, compare, fob_rows
 from pts.report.cli import _write_atomically
-from pts.report.compare_data import Comparison, compare, fob_rows
 from pts.report.run.model import RunFolderError
 
 EXIT_OK, EXIT_WRITE_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         print("compare: no test is present in every run: nothing to compare ("
               + "; ".join(comparison.left_out) + ")", file=sys.stderr)
         return EXIT_BAD_INPUT
-    from pts.report.compare_pdf import build  # reportlab + matplotlib only when needed
+    from pts.compare.pdf import build  # reportlab + matplotlib only when needed
 
     out = Path(args.output_dir)
     try:

@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from pts.config.datasheet import DatasheetError, load
-from pts.report.qualify import MET, judge_all
+from pts.qualify.judge import MET, judge_all
 from pts.report.run.data import load_run
 from pts.report.run.model import RunFolderError
 

@@ -2,7 +2,7 @@
 differences of their specs and settings, and per test present in every run its cells side by
 side with the difference to the first run in %.
 
-The figures are those of the report and of `export --json` (pts.report.export_json): per
+The figures are those of the report and of `export --json` (pts.export.json_doc): per
 cell the mean over the test's measurement window.
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pts.report.export_json import cells, fob
+from pts.export.json_doc import cells, fob
 from pts.report.pages import qos_text
 from pts.report.run import latency_qos
 from pts.report.run.data import load_run
