@@ -1,7 +1,7 @@
 """The report's "Readings of the specification" section and the verdict that counts them
-(pts/report/run/readings.py, readings_pages.py, verdict.py, pdf.py; issue 21 §2): built from
-the readings the run stored in its test_start records, the count in the verdict line equal
-to the rows listed, and its page number the real page of the section."""
+(pts/report/run/readings.py, pages/readings.py, run/verdict.py, document.py; issue 21 §2):
+built from the readings the run stored in its test_start records, the count in the verdict
+line equal to the rows listed, and its page number the real page of the section."""
 
 import json
 import re

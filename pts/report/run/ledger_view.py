@@ -179,8 +179,9 @@ PARSERS = {
     "fob_point": _point, "round_mode": _round_mode,
     "purge_probe": _purge_probe,
 }
-# HIR / XSR records reach their pages as the typed records (pts.report.recovery_view), and so
-# do the response-time histograms (DIRTH/CBW operating points, WSAT; TestResult.histograms).
+# HIR / XSR records reach their pages as the typed records (read by
+# pts.report.pages.recovery), and so do the response-time histograms (DIRTH/CBW operating
+# points, WSAT; TestResult.histograms).
 RECOVERY_TYPES = ("hir_baseline", "hir_write", "hir_state", "xsr_interval", "xsr_group")
 PARSERS.update({t: (lambda rec, where: rec) for t in (*RECOVERY_TYPES, "response_histogram")})
 
