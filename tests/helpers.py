@@ -28,7 +28,7 @@ from pts.tools import commands
 REPO = Path(__file__).resolve().parent.parent
 # The report's Report Date is the date it is rendered; the project's tests (tests/conftest.py)
 # and the page baselines (tests/data/make_reference_run.py) fix it with SOURCE_DATE_EPOCH
-# (pts.report.report_fields) so that a re-render gives the same bytes: 2026-11-22.
+# (pts.report.run.report_fields) so that a re-render gives the same bytes: 2026-11-22.
 REPORT_EPOCH = "1795305600"
 DATA = Path(__file__).resolve().parent / "data"
 RECORDED = DATA / "recorded"          # hdparm, sg3_utils, sdparm (README: provenance)

@@ -154,7 +154,7 @@ class Expected:
         return self.status in (records.STEADY, records.COMPLETE)
 
     def report_status(self) -> str:
-        """The report's status line of the test (pts/report/data.py, per test)."""
+        """The report's status line of the test (pts/report/run/data.py, per test)."""
         span = f"(window {self.window[0]}..{self.window[1]})"
         if self.status == records.STEADY:
             return f"Steady state reached at round {self.steady_round} {span}"

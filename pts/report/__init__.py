@@ -3,9 +3,15 @@
     from pts.report import render
     render("reports/<model>_<serial>/<run-id>")   # -> Path of report.pdf
 
-Modules: model (dataclasses), ledger + data (reading a run folder), verdict, charts
-(matplotlib PNGs), layout + summary + steady_pages + iops_pages + counters_pages + pages
-(page content), pdf (page template and build), cli (`python -m pts report`).
+Rooms, imports going one way (tests/unit/test_architecture.py):
+  run/        the run view: run.json + ledger -> model (data, ledger_view, model), verdict,
+              warnings, readings, QoS levels, number formats; renderer-free
+  renderers/  the PDF machinery (layout: flowables and geometry; pdf: page template and one
+              layout pass) and the charts (matplotlib PNGs); know no page content
+  pages/      what each page says, per test family; registry.py: which pages a test gets
+At the top: document (the pages in order, and the layout passes), cli (`python -m pts
+report`), console (pytest's terminal summary). compare, qualify and export are packages of
+their own above this one (pts.compare, pts.qualify, pts.export).
 """
 
 from __future__ import annotations

@@ -14,10 +14,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from pts.report import html
-from pts.report.data import load_run
-from pts.report.model import RunFolderError
-from pts.report.pdf import build_pdf
+from pts.report import document
+from pts.report.document import build_pdf
+from pts.report.renderers import html
+from pts.report.run.data import load_run
+from pts.report.run.model import RunFolderError
 
 EXIT_OK, EXIT_WRITE_FAILED, EXIT_BAD_RUN = 0, 1, 2
 REPORT_NAME = "report.pdf"
@@ -53,10 +54,10 @@ def render_both(run_dir: str | os.PathLike,
     once (the HTML names the PDF's pages)."""
     run = load_run(run_dir)
     target = Path(output) if output is not None else run.folder / REPORT_NAME
-    laid, story = html.layout_pdf_with_svg(run)
+    laid, story = document.layout_with_svg(run)
     _write_atomically(target, laid.pdf)
     page = target.with_name(HTML_NAME)
-    _write_atomically(page, html.render((laid, story)).encode("utf-8"))
+    _write_atomically(page, html.render(laid, story).encode("utf-8"))
     return target.resolve(), page.resolve()
 
 

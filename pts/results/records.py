@@ -260,7 +260,7 @@ class TestEnd(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class Requirement(Record):
-    """--datasheet: one requirement judged after the test it depends on (pts.report.qualify)."""
+    """--datasheet: one requirement judged after the test it depends on (pts.qualify.judge)."""
     TYPE: ClassVar[str] = "requirement"
     cell: str | None
     metric: str

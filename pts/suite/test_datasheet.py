@@ -1,13 +1,13 @@
 """Datasheet qualification (--datasheet FILE.toml, docs/datasheet.md): one item per
 requirement, run right after the PTS test it depends on (pts/suite/datasheet.py). Judged
-from the run's stored data by pts.report.qualify; the judgement is written to the ledger
+from the run's stored data by pts.qualify.judge; the judgement is written to the ledger
 (a `requirement` record) for the report's Qualification page.
 
 Without --datasheet there is no item; without --device the items are skipped.
 """
 
-from pts.report.data import load_run
-from pts.report.qualify import MET, judge
+from pts.qualify.judge import MET, judge
+from pts.report.run.data import load_run
 from pts.results import records
 
 

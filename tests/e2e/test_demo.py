@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from pts.report.data import load_run
+from pts.report.run.data import load_run
 from pts.results.ledger import read_ledger
 from tests.helpers import REPO
 

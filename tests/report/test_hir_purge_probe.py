@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from pts.report.data import load_run
-from pts.report.purge_check import HIR_WARNING, check
+from pts.report.run.data import load_run
+from pts.report.run.purge_check import HIR_WARNING, check
 from tests.synthrun import REFERENCE, build
 from tests.synthrun_more import hir_test
 

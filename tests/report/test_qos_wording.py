@@ -94,7 +94,7 @@ def test_histogram_page_levels_are_the_stored_ones(texts, test):
 
 
 def test_export_json_carries_the_histograms_levels():
-    from pts.report.export_json import document
+    from pts.export.json_doc import document
     tests = {t["name"]: t for t in document(snapshots.REFERENCE_RUN)["tests"]}
     wsat = tests["wsat"]["histograms"]
     assert [h["name"][:12] for h in wsat] == ["Whole run", "Final window"]

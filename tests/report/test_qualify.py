@@ -5,8 +5,8 @@ import pytest
 
 from pts.cli.main import main
 from pts.config.datasheet import parse
-from pts.report.data import load_run
-from pts.report.qualify import ERROR, MET, NOT_MET, judge
+from pts.qualify.judge import ERROR, MET, NOT_MET, judge
+from pts.report.run.data import load_run
 from pts.results import records
 from pts.results.ledger import Ledger
 from tests.helpers import pdf_text

@@ -1,7 +1,7 @@
 """The report's "Readings of the specification" section and the verdict that counts them
-(pts/report/readings.py, readings_pages.py, verdict.py, pdf.py; issue 21 §2): built from
-the readings the run stored in its test_start records, the count in the verdict line equal
-to the rows listed, and its page number the real page of the section."""
+(pts/report/run/readings.py, pages/readings.py, run/verdict.py, document.py; issue 21 §2):
+built from the readings the run stored in its test_start records, the count in the verdict
+line equal to the rows listed, and its page number the real page of the section."""
 
 import json
 import re
@@ -11,8 +11,8 @@ import pytest
 
 from pts.cli.main import main
 from pts.config.spec import load_spec
-from pts.report.data import load_run
-from pts.report.export_json import document
+from pts.export.json_doc import document
+from pts.report.run.data import load_run
 from tests.runfactory import build_run
 
 pytestmark = pytest.mark.needs("pdftotext")

@@ -7,10 +7,11 @@ import dataclasses
 import pytest
 from reportlab.platypus import Paragraph
 
-from pts.report import pages, render
-from pts.report.counters_pages import EMULATOR_TITLE, GENERIC_TITLE
-from pts.report.data import load_run
-from pts.report.model import RunFolderError
+from pts.report import render
+from pts.report.pages import registry
+from pts.report.pages.counters import EMULATOR_TITLE, GENERIC_TITLE
+from pts.report.run.data import load_run
+from pts.report.run.model import RunFolderError
 from tests.helpers import pdf_text
 from tests.runfactory import RunFolder, build_run, run_json, write_iops_test
 
@@ -90,7 +91,7 @@ def test_other_source_gets_the_generic_title(tmp_path):
 def test_every_test_gets_the_page_not_only_iops(tmp_path):
     run = load_run(build_run(tmp_path, counters=FTL))
     other = dataclasses.replace(run.tests[0], name="throughput", title="Throughput")
-    headings = [f.getPlainText() for f in pages.pages_for(run, other)
+    headings = [f.getPlainText() for f in registry.pages_for(run, other)
                 if isinstance(f, Paragraph)]
     assert EMULATOR_TITLE in headings
 

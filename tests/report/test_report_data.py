@@ -1,4 +1,4 @@
-"""pts.report.data: reading a run folder, measurement window, cell means, verdict."""
+"""pts.report.run.data: reading a run folder, measurement window, cell means, verdict."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from pts.report.data import load_run
-from pts.report.model import INCOMPLETE, NOT_STEADY, STEADY, RunFolderError
+from pts.report.run.data import load_run
+from pts.report.run.model import INCOMPLETE, NOT_STEADY, STEADY, RunFolderError
 from tests.runfactory import (
     FALLING_CURVE,
     NA_REASON,

@@ -10,8 +10,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from pts.report import render, report_fields
-from pts.report.export_json import document
+from pts.export.json_doc import document
+from pts.report import render
+from pts.report.run import report_fields
 from tests.helpers import REPORT_EPOCH
 from tests.runfactory import build_run
 

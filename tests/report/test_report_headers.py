@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from pts.report import qos_pages, render
-from pts.report.data import load_run
-from pts.report.layout import PageMarker
+from pts.report import render
+from pts.report.pages import qos
+from pts.report.renderers.layout import PageMarker
+from pts.report.run.data import load_run
 from tests import headers, snapshots, synthrun, synthrun_more
 from tests.helpers import pdf_text
 
@@ -160,14 +161,14 @@ def test_tc_qd_page_uses_the_recorded_values():
     _, by_test = headers.load(snapshots.REFERENCE_RUN)
     pre = {(r["thread_count"], r["queue_depth"], r["seconds"]) for r in by_test["dirth"]
            if r["type"] == "prewrite" and r["when"].startswith("before round")}
-    text = _texts(qos_pages._tc32_page(run, test))
+    text = _texts(qos._tc32_page(run, test))
     tc, qd = test.parameters["thread_count"], test.parameters["queue_depth"]
     assert f"TC{tc}, every QD" in text and f"tracking variable is the TC{tc}/QD{qd}" in text
     assert [f"RND 0/100 at TC{a}/QD{b} for {s} s" for a, b, s in pre] == \
         re.findall(r"RND 0/100 at TC\d+/QD\d+ for \d+ s", text)
     # Without the recorded TC: said so, no guessed TC32.
     params = {k: v for k, v in test.parameters.items() if k != "thread_count"}
-    text = _texts(qos_pages._tc32_page(run, dataclasses.replace(test, parameters=params)))
+    text = _texts(qos._tc32_page(run, dataclasses.replace(test, parameters=params)))
     assert "thread count was not recorded" in text and "TC32" not in text
 
 

@@ -17,11 +17,11 @@ import pytest
 from reportlab.platypus import Image, Table
 
 from pts.cli.main import main
-from pts.report.data import load_run
-from pts.report.html import UnknownFlowable, _Page, build_html, markup
-from pts.report.layout import PageMarker
-from pts.report.pdf import story_for
-from pts.report.toc import Contents
+from pts.report.document import build_html, story_for
+from pts.report.renderers.contents import Contents
+from pts.report.renderers.html import UnknownFlowable, _Page, markup
+from pts.report.renderers.layout import PageMarker
+from pts.report.run.data import load_run
 from tests import headers, snapshots
 
 pytestmark = pytest.mark.needs("pdftotext")

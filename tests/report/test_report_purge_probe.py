@@ -8,8 +8,8 @@ import re
 import pytest
 
 from pts.report import render
-from pts.report.data import load_run
-from pts.report.purge_check import LIMITS_NO_PURGE, WARNING, WARNING_NO_PURGE, check
+from pts.report.run.data import load_run
+from pts.report.run.purge_check import LIMITS_NO_PURGE, WARNING, WARNING_NO_PURGE, check
 from tests.helpers import pdf_text
 from tests.runfactory import build_run
 

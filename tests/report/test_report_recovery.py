@@ -104,7 +104,7 @@ def test_xsr_pages_table_and_rule(tmp_path):
 def test_a_redone_wait_state_keeps_only_its_last_attempt(tmp_path):
     from types import SimpleNamespace
 
-    from pts.report.recovery_pages import hir_writes
+    from pts.report.pages.recovery import hir_writes
     from pts.results import records
     from pts.results.ledger import read_records
     found, _ = read_records(hir_run(tmp_path) / "ledger.jsonl")

@@ -12,10 +12,11 @@ import subprocess
 import pytest
 
 from pts.config.datasheet import parse
-from pts.report import charts_3d, histogram_chart, render
-from pts.report.data import load_run
-from pts.report.export_json import document
-from pts.report.qualify import ERROR, MET, judge
+from pts.export.json_doc import document
+from pts.qualify.judge import ERROR, MET, judge
+from pts.report import render
+from pts.report.renderers import charts_3d, histogram_chart
+from pts.report.run.data import load_run
 from tests.runfactory import STEADY_CURVE, RunFolder, run_json, write_iops_test
 from tests.runfactory_extra import write_latency_test, write_throughput_test
 

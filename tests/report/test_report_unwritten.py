@@ -8,7 +8,7 @@ import json
 import re
 
 from pts.report import render
-from pts.report.data import load_run
+from pts.report.run.data import load_run
 from tests.helpers import pdf_text
 from tests.runfactory import build_run
 

@@ -1,4 +1,4 @@
-"""The contents page of report.pdf (pts/report/toc.py)."""
+"""The contents page of report.pdf (pts/report/pages/toc.py)."""
 
 import re
 import subprocess
@@ -11,7 +11,7 @@ from tests.runfactory import build_run
 
 @pytest.mark.needs("pdftotext")
 def test_contents_page_gives_each_sections_page(tmp_path):
-    """The contents page (pts/report/toc.py) lists every heading with the page it is on."""
+    """The contents page (pts/report/pages/toc.py) lists every heading with the page it is on."""
     folder = build_run(tmp_path)
     assert main(["report", str(folder)]) == 0
     pdf = folder / "report.pdf"

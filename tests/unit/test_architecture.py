@@ -14,8 +14,14 @@ import pytest
 
 PTS = Path(__file__).resolve().parents[2] / "pts"
 LAYERS = ["pts", "config", "tools", "device", "emulate", "results", "run", "conditioning",
-          "procedure", "testdefs", "report", "cli", "plugin_options", "plugin", "__main__",
-          "suite"]
+          "procedure", "testdefs", "report", "export", "compare", "qualify", "cli",
+          "plugin_options", "plugin", "__main__", "suite"]
+# Rooms inside a layer, lowest first (README "Architecture"): a module in a room imports its
+# own room and the rooms below; the modules at the top of the layer (pts/report/cli.py,
+# document.py, console.py) may import every room, and no room imports them.
+ROOMS = {"report": ["run", "renderers", "pages"]}
+RENDERER_FREE = "pts.report.run"           # the run view: no reportlab, no matplotlib
+RENDERER_LIBS = {"reportlab", "matplotlib"}
 MAX_LINES = 400          # a module larger than this wants splitting
 MAX_TOP_MODULES = 12
 
@@ -94,6 +100,43 @@ def test_imports_go_down_the_layers():
     upward = [f"{m} ({layer(m)}) imports {i} ({layer(i)})" for m, deps in g.items()
               for i in deps if LAYERS.index(layer(i)) > LAYERS.index(layer(m))]
     assert not upward, "imports that go up the flow:\n" + "\n".join(sorted(upward))
+
+
+def room(module: str) -> str | None:
+    """The room of a module (None: the top of its layer, or a layer without rooms)."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[2] in ROOMS.get(layer(module), ()) else None
+
+
+def test_imports_go_down_the_rooms():
+    g = graph()
+    bad = []
+    for m, deps in g.items():
+        if (here := room(m)) is None:
+            continue
+        rooms = ROOMS[layer(m)]
+        for i in deps:
+            there = room(i)
+            if layer(i) == layer(m) and (there is None
+                                         or rooms.index(there) > rooms.index(here)):
+                bad.append(f"{m} ({here}) imports {i} ({there or 'top of ' + layer(i)})")
+    assert not bad, "imports that go up the rooms:\n" + "\n".join(sorted(bad))
+
+
+def test_the_run_view_is_renderer_free():
+    """The run view feeds every renderer (PDF now, HTML next): it draws nothing itself."""
+    bad = []
+    for name, path in modules().items():
+        if name == RENDERER_FREE or name.startswith(RENDERER_FREE + "."):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Import):
+                    used = [a.name for a in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                    used = [node.module]
+                else:
+                    continue
+                bad += [f"{name} imports {u}" for u in used if u.split(".")[0] in RENDERER_LIBS]
+    assert not bad, bad
 
 
 def test_tool_wrappers_know_no_policy():

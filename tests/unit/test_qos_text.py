@@ -1,7 +1,7 @@
-"""One wording for QoS levels on every page (pts.report.qos_text): "n/r" for a level the I/O
+"""One wording for QoS levels on every page (pts.report.pages.qos_text): "n/r" for a level the I/O
 count cannot resolve, never the slowest I/O in its place, and a footnote naming the counts."""
 
-from pts.report import qos_text
+from pts.report.pages import qos_text
 from pts.testdefs.qos_select import QOS_LEVELS, needed_ios, percentile_rows
 from pts.tools import histogram
 

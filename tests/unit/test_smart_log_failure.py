@@ -15,7 +15,7 @@ from pts.device.identity import BlockDevice, DeviceError, Identity
 from pts.procedure.rounds import Outcome
 from pts.procedure.runner import health_verdict
 from pts.report import render
-from pts.report.data import load_run
+from pts.report.run.data import load_run
 from pts.results import records
 from pts.results.ledger import Ledger, read_records
 from pts.results.resume import ResumeState

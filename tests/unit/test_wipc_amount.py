@@ -13,8 +13,8 @@ from pts.config.settings import make_settings
 from pts.config.spec import load_spec, specs_dir
 from pts.device.identity import BlockDevice, Identity, active_range_bytes
 from pts.procedure import plan
-from pts.report.data import load_run
-from pts.report.summary import wipc_text
+from pts.report.pages.summary import wipc_text
+from pts.report.run.data import load_run
 from pts.testdefs import iops
 from tests.runfactory import build_run
 

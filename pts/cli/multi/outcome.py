@@ -2,7 +2,7 @@
 (sessions/<UTC stamp>/) with session.json (every device: label, as given, refusal, exit
 status, run folder) and the comparison of the run folders written by the code of
 `python -m pts compare` (compare.pdf + compare.csv). Runs of one session differ only by
-device, which compare does not count as a difference (compare_data.NOT_SETTINGS)."""
+device, which compare does not count as a difference (pts.compare.data.NOT_SETTINGS)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from pts.report import compare_cli
+from pts.compare import cli as compare_cli
 from pts.results.ledger import stamped_folder
 
 

@@ -1,0 +1,169 @@
+"""What `python -m pts compare` compares: several run folders loaded (stored data only), the
+differences of their specs and settings, and per test present in every run its cells side by
+side with the difference to the first run in %.
+
+The figures are those of the report and of `export --json` (pts.export.json_doc): per
+cell the mean over the test's measurement window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pts.export.json_doc import cells, fob
+from pts.report.pages import qos_text
+from pts.report.run import latency_qos
+from pts.report.run.data import load_run
+from pts.report.run.model import RunView, TestResult
+
+# Options that name where and on what a run ran, not how: they may differ between runs.
+NOT_SETTINGS = frozenset({"device", "reports_dir", "destructive"})
+# Per test family: the cell metrics compared, (ledger field, label, unit).
+METRICS = {
+    "iops": (("iops", "IOPS", "IOPS"),),
+    "throughput": (("mbps", "Throughput", "MB/s"),),
+    "latency": (("lat_mean_us", "Average response time (ART)", "us"),
+                ("lat_max_us", "Maximum response time (MRT)", "us"),
+                *((f"qos_{p:g}", f"{p:g} % response time (QoS)", "us")
+                  for p in latency_qos.LEVELS)),
+    "wsat": (),
+}
+DEFAULT_METRICS = (("iops", "IOPS", "IOPS"),)
+
+
+def metrics_of(test_name: str) -> tuple[tuple[str, str, str], ...]:
+    return METRICS.get(test_name.split("-", 1)[0], DEFAULT_METRICS)
+
+
+@dataclass(frozen=True)
+class CellRow:
+    """One cell of one test, one metric: each run's value (None: missing or N/A)."""
+
+    test: str
+    label: str
+    rw_mix: str
+    block_size: int
+    metric: str
+    unit: str
+    values: tuple[float | None, ...]
+    # Per run, what a missing value is ("n/r": too few I/Os for the QoS level; "n/a").
+    missing: tuple[str, ...] = ()
+
+    def missing_text(self, index: int) -> str:
+        return self.missing[index] if self.missing else "n/a"
+
+    @property
+    def diffs(self) -> tuple[float | None, ...]:
+        """Per run, the difference to the first run in % (None for the first run, or when
+        either value is missing or the first is 0)."""
+        first = self.values[0]
+        return (None,) + tuple(None if v is None or not first else 100 * (v - first) / first
+                               for v in self.values[1:])
+
+
+@dataclass(frozen=True)
+class Comparison:
+    runs: tuple[RunView, ...]
+    differences: tuple[str, ...]       # spec / settings differences (empty: comparable)
+    common: tuple[str, ...]            # tests present in every run, first run's order
+    left_out: tuple[str, ...]          # tests some runs lack: "name (not in run 2)"
+
+    def tests(self, name: str) -> tuple[TestResult, ...]:
+        return tuple(next(t for t in run.tests if t.name == name) for run in self.runs)
+
+    def rows(self, name: str) -> list[CellRow]:
+        return cell_rows(self.tests(name), self.runs)
+
+    def label(self, index: int) -> str:
+        return run_label(self.runs[index], index)
+
+
+def run_label(run: RunView, index: int) -> str:
+    return f"#{index + 1} {run.device.model} {run.device.serial}"
+
+
+def compare(folders: Sequence[str | Path]) -> Comparison:
+    """Load every run folder (RunFolderError names the one that cannot be used)."""
+    runs = tuple(load_run(f) for f in folders)
+    names = [[t.name for t in run.tests] for run in runs]
+    common = tuple(n for n in names[0] if all(n in other for other in names[1:]))
+    everywhere = dict.fromkeys(n for run_names in names for n in run_names)
+    left_out = [f"{n} (not in run {_lacking(n, names)})" for n in everywhere if n not in common]
+    return Comparison(runs, differences(runs), common, tuple(left_out))
+
+
+def _lacking(name: str, names: list[list[str]]) -> str:
+    return ", ".join(str(j + 1) for j, found in enumerate(names) if name not in found)
+
+
+def differences(runs: Sequence[RunView]) -> tuple[str, ...]:
+    """Spec and settings that are not the same in every run, one line each naming the
+    value of every run."""
+    out = []
+    specs = [run.spec.get("name") for run in runs]
+    if len(set(map(str, specs))) > 1:
+        out.append("spec: " + _each(specs))
+    keys = dict.fromkeys(k for run in runs for k in run.options if k not in NOT_SETTINGS)
+    for key in keys:
+        values = [run.options.get(key, "(not recorded)") for run in runs]
+        if len({repr(v) for v in values}) > 1:
+            out.append(f"option {key}: " + _each(values))
+    return tuple(out)
+
+
+def _each(values) -> str:
+    return ", ".join(f"run {i + 1} {v!r}" for i, v in enumerate(values))
+
+
+def cell_rows(tests: Sequence[TestResult], runs: Sequence[RunView] = ()) -> list[CellRow]:
+    """The first run's cells (loop order), each metric of the test family, every run's
+    window mean of it; a QoS level ("qos_P") from each run's json+ bins (`runs` needed)."""
+    per_run = [{(c["rw_mix"], c["block_size"]): c for c in cells(t)} for t in tests]
+    qos = _qos_levels(tests, runs) if any(m.startswith("qos_") for m, _, _ in
+                                          metrics_of(tests[0].name)) else []
+    out = []
+    for metric, _, unit in metrics_of(tests[0].name):
+        for key, cell in per_run[0].items():
+            if metric.startswith("qos_") and cell.get("na"):
+                continue                     # as on the QoS table: no row for an N/A cell
+            if metric.startswith("qos_"):
+                levels = [q.get(key, {}).get(float(metric[4:])) for q in qos]
+                values = tuple(None if lv is None else lv.us for lv in levels)
+                missing = tuple("n/a" if lv is None else
+                                qos_text.NR if lv.state == latency_qos.NOT_RESOLVABLE
+                                else "n/a" for lv in levels)
+            else:
+                values = tuple((run.get(key) or {}).get("metrics", {}).get(metric)
+                               for run in per_run)
+                missing = ()
+            out.append(CellRow(tests[0].name, cell["label"], key[0], key[1], metric, unit,
+                               values, missing))
+    return out
+
+
+def _qos_levels(tests: Sequence[TestResult], runs: Sequence[RunView]) -> list[dict]:
+    """Per run: {(R/W mix, block size): {pct: latency_qos.Level}}."""
+    out = []
+    for test, run in zip(tests, runs, strict=True):
+        found = latency_qos.cells(test, latency_qos.load_bins(run, test))
+        out.append({c.key: {lv.pct: lv for lv in c.levels} for c in found})
+    return out
+
+
+def fob_rows(comparison: Comparison) -> list[tuple[int, str, str, float | None,
+                                                    float | None, float | None]]:
+    """Per run and test, its FOB vs steady-state figures where it holds them:
+    (run index, test, cell, FOB IOPS, steady-state IOPS, FOB / SS)."""
+    out = []
+    for i, run in enumerate(comparison.runs):
+        for test in run.tests:
+            for f in fob(test):
+                out.append((i, test.name, f["label"], f["fob_iops"], f["ss_iops"],
+                            f["fob_ss_ratio"]))
+            r = test.result
+            if r.get("fob_iops") is not None:
+                out.append((i, test.name, "WSAT (first sample vs window)", r.get("fob_iops"),
+                            r.get("ss_average"), r.get("fob_ss_ratio")))
+    return out

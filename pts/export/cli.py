@@ -1,0 +1,95 @@
+"""`python -m pts export RUN_DIR --csv|--json [-o PATH]`: the run's results per cell as CSV,
+or every table of the report as one JSON document (pts.export.json_doc), from its stored
+data only (run.json + ledger.jsonl; no device).
+
+One row per test cell: the steady-state (measurement window) value, and where the run has a
+fresh-out-of-box figure for the cell (IOPS cells with --fob-sweep; WSAT's first sample) that
+FOB value and the FOB / steady-state ratio. Exit 0 on success, 2 if the run folder cannot be
+used, 1 if the CSV cannot be written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+from pathlib import Path
+
+from pts.export.json_doc import document
+from pts.report.run.data import fob_vs_window, load_run, window_cells
+from pts.report.run.model import RunFolderError, TestResult
+
+COLUMNS = ("test", "cell", "rw_mix", "block_size", "metric", "unit", "fob", "steady_state",
+           "fob_ss_ratio", "window", "status")
+# The metric a test's cells are reported in (Throughput tests are "throughput-<bs>").
+METRICS = {"iops": ("iops", "IOPS"), "throughput": ("mbps", "MB/s"),
+           "latency": ("lat_mean_us", "us"), "wsat": ("iops", "IOPS")}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = ("Export a run folder's results from its stored data: per cell as CSV "
+                     "(steady state, and FOB and the FOB / steady-state ratio where the run "
+                     "has them), or every table of the report as one JSON document.")
+    p.add_argument("run_dir", metavar="RUN_DIR", help="the run folder")
+    fmt = p.add_mutually_exclusive_group(required=True)
+    fmt.add_argument("--csv", action="store_true", help="one CSV row per test cell")
+    fmt.add_argument("--json", action="store_true",
+                     help="one JSON document: per test its cells (window means of every "
+                          "metric), steady-state evidence, FOB figures, WSAT samples "
+                          "(docs/results-format.md)")
+    p.add_argument("-o", "--output", metavar="PATH", help="write here (default: stdout)")
+
+
+def rows(test: TestResult) -> list[dict]:
+    metric, unit = METRICS.get(test.name.split("-", 1)[0], ("iops", "IOPS"))
+    window = "" if test.window is None else f"{test.window[0]}-{test.window[1]}"
+    base = {"test": test.name, "metric": metric, "unit": unit, "status": test.state}
+    if test.samples:
+        r = test.result
+        return [base | {"cell": "RND 4KiB 0/100", "rw_mix": "0/100",
+                        "block_size": (test.parameters.get("block_sizes") or [""])[0],
+                        "fob": r.get("fob_iops"), "steady_state": r.get("ss_average"),
+                        "fob_ss_ratio": r.get("fob_ss_ratio"),
+                        "window": "-".join(map(str, r.get("ss_window") or []))}]
+    fob = {(mix, bs): (first, ratio) for mix, bs, first, _, ratio in fob_vs_window(test, metric)}
+    out = []
+    for cell in window_cells(test, metric):
+        first, ratio = fob.get((cell.rw_mix, cell.block_size), (None, None))
+        access = test.parameters.get("access") or "RND"
+        out.append(base | {"cell": f"{access} {cell.block_size / 1024:g}KiB {cell.rw_mix}",
+                           "rw_mix": cell.rw_mix, "block_size": cell.block_size,
+                           "fob": first, "steady_state": "N/A" if cell.na else cell.mean,
+                           "fob_ss_ratio": ratio, "window": window})
+    return out
+
+
+def to_csv(run_dir: str | Path) -> str:
+    run = load_run(run_dir)
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for test in run.tests:
+        writer.writerows({k: "" if v is None else v for k, v in row.items()}
+                         for row in rows(test))
+    return buf.getvalue()
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        text = (json.dumps(document(args.run_dir), indent=1) + "\n" if args.json
+                else to_csv(args.run_dir))
+    except RunFolderError as exc:
+        print(f"export: {exc}", file=sys.stderr)
+        return 2
+    if not args.output:
+        sys.stdout.write(text)
+        return 0
+    try:
+        Path(args.output).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        print(f"export: cannot write {args.output}: {exc}", file=sys.stderr)
+        return 1
+    print(Path(args.output).resolve())
+    return 0

@@ -1,0 +1,150 @@
+"""`python -m pts export RUN_DIR --json`: every table of the report as one JSON document
+(docs/results-format.md, "Export JSON"), from the run folder's stored data only.
+
+Per test: state and status, parameters, the measurement window, per cell the mean of every
+measured metric over the window rounds, the steady-state evidence of each tracking variable
+over the window, the round-by-round tracking values, FOB figures where measured (--fob-sweep
+points; WSAT's wsat_result), WSAT samples, device counters; Latency: the QoS table; WSAT,
+DIRTH, CBW: the response-time histograms' QoS levels with their I/O counts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from pts.report.run import latency_qos
+from pts.report.run.data import load_run
+from pts.report.run.model import PointView, RunView, TestResult
+
+SCHEMA = 1
+# PointView.values keys that describe a point rather than measure it.
+NOT_METRICS = frozenset({"round", "index", "read_pct", "block_size", "start", "end", "time",
+                         "time_scale"})
+
+
+def cell_label(test: TestResult, rw_mix: str, block_size: int) -> str:
+    """A cell as the report labels it: "RND 4KiB 0/100" (access, block size, R/W mix)."""
+    access = test.parameters.get("access") or "RND"
+    return f"{access} {block_size / 1024:g}KiB {rw_mix}"
+
+
+def cell_metrics(points: list[PointView]) -> dict[str, float]:
+    """The mean of every numeric metric the points recorded (a metric only some points
+    hold is averaged over those)."""
+    sums: dict[str, list[float]] = {}
+    for p in points:
+        for key, value in p.values.items():
+            if key not in NOT_METRICS:
+                sums.setdefault(key, []).append(value)
+    return {k: math.fsum(v) / len(v) for k, v in sorted(sums.items())}
+
+
+def cells(test: TestResult) -> list[dict]:
+    window = set(test.window_rounds)
+    out = []
+    for mix in test.rw_mixes:
+        for bs in test.block_sizes:
+            mine = [p for p in test.points if p.rw_mix == mix and p.block_size == bs]
+            na = [p for p in mine if p.na]
+            used = [p for p in mine if p.round in window and not p.na]
+            out.append({"label": cell_label(test, mix, bs), "rw_mix": mix, "block_size": bs,
+                        "na": bool(na), "reason": na[-1].reason if na else None,
+                        "rounds": sorted({p.round for p in used}),
+                        "metrics": {} if na else cell_metrics(used)})
+    return out
+
+
+def fob(test: TestResult) -> list[dict]:
+    """--fob-sweep points beside the window mean of the same cell (IOPS)."""
+    window = set(test.window_rounds)
+    out = []
+    for f in test.fob_points:
+        ss = [p.iops for p in test.points if p.rw_mix == f.rw_mix and
+              p.block_size == f.block_size and p.round in window and p.iops is not None]
+        mean = math.fsum(ss) / len(ss) if ss else None
+        out.append({"label": cell_label(test, f.rw_mix, f.block_size), "rw_mix": f.rw_mix,
+                    "block_size": f.block_size, "fob_iops": f.iops, "ss_iops": mean,
+                    "fob_ss_ratio": f.iops / mean if f.iops is not None and mean else None})
+    return out
+
+
+def test_document(test: TestResult) -> dict:
+    end = test.end
+    return {
+        "name": test.name, "title": test.title, "clause": test.clause, "state": test.state,
+        "status": test.status, "parameters": test.parameters,
+        "rounds": end.rounds if end and end.rounds is not None else len(test.rounds),
+        "steady_round": end.steady_round if end else None,
+        "window": list(test.window) if test.window else None,
+        "tracking": [dataclasses.asdict(t) for t in test.tracking],
+        "steady_state": {label: None if ev is None else _evidence(ev)
+                         for label, ev in test.window_evidence.items()},
+        "round_values": [{"round": r.number, "tracking": r.tracking, "steady": r.steady}
+                         for r in test.rounds],
+        "cells": cells(test),
+        "fob": fob(test),
+        "samples": [dataclasses.asdict(s) for s in test.samples],
+        "wsat_result": test.result or None,
+        "deviations": [d.text for d in test.deviations],
+        "counters": [dataclasses.asdict(c) for c in test.counters],
+    }
+
+
+def qos(run: RunView, test: TestResult) -> dict:
+    """Latency: {"qos": the QoS table (pts.report.run.latency_qos), one row per non-N/A cell};
+    other tests: {}."""
+    if not any(p.get("lat_percentile_us") is not None for p in test.points):
+        return {}
+    rows = latency_qos.cells(test, latency_qos.load_bins(run, test))
+    return {"qos": [{"label": cell_label(test, c.rw_mix, c.block_size), "rw_mix": c.rw_mix,
+                     "block_size": c.block_size, "fewest_ios": c.fewest_ios,
+                     "points": c.points,
+                     "levels": [{"pct": lv.pct, "state": lv.state, "us": lv.us,
+                                 "ios_needed": latency_qos.needed_ios(lv.pct)}
+                                for lv in c.levels]} for c in rows]}
+
+
+def histograms(test: TestResult) -> dict:
+    """DIRTH/CBW operating points, WSAT whole run and final window: {"histograms": their
+    response_histogram records without the bins (those stay in the ledger)}; others: {}."""
+    rows = [{k: v for k, v in r.to_json().items() if k not in ("bins", "type", "test")}
+            for r in test.histograms]
+    return {"histograms": rows} if rows else {}
+
+
+def _evidence(ev) -> dict:
+    d = dataclasses.asdict(ev)
+    d["rounds"], d["values"] = list(d["rounds"]), list(d["values"])
+    return d
+
+
+def run_document(run: RunView) -> dict:
+    return {
+        "schema": SCHEMA, "run_id": run.run_id, "folder": str(run.folder),
+        "started": run.started, "device": dataclasses.asdict(run.device) | run.device_extra,
+        "platform": run.platform, "tools": run.tools, "spec": run.spec, "options": run.options,
+        "report_info": run.report_info, "system": run.system,
+        "deviations": [{"text": d.text, "source": d.source, "test": d.test}
+                       for d in run.deviations],
+        "verdict": {"compliant": run.verdict.compliant, "text": run.verdict.text,
+                    "reasons": list(run.verdict.reasons), "readings": run.verdict.readings},
+        "readings": [dataclasses.asdict(r) for r in run.readings],   # the report's section
+        "notes": list(run.notes),
+        "tests": [test_document(t) | qos(run, t) | histograms(t) for t in run.tests],
+    }
+
+
+def document(run_dir) -> dict:
+    """The export of `run_dir`, JSON-safe: a non-finite number (a NaN correlation) is null."""
+    return finite(run_document(load_run(run_dir)))
+
+
+def finite(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {str(k): finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite(v) for v in value]
+    return value

@@ -1,0 +1,102 @@
+"""Judge a run against a datasheet (pts.config.datasheet): per requirement met, not met or
+error, with the figure measured and where it comes from. Stored data only.
+
+A requirement is never passed by default: its test did not run, its cell does not exist or
+is N/A, the metric was not recorded, the test did not reach steady state or did not finish
+-> "error" or "not met" with the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pts.config.datasheet import POINT_METRICS, Requirement
+from pts.export.json_doc import cells, fob
+from pts.report.run import fmt, latency_qos
+from pts.report.run.model import COMPLETE, NOT_STEADY, STEADY, RunView, TestResult
+from pts.testdefs.qos_select import needed_ios
+
+MET, NOT_MET, ERROR = "met", "not met", "error"
+
+
+@dataclass(frozen=True)
+class Judgement:
+    requirement: Requirement
+    verdict: str                  # MET, NOT_MET, ERROR
+    measured: float | None
+    text: str                     # "measured M, required >= R (cell, test, window rounds a..b)"
+
+    @property
+    def met(self) -> bool:
+        return self.verdict == MET
+
+
+def judge_all(run: RunView, requirements) -> list[Judgement]:
+    return [judge(run, r) for r in requirements]
+
+
+def judge(run: RunView, req: Requirement) -> Judgement:
+    test = next((t for t in run.tests if t.name == req.test), None)
+    if test is None:
+        ran = ", ".join(t.name for t in run.tests) or "none"
+        return Judgement(req, ERROR, None, f"test {req.test} did not run in run {run.run_id} "
+                                           f"(tests run: {ran})")
+    if test.state not in (STEADY, NOT_STEADY, COMPLETE):
+        return Judgement(req, ERROR, None, f"{req.test} did not finish: {test.status}")
+    measured, where, problem = _measure(test, req)
+    if problem:
+        return Judgement(req, ERROR, None, problem)
+    unit = "samples" if test.samples else "rounds"
+    window = "no window" if test.window is None else \
+        f"window {unit} {test.window[0]}..{test.window[1]}"
+    text = (f"measured {fmt.num(measured)}, required {req.op} {fmt.num(req.value)} "
+            f"({where}, {req.test}, {window})")
+    if test.state == NOT_STEADY:
+        return Judgement(req, NOT_MET, measured,
+                         f"{req.test} did not reach steady state ({test.status}); {text}")
+    return Judgement(req, MET if req.met_by(measured) else NOT_MET, measured, text)
+
+
+def _measure(test: TestResult, req: Requirement) -> tuple[float | None, str, str | None]:
+    """(value, where it comes from, problem or None)."""
+    if req.metric == "ss_iops" or (req.metric == "fob_ss_ratio" and test.samples):
+        key = "ss_average" if req.metric == "ss_iops" else "fob_ss_ratio"
+        value = test.result.get(key)
+        if value is None:
+            return None, "", f"{req.test} holds no {key} (no wsat_result record)"
+        return float(value), "whole test", None
+    if req.metric == "fob_ss_ratio":
+        found = {f["label"]: f for f in fob(test)}
+        if req.cell not in found:
+            return None, "", (f"no FOB figure for cell {req.cell!r} in {req.test} (FOB figures "
+                              "need --fob-sweep; cells with one: "
+                              f"{', '.join(found) or 'none'})")
+        ratio = found[req.cell]["fob_ss_ratio"]
+        if ratio is None:
+            return None, "", f"cell {req.cell}: no steady-state IOPS to divide by"
+        return ratio, req.cell, None
+    by_label = {c["label"]: c for c in cells(test)}
+    cell = by_label.get(req.cell)
+    if cell is None:
+        return None, "", (f"no cell {req.cell!r} in {req.test} (cells: "
+                          f"{', '.join(by_label) or 'none'})")
+    if cell["na"]:
+        return None, "", f"cell {req.cell} is N/A: {cell['reason']}"
+    metric = req.metric
+    if metric == "lat_p99999_us":
+        pct = test.parameters.get("percentile")
+        if pct is not None and float(pct) != 99.999:
+            return None, "", f"{req.test} recorded the {pct} % percentile, not 99.999 %"
+        metric = "lat_percentile_us"
+    if metric == "lat_percentile_us" and test.parameters.get("percentile") is not None:
+        pct = float(test.parameters["percentile"])   # never the slowest I/O as a level
+        if (cell["rw_mix"], cell["block_size"]) in latency_qos.short_cells(test, pct):
+            return None, "", (f"cell {req.cell}: the {pct:g} % response time is not resolvable"
+                              f" (a window point completed fewer than {needed_ios(pct):,} "
+                              "I/Os; longer --point-seconds resolve it)")
+    value = cell["metrics"].get(metric)
+    if value is None:
+        have = sorted(k for k in cell["metrics"] if k in POINT_METRICS)
+        return None, "", (f"{req.test} did not record {metric} for cell {req.cell} "
+                          f"(recorded: {', '.join(have) or 'none'})")
+    return value, req.cell, None

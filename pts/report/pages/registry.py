@@ -1,0 +1,54 @@
+"""Which pages a test gets: a registry from test name to page builder.
+
+A builder takes (run, test) and returns flowables; each page starts with
+layout.new_page(...). Tests without an entry get the pages every round-based test shares.
+A test named "<family>-<variant>" (one Throughput test per block size, "throughput-1024k")
+uses its family's builder. Every test, whatever its builder, ends with
+its device-counters page when the ledger has device_counters records for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from reportlab.platypus import Flowable
+
+from pts.report.pages import (
+    counters,
+    fob,
+    iops,
+    latency,
+    qos,
+    recovery,
+    snia_header,
+    steady,
+    throughput,
+    wsat,
+)
+from pts.report.run.model import RunView, TestResult
+
+PageBuilder = Callable[[RunView, TestResult], list[Flowable]]
+
+BUILDERS: dict[str, PageBuilder] = {
+    "iops": iops.build,
+    "throughput": throughput.build,
+    "latency": latency.build,
+    "wsat": wsat.build,
+    "dirth": qos.build,
+    "cbw": qos.build,
+    "dirth-precondition": qos.precondition,
+    "cbw-precondition": qos.precondition,
+    "hir": recovery.hir,
+    "xsr": recovery.xsr,
+}
+
+
+def builder(name: str) -> PageBuilder:
+    family = name.split("-", 1)[0]
+    return BUILDERS.get(name) or BUILDERS.get(family) or steady.generic
+
+
+def pages_for(run: RunView, test: TestResult) -> list[Flowable]:
+    own = builder(test.name)(run, test)
+    story = own + fob.build(run, test) + counters.build(run, test)
+    return snia_header.on_every_page(run, test, story)   # the SNIA header block, each page

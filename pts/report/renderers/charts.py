@@ -1,0 +1,205 @@
+"""The report's plots as PNG bytes (matplotlib, Agg).
+
+Each figure gets its own FigureCanvasAgg: the Agg backend is chosen explicitly per figure
+instead of through pyplot, so no global backend state is touched and nothing can open a
+window. Size, dpi and style are fixed and the PNG "Software" tag is dropped, so the same data
+gives the same bytes (and the PDF stays byte-identical).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import io
+from collections.abc import Mapping, Sequence
+
+import matplotlib
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
+
+from pts.procedure.steady_state import SteadyStateResult
+from pts.report.run import fmt
+
+SIZE_INCHES = (7.2, 3.9)
+SHORT_SIZE_INCHES = (7.2, 2.6)   # a secondary chart that shares its page with a table
+DPI = 150
+STYLE = {"font.size": 8, "axes.titlesize": 9, "legend.fontsize": 7, "axes.grid": True,
+         "grid.alpha": 0.35, "savefig.facecolor": "white", "path.simplify": False}
+WINDOW_SHADE = "#f3d9a4"
+LINE_STYLES = ("-", "--", ":", "-.")
+
+
+def _new_figure(size: tuple[float, float] = SIZE_INCHES) -> tuple[Figure, object]:
+    fig = Figure(figsize=size, dpi=DPI)
+    FigureCanvasAgg(fig)
+    return fig, fig.add_subplot(1, 1, 1)
+
+
+def _legend_below(ax, title: str | None = None, offset: float = 0.16) -> None:
+    """Legend under the axes, so it never hides a data point; `offset` (axes fractions)
+    clears the x label, more on a shorter figure."""
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -offset), ncol=3, frameon=False,
+              title=title)
+
+
+# Set (svg_too(True)) while the HTML report is built: each chart is also drawn as SVG, from
+# the same figure as its PNG, so both renderers show one chart (pts.report.renderers.html).
+_SVG_TOO: contextvars.ContextVar[bool] = contextvars.ContextVar("pts_svg_too", default=False)
+
+
+class Chart(bytes):
+    """A chart's PNG bytes, with its SVG text when drawn under svg_too (else None)."""
+
+    svg: str | None = None
+
+
+def svg_too(on: bool) -> contextvars.Token:
+    return _SVG_TOO.set(on)
+
+
+def svg_too_reset(token: contextvars.Token) -> None:
+    _SVG_TOO.reset(token)
+
+
+def _png(fig: Figure, tight: bool = True) -> bytes:
+    buf = io.BytesIO()
+    if tight:
+        fig.tight_layout()
+    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+    chart = Chart(buf.getvalue())
+    if _SVG_TOO.get():
+        text = io.StringIO()
+        with matplotlib.rc_context({"svg.hashsalt": "snia-pts", "svg.fonttype": "none"}):
+            fig.savefig(text, format="svg", metadata={"Date": None, "Creator": None})
+        chart.svg = text.getvalue()
+    return chart
+
+
+def _wide_range(values: Sequence[float]) -> bool:
+    """Log scale when the series span more than a decade (IOPS of 4 KiB vs 1024 KiB)."""
+    positive = [v for v in values if v is not None and v > 0]
+    return bool(positive) and max(positive) / min(positive) > 10
+
+
+def _log_y(ax) -> None:
+    """Log y axis labelled 1-2-5 per decade in plain numbers (10,000 rather than 10^4)."""
+    ax.set_yscale("log", nonpositive="mask")
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: fmt.num(v)))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+
+
+def convergence(rounds: Sequence[int], series: Mapping[str, Sequence[float | None]],
+                window: tuple[int, int] | None, ylabel: str, title: str) -> bytes:
+    """Tracking variables per round (one line each), the measurement window shaded."""
+    with matplotlib.rc_context(STYLE):
+        fig, ax = _new_figure()
+        if window is not None:
+            ax.axvspan(window[0] - 0.5, window[1] + 0.5, color=WINDOW_SHADE, alpha=0.6,
+                       label=f"measurement window (rounds {window[0]}..{window[1]})")
+        for label, values in series.items():
+            ys = [float("nan") if v is None else v for v in values]
+            ax.plot(rounds, ys, marker="o", markersize=3, linewidth=1.2, label=label)
+        if _wide_range([v for vals in series.values() for v in vals]):
+            _log_y(ax)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set(xlabel="Round", ylabel=ylabel, title=title)
+        _legend_below(ax)
+        return _png(fig)
+
+
+def measurement_window(ev: SteadyStateResult, label: str, ylabel: str) -> bytes:
+    """One tracking variable over its window: values, average, 110 % / 90 % of the average,
+    and the least-squares line y = slope * round + intercept from the stored evidence."""
+    with matplotlib.rc_context(STYLE):
+        fig, ax = _new_figure()
+        xs = list(ev.rounds)
+        ax.plot(xs, list(ev.values), marker="o", linewidth=1.4, label=label)
+        ax.axhline(ev.average, color="black", linewidth=1.0,
+                   label=f"average {fmt.num(ev.average)}")
+        ax.axhline(1.1 * ev.average, color="grey", linestyle="--", linewidth=1.0,
+                   label="110 % of average")
+        ax.axhline(0.9 * ev.average, color="grey", linestyle=":", linewidth=1.0,
+                   label="90 % of average")
+        fit = [ev.slope * x + ev.intercept for x in xs]
+        ax.plot(xs, fit, color="tab:red", linewidth=1.2,
+                label=f"least-squares fit y = {fmt.num(ev.slope)}·R "
+                      f"{'-' if ev.intercept < 0 else '+'} {fmt.num(abs(ev.intercept))}")
+        ax.set_xticks(xs)
+        ax.set(xlabel="Round", ylabel=ylabel,
+               title=f"Steady state measurement window: {label}, rounds "
+                     f"{ev.window_first}..{ev.window_last}")
+        _legend_below(ax)
+        return _png(fig)
+
+
+def interval_waf(rounds: Sequence[int], values: Sequence[float | None],
+                 window: tuple[int, int] | None, title: str) -> bytes:
+    """Write amplification of each round's interval (SHORT_SIZE_INCHES), with the test's
+    measurement window shaded as on the convergence plot, so the two can be compared."""
+    with matplotlib.rc_context(STYLE):
+        fig, ax = _new_figure(SHORT_SIZE_INCHES)
+        if window is not None:
+            ax.axvspan(window[0] - 0.5, window[1] + 0.5, color=WINDOW_SHADE, alpha=0.6,
+                       label=f"measurement window (rounds {window[0]}..{window[1]})")
+        ax.plot(list(rounds), [float("nan") if v is None else v for v in values], marker="o",
+                markersize=3, linewidth=1.2, color="tab:purple",
+                label="write amplification in the round (NAND / host writes)")
+        # WAF is never below 1 for a drive that writes what the host sends; starting the axis
+        # at 0 keeps a flat line from looking like a swing.
+        ax.set_ylim(bottom=0)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set(xlabel="Round", ylabel="WAF", title=title)
+        _legend_below(ax, offset=0.3)
+        return _png(fig)
+
+
+def matrix_2d(block_sizes: Sequence[int], rw_mixes: Sequence[str],
+              values: Mapping[tuple[str, int], float | None], ylabel: str, title: str) -> bytes:
+    """y (log) against block size (categorical, in the spec's loop order), one line per R/W
+    mix; N/A cells are gaps, never zeros."""
+    with matplotlib.rc_context(STYLE):
+        fig, ax = _new_figure()
+        xs = range(len(block_sizes))
+        for mix in rw_mixes:
+            ys = [values.get((mix, bs)) for bs in block_sizes]
+            ax.plot(xs, [float("nan") if v is None else v for v in ys], marker="o",
+                    markersize=3, linewidth=1.2, label=f"R/W {mix}")
+        if any(v is not None and v > 0 for v in values.values()):
+            _log_y(ax)
+        ax.set_xticks(list(xs), [fmt.block_size(bs) for bs in block_sizes])
+        ax.set(xlabel="Block size", ylabel=ylabel, title=title)
+        _legend_below(ax, "R/W mix (read/write %)")
+        return _png(fig)
+
+
+def lines(series: Mapping[str, tuple[Sequence[float], Sequence[float | None]]], xlabel: str,
+          ylabel: str, title: str, *, log_y: bool | None = None,
+          span: tuple[float, float] | None = None, span_label: str = "",
+          points: Mapping[str, tuple[float, float]] | None = None) -> bytes:
+    """One line per series {label: (xs, ys)} over a numeric x axis (time, GB, drive fills);
+    `span` shades an x range (a measurement window); `points` adds single marked points
+    {label: (x, y)} (a partial last sample). log_y None: log scale when the data span more
+    than a decade."""
+    with matplotlib.rc_context(STYLE):
+        fig, ax = _new_figure()
+        if span is not None:
+            ax.axvspan(span[0], span[1], color=WINDOW_SHADE, alpha=0.6, label=span_label)
+        # Line styles differ too, so that equal series (a 99.999 % that is the maximum)
+        # stay visible on top of each other.
+        for (label, (xs, ys)), style in zip(series.items(), LINE_STYLES * len(series),
+                                            strict=False):
+            ax.plot(list(xs), [float("nan") if v is None else v for v in ys], marker="o",
+                    markersize=2.5, linewidth=1.1, linestyle=style, label=label)
+        for label, (x, y) in (points or {}).items():
+            ax.plot([x], [y], marker="D", markersize=5, linestyle="none", color="black",
+                    label=label)
+        values = [v for _, ys in series.values() for v in ys if v is not None]
+        if log_y if log_y is not None else _wide_range(values):
+            _log_y(ax)
+        else:
+            ax.set_ylim(bottom=0)
+        ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
+        _legend_below(ax)
+        return _png(fig)
+
