@@ -70,6 +70,12 @@ def _unmet(requirement: str) -> str | None:
         except (ImportError, OSError) as exc:      # OSError: libfuse3 missing
             return f"needs mfusepy with libfuse3 (pip install -e '.[emulate]'): {exc}"
         return None
+    if requirement == "selenium":
+        try:
+            importlib.import_module("selenium.webdriver")
+        except ImportError as exc:
+            return f"needs selenium (pip install -e '.[test]'): {exc}"
+        return None
     if requirement in TOOLS:
         return None if shutil.which(requirement) else \
             f"needs {requirement} (apt-get install {TOOLS[requirement]})"

@@ -47,6 +47,8 @@ TOOLS["pdftoppm"] = "poppler-utils"      # page snapshots (tests/snapshots.py)
 TOOLS["pdfinfo"] = "poppler-utils"       # page counts (pdf_pages)
 # sshd, ssh and keys of the loopback client/server test (tests/e2e/test_remote_loopback.py)
 TOOLS |= {"ssh": "openssh-client", "ssh-keygen": "openssh-client", "sshd": "openssh-server"}
+# the HTML report and the dashboard in a real browser (tests/e2e/test_browser_report.py)
+TOOLS |= {"chromium": "chromium", "chromedriver": "chromium-driver"}
 
 
 # ------------------------------------------------------------------------- loop devices
