@@ -3,7 +3,8 @@
 - finished: every test it started ended with a status --resume treats as finished
   (pts.results.records.FINISHED) (between two tests of a session, for a moment, too);
 - running: not finished, its session not over (no report.pdf written after the last ledger
-  record: the plugin renders the report when a session ends, interrupted or not), and
+  record: the plugin renders the report when a session ends, interrupted or not; the last
+  record is not a test_end saying interrupted or error), and
   ledger.jsonl or commands.log written within `stale_after` seconds;
 - resumable: stopped before finishing, on a drive `--resume` accepts (a real local drive:
   pts.results.resume refuses an emulated SSD, the suite refuses ssh:// devices);
@@ -43,9 +44,17 @@ def run_state(entry: Entry, stale_after: float = STALE_AFTER, now: float | None 
     alive = max(ledger, entry.mtime(COMMANDS_LOG) or 0.0)
     if all_finished(run):
         return FINISHED
-    if not over and _fresh(alive, stale_after, now):
+    if not over and not _stopping(run) and _fresh(alive, stale_after, now):
         return RUNNING
     return RESUMABLE if resumable(run) else INTERRUPTED
+
+
+def _stopping(run: RunView) -> bool:
+    """The last record is a test_end saying interrupted or error: the session is ending
+    (a resumed run writes on after it)."""
+    return any(t.end is not None and t.end.status not in records.FINISHED
+               and t.end.time is not None and t.end.time >= (run.finished or 0)
+               for t in run.tests)
 
 
 def _fresh(mtime: float, stale_after: float, now: float | None) -> bool:
