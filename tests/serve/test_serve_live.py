@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import queue
 import threading
+import time
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
@@ -166,3 +167,20 @@ def test_a_torn_record_being_written_is_not_an_event_until_whole(root):
             append(folder, type="test_end", test="iops", status="interrupted", rounds=None,
                    steady_round=None, window=None, message="stopped")
         until(out, lambda i: i[0] == "closed")
+
+
+def test_a_page_that_goes_away_stops_its_poll(root):
+    app = create_app([root], poll_seconds=0.05)
+    with TestClient(app) as client:
+        with client.stream("GET", f"/runs/{RUNNING}/events") as r:
+            line = next(r.iter_lines())
+            assert line.startswith("data: ") and json.loads(line[6:])["state"] == "running"
+            assert list(app.state.feeds.watches) == [RUNNING]
+        polls = app.state.feeds.polls
+        deadline = time.monotonic() + 10
+        while app.state.feeds.watches and time.monotonic() < deadline:
+            threading.Event().wait(0.05)
+        assert app.state.feeds.watches == {}
+        settled = app.state.feeds.polls
+        threading.Event().wait(0.3)                        # six poll intervals
+        assert app.state.feeds.polls == settled and settled <= polls + 2
