@@ -109,10 +109,14 @@ def test_the_reference_run_and_a_session_folder(tmp_path):
     (session / "session.json").write_text(json.dumps({"devices": [
         {"label": "nvme0n1", "given": "/dev/nvme0n1", "path": "/dev/nvme0n1", "refused": None,
          "exit_status": 0, "run_folder": str(ref)}]}))
+    (session / "compare.csv").write_text("test,cell\niops,RND 4KiB 0/100\n")
     with TestClient(create_app([root])) as client:
         rows = listed(client)
         page = client.get("/runs/sessions/20261122T000000")
+        got = client.get("/runs/sessions/20261122T000000/files/compare.csv")
+        assert client.get("/runs/sessions/20261122T000000/files/run.json").status_code == 404
         run_page = client.get("/runs/Ref_SN/20261121T120000")
+    assert got.content == (session / "compare.csv").read_bytes()
     view = load_run(ref)
     assert run_page.status_code == 200
     assert all(f"<td>{t.status}</td>" in run_page.text for t in view.tests)

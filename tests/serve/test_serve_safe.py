@@ -4,7 +4,9 @@ does not know are each a 404 that shows nothing of the file."""
 
 from __future__ import annotations
 
+import html
 import os
+import re
 
 import pytest
 from starlette.testclient import TestClient
@@ -128,3 +130,18 @@ def test_each_raw_way_out_is_a_404(served, path):
     anyio.run(call)
     assert sent[0]["status"] == 404, path
     assert SECRET.encode() not in b"".join(m.get("body", b"") for m in sent)
+
+
+def test_odd_folder_names_are_links_that_lead_back_to_them(tmp_path):
+    root = tmp_path / "reports"
+    # (no "%41" in it: Starlette's TestClient decodes a request's path twice; uvicorn once)
+    make(root, "Odd <b> #1?&x=y/run 'a\"")
+    with TestClient(create_app([root])) as client:
+        page = client.get("/").text
+        hrefs = re.findall(r'<a href="(/runs/[^"]*)">', page)
+        assert len(hrefs) == 1 and "<b>" not in page
+        href = html.unescape(hrefs[0])
+        r = client.get(href)
+        assert r.status_code == 200
+        assert client.get(href + "/files/run.json").content == \
+            (root / "Odd <b> #1?&x=y/run 'a\"" / "run.json").read_bytes()
