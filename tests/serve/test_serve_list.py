@@ -49,8 +49,7 @@ def test_every_run_with_its_device_state_and_verdict(root):
         "Emu_SN-E/20261105T000000": ("Emu", "SN-E", "interrupted", "NOT A COMPLIANT RUN",
                                      "iops"),
     }
-    # newest first (run.json `started` is the same: the folder's time stamp decides ...)
-    # ... and each verdict and count is the run view's
+    # each verdict and count is the run view's
     for rid, r in rows.items():
         view = load_run(root / rid)
         assert r["verdict"] == view.verdict.text
