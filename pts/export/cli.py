@@ -19,7 +19,7 @@ from pathlib import Path
 
 from pts.export.json_doc import document
 from pts.report.run.data import fob_vs_window, load_run, window_cells
-from pts.report.run.model import RunFolderError, TestResult
+from pts.report.run.model import RunFolderError, RunView, TestResult
 
 COLUMNS = ("test", "cell", "rw_mix", "block_size", "metric", "unit", "fob", "steady_state",
            "fob_ss_ratio", "window", "status")
@@ -66,7 +66,11 @@ def rows(test: TestResult) -> list[dict]:
 
 
 def to_csv(run_dir: str | Path) -> str:
-    run = load_run(run_dir)
+    return csv_text(load_run(run_dir))
+
+
+def csv_text(run: RunView) -> str:
+    """The CSV of a loaded run (python -m pts serve keeps runs loaded)."""
     buf = io.StringIO()
     writer = csv.DictWriter(buf, COLUMNS, lineterminator="\n")
     writer.writeheader()

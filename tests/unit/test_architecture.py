@@ -14,7 +14,7 @@ import pytest
 
 PTS = Path(__file__).resolve().parents[2] / "pts"
 LAYERS = ["pts", "config", "tools", "device", "emulate", "results", "run", "conditioning",
-          "procedure", "testdefs", "report", "export", "compare", "qualify", "cli",
+          "procedure", "testdefs", "report", "export", "compare", "qualify", "serve", "cli",
           "plugin_options", "plugin", "__main__", "suite"]
 # Rooms inside a layer, lowest first (README "Architecture"): a module in a room imports its
 # own room and the rooms below; the modules at the top of the layer (pts/report/cli.py,

@@ -155,7 +155,8 @@ def _test_end(rec: records.TestEnd, where: str) -> TestEndView:
     return TestEndView(status=str(_req(rec, "status", where)), rounds=int_or_none(rec.rounds),
                    steady_round=int_or_none(rec.steady_round),
                    window=None if not window else (int(window[0]), int(window[1])),
-                   message=str(rec.message or ""))
+                   message=str(rec.message or ""),
+                   time=rec.time if is_number(rec.time) else None)
 
 
 def _round_mode(rec: records.RoundMode, where: str) -> RoundModeView:

@@ -216,6 +216,7 @@ class TestEndView:
     steady_round: int | None
     window: tuple[int, int] | None
     message: str
+    time: float | None = None      # when it was recorded (a later record: a resumed run)
 
 
 @dataclass(frozen=True)

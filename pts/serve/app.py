@@ -1,0 +1,165 @@
+"""`create_app(folders)`: the dashboard's routes (Starlette), read-only.
+
+    /                          the runs list (filters: model, serial, test, verdict, state)
+    /runs/<id>                 a run (or a several-device session); live part while it runs
+    /runs/<id>/events          server-sent events: its live state (pts.serve.live)
+    /runs/<id>/report          its report as HTML (pts.report.document.build_html), cached
+    /runs/<id>/files/<name>    report.pdf, run.json, ledger.jsonl, export.json, export.csv
+    /metrics                   Prometheus text format (pts.serve.metrics)
+
+<id> is the folder's path relative to the folder given (prefixed by the folder's number when
+several are given); it is looked up in the index, never joined onto a path. Nothing is
+written anywhere: the HTML report and the exports are built in memory.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from datetime import UTC, datetime
+from pathlib import Path
+
+import jinja2
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, Response, StreamingResponse
+from starlette.routing import Route
+from starlette.templating import Jinja2Templates
+
+from pts.export import cli as export_cli
+from pts.export.json_doc import finite, run_document
+from pts.report.document import build_html
+from pts.serve import metrics, safe, state
+from pts.serve.index import Entry, RunIndex
+from pts.serve.live import LiveFeeds
+
+TEMPLATES = Path(__file__).parent / "templates"
+REPORT_CACHE = 8            # HTML reports kept in memory (a full run's is a few MB)
+FILTERS = ("model", "serial", "test", "verdict", "state")
+
+
+def create_app(folders: list[str | Path], *, stale_after: float = state.STALE_AFTER,
+               poll_seconds: float = 1.0) -> Starlette:
+    index = RunIndex(folders)
+    feeds = LiveFeeds(index, poll_seconds, stale_after)
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True)
+    pages = Jinja2Templates(env=env)
+    reports: OrderedDict[str, tuple[tuple, str]] = OrderedDict()
+    registry = metrics.registry(index, stale_after)
+
+    def entry_or_404(request: Request) -> Entry:
+        entry = index.get(request.path_params["id"])
+        if entry is None:
+            raise HTTPException(404, "no such run folder")
+        return entry
+
+    def runs(request: Request) -> Response:
+        wanted = {k: request.query_params.get(k, "").strip() for k in FILTERS}
+        rows = [row(e, stale_after, index) for e in index.refresh()]
+        shown = [r for r in rows if matches(r, wanted)]
+        return pages.TemplateResponse(request, "runs.html", {
+            "rows": shown, "total": len(rows), "wanted": wanted, "states": state.STATES,
+            "tests": sorted({t for r in rows for t in r["tests"]})})
+
+    def run_page(request: Request) -> Response:
+        entry = entry_or_404(request)
+        name = "session.html" if entry.kind == "session" else "run.html"
+        return pages.TemplateResponse(request, name, {
+            "row": row(entry, stale_after, index), "run": entry.view, "entry": entry,
+            "live": state.live(entry, stale_after), "devices": session_devices(entry, index)})
+
+    async def events(request: Request) -> Response:
+        entry = entry_or_404(request)
+        return StreamingResponse(feeds.events(entry.id), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-store"})
+
+    def report(request: Request) -> Response:
+        entry = entry_or_404(request)
+        if entry.view is None:
+            raise HTTPException(404, "no report: " + (entry.error or "not a run folder"))
+        cached = reports.get(entry.id)
+        if cached is None or cached[0] != entry.key:
+            cached = (entry.key, build_html(entry.view))
+            reports[entry.id] = cached
+            while len(reports) > REPORT_CACHE:
+                reports.popitem(last=False)
+        reports.move_to_end(entry.id)
+        return HTMLResponse(cached[1])
+
+    def files(request: Request) -> Response:
+        entry = entry_or_404(request)
+        name = request.path_params["name"]
+        if entry.view is not None and name in safe.GENERATED:
+            if name == "export.csv":
+                return Response(export_cli.csv_text(entry.view), media_type="text/csv")
+            body = json.dumps(finite(run_document(entry.view)), indent=1) + "\n"
+            return Response(body, media_type="application/json")
+        allowed = safe.RUN_FILES if entry.kind == "run" else safe.SESSION_FILES
+        path = safe.stored_file(entry.folder, name, index.roots, allowed)
+        if path is None:
+            raise HTTPException(404, "no such file")
+        return FileResponse(path, media_type=safe.MEDIA.get(path.suffix, "text/plain"),
+                            filename=name)
+
+    def metrics_page(request: Request) -> Response:
+        return Response(metrics.text(registry), media_type=metrics.CONTENT_TYPE)
+
+    app = Starlette(routes=[
+        Route("/", runs),
+        Route("/metrics", metrics_page),
+        Route("/runs/{id:path}/events", events),
+        Route("/runs/{id:path}/report", report),
+        Route("/runs/{id:path}/files/{name}", files),
+        Route("/runs/{id:path}", run_page),
+    ])
+    app.state.index, app.state.feeds = index, feeds
+    return app
+
+
+def row(entry: Entry, stale_after: float, index: RunIndex) -> dict:
+    """What the runs list shows of a folder."""
+    run = entry.view
+    out = {"id": entry.id, "kind": entry.kind, "error": entry.error,
+           "state": state.run_state(entry, stale_after), "tests": [], "model": "",
+           "serial": "", "spec": "", "verdict": "", "compliant": None, "deviations": "",
+           "started": "", "ended": ""}
+    if run is not None:
+        out.update(model=run.device.model, serial=run.device.serial, spec=run.spec_title,
+                   tests=[t.name for t in run.tests], verdict=run.verdict.text,
+                   compliant=run.verdict.compliant, deviations=len(run.deviations),
+                   started=run.started or "", ended=_when(run.finished)
+                   if out["state"] != state.RUNNING else "")
+    elif entry.kind == "session":
+        devices = entry.session.get("devices") or []
+        out.update(model=", ".join(str(d.get("label", "?")) for d in devices
+                                   if isinstance(d, dict)), started=entry.folder.name,
+                   spec=f"session of {len(devices)} devices")
+    return out
+
+
+def matches(r: dict, wanted: dict) -> bool:
+    def has(field: str) -> bool:
+        return not wanted[field] or wanted[field].lower() in r[field].lower()
+
+    verdict = wanted["verdict"]
+    return (has("model") and has("serial")
+            and (not wanted["test"] or wanted["test"] in r["tests"])
+            and (not wanted["state"] or wanted["state"] == r["state"])
+            and (not verdict or (verdict == "compliant") == (r["compliant"] is True)
+                 and r["compliant"] is not None))
+
+
+def session_devices(entry: Entry, index: RunIndex) -> list[dict]:
+    out = []
+    for d in entry.session.get("devices") or ():
+        if isinstance(d, dict):
+            folder = d.get("run_folder")
+            out.append({k: d.get(k) for k in ("label", "given", "refused", "exit_status")}
+                       | {"run": index.id_of(folder) if isinstance(folder, str) else None,
+                          "run_folder": folder})
+    return out
+
+
+def _when(t: float | None) -> str:
+    return "" if t is None else datetime.fromtimestamp(t, UTC).isoformat(timespec="seconds")

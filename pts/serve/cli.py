@@ -1,0 +1,53 @@
+"""`python -m pts serve [REPORTS_DIR ...] [--host 127.0.0.1] [--port 8080]`: the lab
+dashboard over the run folders under REPORTS_DIR (default: reports), served by uvicorn.
+Read-only: it never writes into a run folder and never touches a device."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from pts.serve import state
+
+DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8080
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "Serve a dashboard of the run folders (and several-device session folders) under "
+        "REPORTS_DIR: the runs list (filters: model, serial, test, verdict, state), each "
+        "run's tests, warnings and deviations, a running run's live state (server-sent "
+        "events as its ledger grows), a finished run's report as HTML, the PDF, run.json, "
+        "ledger.jsonl and the export JSON/CSV as downloads, and /metrics in the Prometheus "
+        "text format. Read-only: nothing is written into a run folder (the HTML report is "
+        "built in memory), no device is touched; only files under REPORTS_DIR are served.")
+    p.add_argument("reports_dirs", metavar="REPORTS_DIR", nargs="*", default=["reports"],
+                   help="folders holding run folders (default: reports)")
+    p.add_argument("--host", default=DEFAULT_HOST,
+                   help=f"address to listen on (default {DEFAULT_HOST}: this host only; "
+                        "0.0.0.0 serves every network the host is on)")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT,
+                   help=f"port (default {DEFAULT_PORT})")
+    p.add_argument("--stale-after", type=float, default=state.STALE_AFTER, metavar="SECONDS",
+                   help="a run whose session has not ended counts as running while its "
+                        "ledger.jsonl or commands.log was written within this many seconds, "
+                        f"else as stopped (default {state.STALE_AFTER:g}: a pipelined IOPS "
+                        "round at spec settings writes about an hour apart)")
+
+
+def run(args: argparse.Namespace) -> int:
+    missing = [d for d in args.reports_dirs if not Path(d).is_dir()]
+    if missing:
+        print(f"serve: not a folder: {', '.join(missing)} (give the --reports-dir of your "
+              "runs, default reports)", file=sys.stderr)
+        return 2
+    import uvicorn
+
+    from pts.serve.app import create_app
+
+    app = create_app(args.reports_dirs, stale_after=args.stale_after)
+    print(f"snia-pts dashboard: http://{args.host}:{args.port}/ "
+          f"({', '.join(str(Path(d).resolve()) for d in args.reports_dirs)})", flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0

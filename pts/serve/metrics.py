@@ -1,0 +1,90 @@
+"""/metrics in the Prometheus text format, from a registry of its own (not the process-wide
+one). Labels stay few: per device (model, serial) only its newest run folder is shown (older
+runs are history, on the runs list), per test of that run its round and tracking values
+(`variable`: the test's tracking labels, a handful), the run state as one series per state
+(1 for the current one)."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.core import GaugeMetricFamily
+
+from pts.serve import state
+from pts.serve.index import RunIndex
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+DEVICE = ["model", "serial"]
+TEST = DEVICE + ["test"]
+
+
+class RunsCollector:
+    def __init__(self, index: RunIndex, stale_after: float = state.STALE_AFTER):
+        self.index, self.stale_after = index, stale_after
+
+    def collect(self):
+        g = {
+            "state": GaugeMetricFamily("pts_run_state", "1 for the state of the device's "
+                                       "newest run folder", labels=DEVICE + ["state"]),
+            "round": GaugeMetricFamily("pts_round", "the round in flight, else the last "
+                                       "completed round", labels=TEST),
+            "max": GaugeMetricFamily("pts_max_rounds", "rounds before giving up on steady "
+                                     "state", labels=TEST),
+            "steady": GaugeMetricFamily("pts_steady_state_reached", "1: the last round "
+                                        "closed a steady window (or the test ended steady)",
+                                        labels=TEST),
+            "tracking": GaugeMetricFamily("pts_tracking_value", "the tracking variable's "
+                                          "value in the last completed round",
+                                          labels=TEST + ["variable"]),
+            "temp": GaugeMetricFamily("pts_device_temperature_celsius", "from the latest "
+                                      "device_counters health record", labels=DEVICE),
+            "warn": GaugeMetricFamily("pts_device_critical_warning", "NVMe critical warning "
+                                      "byte from the latest smart-log record", labels=DEVICE),
+        }
+        folders = GaugeMetricFamily("pts_run_folders", "run folders served, by state",
+                                    labels=["state"])
+        entries = [e for e in self.index.refresh() if e.kind == "run"]
+        counts = dict.fromkeys((*state.STATES, state.ERROR), 0)
+        newest: dict[tuple[str, str], object] = {}
+        for entry in entries:                        # newest first
+            counts[state.run_state(entry, self.stale_after)] += 1
+            if entry.view is not None:
+                dev = entry.view.device
+                newest.setdefault((dev.model, dev.serial), entry)
+        for (model, serial), entry in newest.items():
+            self._device(g, [model, serial], entry)
+        for name, n in counts.items():
+            folders.add_metric([name], n)
+        yield from (*g.values(), folders)
+
+    def _device(self, g: dict, device: list[str], entry) -> None:
+        now = state.run_state(entry, self.stale_after)
+        for name in state.STATES:
+            g["state"].add_metric(device + [name], 1 if name == now else 0)
+        run = entry.view
+        for test in run.tests:
+            labels = device + [test.name]
+            _, flying = state.phase(test)
+            last = test.rounds[-1] if test.rounds else None
+            if flying or last:
+                g["round"].add_metric(labels, flying or last.number)
+            if isinstance(test.parameters.get("max_rounds"), int):
+                g["max"].add_metric(labels, test.parameters["max_rounds"])
+            reached = test.state == "steady" or bool(last and last.steady)
+            g["steady"].add_metric(labels, 1 if reached else 0)
+            for variable, value in (last.tracking if last else {}).items():
+                g["tracking"].add_metric(labels + [variable], value)
+        health = state.latest_health(state.current_test(run))
+        for key, fam in (("temperature_c", "temp"), ("critical_warning", "warn")):
+            value = (health.health or {}).get(key) if health else None
+            if value is not None:
+                g[fam].add_metric(device, value)
+
+
+def registry(index: RunIndex, stale_after: float = state.STALE_AFTER) -> CollectorRegistry:
+    reg = CollectorRegistry(auto_describe=False)
+    reg.register(RunsCollector(index, stale_after))
+    return reg
+
+
+def text(reg: CollectorRegistry) -> bytes:
+    return generate_latest(reg)
