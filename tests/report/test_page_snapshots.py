@@ -12,7 +12,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pts.report import render
 from tests import snapshots
 
 pytestmark = pytest.mark.needs("pdftoppm", "pdftotext")
@@ -21,10 +20,8 @@ BASELINE_FILES = [snapshots.BASELINES / name for name in snapshots.index()]
 
 
 @pytest.fixture(scope="module")
-def rendered(tmp_path_factory):
-    out = tmp_path_factory.mktemp("page-snapshots")
-    pdf = render(snapshots.REFERENCE_RUN, out / "report.pdf")
-    return out, {page.name: page for page in snapshots.pages(pdf)}
+def rendered(reference_pdf):
+    return reference_pdf.parent, {page.name: page for page in snapshots.pages(reference_pdf)}
 
 
 def test_reference_run_and_baselines_are_stored():

@@ -9,7 +9,6 @@ import re
 
 import pytest
 
-from pts.report import render
 from pts.results.ledger import read_ledger
 from tests import snapshots
 from tests.report.test_report_spec_pages import pages
@@ -18,9 +17,8 @@ pytestmark = pytest.mark.needs("pdftotext")
 
 
 @pytest.fixture(scope="module")
-def texts(tmp_path_factory):
-    pdf = render(snapshots.REFERENCE_RUN, tmp_path_factory.mktemp("qos") / "report.pdf")
-    return pages(pdf, layout=True)
+def texts(reference_pdf):
+    return pages(reference_pdf, layout=True)
 
 
 def page(texts: list[str], *needles: str) -> str:

@@ -109,16 +109,12 @@ def test_reference_run_lists_the_readings_of_its_advanced_tests():
     assert (align.value, align.tests) == ("4KiB", ("cbw",))
 
 
-def test_readings_table_keeps_every_key_and_test_name_whole(tmp_path):
+def test_readings_table_keeps_every_key_and_test_name_whole(reference_pdf):
     """The readings pages of the reference run: each key and each "Used by" test name is one
     word of the page's text (a column too narrow breaks it mid-word: "throughpu" / "t")."""
-    import shutil
-
     from tests.snapshots import REFERENCE_RUN
-    folder = tmp_path / "run"
-    shutil.copytree(REFERENCE_RUN, folder)
-    pdf = render(folder)
-    run = load_run(folder)
+    pdf = reference_pdf
+    run = load_run(REFERENCE_RUN)
     pages = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True,
                            text=True, check=True).stdout.split("\f")
     text = "\n".join(p for p in pages if TITLE in p)
