@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pts.serve import state
 
+GRACEFUL_SHUTDOWN_S = 3      # seconds open event streams get to close at Ctrl-C/SIGTERM
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8080
 
 
@@ -49,5 +50,8 @@ def run(args: argparse.Namespace) -> int:
     app = create_app(args.reports_dirs, stale_after=args.stale_after)
     print(f"snia-pts dashboard: http://{args.host}:{args.port}/ "
           f"({', '.join(str(Path(d).resolve()) for d in args.reports_dirs)})", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    # An open page holds an event stream that never ends by itself: without a limit, Ctrl-C
+    # (or SIGTERM) would wait for every browser tab to close.
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning",
+                timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S)
     return 0

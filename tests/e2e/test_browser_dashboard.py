@@ -1,0 +1,119 @@
+"""`python -m pts serve` in a real browser (issue 22): the server started as a user starts it,
+Debian's headless Chromium driven by Selenium. The runs list shows a finished and a running
+run; the running run's page takes a new round from the event stream WITHOUT a reload (a
+marker set in the page survives); the finished run's report page shows the header block
+cells of its PDF. (The dashboard beside a live `pytest pts/ --serve` run is not built yet.)"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from pts.cli.main import main
+from tests.e2e.test_remote_loopback import free_port
+from tests.headers import header_block, pdf_pages
+from tests.serve.runs import append, make, unfinished
+from tests.serve.test_serve_live import round_record
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.needs("chromium", "chromedriver", "selenium", "pdftotext")]
+
+DONE = "Done_SN-D/20261101T000000"
+RUNNING = "Live_SN-L/20261103T000000"
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    root = tmp_path_factory.mktemp("dash") / "reports"
+    done = make(root, DONE, model="Done", serial="SN-D", report=False)
+    assert main(["report", str(done)]) == 0               # the real report.pdf
+    unfinished(root, RUNNING, model="Live", serial="SN-L", age=None)
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "pts", "serve", str(root), "--port",
+                             str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout.readline().startswith(f"snia-pts dashboard: http://127.0.0.1:{port}/")
+        wait_serving(f"http://127.0.0.1:{port}", proc)
+        yield root, f"http://127.0.0.1:{port}"
+    finally:            # a browser page still holds an event stream: it must not hold us
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def wait_serving(base: str, proc: subprocess.Popen, deadline: float = 30) -> None:
+    """Until the server answers (it binds just after printing its address)."""
+    end = time.monotonic() + deadline
+    while True:
+        try:
+            with urllib.request.urlopen(base + "/metrics", timeout=5):
+                return
+        except OSError:
+            assert time.monotonic() < end and proc.poll() is None, "the server did not start"
+            time.sleep(0.1)
+
+
+def test_the_runs_list_shows_both_runs_with_their_state(browser, served):
+    from selenium.webdriver.common.by import By
+    _, base = served
+    browser.get(base + "/")
+    text = browser.find_element(By.TAG_NAME, "body").text
+    rows = {r.get_attribute("data-id"): r.text
+            for r in browser.find_elements(By.CSS_SELECTOR, "tr[data-id]")}
+    assert "Done" in text and "Live" in text, text
+    assert "finished" in rows[DONE] and "running" in rows[RUNNING], rows
+
+
+def test_a_new_round_shows_without_a_reload(browser, served):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+    root, base = served
+    browser.get(f"{base}/runs/{RUNNING}")
+
+    def live(key: str) -> str:
+        return browser.find_element(By.CSS_SELECTOR, f'[data-live="{key}"]').text
+
+    WebDriverWait(browser, 15).until(lambda _: live("round") == "5")
+    browser.execute_script("window.ptsNoReload = 42;")
+    append(root / RUNNING, **round_record(5, {"RND 4KiB 0/100": 41234.5}))
+    WebDriverWait(browser, 15).until(lambda _: live("round") == "6")
+    assert browser.execute_script("return window.ptsNoReload;") == 42     # same page
+    assert "41" in browser.find_element(By.ID, "tracking").text
+
+
+def test_the_report_page_has_the_pdfs_header_blocks(browser, served):
+    from selenium.webdriver.common.by import By
+    root, base = served
+    browser.get(f"{base}/runs/{DONE}/report")
+    pdf = pdf_pages(root / DONE / "report.pdf")
+    checked = 0
+    for section in browser.find_elements(By.CSS_SELECTOR, "section.page"):
+        n = int(section.get_attribute("id").split("-")[1])
+        block = header_block(pdf[n - 1])
+        if block is None:
+            continue
+        rows = section.find_elements(By.CSS_SELECTOR, "table")[0] \
+            .find_elements(By.TAG_NAME, "tr")
+        cells = [" ".join(c.text.split()) for c in rows[1].find_elements(By.TAG_NAME, "td")]
+        assert cells == block, n
+        checked += 1
+    assert checked >= 5
