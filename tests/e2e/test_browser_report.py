@@ -86,5 +86,5 @@ def test_every_chart_is_decoded_by_the_browser(browser, report):
 
 
 def test_chromium_is_debians():
-    out = subprocess.run(["/usr/bin/chromium", "--version"], capture_output=True, text=True)
+    out = subprocess.run(["chromium", "--version"], capture_output=True, text=True)
     assert out.stdout.startswith("Chromium ") and "Debian" in out.stdout

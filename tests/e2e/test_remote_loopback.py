@@ -250,7 +250,7 @@ def test_remote_and_local_devices_mix_in_one_session(runs):
     assert len(runs["compare"]) == 1
 
 
-def test_pages(pdf: Path) -> list[str]:
+def pages_from_contents(pdf: Path) -> list[str]:
     """Each page's band title from the Contents page on ("IOPS — 2D Plot", ...)."""
     titles = [" ".join(w[3] for w in headers._lines(words)[1]).split(" Run ")[0]
               for words in headers.pdf_pages(pdf)]
@@ -269,8 +269,8 @@ def test_remote_ledger_and_report_have_the_shape_of_a_local_run(runs):
     assert wipc["bytes_written"] == wipc["bytes_expected"] == 2 * SIZE
     # the same pages from the contents on (the summary's length depends on the platform
     # facts each host gives: this host's are read, the DUT host's are not captured)
-    assert test_pages(remote.folder / "report.pdf") == test_pages(local.folder / "report.pdf")
-    assert len(test_pages(local.folder / "report.pdf")) >= 8
+    assert pages_from_contents(remote.folder / "report.pdf") == pages_from_contents(local.folder / "report.pdf")
+    assert len(pages_from_contents(local.folder / "report.pdf")) >= 8
     # the report says where the drive was: the DUT host and fio client rows of run.json's
     # platform block, and its warning that the DUT host's platform was not captured
     platform = remote.run_json["platform"]
