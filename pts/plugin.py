@@ -36,6 +36,7 @@ from pts.results import records
 from pts.results.ledger import LedgerError, read_records
 from pts.results.resume import ResumeError, ResumeState
 from pts.run import Run
+from pts.serve import background
 from pts.testdefs import registry
 
 SETTINGS = pytest.StashKey[Settings]()
@@ -44,6 +45,7 @@ REPORTS = pytest.StashKey[list]()
 LOCK = pytest.StashKey[DeviceLock]()
 RESUME = pytest.StashKey[ResumeState]()
 SIGNATURES = pytest.StashKey[safety.Signatures]()
+SERVE = pytest.StashKey[object]()        # --serve: the bound socket, then the Background
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -70,7 +72,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "pts(name): a PTS test of pts.testdefs.registry; its "
                             "pts_outcome fixture runs it")
     config.stash[REPORTS] = []
+    _bind_dashboard(config)
     if multi.configure(config, plugin_options.settings, _check_capacity, _check_reports_dir):
+        _start_dashboard(config)
         return          # several --device: pts.cli.multi.session runs one child per device
     if config.option.resume:
         _resume_options(config)
@@ -106,6 +110,25 @@ def pytest_configure(config: pytest.Config) -> None:
     # SIGTERM takes the Ctrl-C path: fio is stopped, the interruption is recorded and a
     # partial report is rendered. A second signal (or Ctrl-C) stops at once.
     signal.signal(signal.SIGTERM, _interrupt)
+    _start_dashboard(config)
+
+
+def _bind_dashboard(config: pytest.Config) -> None:
+    """--serve: take the port first, so that a port in use stops the session before any
+    device is touched."""
+    opt = config.option
+    if not opt.serve or opt.dry_run or opt.collectonly:
+        return
+    try:
+        config.stash[SERVE] = background.bind(opt.serve)
+    except background.ServeError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def _start_dashboard(config: pytest.Config) -> None:
+    if SERVE in config.stash:
+        config.stash[SERVE] = background.start(config.stash[SERVE],
+                                               Path(config.option.reports_dir))
 
 
 def _interrupt(signum, frame):
@@ -136,20 +159,28 @@ def _check_capacity(dev: BlockDevice, settings: Settings) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    served = config.stash.get(SERVE, None)
+    if isinstance(served, background.Background):
+        served.stop()
+    elif served is not None:            # bound, but the session stopped before it started
+        served.close()
     if LOCK in config.stash:
         config.stash[LOCK].release()
     emulated.stop_for_session(config)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
+    served = config.stash.get(SERVE, None)
+    dashboard = [f"snia-pts dashboard: {served.url} (--serve; read-only, until this run "
+                 "ends)"] if isinstance(served, background.Background) else []
     if multi.ACTIVE in config.stash:
-        return []       # its own header lines (pts.cli.multi.session)
+        return dashboard    # and its own header lines (pts.cli.multi.session)
     if DEVICE not in config.stash:
         return [f"snia-pts: no --device given; PTS tests will be skipped "
                 f"(specs: {', '.join(available_specs())})"]
     dev, s = config.stash[DEVICE], config.stash[SETTINGS]
     ident = dev.identity
-    return [
+    return dashboard + [
         f"snia-pts device: {dev.path} ({dev.given}) model={ident.model!r} "
         f"serial={ident.serial!r} firmware={ident.firmware!r} [{ident.source}]",
         f"snia-pts device: {dev.capacity_bytes:,} bytes, logical sector {dev.logical_sector} B, "

@@ -60,6 +60,13 @@ def add(parser: pytest.Parser) -> None:
                      "must be the same one (model, serial, firmware, capacity, sector size; "
                      "NVMe: data units written moved only by the round in flight). "
                      "Declared on the report.")
+    g.addoption("--serve", metavar="[HOST:]PORT", default=None,
+                help="serve the lab dashboard (python -m pts serve) over --reports-dir "
+                     "beside this run, from a thread of this pytest process, until it ends: "
+                     "the run's state, round, tracking values and health live, finished "
+                     "reports as HTML, /metrics for Prometheus. Binds 127.0.0.1 unless "
+                     "HOST is given; a port in use stops the session before any device "
+                     "is touched. Read-only (not with --dry-run)")
     g.addoption("--dry-run", action="store_true",
                 help="print each selected PTS test's plan (purge method and command, WIPC "
                      "bytes, rounds x points, fio job files, write cache, estimated duration) "

@@ -24,6 +24,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", default="default", help="emulator profile (default %(default)s)")
     p.add_argument("--reports-dir", default=str(REPO / "reports"),
                    help="where the run folder goes (default %(default)s)")
+    p.add_argument("--serve", metavar="[HOST:]PORT", default=None,
+                   help="watch the run in a browser: the lab dashboard on this port while "
+                        "the demo runs (pytest --serve)")
     # PTS-E 1.0 §5 report fields, passed to the run as they are (pytest --help explains them)
     for option, metavar in REPORT_OPTIONS:
         p.add_argument(option, metavar=metavar, default=None,
@@ -49,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
     before = set(reports.glob("*/*/report.pdf"))
     argv = [sys.executable, "-m", "pytest", "pts/suite/test_iops.py", "-p", "no:cacheprovider",
             "--device", f"emulated:{args.size}:{args.profile}", "--destructive",
-            "--purge", "auto", "--reports-dir", str(reports), *DEMO_ARGS, *report_args(args)]
+            "--purge", "auto", "--reports-dir", str(reports), *DEMO_ARGS, *report_args(args),
+            *(["--serve", args.serve] if args.serve else [])]
     print("running:", " ".join(argv), flush=True)
     proc = subprocess.run(argv, cwd=REPO)
     new = sorted(set(reports.glob("*/*/report.pdf")) - before, key=lambda p: p.stat().st_mtime)

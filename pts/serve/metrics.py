@@ -35,6 +35,10 @@ class RunsCollector:
             "tracking": GaugeMetricFamily("pts_tracking_value", "the tracking variable's "
                                           "value in the last completed round",
                                           labels=TEST + ["variable"]),
+            "eta": GaugeMetricFamily("pts_eta_seconds", "seconds left of the test in flight "
+                                     "(bound best: steady at the earliest round; worst: at "
+                                     "max rounds), as the console's ETA",
+                                     labels=TEST + ["bound"]),
             "temp": GaugeMetricFamily("pts_device_temperature_celsius", "from the latest "
                                       "device_counters health record", labels=DEVICE),
             "warn": GaugeMetricFamily("pts_device_critical_warning", "NVMe critical warning "
@@ -71,6 +75,9 @@ class RunsCollector:
                 g["max"].add_metric(labels, test.parameters["max_rounds"])
             reached = test.state == "steady" or bool(last and last.steady)
             g["steady"].add_metric(labels, 1 if reached else 0)
+            left = state.eta(test) if now == state.RUNNING else None
+            for bound, seconds in zip(("best", "worst"), left or ()):
+                g["eta"].add_metric(labels + [bound], seconds)
             for variable, value in (last.tracking if last else {}).items():
                 g["tracking"].add_metric(labels + [variable], value)
         health = state.latest_health(state.current_test(run))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 
+from pts.procedure import plan
 from pts.report.run.data import LEDGER
 from pts.report.run.model import CountersView, RunView, TestResult
 from pts.results import records
@@ -92,6 +93,33 @@ def phase(test: TestResult) -> tuple[str, int | None]:
     return "purge", None
 
 
+def eta(test: TestResult, now: float | None = None) -> tuple[float, float] | None:
+    """Seconds left (best, worst) of a round-based test in flight, as the console's ETA
+    (pts.procedure.progress): best = steady at the earliest round its window allows, worst =
+    at max_rounds. A round lasts the mean of its completed rounds (first point's start to
+    last point's end, fio's times). None before a round completed, or without rounds."""
+    window, most = (test.parameters.get(k) for k in ("window_rounds", "max_rounds"))
+    if test.end is not None or not test.rounds or not (isinstance(window, int)
+                                                       and isinstance(most, int)):
+        return None
+    spans: dict[int, tuple[float, float]] = {}
+    for p in test.points:
+        if p.start is not None and p.end is not None:
+            lo, hi = spans.get(p.round, (p.start, p.end))
+            spans[p.round] = (min(lo, p.start), max(hi, p.end))
+    done = test.rounds[-1].number
+    lengths = [hi - lo for number, (lo, hi) in spans.items() if number <= done]
+    if not lengths:
+        return None
+    per_round = sum(lengths) / len(lengths)
+    # the round in flight started at its first point, else when the last round ended
+    since = spans[done + 1][0] if done + 1 in spans else spans.get(done, (None, None))[1]
+    gone = max(0.0, (time.time() if now is None else now) - since) if since else 0.0
+    best = max(window - done, 1) * per_round - gone
+    worst = (most - done) * per_round - gone
+    return max(best, 0.0), max(worst, 0.0)
+
+
 def latest_health(test: TestResult | None) -> CountersView | None:
     """The latest device_counters record with health fields (smart-log, smartctl)."""
     if test is None:
@@ -99,9 +127,9 @@ def latest_health(test: TestResult | None) -> CountersView | None:
     return next((c for c in reversed(test.counters) if c.health), None)
 
 
-def live(entry: Entry, stale_after: float = STALE_AFTER) -> dict:
+def live(entry: Entry, stale_after: float = STALE_AFTER, now: float | None = None) -> dict:
     """The state the live page shows (JSON-safe, small)."""
-    state = run_state(entry, stale_after)
+    state = run_state(entry, stale_after, now)
     out: dict = {"id": entry.id, "state": state, "error": entry.error}
     run = entry.view
     test = current_test(run) if run is not None else None
@@ -110,6 +138,7 @@ def live(entry: Entry, stale_after: float = STALE_AFTER) -> dict:
     what, flying = phase(test)
     last = test.rounds[-1] if test.rounds else None
     health = latest_health(test)
+    left = eta(test, now) if state == RUNNING else None
     out.update({
         "verdict": run.verdict.text if state == FINISHED else None,
         "test": test.name, "title": test.title, "phase": what, "round": flying,
@@ -117,6 +146,9 @@ def live(entry: Entry, stale_after: float = STALE_AFTER) -> dict:
         "max_rounds": test.parameters.get("max_rounds"),
         "tracking": dict(last.tracking) if last else {},
         "steady": last.steady if last else None, "status": test.status,
+        "eta": f"{plan.hms(left[0])}..{plan.hms(left[1])}" if left else None,
+        "eta_best_s": round(left[0]) if left else None,
+        "eta_worst_s": round(left[1]) if left else None,
         "temperature_c": (health.health or {}).get("temperature_c") if health else None,
         "critical_warning": (health.health or {}).get("critical_warning") if health else None,
         "health_when": health.when if health else None,

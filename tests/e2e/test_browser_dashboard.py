@@ -45,21 +45,6 @@ def served(tmp_path_factory):
         proc.wait(timeout=20)
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-
-
 def wait_serving(base: str, proc: subprocess.Popen, deadline: float = 30) -> None:
     """Until the server answers (it binds just after printing its address)."""
     end = time.monotonic() + deadline

@@ -22,22 +22,6 @@ XSS = "<img src=x onerror=document.title='owned'>"
 
 
 @pytest.fixture(scope="module")
-def browser():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1200,1600"):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-
-
-@pytest.fixture(scope="module")
 def report(tmp_path_factory):
     folder = build_run(tmp_path_factory.mktemp("browser"))
     info = json.loads((folder / "run.json").read_text())

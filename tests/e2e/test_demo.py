@@ -2,28 +2,88 @@
 real (FUSE FTL model + loop device + fio). The tracking variable must leave its
 post-WIPC level (the transient before steady state) before it settles, steady state must be
 reached, the last line must be the PDF's path, and nothing of the emulator may be left
-behind."""
+behind. It runs with --serve, and a browser watches it on the dashboard while it runs."""
 
 import json
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import pytest
 
 from pts.report.run.data import load_run
 from pts.results.ledger import read_ledger
+from tests.e2e.test_remote_loopback import free_port
 from tests.helpers import REPO
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs("root", "fio", "losetup", "fusermount3")]
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
+def demo_run(tmp_path_factory):
+    """The demo started with --serve (README command 1 plus the dashboard); its output goes
+    to files, so that nothing blocks while a test watches it in the browser."""
     reports = tmp_path_factory.mktemp("demo")
-    p = subprocess.run([sys.executable, "-m", "pts", "demo", "--reports-dir", str(reports)],
-                       cwd=REPO, capture_output=True, text=True, timeout=1200)
+    port = free_port()
+    out, err = reports.parent / "demo.out", reports.parent / "demo.err"
+    with open(out, "w") as o, open(err, "w") as e:
+        proc = subprocess.Popen([sys.executable, "-m", "pts", "demo", "--reports-dir",
+                                 str(reports), "--serve", str(port)], cwd=REPO,
+                                stdin=subprocess.DEVNULL, stdout=o, stderr=e, text=True)
+    try:
+        yield SimpleNamespace(proc=proc, reports=reports, out=out, err=err,
+                              base=f"http://127.0.0.1:{port}")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture(scope="module")
+def demo(demo_run):
+    """The demo's end: (CompletedProcess, reports folder)."""
+    rc = demo_run.proc.wait(timeout=1200)
+    p = subprocess.CompletedProcess(demo_run.proc.args, rc, demo_run.out.read_text(),
+                                    demo_run.err.read_text())
     print(p.stdout[-4000:], p.stderr[-2000:])
-    return p, reports
+    return p, demo_run.reports
+
+
+@pytest.mark.needs("chromium", "chromedriver", "selenium")
+def test_the_dashboard_shows_the_demo_live(demo_run, browser):
+    """pytest --serve (issue 22), in a real browser while the demo runs: the runs list shows
+    the run as running; its page takes new rounds from the event stream without a reload;
+    at the end the page shows the run finished with the verdict its run.json gives."""
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    def running_row(_):
+        browser.get(demo_run.base + "/")
+        rows = browser.find_elements(By.CSS_SELECTOR, "tr[data-id]")
+        return next((r.get_attribute("data-id") for r in rows if "running" in r.text), None)
+
+    run_id = WebDriverWait(browser, 300, poll_frequency=2, ignored_exceptions=(
+        WebDriverException,)).until(running_row)        # refused until the server listens
+    browser.get(f"{demo_run.base}/runs/{run_id}")
+    browser.execute_script("window.ptsNoReload = 42;")
+    rounds = set()
+
+    def two_rounds(_):
+        shown = browser.find_element(By.CSS_SELECTOR, '[data-live="round"]').text
+        assert browser.execute_script("return window.ptsNoReload;") == 42, "page reloaded"
+        rounds.add(shown)
+        return len({r for r in rounds if r.isdigit()}) >= 2
+
+    WebDriverWait(browser, 600, poll_frequency=1).until(two_rounds)
+    WebDriverWait(browser, 900, poll_frequency=2).until(
+        lambda _: browser.find_element(By.ID, "state").text == "finished")
+    shown = browser.find_element(By.ID, "verdict").text
+    p, reports = demo_run.proc.wait(timeout=600), demo_run.reports
+    assert p == 0
+    run = load_run(next(reports.glob("*/*/run.json")).parent)
+    assert shown == run.verdict.text, (shown, run.verdict.text)
+    print(f"rounds seen live: {sorted(rounds)}; verdict {shown!r}")
 
 
 def test_last_line_is_the_pdf_path(demo):

@@ -61,6 +61,10 @@ def test_metrics_of_a_finished_and_a_running_run(root):
         for variable, v in last.tracking.items():
             assert value(found, "pts_tracking_value", **labels, test="iops",
                          variable=variable) == v
+    best, worst = (value(found, "pts_eta_seconds", **live, test="iops", bound=b)
+                   for b in ("best", "worst"))           # pts.serve.state.eta, tested there
+    assert 0 <= best <= worst
+    assert value(found, "pts_eta_seconds", **done, test="iops", bound="best") is None
     assert value(found, "pts_device_temperature_celsius", **live) == 47
     assert value(found, "pts_device_critical_warning", **live) == 2
     assert value(found, "pts_device_temperature_celsius", **done) is None   # not recorded

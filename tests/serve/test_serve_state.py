@@ -8,7 +8,8 @@ import json
 import pytest
 
 from pts.serve.index import RunIndex
-from pts.serve.state import run_state
+from pts.procedure.plan import hms
+from pts.serve.state import eta, live, run_state
 from tests.serve.runs import OLD, append, make, set_age, unfinished
 
 
@@ -66,3 +67,36 @@ def test_resumable_only_where_resume_would_take_it(tmp_path, device, expected):
     (folder / "run.json").write_text(json.dumps(info))
     set_age(folder, OLD)
     assert state_of(folder) == expected
+
+
+def entry_of(folder):
+    return next(e for e in RunIndex([folder.parent]).refresh() if e.folder == folder)
+
+
+def test_eta_as_the_console_gives_it(tmp_path):
+    """4 of 25 rounds done, window 5: best = one more round, worst = 21 more; a round lasts
+    its first point's start to its last point's end; time since the last round ended counts
+    against both."""
+    test = entry_of(unfinished(tmp_path, "a", age=None)).view.tests[0]
+    first = [p for p in test.points if p.round == 1]
+    per = max(p.end for p in first) - min(p.start for p in first)
+    assert per == 60 * len(first) > 0
+    ended = max(p.end for p in test.points)
+    assert eta(test, now=ended) == (per, 21 * per)
+    assert eta(test, now=ended + 100) == (per - 100, 21 * per - 100)
+    assert eta(test, now=ended + 99999) == (0.0, 0.0)
+
+
+def test_no_eta_before_a_round_or_after_the_end(tmp_path):
+    assert eta(entry_of(make(tmp_path, "done", age=None)).view.tests[0]) is None
+    assert eta(entry_of(unfinished(tmp_path, "new", rounds=0, age=None)).view.tests[0]) \
+        is None
+
+
+def test_the_live_state_carries_the_eta(tmp_path):
+    entry = entry_of(unfinished(tmp_path, "a", age=None))
+    ended = max(p.end for p in entry.view.tests[0].points)
+    shown = live(entry, stale_after=1e12, now=ended + 30)
+    best, worst = eta(entry.view.tests[0], now=ended + 30)
+    assert (shown["eta_best_s"], shown["eta_worst_s"]) == (round(best), round(worst))
+    assert shown["eta"] == f"{hms(best)}..{hms(worst)}" and best > 0

@@ -11,7 +11,8 @@ from pathlib import Path
 
 # Options of the parent session that a child run must not get (it gets its own --device;
 # the parent writes the junit XML of the whole session from the children's reports).
-PARENT_ONLY_WITH_VALUE = ("--device", "--junitxml", "--junit-xml", "--inventory", "--only")
+PARENT_ONLY_WITH_VALUE = ("--device", "--junitxml", "--junit-xml", "--inventory", "--only",
+                          "--serve")       # the session's one dashboard covers its drives
 PARENT_ONLY_FLAGS = ("--skip-refused-devices",)
 CHILD_LOG_PLUGIN = "pts.cli.multi.childlog"
 
