@@ -4,6 +4,7 @@
     /runs/<id>                 a run (or a several-device session); live part while it runs
     /runs/<id>/events          server-sent events: its live state (pts.serve.live)
     /runs/<id>/report          its report as HTML (pts.report.document.build_html), cached
+    /runs/<id>/convergence.svg its (current) test's tracking variables per round, cached
     /runs/<id>/files/<name>    report.pdf, run.json, ledger.jsonl, export.json, export.csv
     /metrics                   Prometheus text format (pts.serve.metrics)
 
@@ -30,12 +31,13 @@ from starlette.templating import Jinja2Templates
 from pts.export import cli as export_cli
 from pts.export.json_doc import finite, run_document
 from pts.report.document import build_html
-from pts.serve import metrics, safe, state
+from pts.serve import convergence, metrics, safe, state
 from pts.serve.index import Entry, RunIndex
 from pts.serve.live import LiveFeeds
 
 TEMPLATES = Path(__file__).parent / "templates"
 REPORT_CACHE = 8            # HTML reports kept in memory (a full run's is a few MB)
+CHART_CACHE = 64            # convergence charts kept (tens of kB each)
 FILTERS = ("model", "serial", "test", "verdict", "state")
 
 
@@ -46,6 +48,7 @@ def create_app(folders: list[str | Path], *, stale_after: float = state.STALE_AF
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True)
     pages = Jinja2Templates(env=env)
     reports: OrderedDict[str, tuple[tuple, str]] = OrderedDict()
+    charts: dict[str, tuple[tuple, str | None]] = {}
     registry = metrics.registry(index, stale_after)
 
     def entry_or_404(request: Request) -> Entry:
@@ -87,6 +90,19 @@ def create_app(folders: list[str | Path], *, stale_after: float = state.STALE_AF
         reports.move_to_end(entry.id)
         return HTMLResponse(cached[1])
 
+    def convergence_svg(request: Request) -> Response:
+        entry = entry_or_404(request)
+        cached = charts.get(entry.id)
+        if cached is None or cached[0] != entry.key:
+            cached = charts[entry.id] = (entry.key, convergence.svg(entry.view)
+                                         if entry.view is not None else None)
+            while len(charts) > CHART_CACHE:
+                charts.pop(next(iter(charts)))
+        if cached[1] is None:
+            raise HTTPException(404, "no completed round to plot yet")
+        return Response(cached[1], media_type="image/svg+xml",
+                        headers={"Cache-Control": "no-store"})
+
     def files(request: Request) -> Response:
         entry = entry_or_404(request)
         name = request.path_params["name"]
@@ -110,6 +126,7 @@ def create_app(folders: list[str | Path], *, stale_after: float = state.STALE_AF
         Route("/metrics", metrics_page),
         Route("/runs/{id:path}/events", events),
         Route("/runs/{id:path}/report", report),
+        Route("/runs/{id:path}/convergence.svg", convergence_svg),
         Route("/runs/{id:path}/files/{name}", files),
         Route("/runs/{id:path}", run_page),
     ])

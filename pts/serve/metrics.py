@@ -76,8 +76,9 @@ class RunsCollector:
             reached = test.state == "steady" or bool(last and last.steady)
             g["steady"].add_metric(labels, 1 if reached else 0)
             left = state.eta(test) if now == state.RUNNING else None
-            for bound, seconds in zip(("best", "worst"), left or ()):
-                g["eta"].add_metric(labels + [bound], seconds)
+            if left is not None:
+                for bound, seconds in zip(("best", "worst"), left, strict=True):
+                    g["eta"].add_metric(labels + [bound], seconds)
             for variable, value in (last.tracking if last else {}).items():
                 g["tracking"].add_metric(labels + [variable], value)
         health = state.latest_health(state.current_test(run))

@@ -1,8 +1,9 @@
 """`python -m pts serve` in a real browser (issue 22): the server started as a user starts it,
 Debian's headless Chromium driven by Selenium. The runs list shows a finished and a running
 run; the running run's page takes a new round from the event stream WITHOUT a reload (a
-marker set in the page survives); the finished run's report page shows the header block
-cells of its PDF. (The dashboard beside a live `pytest pts/ --serve` run is not built yet.)"""
+marker set in the page survives), and its convergence chart is redrawn; the finished run's
+report page shows the header block cells of its PDF. (The dashboard beside a live
+`pytest pts/ --serve` run: tests/e2e/test_demo.py.)"""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import urllib.request
 import pytest
 
 from pts.cli.main import main
+from tests.e2e.pages import chart_shows
 from tests.e2e.test_remote_loopback import free_port
 from tests.headers import header_block, pdf_pages
 from tests.serve.runs import append, make, unfinished
@@ -83,6 +85,7 @@ def test_a_new_round_shows_without_a_reload(browser, served):
     WebDriverWait(browser, 15).until(lambda _: live("round") == "6")
     assert browser.execute_script("return window.ptsNoReload;") == 42     # same page
     assert "41" in browser.find_element(By.ID, "tracking").text
+    WebDriverWait(browser, 15).until(lambda _: chart_shows(browser, 5))
 
 
 def test_the_report_page_has_the_pdfs_header_blocks(browser, served):
@@ -102,3 +105,4 @@ def test_the_report_page_has_the_pdfs_header_blocks(browser, served):
         assert cells == block, n
         checked += 1
     assert checked >= 5
+

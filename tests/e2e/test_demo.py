@@ -13,6 +13,7 @@ import pytest
 
 from pts.report.run.data import load_run
 from pts.results.ledger import read_ledger
+from tests.e2e.pages import chart_shows
 from tests.e2e.test_remote_loopback import free_port
 from tests.helpers import REPO
 
@@ -76,6 +77,8 @@ def test_the_dashboard_shows_the_demo_live(demo_run, browser):
         return len({r for r in rounds if r.isdigit()}) >= 2
 
     WebDriverWait(browser, 600, poll_frequency=1).until(two_rounds)
+    WebDriverWait(browser, 60).until(lambda _: chart_shows(browser, int(browser.find_element(
+        By.ID, "convergence").get_attribute("data-rounds")) or -1))
     WebDriverWait(browser, 900, poll_frequency=2).until(
         lambda _: browser.find_element(By.ID, "state").text == "finished")
     shown = browser.find_element(By.ID, "verdict").text

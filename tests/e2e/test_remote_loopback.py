@@ -269,7 +269,8 @@ def test_remote_ledger_and_report_have_the_shape_of_a_local_run(runs):
     assert wipc["bytes_written"] == wipc["bytes_expected"] == 2 * SIZE
     # the same pages from the contents on (the summary's length depends on the platform
     # facts each host gives: this host's are read, the DUT host's are not captured)
-    assert pages_from_contents(remote.folder / "report.pdf") == pages_from_contents(local.folder / "report.pdf")
+    assert pages_from_contents(remote.folder / "report.pdf") == \
+        pages_from_contents(local.folder / "report.pdf")
     assert len(pages_from_contents(local.folder / "report.pdf")) >= 8
     # the report says where the drive was: the DUT host and fio client rows of run.json's
     # platform block, and its warning that the DUT host's platform was not captured

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from pts.serve.index import RunIndex
 from pts.procedure.plan import hms
+from pts.serve.index import RunIndex
 from pts.serve.state import eta, live, run_state
 from tests.serve.runs import OLD, append, make, set_age, unfinished
 

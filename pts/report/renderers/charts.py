@@ -90,13 +90,14 @@ def _log_y(ax) -> None:
 
 
 def convergence(rounds: Sequence[int], series: Mapping[str, Sequence[float | None]],
-                window: tuple[int, int] | None, ylabel: str, title: str) -> bytes:
+                window: tuple[int, int] | None, ylabel: str, title: str,
+                window_name: str = "measurement window") -> bytes:
     """Tracking variables per round (one line each), the measurement window shaded."""
     with matplotlib.rc_context(STYLE):
         fig, ax = _new_figure()
         if window is not None:
             ax.axvspan(window[0] - 0.5, window[1] + 0.5, color=WINDOW_SHADE, alpha=0.6,
-                       label=f"measurement window (rounds {window[0]}..{window[1]})")
+                       label=f"{window_name} (rounds {window[0]}..{window[1]})")
         for label, values in series.items():
             ys = [float("nan") if v is None else v for v in values]
             ax.plot(rounds, ys, marker="o", markersize=3, linewidth=1.2, label=label)
