@@ -86,7 +86,12 @@ def run_label(run: RunView, index: int) -> str:
 
 def compare(folders: Sequence[str | Path]) -> Comparison:
     """Load every run folder (RunFolderError names the one that cannot be used)."""
-    runs = tuple(load_run(f) for f in folders)
+    return compare_views([load_run(f) for f in folders])
+
+
+def compare_views(views: Sequence[RunView]) -> Comparison:
+    """The comparison of runs already loaded (the dashboard's run views)."""
+    runs = tuple(views)
     names = [[t.name for t in run.tests] for run in runs]
     common = tuple(n for n in names[0] if all(n in other for other in names[1:]))
     everywhere = dict.fromkeys(n for run_names in names for n in run_names)

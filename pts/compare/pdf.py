@@ -27,11 +27,16 @@ from pts.report.run.model import RunView, TestResult
 rl_config.invariant = 1
 
 
-def build(comparison: Comparison) -> bytes:
-    story = first_page(comparison) + headers(comparison)
+def story(comparison: Comparison) -> list[Flowable]:
+    """What compare.pdf shows, in order (the dashboard renders the same story as HTML)."""
+    out = first_page(comparison) + headers(comparison)
     for name in comparison.common:
-        story += test_pages(comparison, name)
-    story += fob_page(comparison)
+        out += test_pages(comparison, name)
+    return out + fob_page(comparison)
+
+
+def build(comparison: Comparison) -> bytes:
+    flowables = story(comparison)
     buf = io.BytesIO()
     doc = BaseDocTemplate(buf, pagesize=PAGE_SIZE, leftMargin=MARGIN, rightMargin=MARGIN,
                           topMargin=MARGIN + 30, bottomMargin=MARGIN + 20,
@@ -42,7 +47,7 @@ def build(comparison: Comparison) -> bytes:
     runs = ", ".join(comparison.label(i) for i in range(len(comparison.runs)))
     doc.addPageTemplates([PageTemplate("compare", [frame],
                                        onPage=lambda c, d: _decorate(c, runs))])
-    doc.build(story)
+    doc.build(flowables)
     return buf.getvalue()
 
 

@@ -6,6 +6,8 @@
     /runs/<id>/report          its report as HTML (pts.report.document.build_html), cached
     /runs/<id>/convergence.svg its (current) test's tracking variables per round, cached
     /runs/<id>/files/<name>    report.pdf, run.json, ledger.jsonl, export.json, export.csv
+    /compare?run=<id>&run=<id> the runs compared as compare.pdf shows them (pts.serve.comparing)
+    /compare.pdf, /compare.csv the same comparison as `python -m pts compare` writes it
     /metrics                   Prometheus text format (pts.serve.metrics)
 
 <id> is the folder's path relative to the folder given (prefixed by the folder's number when
@@ -19,6 +21,7 @@ import json
 from collections import OrderedDict
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import urlencode
 
 import jinja2
 from starlette.applications import Starlette
@@ -28,10 +31,11 @@ from starlette.responses import FileResponse, HTMLResponse, Response, StreamingR
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
+from pts.compare import cli as compare_cli
 from pts.export import cli as export_cli
 from pts.export.json_doc import finite, run_document
 from pts.report.document import build_html
-from pts.serve import convergence, metrics, safe, state
+from pts.serve import comparing, convergence, metrics, safe, state
 from pts.serve.index import Entry, RunIndex
 from pts.serve.live import LiveFeeds
 
@@ -49,6 +53,7 @@ def create_app(folders: list[str | Path], *, stale_after: float = state.STALE_AF
     pages = Jinja2Templates(env=env)
     reports: OrderedDict[str, tuple[tuple, str]] = OrderedDict()
     charts: dict[str, tuple[tuple, str | None]] = {}
+    compare_pages = comparing.Pages()
     registry = metrics.registry(index, stale_after)
 
     def entry_or_404(request: Request) -> Entry:
@@ -103,6 +108,39 @@ def create_app(folders: list[str | Path], *, stale_after: float = state.STALE_AF
         return Response(cached[1], media_type="image/svg+xml",
                         headers={"Cache-Control": "no-store"})
 
+    def picked(request: Request) -> tuple[list[str], str, bool]:
+        ids = request.query_params.getlist("run")
+        allow = request.query_params.get("allow_mixed", "") not in ("", "0")
+        query = urlencode([("run", i) for i in ids] + ([("allow_mixed", "1")] if allow else []))
+        return ids, query, allow
+
+    def compare_page(request: Request) -> Response:
+        ids, query, allow = picked(request)
+        context = {"ids": ids, "query": query, "error": None, "mixed": False, "body": ""}
+        try:
+            entries = comparing.picked(index, ids)
+            c = comparing.comparison(entries, allow)
+            context["body"] = compare_pages.html(entries, c)
+        except comparing.CompareError as exc:
+            context.update(error=str(exc), mixed="differ in spec" in str(exc))
+        return pages.TemplateResponse(request, "compare.html", context,
+                                      status_code=400 if context["error"] else 200)
+
+    def compare_file(request: Request) -> Response:
+        if request.path_params["kind"] not in ("pdf", "csv"):
+            raise HTTPException(404, "compare.pdf or compare.csv")
+        ids, _, allow = picked(request)
+        try:
+            c = comparing.comparison(comparing.picked(index, ids), allow)
+        except comparing.CompareError as exc:
+            raise HTTPException(400, str(exc)) from None
+        if request.path_params["kind"] == "csv":
+            return Response(compare_cli.to_csv(c), media_type="text/csv", headers={
+                "Content-Disposition": 'attachment; filename="compare.csv"'})
+        from pts.compare.pdf import build
+        return Response(build(c), media_type="application/pdf", headers={
+            "Content-Disposition": 'attachment; filename="compare.pdf"'})
+
     def files(request: Request) -> Response:
         entry = entry_or_404(request)
         name = request.path_params["name"]
@@ -124,6 +162,10 @@ def create_app(folders: list[str | Path], *, stale_after: float = state.STALE_AF
     app = Starlette(routes=[
         Route("/", runs),
         Route("/metrics", metrics_page),
+        # pages without an icon of their own (the HTML report) make browsers ask for one
+        Route("/favicon.ico", lambda request: Response(status_code=204)),
+        Route("/compare", compare_page),
+        Route("/compare.{kind:str}", compare_file),
         Route("/runs/{id:path}/events", events),
         Route("/runs/{id:path}/report", report),
         Route("/runs/{id:path}/convergence.svg", convergence_svg),

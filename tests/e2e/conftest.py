@@ -15,6 +15,7 @@ def browser():
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 "--window-size=1200,1600"):
         options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})    # the console
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     try:
         yield driver

@@ -11,3 +11,8 @@ def chart_shows(browser, rounds: int) -> bool:
         "return [i.complete, i.naturalWidth, i.getAttribute('data-rounds'), i.src];")
     return shown == str(rounds) and src.endswith(f"/convergence.svg?r={rounds}") \
         and done and width > 100
+
+
+def console_errors(browser) -> list[str]:
+    """What the browser's console logged as errors since the last call."""
+    return [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]

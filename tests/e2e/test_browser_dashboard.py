@@ -15,7 +15,7 @@ import urllib.request
 import pytest
 
 from pts.cli.main import main
-from tests.e2e.pages import chart_shows
+from tests.e2e.pages import chart_shows, console_errors
 from tests.e2e.test_remote_loopback import free_port
 from tests.headers import header_block, pdf_pages
 from tests.serve.runs import append, make, unfinished
@@ -25,6 +25,7 @@ pytestmark = [pytest.mark.slow,
               pytest.mark.needs("chromium", "chromedriver", "selenium", "pdftotext")]
 
 DONE = "Done_SN-D/20261101T000000"
+OTHER = "Other_SN-O/20261102T000000"
 RUNNING = "Live_SN-L/20261103T000000"
 
 
@@ -33,6 +34,7 @@ def served(tmp_path_factory):
     root = tmp_path_factory.mktemp("dash") / "reports"
     done = make(root, DONE, model="Done", serial="SN-D", report=False)
     assert main(["report", str(done)]) == 0               # the real report.pdf
+    make(root, OTHER, model="Other", serial="SN-O", curve=[0.9] * 7)
     unfinished(root, RUNNING, model="Live", serial="SN-L", age=None)
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "pts", "serve", str(root), "--port",
@@ -105,4 +107,29 @@ def test_the_report_page_has_the_pdfs_header_blocks(browser, served):
         assert cells == block, n
         checked += 1
     assert checked >= 5
+
+
+def test_two_runs_ticked_are_compared_with_their_downloads(browser, served):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+    root, base = served
+    browser.get(base + "/")
+    for rid in (DONE, OTHER):
+        browser.find_element(By.CSS_SELECTOR, f'input[name="run"][value="{rid}"]').click()
+    browser.find_element(By.CSS_SELECTOR, '#compare button[type="submit"]').click()
+    WebDriverWait(browser, 60).until(lambda _: browser.find_elements(By.ID, "comparison"))
+    assert browser.current_url.startswith(base + "/compare?")
+    rows = [[c.text for c in tr.find_elements(By.TAG_NAME, "td")]
+            for tr in browser.find_elements(By.CSS_SELECTOR, "#comparison tr")]
+    # in the list's order (newest first): the first one ticked is the reference
+    assert ["Cell", "#1 Other SN-O", "#2 Done SN-D", "diff vs #1"] in rows
+    assert any(len(r) == 4 and r[3].endswith(" %") and r[3] != "n/a" for r in rows), rows
+    charts = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#comparison img'))"
+        ".map(i => [i.complete, i.naturalWidth]);")
+    assert charts and all(done and width > 100 for done, width in charts), charts
+    link = browser.find_element(By.LINK_TEXT, "compare.pdf").get_attribute("href")
+    with urllib.request.urlopen(link, timeout=60) as r:
+        assert r.read(5) == b"%PDF-"
+    assert console_errors(browser) == []        # on every page this module's tests opened
 

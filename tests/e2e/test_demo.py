@@ -13,7 +13,7 @@ import pytest
 
 from pts.report.run.data import load_run
 from pts.results.ledger import read_ledger
-from tests.e2e.pages import chart_shows
+from tests.e2e.pages import chart_shows, console_errors
 from tests.e2e.test_remote_loopback import free_port
 from tests.helpers import REPO
 
@@ -87,6 +87,7 @@ def test_the_dashboard_shows_the_demo_live(demo_run, browser):
     run = load_run(next(reports.glob("*/*/run.json")).parent)
     assert shown == run.verdict.text, (shown, run.verdict.text)
     print(f"rounds seen live: {sorted(rounds)}; verdict {shown!r}")
+    assert console_errors(browser) == []
 
 
 def test_last_line_is_the_pdf_path(demo):

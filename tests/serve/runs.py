@@ -87,7 +87,7 @@ class Rows(HTMLParser):
             self._cell.append(data)
 
 
-COLUMNS = ("run", "device", "serial", "spec", "tests", "state", "verdict", "deviations",
+COLUMNS = ("pick", "run", "device", "serial", "spec", "tests", "state", "verdict", "deviations",
            "started", "ended")
 
 
@@ -96,6 +96,6 @@ def table(page: str) -> dict[str, dict[str, str]]:
     out = {}
     for rid, cells in Rows(page).rows.items():
         names = COLUMNS if len(cells) == len(COLUMNS) else \
-            COLUMNS[:6] + ("verdict",) + COLUMNS[8:]
+            COLUMNS[:7] + ("verdict",) + COLUMNS[9:]
         out[rid] = dict(zip(names, cells, strict=True))
     return out

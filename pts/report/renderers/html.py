@@ -74,6 +74,15 @@ def render(laid, story: list[Flowable]) -> str:
             + page.close() + "</body></html>\n")
 
 
+def fragment(story: list[Flowable]) -> str:
+    """The HTML of a story without page markers (e.g. compare.pdf's, pts.compare.pdf.story),
+    each flowable as in the report; for a page of the dashboard."""
+    page = _Page(None)
+    for f in story:
+        page.add(f)
+    return page.close()
+
+
 class _Page:
     """The HTML of the story, page by page (a page: one page marker's content)."""
 

@@ -1,0 +1,66 @@
+"""The dashboard's compare view: runs picked on the runs list, compared by the code of
+`python -m pts compare` (pts.compare): the same story as compare.pdf, rendered as HTML by
+the report's HTML renderer, and compare.pdf / compare.csv as downloads. Refusals are those of
+the command: fewer than two runs, a folder that cannot be read, runs of different specs or
+settings unless allow_mixed, no test in every run."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from pts.compare import pdf
+from pts.compare.data import Comparison, compare_views
+from pts.report.renderers import charts, html
+from pts.serve.index import Entry, RunIndex
+
+MAX_RUNS = 8                # a comparison of more is unreadable (and slow to draw)
+CACHE = 4                   # compare pages kept in memory
+
+
+class CompareError(Exception):
+    """Why these runs cannot be compared, for the page (the command's wording)."""
+
+
+def picked(index: RunIndex, ids: list[str]) -> list[Entry]:
+    if not 2 <= len(ids) <= MAX_RUNS:
+        raise CompareError(f"pick 2 to {MAX_RUNS} runs on the runs list to compare them "
+                           f"({len(ids)} picked)")
+    entries = []
+    for run_id in ids:
+        entry = index.get(run_id)
+        if entry is None or entry.kind != "run" or entry.view is None:
+            why = entry.error if entry is not None and entry.error else "not a run folder"
+            raise CompareError(f"{run_id}: cannot be compared ({why})")
+        entries.append(entry)
+    return entries
+
+
+def comparison(entries: list[Entry], allow_mixed: bool) -> Comparison:
+    c = compare_views([e.view for e in entries])
+    if c.differences and not allow_mixed:
+        raise CompareError("the runs differ in spec or settings: " + "; ".join(c.differences))
+    if not c.common:
+        raise CompareError("no test is present in every run: nothing to compare ("
+                           + "; ".join(c.left_out) + ")")
+    return c
+
+
+class Pages:
+    """The HTML of compare views, kept while their runs' ledgers do not change."""
+
+    def __init__(self):
+        self.kept: OrderedDict[tuple, str] = OrderedDict()
+
+    def html(self, entries: list[Entry], c: Comparison) -> str:
+        key = tuple((e.id, e.key) for e in entries)
+        if key not in self.kept:
+            token = charts.svg_too(True)
+            try:
+                story = pdf.story(c)
+            finally:
+                charts.svg_too_reset(token)
+            self.kept[key] = html.fragment(story)
+            while len(self.kept) > CACHE:
+                self.kept.popitem(last=False)
+        self.kept.move_to_end(key)
+        return self.kept[key]
