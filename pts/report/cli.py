@@ -14,9 +14,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-from pts.report import document
-from pts.report.document import build_pdf
-from pts.report.renderers import html
 from pts.report.run.data import load_run
 from pts.report.run.model import RunFolderError
 
@@ -42,6 +39,8 @@ def render(run_dir: str | os.PathLike, output: str | os.PathLike | None = None) 
     """Render the report of `run_dir` to `output` (default RUN_DIR/report.pdf) and return its
     absolute path. Raises RunFolderError if the run folder cannot be used, OSError if the
     PDF cannot be written."""
+    from pts.report.document import build_pdf  # reportlab, matplotlib: only to render
+
     run = load_run(run_dir)
     target = Path(output) if output is not None else run.folder / REPORT_NAME
     _write_atomically(target, build_pdf(run))
@@ -52,6 +51,9 @@ def render_both(run_dir: str | os.PathLike,
                 output: str | os.PathLike | None = None) -> tuple[Path, Path]:
     """The PDF as render() writes it, and beside it report.html: the same story, laid out
     once (the HTML names the PDF's pages)."""
+    from pts.report import document
+    from pts.report.renderers import html
+
     run = load_run(run_dir)
     target = Path(output) if output is not None else run.folder / REPORT_NAME
     laid, story = document.layout_with_svg(run)
