@@ -88,6 +88,9 @@ def test_a_new_round_shows_without_a_reload(browser, served):
     assert browser.execute_script("return window.ptsNoReload;") == 42     # same page
     assert "41" in browser.find_element(By.ID, "tracking").text
     WebDriverWait(browser, 15).until(lambda _: chart_shows(browser, 5))
+    row = browser.find_element(By.CSS_SELECTOR, '#tests tr[data-test="iops"]')
+    assert [row.find_element(By.CLASS_NAME, c).text for c in ("t-state", "t-rounds")] == \
+        ["running", "5 of 25"]                   # the Tests table follows the run too
 
 
 def test_the_report_page_has_the_pdfs_header_blocks(browser, served):
