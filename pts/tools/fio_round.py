@@ -16,7 +16,9 @@ Modes (design.md "Speed": every fio process costs ~0.3 s of idle device time):
   per-point   one fio process per point (the reference: what TKperf and plain fio scripts do)
 
 `overlap_ms` of a point is how long its I/O ran while the previous point's was still
-running (negative: the idle gap between them).
+running (negative: the idle gap between them); a pipelined point's I/O runs from its start
+time at the latest, even when its first completion comes later (its I/O queued behind the
+previous point's).
 """
 
 from __future__ import annotations
@@ -166,6 +168,11 @@ def _results(fio: Fio, filename: str, planned: list[Job], docs, bounds) -> list[
             raise _gone(fio, filename) or FioFailed(
                 f"fio reported I/O error(s) {summary.errors} for {job.name} in {path}")
         start, end = io_window(job) or bounds[job.name]
+        if job.start_at_ms is not None:
+            # A pipelined point submits its I/O at its start time; its first completion
+            # comes later when that I/O waited behind the previous point's (slow large
+            # writes outlasting their slot): the overlap counts from the start time.
+            start = min(start, job.start_at_ms / 1000)
         overlap = None if previous_end is None else (previous_end - start) * 1000
         out.append(PointResult(job.name, summary, path, start, end, overlap))
         previous_end = end

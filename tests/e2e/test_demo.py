@@ -1,8 +1,7 @@
 """README command 1's core, `python -m pts demo`: the IOPS test on an emulated SSD, for
-real (FUSE FTL model + loop device + fio). The tracking variable must leave its
-post-WIPC level (the transient before steady state) before it settles, steady state must be
-reached, the last line must be the PDF's path, and nothing of the emulator may be left
-behind. It runs with --serve, and a browser watches it on the dashboard while it runs."""
+real (FUSE FTL model + loop device + fio). The tracking variable must fall from its
+post-WIPC level before it settles, steady state must be reached, the last line must be the
+PDF's path, and nothing of the emulator may be left behind. It runs with --serve, and a browser watches it on the dashboard while it runs."""
 
 import json
 import subprocess
@@ -114,13 +113,12 @@ def test_falls_then_settles(demo):
     print(f"RND 4KiB 0/100 by round: {rounds}; window {first}-{last} average {window_avg:.0f}")
     # The model's own trajectory after this WIPC (FTL alone, 4 KiB random writes): about
     # 5,500 IOPS while the over-provisioned space lasts (the first ~0.2 capacities), then
-    # 1,300-1,550: round 1 lies above the window (2,409 against ~1,930 here). One CI run
-    # gave round 1 = 19.8 IOPS, below anything the model can produce (~68 IOPS if every
-    # write paid a whole victim's relocation): a ~2 s stall of that host during the point.
-    # The direction is therefore not asserted, only that round 1 is not yet steady.
+    # 1,300-1,550; round 1 lies above the window (2,409 against ~1,930 here). Two runs once
+    # gave round 1 = 19.8 and 28.8 IOPS: under load, pipelined 1024 KiB writes outlasted
+    # their slot and the next points' I/O waited behind them, 0.01 s of it measured;
+    # pts.tools.fio_round now counts that as an overlap and measures the round again.
     window = [rounds[k] for k in range(first, last + 1)]
-    assert rounds[1] > 1.1 * max(window) or rounds[1] < 0.9 * min(window), \
-        "round 1 is at the steady-state level: no transient after WIPC"
+    assert rounds[1] > 1.1 * max(window), "no fall from the post-WIPC level"
     counters = [r for r in records if r["type"] == "device_counters"]
     assert [c["when"] for c in counters[:3]] == ["test start", "after purge", "after WIPC"]
     after = counters[-1]["counters"]

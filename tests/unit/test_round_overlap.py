@@ -35,8 +35,9 @@ class FakeFio:
     """Writes what fio would: the JSON document and each point's timing log. `starts`:
     each point's first I/O in ms after T0 per mode; each point lasts 1000 ms."""
 
-    def __init__(self, starts: dict[str, list[int]]):
+    def __init__(self, starts: dict[str, list[int]], lengths: list[int] | None = None):
         self.starts, self.calls, self.texts = starts, [], []
+        self.lengths = lengths or [1000] * 3
 
     def run_document(self, filename, text, out_dir, name, timeout, histograms, cwd=None):
         text = text(T0) if callable(text) else text
@@ -44,10 +45,11 @@ class FakeFio:
         self.calls.append(mode)
         self.texts.append(text)
         names = [line[1:-1] for line in text.splitlines() if line.startswith("[p")]
-        for name_, start in zip(names, self.starts[mode], strict=False):
+        for name_, start, length in zip(names, self.starts[mode], self.lengths,
+                                        strict=False):
             prefix = next(line.split("=", 1)[1] for line in text.split(f"[{name_}]")[1]
                           .splitlines() if line.startswith("write_lat_log="))
-            stamps = range(T0 + start + 1, T0 + start + 1001)     # 1 ms windows
+            stamps = range(T0 + start + 1, T0 + start + length + 1)     # 1 ms windows
             Path(f"{prefix}_lat.1.log").write_text(
                 "".join(f"{t}, 100000, 1, 0, 0\n" for t in stamps))
         doc = {"fio version": "fio-3.33",
@@ -115,6 +117,26 @@ def test_an_overlapping_round_is_measured_again_stonewalled(tmp_path):
     assert "overlapped the previous point by 30 ms" in mode.reason
     assert (run.folder / "raw/iops/round-01-overlapped/p02.json").exists()
     assert measure(POINTS, 2) and fio.calls[-1] == "stonewalled"    # later rounds too
+
+
+def test_a_point_whose_io_waited_behind_the_previous_ones_overlapped_it(tmp_path):
+    """Seen on an emulated SSD under load (2 s points): RND 1024 KiB writes at QD32 took
+    6.1 s of a 2 s slot; the next points' first completions came only after, 10 ms apart, so
+    their logged I/O windows showed a gap, and their 0.01 s of I/O gave 28.8 IOPS for the
+    tracking variable. Their I/O ran from their start time: an overlap, measured again."""
+    fio = FakeFio({}, lengths=[1000, 3000, 10])
+    run = fake_run(tmp_path, fio)
+    measure = RoundMeasure(run, declaration(POINTS))
+    planned = [LEAD_MS + k * measure.slot_ms for k in range(3)]  # each point's start time
+    fio.starts = {"pipelined": [planned[0], planned[1], planned[1] + 3010],
+                  "stonewalled": [0, 1300, 4600]}     # one after the other
+    found = measure(POINTS, 1)
+    assert fio.calls == ["pipelined", "stonewalled"] and measure.mode == "stonewalled"
+    run.ledger.close()
+    (mode,), _ = read_records(run.folder / "ledger.jsonl")
+    overlap = planned[1] + 3000 - planned[2]                     # p01's end - p02's start
+    assert f"overlapped the previous point by {overlap} ms" in mode.reason
+    assert found[2]["overlap_ms"] == pytest.approx(-300, abs=0.01)
 
 
 def test_a_gap_keeps_the_round_pipelined(tmp_path):
