@@ -1,0 +1,177 @@
+"""The controller's cost per drive (issue 24 §3): `python benchmarks/lab_scale.py`.
+
+    python benchmarks/lab_scale.py [--devices 1,2,4] [--size 128M] [--point-seconds 2]
+
+For each N, one session of N emulated SSDs (several --device: one child pytest per drive,
+pts.cli.multi) runs the short IOPS test of benchmarks/multi_device.py, as a user runs it.
+The emulated SSDs are throttled by their FTL model, so the drive sets the pace of its fio
+jobs; their FUSE daemons are the drives' cost, not the controller's, and are left out.
+Every 0.5 s the script reads /proc of the controller (the session's pytest) and of each
+child: resident memory (RSS) and CPU time. A child is "in its rounds" while it runs fio (a
+child process named fio: WIPC and rounds), "rendering" when it has loaded matplotlib and
+runs no fio (it loads the renderer only to render its report, pts/report/cli.py). Prints
+one JSON line per N and then a Markdown table:
+
+- wall: the session's wall time; ratio: against N = 1;
+- controller: its peak RSS and its mean CPU (% of one core) over the session;
+- child in rounds: median RSS and mean CPU per child while in its rounds (CPU: from its
+  first to its last sample in rounds, so the gaps between fio runs count too);
+- child rendering: peak RSS per child while rendering.
+
+On a machine with fewer free cores than drives, the emulator daemons and fio compete for the
+CPU and the wall ratio says so (the table states the machine's cores and load).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "benchmarks"))
+from multi_device import TEST, statuses  # noqa: E402  (the same test as multi_device.py)
+
+PAGE = os.sysconf("SC_PAGE_SIZE")
+TICK = os.sysconf("SC_CLK_TCK")
+SAMPLE_S = 0.5
+
+
+def proc_stat(pid: int) -> tuple[int, float] | None:
+    """(RSS bytes, CPU seconds) of a process, None once it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        rss = int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE
+    except (OSError, IndexError, ValueError):
+        return None
+    return rss, (int(fields[11]) + int(fields[12])) / TICK     # utime + stime
+
+
+def children(pid: int) -> list[int]:
+    try:
+        found = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return []
+    out = []
+    for c in map(int, found):
+        try:
+            if b"pytest" in Path(f"/proc/{c}/cmdline").read_bytes():
+                out.append(c)
+        except OSError:
+            pass
+    return out
+
+
+def phase(pid: int) -> str | None:
+    """"rounds" while the process runs fio (a child process named fio), "render" when it
+    has loaded matplotlib and runs no fio, else None (start-up, purge, between steps)."""
+    try:
+        kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        if any(Path(f"/proc/{k}/comm").read_text().strip() == "fio" for k in kids):
+            return "rounds"
+        return "render" if "matplotlib" in Path(f"/proc/{pid}/maps").read_text() else None
+    except OSError:
+        return None
+
+
+class Child:
+    def __init__(self):
+        self.rounds_rss: list[int] = []
+        self.render_rss: list[int] = []
+        self.first: tuple[float, float] | None = None     # (wall, cpu) at first sample
+        self.last_rounds: tuple[float, float] | None = None
+
+    def sample(self, now: float, rss: int, cpu: float, where: str | None) -> None:
+        if where == "render":
+            self.render_rss.append(rss)
+        if where != "rounds":
+            return
+        self.rounds_rss.append(rss)
+        if self.first is None:
+            self.first = (now, cpu)
+        self.last_rounds = (now, cpu)
+
+    def cpu_pct(self) -> float | None:
+        if self.first is None or self.last_rounds is None or \
+                self.last_rounds[0] - self.first[0] < 1:
+            return None
+        return 100 * (self.last_rounds[1] - self.first[1]) / \
+            (self.last_rounds[0] - self.first[0])
+
+
+def session(n: int, size: str, point_seconds: int) -> dict:
+    reports = Path(tempfile.mkdtemp(prefix=f"pts-lab-{n}-"))
+    argv = [sys.executable, "-m", "pytest", "pts/", *TEST, "--point-seconds",
+            str(point_seconds), "--reports-dir", str(reports)]
+    for _ in range(n):
+        argv += ["--device", f"emulated:{size}"]
+    start = time.monotonic()
+    p = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         text=True)
+    controller: list[int] = []
+    kids: dict[int, Child] = {}
+    first_cpu = None
+    while p.poll() is None:
+        now = time.monotonic()
+        if (mine := proc_stat(p.pid)) is not None:
+            controller.append(mine[0])
+            first_cpu = first_cpu or (now, mine[1])
+            last_cpu = (now, mine[1])
+        # one drive runs in the session's own process (no child): it is its drive's run too
+        for c in children(p.pid) or ([p.pid] if n == 1 else []):
+            if (st := proc_stat(c)) is not None:
+                kids.setdefault(c, Child()).sample(now, st[0], st[1], phase(c))
+        time.sleep(SAMPLE_S)
+    wall = time.monotonic() - start
+    if p.returncode not in (0, 1):
+        sys.exit(f"N={n}: session failed (exit {p.returncode}): {p.stderr.read()[-3000:]}")
+    mib = 1 << 20
+    cpus = [c.cpu_pct() for c in kids.values() if c.cpu_pct() is not None]
+    return {
+        "devices": n, "wall_s": round(wall, 1), "exit": p.returncode,
+        "statuses": statuses(reports), "children_seen": len(kids),
+        "controller_rss_peak_mib": round(max(controller) / mib, 1),
+        "controller_cpu_pct": round(100 * (last_cpu[1] - first_cpu[1]) /
+                                    max(last_cpu[0] - first_cpu[0], 1e-9), 2),
+        "child_rounds_rss_median_mib": round(statistics.median(
+            r for c in kids.values() for r in c.rounds_rss) / mib, 1),
+        "child_rounds_cpu_pct": round(statistics.mean(cpus), 2) if cpus else None,
+        "child_render_rss_peak_mib": round(max(
+            (r for c in kids.values() for r in c.render_rss), default=0) / mib, 1),
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--devices", default="1,2,4",
+                    help="comma-separated N to measure (default %(default)s)")
+    ap.add_argument("--size", default="128M")
+    ap.add_argument("--point-seconds", type=int, default=2)
+    args = ap.parse_args()
+    rows = []
+    for n in (int(x) for x in args.devices.split(",")):
+        row = session(n, args.size, args.point_seconds)
+        row["ratio"] = round(row["wall_s"] / rows[0]["wall_s"], 3) if rows else 1.0
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    print(f"\n{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at the end\n")
+    print("| N | wall (s) | ratio | controller peak RSS (MiB) | controller CPU (% core) | "
+          "child RSS in rounds (MiB) | child CPU in rounds (% core) | child peak RSS "
+          "rendering (MiB) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['devices']} | {r['wall_s']} | {r['ratio']} | "
+              f"{r['controller_rss_peak_mib']} | {r['controller_cpu_pct']} | "
+              f"{r['child_rounds_rss_median_mib']} | {r['child_rounds_cpu_pct']} | "
+              f"{r['child_render_rss_peak_mib']} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
