@@ -118,7 +118,7 @@ def test_the_reference_run_and_a_session_folder(tmp_path):
     assert got.content == (session / "compare.csv").read_bytes()
     view = load_run(ref)
     assert run_page.status_code == 200
-    assert all(f"<td>{t.status}</td>" in run_page.text for t in view.tests)
+    assert all(f"<td class=\"t-status\">{t.status}</td>" in run_page.text for t in view.tests)
     assert rows["Ref_SN/20261121T120000"]["verdict"] == view.verdict.text
     assert rows["Ref_SN/20261121T120000"]["tests"] == ", ".join(t.name for t in view.tests)
     assert rows["sessions/20261122T000000"]["device"] == "nvme0n1"

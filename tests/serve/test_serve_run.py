@@ -45,8 +45,9 @@ def test_the_run_page_shows_state_tests_deviations_from_the_run_view(root):
     test = view.tests[0]
     assert '<td id="state" class="state-finished">finished</td>' in page
     assert f'<td id="verdict">{view.verdict.text}</td>' in page
-    assert f"<td>{test.status}</td>" in page and test.status.startswith("Steady state")
-    assert "<td>7 of 7</td>" in page and "<td>3..7</td>" in page
+    assert f"<td class=\"t-status\">{test.status}</td>" in page and \
+        test.status.startswith("Steady state")
+    assert "<td class=\"t-rounds\">7 of 7</td>" in page and "<td>3..7</td>" in page
     for d in view.deviations:
         assert f"<li>{d.text}" in page
     assert "Deviations (2)" in page
@@ -61,7 +62,7 @@ def test_a_torn_last_ledger_line_shows_what_is_complete(root):
         listing, page = client.get("/"), client.get("/runs/Torn_SN/20261103T000000")
     assert listing.status_code == page.status_code == 200
     assert "torn last record skipped" in page.text
-    assert "<td>4 of 25</td>" in page.text                  # the 4 complete rounds
+    assert "<td class=\"t-rounds\">4 of 25</td>" in page.text     # the 4 complete rounds
     assert '<td data-live="phase">round 5</td>' in page.text
     assert '<td class="state-running">running</td>' in listing.text
 
