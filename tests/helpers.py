@@ -185,3 +185,44 @@ class FakeClock:
     def sleep(self, seconds: float) -> None:
         self.sleeps.append(seconds)
         self.now += seconds
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_serving(base: str, proc: subprocess.Popen, deadline: float = 30) -> None:
+    """Until the dashboard at `base` answers (it binds just after printing its address)."""
+    import time
+    import urllib.request
+    end = time.monotonic() + deadline
+    while True:
+        try:
+            with urllib.request.urlopen(base + "/metrics", timeout=5):
+                return
+        except OSError:
+            assert time.monotonic() < end and proc.poll() is None, "the server did not start"
+            time.sleep(0.1)
+
+
+@contextlib.contextmanager
+def serving(root: Path) -> Iterator[str]:
+    """`python -m pts serve ROOT` started as a user starts it; yields its base URL once it
+    answers, stops it at the end (within its 3 s grace, open event streams or not)."""
+    import sys
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "pts", "serve", str(root), "--port",
+                             str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        assert proc.stdout.readline().startswith(f"snia-pts dashboard: {base}/")
+        wait_serving(base, proc)
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)

@@ -7,17 +7,14 @@ report page shows the header block cells of its PDF. (The dashboard beside a liv
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
 import urllib.request
 
 import pytest
 
 from pts.cli.main import main
 from tests.e2e.pages import chart_shows, console_errors
-from tests.e2e.test_remote_loopback import free_port
 from tests.headers import header_block, pdf_pages
+from tests.helpers import serving
 from tests.serve.runs import append, make, unfinished
 from tests.serve.test_serve_live import round_record
 
@@ -36,29 +33,8 @@ def served(tmp_path_factory):
     assert main(["report", str(done)]) == 0               # the real report.pdf
     make(root, OTHER, model="Other", serial="SN-O", curve=[0.9] * 7)
     unfinished(root, RUNNING, model="Live", serial="SN-L", age=None)
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "pts", "serve", str(root), "--port",
-                             str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-    try:
-        assert proc.stdout.readline().startswith(f"snia-pts dashboard: http://127.0.0.1:{port}/")
-        wait_serving(f"http://127.0.0.1:{port}", proc)
-        yield root, f"http://127.0.0.1:{port}"
-    finally:            # a browser page still holds an event stream: it must not hold us
-        proc.terminate()
-        proc.wait(timeout=20)
-
-
-def wait_serving(base: str, proc: subprocess.Popen, deadline: float = 30) -> None:
-    """Until the server answers (it binds just after printing its address)."""
-    end = time.monotonic() + deadline
-    while True:
-        try:
-            with urllib.request.urlopen(base + "/metrics", timeout=5):
-                return
-        except OSError:
-            assert time.monotonic() < end and proc.poll() is None, "the server did not start"
-            time.sleep(0.1)
+    with serving(root) as base:     # a browser page's event stream must not hold it
+        yield root, base
 
 
 def test_the_runs_list_shows_both_runs_with_their_state(browser, served):

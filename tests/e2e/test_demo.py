@@ -1,7 +1,8 @@
 """README command 1's core, `python -m pts demo`: the IOPS test on an emulated SSD, for
 real (FUSE FTL model + loop device + fio). The tracking variable must fall from its
 post-WIPC level before it settles, steady state must be reached, the last line must be the
-PDF's path, and nothing of the emulator may be left behind. It runs with --serve, and a browser watches it on the dashboard while it runs."""
+PDF's path, and nothing of the emulator may be left behind. It runs with --serve, and a
+browser watches it on the dashboard while it runs."""
 
 import json
 import subprocess
@@ -13,8 +14,7 @@ import pytest
 from pts.report.run.data import load_run
 from pts.results.ledger import read_ledger
 from tests.e2e.pages import chart_shows, console_errors
-from tests.e2e.test_remote_loopback import free_port
-from tests.helpers import REPO
+from tests.helpers import REPO, free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs("root", "fio", "losetup", "fusermount3")]
 

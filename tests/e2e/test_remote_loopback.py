@@ -24,7 +24,7 @@ import pytest
 from pts.results.ledger import read_ledger
 from pts.tools.fio import parse_output
 from tests import headers
-from tests.helpers import loop_device, pdf_text
+from tests.helpers import free_port, loop_device, pdf_text
 from tests.ptsrun import IOPS, PtsRun, check_outcomes, run_suite
 
 pytestmark = [pytest.mark.slow,
@@ -35,12 +35,6 @@ SIZE = 256 << 20
 ARGS = ("--spec", "pts-e-1.1", "--purge", "trim", "--round-mode", "stonewalled",
         "--point-seconds", "1", "--max-rounds", "5", "--iops-block-sizes", "4KiB",
         "--iops-rw-mixes", "0/100")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_listening(port: int, proc: subprocess.Popen, what: str) -> None:
