@@ -49,15 +49,16 @@ def render(run_dir: str | os.PathLike, output: str | os.PathLike | None = None) 
 
 def render_both(run_dir: str | os.PathLike,
                 output: str | os.PathLike | None = None) -> tuple[Path, Path]:
-    """The PDF as render() writes it, and beside it report.html: the same story, laid out
-    once (the HTML names the PDF's pages)."""
+    """The PDF as render() writes it, and beside it report.html: the same story with its
+    charts as SVG, laid out as the PDF's (a chart takes the same room either way), so the HTML
+    names the PDF's pages."""
     from pts.report import document
     from pts.report.renderers import html
 
     run = load_run(run_dir)
     target = Path(output) if output is not None else run.folder / REPORT_NAME
+    _write_atomically(target, document.build_pdf(run))
     laid, story = document.layout_with_svg(run)
-    _write_atomically(target, laid.pdf)
     page = target.with_name(HTML_NAME)
     _write_atomically(page, html.render(laid, story).encode("utf-8"))
     return target.resolve(), page.resolve()

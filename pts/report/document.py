@@ -27,15 +27,17 @@ def story_for(run: RunView) -> list[Flowable]:
 
 @dataclasses.dataclass(frozen=True)
 class Laid:
-    """A report laid out as PDF: its bytes, the run view it shows (the verdict naming the
-    page of the Readings section), the page of every heading and of every page marker, in
-    story order, and the page count. The HTML renderer shows the same pages by these."""
+    """A report laid out as PDF: its bytes (none when only laid out for HTML), the run view it
+    shows (the verdict naming the page of the Readings section), the page of every heading and
+    of every page marker, in story order, the page count, and for HTML the story as laid
+    out, untouched by the layout. The HTML renderer shows the same pages by these."""
 
     pdf: bytes
     view: RunView
     headings: list[int]
     markers: list[int]
     total: int
+    story: list[Flowable] | None = None
 
 
 def build_pdf(run: RunView) -> bytes:
@@ -43,8 +45,9 @@ def build_pdf(run: RunView) -> bytes:
     return layout_pdf(run).pdf
 
 
-def layout_pdf(run: RunView) -> Laid:
-    """The report of `run` laid out (see Laid)."""
+def layout_pdf(run: RunView, for_html: bool = False) -> Laid:
+    """The report of `run` laid out (see Laid). for_html: its charts are drawn as SVG
+    (charts.svg_instead) and only sized on the pages; no PDF bytes, the story kept."""
     # The verdict of a compliant run resting on readings names the page of the Readings
     # section, known only once laid out: lay out with "page ?", then with the page found,
     # until the section stays on the page the verdict names (one extra pass in practice).
@@ -56,23 +59,28 @@ def layout_pdf(run: RunView) -> Laid:
         # Pass 1 only counts pages; pass 2 lays out an untouched copy of the same story: a
         # table split across pages in pass 1 is left altered and cannot be laid out again.
         fresh = copy.deepcopy(story)
-        first = pdf.lay_out(view, story, total_pages=None)
+        first = pdf.lay_out(view, story, total_pages=None, layout_only=for_html)
         if view.verdict is run.verdict or first.headings[where] == page:
             break
         page = first.headings[where]
-    doc = pdf.lay_out(view, fresh, total_pages=first.page, known_pages=first.headings)
-    return Laid(doc.buf.getvalue(), view, doc.headings, doc.markers, doc.page)
+    kept = copy.deepcopy(fresh) if for_html else None
+    doc = pdf.lay_out(view, fresh, total_pages=first.page, known_pages=first.headings,
+                      layout_only=for_html)
+    return Laid(b"" if for_html else doc.buf.getvalue(), view, doc.headings, doc.markers,
+                doc.page, kept)
 
 
 def layout_with_svg(run: RunView) -> tuple[Laid, list[Flowable]]:
-    """The PDF laid out, and the same story again with every chart drawn as SVG too (the
-    HTML renderer's input: pts.report.renderers.html)."""
-    token = charts.svg_too(True)
+    """The report laid out as the PDF is (the page numbers), from one story whose charts are
+    drawn as SVG instead of PNG and only sized in the layout (the HTML renderer's input:
+    pts.report.renderers.html). The page numbers are the PDF's: a chart takes the same room
+    whether it is a PNG or an SVG."""
+    token = charts.svg_instead(True)
     try:
-        laid = layout_pdf(run)
-        return laid, story_for(laid.view)
+        laid = layout_pdf(run, for_html=True)
     finally:
-        charts.svg_too_reset(token)
+        charts.svg_instead_reset(token)
+    return laid, laid.story
 
 
 def build_html(run: RunView) -> str:

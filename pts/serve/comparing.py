@@ -54,11 +54,11 @@ class Pages:
     def html(self, entries: list[Entry], c: Comparison) -> str:
         key = tuple((e.id, e.key) for e in entries)
         if key not in self.kept:
-            token = charts.svg_too(True)
+            token = charts.svg_instead(True)
             try:
                 story = pdf.story(c)
             finally:
-                charts.svg_too_reset(token)
+                charts.svg_instead_reset(token)
             self.kept[key] = html.fragment(story)
             while len(self.kept) > CACHE:
                 self.kept.popitem(last=False)

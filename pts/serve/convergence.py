@@ -30,10 +30,10 @@ def svg(run: RunView) -> str | None:
     rounds = [r.number for r in test.rounds]
     series = {t.label: [r.tracking.get(t.label) for r in test.rounds] for t in test.tracking}
     window, name = judged_window(test)
-    token = charts.svg_too(True)
+    token = charts.svg_instead(True)
     try:
         chart = charts.convergence(rounds, series, window, "tracking value",
                                    f"{test.title}: tracking variables per round", name)
     finally:
-        charts.svg_too_reset(token)
+        charts.svg_instead_reset(token)
     return chart.svg

@@ -20,7 +20,7 @@ from pts.cli.main import main
 from pts.report.document import build_html, story_for
 from pts.report.renderers.contents import Contents
 from pts.report.renderers.html import UnknownFlowable, _Page, markup
-from pts.report.renderers.layout import PageMarker
+from pts.report.renderers.layout import PageMarker, SvgChart
 from pts.report.run.data import load_run
 from tests import headers, snapshots
 
@@ -208,3 +208,31 @@ def test_cli_prints_both_paths(tmp_path, capsys):
     assert out == [str((folder / "report.pdf").resolve()), str((folder / "report.html")
                                                                   .resolve())]
     assert Path(out[1]).read_text().startswith("<!DOCTYPE html>")
+
+
+def test_the_html_layout_has_the_pdfs_pages(both):
+    """layout_with_svg lays out the story with SVG charts only sized: every heading and page
+    marker lands on the page it has in the PDF (each chart takes its PNG's room)."""
+    from pts.report.document import layout_pdf, layout_with_svg
+    run = load_run(both[0])
+    pdf_laid, (html_laid, html_story) = layout_pdf(run), layout_with_svg(run)
+    assert (html_laid.headings, html_laid.markers, html_laid.total) == \
+        (pdf_laid.headings, pdf_laid.markers, pdf_laid.total)
+    assert html_laid.pdf == b"" and sum(isinstance(f, SvgChart) for f in html_story) == 66
+
+
+def test_an_svg_chart_is_never_drawn_into_a_pdf(tmp_path):
+    """A story built under charts.svg_instead laid out as a real PDF is an error, never a
+    PDF with blank room where its charts should be."""
+    from pts.report.renderers import charts, pdf
+    from tests.runfactory import build_run
+    run = load_run(build_run(tmp_path))
+    token = charts.svg_instead(True)
+    try:
+        story = story_for(run)
+    finally:
+        charts.svg_instead_reset(token)
+    assert any(isinstance(f, SvgChart) for f in story)
+    with pytest.raises(TypeError, match="an SVG chart in a PDF"):
+        pdf.lay_out(run, story, total_pages=None)
+    assert pdf.lay_out(run, story_for(run), total_pages=None).page > 1

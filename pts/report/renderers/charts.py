@@ -42,37 +42,41 @@ def _legend_below(ax, title: str | None = None, offset: float = 0.16) -> None:
               title=title)
 
 
-# Set (svg_too(True)) while the HTML report is built: each chart is also drawn as SVG, from
-# the same figure as its PNG, so both renderers show one chart (pts.report.renderers.html).
-_SVG_TOO: contextvars.ContextVar[bool] = contextvars.ContextVar("pts_svg_too", default=False)
+# Set (svg_instead(True)) while a story is built for HTML (the report's, compare's, the
+# dashboard's charts): each chart is drawn as SVG instead of PNG, from the same figure code,
+# so both renderers show one chart (pts.report.renderers.html). A story built so cannot be
+# laid out as PDF (pts.report.renderers.layout.SvgChart says so).
+_SVG_INSTEAD: contextvars.ContextVar[bool] = contextvars.ContextVar("pts_svg_instead",
+                                                                   default=False)
 
 
 class Chart(bytes):
-    """A chart's PNG bytes, with its SVG text when drawn under svg_too (else None)."""
+    """A chart's PNG bytes; drawn under svg_instead, no PNG bytes and its SVG text."""
 
     svg: str | None = None
 
 
-def svg_too(on: bool) -> contextvars.Token:
-    return _SVG_TOO.set(on)
+def svg_instead(on: bool) -> contextvars.Token:
+    return _SVG_INSTEAD.set(on)
 
 
-def svg_too_reset(token: contextvars.Token) -> None:
-    _SVG_TOO.reset(token)
+def svg_instead_reset(token: contextvars.Token) -> None:
+    _SVG_INSTEAD.reset(token)
 
 
 def _png(fig: Figure, tight: bool = True) -> bytes:
-    buf = io.BytesIO()
     if tight:
         fig.tight_layout()
-    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
-    chart = Chart(buf.getvalue())
-    if _SVG_TOO.get():
+    if _SVG_INSTEAD.get():
         text = io.StringIO()
         with matplotlib.rc_context({"svg.hashsalt": "snia-pts", "svg.fonttype": "none"}):
             fig.savefig(text, format="svg", metadata={"Date": None, "Creator": None})
+        chart = Chart(b"")
         chart.svg = text.getvalue()
-    return chart
+        return chart
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+    return Chart(buf.getvalue())
 
 
 def _wide_range(values: Sequence[float]) -> bool:

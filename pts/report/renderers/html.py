@@ -9,7 +9,7 @@ the two can never say different things (issue 22: one page model, two renderers)
   are kept, every text escaped again (a drive's strings are text, never markup);
 - a table becomes an HTML table (its repeated header rows a <thead>, right-aligned number
   columns, the cell backgrounds of its style);
-- a chart is the SVG drawn from the same matplotlib figure as the PDF's PNG (charts.svg_too);
+- a chart is the SVG drawn by the same matplotlib code as the PDF's PNG (charts.svg_instead);
   inline as data: URIs, so the file needs nothing else (no script, no network).
 Any other flowable is an error: a new kind of content must be given its HTML here.
 """
@@ -27,7 +27,7 @@ from reportlab.platypus.flowables import KeepTogether
 
 from pts import __version__
 from pts.report.renderers.contents import Contents
-from pts.report.renderers.layout import PageMarker
+from pts.report.renderers.layout import PageMarker, SvgChart
 from pts.report.renderers.pdf import band_rows, footer_left, footer_verdict
 
 HEADINGS = ("h1", "h2")
@@ -140,6 +140,8 @@ class _Page:
             return self.contents(f)
         if isinstance(f, Table):
             return self.table(f)
+        if isinstance(f, SvgChart):
+            return svg_image(f.svg)
         if isinstance(f, Image):
             return image(f)
         if isinstance(f, KeepTogether):
@@ -200,13 +202,14 @@ class _Page:
                 f"<tbody>{''.join(rows)}</tbody></table>\n")
 
 
+def svg_image(svg: str) -> str:
+    data = base64.b64encode(svg.encode()).decode()
+    return f'<img class="chart" alt="chart" src="data:image/svg+xml;base64,{data}">\n'
+
+
 def image(img: Image) -> str:
-    svg = getattr(img, "pts_svg", None)
-    if svg:
-        data, kind = base64.b64encode(svg.encode()).decode(), "image/svg+xml"
-    else:
-        data, kind = base64.b64encode(img.filename.getvalue()).decode(), "image/png"
-    return f'<img class="chart" alt="chart" src="data:{kind};base64,{data}">\n'
+    data = base64.b64encode(img.filename.getvalue()).decode()
+    return f'<img class="chart" alt="chart" src="data:image/png;base64,{data}">\n'
 
 
 def _backgrounds(t: Table) -> dict[tuple[int, int], str]:

@@ -90,11 +90,33 @@ def para(text: str, style: str = "body", markup: bool = False) -> Paragraph:
 
 
 def image(png: bytes, width: float = CONTENT_WIDTH,
-          size_inches: tuple[float, float] = SIZE_INCHES) -> Image:
-    """A chart scaled to `width`; size_inches is the figure size it was drawn at (aspect)."""
-    img = Image(io.BytesIO(png), width=width, height=width * size_inches[1] / size_inches[0])
-    img.pts_svg = getattr(png, "svg", None)      # the same chart as SVG (pts.report.renderers.html)
-    return img
+          size_inches: tuple[float, float] = SIZE_INCHES) -> Flowable:
+    """A chart scaled to `width`; size_inches is the figure size it was drawn at (aspect).
+    A chart drawn as SVG (charts.svg_instead) becomes an SvgChart, for the HTML renderer."""
+    height = width * size_inches[1] / size_inches[0]
+    svg = getattr(png, "svg", None)
+    if svg is not None:
+        return SvgChart(svg, width, height)
+    return Image(io.BytesIO(png), width=width, height=height)
+
+
+class SvgChart(Flowable):
+    """A chart as SVG text, in a story built for HTML (pts.report.renderers.html). Laid out,
+    it takes the room of the same chart as PNG (pts.report.document.layout_with_svg: the
+    page numbers), and draws nothing: only a layout-only pass may hold one."""
+
+    def __init__(self, svg: str, width: float, height: float):
+        super().__init__()
+        self.svg, self.width, self.height = svg, width, height
+        self.hAlign = "CENTER"             # as reportlab's Image
+
+    def wrap(self, avail_width, avail_height):
+        return self.width, self.height
+
+    def draw(self):
+        if not getattr(self.canv._doctemplate, "layout_only", False):
+            raise TypeError("an SVG chart in a PDF: build the PDF's story without "
+                            "charts.svg_instead")
 
 
 def kv_table(rows: Sequence[tuple[str, str]], label_width: float = 50 * mm) -> Table:

@@ -37,6 +37,10 @@ from pts.report.run import fmt
 from pts.report.run.model import RunView
 
 rl_config.invariant = 1
+# Image streams stored binary (Flate) rather than ASCII85 text: reportlab's ASCII85 encoder
+# is pure Python without the optional rl_accel extension, and took ~2 s of each full-size
+# report's layout passes (every chart is encoded once per pass); the files are ~20 % smaller.
+rl_config.useA85 = 0
 
 OUTLINE = {"h1": 0, "h2": 1}   # paragraph style -> outline (bookmark) level
 FONT, BOLD = "Helvetica", "Helvetica-Bold"
@@ -45,10 +49,13 @@ OK_TEXT = (0.7, 1.0, 0.75)
 
 
 def lay_out(run: RunView, story: list[Flowable], total_pages: int | None,
-            known_pages: list[int] | None = None) -> ReportDoc:
+            known_pages: list[int] | None = None, layout_only: bool = False) -> ReportDoc:
     """One layout pass; the document tells the bytes (.buf), the page count (.page) and the
-    page of every heading (.headings) and page marker (.markers), in story order."""
+    page of every heading (.headings) and page marker (.markers), in story order.
+    layout_only: for the pages only (the HTML report); its charts may be SVG (layout.SvgChart),
+    which take their room and draw nothing."""
     doc = ReportDoc(io.BytesIO(), run, total_pages)
+    doc.layout_only = layout_only
     doc.known_pages = known_pages or []     # pass 2: the contents page's page numbers
     doc.build(story)
     return doc
@@ -71,6 +78,7 @@ class ReportDoc(BaseDocTemplate):
         self._bookmarks = 0
         self.headings: list[int] = []          # the page of every heading, in order
         self.known_pages: list[int] = []
+        self.layout_only = False               # see lay_out
         self._header_again = None              # the SNIA header block of the current test
         self._page_fresh = False
         frame = Frame(MARGIN, MARGIN + FOOTER_HEIGHT, CONTENT_WIDTH,
