@@ -16,8 +16,8 @@ import matplotlib
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import PathCollection
-from matplotlib.path import Path
 from matplotlib.figure import Figure
+from matplotlib.path import Path
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from pts.report.renderers.charts import DPI, LINE_STYLES, STYLE, _png
