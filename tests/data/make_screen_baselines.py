@@ -1,0 +1,42 @@
+"""Make the dashboard's screenshot baselines (tests/e2e/test_page_screenshots.py):
+
+    python tests/data/make_screen_baselines.py
+
+`python -m pts serve` over two copies of the stored reference run, shot in Debian's headless
+Chromium (tests/screens.py says what is shot and how it is reduced). Refresh them ON
+PURPOSE, after a change to the pages that you have looked at (the failing test writes each
+changed shot and a diff image and names them), on the machine CI runs on, then commit them.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))      # pts and tests, when run as a script from anywhere
+
+from tests import screens  # noqa: E402
+from tests.helpers import REPORT_EPOCH, serving  # noqa: E402
+
+os.environ.setdefault("SOURCE_DATE_EPOCH", REPORT_EPOCH)   # the report's Report Date
+
+
+def main() -> int:
+    driver = screens.chromium()
+    try:
+        with tempfile.TemporaryDirectory() as tmp, \
+                serving(screens.reports_folder(Path(tmp) / "reports")) as base:
+            written = screens.write(screens.capture(driver, base))
+    finally:
+        driver.quit()
+    size = sum(p.stat().st_size for p in written)
+    print(f"{len(written)} screenshot baselines ({size / 1024:.0f} KiB) in "
+          f"{screens.SCREENS.relative_to(ROOT)}; look at them, then commit them")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
