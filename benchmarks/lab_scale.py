@@ -1,6 +1,7 @@
 """The controller's cost per drive (issue 24 §3): `python benchmarks/lab_scale.py`.
 
     python benchmarks/lab_scale.py [--devices 1,2,4] [--size 128M] [--point-seconds 2]
+                                   [--render-jobs N]
 
 For each N, one session of N emulated SSDs (several --device: one child pytest per drive,
 pts.cli.multi) runs the short IOPS test of benchmarks/multi_device.py, as a user runs it.
@@ -16,7 +17,9 @@ one JSON line per N and then a Markdown table:
 - controller: its peak RSS and its mean CPU (% of one core) over the session;
 - child in rounds: median RSS and mean CPU per child while in its rounds (CPU: from its
   first to its last sample in rounds, so the gaps between fio runs count too);
-- child rendering: peak RSS per child while rendering.
+- child rendering: peak RSS per child while rendering; renders at once: the most children
+  rendering in one sample (at most --render-jobs when it is given), and the session's peak
+  total RSS of its rendering children.
 
 On a machine with fewer free cores than drives, the emulator daemons and fio compete for the
 CPU and the wall ratio says so (the table states the machine's cores and load).
@@ -105,18 +108,21 @@ class Child:
             (self.last_rounds[0] - self.first[0])
 
 
-def session(n: int, size: str, point_seconds: int) -> dict:
+def session(n: int, size: str, point_seconds: int, render_jobs: int | None = None) -> dict:
     reports = Path(tempfile.mkdtemp(prefix=f"pts-lab-{n}-"))
     argv = [sys.executable, "-m", "pytest", "pts/", *TEST, "--point-seconds",
             str(point_seconds), "--reports-dir", str(reports)]
     for _ in range(n):
         argv += ["--device", f"emulated:{size}"]
+    if render_jobs is not None:
+        argv += ["--render-jobs", str(render_jobs)]
     start = time.monotonic()
     p = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                          text=True)
     controller: list[int] = []
     kids: dict[int, Child] = {}
     first_cpu = None
+    rendering: list[tuple[int, int]] = []       # per sample: children rendering, their RSS
     while p.poll() is None:
         now = time.monotonic()
         if (mine := proc_stat(p.pid)) is not None:
@@ -124,9 +130,15 @@ def session(n: int, size: str, point_seconds: int) -> dict:
             first_cpu = first_cpu or (now, mine[1])
             last_cpu = (now, mine[1])
         # one drive runs in the session's own process (no child): it is its drive's run too
+        now_rendering = [0, 0]
         for c in children(p.pid) or ([p.pid] if n == 1 else []):
             if (st := proc_stat(c)) is not None:
-                kids.setdefault(c, Child()).sample(now, st[0], st[1], phase(c))
+                where = phase(c)
+                kids.setdefault(c, Child()).sample(now, st[0], st[1], where)
+                if where == "render":
+                    now_rendering[0] += 1
+                    now_rendering[1] += st[0]
+        rendering.append(tuple(now_rendering))
         time.sleep(SAMPLE_S)
     wall = time.monotonic() - start
     if p.returncode not in (0, 1):
@@ -144,6 +156,10 @@ def session(n: int, size: str, point_seconds: int) -> dict:
         "child_rounds_cpu_pct": round(statistics.mean(cpus), 2) if cpus else None,
         "child_render_rss_peak_mib": round(max(
             (r for c in kids.values() for r in c.render_rss), default=0) / mib, 1),
+        "render_jobs": render_jobs,
+        "renders_at_once_peak": max((k for k, _ in rendering), default=0),
+        "rendering_rss_total_peak_mib": round(max((r for _, r in rendering), default=0)
+                                              / mib, 1),
     }
 
 
@@ -153,23 +169,26 @@ def main() -> int:
                     help="comma-separated N to measure (default %(default)s)")
     ap.add_argument("--size", default="128M")
     ap.add_argument("--point-seconds", type=int, default=2)
+    ap.add_argument("--render-jobs", type=int, default=None,
+                    help="passed to the session (default: not given, the session's own)")
     args = ap.parse_args()
     rows = []
     for n in (int(x) for x in args.devices.split(",")):
-        row = session(n, args.size, args.point_seconds)
+        row = session(n, args.size, args.point_seconds, args.render_jobs)
         row["ratio"] = round(row["wall_s"] / rows[0]["wall_s"], 3) if rows else 1.0
         rows.append(row)
         print(json.dumps(row), flush=True)
     print(f"\n{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at the end\n")
     print("| N | wall (s) | ratio | controller peak RSS (MiB) | controller CPU (% core) | "
           "child RSS in rounds (MiB) | child CPU in rounds (% core) | child peak RSS "
-          "rendering (MiB) |")
-    print("|---|---|---|---|---|---|---|---|")
+          "rendering (MiB) | renders at once (peak) | rendering children's RSS (peak MiB) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['devices']} | {r['wall_s']} | {r['ratio']} | "
               f"{r['controller_rss_peak_mib']} | {r['controller_cpu_pct']} | "
               f"{r['child_rounds_rss_median_mib']} | {r['child_rounds_cpu_pct']} | "
-              f"{r['child_render_rss_peak_mib']} |")
+              f"{r['child_render_rss_peak_mib']} | {r['renders_at_once_peak']} | "
+              f"{r['rendering_rss_total_peak_mib']} |")
     return 0
 
 

@@ -7,6 +7,7 @@ anything runs; writing additionally needs --destructive.
 
 from __future__ import annotations
 
+import os
 import signal
 import tempfile
 from pathlib import Path
@@ -38,6 +39,7 @@ from pts.results.resume import ResumeError, ResumeState
 from pts.run import Run
 from pts.serve import background
 from pts.testdefs import registry
+from pts.tools import slots
 
 SETTINGS = pytest.StashKey[Settings]()
 DEVICE = pytest.StashKey[BlockDevice]()
@@ -219,7 +221,7 @@ def pts_run(request: pytest.FixtureRequest):
         yield run
     finally:
         run.close()
-        config.stash[REPORTS].append(_render(run.folder))
+        config.stash[REPORTS].append(_render(run.folder, _writer(config)))
         config.stash[REPORTS].extend(console.warning_lines(run.folder))
         if _stopped(run.folder) and dev.remote is not None:
             config.stash[REPORTS].append(
@@ -241,11 +243,20 @@ def _stopped(folder: Path) -> bool:
                                                                records.ERROR) for r in found)
 
 
-def _render(folder: Path) -> str:
+def _render(folder: Path, write) -> str:
+    """The report rendered; in a several-device session, in one of its --render-jobs slots
+    (pts.tools.slots: the session's children render N at a time)."""
+    def waiting(count: int) -> None:
+        write(f"PTS report: waiting for a render slot ({count} at once in this session, "
+              "--render-jobs)")
+
     try:
         from pts.report import render
 
-        return f"PTS report: {render(folder)}"
+        with slots.held(os.environ.get(slots.ENV), waiting) as slot:
+            if slot is not None:
+                write(f"PTS report: rendering in render slot {slot[0]} of {slot[1]}")
+            return f"PTS report: {render(folder)}"
     except Exception as exc:  # the data is safe on disk; say how to retry
         return (f"PTS report could not be rendered ({type(exc).__name__}: {exc}); data kept "
                 f"in {folder}; retry with: python -m pts report {folder}")

@@ -12,7 +12,9 @@ import csv
 import hashlib
 import os
 import subprocess
+import tempfile
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
@@ -83,9 +85,10 @@ def test_two_devices_in_parallel_and_a_refused_one(make_loop, mounted, tmp_path)
 
     # --skip-refused-devices: the other two run, in parallel, the refused one is reported
     xml = tmp_path / "session.xml"
+    logs_before = set(Path(tempfile.gettempdir()).glob("pts-multi-*"))
     p = run_suite("--device", a, "--device", c, "--device", b, "--reports-dir", str(reports),
-                  "--skip-refused-devices", "-v", "-rs", "--junitxml", str(xml), *ARGS,
-                  timeout=600)
+                  "--skip-refused-devices", "-v", "-rs", "--junitxml", str(xml),
+                  "--render-jobs", "1", *ARGS, timeout=600)
     out = p.stdout + p.stderr
     print(out[-6000:])
     assert (mnt / "precious.txt").read_text() == "do not destroy\n" * 1000
@@ -101,6 +104,8 @@ def test_two_devices_in_parallel_and_a_refused_one(make_loop, mounted, tmp_path)
         folders[label] = folder = found[0].parent
         assert (folder / "report.pdf").stat().st_size > 0
         assert f"[{label}] PTS report: {folder / 'report.pdf'}" in out
+        # --render-jobs 1: the session's one render slot (pts.tools.slots)
+        assert f"[{label}] PTS report: rendering in render slot 1 of 1" in out
         records, _ = read_ledger(folder / "ledger.jsonl")
         expected = check_outcomes(folder, [r.data for r in records])["iops"]
         verdict = "PASSED" if expected.passed else "FAILED"
@@ -121,6 +126,8 @@ def test_two_devices_in_parallel_and_a_refused_one(make_loop, mounted, tmp_path)
         ("1", folders[la].name), ("2", folders[lb].name)}
     ours = [line for line in p.stdout.splitlines() if line.startswith(("snia-pts", "PTS "))]
     assert ours[-1] == f"PTS comparison: {pdf}"                  # the path printed last
+    # the children's logs and render slots are gone with the session
+    assert set(Path(tempfile.gettempdir()).glob("pts-multi-*")) == logs_before
     cases = {t.get("name"): t for t in ET.parse(xml).getroot().iter("testcase")}
     assert set(cases) == {f"test_iops[{la}]", f"test_iops[{lb}]", f"test_iops[{lc}]"}
     assert cases[f"test_iops[{lc}]"].find("skipped") is not None

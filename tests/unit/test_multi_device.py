@@ -46,7 +46,8 @@ def test_child_args_replace_the_devices_and_drop_parent_only_options(tmp_path):
     log = tmp_path / "0.jsonl"
     args = ["pts/", "--device", "/dev/a", "--device=/dev/b", "--destructive", "-k", "iops",
             "--skip-refused-devices", "--junitxml", "out.xml", "--junit-xml=o2.xml",
-            "--reports-dir", "r", "--point-seconds", "1"]
+            "--reports-dir", "r", "--render-jobs", "2", "--render-jobs=3", "--point-seconds",
+            "1"]
     assert child_args(args, "/dev/b", log) == [
         "pts/", "--destructive", "-k", "iops", "--reports-dir", "r", "--point-seconds", "1",
         "--device", "/dev/b", "-p", CHILD_LOG_PLUGIN, "--pts-child-log", str(log)]
@@ -136,3 +137,10 @@ def test_the_lock_is_handed_to_the_child_and_only_to_it(tmp_path):
     finally:
         lock.release()
     assert child(None).startswith("LOCKED")                             # free again
+
+
+def test_render_jobs_default_to_the_cores_and_refuse_less_than_one():
+    from pts.cli.multi.session import render_jobs
+    assert render_jobs(None) == (os.cpu_count() or 1) and render_jobs(3) == 3
+    with pytest.raises(MultiDeviceError, match=r"--render-jobs 0: give at least 1"):
+        render_jobs(0)

@@ -26,13 +26,14 @@ class Child:
     argv: list[str]
     log_file: Path
     lock_fd: int | None = None
+    env: dict[str, str] = field(default_factory=dict)     # set in the child's environment
     proc: subprocess.Popen | None = None
     returncode: int | None = None
     lines: list[str] = field(default_factory=list)
 
 
 def start(child: Child, cwd: Path, out: queue.Queue) -> None:
-    env = dict(os.environ)
+    env = dict(os.environ) | child.env
     env.pop(INHERITED_FD_ENV, None)
     if child.lock_fd is not None:
         env[INHERITED_FD_ENV] = str(child.lock_fd)

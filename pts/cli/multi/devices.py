@@ -12,7 +12,8 @@ from pathlib import Path
 # Options of the parent session that a child run must not get (it gets its own --device;
 # the parent writes the junit XML of the whole session from the children's reports).
 PARENT_ONLY_WITH_VALUE = ("--device", "--junitxml", "--junit-xml", "--inventory", "--only",
-                          "--serve")       # the session's one dashboard covers its drives
+                          "--serve",       # the session's one dashboard covers its drives
+                          "--render-jobs")   # the children get the session's slots instead
 PARENT_ONLY_FLAGS = ("--skip-refused-devices",)
 CHILD_LOG_PLUGIN = "pts.cli.multi.childlog"
 

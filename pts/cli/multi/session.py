@@ -9,6 +9,8 @@ and everything else is as before.
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable
@@ -31,6 +33,7 @@ from pts.cli.multi.devices import (
 from pts.cli.multi.outcome import write_comparison
 from pts.procedure import plan
 from pts.report import console
+from pts.tools import slots
 
 ACTIVE = pytest.StashKey[object]()
 
@@ -46,6 +49,11 @@ def add_options(group) -> None:
                          "their drives (path or by_id, label, --datasheet, --spec) and groups "
                          "(docs/inventory.md; example docs/inventory-example.toml). Each "
                          "drive is one --device of the session, with its own options")
+    group.addoption("--render-jobs", metavar="N", type=int, default=None,
+                    help="with several drives: at most N of their reports render at once "
+                         "(each render takes a core and ~170 MiB for a minute or more at "
+                         "full size); the others wait for a slot, saying so. Default: the "
+                         "machine's cores. A one-drive session ignores it")
     group.addoption("--only", metavar="NAMES", default=None,
                     help="with --inventory: only the drives whose label, host or group is "
                          "one of these comma-separated names (e.g. --only jbof1,dut3)")
@@ -84,6 +92,7 @@ def configure(config: pytest.Config, settings_of: Callable, check_capacity: Call
     by_given = {d.given: d for d in drives or ()}
     try:
         check_combination(devices, config.option.resume)
+        render_jobs(config.option.render_jobs)
     except MultiDeviceError as exc:
         raise pytest.UsageError(str(exc)) from None
     config.option.device = devices[0]
@@ -118,6 +127,16 @@ def configure(config: pytest.Config, settings_of: Callable, check_capacity: Call
     config.stash[ACTIVE] = plugin = MultiSession(config, checked, settings, drives or [])
     config.pluginmanager.register(plugin, "pts-multi-device")
     return True
+
+
+def render_jobs(option: int | None) -> int:
+    """--render-jobs, or the machine's cores (a render is CPU-bound: one core each)."""
+    if option is None:
+        return os.cpu_count() or 1
+    if option < 1:
+        raise MultiDeviceError(f"--render-jobs {option}: give at least 1 (how many of the "
+                               "session's reports render at once)")
+    return option
 
 
 class MultiSession:
@@ -180,6 +199,8 @@ class MultiSession:
         if not ours:
             return True
         logs = Path(tempfile.mkdtemp(prefix="pts-multi-"))
+        rendering = {slots.ENV: str(slots.make(logs / "render-slots",
+                                               render_jobs(config.option.render_jobs)))}
         args = config.invocation_params.args
         for n, c in enumerate(accepted):
             log = logs / f"{n}.jsonl"
@@ -187,7 +208,7 @@ class MultiSession:
                 c.label, c.given,
                 [sys.executable, "-m", "pytest",
                  *child_args(args, c.given, log, self._own_args(c.label))], log,
-                lock_fd=c.lock.fd if c.lock is not None else None))
+                lock_fd=c.lock.fd if c.lock is not None else None, env=rendering))
         write = _writer(config)
 
         def finished(child: kids.Child) -> None:
@@ -199,6 +220,7 @@ class MultiSession:
             kids.run_all(self.children, config.invocation_params.dir, write, finished)
         finally:
             gate.release_all(self.checked)
+            shutil.rmtree(logs, ignore_errors=True)     # the children's logs were replayed
         if config.option.destructive and not config.option.dry_run:
             self.lines = write_comparison(self.settings.reports_dir, self.checked,
                                           self._folders(),
