@@ -61,6 +61,18 @@ class Profile:
     # per second (greedy, as foreground GC), at no host-visible cost. 0: no idle GC.
     idle_gc_blocks_per_s: float = 0.0
     idle_gc_delay_s: float = 0.5
+    # A write cliff (an SLC-cache-like fast region, issue 23 §4): from FOB, the first
+    # `cliff_after_capacity` x the user capacity of host writes program at
+    # `cache_program_us` a page, the rest at program_us. 0: no cliff. A return to FOB (a
+    # whole-device trim) makes the fast region whole again.
+    cliff_after_capacity: float = 0.0
+    cache_program_us: float = 0.0
+    # False: a discard erases the data (it reads back as zeros: pts.emulate.fusefs) and leaves
+    # the mapping as it was, as a purge that erases keys and not the FTL's state: the drive
+    # stays in steady state, the purge's marker check passes, the purge probe must warn.
+    trim_unmaps: bool = True
+    # The loop device's logical sector size: 512, or 4096 for a 4Kn drive.
+    logical_block_size: int = 512
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -87,6 +99,25 @@ PROFILES: dict[str, Profile] = {
         erase_us=8000.0, channels=4, idle_gc_blocks_per_s=20.0, idle_gc_delay_s=0.5,
         description="7 % OP; deeper fall from FOB to steady state than 'default'; "
                     "idle GC as 'default'"),
+    # The behaviours of real drives the suite must handle (issue 23 §4), each 'default' with
+    # one switch:
+    "cliff": Profile(
+        name="cliff", op_pct=20.0, pages_per_block=64, read_us=200.0, program_us=600.0,
+        erase_us=8000.0, channels=4, idle_gc_blocks_per_s=20.0, idle_gc_delay_s=0.5,
+        cliff_after_capacity=1.0, cache_program_us=60.0,
+        description="'default' with a write cliff: the first 1 x capacity written from FOB "
+                    "programs 10x faster (an SLC-cache-like region), then 'default'"),
+    "purge-keeps-mapping": Profile(
+        name="purge-keeps-mapping", op_pct=20.0, pages_per_block=64, read_us=200.0,
+        program_us=600.0, erase_us=8000.0, channels=4, idle_gc_blocks_per_s=20.0,
+        idle_gc_delay_s=0.5, trim_unmaps=False,
+        description="'default' whose discards erase the data and keep the mapping: a "
+                    "purge by discard leaves it in steady state (the purge probe must warn)"),
+    "4kn": Profile(
+        name="4kn", op_pct=20.0, pages_per_block=64, read_us=200.0, program_us=600.0,
+        erase_us=8000.0, channels=4, idle_gc_blocks_per_s=20.0, idle_gc_delay_s=0.5,
+        logical_block_size=4096,
+        description="'default' with 4096-byte logical sectors (a 4Kn drive)"),
 }
 
 
@@ -139,6 +170,7 @@ class FTL:
         self.trims = 0              # trim (discard) commands
         self.trimmed_pages = 0
         self.formats = 0            # returns to the FOB state (whole-device trims)
+        self.ignored_trims = 0      # discards that left the mapping (trim_unmaps off)
         self.idle_gc_runs = 0       # victim blocks collected in host idle time
 
     def _format(self) -> None:
@@ -153,6 +185,8 @@ class FTL:
         self.host_block, self.host_wp = -1, self.ppb   # "full" -> opened on first write
         self.gc_block, self.gc_wp = -1, self.ppb
         self._gc_debt_us = 0.0
+        # pages still written at cache_program_us (the write cliff's fast region)
+        self.cache_pages = int(self.profile.cliff_after_capacity * self.user_pages)
 
     def _take_free_block(self) -> int:
         block = self.free.pop()
@@ -265,7 +299,10 @@ class FTL:
         self.host_writes += pages
         self.host_write_bytes += length
         self.nand_writes += pages
-        return pages * self._program_us + self._gc_debt_us
+        fast = min(pages, self.cache_pages)
+        self.cache_pages -= fast
+        return (fast * self.profile.cache_program_us + (pages - fast) * self._program_us
+                + self._gc_debt_us)
 
     def read(self, offset: int, length: int) -> float:
         """Count a host read; return its NAND cost (mapped pages only) in microseconds."""
@@ -287,6 +324,9 @@ class FTL:
         self._span(offset, length)                        # bounds check only
         first, end = -(-offset // ps), (offset + length) // ps
         self.trims += 1
+        if not self.profile.trim_unmaps:
+            self.ignored_trims += 1
+            return 0.0
         if end <= first:
             return 0.0
         self.trimmed_pages += end - first
@@ -334,7 +374,8 @@ class FTL:
             "waf": round(self.waf, 4), "gc_runs": self.gc_runs, "erases": self.erases,
             "reads": self.reads, "nand_reads": self.nand_reads, "trims": self.trims,
             "trimmed_pages": self.trimmed_pages, "formats": self.formats,
-            "idle_gc_runs": self.idle_gc_runs,
+            "idle_gc_runs": self.idle_gc_runs, "ignored_trims": self.ignored_trims,
+            "cache_pages_left": self.cache_pages,
             "valid_pages": self.mapped, "free_blocks": len(self.free),
             "user_pages": self.user_pages, "physical_pages": self.physical_pages,
             "blocks": self.blocks, "pages_per_block": self.ppb, "page_size": self.page_size,

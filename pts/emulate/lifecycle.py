@@ -256,7 +256,7 @@ def _launch(inst: Instance) -> Instance:
     pid = _wait_for_mount(inst)
     inst = _replace(inst, pid=pid, pid_start=system.process_start_time(pid))
     _write_state(inst)
-    device = system.attach_loop(inst.image)
+    device = system.attach_loop(inst.image, get_profile(inst.profile).logical_block_size)
     inst = _replace(inst, device=device, status="running")
     _write_state(inst)
     return inst

@@ -53,9 +53,11 @@ def loops_backed_by(path: str) -> list[str]:
     return found
 
 
-def attach_loop(image: str) -> str:
-    """Bind a free loop device to `image` with direct I/O; return its /dev path."""
-    return run(["losetup", "--find", "--show", "--direct-io=on", image]).strip()
+def attach_loop(image: str, sector_size: int = 512) -> str:
+    """Bind a free loop device to `image` with direct I/O and `sector_size`-byte logical
+    sectors; return its /dev path."""
+    return run(["losetup", "--find", "--show", "--direct-io=on", "--sector-size",
+                str(sector_size), image]).strip()
 
 
 def detach_loop(device: str, expected_backing: str) -> bool:

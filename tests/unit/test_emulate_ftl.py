@@ -174,8 +174,45 @@ def test_profiles_are_usable():
         assert profile.name == name and profile.channels >= 1
         FTL(16 << 20, profile).check_invariants()
     assert PROFILES["fast"].program_us == 0       # the functional-test profile is untimed
-    with pytest.raises(ValueError, match="choose one of: client, default, fast"):
+    with pytest.raises(ValueError, match="choose one of: 4kn, client, cliff, default, fast, "
+                                         "purge-keeps-mapping"):
         get_profile("nope")
+
+
+def test_a_write_cliff_after_its_capacity_of_fast_writes(rng):
+    """'cliff': from FOB, 1 x capacity of writes at cache_program_us a page, then program_us
+    (and GC); a whole-device trim makes the fast region whole again."""
+    cliff = replace(SMALL, cliff_after_capacity=1.0, cache_program_us=50.0)
+    ftl = FTL(CAP, cliff)
+    costs = [ftl.write(lpn * PAGE_SIZE, PAGE_SIZE) for lpn in range(ftl.user_pages)]
+    assert set(costs) == {50.0} and ftl.stats()["cache_pages_left"] == 0
+    assert ftl.write(0, 2 * PAGE_SIZE) >= 2 * SMALL.program_us       # over the cliff
+    ftl.trim(0, CAP)
+    assert ftl.write(0, PAGE_SIZE) == 50.0                           # FOB again
+    straddle = FTL(CAP, cliff)
+    straddle.cache_pages = 1                     # one fast page left: a 2-page write pays both
+    assert straddle.write(0, 2 * PAGE_SIZE) == 50.0 + SMALL.program_us
+    assert PROFILES["cliff"].cliff_after_capacity == 1.0 and \
+        PROFILES["cliff"].cache_program_us * 10 == PROFILES["cliff"].program_us
+
+
+def test_a_trim_that_keeps_the_mapping(rng):
+    """'purge-keeps-mapping': a whole-device trim is counted and changes nothing in the model:
+    every page stays mapped, GC keeps its cost (the drive stays in steady state)."""
+    keeps = replace(SMALL, trim_unmaps=False)
+    ftl = FTL(CAP, keeps)
+    random_writes(ftl, 3 * ftl.user_pages, rng)
+    before = (ftl.mapped, len(ftl.free), ftl.formats)
+    assert ftl.trim(0, CAP) == 0.0
+    assert (ftl.mapped, len(ftl.free), ftl.formats) == before
+    assert ftl.stats()["ignored_trims"] == 1 and ftl.trims == 1
+    ftl.check_invariants()
+    gc = ftl.gc_runs
+    random_writes(ftl, ftl.user_pages, rng)
+    assert ftl.gc_runs > gc                      # still collecting: not FOB
+    assert PROFILES["purge-keeps-mapping"].trim_unmaps is False
+    assert PROFILES["4kn"].logical_block_size == 4096 and \
+        PROFILES["default"].logical_block_size == 512
 
 
 def test_default_profile_model_falls_to_under_40_percent_of_fob(rng):

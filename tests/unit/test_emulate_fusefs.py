@@ -127,3 +127,22 @@ def test_truncate_only_to_the_same_size(fs):
     assert fs.truncate("/disk.img", SIZE) == 0
     with pytest.raises(mfusepy.FuseOSError):
         fs.truncate("/disk.img", SIZE // 2)
+
+
+def test_a_discard_on_purge_keeps_mapping_zeroes_the_data_and_keeps_the_map(tmp_path):
+    """The 'purge-keeps-mapping' profile: the discarded range reads back as zeros (a purge's
+    marker check passes), while the model keeps every page mapped (still steady state)."""
+    keeps = replace(PROFILES["purge-keeps-mapping"], pages_per_block=16)
+    ops = fusefs.EmulatedSSD.from_profile(SIZE, keeps, str(tmp_path / "backing.img"),
+                                          {"serial": "EMUTEST0001"})
+    try:
+        fi = opened(ops)
+        ops.write("/disk.img", b"m" * (1 << 20), 0, fi)
+        mapped = ops.ftl.mapped
+        mode = fusefs.FALLOC_FL_PUNCH_HOLE | fusefs.FALLOC_FL_KEEP_SIZE
+        assert ops.fallocate("/disk.img", mode, 0, SIZE, fi) == 0
+        assert ops.read("/disk.img", 1 << 20, 0, fi) == bytes(1 << 20)
+        s = ops.stats()
+        assert s["valid_pages"] == mapped and s["formats"] == 0 and s["ignored_trims"] == 1
+    finally:
+        ops.close()
