@@ -8,6 +8,7 @@ Run with -s to see the measured numbers.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import mmap
 import os
@@ -184,6 +185,62 @@ def test_data_integrity_through_gc_trim_and_sub_4k_io():
     assert zeroed[:mib] != bytes(mib) and zeroed[2 * mib:] != bytes(mib)
     assert stats["gc_runs"] > gc_before and stats["trims"] > 0
     assert stats["trimmed_pages"] >= 8 * mib // 4096
+
+
+# --------------------------------------------- (b2) the profiles of real drives' behaviours
+
+def fill(device: str) -> None:
+    """Every LBA mapped and GC running: a SEQ 128 KiB pass and one capacity of RND 4 KiB."""
+    fio(device, "--ioengine=libaio", "--direct=1", "--rw=write", "--bs=128k", "--iodepth=32",
+        "--size=100%")
+    fio(device, *FIO_RND_WRITE, "--io_size=25%")                   # 4 jobs x 1/4
+
+
+def test_4kn_profile_is_a_4096_byte_sector_device():
+    with emulated("32M", "4kn") as inst:
+        name = Path(inst.device).name
+        sizes = [Path(f"/sys/block/{name}/queue/{q}").read_text().strip()
+                 for q in ("logical_block_size", "physical_block_size")]
+        fd = os.open(inst.device, os.O_RDWR | os.O_DIRECT)
+        buf = mmap.mmap(-1, 4096)
+        try:
+            with pytest.raises(OSError) as refused:
+                os.pwritev(fd, [memoryview(buf)[:512]], 0)       # a 512 B write: refused
+            assert os.pwritev(fd, [buf], 4096) == 4096
+        finally:
+            os.close(fd)
+    assert sizes == ["4096", "4096"]
+    assert refused.value.errno == errno.EINVAL
+
+
+def test_cliff_profile_falls_after_its_fast_capacity():
+    """'cliff': RND 4 KiB writes from FOB run in the fast region; after 2 x capacity they
+    run at the 'default' steady state, far below."""
+    with emulated("64M", "cliff") as inst:
+        fob = rnd_write_iops(inst.device, 2)
+        fill(inst.device)
+        stats = lifecycle.read_stats(inst)
+        after = rnd_write_iops(inst.device, 2)
+    print(f"\ncliff: FOB {fob:.0f} IOPS, after the cliff {after:.0f} IOPS")
+    assert stats["cache_pages_left"] == 0 and stats["parameters"]["cliff_after_capacity"] == 1
+    assert fob / after >= 3
+
+
+def test_purge_keeps_mapping_profile_erases_data_and_stays_steady():
+    """'purge-keeps-mapping': after a whole-device discard the data reads back as zeros, and
+    RND 4 KiB writes stay at the steady state (no FOB), with GC still running."""
+    with emulated("64M", "purge-keeps-mapping") as inst:
+        fill(inst.device)
+        steady = rnd_write_iops(inst.device, 2)
+        blkdiscard(inst.device)
+        zeros = read_direct(inst.device, 0, 1 << 20)
+        stats = lifecycle.read_stats(inst)
+        after = rnd_write_iops(inst.device, 2)
+    print(f"\npurge-keeps-mapping: steady {steady:.0f} IOPS, after the discard {after:.0f}")
+    assert zeros == bytes(1 << 20)
+    assert stats["formats"] == 0 and stats["ignored_trims"] >= 1
+    assert stats["valid_pages"] == stats["user_pages"]
+    assert after <= 1.5 * steady
 
 
 # ------------------------------------------------------------------------- (c) lifecycle

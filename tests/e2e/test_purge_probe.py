@@ -56,6 +56,19 @@ def unpurged(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def kept_mapping(tmp_path_factory):
+    """A filled drive whose purge (a whole-device discard) erases the data and keeps its
+    mapping: the emulated SSD's 'purge-keeps-mapping' profile (issue 23 §4)."""
+    reports = tmp_path_factory.mktemp("probe-kept") / "reports"
+    inst = lifecycle.start(SIZE, "purge-keeps-mapping")
+    try:
+        fill(inst.device)
+        return run_pts(inst.device, reports, "--purge", "trim", *REDUCED, target=IOPS)
+    finally:
+        lifecycle.stop(inst.device)
+
+
+@pytest.fixture(scope="module")
 def purged(tmp_path_factory):
     reports = tmp_path_factory.mktemp("probe-auto") / "reports"
     return run_pts(f"emulated:{SIZE}:default", reports, "--purge", "auto", "--fob-sweep",
@@ -140,3 +153,19 @@ def test_dry_run_plans_the_probe_and_no_purge_probe_removes_it(make_loop, tmp_pa
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stdout.count("purge probe: off (--no-purge-probe)") == 3
     assert "purge probe (an addition" not in p.stdout
+
+
+def test_a_purge_that_keeps_the_mapping_warns(kept_mapping):
+    """The purge ran and erased the data (its marker check passed), but the drive stayed in
+    steady state: the probe sees it, and the warning says the purge did not return it to
+    FOB (not that no purge ran)."""
+    r = ratio(kept_mapping)
+    print(f"purge keeping the mapping: FOB/SS {r:.2f}, {kept_mapping.wall:.0f} s wall")
+    assert r < 1.1
+    purge = kept_mapping.of_type("purge")[0]
+    assert purge["method"] == "trim"
+    assert f"PTS WARNING: iops: {WARNING}" in kept_mapping.proc.stdout
+    assert NO_PURGE_WARNING not in kept_mapping.proc.stdout
+    text = words(kept_mapping.pdf_text())
+    assert f"WARNING: iops: {WARNING}" in text
+    assert "right after the purge" in text and "PURGE NOT EFFECTIVE?" in text
