@@ -49,6 +49,8 @@ TOOLS["pdfinfo"] = "poppler-utils"       # page counts (pdf_pages)
 TOOLS |= {"ssh": "openssh-client", "ssh-keygen": "openssh-client", "sshd": "openssh-server"}
 # the HTML report and the dashboard in a real browser (tests/e2e/test_browser_report.py)
 TOOLS |= {"chromium": "chromium", "chromedriver": "chromium-driver"}
+# DUT hosts in network namespaces of their own (tests/e2e/remote_hosts.py, test_lab_hosts.py)
+TOOLS["ip"] = "iproute2"
 
 
 # ------------------------------------------------------------------------- loop devices

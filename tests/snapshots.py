@@ -136,3 +136,11 @@ def index(folder: Path = BASELINES) -> list[str]:
         return []
     return [line.split("\t")[0] for line in path.read_text(encoding="utf-8").splitlines()
             if line.strip()]
+
+
+def written_line(written: list[Path], folder: Path, what: str, root: Path) -> str:
+    """What a make script prints after writing baselines."""
+    pngs = [p for p in written if p.suffix == ".png"]
+    size = sum(p.stat().st_size for p in pngs)
+    return (f"{len(pngs)} {what} ({size / 1024:.0f} KiB) in {folder.relative_to(root)}; look "
+            "at them, then commit them")

@@ -292,6 +292,21 @@ class Fio:
                 f"fio reported I/O error(s) {summary.errors} in {json_path}: {excerpt}")
         return FioResult(json_path, summary, end - start, start, end)
 
+    def _failed(self, exc: commands.ToolFailed, json_path: Path) -> str:
+        """Why fio failed. A client names its server: fio writes what the client saw (e.g.
+        "client: host=H disconnected", "failed to connect to H:P") into --output, before
+        any JSON, and nothing to stderr."""
+        if self.remote is None:
+            return str(exc)
+        try:
+            head = json_path.read_text(encoding="utf-8", errors="replace").split("\n{", 1)[0]
+        except OSError:
+            head = ""
+        said = "; ".join(line.strip() for line in head.splitlines() if line.strip())[:400]
+        return (f"fio on host {self.remote.host} (fio --client={self.remote.fio_client()}) "
+                f"failed{': ' + said if said else ''}; is `fio --server` still running "
+                f"there? {exc}")
+
     def run_document(self, filename: str, text: str, out_dir: Path, name: str,
                      timeout: float | None, histograms: bool, cwd: Path | None = None):
         """Run the job file `text` (kept as NAME.fio, its command as NAME.cmd, written before
@@ -313,7 +328,8 @@ class Fio:
         try:
             result = commands.run(argv, log_file=self.log_file, timeout=timeout, cwd=cwd)
         except commands.ToolFailed as exc:
-            raise self.device_gone(filename) or FioFailed(str(exc)) from None
+            raise self.device_gone(filename) or FioFailed(self._failed(exc, json_path)) \
+                from None
         finally:
             end = time.time()
         if result.stderr:

@@ -56,10 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if not args.refresh_baselines:
         print(f"run folder: {make_run().relative_to(ROOT)}")
-    written = [p for p in refresh_baselines() if p.suffix == ".png"]
-    size = sum(p.stat().st_size for p in written)
-    print(f"{len(written)} page baselines ({size / 1024:.0f} KiB) in "
-          f"{snapshots.BASELINES.relative_to(ROOT)}; look at them, then commit them")
+    print(snapshots.written_line(refresh_baselines(), snapshots.BASELINES, "page baselines",
+                                 ROOT))
     return 0
 
 

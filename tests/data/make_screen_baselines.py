@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))      # pts and tests, when run as a script from anywhere
 
-from tests import screens  # noqa: E402
+from tests import screens, snapshots  # noqa: E402
 from tests.helpers import REPORT_EPOCH, serving  # noqa: E402
 
 os.environ.setdefault("SOURCE_DATE_EPOCH", REPORT_EPOCH)   # the report's Report Date
@@ -32,9 +32,7 @@ def main() -> int:
             written = screens.write(screens.capture(driver, base))
     finally:
         driver.quit()
-    size = sum(p.stat().st_size for p in written)
-    print(f"{len(written)} screenshot baselines ({size / 1024:.0f} KiB) in "
-          f"{screens.SCREENS.relative_to(ROOT)}; look at them, then commit them")
+    print(snapshots.written_line(written, screens.SCREENS, "screenshot baselines", ROOT))
     return 0
 
 

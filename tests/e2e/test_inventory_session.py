@@ -107,3 +107,21 @@ def test_inventory_usage_errors(tmp_path):
     assert p.returncode == 4 and "--only selects drives of an --inventory FILE" in p.stderr
     p = dry("--inventory", EXAMPLE, "--only", "nothing", reports=tmp_path / "r")
     assert p.returncode == 4 and "--only nothing: no drive label, host or group" in p.stderr
+
+
+def test_options_are_checked_per_drive_with_its_own_spec(tmp_path):
+    """A reduced IOPS matrix valid for the inventory's spec (PTS-E 1.1: RND 4 KiB 0/100 is its
+    tracking variable) and not for the command line's default (PTS 2.0.2) is accepted; a
+    drive whose own spec it does not fit is refused, named."""
+    lab = tmp_path / "lab.toml"
+    lab.write_text('[defaults]\nspec = "pts-e-1.1"\n\n[hosts.here]\nlocal = true\n\n'
+                   '[[hosts.here.drives]]\npath = "emulated:32M:fast"\nlabel = "a"\n\n'
+                   '[[hosts.here.drives]]\npath = "emulated:48M:fast"\nlabel = "b"\n')
+    reduced = ("--iops-block-sizes", "4KiB", "--iops-rw-mixes", "0/100")
+    p = dry("--inventory", str(lab), *reduced, reports=tmp_path / "r")
+    assert p.returncode == 0, p.stdout + p.stderr
+    lab.write_text(lab.read_text() + 'spec = "pts-2.0.2-enterprise"\n')    # b's own spec
+    p = dry("--inventory", str(lab), *reduced, reports=tmp_path / "r")
+    assert p.returncode == 4, p.stdout + p.stderr
+    assert "[b] --iops-block-sizes/--iops-rw-mixes: the reduced matrix must keep the " \
+           "tracking variable RND 64KiB 65/35" in p.stderr

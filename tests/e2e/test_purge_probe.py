@@ -44,28 +44,27 @@ def fill(device: str) -> None:
                        check=True, capture_output=True, timeout=600)
 
 
-@pytest.fixture(scope="module")
-def unpurged(tmp_path_factory):
-    reports = tmp_path_factory.mktemp("probe-none") / "reports"
-    inst = lifecycle.start(SIZE, "default")
+def run_filled(tmp_path_factory, profile: str, *args: str, size: str = SIZE):
+    """The reduced IOPS run on an emulated SSD of `profile` filled beforehand."""
+    reports = tmp_path_factory.mktemp(f"probe-{profile}") / "reports"
+    inst = lifecycle.start(size, profile)
     try:
         fill(inst.device)
-        return run_pts(inst.device, reports, "--purge", "none", *REDUCED, target=IOPS)
+        return run_pts(inst.device, reports, *args, *REDUCED, target=IOPS)
     finally:
         lifecycle.stop(inst.device)
+
+
+@pytest.fixture(scope="module")
+def unpurged(tmp_path_factory):
+    return run_filled(tmp_path_factory, "default", "--purge", "none")
 
 
 @pytest.fixture(scope="module")
 def kept_mapping(tmp_path_factory):
     """A filled drive whose purge (a whole-device discard) erases the data and keeps its
     mapping: the emulated SSD's 'purge-keeps-mapping' profile (issue 23 §4)."""
-    reports = tmp_path_factory.mktemp("probe-kept") / "reports"
-    inst = lifecycle.start(SIZE, "purge-keeps-mapping")
-    try:
-        fill(inst.device)
-        return run_pts(inst.device, reports, "--purge", "trim", *REDUCED, target=IOPS)
-    finally:
-        lifecycle.stop(inst.device)
+    return run_filled(tmp_path_factory, "purge-keeps-mapping", "--purge", "trim", size="32M")
 
 
 @pytest.fixture(scope="module")

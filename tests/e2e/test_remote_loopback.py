@@ -11,11 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
-import socket
 import subprocess
-import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +20,7 @@ import pytest
 from pts.results.ledger import read_ledger
 from pts.tools.fio import parse_output
 from tests import headers
+from tests.e2e import remote_hosts
 from tests.helpers import free_port, loop_device, pdf_text
 from tests.ptsrun import IOPS, PtsRun, check_outcomes, run_suite
 
@@ -35,27 +32,6 @@ SIZE = 256 << 20
 ARGS = ("--spec", "pts-e-1.1", "--purge", "trim", "--round-mode", "stonewalled",
         "--point-seconds", "1", "--max-rounds", "5", "--iops-block-sizes", "4KiB",
         "--iops-rw-mixes", "0/100")
-
-
-def wait_listening(port: int, proc: subprocess.Popen, what: str) -> None:
-    for _ in range(200):
-        if proc.poll() is not None:
-            raise RuntimeError(f"{what} exited with {proc.returncode}: "
-                               f"{proc.stderr.read() if proc.stderr else ''}")
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
-            return
-        time.sleep(0.1)
-    raise RuntimeError(f"{what} is not listening on 127.0.0.1:{port}")
-
-
-def stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 @dataclass
@@ -73,48 +49,10 @@ class Dut:
 
 @contextlib.contextmanager
 def loopback_dut(device: str):
-    """sshd + fio --server on 127.0.0.1 for `device`; everything stopped and removed after."""
-    folder = Path(tempfile.mkdtemp(prefix="pts-remote-"))
-    made_privsep = not Path("/run/sshd").exists()      # sshd's privilege separation dir
-    if made_privsep:
-        Path("/run/sshd").mkdir(mode=0o755)
-    procs: list[subprocess.Popen] = []
-    try:
-        for key in ("host_key", "id_ed25519"):
-            subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "pts-test",
-                            "-f", str(folder / key)], check=True)
-        shutil.copy(folder / "id_ed25519.pub", folder / "authorized_keys")
-        ssh_port, fio_port = free_port(), free_port()
-        (folder / "sshd_config").write_text(
-            f"Port {ssh_port}\nListenAddress 127.0.0.1\nHostKey {folder / 'host_key'}\n"
-            f"PidFile {folder / 'sshd.pid'}\nAuthorizedKeysFile {folder / 'authorized_keys'}\n"
-            "PubkeyAuthentication yes\nPasswordAuthentication no\n"
-            "KbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\n"
-            "UsePAM no\nStrictModes no\n")
-        host_pub = (folder / "host_key.pub").read_text().split()[:2]
-        (folder / "known_hosts").write_text(f"[127.0.0.1]:{ssh_port} {' '.join(host_pub)}\n")
-        (folder / "ssh_config").write_text(
-            f"Host 127.0.0.1\n  IdentityFile {folder / 'id_ed25519'}\n  IdentitiesOnly yes\n"
-            f"  UserKnownHostsFile {folder / 'known_hosts'}\n  GlobalKnownHostsFile /dev/null\n"
-            "  StrictHostKeyChecking yes\n  LogLevel ERROR\n")
-        sshd = subprocess.Popen([shutil.which("sshd"), "-D", "-e", "-f",
-                                 str(folder / "sshd_config")],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        procs.append(sshd)
-        wait_listening(ssh_port, sshd, "sshd")
-        fio = subprocess.Popen(["fio", f"--server=ip:127.0.0.1,{fio_port}"], cwd=folder,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        procs.append(fio)
-        wait_listening(fio_port, fio, "fio --server")
-        yield Dut(f"ssh://root@127.0.0.1:{ssh_port}{device}", folder / "ssh_config",
-                  fio_port, sshd, fio, folder)
-    finally:
-        for proc in reversed(procs):
-            stop(proc)
-        shutil.rmtree(folder, ignore_errors=True)
-        if made_privsep:
-            with contextlib.suppress(OSError):
-                Path("/run/sshd").rmdir()
+    """sshd + fio --server on 127.0.0.1 for `device`; everything stopped and removed after
+    (tests/e2e/remote_hosts.py)."""
+    with remote_hosts.keys() as k, remote_hosts.host(k) as h:
+        yield Dut(h.url(device), k.ssh_config, h.fio_port, h.sshd, h.fio, k.folder)
 
 
 def refused_mounted(dut: Dut, base: Path) -> tuple[subprocess.CompletedProcess, str, Path]:

@@ -95,9 +95,7 @@ def configure(config: pytest.Config, settings_of: Callable, check_capacity: Call
         render_jobs(config.option.render_jobs)
     except MultiDeviceError as exc:
         raise pytest.UsageError(str(exc)) from None
-    config.option.device = devices[0]
-    settings = settings_of(config)              # bad options: a usage error, as with one
-    config.option.device = None
+    settings = _settings(config, settings_of, devices, by_given)
     opt = config.option
 
     def own(given: str, dest: str):             # a drive's own option, or the session's
@@ -127,6 +125,26 @@ def configure(config: pytest.Config, settings_of: Callable, check_capacity: Call
     config.stash[ACTIVE] = plugin = MultiSession(config, checked, settings, drives or [])
     config.pluginmanager.register(plugin, "pts-multi-device")
     return True
+
+
+def _settings(config: pytest.Config, settings_of: Callable, devices: list[str],
+              by_given: dict) -> object:
+    """The session's settings, checked for every drive with its own --inventory options
+    (its spec decides which reduced matrices are valid): bad options are a usage error
+    naming the drive, as with one drive. Returns the first drive's."""
+    opt, first = vars(config.option), None
+    for given in devices:
+        drive = by_given.get(given)
+        saved = {k: opt.get(k) for k in (drive.options if drive else {})}
+        opt.update(drive.options if drive else {}, device=given)
+        try:
+            settings = settings_of(config)
+        except pytest.UsageError as exc:
+            raise pytest.UsageError(f"[{drive.label}] {exc}" if drive else str(exc)) from None
+        finally:
+            opt.update(saved, device=None)
+        first = first or settings
+    return first
 
 
 def render_jobs(option: int | None) -> int:

@@ -1,0 +1,142 @@
+"""A lab of three DUT hosts on one machine (issue 24 §2): each host a Linux network
+namespace of its own (`ip netns`, a veth pair, its own address) with its own sshd and
+`fio --server` on that address, and two loop devices as its drives
+(tests/e2e/remote_hosts.py). ONE session from an --inventory file tests the six drives in
+parallel: a short IOPS test each (PTS-E 1.1, RND 4 KiB 0/100, 1 s points, 5 rounds).
+
+Host 3's fio server is killed once both its drives are in their rounds: its two drives end
+in error, each naming the host; the four others get their run folder, report and verdict,
+and the session's compare.pdf/csv covers the runs it has folders of."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import json
+import re
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.e2e import remote_hosts
+from tests.helpers import loop_device
+from tests.ptsrun import IOPS, check_outcomes, start_suite
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "ssh", "sshd",
+                                "ssh-keygen", "ip", "pdftotext")]
+
+HOSTS, DRIVES = 3, 2
+SIZE = 32 << 20
+ARGS = ("--point-seconds", "1", "--max-rounds", "5", "--iops-block-sizes", "4KiB",
+        "--iops-rw-mixes", "0/100")
+DOOMED = 3                     # the host whose fio server dies
+
+
+def inventory(path: Path, ssh_config: Path, hosts: list[remote_hosts.Host],
+              drives: list[list[str]]) -> Path:
+    lines = ['[defaults]', 'spec = "pts-e-1.1"', '']
+    for n, (h, devs) in enumerate(zip(hosts, drives, strict=True), 1):
+        lines += [f"[hosts.h{n}]", f'address = "{h.address}"', 'user = "root"',
+                  f"ssh_port = {h.ssh_port}", f"fio_port = {h.fio_port}",
+                  f'ssh_config = "{ssh_config}"', 'purge = "trim"',
+                  'round_mode = "stonewalled"', 'groups = ["lab"]', '']
+        for m, dev in enumerate(devs, 1):
+            lines += [f"[[hosts.h{n}.drives]]", f'path = "{dev}"', f'label = "h{n}-d{m}"', '']
+    path.write_text("\n".join(lines))
+    return path
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    base = tmp_path_factory.mktemp("lab")
+    reports = base / "reports"
+    with contextlib.ExitStack() as stack:
+        k = stack.enter_context(remote_hosts.keys())
+        hosts = []
+        for n in range(1, HOSTS + 1):
+            name, address = stack.enter_context(remote_hosts.namespace(n))
+            hosts.append(stack.enter_context(remote_hosts.host(k, address, name)))
+        drives = [[stack.enter_context(loop_device(SIZE)) for _ in range(DRIVES)]
+                  for _ in hosts]
+        lab_toml = inventory(base / "lab.toml", k.ssh_config, hosts, drives)
+        proc = start_suite("--inventory", str(lab_toml), "--destructive", "--reports-dir",
+                           str(reports), "-v", *ARGS, target=IOPS)
+        out, killed_at = [], None
+        watchdog = threading.Timer(600, proc.kill)        # a hung session fails, not hangs
+        watchdog.start()
+        stack.callback(watchdog.cancel)
+        for line in proc.stdout:
+            out.append(line)
+            if killed_at is None and all(
+                    any(f"[h{DOOMED}-d{m}] [pts iops] round 1/" in seen for seen in out)
+                    for m in range(1, DRIVES + 1)):
+                hosts[DOOMED - 1].fio.kill()          # mid-run: both its drives in rounds
+                killed_at = time.monotonic()
+        proc.wait(timeout=60)
+        text = "".join(out)
+        print(text[-8000:])
+        yield {"out": text, "rc": proc.returncode, "reports": reports, "hosts": hosts,
+               "drives": drives, "killed": killed_at is not None}
+
+
+def folders(lab) -> dict[str, Path]:
+    """Run folder per drive label, from each run.json's device as given."""
+    found = {}
+    for run_json in lab["reports"].glob("*/*/run.json"):
+        given = json.loads(run_json.read_text())["device"]["given"]
+        for n, (h, devs) in enumerate(zip(lab["hosts"], lab["drives"], strict=True), 1):
+            for m, dev in enumerate(devs, 1):
+                if given == h.url(dev):
+                    found[f"h{n}-d{m}"] = run_json.parent
+    return found
+
+
+def test_every_drive_of_the_live_hosts_gets_its_run_report_and_verdict(lab):
+    assert lab["killed"], "host 3's drives never reached their rounds"
+    found = folders(lab)
+    for n in range(1, HOSTS + 1):
+        if n == DOOMED:
+            continue
+        for m in range(1, DRIVES + 1):
+            label = f"h{n}-d{m}"
+            folder = found[label]
+            assert (folder / "report.pdf").stat().st_size > 0
+            expected = check_outcomes(folder)["iops"]
+            verdict = "PASSED" if expected.passed else "FAILED"
+            assert f"pts/suite/test_iops.py::test_iops[{label}] {verdict}" in lab["out"]
+            assert f"[{label}] PTS report: {folder / 'report.pdf'}" in lab["out"]
+
+
+def test_the_dead_fio_server_fails_only_its_hosts_drives_naming_the_host(lab):
+    out = lab["out"]
+    doomed = lab["hosts"][DOOMED - 1]
+    for m in range(1, DRIVES + 1):
+        label = f"h{DOOMED}-d{m}"
+        assert re.search(rf"pts/suite/test_iops.py::test_iops\[{label}\] (FAILED|ERROR)",
+                         out), label
+        # killed during a round: "client: host=H disconnected"; between two: the next
+        # connect fails (fio's words on stderr, after the message)
+        said = [line for line in out.splitlines() if line.startswith(f"[{label}]")
+                and f"FioFailed: fio on host {doomed.address} (fio --client="
+                    f"{doomed.address},{doomed.fio_port}) failed" in line
+                and "is `fio --server` still running there?" in line]
+        assert said, f"no line of [{label}] says that fio's server on {doomed.address} died"
+    assert lab["rc"] == 1
+
+
+def test_the_session_compares_the_runs_it_has(lab):
+    sessions = list((lab["reports"] / "sessions").iterdir())
+    assert len(sessions) == 1
+    session = json.loads((sessions[0] / "session.json").read_text())
+    assert sorted(d["label"] for d in session["devices"]) == sorted(
+        f"h{n}-d{m}" for n in range(1, HOSTS + 1) for m in range(1, DRIVES + 1))
+    with (sessions[0] / "compare.csv").open() as fh:
+        runs = {r["run_id"] for r in csv.DictReader(fh)}
+    found = folders(lab)
+    live = {found[f"h{n}-d{m}"].name for n in range(1, HOSTS + 1) if n != DOOMED
+            for m in range(1, DRIVES + 1)}
+    assert live <= runs
+    assert (sessions[0] / "compare.pdf").stat().st_size > 0
