@@ -24,7 +24,7 @@ pytestmark = [pytest.mark.slow,
               pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "fusermount3",
                                 "pdftotext")]
 
-SIZE = "64M"
+SIZE = "32M"
 REDUCED = ("--spec", "pts-e-1.1", "--point-seconds", "1", "--max-rounds", "5",
            "--iops-block-sizes", "4KiB", "--iops-rw-mixes", "100/0,0/100")
 WARNING = "the purge appears not to have returned the drive to FOB"
@@ -64,7 +64,7 @@ def unpurged(tmp_path_factory):
 def kept_mapping(tmp_path_factory):
     """A filled drive whose purge (a whole-device discard) erases the data and keeps its
     mapping: the emulated SSD's 'purge-keeps-mapping' profile (issue 23 §4)."""
-    return run_filled(tmp_path_factory, "purge-keeps-mapping", "--purge", "trim", size="32M")
+    return run_filled(tmp_path_factory, "purge-keeps-mapping", "--purge", "trim")
 
 
 @pytest.fixture(scope="module")
