@@ -51,6 +51,9 @@ TOOLS |= {"ssh": "openssh-client", "ssh-keygen": "openssh-client", "sshd": "open
 TOOLS |= {"chromium": "chromium", "chromedriver": "chromium-driver"}
 # DUT hosts in network namespaces of their own (tests/e2e/remote_hosts.py, test_lab_hosts.py)
 TOOLS["ip"] = "iproute2"
+# the SATA and SCSI disks of the QEMU guest, driven for real (tests/e2e/test_qemu_sata_sas.py)
+TOOLS |= {"hdparm": "hdparm", "sdparm": "sdparm", "sg_format": "sg3-utils",
+          "sg_sanitize": "sg3-utils", "smartctl": "smartmontools"}
 
 
 # ------------------------------------------------------------------------- loop devices

@@ -113,7 +113,7 @@ def set_scsi(dev_path: str, enabled: bool, *, run: Callable = commands.run,
     argv = sg3.write_cache_argv(dev_path, enabled)
     return set_and_read_back(
         argv, lambda: sg3.read_write_cache(dev_path, run=run, log_file=log_file), enabled,
-        f"{' '.join(argv[:2])}, read back with sdparm --get=WCE", run, log_file, sg3.SHORT_S)
+        f"{' '.join(argv[:2])}, read back with sdparm --get=WCE=1", run, log_file, sg3.SHORT_S)
 
 
 def _apply_scsi(dev: BlockDevice, required: str, log_file: Path | None) -> CacheState:

@@ -158,12 +158,22 @@ def sysfs_identity(node: Path, kname: str, transport: str, host: Host = LOCAL) -
         return Identity("Linux loop device", serial, "n/a", f"sysfs (backing file {backing})")
     model = host.read(dev / "model") or "unknown model"
     vendor = host.read(dev / "vendor")
-    if vendor and transport == "scsi" and not model.startswith(vendor):
+    # "ATA" is libata's SAT vendor field, not the drive's maker: the model stands alone
+    if vendor and vendor != "ATA" and transport == "scsi" and not model.startswith(vendor):
         model = f"{vendor} {model}"
     serial = (host.read(dev / "serial") or host.read(node / "serial")
-              or _udev_serial(node, host) or "unknown")
+              or _vpd_serial(host.read(dev / "vpd_pg80")) or _udev_serial(node, host)
+              or "unknown")
     firmware = host.read(dev / "firmware_rev") or host.read(dev / "rev") or "unknown"
     return Identity(model, serial, firmware, "sysfs")
+
+
+def _vpd_serial(page: str) -> str:
+    """The Unit Serial Number of a SCSI device's VPD page 80h as sysfs keeps it (SPC-4
+    §7.8.18: a 4-byte header, then the serial in ASCII; libata's SAT answers it with the
+    ATA IDENTIFY serial). Read as text, the header is 4 characters (its 80h byte decodes to
+    one replacement character)."""
+    return page[4:].strip(" \x00") if len(page) > 4 else ""
 
 
 def _udev_serial(node: Path, host: Host = LOCAL) -> str:

@@ -16,9 +16,9 @@ from pts.conditioning.wipc import WipcPlan, plan_wipc
 from pts.conditioning.write_cache import VWC_FEATURE, read_state
 from pts.config.settings import Settings
 from pts.config.spec import format_size
-from pts.device.identity import BlockDevice, active_range_bytes
+from pts.device.identity import BlockDevice, active_range_bytes, is_ata
 from pts.procedure.runner import MAX_OVERLAP, PIPELINE_GAP_MS, RoundTest
-from pts.tools import nvme
+from pts.tools import hdparm, nvme, sg3
 from pts.tools.fio import Job, job_file
 
 FIO_OVERHEAD_S = 0.3   # measured per fio job on our machines (design.md, Speed)
@@ -101,6 +101,14 @@ def cache_line(dev: BlockDevice, cache) -> str:
         return (f"write cache: required {cache.required}; set before WIPC and before the test "
                 f"loop with `{shlex.join(argv)}` (when the drive has one), read back with "
                 "get-feature")
+    if dev.transport == "scsi":          # SATA behind libata: hdparm; SAS/SCSI: sdparm
+        enabled = cache.required == "WCE"
+        argv, back = ((hdparm.write_cache_argv(dev.path, enabled), "hdparm -W") if is_ata(dev)
+                      else (sg3.write_cache_argv(dev.path, enabled), "sdparm --get=WCE=1"))
+        argv = argv if dev.remote is None else dev.remote.ssh_argv(argv)
+        return (f"write cache: required {cache.required}; set before WIPC and before the test "
+                f"loop with `{shlex.join(argv)}`, read back with {back} (the kernel reports "
+                f"'{cache.actual}' now)")
     return (f"write cache: required {cache.required}; device reports '{cache.actual}' "
             "(not settable on this transport: deviation)")
 

@@ -84,7 +84,7 @@ def run(argv: list[str], *, log_file: Path | None = None, timeout: float | None 
     out_fh = open(stdout_path, "w", encoding="utf-8") if stdout_path else None
     try:
         proc = subprocess.Popen(argv, stdout=out_fh or subprocess.PIPE, stderr=subprocess.PIPE,
-                                stdin=subprocess.DEVNULL, text=True, cwd=cwd,
+                                stdin=subprocess.DEVNULL, text=True, errors="replace", cwd=cwd,
                                 preexec_fn=_die_with_parent)
     except FileNotFoundError:
         raise ToolMissing(f"{argv[0]} is not installed (not found on PATH)") from None

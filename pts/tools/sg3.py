@@ -67,7 +67,8 @@ def exit_text(res: commands.CommandResult) -> str:
 # --- write cache (PTS-E WCD / PTS-C WCE): Caching mode page, WCE bit ----------------------
 
 def parse_wce(text: str) -> bool | None:
-    """`WCE           1  [cha: y, def:  1, sav:  1]` -> True; no WCE line -> None."""
+    """`WCE           1  [cha: y, def:  1, sav:  1]` (--get=WCE) or `WCE  1` (--get=WCE=1,
+    the current value alone) -> True; no WCE line -> None."""
     m = re.search(r"^\s*WCE\s+(\d+)", text, re.MULTILINE)
     return bool(int(m.group(1))) if m else None
 
@@ -75,8 +76,10 @@ def parse_wce(text: str) -> bool | None:
 def read_write_cache(dev_path: str, *, run: Callable = commands.run,
                      log_file: Path | None = None) -> bool | None:
     """The WCE bit of the current Caching mode page; None when the device has no such field.
-    A failing sdparm raises commands.ToolError."""
-    return parse_wce(run(["sdparm", "--get=WCE", dev_path], log_file=log_file,
+    Only the current value is asked for (--get=WCE=1): a device without saved pages (QEMU's
+    scsi-hd) fails the saved-value read of plain --get=WCE with ILLEGAL REQUEST (exit status
+    5) after printing the current value. A failing sdparm raises commands.ToolError."""
+    return parse_wce(run(["sdparm", "--get=WCE=1", dev_path], log_file=log_file,
                          timeout=SHORT_S).stdout)
 
 

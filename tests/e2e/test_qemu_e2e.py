@@ -13,144 +13,26 @@ The namespace is backed by the emulated SSD (pts.emulate): QEMU opens the FTL mo
 file on its FUSE mount, so the drive has a fresh-out-of-box state and the purge is seen
 arriving at the model (the Format's deallocation of the whole namespace as TRIM).
 
-Run alone: python -m pytest tests -m qemu -v (about 6 to 7 minutes; the first run also
-fetches Debian's kernel package).
+The boot is shared with test_qemu_sata_sas.py (tests/e2e/qemu_guest.py, fixture `guest` in
+conftest.py). Run alone: python -m pytest tests -m qemu -v (about 8 minutes; the first run
+also fetches Debian's kernel package).
 """
 
 from __future__ import annotations
 
 import json
 import re
-import shlex
 import subprocess
-import sys
-import time
-from dataclasses import dataclass
-from pathlib import Path
-from xml.etree import ElementTree
 
 import pytest
 
 from pts.results.ledger import read_ledger
-from tests.e2e.guest import GuestResult, default_cache_dir, ensure_image, run_guest
-from tests.helpers import REPO
-from tests.ptsrun import IOPS, check_outcomes, pts_argv
+from tests.e2e.qemu_guest import DISK_BYTES, SERIAL
+from tests.ptsrun import check_outcomes
 
 pytestmark = [pytest.mark.qemu, pytest.mark.slow,
               pytest.mark.needs("root", "qemu-system-x86_64", "busybox", "cpio", "depmod",
                                 "pdftotext", "/dev/fuse", "mfusepy")]
-
-SERIAL = "PTSQEMU0001"
-DISK_BYTES = 256 << 20
-GUEST_TIMEOUT = 900
-PYTHON = Path(sys.executable)          # the venv's python: the guest sees the same path
-# The IOPS test as users run it (tests.ptsrun.pts_argv), with the guest's python.
-PTS_IOPS = shlex.join(pts_argv(target=IOPS, python=PYTHON))
-# PTS 2.0.2 Enterprise with its three tracking cells, 1 s points, at most 7 rounds.
-COMMON = ("--device /dev/nvme0n1 --destructive --point-seconds 1 --max-rounds 7 "
-          "--iops-block-sizes 1024KiB,64KiB,4KiB --iops-rw-mixes 100/0,65/35,0/100")
-
-# Runs chrooted in the host's / (read-only); /tmp/share is the writable share.
-SCRIPT = r"""
-O=/tmp/share/out; mkdir -p $O
-run() {   # run NAME CMD...: stdout, stderr, exit code and seconds into $O/NAME.*
-    name=$1; shift
-    t0=$(date +%s.%N)
-    "$@" > $O/$name.out 2> $O/$name.err
-    echo $? > $O/$name.rc
-    echo "$t0 $(date +%s.%N)" | awk '{printf "%.2f\n", $2 - $1}' > $O/$name.seconds
-    echo "== $name: rc $(cat $O/$name.rc), $(cat $O/$name.seconds) s"
-}
-run id-ctrl nvme id-ctrl /dev/nvme0 -o json
-# What numpy finds in the guest's CPU (tests.e2e.guest.qemu.CPU_MODEL): its baseline, no AVX2.
-run cpu-features @PYTHON@ -c "import json; from numpy._core._multiarray_umath import \
-__cpu_features__ as f; print(json.dumps(f))"
-run sanitize-raw nvme sanitize /dev/nvme0 --sanact=2
-cd @REPO@
-export PYTHONDONTWRITEBYTECODE=1
-run dry-run @PTS_IOPS@ @COMMON@ --purge auto --dry-run
-run sanitize @PTS_IOPS@ @COMMON@ --purge sanitize --reports-dir /tmp/share/refused \
-    --junitxml=/tmp/share/sanitize.xml
-run suite @PTS_IOPS@ @COMMON@ --purge auto --reports-dir /tmp/share/reports \
-    --junitxml=/tmp/share/suite.xml
-# Over-temperature threshold 300 K, below QEMU's constant 323 K: the controller then reports
-# critical warning bit 1 (temperature) in its SMART log, as a hot drive would.
-run hot-threshold nvme set-feature /dev/nvme0 --feature-id=4 --value=300
-run hot @PTS_IOPS@ --device /dev/nvme0n1 \
-    --destructive --spec pts-e-1.1 --point-seconds 1 --max-rounds 5 --iops-block-sizes 4KiB \
-    --iops-rw-mixes 0/100 --reports-dir /tmp/share/hot --junitxml=/tmp/share/hot.xml
-exit 0
-"""
-
-
-@dataclass
-class Guest:
-    result: GuestResult
-    out: Path
-    wall_seconds: float
-    ftl_before: dict          # the emulated SSD's counters before the boot and after it
-    ftl_after: dict
-
-    def rc(self, name: str) -> int:
-        return int((self.out / f"{name}.rc").read_text())
-
-    def text(self, name: str) -> str:
-        return "".join((self.out / f"{name}.{s}").read_text(errors="replace")
-                       for s in ("out", "err"))
-
-    def seconds(self, name: str) -> float:
-        return float((self.out / f"{name}.seconds").read_text())
-
-    def junit(self, name: str) -> dict[str, list[tuple[str, str]]]:
-        """Per test case, its outcome elements; <properties> (the run's figures) is not one."""
-        cases = ElementTree.parse(self.out.parent / f"{name}.xml").getroot().iter("testcase")
-        outcomes = ("failure", "error", "skipped")
-        return {c.get("name"): [(e.tag, e.get("message", "")) for e in c if e.tag in outcomes]
-                for c in cases}
-
-    def run_folder(self) -> Path:
-        runs = list((self.out.parent / "reports").glob(f"*_{SERIAL}/*"))
-        assert len(runs) == 1, self.text("suite")[-4000:]
-        return runs[0]
-
-    def ledger(self, record_type: str) -> list[dict]:
-        records, _ = read_ledger(self.run_folder() / "ledger.jsonl")
-        return [r.data for r in records if r.data["type"] == record_type]
-
-
-@pytest.fixture(scope="session")
-def guest_image():
-    return ensure_image(default_cache_dir())
-
-
-@pytest.fixture(scope="module")
-def emulated_ssd():
-    from pts import emulate
-    inst = emulate.start(DISK_BYTES, profile="default")
-    try:
-        yield inst
-    finally:
-        emulate.stop(inst.device)
-
-
-@pytest.fixture(scope="module")
-def guest(guest_image, emulated_ssd, tmp_path_factory) -> Guest:
-    from pts import emulate
-    share = tmp_path_factory.mktemp("guest-share")
-    script = (SCRIPT.replace("@REPO@", str(REPO)).replace("@PTS_IOPS@", PTS_IOPS)
-              .replace("@PYTHON@", shlex.quote(str(PYTHON)))
-              .replace("@COMMON@", COMMON))
-    before = emulate.read_stats(emulated_ssd)
-    start = time.monotonic()
-    # cache=none: every guest write reaches the FTL model when the guest issues it
-    result = run_guest(guest_image, script, share, Path(emulated_ssd.image), SERIAL,
-                       timeout=GUEST_TIMEOUT, drive_options="cache=none,aio=threads",
-                       keep_visible=(REPO,))
-    wall = time.monotonic() - start
-    print(f"\nQEMU e2e: guest ready {result.ready_seconds:.1f} s, powered off "
-          f"{result.seconds:.1f} s after QEMU start; share {share}")
-    return Guest(result, share / "out", wall, before, emulate.read_stats(emulated_ssd))
-
 
 def test_guest_ran_its_script_without_nvme_timeouts(guest):
     assert guest.result.returncode == 0, guest.result.log_text

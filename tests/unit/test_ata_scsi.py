@@ -418,15 +418,15 @@ def test_scsi_format_unit_success_and_failure():
 
 
 def test_scsi_write_cache_read_set_and_ignored():
-    assert sg3.read_write_cache(DEV, run=RecordedRunner({("sdparm", "--get=WCE"): [
+    assert sg3.read_write_cache(DEV, run=RecordedRunner({("sdparm", "--get=WCE=1"): [
         Reply("sdparm_get-WCE_sas-full.txt")]})) is True
     run = RecordedRunner({("sdparm", "--set=WCE=0"): [Reply("sdparm_set-WCE.txt")],
-                      ("sdparm", "--get=WCE"): [Reply("sdparm_get-WCE_off.txt")]})
+                      ("sdparm", "--get=WCE=1"): [Reply("sdparm_get-WCE_off.txt")]})
     state = write_cache.set_scsi(DEV, False, run=run)
-    assert run.calls == [("sdparm", "--set=WCE=0", DEV), ("sdparm", "--get=WCE", DEV)]
+    assert run.calls == [("sdparm", "--set=WCE=0", DEV), ("sdparm", "--get=WCE=1", DEV)]
     assert (state.actual, state.settable, state.matches) == ("disabled", True, True)
     run = RecordedRunner({("sdparm", "--set=WCE=0"): [Reply("sdparm_set-WCE.txt")],
-                      ("sdparm", "--get=WCE"): [Reply("sdparm_get-WCE_on.txt")]})
+                      ("sdparm", "--get=WCE=1"): [Reply("sdparm_get-WCE_on.txt")]})
     state = write_cache.set_scsi(DEV, False, run=run)
     assert (state.actual, state.settable, state.matches) == ("enabled", False, False)
     assert state.deviation() is not None

@@ -73,3 +73,23 @@ def test_scsi_transport_uses_hdparm_or_sdparm(monkeypatch, tmp_path, vendor, set
                             seen.append((n, path, enabled)) or "state")
     assert write_cache.apply(dev, "WCE") == "state"
     assert seen == [(setter, "/dev/sdz", True)]
+
+
+@pytest.mark.parametrize("vendor, command, back", [
+    ("ATA", "hdparm -W0 /dev/sdz", "read back with hdparm -W"),
+    ("HGST", "sdparm --set=WCE=0 /dev/sdz", "read back with sdparm --get=WCE=1")])
+def test_the_plan_says_how_a_scsi_transport_drive_gets_its_cache_set(monkeypatch, tmp_path,
+                                                                       vendor, command, back):
+    """--dry-run shows the command the run will use (apply, above), not "not settable"."""
+    from pts.device import identity as device
+    from pts.procedure import plan
+    (tmp_path / "block" / "sdz" / "device").mkdir(parents=True)
+    (tmp_path / "block" / "sdz" / "device" / "vendor").write_text(vendor)
+    monkeypatch.setattr(device, "SYS", tmp_path)
+    dev = dataclasses.replace(NVME, path="/dev/sdz", kname="sdz", transport="scsi")
+    line = plan.cache_line(dev, write_cache.CacheState("WCD", "write back", False))
+    assert f"set before WIPC and before the test loop with `{command}`, {back}" in line
+    assert "not settable" not in line
+    loop = dataclasses.replace(NVME, path="/dev/loop9", kname="loop9", transport="loop")
+    assert "not settable on this transport" in plan.cache_line(
+        loop, write_cache.CacheState("WCD", "write back", False))

@@ -31,7 +31,9 @@ CACHE_ENV = "SNIA_PTS_GUEST_CACHE"
 INIT_SCRIPT = Path(__file__).resolve().parent / "init.sh"
 BUSYBOX = Path("/bin/busybox")
 # What the guest loads, in this order (dependencies are added by modprobe --show-depends).
-MODULES = ("virtio_pci", "nvme", "9pnet_virtio", "9p")
+# NVMe, 9p; SATA (AHCI, libata) and SCSI (virtio-scsi) disks with the SCSI disk and generic
+# drivers (tests/e2e/test_qemu_sata_sas.py).
+MODULES = ("virtio_pci", "nvme", "9pnet_virtio", "9p", "ahci", "virtio_scsi", "sd_mod", "sg")
 BUILD_VERSION = "1"     # bump when the layout of the initramfs changes
 
 # tool -> Debian package that provides it

@@ -58,15 +58,28 @@ class GuestResult:
     ready_seconds: float | None = None   # QEMU start to the script starting, wall time
 
 
+@dataclass(frozen=True)
+class Disk:
+    """A disk beside the NVMe drive: "sata" (an ide-hd on QEMU's ICH9 AHCI controller: the
+    guest's libata, /dev/sdX) or "scsi" (a scsi-hd on virtio-scsi: the guest's SCSI disk
+    driver, /dev/sdX). Its backing is a raw file; discards reach it (discard=unmap)."""
+
+    kind: str
+    backing: Path
+    serial: str
+    model: str
+
+
 def run_guest(image: Image, script: str, share_dir: Path, nvme_backing: Path, serial: str,
               timeout: float, memory: str = "2G", drive_options: str = "",
-              keep_visible: tuple[Path, ...] = ()) -> GuestResult:
+              keep_visible: tuple[Path, ...] = (), disks: tuple[Disk, ...] = ()) -> GuestResult:
     """Boot the guest, run `script` with /bin/sh (chrooted in the host's /, read-only, as
     root) and return once it powered off. /dev/nvme0n1 is `nvme_backing` (a raw file) behind
     QEMU's NVMe controller with serial number `serial`. Outputs land in `share_dir` (the
     guest's /tmp/share). The guest's /tmp is its own tmpfs: host directories under /tmp that
     the script needs (`keep_visible`, e.g. a checkout in /tmp) are bind-mounted into it,
-    read-only. QEMU is killed on timeout, on any exception and if this process dies."""
+    read-only. `disks`: SATA and SCSI disks beside it (Disk; the script waits for their
+    /dev/sdX). QEMU is killed on timeout, on any exception and if this process dies."""
     require_tools(QEMU)
     if not re.fullmatch(r"[A-Za-z0-9_.-]{1,20}", serial):
         raise ValueError(f"NVMe serial {serial!r}: 1-20 characters of [A-Za-z0-9_.-]")
@@ -80,7 +93,7 @@ def run_guest(image: Image, script: str, share_dir: Path, nvme_backing: Path, se
                                              if p.is_relative_to("/tmp")))
     console = share_dir / "console.log"
     argv = qemu_argv(image, share_dir, Path(nvme_backing).resolve(), serial, memory,
-                     drive_options)
+                     drive_options) + disk_argv(disks)
     start = time.monotonic()
     ready_at = None
     with open(console, "wb") as out:
@@ -126,6 +139,28 @@ def qemu_argv(image: Image, share_dir: Path, nvme_backing: Path, serial: str,
                        "multidevs=remap,id=hostroot",
             "-virtfs", f"local,path={_opt(share_dir)},mount_tag=share,security_model=none,"
                        "id=share"]
+
+
+def disk_argv(disks: tuple[Disk, ...]) -> list[str]:
+    """The controllers (one AHCI, one virtio-scsi, when used) and a drive per disk."""
+    out: list[str] = []
+    kinds = {d.kind for d in disks}
+    if unknown := kinds - {"sata", "scsi"}:
+        raise ValueError(f"disk kinds {sorted(unknown)}: 'sata' or 'scsi'")
+    if "sata" in kinds:
+        out += ["-device", "ich9-ahci,id=ahci"]
+    if "scsi" in kinds:
+        out += ["-device", "virtio-scsi-pci,id=vscsi"]
+    for n, d in enumerate(disks):
+        out += ["-drive", f"file={_opt(Path(d.backing).resolve())},if=none,id=disk{n},"
+                          "format=raw,discard=unmap"]
+        if d.kind == "sata":
+            out += ["-device", f"ide-hd,drive=disk{n},bus=ahci.{n},serial={_opt(d.serial)},"
+                               f"model={_opt(d.model)}"]
+        else:
+            out += ["-device", f"scsi-hd,drive=disk{n},bus=vscsi.0,serial={_opt(d.serial)},"
+                               f"product={_opt(d.model)}"]
+    return out
 
 
 def make_backing(size: int, directory: Path = Path("/dev/shm")) -> Path:

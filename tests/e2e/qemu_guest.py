@@ -1,0 +1,152 @@
+"""The one boot of the QEMU (TCG) guest that the QEMU e2e tests share (tests/e2e/guest):
+its script, what it leaves (Guest) and the session fixture that boots it (conftest.py).
+
+The guest has three drives: an NVMe namespace on QEMU's NVMe controller (backed by an
+emulated SSD, pts.emulate), a SATA disk on QEMU's ICH9 AHCI controller (libata) and a SCSI
+disk on virtio-scsi, each of these two a raw file in /dev/shm. The script runs the suite as
+users run it against each (tests/e2e/test_qemu_e2e.py: NVMe; test_qemu_sata_sas.py: SATA
+and SCSI); its SATA and SCSI runs go two at a time (one per disk), on the guest's 2 vCPUs.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from xml.etree import ElementTree
+
+from pts.results.ledger import read_ledger
+from tests.e2e.guest import GuestResult, run_guest
+from tests.e2e.guest.qemu import Disk
+from tests.helpers import REPO
+from tests.ptsrun import IOPS, pts_argv
+
+SERIAL = "PTSQEMU0001"
+DISK_BYTES = 256 << 20
+GUEST_TIMEOUT = 1200
+SATA_SERIAL, SATA_MODEL = "PTSSATA0001", "PTS SATA"
+SCSI_SERIAL, SCSI_MODEL = "PTSSAS0001", "PTS SAS"
+SD_BYTES = 64 << 20
+PYTHON = Path(sys.executable)          # the venv's python: the guest sees the same path
+# The IOPS test as users run it (tests.ptsrun.pts_argv), with the guest's python.
+PTS_IOPS = shlex.join(pts_argv(target=IOPS, python=PYTHON))
+# PTS 2.0.2 Enterprise with its three tracking cells, 1 s points, at most 7 rounds.
+COMMON = ("--device /dev/nvme0n1 --destructive --point-seconds 1 --max-rounds 7 "
+          "--iops-block-sizes 1024KiB,64KiB,4KiB --iops-rw-mixes 100/0,65/35,0/100")
+
+# Runs chrooted in the host's / (read-only); /tmp/share is the writable share.
+SCRIPT = r"""
+O=/tmp/share/out; mkdir -p $O
+run() {   # run NAME CMD...: stdout, stderr, exit code and seconds into $O/NAME.*
+    name=$1; shift
+    t0=$(date +%s.%N)
+    "$@" > $O/$name.out 2> $O/$name.err
+    echo $? > $O/$name.rc
+    echo "$t0 $(date +%s.%N)" | awk '{printf "%.2f\n", $2 - $1}' > $O/$name.seconds
+    echo "== $name: rc $(cat $O/$name.rc), $(cat $O/$name.seconds) s"
+}
+run id-ctrl nvme id-ctrl /dev/nvme0 -o json
+# What numpy finds in the guest's CPU (tests.e2e.guest.qemu.CPU_MODEL): its baseline, no AVX2.
+run cpu-features @PYTHON@ -c "import json; from numpy._core._multiarray_umath import \
+__cpu_features__ as f; print(json.dumps(f))"
+run sanitize-raw nvme sanitize /dev/nvme0 --sanact=2
+cd @REPO@
+export PYTHONDONTWRITEBYTECODE=1
+run dry-run @PTS_IOPS@ @COMMON@ --purge auto --dry-run
+run sanitize @PTS_IOPS@ @COMMON@ --purge sanitize --reports-dir /tmp/share/refused \
+    --junitxml=/tmp/share/sanitize.xml
+run suite @PTS_IOPS@ @COMMON@ --purge auto --reports-dir /tmp/share/reports \
+    --junitxml=/tmp/share/suite.xml
+# Over-temperature threshold 300 K, below QEMU's constant 323 K: the controller then reports
+# critical warning bit 1 (temperature) in its SMART log, as a hot drive would.
+run hot-threshold nvme set-feature /dev/nvme0 --feature-id=4 --value=300
+run hot @PTS_IOPS@ --device /dev/nvme0n1 \
+    --destructive --spec pts-e-1.1 --point-seconds 1 --max-rounds 5 --iops-block-sizes 4KiB \
+    --iops-rw-mixes 0/100 --reports-dir /tmp/share/hot --junitxml=/tmp/share/hot.xml
+# SATA and SCSI disks (test_qemu_sata_sas.py): which /dev/sdX is which, by vendor (no udev).
+n=0
+while [ $(ls /sys/block | grep -c '^sd') -lt 2 ] && [ $n -lt 300 ]; do
+    sleep 0.1; n=$((n + 1))
+done
+for d in /sys/block/sd*; do
+    case $(cat $d/device/vendor) in ATA*) SATA=/dev/${d##*/};; *) SCSI=/dev/${d##*/};; esac
+done
+echo "SATA=$SATA SCSI=$SCSI" > $O/disks
+SD="--destructive --spec pts-e-1.1 --point-seconds 1 --max-rounds 5 --iops-block-sizes 4KiB \
+    --iops-rw-mixes 0/100"
+pair() {  # pair NAME PURGE_SATA PURGE_SCSI: one run per disk, at the same time
+    run sata-$1 @PTS_IOPS@ --device $SATA $SD --purge $2 --reports-dir /tmp/share/sata-$1 &
+    run scsi-$1 @PTS_IOPS@ --device $SCSI $SD --purge $3 --reports-dir /tmp/share/scsi-$1 &
+    wait
+}
+run sata-smart smartctl --json -a $SATA
+run scsi-smart smartctl --json -a $SCSI
+run scsi-wce sdparm --get=WCE=1 $SCSI
+# QEMU 7.2: no ATA Security feature set; no SCSI SANITIZE
+pair refused security-erase sanitize
+# no ATA SANITIZE; a SCSI FORMAT UNIT that reports success and erases nothing
+pair refused2 sanitize format
+pair iops trim trim                    # the short IOPS test to a PDF on each
+exit 0
+"""
+
+
+@dataclass
+class Guest:
+    result: GuestResult
+    out: Path
+    wall_seconds: float
+    ftl_before: dict          # the emulated SSD's counters before the boot and after it
+    ftl_after: dict
+
+    def rc(self, name: str) -> int:
+        return int((self.out / f"{name}.rc").read_text())
+
+    def text(self, name: str) -> str:
+        return "".join((self.out / f"{name}.{s}").read_text(errors="replace")
+                       for s in ("out", "err"))
+
+    def seconds(self, name: str) -> float:
+        return float((self.out / f"{name}.seconds").read_text())
+
+    def junit(self, name: str) -> dict[str, list[tuple[str, str]]]:
+        """Per test case, its outcome elements; <properties> (the run's figures) is not one."""
+        cases = ElementTree.parse(self.out.parent / f"{name}.xml").getroot().iter("testcase")
+        outcomes = ("failure", "error", "skipped")
+        return {c.get("name"): [(e.tag, e.get("message", "")) for e in c if e.tag in outcomes]
+                for c in cases}
+
+    def run_folder(self, reports: str = "reports", serial: str = SERIAL) -> Path:
+        """The one run folder the guest left in share/`reports` for the drive `serial`."""
+        runs = list((self.out.parent / reports).glob(f"*_{serial}/*"))
+        assert len(runs) == 1, self.text("suite" if reports == "reports" else reports)[-4000:]
+        return runs[0]
+
+    def ledger(self, record_type: str, reports: str = "reports",
+               serial: str = SERIAL) -> list[dict]:
+        records, _ = read_ledger(self.run_folder(reports, serial) / "ledger.jsonl")
+        return [r.data for r in records if r.data["type"] == record_type]
+
+
+def boot(image, emulated_ssd, share: Path) -> Guest:
+    """Boot the guest once with its three drives and run SCRIPT (see the module docstring)."""
+    from pts import emulate
+    from tests.e2e.guest import backing_file
+    script = (SCRIPT.replace("@REPO@", str(REPO)).replace("@PTS_IOPS@", PTS_IOPS)
+              .replace("@PYTHON@", shlex.quote(str(PYTHON)))
+              .replace("@COMMON@", COMMON))
+    before = emulate.read_stats(emulated_ssd)
+    start = time.monotonic()
+    with backing_file(SD_BYTES) as sata, backing_file(SD_BYTES) as scsi:
+        disks = (Disk("sata", sata, SATA_SERIAL, SATA_MODEL),
+                 Disk("scsi", scsi, SCSI_SERIAL, SCSI_MODEL))
+        # cache=none: every guest write reaches the FTL model when the guest issues it
+        result = run_guest(image, script, share, Path(emulated_ssd.image), SERIAL,
+                           timeout=GUEST_TIMEOUT, drive_options="cache=none,aio=threads",
+                           keep_visible=(REPO,), disks=disks)
+    wall = time.monotonic() - start
+    print(f"\nQEMU e2e: guest ready {result.ready_seconds:.1f} s, powered off "
+          f"{result.seconds:.1f} s after QEMU start; share {share}")
+    return Guest(result, share / "out", wall, before, emulate.read_stats(emulated_ssd))
