@@ -33,9 +33,7 @@ from pts.procedure import plan
 from pts.procedure.properties import junit_properties
 from pts.procedure.runner import TestDefinitionError
 from pts.report import console
-from pts.results import records
-from pts.results.ledger import LedgerError, read_records
-from pts.results.resume import ResumeError, ResumeState
+from pts.results.resume import ResumeError, ResumeState, stopped
 from pts.run import Run
 from pts.serve import background
 from pts.testdefs import registry
@@ -83,8 +81,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.option.device:
         return
     config.stash[SETTINGS] = plugin_options.settings(config)
-    if why := remote.refusal(config.option.device, resume=config.option.resume,
-                             round_mode=config.option.round_mode, purge=config.option.purge):
+    if why := remote.refusal(config.option.device, round_mode=config.option.round_mode,
+                             purge=config.option.purge):
         raise pytest.UsageError(why)
     try:
         if emulated.is_emulated(config.option.device):
@@ -223,24 +221,10 @@ def pts_run(request: pytest.FixtureRequest):
         run.close()
         config.stash[REPORTS].append(_render(run.folder, _writer(config)))
         config.stash[REPORTS].extend(console.warning_lines(run.folder))
-        if _stopped(run.folder) and dev.remote is not None:
-            config.stash[REPORTS].append(
-                f"PTS run stopped before it finished; --resume is not supported for a device "
-                f"on another host ({dev.given}): start a new run")
-        elif _stopped(run.folder):
+        if stopped(run.folder):
             config.stash[REPORTS].append(
                 f"PTS run stopped before it finished; to continue after the last completed "
                 f"round: pytest pts/ --resume {run.folder} --destructive")
-
-
-def _stopped(folder: Path) -> bool:
-    """Did a test end interrupted or in error (so that --resume makes sense)?"""
-    try:
-        found, _ = read_records(folder / "ledger.jsonl")
-    except (OSError, LedgerError):
-        return True
-    return any(isinstance(r, records.TestEnd) and r.status in (records.INTERRUPTED,
-                                                               records.ERROR) for r in found)
 
 
 def _render(folder: Path, write) -> str:

@@ -54,12 +54,14 @@ def add(parser: pytest.Parser) -> None:
     g.addoption("--reports-dir", metavar="DIR", default="reports",
                 help="where run folders go: DIR/<model>_<serial>/<run-id>/ "
                      "(default %(default)s)")
-    g.addoption("--resume", metavar="RUN_DIR",
+    g.addoption("--resume", metavar="RUN_DIR", action="append",
                 help="continue the interrupted run in RUN_DIR after its last completed round "
-                     "(the round in flight is redone), with that run's settings; the device "
-                     "must be the same one (model, serial, firmware, capacity, sector size; "
-                     "NVMe: data units written moved only by the round in flight). "
-                     "Declared on the report.")
+                     "(the round in flight is redone), with that run's settings, on its own "
+                     "device (local or ssh://), which must be the same one (model, serial, "
+                     "firmware, capacity, sector size; NVMe: data units written moved only "
+                     "by the round in flight). Declared on the report. May be given several "
+                     "times (no --device then): the runs go on in parallel, one child each, "
+                     "as a several-device session")
     g.addoption("--serve", metavar="[HOST:]PORT", default=None,
                 help="serve the lab dashboard (python -m pts serve) over --reports-dir "
                      "beside this run, from a thread of this pytest process, until it ends: "

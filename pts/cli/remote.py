@@ -84,16 +84,11 @@ def default_round_mode(given: str | None) -> str:
     return "stonewalled" if hosts.is_remote(given) else "pipelined"
 
 
-def refusal(given: str | None, *, resume: str | None, round_mode: str | None,
-            purge: str) -> str | None:
+def refusal(given: str | None, *, round_mode: str | None, purge: str) -> str | None:
     """Why these options cannot run on the ssh:// device `given` (None: they can;
     round_mode None: not given, the default applies)."""
     if not hosts.is_remote(given):
         return None
-    if resume:
-        return (f"--resume with {given}: resuming a run on a device on another host is not "
-                "supported (its SMART data-unit check runs locally); start a new run, or "
-                "run the suite on the DUT host itself to use --resume")
     if round_mode == "pipelined":
         return (f"--round-mode pipelined with {given}: a pipelined round waits for each "
                 "point's exact start in a script on the host that runs the I/O, which a "

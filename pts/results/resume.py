@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pts.device.identity import BlockDevice, DeviceError
 from pts.results import records
-from pts.results.ledger import LedgerError, read_ledger
+from pts.results.ledger import LedgerError, read_ledger, read_records
 
 FINGERPRINT = ("model", "serial", "firmware", "capacity_bytes", "logical_sector")
 
@@ -57,7 +57,14 @@ class ResumeState:
 
     @property
     def options(self) -> dict:
-        return self.run_json.get("options", {})
+        """The run's options (run.json), with how it reached a drive on another host: its
+        --ssh-config and --fio-port, which run.json keeps with the device (device.remote)."""
+        out = dict(self.run_json.get("options", {}))
+        remote = self.run_json.get("device", {}).get("remote") or {}
+        for key in ("ssh_config", "fio_port"):
+            if remote.get(key) is not None and out.get(key) is None:
+                out[key] = remote[key]
+        return out
 
     def check_device(self, dev: BlockDevice) -> None:
         """Refuse a device that is not the one the run started on."""
@@ -131,3 +138,14 @@ class ResumeState:
             reason = None
         return TestProgress(ends[-1] if ends else None, reason, history,
                             done[-1] if done else 0, recs[-1].time if recs else None)
+
+
+def stopped(folder: Path) -> bool:
+    """Did a test of the run in `folder` end interrupted or in error (so that --resume makes
+    sense)? An unreadable ledger counts as stopped: --resume then says what is wrong."""
+    try:
+        found, _ = read_records(Path(folder) / "ledger.jsonl")
+    except (OSError, LedgerError):
+        return True
+    return any(isinstance(r, records.TestEnd) and r.status in (records.INTERRUPTED,
+                                                               records.ERROR) for r in found)

@@ -6,8 +6,8 @@
   record: the plugin renders the report when a session ends, interrupted or not; the last
   record is not a test_end saying interrupted or error), and
   ledger.jsonl or commands.log written within `stale_after` seconds;
-- resumable: stopped before finishing, on a drive `--resume` accepts (a real local drive:
-  pts.results.resume refuses an emulated SSD, the suite refuses ssh:// devices);
+- resumable: stopped before finishing, on a drive `--resume` accepts (a real drive, here or
+  ssh://: pts.results.resume refuses an emulated SSD);
 - interrupted: stopped before finishing, and not resumable.
 
 `live(...)` is the small state the live page and /metrics show for a run in flight.
@@ -22,7 +22,6 @@ from pts.report.run.data import LEDGER
 from pts.report.run.model import CountersView, RunView, TestResult
 from pts.results import records
 from pts.serve.index import COMMANDS_LOG, REPORT_PDF, Entry
-from pts.tools import hosts
 
 RUNNING, FINISHED, INTERRUPTED, RESUMABLE = "running", "finished", "interrupted", "resumable"
 STATES = (RUNNING, FINISHED, INTERRUPTED, RESUMABLE)
@@ -63,9 +62,9 @@ def _fresh(mtime: float, stale_after: float, now: float | None) -> bool:
 
 
 def resumable(run: RunView) -> bool:
-    """--resume would take it: a drive that outlives the session (not emulated) on this host
-    (not ssh://); the device check itself needs the drive and is --resume's."""
-    return run.device.emulated is False and not hosts.is_remote(run.device_extra.get("given"))
+    """--resume would take it: a drive that outlives the session (not emulated), here or on
+    another host; the device check itself needs the drive and is --resume's."""
+    return run.device.emulated is False
 
 
 def current_test(run: RunView) -> TestResult | None:

@@ -33,11 +33,19 @@ class Host:
     fio_port: int
     netns: str | None
     sshd: subprocess.Popen
-    fio: subprocess.Popen
+    fio_argv: list[str]
+    folder: Path
+    fio: subprocess.Popen | None = None
 
     def url(self, device: str) -> str:
         """The --device of one of its drives, as an --inventory host names it."""
         return f"ssh://root@{self.address}:{self.ssh_port}{device}"
+
+    def start_fio(self) -> None:
+        """(Re)start its fio --server (a test kills it, then brings it back)."""
+        self.fio = subprocess.Popen(self.fio_argv, cwd=self.folder, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.PIPE, text=True)
+        wait_listening(self.address, self.fio_port, self.fio, "fio --server")
 
 
 @dataclass
@@ -97,22 +105,19 @@ def host(k: Keys, address: str = "127.0.0.1", netns: str | None = None) -> Itera
         "KbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\n"
         "UsePAM no\nStrictModes no\n")
     k.trust(address, ssh_port)
-    procs: list[subprocess.Popen] = []
+    sshd = subprocess.Popen([*inside, shutil.which("sshd"), "-D", "-e", "-f", str(config)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # `ip netns exec` execs its command: the Popen is fio itself (a test kills it)
+    h = Host(address, ssh_port, fio_port, netns, sshd,
+             [*inside, "fio", f"--server=ip:{address},{fio_port}"], k.folder)
     try:
-        sshd = subprocess.Popen([*inside, shutil.which("sshd"), "-D", "-e", "-f", str(config)],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        procs.append(sshd)
         wait_listening(address, ssh_port, sshd, "sshd")
-        # `ip netns exec` execs its command: the Popen is fio itself (a test kills it)
-        fio = subprocess.Popen([*inside, "fio", f"--server=ip:{address},{fio_port}"],
-                               cwd=k.folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                               text=True)
-        procs.append(fio)
-        wait_listening(address, fio_port, fio, "fio --server")
-        yield Host(address, ssh_port, fio_port, netns, sshd, fio)
+        h.start_fio()
+        yield h
     finally:
-        for proc in reversed(procs):
-            stop(proc)
+        if h.fio is not None:
+            stop(h.fio)
+        stop(sshd)
 
 
 @contextlib.contextmanager

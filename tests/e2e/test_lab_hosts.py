@@ -6,7 +6,9 @@ parallel: a short IOPS test each (PTS-E 1.1, RND 4 KiB 0/100, 1 s points, 5 roun
 
 Host 3's fio server is killed once both its drives are in their rounds: its two drives end
 in error, each naming the host; the four others get their run folder, report and verdict,
-and the session's compare.pdf/csv covers the runs it has folders of."""
+and the session's compare.pdf/csv covers the runs it has folders of. Then host 3's fio
+server comes back and ONE session `--resume`s both its runs (the command the first session
+printed): each goes on after its last completed round, on its ssh:// device, to a verdict."""
 
 from __future__ import annotations
 
@@ -20,9 +22,11 @@ from pathlib import Path
 
 import pytest
 
+from pts.cli.multi.devices import labels
+from pts.results.ledger import read_ledger
 from tests.e2e import remote_hosts
 from tests.helpers import loop_device
-from tests.ptsrun import IOPS, check_outcomes, start_suite
+from tests.ptsrun import IOPS, check_outcomes, run_suite, start_suite
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "ssh", "sshd",
@@ -128,8 +132,8 @@ def test_the_dead_fio_server_fails_only_its_hosts_drives_naming_the_host(lab):
 
 
 def test_the_session_compares_the_runs_it_has(lab):
-    sessions = list((lab["reports"] / "sessions").iterdir())
-    assert len(sessions) == 1
+    sessions = sorted((lab["reports"] / "sessions").iterdir())[:1]     # the lab's session
+    assert sessions
     session = json.loads((sessions[0] / "session.json").read_text())
     assert sorted(d["label"] for d in session["devices"]) == sorted(
         f"h{n}-d{m}" for n in range(1, HOSTS + 1) for m in range(1, DRIVES + 1))
@@ -140,3 +144,45 @@ def test_the_session_compares_the_runs_it_has(lab):
             for m in range(1, DRIVES + 1)}
     assert live <= runs
     assert (sessions[0] / "compare.pdf").stat().st_size > 0
+
+
+@pytest.fixture(scope="module")
+def resumed(lab):
+    """Host 3's fio server back; the resume command the lab session printed, run."""
+    said = [line for line in lab["out"].splitlines()
+            if line.startswith("snia-pts to go on with the runs that stopped")]
+    assert len(said) == 1, "the session did not print one command to resume its stopped runs"
+    command = said[0].split(": ", 1)[1].split()
+    assert command[:2] == ["pytest", "pts/"] and command[-1] == "--destructive"
+    stopped = [Path(command[i + 1]) for i, a in enumerate(command) if a == "--resume"]
+    before = {f: [r.data for r in read_ledger(f / "ledger.jsonl")[0]] for f in stopped}
+    lab["hosts"][DOOMED - 1].start_fio()
+    proc = run_suite(*command[2:], "--reports-dir", str(lab["reports"]), "-v", target=IOPS,
+                     timeout=600)
+    print(proc.stdout[-6000:], proc.stderr[-2000:])
+    return {"proc": proc, "stopped": stopped, "before": before}
+
+
+def test_one_session_resumes_the_dead_hosts_runs_to_their_verdicts(lab, resumed):
+    found = folders(lab)
+    doomed = [found[f"h{DOOMED}-d{m}"] for m in range(1, DRIVES + 1)]
+    assert sorted(resumed["stopped"]) == sorted(doomed)      # exactly host 3's two runs
+    out = resumed["proc"].stdout
+    host = lab["hosts"][DOOMED - 1]
+    names = labels([host.url(d) for d in lab["drives"][DOOMED - 1]])
+    passed = []
+    for folder, label in zip(doomed, names, strict=True):
+        recs = [r.data for r in read_ledger(folder / "ledger.jsonl")[0]]
+        kept = resumed["before"][folder]
+        assert recs[:len(kept)] == kept                 # what was recorded stays as it was
+        new = recs[len(kept):]
+        done = max([r["round"] for r in kept if r["type"] == "round"], default=0)
+        assert [r["after_round"] for r in new if r["type"] == "resume"] == [done], new[:3]
+        rounds = [r["round"] for r in new if r["type"] == "round"]
+        assert rounds == list(range(done + 1, done + 1 + len(rounds))) and rounds
+        expected = check_outcomes(folder)["iops"]        # the verdict the records give
+        verdict = "PASSED" if expected.passed else "FAILED"
+        assert f"pts/suite/test_iops.py::test_iops[{label}] {verdict}" in out, label
+        assert f"[{label}] PTS report: {folder / 'report.pdf'}" in out
+        passed.append(expected.passed)
+    assert resumed["proc"].returncode == (0 if all(passed) else 1), out[-3000:]

@@ -57,7 +57,7 @@ def test_an_interrupted_test_end_last_is_stopping_and_a_resume_runs_on(tmp_path,
 @pytest.mark.parametrize("device, expected", [
     ({"emulated": True}, "interrupted"),                 # an emulated SSD is gone
     ({"emulated": None}, "interrupted"),                 # run.json does not say
-    ({"given": "ssh://lab@host/dev/nvme0n1"}, "interrupted"),   # --resume: not over ssh
+    ({"given": "ssh://lab@host/dev/nvme0n1"}, "resumable"),     # --resume over ssh too
     ({}, "resumable"),
 ])
 def test_resumable_only_where_resume_would_take_it(tmp_path, device, expected):

@@ -3,6 +3,7 @@ whole session before anything runs, the lock handed from the parent to a child r
 the mapping of a child's items to the parent's. (The session on loop devices, with fio:
 tests/e2e/test_multi_device.py.)"""
 
+import json
 import os
 import subprocess
 import sys
@@ -11,7 +12,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from pts.cli.multi import gate
+from pts.cli.multi import gate, resumed
 from pts.cli.multi.devices import (
     CHILD_LOG_PLUGIN,
     MultiDeviceError,
@@ -37,8 +38,8 @@ def test_given_devices_and_labels():
 def test_resume_takes_one_device():
     check_combination(["/dev/a"], "runs/x")
     check_combination(["/dev/a", "/dev/b"], None)
-    with pytest.raises(MultiDeviceError, match="--resume continues one run on one device; 2 "
-                                               "--device were given"):
+    with pytest.raises(MultiDeviceError, match="--resume continues one run on the device its "
+                                               "run folder names; 2 --device were given"):
         check_combination(["/dev/a", "/dev/b"], "runs/x")
 
 
@@ -99,7 +100,7 @@ def test_one_refused_device_refuses_the_session_before_anything_runs(tmp_path):
 def test_resume_with_several_devices_is_a_usage_error(tmp_path):
     p = run_suite("--resume", str(tmp_path), "--device", "/dev/a", "--device", "/dev/b")
     assert p.returncode == 4
-    assert "--resume continues one run on one device" in p.stderr
+    assert "--resume continues one run on the device its run folder names" in p.stderr
 
 
 HOLD = """
@@ -144,3 +145,59 @@ def test_render_jobs_default_to_the_cores_and_refuse_less_than_one():
     assert render_jobs(None) == (os.cpu_count() or 1) and render_jobs(3) == 3
     with pytest.raises(MultiDeviceError, match=r"--render-jobs 0: give at least 1"):
         render_jobs(0)
+
+
+def _run_folder(root: Path, name: str, given: str, remote: dict | None = None,
+                **options) -> Path:
+    folder = root / name
+    folder.mkdir(parents=True)
+    device = {"given": given, "remote": remote}
+    (folder / "run.json").write_text(json.dumps({"device": device, "options": {
+        "device": given, "destructive": True, "round_mode": "stonewalled", "purge": "trim",
+        "iops_block_sizes": ["4KiB", "8KiB"], "no_such_option": 1, "ssh_config": None,
+        **options}}))
+    (folder / "ledger.jsonl").write_text("")
+    return folder
+
+
+def test_several_resumes_are_drives_on_the_devices_their_runs_name(tmp_path):
+    a = _run_folder(tmp_path, "a", "ssh://root@10.0.0.2:2222/dev/loop3",
+                    remote={"host": "10.0.0.2", "ssh_port": 2222, "fio_port": 8766,
+                            "ssh_config": "/lab/ssh_config"})
+    b = _run_folder(tmp_path, "b", "/dev/loop4", round_mode="pipelined")
+    known = SimpleNamespace(round_mode=None, purge=None, iops_block_sizes=None,
+                            ssh_config=None, fio_port=8765, device=None)
+    drives = resumed.drives([str(a), str(b)], known)
+    assert [(d.given, d.label, d.host) for d in drives] == [
+        ("ssh://root@10.0.0.2:2222/dev/loop3", "10.0.0.2:2222:loop3", "root@10.0.0.2:2222"),
+        ("/dev/loop4", "loop4", "this machine")]
+    # the parent checks each drive with its run's own options (not the command line's) ...
+    # (and the ssh:// connection it ran over: run.json keeps it with the device)
+    assert drives[0].options == {"round_mode": "stonewalled", "purge": "trim",
+                                 "iops_block_sizes": "4KiB,8KiB",
+                                 "ssh_config": "/lab/ssh_config", "fio_port": 8766}
+    assert drives[1].option("round_mode") == "pipelined"
+    # ... and its child gets only --resume: it takes the rest from run.json itself
+    assert drives[1].child_args() == ["--resume", str(b)]
+    args = child_args(["pts/", "--resume", str(a), "--resume", str(b), "--destructive"],
+                      "/dev/loop4", Path("log"), drives[1].child_args())
+    assert args[:4] == ["pts/", "--destructive", "--resume", str(b)]
+    assert str(a) not in args
+
+
+def test_several_resumes_refuse_one_device_twice_and_a_folder_that_is_no_run(tmp_path):
+    a = _run_folder(tmp_path, "a", "/dev/loop4")
+    b = _run_folder(tmp_path, "b", "/dev/loop4")
+    known = SimpleNamespace()
+    with pytest.raises(MultiDeviceError, match="two of the run folders ran on /dev/loop4"):
+        resumed.drives([str(a), str(b)], known)
+    with pytest.raises(MultiDeviceError, match=f"--resume {tmp_path}: not a run folder"):
+        resumed.drives([str(a), str(tmp_path)], known)
+
+
+def test_several_resumes_with_a_device_is_a_usage_error(tmp_path):
+    a = _run_folder(tmp_path, "a", "/dev/loop4")
+    b = _run_folder(tmp_path, "b", "/dev/loop5")
+    p = run_suite("--resume", str(a), "--resume", str(b), "--device", "/dev/loop6")
+    assert p.returncode == 4
+    assert "several --resume: each run goes on on the device its run folder names" in p.stderr

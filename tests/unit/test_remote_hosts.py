@@ -171,14 +171,13 @@ def test_logs_written_back_by_fio_client_are_found(tmp_path):
 
 
 @pytest.mark.parametrize("options, fix", [
-    ({"resume": "reports/x", "round_mode": "stonewalled", "purge": "trim"}, "--resume"),
-    ({"resume": None, "round_mode": "pipelined", "purge": "trim"}, "--round-mode stonewalled"),
-    ({"resume": None, "round_mode": "stonewalled", "purge": "auto"}, "--purge trim"),
+    ({"round_mode": "pipelined", "purge": "trim"}, "--round-mode stonewalled"),
+    ({"round_mode": "stonewalled", "purge": "auto"}, "--purge trim"),
 ])
 def test_what_a_remote_device_cannot_do_is_refused_with_the_fix(options, fix):
     assert fix in remote.refusal("ssh://dut1/dev/nvme0n1", **options)
     assert remote.refusal("/dev/loop3", **options) is None
-    assert remote.refusal("ssh://dut1/dev/nvme0n1", resume=None, round_mode="per-point",
+    assert remote.refusal("ssh://dut1/dev/nvme0n1", round_mode="per-point",
                           purge="none") is None
 
 
@@ -215,5 +214,5 @@ def test_round_mode_defaults_to_stonewalled_for_a_remote_device_only():
     assert remote.default_round_mode("ssh://dut1/dev/sda") == "stonewalled"
     assert remote.default_round_mode("/dev/sda") == "pipelined"
     assert remote.default_round_mode(None) == "pipelined"
-    assert remote.refusal("ssh://dut1/dev/sda", resume=None, round_mode=None,
+    assert remote.refusal("ssh://dut1/dev/sda", round_mode=None,
                           purge="trim") is None          # not given: the default applies

@@ -12,6 +12,7 @@ from pathlib import Path
 # Options of the parent session that a child run must not get (it gets its own --device;
 # the parent writes the junit XML of the whole session from the children's reports).
 PARENT_ONLY_WITH_VALUE = ("--device", "--junitxml", "--junit-xml", "--inventory", "--only",
+                          "--resume",      # several --resume: each child gets its own
                           "--serve",       # the session's one dashboard covers its drives
                           "--render-jobs")   # the children get the session's slots instead
 PARENT_ONLY_FLAGS = ("--skip-refused-devices",)
@@ -50,9 +51,9 @@ def labels(devices: Sequence[str]) -> list[str]:
 def check_combination(devices: Sequence[str], resume: str | None) -> None:
     if resume and len(devices) > 1:
         raise MultiDeviceError(
-            f"--resume continues one run on one device; {len(devices)} --device were given. "
-            "Resume each run folder in its own session: pytest pts/ --resume RUN_DIR "
-            "--destructive")
+            f"--resume continues one run on the device its run folder names; "
+            f"{len(devices)} --device were given. Give the run folders alone: pytest pts/ "
+            "--resume RUN_DIR [--resume RUN_DIR ...] --destructive")
 
 
 def child_args(parent_args: Sequence[str], device: str, log_file: Path,

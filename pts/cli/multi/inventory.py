@@ -58,9 +58,13 @@ class Drive:
     label: str
     groups: tuple[str, ...]
     options: dict[str, str | int] = field(default_factory=dict)   # option dest -> value
+    resume: str | None = None       # several --resume: the run folder its child goes on with
 
     def child_args(self) -> list[str]:
-        """The drive's own options, for its child run's command line."""
+        """The drive's own options, for its child run's command line (a resumed run's child
+        gets only its --resume: it takes the run's own settings from run.json)."""
+        if self.resume is not None:
+            return ["--resume", self.resume]
         out: list[str] = []
         for dest, value in self.options.items():
             out += ["--" + dest.replace("_", "-"), str(value)]

@@ -20,7 +20,7 @@ import pytest
 
 from pts.cli import remote
 from pts.cli.multi import children as kids
-from pts.cli.multi import gate, inventory, replay
+from pts.cli.multi import gate, inventory, replay, resumed
 from pts.cli.multi.devices import (
     MultiDeviceError,
     check_combination,
@@ -33,6 +33,7 @@ from pts.cli.multi.devices import (
 from pts.cli.multi.outcome import write_comparison
 from pts.procedure import plan
 from pts.report import console
+from pts.results.resume import stopped
 from pts.tools import slots
 
 ACTIVE = pytest.StashKey[object]()
@@ -79,19 +80,34 @@ def inventory_drives(config: pytest.Config) -> list[inventory.Drive] | None:
     return drives
 
 
+def resume_drives(config: pytest.Config, folders: list[str]) -> list[inventory.Drive]:
+    """Several --resume: a drive per run folder, on the device its run.json names."""
+    if config.option.inventory or given_devices(config.option.device):
+        raise pytest.UsageError("several --resume: each run goes on on the device its run "
+                                "folder names; give the run folders alone, without --device "
+                                "or --inventory")
+    try:
+        return resumed.drives(folders, config.option)
+    except MultiDeviceError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
 def configure(config: pytest.Config, settings_of: Callable, check_capacity: Callable,
               check_reports_dir: Callable) -> bool:
     """True if this is a several-device session (this module's plugin then runs it)."""
-    drives = inventory_drives(config)
+    resumes = given_devices(config.option.resume)     # None, one or several, as --device
+    drives = resume_drives(config, resumes) if len(resumes) > 1 else inventory_drives(config)
     devices = [d.given for d in drives] if drives else given_devices(config.option.device)
     if len(devices) <= 1:
         config.option.device = devices[0] if devices else None
+        config.option.resume = resumes[0] if resumes else None
         if drives:                  # one drive: the single-device run, with its options
             vars(config.option).update(drives[0].options)
         return False
     by_given = {d.given: d for d in drives or ()}
     try:
-        check_combination(devices, config.option.resume)
+        if len(resumes) == 1:
+            check_combination(devices, resumes[0])
         render_jobs(config.option.render_jobs)
     except MultiDeviceError as exc:
         raise pytest.UsageError(str(exc)) from None
@@ -103,8 +119,7 @@ def configure(config: pytest.Config, settings_of: Callable, check_capacity: Call
         return drive.option(dest, getattr(opt, dest)) if drive else getattr(opt, dest)
 
     for d in devices:
-        if why := remote.refusal(d, resume=opt.resume, round_mode=own(d, "round_mode"),
-                                 purge=own(d, "purge")):
+        if why := remote.refusal(d, round_mode=own(d, "round_mode"), purge=own(d, "purge")):
             raise pytest.UsageError(why)
     names = [d.label for d in drives] if drives else labels(devices)
     checked = gate.check_all(devices, names, destructive=config.option.destructive,
@@ -268,8 +283,20 @@ class MultiSession:
                         f"({replay.EXIT_NAMES.get(child.returncode, 'killed or crashed')}), "
                         f"run folder {folders.get(c.label) or '(none)'}")
             terminalreporter.write_line(f"snia-pts [{c.label}] {c.given}: {line}")
-        for line in self.lines + self._estimate_lines():
+        for line in self.lines + self._estimate_lines() + self._resume_lines(folders):
             terminalreporter.write_line(line)
+
+    def _resume_lines(self, folders: dict[str, Path | None]) -> list[str]:
+        """One command that goes on with every run of the session that stopped."""
+        if self.config.option.dry_run:
+            return []
+        stop = [f for c in self.checked if (f := folders.get(c.label)) is not None
+                and (f / "ledger.jsonl").exists() and stopped(f)]
+        if not stop:
+            return []
+        return ["snia-pts to go on with the runs that stopped, after their last completed "
+                "round: pytest pts/ " + " ".join(f"--resume {f}" for f in stop)
+                + " --destructive"]
 
     def _estimate_lines(self) -> list[str]:
         """--dry-run: the session's estimate, its drives running in parallel."""
@@ -293,6 +320,9 @@ def inventory_lines(opt, drives) -> list[str]:
     drives = list(drives)
     if not drives:
         return []
+    if drives[0].resume is not None:
+        return [f"snia-pts resuming {len(drives)} runs, each with its own settings:"] + [
+            f"snia-pts   [{d.label}] {d.given}: --resume {d.resume}" for d in drives]
     out = [f"snia-pts inventory {opt.inventory}: {len(drives)} drive(s)"
            + (f" selected by --only {opt.only}" if opt.only else "")]
     for host in dict.fromkeys(d.host for d in drives):
