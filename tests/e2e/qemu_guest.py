@@ -5,7 +5,8 @@ The guest has three drives: an NVMe namespace on QEMU's NVMe controller (backed 
 emulated SSD, pts.emulate), a SATA disk on QEMU's ICH9 AHCI controller (libata) and a SCSI
 disk on virtio-scsi, each of these two a raw file in /dev/shm. The script runs the suite as
 users run it against each (tests/e2e/test_qemu_e2e.py: NVMe; test_qemu_sata_sas.py: SATA
-and SCSI); its SATA and SCSI runs go two at a time (one per disk), on the guest's 2 vCPUs.
+and SCSI); steps of one Python process each go two at a time on different drives, on the
+guest's 2 vCPUs, and the NVMe IOPS run goes alone.
 """
 
 from __future__ import annotations
@@ -47,24 +48,15 @@ run() {   # run NAME CMD...: stdout, stderr, exit code and seconds into $O/NAME.
     echo "$t0 $(date +%s.%N)" | awk '{printf "%.2f\n", $2 - $1}' > $O/$name.seconds
     echo "== $name: rc $(cat $O/$name.rc), $(cat $O/$name.seconds) s"
 }
+# Steps of one Python process each (start-up, a refused purge, a report) leave the guest's
+# second vCPU idle: those on different drives run two at a time. The NVMe IOPS run (fio,
+# 4 jobs at QD32) runs alone.
+sata() { run sata-$1 @PTS_IOPS@ --device $SATA $SD --purge $2 --reports-dir /tmp/share/sata-$1; }
+scsi() { run scsi-$1 @PTS_IOPS@ --device $SCSI $SD --purge $2 --reports-dir /tmp/share/scsi-$1; }
+SD="--destructive --spec pts-e-1.1 --point-seconds 1 --max-rounds 5 --iops-block-sizes 4KiB \
+    --iops-rw-mixes 0/100"
 run id-ctrl nvme id-ctrl /dev/nvme0 -o json
-# What numpy finds in the guest's CPU (tests.e2e.guest.qemu.CPU_MODEL): its baseline, no AVX2.
-run cpu-features @PYTHON@ -c "import json; from numpy._core._multiarray_umath import \
-__cpu_features__ as f; print(json.dumps(f))"
 run sanitize-raw nvme sanitize /dev/nvme0 --sanact=2
-cd @REPO@
-export PYTHONDONTWRITEBYTECODE=1
-run dry-run @PTS_IOPS@ @COMMON@ --purge auto --dry-run
-run sanitize @PTS_IOPS@ @COMMON@ --purge sanitize --reports-dir /tmp/share/refused \
-    --junitxml=/tmp/share/sanitize.xml
-run suite @PTS_IOPS@ @COMMON@ --purge auto --reports-dir /tmp/share/reports \
-    --junitxml=/tmp/share/suite.xml
-# Over-temperature threshold 300 K, below QEMU's constant 323 K: the controller then reports
-# critical warning bit 1 (temperature) in its SMART log, as a hot drive would.
-run hot-threshold nvme set-feature /dev/nvme0 --feature-id=4 --value=300
-run hot @PTS_IOPS@ --device /dev/nvme0n1 \
-    --destructive --spec pts-e-1.1 --point-seconds 1 --max-rounds 5 --iops-block-sizes 4KiB \
-    --iops-rw-mixes 0/100 --reports-dir /tmp/share/hot --junitxml=/tmp/share/hot.xml
 # SATA and SCSI disks (test_qemu_sata_sas.py): which /dev/sdX is which, by vendor (no udev).
 n=0
 while [ $(ls /sys/block | grep -c '^sd') -lt 2 ] && [ $n -lt 300 ]; do
@@ -74,21 +66,37 @@ for d in /sys/block/sd*; do
     case $(cat $d/device/vendor) in ATA*) SATA=/dev/${d##*/};; *) SCSI=/dev/${d##*/};; esac
 done
 echo "SATA=$SATA SCSI=$SCSI" > $O/disks
-SD="--destructive --spec pts-e-1.1 --point-seconds 1 --max-rounds 5 --iops-block-sizes 4KiB \
-    --iops-rw-mixes 0/100"
-pair() {  # pair NAME PURGE_SATA PURGE_SCSI: one run per disk, at the same time
-    run sata-$1 @PTS_IOPS@ --device $SATA $SD --purge $2 --reports-dir /tmp/share/sata-$1 &
-    run scsi-$1 @PTS_IOPS@ --device $SCSI $SD --purge $3 --reports-dir /tmp/share/scsi-$1 &
-    wait
-}
 run sata-smart smartctl --json -a $SATA
 run scsi-smart smartctl --json -a $SCSI
 run scsi-wce sdparm --get=WCE=1 $SCSI
-# QEMU 7.2: no ATA Security feature set; no SCSI SANITIZE
-pair refused security-erase sanitize
-# no ATA SANITIZE; a SCSI FORMAT UNIT that reports success and erases nothing
-pair refused2 sanitize format
-pair iops trim trim                    # the short IOPS test to a PDF on each
+cd @REPO@
+export PYTHONDONTWRITEBYTECODE=1
+# What numpy finds in the guest's CPU (tests.e2e.guest.qemu.CPU_MODEL): its baseline, no AVX2.
+run cpu-features @PYTHON@ -c "import json; from numpy._core._multiarray_umath import \
+__cpu_features__ as f; print(json.dumps(f))" &
+# QEMU 7.2 has no ATA Security feature set: refused
+sata refused security-erase
+wait
+run dry-run @PTS_IOPS@ @COMMON@ --purge auto --dry-run &
+scsi refused sanitize                  # no SCSI SANITIZE: the drive's invalid opcode
+wait
+run sanitize @PTS_IOPS@ @COMMON@ --purge sanitize --reports-dir /tmp/share/refused \
+    --junitxml=/tmp/share/sanitize.xml &
+sata refused2 sanitize                 # no ATA SANITIZE feature set: refused
+wait
+run suite @PTS_IOPS@ @COMMON@ --purge auto --reports-dir /tmp/share/reports \
+    --junitxml=/tmp/share/suite.xml
+# Over-temperature threshold 300 K, below QEMU's constant 323 K: the controller then reports
+# critical warning bit 1 (temperature) in its SMART log, as a hot drive would.
+run hot-threshold nvme set-feature /dev/nvme0 --feature-id=4 --value=300
+run hot @PTS_IOPS@ --device /dev/nvme0n1 \
+    --destructive --spec pts-e-1.1 --point-seconds 1 --max-rounds 5 --iops-block-sizes 4KiB \
+    --iops-rw-mixes 0/100 --reports-dir /tmp/share/hot --junitxml=/tmp/share/hot.xml &
+scsi refused2 format                   # a FORMAT UNIT that reports success, erases nothing
+wait
+sata iops trim &                       # the short IOPS test to a PDF on each
+scsi iops trim
+wait
 exit 0
 """
 

@@ -1,7 +1,7 @@
 """SATA and SCSI drives for real (issue 23 §1): the QEMU guest's SATA disk (ide-hd on the
 ICH9 AHCI controller, so the guest's libata and SAT) and SCSI disk (scsi-hd on
 virtio-scsi), driven by the suite as users run it, in the same boot as the NVMe tests
-(tests/e2e/qemu_guest.py; fixture `guest` in conftest.py). Two runs at a time, one per disk:
+(tests/e2e/qemu_guest.py; fixture `guest` in conftest.py):
 
 - `--purge security-erase` (SATA) and `--purge sanitize` (SCSI): QEMU 7.2 has neither the
   ATA Security feature set nor SCSI SANITIZE, so both refusal paths run for real and must
