@@ -1,12 +1,21 @@
 """The controller's cost per drive (issue 24 §3): `python benchmarks/lab_scale.py`.
 
     python benchmarks/lab_scale.py [--devices 1,2,4] [--size 128M] [--point-seconds 2]
-                                   [--render-jobs N]
+                                   [--render-jobs N] [--drives emulated|loop]
+                                   [--rate-iops N]
 
-For each N, one session of N emulated SSDs (several --device: one child pytest per drive,
+For each N, one session of N drives (several --device: one child pytest per drive,
 pts.cli.multi) runs the short IOPS test of benchmarks/multi_device.py, as a user runs it.
-The emulated SSDs are throttled by their FTL model, so the drive sets the pace of its fio
-jobs; their FUSE daemons are the drives' cost, not the controller's, and are left out.
+
+- `--drives emulated` (default): emulated SSDs, throttled by their FTL model, so the drive
+  sets the pace of its fio jobs; their FUSE daemons are the drives' cost, not the
+  controller's, and are left out. On 2 cores they load the machine: N = 8 is the most here.
+- `--drives loop`: loop devices over files in /dev/shm (made with losetup --find and
+  detached at the end), the IOPS matrix reduced to RND 4 KiB, and every fio job
+  rate-limited to `--rate-iops` per job: a `fio` on PATH (written by this script) copies
+  each job file it is given with `rate_iops=N` in its [global] section, then runs the real
+  fio. So the drives cost next to no CPU and what is measured is the controller: N = 16
+  and 32 fit on 2 cores.
 Every 0.5 s the script reads /proc of the controller (the session's pytest) and of each
 child: resident memory (RSS) and CPU time. A child is "in its rounds" while it runs fio (a
 child process named fio: WIPC and rounds), "rendering" when it has loaded matplotlib and
@@ -14,6 +23,8 @@ runs no fio (it loads the renderer only to render its report, pts/report/cli.py)
 one JSON line per N and then a Markdown table:
 
 - wall: the session's wall time; ratio: against N = 1;
+- rounds end: when the last drive left its rounds (its last sample running fio), and its
+  ratio against N = 1: the rounds phase alone, before the reports render;
 - controller: its peak RSS and its mean CPU (% of one core) over the session;
 - child in rounds: median RSS and mean CPU per child while in its rounds (CPU: from its
   first to its last sample in rounds, so the gaps between fio runs count too);
@@ -28,13 +39,16 @@ CPU and the wall ratio says so (the table states the machine's cores and load).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -76,7 +90,7 @@ def phase(pid: int) -> str | None:
     has loaded matplotlib and runs no fio, else None (start-up, purge, between steps)."""
     try:
         kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-        if any(Path(f"/proc/{k}/comm").read_text().strip() == "fio" for k in kids):
+        if any(Path(f"/proc/{k}/comm").read_text().startswith("fio") for k in kids):
             return "rounds"
         return "render" if "matplotlib" in Path(f"/proc/{pid}/maps").read_text() else None
     except OSError:
@@ -108,17 +122,76 @@ class Child:
             (self.last_rounds[0] - self.first[0])
 
 
-def session(n: int, size: str, point_seconds: int, render_jobs: int | None = None) -> dict:
+RATE_FIO = """#!/usr/bin/env python3
+# lab_scale.py's fio: each job file given gets rate_iops=N in its [global], then real fio.
+import os, sys, tempfile
+real, rate = sys.argv[0] + ".real", {rate}
+args = []
+for a in sys.argv[1:]:
+    if a.endswith(".fio") and os.path.isfile(a):
+        text = open(a).read().replace("[global]\\n", f"[global]\\nrate_iops={{rate}}\\n", 1)
+        fd, a = tempfile.mkstemp(suffix=".fio", dir=os.path.dirname(a))
+        os.write(fd, text.encode()); os.close(fd)
+    args.append(a)
+os.execv(real, [real, *args])
+"""
+LOOP_TEST = ("--iops-block-sizes", "4KiB", "--iops-rw-mixes", "100/0,0/100")
+
+
+@contextlib.contextmanager
+def loop_drives(n: int, size: str, rate_iops: int) -> Iterator[tuple[list[str], dict]]:
+    """N loop devices over /dev/shm files, and the environment whose fio is rate-limited."""
+    folder = Path(tempfile.mkdtemp(prefix="pts-lab-loops-", dir="/dev/shm"))
+    made: list[str] = []
+    try:
+        fio_dir = folder / "bin"
+        fio_dir.mkdir()
+        real = shutil.which("fio")
+        (fio_dir / "fio.real").symlink_to(real)
+        (fio_dir / "fio").write_text(RATE_FIO.format(rate=rate_iops))
+        (fio_dir / "fio").chmod(0o755)
+        for k in range(n):
+            img = folder / f"drive-{k}.img"
+            with img.open("wb") as fh:
+                fh.truncate(parse_size(size))
+            made.append(subprocess.run(["losetup", "--find", "--show", str(img)], check=True,
+                                       capture_output=True, text=True).stdout.strip())
+        yield made, {**os.environ, "PATH": f"{fio_dir}:{os.environ['PATH']}"}
+    finally:
+        for dev in made:
+            subprocess.run(["losetup", "-d", dev], capture_output=True)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def parse_size(text: str) -> int:
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    return int(text[:-1]) * units[text[-1].upper()] if text[-1].upper() in units \
+        else int(text)
+
+
+def session(n: int, size: str, point_seconds: int, render_jobs: int | None = None,
+            drives: str = "emulated", rate_iops: int = 100) -> dict:
+    with contextlib.ExitStack() as stack:
+        if drives == "loop":
+            devices, env = stack.enter_context(loop_drives(n, size, rate_iops))
+            test = (*TEST, *LOOP_TEST)
+        else:
+            devices, env, test = [f"emulated:{size}"] * n, None, TEST
+        return _session(n, devices, test, env, point_seconds, render_jobs)
+
+
+def _session(n: int, devices: list[str], test: tuple, env: dict | None, point_seconds: int,
+             render_jobs: int | None) -> dict:
     reports = Path(tempfile.mkdtemp(prefix=f"pts-lab-{n}-"))
-    argv = [sys.executable, "-m", "pytest", "pts/", *TEST, "--point-seconds",
+    argv = [sys.executable, "-m", "pytest", "pts/", *test, "--point-seconds",
             str(point_seconds), "--reports-dir", str(reports)]
-    for _ in range(n):
-        argv += ["--device", f"emulated:{size}"]
+    for d in devices:
+        argv += ["--device", d]
     if render_jobs is not None:
         argv += ["--render-jobs", str(render_jobs)]
     start = time.monotonic()
     p = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                         text=True)
+                         text=True, env=env)
     controller: list[int] = []
     kids: dict[int, Child] = {}
     first_cpu = None
@@ -145,8 +218,12 @@ def session(n: int, size: str, point_seconds: int, render_jobs: int | None = Non
         sys.exit(f"N={n}: session failed (exit {p.returncode}): {p.stderr.read()[-3000:]}")
     mib = 1 << 20
     cpus = [c.cpu_pct() for c in kids.values() if c.cpu_pct() is not None]
+    ends = [c.last_rounds[0] - start for c in kids.values() if c.last_rounds is not None]
     return {
         "devices": n, "wall_s": round(wall, 1), "exit": p.returncode,
+        # the last drive's last sample in its rounds: the session's rounds phase, before the
+        # reports (CPU-bound: on few cores they queue, whatever the controller does)
+        "rounds_end_s": round(max(ends), 1) if ends else None,
         "statuses": statuses(reports), "children_seen": len(kids),
         "controller_rss_peak_mib": round(max(controller) / mib, 1),
         "controller_cpu_pct": round(100 * (last_cpu[1] - first_cpu[1]) /
@@ -171,20 +248,31 @@ def main() -> int:
     ap.add_argument("--point-seconds", type=int, default=2)
     ap.add_argument("--render-jobs", type=int, default=None,
                     help="passed to the session (default: not given, the session's own)")
+    ap.add_argument("--drives", choices=("emulated", "loop"), default="emulated",
+                    help="emulated SSDs, or loop devices with rate-limited fio jobs "
+                         "(default %(default)s)")
+    ap.add_argument("--rate-iops", type=int, default=100,
+                    help="--drives loop: rate_iops of every fio job (default %(default)s)")
     args = ap.parse_args()
     rows = []
     for n in (int(x) for x in args.devices.split(",")):
-        row = session(n, args.size, args.point_seconds, args.render_jobs)
+        row = session(n, args.size, args.point_seconds, args.render_jobs, args.drives,
+                      args.rate_iops)
         row["ratio"] = round(row["wall_s"] / rows[0]["wall_s"], 3) if rows else 1.0
+        row["rounds_ratio"] = (round(row["rounds_end_s"] / rows[0]["rounds_end_s"], 3)
+                               if rows and row["rounds_end_s"] and rows[0]["rounds_end_s"]
+                               else 1.0)
         rows.append(row)
         print(json.dumps(row), flush=True)
     print(f"\n{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at the end\n")
-    print("| N | wall (s) | ratio | controller peak RSS (MiB) | controller CPU (% core) | "
+    print("| N | wall (s) | ratio | rounds end (s) | its ratio | controller peak RSS (MiB) | "
+          "controller CPU (% core) | "
           "child RSS in rounds (MiB) | child CPU in rounds (% core) | child peak RSS "
           "rendering (MiB) | renders at once (peak) | rendering children's RSS (peak MiB) |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['devices']} | {r['wall_s']} | {r['ratio']} | "
+        print(f"| {r['devices']} | {r['wall_s']} | {r['ratio']} | {r['rounds_end_s']} | "
+              f"{r['rounds_ratio']} | "
               f"{r['controller_rss_peak_mib']} | {r['controller_cpu_pct']} | "
               f"{r['child_rounds_rss_median_mib']} | {r['child_rounds_cpu_pct']} | "
               f"{r['child_render_rss_peak_mib']} | {r['renders_at_once_peak']} | "
