@@ -132,7 +132,7 @@ def test_iops_run_captured_smart_log(guest):
     assert whens[:3] == ["test start", "after purge", "after WIPC"] and whens[-1] == "test end"
     written = [r["counters"]["data_units_written"] for r in smart]
     wipc = guest.ledger("wipc")[0]["bytes_written"]
-    # WIPC wrote 2 x 256 MiB: the drive's own counter saw it (data units of 512,000 bytes)
+    # WIPC wrote 2 x the capacity: the drive's own counter saw it (data units of 512,000 bytes)
     assert (written[2] - written[1]) * 512_000 >= wipc * 0.99
     assert written == sorted(written) and smart[-1]["counters"]["critical_warning"] == 0
 

@@ -27,4 +27,7 @@ mirror the children. Every line a child prints is prefixed with its device ([loo
 At the end the run folders are compared with the `python -m pts compare` code
 (compare.pdf + compare.csv in --reports-dir/sessions/<UTC stamp>/, with session.json
 naming every device, its run folder and exit status); its path is the last line printed.
+
+The same session runs several `--resume RUN_DIR` (pts.cli.multi.resumed): a drive per run
+folder, on the device its run.json names, each child `--resume RUN_DIR`.
 """
