@@ -19,7 +19,7 @@ Commands (from the repository root):
                                     out the tests marked slow (the suite run end to end on
                                     a device, emulated SSD runs, the demo, the QEMU guest)
     pytest tests/unit tests/report  no device needed
-    pytest tests -m qemu            the QEMU guest tests alone (one boot, about 9 minutes)
+    pytest tests -m qemu            the QEMU guest tests alone (one boot, about 7 minutes)
 
 Tests that need root or a tool say so with @pytest.mark.needs("root", "fio", ...). An unmet
 requirement skips with a readable reason on a developer machine, but FAILS under

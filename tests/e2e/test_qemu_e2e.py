@@ -14,7 +14,7 @@ file on its FUSE mount, so the drive has a fresh-out-of-box state and the purge 
 arriving at the model (the Format's deallocation of the whole namespace as TRIM).
 
 The boot is shared with test_qemu_sata_sas.py (tests/e2e/qemu_guest.py, fixture `guest` in
-conftest.py). Run alone: python -m pytest tests -m qemu -v (about 8 minutes; the first run
+conftest.py). Run alone: python -m pytest tests -m qemu -v (about 7 minutes; the first run
 also fetches Debian's kernel package).
 """
 
