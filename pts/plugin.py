@@ -33,7 +33,7 @@ from pts.procedure import plan
 from pts.procedure.properties import junit_properties
 from pts.procedure.runner import TestDefinitionError
 from pts.report import console
-from pts.results.resume import ResumeError, ResumeState, stopped
+from pts.results.resume import NOT_TAKEN, ResumeError, ResumeState, stopped
 from pts.run import Run
 from pts.serve import background
 from pts.testdefs import registry
@@ -61,7 +61,7 @@ def _resume_options(config: pytest.Config) -> None:
         raise pytest.UsageError(str(exc)) from None
     config.stash[RESUME] = state
     for key, value in state.options.items():
-        if key in ("device", "destructive", "reports_dir") or not hasattr(config.option, key):
+        if key in NOT_TAKEN or not hasattr(config.option, key):
             continue
         setattr(config.option, key, ",".join(value) if isinstance(value, list) else value)
     if not config.option.device:

@@ -21,6 +21,9 @@ from pts.results import records
 from pts.results.ledger import LedgerError, read_ledger, read_records
 
 FINGERPRINT = ("model", "serial", "firmware", "capacity_bytes", "logical_sector")
+# run.json options a resumed run does not take back: where it runs and writes is this
+# invocation's (pts.plugin._resume_options, pts.cli.multi.resumed)
+NOT_TAKEN = ("device", "destructive", "reports_dir")
 
 
 class ResumeError(ValueError):

@@ -10,11 +10,10 @@ from collections.abc import Sequence
 
 from pts.cli.multi.devices import MultiDeviceError, labels
 from pts.cli.multi.inventory import Drive
-from pts.results.resume import ResumeError, ResumeState
+from pts.results.resume import NOT_TAKEN, ResumeError, ResumeState
 from pts.tools import hosts
 
-# Options of run.json that are not the child's to take again (pts.plugin._resume_options).
-NOT_OPTIONS = ("device", "destructive", "reports_dir", "resume")
+NOT_OPTIONS = (*NOT_TAKEN, "resume")      # and the parent's own --resume list
 
 
 def drives(folders: Sequence[str], known_options) -> list[Drive]:
