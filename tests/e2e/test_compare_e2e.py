@@ -1,7 +1,7 @@
-"""Two short IOPS runs on two tiny loop devices (real fio, reduced matrix, 1 s points, at
-most 5 rounds), then `python -m pts compare` and `export --json` on their run folders, and
-the junit properties the IOPS item recorded (--junitxml). The first run also runs a short
-WSAT (11 s) with a datasheet (--datasheet): one requirement met, one not met."""
+"""Two short IOPS runs on two tiny loop devices (real fio, PTS-E 1.1 with a 2 x 2 matrix,
+1 s points, at most 5 rounds), then `python -m pts compare` and `export --json` on their run
+folders, and the junit properties the IOPS item recorded (--junitxml). The first run also
+runs a short WSAT (11 s) with a datasheet (--datasheet): one requirement met, one not met."""
 
 import csv
 import json
@@ -36,9 +36,11 @@ metric = "iops"
 at_least = 1
 """
 # the same settings for both runs (compare refuses runs whose settings differ)
-ARGS = ("--point-seconds", "1", "--purge", "trim", "--max-rounds", "5",
-        "--iops-rw-mixes", "100/0,65/35,0/100", "--iops-block-sizes", "1024KiB,64KiB,4KiB",
+# (PTS-E 1.1: one tracking cell, so a 2 x 2 matrix is a valid reduction; 4 points a round)
+ARGS = ("--spec", "pts-e-1.1", "--point-seconds", "1", "--purge", "trim", "--max-rounds", "5",
+        "--iops-rw-mixes", "100/0,0/100", "--iops-block-sizes", "1024KiB,4KiB",
         "--wsat-hours", "0.003", "--wsat-fills", "1000")
+CELLS = 4
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +69,7 @@ def test_compare_two_real_runs(two_runs):
     assert proc.returncode == 0, proc.stderr
     with (out / "compare.csv").open() as fh:
         rows = [r for r in csv.DictReader(fh) if r["metric"] == "iops"]
-    assert len(rows) == 2 * 9
+    assert len(rows) == 2 * CELLS
     first = {r["cell"]: float(r["value"]) for r in rows if r["run"] == "1"}
     for r in (r for r in rows if r["run"] == "2"):
         # the difference is the one the two measured values make
@@ -90,7 +92,7 @@ def test_export_json_holds_the_measured_iops_table(two_runs):
     assert [t["name"] for t in tests] == ["iops", "wsat"]
     iops = tests[0]
     end = a.of_type("test_end", "iops")[0]
-    assert iops["window"] == end["window"] and len(iops["cells"]) == 9
+    assert iops["window"] == end["window"] and len(iops["cells"]) == CELLS
     first, last = end["window"]
     cell = next(c for c in iops["cells"] if c["label"] == "RND 4KiB 0/100")
     measured = [p["iops"] for p in a.of_type("point", "iops") if p["rw_mix"] == "0/100"

@@ -113,7 +113,8 @@ def test_falls_then_settles(demo):
     print(f"RND 4KiB 0/100 by round: {rounds}; window {first}-{last} average {window_avg:.0f}")
     # The model's own trajectory after this WIPC (FTL alone, 4 KiB random writes): about
     # 5,500 IOPS while the over-provisioned space lasts (the first ~0.2 capacities), then
-    # 1,300-1,550; round 1 lies above the window (2,409 against ~1,930 here). Two runs once
+    # 1,300-1,550; round 1 lies above the window (2,409 against ~1,930 with 2 s points;
+    # 3,485 against ~2,200 with the 1 s points the demo has now). Two runs once
     # gave round 1 = 19.8 and 28.8 IOPS: under load, pipelined 1024 KiB writes outlasted
     # their slot and the next points' I/O waited behind them, 0.01 s of it measured;
     # pts.tools.fio_round now counts that as an overlap and measures the round again.

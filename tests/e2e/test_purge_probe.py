@@ -106,7 +106,7 @@ def test_normal_run_does_not_warn(purged):
 
 
 def test_fob_sweep_read_figures_are_not_device_reads(purged):
-    warning = ("iops: the --fob-sweep FOB figures of R/W mixes 100/0 are not device "
+    warning = ("iops: the --fob-sweep FOB figures of R/W mix 100/0 are not device "
                "reads: they read LBAs the purge emptied")
     assert f"PTS WARNING: {warning}" in purged.proc.stdout
     text = words(purged.pdf_text())

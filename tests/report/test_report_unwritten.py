@@ -56,7 +56,7 @@ def test_fob_read_figures_are_marked(tmp_path):
         return fob + [rec]
     folder = edit_ledger(build_run(tmp_path), add_fob)
     (warning,) = load_run(folder).warnings
-    assert warning.startswith("iops: the --fob-sweep FOB figures of R/W mixes 100/0 are not "
+    assert warning.startswith("iops: the --fob-sweep FOB figures of R/W mix 100/0 are not "
                               "device reads: they read LBAs the purge emptied")
     text = words(pdf_text(render(folder)))
     assert "* NOT A DEVICE READ: the FOB figures of R/W mixes with reads (100/0)" in text

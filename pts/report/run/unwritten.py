@@ -58,7 +58,8 @@ def warnings(tests) -> list[str]:
     for test in tests:
         mixes = fob_read_mixes(test)
         if mixes:
-            out.append(f"{test.name}: the --fob-sweep FOB figures of R/W mixes "
+            out.append(f"{test.name}: the --fob-sweep FOB figures of R/W "
+                       f"{'mix' if len(mixes) == 1 else 'mixes'} "
                        f"{', '.join(mixes)} are not device reads: they {fob_reason(test)}; "
                        "marked on the FOB vs Steady State page")
         found = uncovered_bytes(test)
