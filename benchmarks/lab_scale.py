@@ -30,7 +30,9 @@ one JSON line per N and then a Markdown table:
   first to its last sample in rounds, so the gaps between fio runs count too);
 - child rendering: peak RSS per child while rendering; renders at once: the most children
   rendering in one sample (at most --render-jobs when it is given), and the session's peak
-  total RSS of its rendering children.
+  total RSS of its rendering children;
+- round end to its record: per round of every drive, from fio's end of the round (the
+  timestamp_ms of its JSON output) to the round's ledger record; median and max.
 
 On a machine with fewer free cores than drives, the emulator daemons and fio compete for the
 CPU and the wall ratio says so (the table states the machine's cores and load).
@@ -218,6 +220,7 @@ def _session(n: int, devices: list[str], test: tuple, env: dict | None, point_se
         sys.exit(f"N={n}: session failed (exit {p.returncode}): {p.stderr.read()[-3000:]}")
     mib = 1 << 20
     cpus = [c.cpu_pct() for c in kids.values() if c.cpu_pct() is not None]
+    lags = record_lags(reports)
     ends = [c.last_rounds[0] - start for c in kids.values() if c.last_rounds is not None]
     return {
         "devices": n, "wall_s": round(wall, 1), "exit": p.returncode,
@@ -225,6 +228,8 @@ def _session(n: int, devices: list[str], test: tuple, env: dict | None, point_se
         # reports (CPU-bound: on few cores they queue, whatever the controller does)
         "rounds_end_s": round(max(ends), 1) if ends else None,
         "statuses": statuses(reports), "children_seen": len(kids),
+        "record_lag_median_s": round(statistics.median(lags), 3) if lags else None,
+        "record_lag_max_s": round(max(lags), 3) if lags else None,
         "controller_rss_peak_mib": round(max(controller) / mib, 1),
         "controller_cpu_pct": round(100 * (last_cpu[1] - first_cpu[1]) /
                                     max(last_cpu[0] - first_cpu[0], 1e-9), 2),
@@ -238,6 +243,24 @@ def _session(n: int, devices: list[str], test: tuple, env: dict | None, point_se
         "rendering_rss_total_peak_mib": round(max((r for _, r in rendering), default=0)
                                               / mib, 1),
     }
+
+
+def record_lags(reports: Path) -> list[float]:
+    """Seconds from each round's end (its fio JSON's timestamp_ms: fio writes its output
+    when the round's I/O is over) to the round's record in its drive's ledger: what the
+    drive's run does in between (parse, point records, counters, steady-state check)."""
+    lags = []
+    for ledger in reports.glob("*/*/ledger.jsonl"):
+        for line in ledger.read_text().splitlines():
+            r = json.loads(line)
+            if r.get("type") != "round":
+                continue
+            out = ledger.parent / "raw" / r["test"] / f"round-{r['round']:02d}" / "round.json"
+            try:
+                lags.append(r["time"] - json.loads(out.read_text())["timestamp_ms"] / 1000)
+            except (OSError, ValueError, KeyError):
+                continue
+    return lags
 
 
 def main() -> int:
@@ -268,15 +291,17 @@ def main() -> int:
     print("| N | wall (s) | ratio | rounds end (s) | its ratio | controller peak RSS (MiB) | "
           "controller CPU (% core) | "
           "child RSS in rounds (MiB) | child CPU in rounds (% core) | child peak RSS "
-          "rendering (MiB) | renders at once (peak) | rendering children's RSS (peak MiB) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "rendering (MiB) | renders at once (peak) | rendering children's RSS (peak MiB) | "
+          "round end to its record (s, median / max) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['devices']} | {r['wall_s']} | {r['ratio']} | {r['rounds_end_s']} | "
               f"{r['rounds_ratio']} | "
               f"{r['controller_rss_peak_mib']} | {r['controller_cpu_pct']} | "
               f"{r['child_rounds_rss_median_mib']} | {r['child_rounds_cpu_pct']} | "
               f"{r['child_render_rss_peak_mib']} | {r['renders_at_once_peak']} | "
-              f"{r['rendering_rss_total_peak_mib']} |")
+              f"{r['rendering_rss_total_peak_mib']} | "
+              f"{r['record_lag_median_s']} / {r['record_lag_max_s']} |")
     return 0
 
 

@@ -54,6 +54,8 @@ TOOLS["ip"] = "iproute2"
 # the SATA and SCSI disks of the QEMU guest, driven for real (tests/e2e/test_qemu_sata_sas.py)
 TOOLS |= {"hdparm": "hdparm", "sdparm": "sdparm", "sg_format": "sg3-utils",
           "sg_sanitize": "sg3-utils", "smartctl": "smartmontools"}
+# real holders in the QEMU guest (tests/e2e/test_qemu_holders.py)
+TOOLS |= {"mdadm": "mdadm", "lvm": "lvm2", "dmsetup": "dmsetup"}
 
 
 # ------------------------------------------------------------------------- loop devices

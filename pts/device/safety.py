@@ -30,6 +30,29 @@ def partitions(dev: BlockDevice) -> list[tuple[str, tuple[int, int]]]:
     return out
 
 
+# device-mapper UUID prefixes of the tools that create mappings (LVM2, cryptsetup,
+# multipath-tools, kpartx): what a dm holder is, from /sys/block/dm-N/dm/uuid
+DM_KINDS = (("LVM-", "LVM logical volume"), ("CRYPT-", "dm-crypt mapping"),
+            ("mpath-", "multipath map"), ("part", "kpartx partition mapping"))
+
+
+def holder(host: Host, node) -> str:
+    """A holder named as a storage engineer knows it: its kernel name and what it is, read
+    from its own sysfs (`node` is the holders/<name> link): "md0 (MD RAID1 array)",
+    "dm-0 (LVM logical volume vg0-data)"; only the kernel name if sysfs says nothing."""
+    name = node.name
+    level = host.read(node / "md" / "level")
+    if level:
+        return f"{name} (MD {level.upper()} array /dev/{name})"
+    mapped = host.read(node / "dm" / "name")
+    if mapped:
+        uuid = host.read(node / "dm" / "uuid")
+        kind = next((k for prefix, k in DM_KINDS if uuid.startswith(prefix)),
+                    "device-mapper mapping")
+        return f"{name} ({kind} /dev/mapper/{mapped})"
+    return name
+
+
 def _mounts(host: Host = LOCAL) -> list[tuple[tuple[int, int], str, str]]:
     """(major:minor, source, mount point) of every mount, from mountinfo."""
     out = []
@@ -87,10 +110,11 @@ def in_use_reasons(dev: BlockDevice) -> list[str]:
             reasons.append(f"{dev.path} {what} on {target}")
     for name in [dev.kname] + [p for p, _ in partitions(dev)]:
         base = dev.sysfs if name == dev.kname else dev.sysfs / name
-        holders = host.listdir(base / "holders")
+        holders = [holder(host, base / "holders" / h) for h in host.listdir(base / "holders")]
         if holders:
-            reasons.append(f"/dev/{name} is held by {', '.join(holders)} "
-                           "(LVM, MD RAID, dm-crypt or multipath use it)")
+            known = all("(" in h for h in holders)
+            reasons.append(f"/dev/{name} is held by {', '.join(holders)}" + (
+                "" if known else " (LVM, MD RAID, dm-crypt or multipath use it)"))
     for line in host.read(PROC / "swaps").splitlines()[1:]:
         hit = _same_node(_unescape(line.split()[0]), nodes, host)
         if hit:

@@ -73,6 +73,12 @@ class Profile:
     trim_unmaps: bool = True
     # The loop device's logical sector size: 512, or 4096 for a 4Kn drive.
     logical_block_size: int = 512
+    # Write errors (issue 23 §3, a drive failing its writes; pts.emulate.fusefs): once
+    # `eio_after_capacity` x the user capacity has been written since FOB (a whole-device
+    # discard), one write command in every `eio_every` fails with EIO (the data is not
+    # written). 0: never.
+    eio_every: int = 0
+    eio_after_capacity: float = 0.0
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -118,6 +124,13 @@ PROFILES: dict[str, Profile] = {
         erase_us=8000.0, channels=4, idle_gc_blocks_per_s=20.0, idle_gc_delay_s=0.5,
         logical_block_size=4096,
         description="'default' with 4096-byte logical sectors (a 4Kn drive)"),
+    # 3 capacities: the WIPC's 2 x capacity passes (with --no-purge-probe), the rounds fail.
+    "eio": Profile(
+        name="eio", op_pct=20.0, pages_per_block=64, read_us=200.0, program_us=600.0,
+        erase_us=8000.0, channels=4, idle_gc_blocks_per_s=20.0, idle_gc_delay_s=0.5,
+        eio_every=50, eio_after_capacity=3.0,
+        description="'default' whose writes fail: after 3 x capacity written from FOB, "
+                    "one write command in 50 ends in EIO"),
 }
 
 

@@ -65,6 +65,8 @@ class EmulatedSSD(mfusepy.Operations):
         self._snapshots: dict[int, bytes] = {}   # fh -> stats JSON frozen at open()
         self._next_fh = itertools.count(1)
         self.ops = {"open": 0, "fallocate": 0, "fsync": 0}
+        # the profile's write errors: bytes written since FOB, writes since they began, EIOs
+        self.faults = {"written_since_fob": 0, "writes_failing": 0, "eio_writes": 0}
 
     @classmethod
     def from_profile(cls, size: int, profile: Profile, backing: str, info: dict):
@@ -132,12 +134,28 @@ class EmulatedSSD(mfusepy.Operations):
             raise mfusepy.FuseOSError(errno.EACCES)
         if offset + len(data) > self.size:
             raise mfusepy.FuseOSError(errno.ENOSPC)   # a drive does not grow
+        if self._fails(len(data)):
+            raise mfusepy.FuseOSError(errno.EIO)
         self.idle.before(self.throttle.busy_until)
         cost = self.ftl.write(offset, len(data))
         written = os.pwrite(self.fd, data, offset)
         self.throttle.charge(cost)
         self.idle.after()
         return written
+
+    def _fails(self, size: int) -> bool:
+        """Does this write end in EIO (the profile's eio_every / eio_after_capacity)?"""
+        every, f = self.ftl.profile.eio_every, self.faults
+        if not every:
+            return False
+        if f["written_since_fob"] < self.ftl.profile.eio_after_capacity * self.size:
+            f["written_since_fob"] += size
+            return False
+        f["writes_failing"] += 1
+        if f["writes_failing"] % every:
+            return False
+        f["eio_writes"] += 1
+        return True
 
     def fallocate(self, path, mode, offset, length, fi):
         self.ops["fallocate"] += 1
@@ -153,6 +171,8 @@ class EmulatedSSD(mfusepy.Operations):
         self.idle.before(self.throttle.busy_until)
         self.throttle.charge(self.ftl.trim(offset, length))
         self.idle.after()
+        if self.ftl.mapped == 0:          # FOB again: the write errors wait anew
+            self.faults.update(written_since_fob=0, writes_failing=0)
         # tmpfs cannot ZERO_RANGE; a punched hole reads back as zeros, which is the same.
         fallocate(self.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, offset, length)
         return 0
@@ -176,7 +196,7 @@ class EmulatedSSD(mfusepy.Operations):
         return dict(self.info, **self.ftl.stats(), profile=self.ftl.profile.name,
                     parameters=self.ftl.profile.as_dict(), throttle=self.throttle.stats(),
                     idle=self.idle.stats(),
-                    size=self.size, ops=dict(self.ops),
+                    size=self.size, ops=dict(self.ops), faults=dict(self.faults),
                     uptime_s=round(time.time() - self.started, 3))
 
     def stats_json(self) -> bytes:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pts.tools import commands
 from pts.tools.commands import ToolError, ToolMissing
-from pts.tools.fio_result import Direction, Summary, summarize
+from pts.tools.fio_result import Direction, Summary, errors_text, summarize
 from pts.tools.hosts import LOCAL, Host, Remote, host_for
 
 # Options every job gets, and why.
@@ -289,7 +289,8 @@ class Fio:
         summary = summarize(doc)
         if summary.errors:
             raise self.device_gone(filename) or FioFailed(
-                f"fio reported I/O error(s) {summary.errors} in {json_path}: {excerpt}")
+                f"fio reported I/O error(s) {errors_text(summary.errors)} in {json_path}: "
+                f"{excerpt}")
         return FioResult(json_path, summary, end - start, start, end)
 
     def _failed(self, exc: commands.ToolFailed, json_path: Path) -> str:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 from pts.tools import histogram
@@ -128,6 +129,11 @@ def summarize(doc: dict) -> Summary:
                    errors=tuple(int(j.get("error", 0)) for j in jobs if j.get("error")),
                    sys_cpu=_mean([j["sys_cpu"] for j in jobs
                                   if isinstance(j.get("sys_cpu"), int | float)]))
+
+
+def errors_text(errors: tuple[int, ...]) -> str:
+    """fio's per-job error numbers (errno values) with their names: "5 (Input/output error)"."""
+    return ", ".join(f"{e} ({os.strerror(e)})" for e in dict.fromkeys(errors))
 
 
 def _mean(values: list[float]) -> float | None:

@@ -43,6 +43,7 @@ from pts.tools.fio import (
     summarize,
     timing_window_ms,
 )
+from pts.tools.fio_result import errors_text
 
 __all__ = ["MODES", "PointResult", "run_round"]
 
@@ -166,7 +167,8 @@ def _results(fio: Fio, filename: str, planned: list[Job], docs, bounds) -> list[
         summary = summarize(single)
         if summary.errors:
             raise _gone(fio, filename) or FioFailed(
-                f"fio reported I/O error(s) {summary.errors} for {job.name} in {path}")
+                f"fio reported I/O error(s) {errors_text(summary.errors)} for {job.name} "
+                f"in {path}")
         start, end = io_window(job) or bounds[job.name]
         if job.start_at_ms is not None:
             # A pipelined point submits its I/O at its start time; its first completion

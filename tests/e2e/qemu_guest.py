@@ -100,6 +100,44 @@ run hot @PTS_IOPS@ --device /dev/nvme0n1 \
 sata iops trim &                       # the short IOPS test to a PDF on each
 scsi iops trim
 wait
+# Holders for real (test_qemu_holders.py), once the disks' own tests are done: an MD RAID1
+# over two partitions and an LVM volume on a third partition of the SATA disk, a dm-linear
+# mapping over the whole SCSI disk, 2 MiB of known data on each. No udev in the guest: LVM
+# and libdevmapper make their /dev nodes themselves; /etc is read-only: no LVM backups.
+export DM_DISABLE_UDEV=1 LVM_SUPPRESS_FD_WARNINGS=1
+LVMCONF='devices { obtain_device_list_from_udev = 0 use_devicesfile = 0 }
+activation { udev_sync = 0 udev_rules = 0 monitoring = 0 }
+backup { backup = 0 archive = 0 } global { use_lvmpolld = 0 }'
+HELD="/dev/md0 /dev/mapper/ptsvg-data /dev/mapper/ptslinear"
+sums() { for d in $HELD; do
+    echo "$(dd if=$d bs=1M count=2 iflag=direct status=none | sha256sum | cut -d' ' -f1) $d"
+done; }
+holders() (
+    set -e
+    printf 'label: gpt\n,20MiB\n,20MiB\n,\n' | sfdisk -q $SATA
+    n=0; while [ ! -b ${SATA}3 ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+    mdadm --create /dev/md0 --run --quiet --level=1 --raid-devices=2 --metadata=1.2 \
+        --assume-clean ${SATA}1 ${SATA}2
+    lvm pvcreate -q --config "$LVMCONF" ${SATA}3
+    lvm vgcreate -q --config "$LVMCONF" ptsvg ${SATA}3
+    lvm lvcreate -q -y -Zn -Wn --config "$LVMCONF" -n data -L 8M ptsvg
+    dmsetup create ptslinear --noudevsync --table "0 $(blockdev --getsz $SCSI) linear $SCSI 0"
+    head -c 2097152 /dev/urandom > /tmp/held.data
+    for d in $HELD; do dd if=/tmp/held.data of=$d bs=1M oflag=direct conv=fsync status=none; done
+    sha256sum < /tmp/held.data | cut -d' ' -f1 > $O/held-data.sha256
+    for p in ${SATA#/dev/}1 ${SATA#/dev/}2 ${SATA#/dev/}3 ${SCSI#/dev/}; do
+        echo "$p $(ls /sys/class/block/$p/holders | tr '\n' ' ')"
+    done > $O/holders-sysfs
+    for h in /sys/block/dm-* /sys/block/md*; do
+        echo "${h##*/} $(cat $h/dm/name $h/dm/uuid $h/md/level 2>/dev/null | tr '\n' ' ')"
+    done > $O/holders-kinds
+    sums > $O/held-before.sha256
+)
+run holders-setup holders
+run holders-sata @PTS_IOPS@ --device $SATA $SD --purge trim --reports-dir /tmp/share/held &
+run holders-scsi @PTS_IOPS@ --device $SCSI $SD --purge trim --reports-dir /tmp/share/held
+wait
+sums > $O/held-after.sha256
 exit 0
 """
 

@@ -228,25 +228,38 @@ def test_device_too_small_for_the_spec(make_loop):
 
 
 def test_holders_refused(tmp_path, monkeypatch):
-    """LVM/MD/dm-crypt holders. Device-mapper and MD cannot be created on our machines, so
-    this case runs on a constructed sysfs tree with the kernel's layout
-    (/sys/block/<disk>/holders/<dm>, /sys/block/<disk>/<part>/holders/<md>)."""
+    """Holders the QEMU guest cannot build (tests/e2e/test_qemu_holders.py builds LVM, MD
+    RAID1 and dm-linear for real): a dm-crypt mapping and a multipath map, named by their
+    device-mapper UUID prefix, and a holder whose sysfs says nothing. On a constructed sysfs
+    tree with the kernel's layout (/sys/block/<disk>/holders/<dm>/dm/{name,uuid},
+    /sys/block/<disk>/<part>/holders/<dm>)."""
     import pts.device.identity as device_mod
     from pts.device.identity import BlockDevice, Identity
 
+    def holder(parent, name, dm_name=None, uuid=""):
+        node = parent / "holders" / name
+        node.mkdir(parents=True)
+        if dm_name:
+            (node / "dm").mkdir()
+            (node / "dm" / "name").write_text(dm_name + "\n")
+            (node / "dm" / "uuid").write_text(uuid + "\n")
+
     disk = tmp_path / "block" / "sdz"
-    (disk / "holders" / "dm-0").mkdir(parents=True)
-    part = disk / "sdz1"
-    (part / "holders" / "md127").mkdir(parents=True)
-    (part / "partition").write_text("1\n")
-    (part / "dev").write_text("8:241\n")
+    holder(disk, "dm-0", "crypt0", "CRYPT-LUKS2-0c5e0d6bd9f44bb6a1c1f5e0b2f3a4c5-crypt0")
+    for n, (name, dm_name, uuid) in enumerate((("dm-3", "mpatha", "mpath-36001405aa"),
+                                               ("md127", None, "")), 1):
+        part = disk / f"sdz{n}"
+        holder(part, name, dm_name, uuid)
+        (part / "partition").write_text(f"{n}\n")
+        (part / "dev").write_text(f"8:{240 + n}\n")
     monkeypatch.setattr(device_mod, "SYS", tmp_path)
     dev = BlockDevice(path="/dev/sdz", given="/dev/sdz", kname="sdz", devno=(8, 240),
                       capacity_bytes=1 << 30, logical_sector=512, physical_sector=512,
                       transport="scsi", read_only=False,
                       identity=Identity("m", "s", "f", "test"))
     reasons = in_use_reasons(dev)
-    assert "/dev/sdz is held by dm-0 (LVM, MD RAID, dm-crypt or multipath use it)" in reasons
-    assert "/dev/sdz1 is held by md127 (LVM, MD RAID, dm-crypt or multipath use it)" in reasons
+    assert "/dev/sdz is held by dm-0 (dm-crypt mapping /dev/mapper/crypt0)" in reasons
+    assert "/dev/sdz1 is held by dm-3 (multipath map /dev/mapper/mpatha)" in reasons
+    assert "/dev/sdz2 is held by md127 (LVM, MD RAID, dm-crypt or multipath use it)" in reasons
     with pytest.raises(UnsafeDeviceError, match="held by dm-0"):
         check_writable(dev, destructive=True)

@@ -120,3 +120,35 @@ def test_no_purge_method_stops_the_test_before_any_write(make_loop, tmp_path):
         " ".join(report.split())
     with open(dev, "rb") as fh:
         assert hash(fh.read()) == before
+
+
+@pytest.mark.needs("fusermount3", "/dev/fuse", "mfusepy", "pdftotext", "pgrep")
+def test_write_errors_end_the_test_with_fios_error_and_no_figure_from_it(tmp_path):
+    """A drive that fails its writes: the emulated SSD's 'eio' profile (issue 23 §3), whose
+    writes fail with EIO, one in 50, once 3 x its capacity has been written since the
+    purge. The WIPC (2 x capacity, no purge probe) passes; a round's write point then meets
+    the EIO: the test is an ERROR with fio's own words for it on the terminal, in the ledger
+    and on the report; every round recorded is complete (its two points), no point of the
+    failed round is recorded, and no fio is left running."""
+    reports = tmp_path / "reports"
+    p = run_suite("--device", "emulated:64M:eio", "--destructive", "--reports-dir",
+                  str(reports), "--point-seconds", "1", "--no-purge-probe", *ARGS,
+                  target=IOPS, timeout=300)
+    out = p.stdout + p.stderr
+    assert p.returncode == 1, out[-3000:]
+    (ledger,) = reports.glob("*/*/ledger.jsonl")
+    records = [r.data for r in read_ledger(ledger)[0]]
+    types = [r["type"] for r in records]
+    assert "wipc" in types, out[-3000:]
+    end = [r for r in records if r["type"] == "test_end"][-1]
+    assert end["status"] == "error" and "Input/output error" in end["message"], end
+    assert "Input/output error" in out
+    rounds = [r["round"] for r in records if r["type"] == "round"]
+    assert rounds == list(range(1, len(rounds) + 1))
+    points = [r["round"] for r in records if r["type"] == "point"]
+    assert points == [n for n in rounds for _ in range(2)]     # only the completed rounds'
+    text = " ".join(subprocess.run(["pdftotext", str(ledger.parent / "report.pdf"), "-"],
+                                   capture_output=True, text=True, check=True).stdout.split())
+    assert "Input/output error" in text
+    assert subprocess.run(["pgrep", "-f", f"fio.*{ledger.parent}"]).returncode == 1
+    print(f"eio: {len(rounds)} rounds completed before the error; {end['message'][:300]}")

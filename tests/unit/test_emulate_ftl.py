@@ -174,8 +174,8 @@ def test_profiles_are_usable():
         assert profile.name == name and profile.channels >= 1
         FTL(16 << 20, profile).check_invariants()
     assert PROFILES["fast"].program_us == 0       # the functional-test profile is untimed
-    with pytest.raises(ValueError, match="choose one of: 4kn, client, cliff, default, fast, "
-                                         "purge-keeps-mapping"):
+    with pytest.raises(ValueError, match="choose one of: 4kn, client, cliff, default, eio, "
+                                         "fast, purge-keeps-mapping"):
         get_profile("nope")
 
 

@@ -146,3 +146,36 @@ def test_a_discard_on_purge_keeps_mapping_zeroes_the_data_and_keeps_the_map(tmp_
         assert s["valid_pages"] == mapped and s["formats"] == 0 and s["ignored_trims"] == 1
     finally:
         ops.close()
+
+
+def test_write_errors_after_the_set_amount_one_in_every_n(tmp_path):
+    """Profile fields eio_every / eio_after_capacity (the 'eio' profile): the writes up to
+    0.5 x capacity since FOB succeed; then one write in 3 ends in EIO and writes nothing;
+    a whole-device discard (FOB) makes the errors wait for 0.5 x capacity again."""
+    ops = fusefs.EmulatedSSD.from_profile(
+        SIZE, replace(PROFILE, eio_every=3, eio_after_capacity=0.5),
+        str(tmp_path / "backing.img"), {"serial": "EMUTEST0000"})
+    try:
+        fi, chunk = opened(ops), 1 << 20
+        for off in range(0, SIZE // 2, chunk):
+            assert ops.write("/disk.img", b"a" * chunk, off, fi) == chunk
+        outcomes = []
+        for off in range(SIZE // 2, SIZE, chunk):
+            try:
+                outcomes.append(ops.write("/disk.img", b"b" * chunk, off, fi) == chunk)
+            except mfusepy.FuseOSError as err:
+                assert err.errno == errno.EIO
+                outcomes.append(False)
+        assert outcomes == [True, True, False] * 2 + [True, True]
+        failed = SIZE // 2 + 2 * chunk                       # the third write after 0.5 x
+        assert ops.read("/disk.img", chunk, failed, fi) == bytes(chunk)   # nothing written
+        assert ops.read("/disk.img", chunk, failed - chunk, fi) == b"b" * chunk
+        assert ops.stats()["faults"]["eio_writes"] == 2
+        mode = fusefs.FALLOC_FL_PUNCH_HOLE | fusefs.FALLOC_FL_KEEP_SIZE
+        ops.fallocate("/disk.img", mode, 0, SIZE, fi)
+        for off in range(0, SIZE // 2, chunk):               # FOB: no errors again yet
+            assert ops.write("/disk.img", b"c" * chunk, off, fi) == chunk
+        assert ops.stats()["faults"] == {"written_since_fob": SIZE // 2, "writes_failing": 0,
+                                         "eio_writes": 2}
+    finally:
+        ops.close()

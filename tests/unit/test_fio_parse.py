@@ -73,3 +73,13 @@ def test_job_file_random_mix_and_data_pattern():
 def test_job_name_is_checked():
     with pytest.raises(ValueError):
         job_file("/dev/x", [Job("a b]", "write", 4096, 1)])
+
+
+def test_job_errors_are_named_by_their_errno():
+    """A job's "error" is an errno: the message names it (a failing drive says EIO)."""
+    from pts.tools.fio_result import errors_text
+    doc = json.loads(recorded("fio-3.33-randrw-65-35-64k.json"))
+    doc["jobs"] = [dict(doc["jobs"][0], error=e) for e in (5, 0, 5, 28)]
+    s = summarize(doc)
+    assert s.errors == (5, 5, 28)
+    assert errors_text(s.errors) == "5 (Input/output error), 28 (No space left on device)"

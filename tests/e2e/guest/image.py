@@ -33,7 +33,8 @@ BUSYBOX = Path("/bin/busybox")
 # What the guest loads, in this order (dependencies are added by modprobe --show-depends).
 # NVMe, 9p; SATA (AHCI, libata) and SCSI (virtio-scsi) disks with the SCSI disk and generic
 # drivers (tests/e2e/test_qemu_sata_sas.py).
-MODULES = ("virtio_pci", "nvme", "9pnet_virtio", "9p", "ahci", "virtio_scsi", "sd_mod", "sg")
+MODULES = ("virtio_pci", "nvme", "9pnet_virtio", "9p", "ahci", "virtio_scsi", "sd_mod", "sg",
+           "dm_mod", "raid1")      # device-mapper (LVM, dm-linear) and MD RAID1: real holders
 BUILD_VERSION = "1"     # bump when the layout of the initramfs changes
 
 # tool -> Debian package that provides it
