@@ -17,7 +17,7 @@ import json
 import sys
 
 from pts.emulate import lifecycle
-from pts.emulate.ftl import PROFILES
+from pts.emulate.profiles import PROFILES
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 

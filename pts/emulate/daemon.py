@@ -49,9 +49,9 @@ def _write_pid(state_dir: Path) -> None:
 
 
 def _serve(state: dict) -> None:
-    from pts.emulate.ftl import get_profile
     from pts.emulate.fusefs import EmulatedSSD, serve
     from pts.emulate.lifecycle import identity_of
+    from pts.emulate.profiles import get_profile
 
     info = {"identity": identity_of(state["serial"]), "serial": state["serial"]}
     ops = EmulatedSSD.from_profile(state["size"], get_profile(state["profile"]),

@@ -24,8 +24,9 @@ import time
 
 import mfusepy
 
-from pts.emulate.ftl import FTL, Profile
+from pts.emulate.ftl import FTL
 from pts.emulate.idle import IdleGC
+from pts.emulate.profiles import Profile
 from pts.emulate.throttle import Throttle
 
 IMAGE, STATS = "/disk.img", "/stats"

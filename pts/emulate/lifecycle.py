@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pts
 from pts.emulate import system
-from pts.emulate.ftl import PAGE_SIZE, get_profile
+from pts.emulate.profiles import PAGE_SIZE, get_profile
 
 STATE_ROOT = Path(os.environ.get("PTS_EMULATE_STATE_DIR", "/run/snia-pts/emulated"))
 BACKING_DIR = Path(os.environ.get("PTS_EMULATE_BACKING_DIR", "/dev/shm"))

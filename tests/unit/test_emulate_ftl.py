@@ -12,7 +12,8 @@ from dataclasses import replace
 import pytest
 
 from pts.emulate import cli, lifecycle
-from pts.emulate.ftl import FTL, MIN_SPARE_BLOCKS, PAGE_SIZE, PROFILES, Profile, get_profile
+from pts.emulate.ftl import FTL, MIN_SPARE_BLOCKS
+from pts.emulate.profiles import PAGE_SIZE, PROFILES, Profile, get_profile
 from pts.emulate.throttle import Throttle
 from tests.helpers import FakeClock
 

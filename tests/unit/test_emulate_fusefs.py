@@ -15,7 +15,7 @@ import mfusepy  # a dependency of the [emulate] extra: missing = collection erro
 import pytest
 
 from pts.emulate import fusefs
-from pts.emulate.ftl import PROFILES
+from pts.emulate.profiles import PROFILES
 
 SIZE = 16 << 20
 PROFILE = replace(PROFILES["fast"], pages_per_block=16)

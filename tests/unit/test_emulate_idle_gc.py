@@ -8,8 +8,9 @@ from dataclasses import replace
 
 import pytest
 
-from pts.emulate.ftl import FTL, PAGE_SIZE, PROFILES, Profile
+from pts.emulate.ftl import FTL
 from pts.emulate.idle import IdleGC
+from pts.emulate.profiles import PAGE_SIZE, PROFILES, Profile
 
 SMALL = Profile(name="small", op_pct=20.0, pages_per_block=16, read_us=50.0,
                 program_us=500.0, erase_us=3000.0, channels=4,
