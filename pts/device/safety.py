@@ -36,21 +36,20 @@ DM_KINDS = (("LVM-", "LVM logical volume"), ("CRYPT-", "dm-crypt mapping"),
             ("mpath-", "multipath map"), ("part", "kpartx partition mapping"))
 
 
-def holder(host: Host, node) -> str:
-    """A holder named as a storage engineer knows it: its kernel name and what it is, read
-    from its own sysfs (`node` is the holders/<name> link): "md0 (MD RAID1 array)",
-    "dm-0 (LVM logical volume vg0-data)"; only the kernel name if sysfs says nothing."""
-    name = node.name
+def holder_kind(host: Host, node) -> str | None:
+    """What a holder is, read from its own sysfs (`node` is the holders/<name> link):
+    "MD RAID1 array /dev/md0", "LVM logical volume /dev/mapper/vg0-data"; None if its sysfs
+    says nothing."""
     level = host.read(node / "md" / "level")
     if level:
-        return f"{name} (MD {level.upper()} array /dev/{name})"
+        return f"MD {level.upper()} array /dev/{node.name}"
     mapped = host.read(node / "dm" / "name")
     if mapped:
         uuid = host.read(node / "dm" / "uuid")
         kind = next((k for prefix, k in DM_KINDS if uuid.startswith(prefix)),
                     "device-mapper mapping")
-        return f"{name} ({kind} /dev/mapper/{mapped})"
-    return name
+        return f"{kind} /dev/mapper/{mapped}"
+    return None
 
 
 def _mounts(host: Host = LOCAL) -> list[tuple[tuple[int, int], str, str]]:
@@ -110,11 +109,12 @@ def in_use_reasons(dev: BlockDevice) -> list[str]:
             reasons.append(f"{dev.path} {what} on {target}")
     for name in [dev.kname] + [p for p, _ in partitions(dev)]:
         base = dev.sysfs if name == dev.kname else dev.sysfs / name
-        holders = [holder(host, base / "holders" / h) for h in host.listdir(base / "holders")]
-        if holders:
-            known = all("(" in h for h in holders)
-            reasons.append(f"/dev/{name} is held by {', '.join(holders)}" + (
-                "" if known else " (LVM, MD RAID, dm-crypt or multipath use it)"))
+        kinds = {h: holder_kind(host, base / "holders" / h)
+                 for h in host.listdir(base / "holders")}
+        if kinds:
+            named = ", ".join(f"{h} ({k})" if k else h for h, k in kinds.items())
+            hint = "" if all(kinds.values()) else " (LVM, MD RAID, dm-crypt or multipath use it)"
+            reasons.append(f"/dev/{name} is held by {named}{hint}")
     for line in host.read(PROC / "swaps").splitlines()[1:]:
         hit = _same_node(_unescape(line.split()[0]), nodes, host)
         if hit:

@@ -4,7 +4,7 @@ behaviours of real drives the suite must handle, each a switch of 'default' (iss
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 PAGE_SIZE = 4096
 
@@ -50,51 +50,44 @@ class Profile:
         return asdict(self)
 
 
+# Tuned on the project's 2-core VM so that every rate is throttle-bound, not CPU-bound
+# (the daemon alone does ~40k 4 KiB writes/s and ~50k reads/s unthrottled): 4 KiB random
+# writes at QD32 run 6.7k IOPS FOB (4 / 600 us) and settle near 1.5k IOPS once greedy GC
+# amplifies writes ~3x; mapped 4 KiB reads are capped at 20k IOPS. Blocks are small
+# (256 KiB) and erases slow so that GC costs show on a 128-512 MiB device.
+DEFAULT = Profile(
+    name="default", op_pct=20.0, pages_per_block=64, read_us=200.0, program_us=600.0,
+    erase_us=8000.0, channels=4, idle_gc_blocks_per_s=20.0, idle_gc_delay_s=0.5,
+    description="20 % OP; 4 KiB random writes 6.7k IOPS FOB, ~1.5k IOPS steady state; "
+                "idle GC 20 blocks/s after 0.5 s idle")
+
 PROFILES: dict[str, Profile] = {
-    # Tuned on the project's 2-core VM so that every rate is throttle-bound, not CPU-bound
-    # (the daemon alone does ~40k 4 KiB writes/s and ~50k reads/s unthrottled): 4 KiB
-    # random writes at QD32 run 6.7k IOPS FOB (4 / 600 us) and settle near 1.5k IOPS once
-    # greedy GC amplifies writes ~3x; mapped 4 KiB reads are capped at 20k IOPS. Blocks are
-    # small (256 KiB) and erases slow so that GC costs show on a 128-512 MiB device.
-    "default": Profile(
-        name="default", op_pct=20.0, pages_per_block=64, read_us=200.0, program_us=600.0,
-        erase_us=8000.0, channels=4, idle_gc_blocks_per_s=20.0, idle_gc_delay_s=0.5,
-        description="20 % OP; 4 KiB random writes 6.7k IOPS FOB, ~1.5k IOPS steady state; "
-                    "idle GC 20 blocks/s after 0.5 s idle"),
+    "default": DEFAULT,
     # No timing at all: for functional tests (data integrity, lifecycle) that must be fast.
     "fast": Profile(
         name="fast", op_pct=20.0, pages_per_block=64, read_us=0.0, program_us=0.0,
         erase_us=0.0, channels=1, description="no timing: functional tests only"),
     # Client drives ship with ~7 % OP: greedy GC then amplifies random writes ~6x.
-    "client": Profile(
-        name="client", op_pct=7.0, pages_per_block=64, read_us=200.0, program_us=600.0,
-        erase_us=8000.0, channels=4, idle_gc_blocks_per_s=20.0, idle_gc_delay_s=0.5,
+    "client": replace(
+        DEFAULT, name="client", op_pct=7.0,
         description="7 % OP; deeper fall from FOB to steady state than 'default'; "
                     "idle GC as 'default'"),
-    # The behaviours of real drives the suite must handle (issue 23 §4), each 'default' with
-    # one switch:
-    "cliff": Profile(
-        name="cliff", op_pct=20.0, pages_per_block=64, read_us=200.0, program_us=600.0,
-        erase_us=8000.0, channels=4, idle_gc_blocks_per_s=20.0, idle_gc_delay_s=0.5,
-        cliff_after_capacity=1.0, cache_program_us=60.0,
+    # The behaviours of real drives the suite must handle (issue 23 §3, §4), each 'default'
+    # with one switch:
+    "cliff": replace(
+        DEFAULT, name="cliff", cliff_after_capacity=1.0, cache_program_us=60.0,
         description="'default' with a write cliff: the first 1 x capacity written from FOB "
                     "programs 10x faster (an SLC-cache-like region), then 'default'"),
-    "purge-keeps-mapping": Profile(
-        name="purge-keeps-mapping", op_pct=20.0, pages_per_block=64, read_us=200.0,
-        program_us=600.0, erase_us=8000.0, channels=4, idle_gc_blocks_per_s=20.0,
-        idle_gc_delay_s=0.5, trim_unmaps=False,
+    "purge-keeps-mapping": replace(
+        DEFAULT, name="purge-keeps-mapping", trim_unmaps=False,
         description="'default' whose discards erase the data and keep the mapping: a "
                     "purge by discard leaves it in steady state (the purge probe must warn)"),
-    "4kn": Profile(
-        name="4kn", op_pct=20.0, pages_per_block=64, read_us=200.0, program_us=600.0,
-        erase_us=8000.0, channels=4, idle_gc_blocks_per_s=20.0, idle_gc_delay_s=0.5,
-        logical_block_size=4096,
+    "4kn": replace(
+        DEFAULT, name="4kn", logical_block_size=4096,
         description="'default' with 4096-byte logical sectors (a 4Kn drive)"),
     # 3 capacities: the WIPC's 2 x capacity passes (with --no-purge-probe), the rounds fail.
-    "eio": Profile(
-        name="eio", op_pct=20.0, pages_per_block=64, read_us=200.0, program_us=600.0,
-        erase_us=8000.0, channels=4, idle_gc_blocks_per_s=20.0, idle_gc_delay_s=0.5,
-        eio_every=50, eio_after_capacity=3.0,
+    "eio": replace(
+        DEFAULT, name="eio", eio_every=50, eio_after_capacity=3.0,
         description="'default' whose writes fail: after 3 x capacity written from FOB, "
                     "one write command in 50 ends in EIO"),
 }
