@@ -338,9 +338,9 @@ def teardown(state_dir: Path, kill_daemon: bool = True) -> None:
     """
     inst = _read_state(state_dir)
     paths = _paths(state_dir.name)
-    for device in system.loops_backed_by(paths["image"]):
-        system.detach_loop(device, paths["image"])
-        system.wait_loop_released(device, paths["image"], timeout=5.0)
+    for device, backing in _our_loops(inst, paths["image"]):
+        system.detach_loop(device, backing)
+        system.wait_loop_released(device, backing, timeout=5.0)
     unmount_error = _try_unmount(paths["mount"])
     pid, pid_start = _daemon_process(state_dir, inst)
     if kill_daemon and pid:
@@ -351,6 +351,20 @@ def teardown(state_dir: Path, kill_daemon: bool = True) -> None:
     with contextlib.suppress(FileNotFoundError):
         os.unlink(paths["backing"])
     shutil.rmtree(state_dir, ignore_errors=True)
+
+
+def _our_loops(inst: Instance | None, image: str) -> list[tuple[str, str]]:
+    """(loop device, its backing file as sysfs names it) of this instance. Once its FUSE
+    daemon has died, a lookup of the image unhashes it and sysfs names the file
+    '<image> (deleted)', or '/disk.img (deleted)' once the dead mount is detached: the device
+    the state recorded, still bound to a file so named, is then taken as ours (found after
+    `kill -9` of the daemon mid-run: it was left bound)."""
+    found = [(device, image) for device in system.loops_backed_by(image)]
+    if not found and inst is not None and inst.device:
+        text = system.loop_backing_file(inst.device)
+        if text in (f"{image} (deleted)", f"/{Path(image).name} (deleted)"):
+            found.append((inst.device, text))
+    return found
 
 
 def _try_unmount(mount: str) -> str | None:

@@ -29,6 +29,7 @@ from pts.procedure import fob
 from pts.procedure.progress import Progress
 from pts.procedure.rounds import Outcome, TestPoint, run_rounds
 from pts.results import records
+from pts.results.ledger import LedgerWriteError
 from pts.run import Run
 from pts.tools.fio import Job, Summary
 from pts.tools.fio_round import run_round
@@ -302,9 +303,12 @@ def recorded_test(run: Run, test: str, title: str, clause: str, parameters: dict
                                  "stopped and not recorded"))
         raise
     except BaseException as exc:
-        run.ledger.append(records.TestEnd(test=test, status=records.ERROR, rounds=None,
-                                          steady_round=None, window=None,
-                                          message=f"{type(exc).__name__}: {exc}"))
+        try:
+            run.ledger.append(records.TestEnd(test=test, status=records.ERROR, rounds=None,
+                                              steady_round=None, window=None,
+                                              message=f"{type(exc).__name__}: {exc}"))
+        except LedgerWriteError as failed:     # a full disk: the test's own error stands
+            run.write(f"[pts {test}] the test's error could not be recorded: {failed}")
         raise
     run.ledger.append(records.TestEnd(test=test, status=outcome.status, rounds=outcome.rounds,
                                       steady_round=outcome.steady_round,

@@ -6,6 +6,7 @@ or kill -9 loses at most the record being written. Format: docs/results-format.m
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -22,6 +23,10 @@ SCHEMA = 1
 
 class LedgerError(ValueError):
     """ledger.jsonl cannot be read, or is damaged before its last line."""
+
+
+class LedgerWriteError(OSError):
+    """A record could not be appended (e.g. no space left); the message says what to do."""
 
 
 def safe_name(text: str) -> str:
@@ -67,7 +72,9 @@ class Ledger:
     def __init__(self, path: Path):
         self.path = Path(path)
         self._set_aside_torn_tail()
-        self._fh = open(self.path, "a", encoding="utf-8")
+        # unbuffered: a write that fails (a full disk) leaves nothing queued to be written
+        # later, after records that follow it; a part of the line it wrote is a torn tail
+        self._fh = open(self.path, "ab", buffering=0)
 
     def _set_aside_torn_tail(self) -> None:
         """A run killed mid-write leaves a last line without its newline. Before appending
@@ -88,9 +95,20 @@ class Ledger:
     def append(self, record: records.Record) -> records.Record:
         """Write `record` (stamped with the time now) and fsync before returning."""
         record = dataclasses.replace(record, time=time.time())
-        self._fh.write(json.dumps(record.to_json(), allow_nan=False) + "\n")
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
+        line = (json.dumps(record.to_json(), allow_nan=False) + "\n").encode("utf-8")
+        end = os.lseek(self._fh.fileno(), 0, os.SEEK_END)
+        try:
+            done = self._fh.write(line)
+            while done < len(line):             # a short write: the rest, or its error
+                done += self._fh.write(line[done:])
+            os.fsync(self._fh.fileno())
+        except OSError as exc:
+            with contextlib.suppress(OSError):  # no fragment for later records to follow
+                os.ftruncate(self._fh.fileno(), end)
+            raise LedgerWriteError(
+                f"cannot append a {record.TYPE} record to {self.path}: {exc.strerror} (the "
+                "ledger holds every record before it; free space, then --resume the "
+                "run)") from exc
         return record
 
     def close(self) -> None:

@@ -144,11 +144,17 @@ class ResumeState:
 
 
 def stopped(folder: Path) -> bool:
-    """Did a test of the run in `folder` end interrupted or in error (so that --resume makes
-    sense)? An unreadable ledger counts as stopped: --resume then says what is wrong."""
+    """Did a test of the run in `folder` end interrupted or in error, or start and not end
+    (its end could not be written: a full disk), so that --resume makes sense? An
+    unreadable ledger counts as stopped: --resume then says what is wrong."""
     try:
         found, _ = read_records(Path(folder) / "ledger.jsonl")
     except (OSError, LedgerError):
         return True
-    return any(isinstance(r, records.TestEnd) and r.status in (records.INTERRUPTED,
-                                                               records.ERROR) for r in found)
+    last: dict[str | None, records.Record] = {}
+    for r in found:
+        if isinstance(r, (records.TestStart, records.TestEnd)):
+            last[r.test] = r
+    return any(not isinstance(r, records.TestEnd) or r.status in (records.INTERRUPTED,
+                                                                  records.ERROR)
+               for r in last.values())

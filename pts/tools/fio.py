@@ -8,6 +8,7 @@ in the run folder, the first two written before fio starts.
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from dataclasses import dataclass
@@ -78,13 +79,22 @@ class DeviceGone(FioFailed):
                        "device node no longer exists)")
         if node.kind != "block":
             return None
-        size = f"/sys/dev/block/{node.rdev[0]}:{node.rdev[1]}/size"
+        sysfs = f"/sys/dev/block/{node.rdev[0]}:{node.rdev[1]}"
         try:
-            gone = int(host.read(size, "x")) == 0
+            gone = int(host.read(f"{sysfs}/size", "x")) == 0
+            backing = host.read(f"{sysfs}/loop/backing_file", "")
+            unreachable = bool(backing) and host.stat(backing) is None
         except (ToolError, ValueError):
-            gone = True
-        return cls(f"the device under test {filename} disappeared during the test (it now "
-                   "has no capacity: detached or removed)") if gone else None
+            gone, unreachable = True, False
+        if gone:
+            return cls(f"the device under test {filename} disappeared during the test (it "
+                       "now has no capacity: detached or removed)")
+        # a loop device over a file whose file system went away (an emulated SSD whose
+        # FUSE daemon died): the node and its size stay, every I/O fails
+        return cls(f"the device under test {filename} disappeared during the test (its "
+                   f"backing file {backing} can no longer be reached: the file system "
+                   "serving it is gone; for an emulated SSD, its daemon)") if unreachable \
+            else None
 
 
 @dataclass(frozen=True)
@@ -245,6 +255,19 @@ def parse_output(text: str) -> dict:
     return doc
 
 
+# less free space than this in the output folder: fio's JSON document cannot have fit
+FULL_BYTES = 64 << 10
+
+
+def full(folder: Path) -> bool:
+    """The file system of `folder` has (next to) no space left for unprivileged writes."""
+    try:
+        s = os.statvfs(folder)
+    except OSError:
+        return False
+    return s.f_bavail * s.f_frsize < FULL_BYTES
+
+
 @dataclass(frozen=True)
 class FioResult:
     json_path: Path
@@ -338,6 +361,11 @@ class Fio:
         try:
             doc = parse_output(json_path.read_text(encoding="utf-8", errors="replace"))
         except (OSError, FioOutputError) as exc:
+            if full(out_dir):
+                raise FioOutputError(
+                    f"fio could not write its output {json_path}: No space left on device "
+                    f"(the file system of the reports folder is full; free space, then "
+                    "--resume the run)") from None
             raise FioOutputError(f"{exc} ({json_path}); fio stderr: "
                                  f"{result.excerpt() or '(empty)'}") from None
         return doc, json_path, start, end, result.excerpt()

@@ -32,14 +32,21 @@ class Host:
     ssh_port: int
     fio_port: int
     netns: str | None
-    sshd: subprocess.Popen
+    sshd_argv: list[str]
     fio_argv: list[str]
     folder: Path
+    sshd: subprocess.Popen | None = None
     fio: subprocess.Popen | None = None
 
     def url(self, device: str) -> str:
         """The --device of one of its drives, as an --inventory host names it."""
         return f"ssh://root@{self.address}:{self.ssh_port}{device}"
+
+    def start_sshd(self) -> None:
+        """(Re)start its sshd (a fault: the host's ssh goes away, then comes back)."""
+        self.sshd = subprocess.Popen(self.sshd_argv, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, text=True)
+        wait_listening(self.address, self.ssh_port, self.sshd, "sshd")
 
     def start_fio(self) -> None:
         """(Re)start its fio --server (a test kills it, then brings it back)."""
@@ -105,19 +112,18 @@ def host(k: Keys, address: str = "127.0.0.1", netns: str | None = None) -> Itera
         "KbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\n"
         "UsePAM no\nStrictModes no\n")
     k.trust(address, ssh_port)
-    sshd = subprocess.Popen([*inside, shutil.which("sshd"), "-D", "-e", "-f", str(config)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    # `ip netns exec` execs its command: the Popen is fio itself (a test kills it)
-    h = Host(address, ssh_port, fio_port, netns, sshd,
+    # `ip netns exec` execs its command: the Popen is sshd or fio itself (a test kills it)
+    h = Host(address, ssh_port, fio_port, netns,
+             [*inside, shutil.which("sshd"), "-D", "-e", "-f", str(config)],
              [*inside, "fio", f"--server=ip:{address},{fio_port}"], k.folder)
     try:
-        wait_listening(address, ssh_port, sshd, "sshd")
+        h.start_sshd()
         h.start_fio()
         yield h
     finally:
-        if h.fio is not None:
-            stop(h.fio)
-        stop(sshd)
+        for proc in (h.fio, h.sshd):
+            if proc is not None:
+                stop(proc)
 
 
 @contextlib.contextmanager

@@ -1,12 +1,17 @@
 """Faults during a run: each gives an error naming the cause; what was completed is kept."""
 
+import json
+import os
+import signal
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
+from pts.emulate import lifecycle
 from pts.results.ledger import read_ledger
-from tests.ptsrun import IOPS, run_suite, start_suite
+from tests.ptsrun import IOPS, check_outcomes, run_suite, start_suite
 
 pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard")
 
@@ -52,21 +57,53 @@ def test_reports_dir_not_writable(make_loop):
     assert "--reports-dir /proc/pts-reports: cannot store results there" in p.stderr
 
 
-def test_reports_dir_runs_out_of_space(make_loop, tmp_path):
+def in_round_2(reports: Path, proc: subprocess.Popen, limit: float = 180) -> Path:
+    """The run folder, once round 2's fio is running (a round is one fio process)."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        for ledger in reports.glob("*/*/ledger.jsonl"):
+            if (ledger.parent / "raw/iops/round-02/round.cmd").exists():
+                time.sleep(0.5)
+                return ledger.parent
+        assert proc.poll() is None, proc.communicate()[0][-3000:]
+        time.sleep(0.02)
+    raise AssertionError("round 2 did not start")
+
+
+def test_reports_dir_fills_up_mid_round_then_resumes(make_loop, tmp_path):
+    """The reports folder's file system fills up while round 2 runs: fio's JSON cannot be
+    written, the error says so and how to go on; round 1 stays in the ledger; once the space
+    is freed, --resume redoes round 2 and ends as the recorded rounds give."""
     dev = make_loop(64 << 20)
     small = tmp_path / "small"
     small.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=96k", "tmpfs", str(small)], check=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=32m", "tmpfs", str(small)], check=True)
     try:
-        proc = pts("--device", dev, "--destructive", "--reports-dir", str(small),
+        proc = pts("--device", dev, "--destructive", "--reports-dir", str(small / "reports"),
                    "--point-seconds", "1")
-        out, _ = proc.communicate(timeout=300)
-        assert proc.returncode != 0, out[-3000:]
-        assert "No space left on device" in out
-        ledgers = list(small.glob("*/*/ledger.jsonl"))
-        assert ledgers
-        records, _ = read_ledger(ledgers[0])          # still readable (torn tail tolerated)
-        assert records[0].data["type"] == "test_start"
+        try:
+            folder = in_round_2(small / "reports", proc)
+            subprocess.run(["dd", "if=/dev/zero", f"of={small / 'filler'}", "bs=1M"],
+                           capture_output=True)
+            out, _ = proc.communicate(timeout=300)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        assert proc.returncode == 1, out[-3000:]
+        assert f"fio could not write its output {folder}/raw/iops/round-02/round.json: No " \
+               "space left on device (the file system of the reports folder is full; free " \
+               "space, then --resume the run)" in out, out[-3000:]
+        assert f"pytest pts/ --resume {folder} --destructive" in out
+        before = [r.data for r in read_ledger(folder / "ledger.jsonl")[0]]
+        assert [r["round"] for r in before if r["type"] == "round"] == [1]
+        (small / "filler").unlink()
+        p = run_suite("--resume", str(folder), "--destructive", target=IOPS, timeout=300)
+        after = [r.data for r in read_ledger(folder / "ledger.jsonl")[0]]
+        expected = check_outcomes(folder, after)["iops"]
+        assert p.returncode == (0 if expected.passed else 1), p.stdout[-3000:]
+        assert "resume after round 1" in p.stdout
+        (first,) = [r for r in after if r["type"] == "round" and r["round"] == 1]
+        assert first == [r for r in before if r["type"] == "round"][0]   # round 1 kept as is
     finally:
         subprocess.run(["umount", str(small)], check=True)
 
@@ -152,3 +189,36 @@ def test_write_errors_end_the_test_with_fios_error_and_no_figure_from_it(tmp_pat
     assert "Input/output error" in text
     assert subprocess.run(["pgrep", "-f", f"fio.*{ledger.parent}"]).returncode == 1
     print(f"eio: {len(rounds)} rounds completed before the error; {end['message'][:300]}")
+
+
+@pytest.mark.needs("fusermount3", "/dev/fuse", "mfusepy", "pgrep")
+def test_emulated_ssd_daemon_killed_mid_round(tmp_path):
+    """The emulated SSD's FUSE daemon is killed -9 while round 2 runs: the device node stays
+    but every I/O fails. The error names the device as gone (its backing file unreachable),
+    round 1 is kept, the report is written, no fio is left, the dead SSD's loop device is
+    released (it was once left bound), and --resume refuses: the SSD did not outlive its
+    session; the ledger is left as it was."""
+    reports = tmp_path / "reports"
+    proc = pts("--device", "emulated:64M", "--destructive", "--reports-dir", str(reports),
+               "--point-seconds", "1", "--no-purge-probe")
+    try:
+        folder = in_round_2(reports, proc)
+        dev = json.loads((folder / "run.json").read_text())["device"]["path"]
+        os.kill(lifecycle.find(dev).pid, signal.SIGKILL)
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1, out[-3000:]
+    assert f"the device under test {dev} disappeared during the test (its backing file " \
+           "/run/snia-pts/emulated/" in out and "can no longer be reached" in out, out[-3000:]
+    recs = [r.data for r in read_ledger(folder / "ledger.jsonl")[0]]
+    assert [r["round"] for r in recs if r["type"] == "round"] == [1]
+    assert (folder / "report.pdf").exists()
+    assert subprocess.run(["pgrep", "-f", f"fio.*{folder}"]).returncode == 1
+    assert not (Path("/sys/block") / Path(dev).name / "loop" / "backing_file").exists() or \
+        "disk.img" not in (Path("/sys/block") / Path(dev).name / "loop/backing_file") \
+        .read_text(), "the dead emulated SSD's loop device was left bound"
+    p = run_suite("--resume", str(folder), "--destructive", target=IOPS, timeout=120)
+    assert p.returncode == 4 and "an emulated SSD does not outlive its session" in p.stderr
+    assert [r.data for r in read_ledger(folder / "ledger.jsonl")[0]] == recs

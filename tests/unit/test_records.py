@@ -43,3 +43,37 @@ def test_which_ends_are_finished(status, finished):
     end = records.TestEnd(test="t", status=status, rounds=None, steady_round=None,
                           window=None, message="")
     assert end.finished is finished
+
+
+FULL_DISK = """
+import resource, signal, sys
+from pts.results import records
+from pts.results.ledger import Ledger, LedgerWriteError
+ledger = Ledger(sys.argv[1])
+ledger.append(records.Deviation(test="iops", text="first"))
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)     # past the limit: EFBIG, as a full disk
+size = ledger.path.stat().st_size
+resource.setrlimit(resource.RLIMIT_FSIZE, (size + 20, resource.RLIM_INFINITY))
+try:
+    ledger.append(records.Deviation(test="iops", text="x" * 200))
+except LedgerWriteError as exc:
+    print(exc)
+resource.setrlimit(resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+ledger.append(records.Deviation(test="iops", text="after"))
+ledger.close()
+"""
+
+
+def test_a_record_that_does_not_fit_leaves_no_fragment(tmp_path):
+    """A full disk mid-record (the file size limit stands in for it: the kernel writes what
+    fits, then fails): the error says which record and what to do; the part written is
+    taken back, so a later record follows a whole line and the ledger reads clean."""
+    import subprocess
+    import sys
+    path = tmp_path / "ledger.jsonl"
+    p = subprocess.run([sys.executable, "-c", FULL_DISK, str(path)], capture_output=True,
+                       text=True, check=True)
+    assert f"cannot append a deviation record to {path}: File too large (the ledger holds " \
+           "every record before it; free space, then --resume the run)" in p.stdout
+    found, notes = read_records(path)
+    assert [r.text for r in found] == ["first", "after"] and notes == []

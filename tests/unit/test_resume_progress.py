@@ -5,6 +5,8 @@ otherwise it goes on after its last completed round."""
 
 from __future__ import annotations
 
+import contextlib
+
 from pts.results import records
 from pts.results.resume import ResumeState
 
@@ -82,3 +84,26 @@ def test_a_demand_phase_without_wipc_goes_on_after_its_last_round(tmp_path):
     later = state(tmp_path, *recs, start("cbw-precondition"), purge("cbw-precondition"))
     assert "purged and rewritten since by cbw-precondition" in \
         later.progress("dirth", needs_wipc=False).restart_reason
+
+
+def test_a_run_is_stopped_when_a_test_ended_in_error_or_never_ended(tmp_path):
+    """The session's closing "--resume" hint: a test that ended in error, was interrupted,
+    or started and has no end (a full disk kept its end from the ledger)."""
+    from pts.results.ledger import Ledger
+    from pts.results.resume import stopped
+
+    def ledger(name, *recs):
+        folder = tmp_path / name
+        folder.mkdir()
+        with contextlib.closing(Ledger(folder / "ledger.jsonl")) as led:
+            for r in recs:
+                led.append(r)
+        return stopped(folder)
+
+    assert not ledger("done", start("iops"), end("iops", "steady"), start("tp"),
+                      end("tp", "not_steady"))
+    assert ledger("error", start("iops"), end("iops", "error"))
+    assert ledger("interrupted", start("iops"), end("iops", "interrupted"))
+    assert ledger("no-end", start("iops"), end("iops", "steady"), start("tp"), round_("tp", 1, 1))
+    assert not ledger("resumed", start("iops"), end("iops", "error"), start("iops"),
+                      end("iops", "steady"))
