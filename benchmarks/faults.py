@@ -106,8 +106,9 @@ class Run:
             (LOGS / f"{self.reports.parent.name}.log").write_text(self.out)
         assert self.folder is not None
         self.tally.note(ledger_records(self.folder))
-        if self.proc.returncode == 0:
-            return 0, "none needed: the run went on to its end and passed"
+        if self.proc.returncode in (0, 1) and "ERROR at " not in self.out:
+            verdict = "passed" if self.proc.returncode == 0 else "its verdict: not steady"
+            return self.proc.returncode, f"none needed: the run went on to its end ({verdict})"
         return self.proc.returncode, first_error(self.out)
 
     def resume(self, *args: str, timeout: float = 900) -> str:
@@ -148,7 +149,11 @@ def first_error(out: str) -> str:
     usage error, else the last line."""
     found = [line for line in out.splitlines() if ERROR_LINE.match(line)]
     line = found[0] if found else (out.strip().splitlines() or [""])[-1]
-    return " ".join(line.split()).removeprefix("E ")[:240]
+    line = LONG_PATH.sub(lambda m: ".../" + m.group(0).rsplit("/", 1)[-1], line)
+    return " ".join(line.split()).removeprefix("E ")[:300]
+
+
+LONG_PATH = re.compile(r"/[^\s:;,()']{40,}")     # shown by its last part in the table
 
 
 def mid_round(folder: Path, recs: list[dict]) -> bool:
@@ -326,51 +331,62 @@ def host_down(tmp: Path) -> Row:
 
 # ------------------------------------------------------------------ kill -9 campaigns
 
-def kill_args(tmp: Path) -> dict[str, tuple[str, str, list[str], tuple[float, float]]]:
-    """Per test type: (pytest target, device, arguments, seconds between kills), short
-    runs as the e2e tests have them."""
+def kill_args(tmp: Path) -> dict[str, tuple[str, list[str], tuple[float, float]]]:
+    """Per test type: (pytest target, arguments, seconds between kills), short runs as the
+    e2e tests have them."""
     hir_spec = spec_variant(tmp / "spec", {"precondition_round_intervals = 30":
                                            "precondition_round_intervals = 2"})
     qos = ["--point-seconds", "1", "--max-rounds", "6", "--purge", "trim", "--time-scale",
            "0.001", "--dirth-thread-counts", "32,1", "--dirth-queue-depths", "32,1"]
     return {
-        "IOPS": (IOPS, "loop", [*SHORT, "--max-rounds", "9"], (0.3, 4.0)),
-        "TP": (f"{SUITE}/test_throughput.py", "loop",
+        "IOPS": (IOPS, [*SHORT, "--max-rounds", "9"], (0.3, 4.0)),
+        "TP": (f"{SUITE}/test_throughput.py",
                ["--point-seconds", "1", "--purge", "trim", "--max-rounds", "6"], (0.5, 6.0)),
-        "LAT": (f"{SUITE}/test_latency.py", "loop",
+        "LAT": (f"{SUITE}/test_latency.py",
                 ["--point-seconds", "1", "--purge", "trim", "--max-rounds", "5"], (0.5, 8.0)),
-        "WSAT": (f"{SUITE}/test_write_saturation.py", "loop",
+        "WSAT": (f"{SUITE}/test_write_saturation.py",
                  ["--point-seconds", "1", "--purge", "trim", "--wsat-hours", "0.003",
                   "--wsat-fills", "1000"], (1.0, 8.0)),
-        "HIR": (f"{SUITE}/test_hir.py", "loop",
+        "HIR": (f"{SUITE}/test_hir.py",
                 ["--spec", str(hir_spec), "--point-seconds", "1", "--max-rounds", "5",
                  "--purge", "trim", "--hir-repetitions", "1", "--time-scale", "0.2"],
                 (1.0, 10.0)),
-        "XSR": (f"{SUITE}/test_xsr.py", "loop",
+        "XSR": (f"{SUITE}/test_xsr.py",
                 ["--point-seconds", "2", "--purge", "trim", "--time-scale", "0.0005"],
                 (1.0, 8.0)),
-        "DIRTH": (f"{SUITE}/test_dirth.py", "loop", qos, (1.0, 8.0)),
-        "CBW": (f"{SUITE}/test_cbw.py", "loop", qos, (1.0, 8.0)),
+        "DIRTH": (f"{SUITE}/test_dirth.py", qos, (1.0, 8.0)),
+        "CBW": (f"{SUITE}/test_cbw.py", qos, (1.0, 8.0)),
     }
 
 
-def kill_rows(tmp: Path, kills: int, seed: int, only: set[str]) -> list[Row]:
+def kill_rows(tmp: Path, kills: int, seed: int, sector: int, only: set[str]) -> list[Row]:
+    """Each test type on a loop device of `sector`-byte logical sectors (4096 by default: a
+    4Kn drive, issue 23 §4; CBW declares its sub-4 KiB sizes N/A there)."""
     rows = []
-    for n, (name, (target, _, args, spread)) in enumerate(kill_args(tmp).items()):
+    for n, (name, (target, args, spread)) in enumerate(kill_args(tmp).items()):
         if only and f"kill-{name.lower()}" not in only:
             continue
         t0 = time.monotonic()
-        with loop_device(256 << 20) as dev:
+        with loop_device(256 << 20, sector=sector) as dev:
             c = kill_campaign(dev, tmp / f"kill-{name}", args, target, kills, seed + n,
                               spread)
+        sectors = json.loads((c.folder / "run.json").read_text())["device"]["logical_sector"]
+        assert sectors == sector, sectors
+        if name == "CBW" and sector > 512:      # its sub-4 KiB sizes: N/A, declared, not run
+            said = [r["text"] for r in ledger_records(c.folder) if r["type"] == "deviation"]
+            assert any("smaller than the logical sector size: N/A" in s for s in said), said
+            jobs = "".join(j.read_text() for j in (c.folder / "raw").glob("cbw*/**/*.fio"))
+            assert "bssplit=4k/" in jobs and "512/" not in jobs
         verdict = (f"ok: rc {c.rc}, as the records give" if c.rc == c.expected_rc
                    else f"WRONG: rc {c.rc}, want {c.expected_rc}")
         rows.append(Row(f"kill -9 of the suite: {name}",
-                        f"{c.kills} kills at seeded moments, {c.resumes} resumes",
+                        f"{c.kills} kills at seeded moments, {c.resumes} resumes; "
+                        f"{sector} B sectors",
                         f"{c.seen} units recorded before a kill; {c.units} at the end",
                         len(c.lost), len(c.twice),
                         c.fio_left, verdict, round(time.monotonic() - t0, 1)))
-        print(json.dumps(asdict(rows[-1])), flush=True)
+        print(json.dumps({**asdict(rows[-1]), "lost_units": c.lost, "twice_units": c.twice,
+                          "folder": str(c.folder)}), flush=True)
     return rows
 
 
@@ -396,6 +412,8 @@ def main() -> int:
                     ("IOPS", "TP", "LAT", "WSAT", "HIR", "XSR", "DIRTH", "CBW"))]))
     ap.add_argument("--kills", type=int, default=10)
     ap.add_argument("--seed", type=int, default=20261125)
+    ap.add_argument("--sector", type=int, default=4096, choices=(512, 4096),
+                    help="logical sector size of the kill rows' loop devices")
     args = ap.parse_args()
     only = {s for s in args.only.split(",") if s}
     rows = []
@@ -407,7 +425,7 @@ def main() -> int:
             where.mkdir()
             rows.append(fault(where))
             print(json.dumps(asdict(rows[-1])), flush=True)
-        rows += kill_rows(Path(tmp), args.kills, args.seed, only)
+        rows += kill_rows(Path(tmp), args.kills, args.seed, args.sector, only)
     print(f"\n{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}\n")
     print(table(rows))
     return 0 if all(r.ok for r in rows) else 1

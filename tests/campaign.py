@@ -98,12 +98,15 @@ def kill_campaign(device: str, reports: Path, args: list[str], target: str, kill
                   seed: int, spread: tuple[float, float] = (0.3, 4.0),
                   timeout: float = 1800) -> Campaign:
     """Start the suite on `device`; `kills` times, at a seeded random moment `spread`
-    seconds after the (re)start, kill -9 it and `--resume` it; then let it end. A run that
-    ends before its moment is resumed again (a finished run's --resume runs nothing)."""
+    seconds after the (re)started run has written its first new ledger record (so that a
+    slow start-up on a loaded machine does not take every kill before any work), kill -9
+    it and `--resume` it; then let it end. A run that ends before its moment is resumed
+    again (a finished run's --resume runs nothing)."""
     rng, tally = random.Random(seed), Tally()
     first = ["--device", device, "--destructive", "--reports-dir", str(reports), *args]
     proc, folder, done, resumes, fio_left = start_suite(*first, target=target), None, 0, 0, 0
     while done < kills:
+        folder = working(proc, reports, folder)
         time.sleep(rng.uniform(*spread))
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
@@ -124,3 +127,20 @@ def kill_campaign(device: str, reports: Path, args: list[str], target: str, kill
     expected = 0 if all(e.passed for e in expected_outcomes(final).values()) else 1
     return Campaign(folder, done, resumes, tally.lost(final), Tally.twice(final), fio_left,
                     proc.returncode, expected, out, len(units(final)), len(tally.seen))
+
+
+def working(proc, reports: Path, folder: Path | None, limit: float = 120) -> Path | None:
+    """Wait until the run `proc` has appended a record to its ledger (or has ended): its
+    run folder."""
+    def size(f: Path | None) -> int:
+        try:
+            return (f / "ledger.jsonl").stat().st_size if f else 0
+        except FileNotFoundError:
+            return 0
+    before, deadline = size(folder), time.monotonic() + limit
+    while proc.poll() is None and time.monotonic() < deadline:
+        folder = folder or next((p.parent for p in reports.glob("*/*/ledger.jsonl")), None)
+        if size(folder) > before:
+            return folder
+        time.sleep(0.02)
+    return folder

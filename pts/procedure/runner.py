@@ -30,6 +30,7 @@ from pts.procedure.progress import Progress
 from pts.procedure.rounds import Outcome, TestPoint, run_rounds
 from pts.results import records
 from pts.results.ledger import LedgerWriteError
+from pts.results.resume import ROUND, WIPC
 from pts.run import Run
 from pts.tools.fio import Job, Summary
 from pts.tools.fio_round import run_round
@@ -181,7 +182,13 @@ def _set_aside(folder: Path, why: str) -> None:
 def run_round_test(run: Run, decl: RoundTest) -> Outcome:
     """Purge, WIPC and rounds to steady state of `decl`, inside its test_start..test_end."""
     return recorded_test(run, decl.test, decl.title, decl.clause, decl.parameters,
-                         lambda: _rounds_body(run, decl))
+                         lambda: _rounds_body(run, decl), gate=resume_gate(decl))
+
+
+def resume_gate(decl: RoundTest) -> str:
+    """A test with a WIPC goes on after --resume once its WIPC is done; one without (its
+    rounds are its preconditioning: HIR, DIRTH/CBW) once its first round is."""
+    return WIPC if decl.wipc_block_size else ROUND
 
 
 def rounds_in_test(run: Run, decl: RoundTest) -> Outcome:
@@ -192,7 +199,7 @@ def rounds_in_test(run: Run, decl: RoundTest) -> Outcome:
 
 def _rounds_body(run: Run, decl: RoundTest) -> Outcome:
     measure = RoundMeasure(run, decl)
-    history = resumed_history(run, decl.test)
+    history = resumed_history(run, decl.test, resume_gate(decl))
     if history is None:
         declare_na(run, decl.test, decl.na_prefix, decl.points)
         sweep = (lambda: fob.sweep(run, decl.test, list(decl.points), measure)) \
@@ -248,14 +255,14 @@ def declare_na(run: Run, test: str, prefix: str, points) -> None:
 
 
 def resumed_history(run: Run, test: str,
-                    needs_wipc: bool = True) -> dict[str, list[float]] | None:
+                    gate: str | None = WIPC) -> dict[str, list[float]] | None:
     """On --resume, the tracking values of the rounds already done, if the test got past
     WIPC and nothing purged the drive since (it then goes on with the next round, with the
     write cache set and read back again: a power cycle may have reset it); None: run the
     test from purge."""
     if run.resume is None:
         return None
-    progress = run.resume.progress(test, needs_wipc)
+    progress = run.resume.progress(test, gate)
     if progress.restart_reason is not None:
         if progress.restart_reason:     # "": the test had not started before the stop
             run.write(f"[pts {test}] resume: {progress.restart_reason}; starting from purge")
@@ -275,11 +282,11 @@ def resumed_history(run: Run, test: str,
 
 
 def recorded_test(run: Run, test: str, title: str, clause: str, parameters: dict,
-                  body: Callable[[], Outcome], needs_wipc: bool = True) -> Outcome:
+                  body: Callable[[], Outcome], gate: str | None = WIPC) -> Outcome:
     """test_start, the test's body, test_end (status "error" if the body raised).
     A test a resumed run had already finished is not run again: its recorded end stands.
-    needs_wipc: as ResumeState.progress."""
-    progress = run.resume.progress(test, needs_wipc) if run.resume else None
+    gate: as ResumeState.progress."""
+    progress = run.resume.progress(test, gate) if run.resume else None
     if progress is not None and progress.finished is not None:
         end = progress.finished
         run.write(f"[pts {test}] already finished in this run: {end.message}")

@@ -24,6 +24,8 @@ FINGERPRINT = ("model", "serial", "firmware", "capacity_bytes", "logical_sector"
 # run.json options a resumed run does not take back: where it runs and writes is this
 # invocation's (pts.plugin._resume_options, pts.cli.multi.resumed)
 NOT_TAKEN = ("device", "destructive", "reports_dir")
+# what a test must have completed for --resume to go on with it (ResumeState.progress)
+WIPC, ROUND = "wipc", "round"
 
 
 class ResumeError(ValueError):
@@ -107,15 +109,19 @@ class ResumeState:
         raise DeviceError(f"--resume {self.folder}: {dev.given} cannot continue this run: "
                           f"{why}. Nothing was written; start a new run.")
 
-    def progress(self, test: str, needs_wipc: bool = True) -> TestProgress:
+    def progress(self, test: str, gate: str | None = WIPC) -> TestProgress:
         """Where `test` stands: finished, going on after its last completed round, or to be
-        restarted from purge (it stopped before WIPC completed, or a later test of the run
-        purged and rewrote the drive since its last record). needs_wipc=False: a round phase
-        without purge and WIPC of its own (DIRTH/CBW demand variation after their
-        preconditioning test) goes on from its last completed round."""
+        restarted from purge (it stopped before passing its `gate`, or a later test of the
+        run purged and rewrote the drive since its last record). Gates: WIPC (a test with
+        purge and WIPC of its own); ROUND (a test whose rounds are its preconditioning,
+        with no WIPC: HIR's, DIRTH's and CBW's preconditioning: on after its first
+        completed round); None (DIRTH/CBW demand variation, after their preconditioning
+        test: on from its last completed round, or its start). Only the records since the
+        test's last test_start count: a restart from purge begins the test anew."""
         mine = [(n, r) for n, r in enumerate(self.records) if r.test == test]
-        recs = [r for _, r in mine]
-        ends = [r for r in recs if isinstance(r, records.TestEnd) and r.finished]
+        starts = [k for k, (_, r) in enumerate(mine) if isinstance(r, records.TestStart)]
+        ends = [r for _, r in mine if isinstance(r, records.TestEnd) and r.finished]
+        recs = [r for _, r in mine[starts[-1] if starts else 0:]]
         rounds: dict[int, records.Round] = {}
         for r in recs:
             if isinstance(r, records.Round):
@@ -132,8 +138,10 @@ class ResumeState:
                                if isinstance(r, records.Purge) and r.test != test})
         if not recs:
             reason = ""
-        elif needs_wipc and not any(isinstance(r, records.Wipc) for r in recs):
+        elif gate == WIPC and not any(isinstance(r, records.Wipc) for r in recs):
             reason = "it had stopped before WIPC completed"
+        elif gate == ROUND and not done:
+            reason = "it had stopped before its first round completed"
         elif purged_since:
             reason = (f"the drive was purged and rewritten since by {', '.join(purged_since)}, "
                       "so its completed rounds no longer describe the drive")

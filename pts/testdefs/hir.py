@@ -26,7 +26,7 @@ from pts.config.spec_recovery import READING_ROUND_INTERVALS
 from pts.device.identity import BlockDevice, active_range_bytes
 from pts.procedure import plan, sampled
 from pts.procedure.rounds import Outcome, TestPoint
-from pts.procedure.runner import RoundTest, recorded_test, rounds_in_test
+from pts.procedure.runner import RoundTest, recorded_test, resume_gate, rounds_in_test
 from pts.results import records
 from pts.run import Run
 from pts.testdefs import fields
@@ -140,7 +140,7 @@ def parameters(settings: Settings, ar_bytes: int) -> dict:
 def run_hir(run: Run) -> Outcome:
     decl = precondition(run.settings, run.device, lambda r: _write_rest(run, r))
     return recorded_test(run, TEST, TITLE, decl.clause, decl.parameters,
-                         lambda: _body(run, decl))
+                         lambda: _body(run, decl), gate=resume_gate(decl))
 
 
 def _resume_point(run: Run) -> tuple[records.HirBaseline | None, int]:

@@ -56,7 +56,7 @@ def run_qos(run: Run, kind: str) -> Outcome:
         run, kind, w, f"before round {r}", qos.tracking_thread_count,
         qos.tracking_queue_depth, settings.scaled(qos.prewrite_seconds)))
     outcome = recorded_test(run, kind, decl.title, decl.clause, decl.parameters,
-                            lambda: _demand_body(run, kind, decl, w), needs_wipc=False)
+                            lambda: _demand_body(run, kind, decl, w), gate=None)
     if pre.steady:
         return outcome
     return dataclasses.replace(outcome, status=records.NOT_STEADY, message=(
@@ -72,7 +72,7 @@ def _demand_body(run: Run, kind: str, decl, w: Workload) -> Outcome:
     if recorded:
         history = _resume_captures(run, kind, list(recorded.values()))
     else:
-        history = resumed_history(run, kind, needs_wipc=False)
+        history = resumed_history(run, kind, gate=None)
         if w.deviation(kind) and not history:
             run.deviation(kind, w.deviation(kind))
     outcome = run_phase(run, decl, RoundMeasure(run, decl), history)
@@ -111,7 +111,7 @@ def _resume_captures(run: Run, kind: str,
                      chosen: list[qos_select.Choice]) -> dict[str, list[float]]:
     """Resume record, deviation and write cache for a run stopped during the captures; the
     demand rounds' tracking history (all rounds were done)."""
-    progress = run.resume.progress(kind, needs_wipc=False)
+    progress = run.resume.progress(kind, gate=None)
     idle = (time.time() - progress.last_time) / 60 if progress.last_time else 0.0
     left = [c.name for c in chosen if c.point is not None
             and c.name not in captured_names(run, kind)]

@@ -255,6 +255,10 @@ def parse_output(text: str) -> dict:
     return doc
 
 
+# fio's own line for what failed ("fio: io_u error on file /dev/sdb: Input/output error:
+# write offset=..., buflen=4096"), put first in the error so its one-line summary says it
+FIO_ERROR = re.compile(r"^fio: (.*error.*)$", re.MULTILINE | re.IGNORECASE)
+
 # less free space than this in the output folder: fio's JSON document cannot have fit
 FULL_BYTES = 64 << 10
 
@@ -321,7 +325,9 @@ class Fio:
         "client: host=H disconnected", "failed to connect to H:P") into --output, before
         any JSON, and nothing to stderr."""
         if self.remote is None:
-            return str(exc)
+            said = exc.result.stderr if exc.result else ""
+            cause = next((m.group(1) for m in FIO_ERROR.finditer(said)), None)
+            return f"{cause}; {exc}" if cause else str(exc)
         try:
             head = json_path.read_text(encoding="utf-8", errors="replace").split("\n{", 1)[0]
         except OSError:

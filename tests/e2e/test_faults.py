@@ -178,7 +178,10 @@ def test_write_errors_end_the_test_with_fios_error_and_no_figure_from_it(tmp_pat
     types = [r["type"] for r in records]
     assert "wipc" in types, out[-3000:]
     end = [r for r in records if r["type"] == "test_end"][-1]
-    assert end["status"] == "error" and "Input/output error" in end["message"], end
+    assert end["status"] == "error", end
+    # fio's own line first: the one-line summary of the error says what failed
+    assert end["message"].startswith("FioFailed: io_u error on file "), end
+    assert "Input/output error" in end["message"].splitlines()[0], end
     assert "Input/output error" in out
     rounds = [r["round"] for r in records if r["type"] == "round"]
     assert rounds == list(range(1, len(rounds) + 1))

@@ -3,9 +3,12 @@ rounds go on after round 2 (no second purge, no second preconditioning, no secon
 start), the round numbers stay consecutive and the operating points are chosen at the end.
 And kill -9 during the operating-point captures: the operating points are not chosen or
 recorded again, each histogram is recorded once. On a 64 MiB loop device with a 2 x 2 grid
-(only the flow is checked). About a minute and a half each."""
+(only the flow is checked; the first on 4096-byte sectors, a 4Kn drive). About a minute
+and a half each."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
@@ -25,9 +28,10 @@ def demand_rounds(recs: list[dict]) -> int:
 
 def test_dirth_resumes_after_the_last_completed_demand_round(make_loop, tmp_path):
     folder, killed, out = kill_and_resume(
-        make_loop(64 << 20), tmp_path / "reports", ARGS, DIRTH,
+        make_loop(64 << 20, sector=4096), tmp_path / "reports", ARGS, DIRTH,   # 4Kn
         lambda run: demand_rounds([r.data for r in read_ledger(run / "ledger.jsonl")[0]]) >= 2)
     killed_after = demand_rounds(killed)
+    assert json.loads((folder / "run.json").read_text())["device"]["logical_sector"] == 4096
     recs = [r.data for r in read_ledger(folder / "ledger.jsonl")[0]]
     mine = [r for r in recs if r.get("test") == "dirth"]
     assert len([r for r in recs if r["type"] == "purge"]) == 1

@@ -5,6 +5,7 @@ each."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -36,11 +37,13 @@ def hir_args(folder: Path) -> list[str]:
 
 def kill_after_first(make_loop, tmp_path, target: str, args: list[str], kind: str):
     """kill -9 once the ledger holds one `kind` record, resume: the run folder and the
-    resumed run's output."""
+    resumed run's output. On a 4Kn loop device (issue 23 §4: every test type on 4096-byte
+    sectors)."""
     folder, _, out = kill_and_resume(
-        make_loop(64 << 20), tmp_path / "reports", args, target,
+        make_loop(64 << 20, sector=4096), tmp_path / "reports", args, target,   # 4Kn
         lambda run: (run / "ledger.jsonl").read_text().count(f'"type": "{kind}"') == 1,
         limit=240)
+    assert json.loads((folder / "run.json").read_text())["device"]["logical_sector"] == 4096
     return folder, out
 
 

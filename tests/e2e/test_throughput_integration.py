@@ -20,12 +20,13 @@ TESTS = {"throughput-1024k": 1 << 20, "throughput-128k": 128 << 10}
 @pytest.fixture(scope="module")
 def tp(tmp_path_factory):
     reports = tmp_path_factory.mktemp("tp") / "reports"
-    with loop_device(SIZE) as dev:
+    with loop_device(SIZE, sector=4096) as dev:       # a 4Kn drive (issue 23 §4)
         return run_pts(dev, reports, "-k", "throughput", "--point-seconds", "1",
                        "--purge", "trim", "--max-rounds", "6")
 
 
 def test_one_bracket_per_block_size_and_pytest_result(tp):
+    assert tp.run_json["device"]["logical_sector"] == 4096
     starts = tp.of_type("test_start")
     assert [s["test"] for s in starts] == list(TESTS)
     ends = {e["test"]: e for e in tp.of_type("test_end")}

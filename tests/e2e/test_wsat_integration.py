@@ -26,7 +26,7 @@ HOURS = 0.003     # 10.8 s -> fio runtime 11 s: 1 s samples, then a partial wind
 @pytest.fixture(scope="module")
 def loop(tmp_path_factory):
     reports = tmp_path_factory.mktemp("wsat") / "reports"
-    with loop_device(SIZE) as dev:
+    with loop_device(SIZE, sector=4096) as dev:       # a 4Kn drive (issue 23 §4)
         return run_pts(dev, reports, "-k", "saturation", "--point-seconds", "1",
                        "--purge", "trim", "--wsat-hours", str(HOURS), "--wsat-fills", "1000")
 
@@ -46,6 +46,7 @@ def test_loop_stops_at_the_time_limit_and_passes(loop):
     end, result = loop.of_type("test_end")[0], loop.of_type("wsat_result")[0]
     print(f"WSAT loop: {loop.wall:.0f} s wall; {end['message']}")
     assert loop.proc.returncode == 0, loop.proc.stdout
+    assert loop.run_json["device"]["logical_sector"] == 4096
     assert end["status"] == "complete" and result["stop"] == "time"
     assert 10 <= result["seconds"] <= 12
     assert "WSAT time limit 0.003 h instead of 24 h." in loop.run_json["deviations"]

@@ -1,6 +1,7 @@
-"""The XSR test end to end on an emulated SSD at --time-scale 0.0015 (groups of 43, 32 and
-43 s; 2 s intervals): three groups back to back, TP/ART/MRT per interval, the SEQ -> RND
-fall and the RND -> SEQ recovery with a recovery time, the report's pages. About 2.5 min."""
+"""The XSR test end to end on a 4Kn emulated SSD (profile 4kn: 4096-byte sectors) at
+--time-scale 0.0015 (groups of 43, 32 and 43 s; 2 s intervals): three groups back to back,
+TP/ART/MRT per interval, the SEQ -> RND fall and the RND -> SEQ recovery with a recovery
+time, the report's pages. About 2.5 min."""
 
 import pytest
 
@@ -14,12 +15,13 @@ pytestmark = [pytest.mark.slow,
 @pytest.fixture(scope="module")
 def xsr(tmp_path_factory):
     reports = tmp_path_factory.mktemp("xsr") / "reports"
-    return run_pts("emulated:64M:default", reports, "-k", "xsr", "--point-seconds", "2",
+    return run_pts("emulated:64M:4kn", reports, "-k", "xsr", "--point-seconds", "2",
                    "--time-scale", "0.0015", timeout=400)
 
 
 def test_xsr_three_groups_with_intervals(xsr):
     assert xsr.proc.returncode == 0, xsr.proc.stdout
+    assert xsr.run_json["device"]["logical_sector"] == 4096      # 4Kn (issue 23 §4)
     groups = xsr.of_type("xsr_group")
     assert [(g["group"], g["pattern"], g["block_size"], g["seconds"]) for g in groups] == [
         (1, "seq", 1 << 20, 43), (2, "rnd", 8192, 32), (3, "seq", 1 << 20, 43)]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 
 from pts.results import records
-from pts.results.resume import ResumeState
+from pts.results.resume import ROUND, ResumeState
 
 
 def start(test):
@@ -79,12 +79,38 @@ def test_a_demand_phase_without_wipc_goes_on_after_its_last_round(tmp_path):
             end("dirth", records.INTERRUPTED))
     s = state(tmp_path, *recs)
     assert "before WIPC" in s.progress("dirth").restart_reason      # the default rule
-    p = s.progress("dirth", needs_wipc=False)
+    p = s.progress("dirth", gate=None)
     assert p.restart_reason is None and p.history == {"v": [5.0, 6.0]} and p.last_round == 2
     later = state(tmp_path, *recs, start("cbw-precondition"), purge("cbw-precondition"))
     assert "purged and rewritten since by cbw-precondition" in \
-        later.progress("dirth", needs_wipc=False).restart_reason
+        later.progress("dirth", gate=None).restart_reason
 
+
+
+def test_a_preconditioning_without_wipc_goes_on_after_its_first_round(tmp_path):
+    """HIR's, DIRTH's and CBW's preconditioning is its rounds (purge, no WIPC): killed
+    after a round, it goes on after it (it used to restart from purge, "before WIPC",
+    and measure its rounds again: benchmarks/faults.py found it); killed before its first
+    round, it restarts from purge."""
+    pre = "dirth-precondition"
+    s = state(tmp_path, start(pre), purge(pre), round_(pre, 1, 9.0), round_(pre, 2, 8.0))
+    p = s.progress(pre, gate=ROUND)
+    assert p.restart_reason is None and p.history == {"v": [9.0, 8.0]} and p.last_round == 2
+    early = state(tmp_path, start(pre), purge(pre))
+    assert early.progress(pre, gate=ROUND).restart_reason == \
+        "it had stopped before its first round completed"
+
+
+def test_only_the_records_since_the_last_test_start_count(tmp_path):
+    """A test restarted from purge begins anew: the rounds and WIPC of its earlier start do
+    not count (they described the drive before that purge)."""
+    s = state(tmp_path, start("iops"), purge("iops"), wipc("iops"), round_("iops", 1, 5.0),
+              round_("iops", 2, 6.0), start("iops"), purge("iops"))
+    assert "before WIPC" in s.progress("iops").restart_reason
+    s2 = state(tmp_path, start("iops"), purge("iops"), wipc("iops"), round_("iops", 1, 5.0),
+               round_("iops", 2, 6.0), start("iops"), purge("iops"), wipc("iops"),
+               round_("iops", 1, 7.0))
+    assert s2.progress("iops").history == {"v": [7.0]}
 
 def test_a_run_is_stopped_when_a_test_ended_in_error_or_never_ended(tmp_path):
     """The session's closing "--resume" hint: a test that ended in error, was interrupted,
