@@ -354,11 +354,10 @@ def teardown(state_dir: Path, kill_daemon: bool = True) -> None:
 
 
 def _our_loops(inst: Instance | None, image: str) -> list[tuple[str, str]]:
-    """(loop device, its backing file as sysfs names it) of this instance. Once its FUSE
-    daemon has died, a lookup of the image unhashes it and sysfs names the file
-    '<image> (deleted)', or '/disk.img (deleted)' once the dead mount is detached: the device
-    the state recorded, still bound to a file so named, is then taken as ours (found after
-    `kill -9` of the daemon mid-run: it was left bound)."""
+    """(loop device, its backing file as sysfs names it) of this instance. Its FUSE daemon
+    dead, sysfs may name the file '<image> (deleted)' or '/disk.img (deleted)': the device
+    the state recorded, bound to a file so named, is ours (after kill -9 of the daemon
+    mid-run it was left bound)."""
     found = [(device, image) for device in system.loops_backed_by(image)]
     if not found and inst is not None and inst.device:
         text = system.loop_backing_file(inst.device)

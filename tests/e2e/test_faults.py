@@ -1,5 +1,6 @@
 """Faults during a run: each gives an error naming the cause; what was completed is kept."""
 
+import contextlib
 import json
 import os
 import signal
@@ -70,6 +71,14 @@ def in_round_2(reports: Path, proc: subprocess.Popen, limit: float = 180) -> Pat
     raise AssertionError("round 2 did not start")
 
 
+def fill(path: Path) -> None:
+    """Write `path` until its file system has no space left."""
+    chunk = b"\0" * (1 << 20)
+    with open(path, "wb", buffering=0) as fh, contextlib.suppress(OSError):
+        while True:
+            fh.write(chunk)
+
+
 def test_reports_dir_fills_up_mid_round_then_resumes(make_loop, tmp_path):
     """The reports folder's file system fills up while round 2 runs: fio's JSON cannot be
     written, the error says so and how to go on; round 1 stays in the ledger; once the space
@@ -83,8 +92,7 @@ def test_reports_dir_fills_up_mid_round_then_resumes(make_loop, tmp_path):
                    "--point-seconds", "1")
         try:
             folder = in_round_2(small / "reports", proc)
-            subprocess.run(["dd", "if=/dev/zero", f"of={small / 'filler'}", "bs=1M"],
-                           capture_output=True)
+            fill(small / "filler")
             out, _ = proc.communicate(timeout=300)
         finally:
             if proc.poll() is None:
