@@ -339,7 +339,7 @@ def kill_args(tmp: Path) -> dict[str, tuple[str, list[str], tuple[float, float]]
     qos = ["--point-seconds", "1", "--max-rounds", "6", "--purge", "trim", "--time-scale",
            "0.001", "--dirth-thread-counts", "32,1", "--dirth-queue-depths", "32,1"]
     return {
-        "IOPS": (IOPS, [*SHORT, "--max-rounds", "9"], (0.3, 4.0)),
+        "IOPS": (IOPS, [*SHORT, "--max-rounds", "9"], (0.5, 8.0)),
         "TP": (f"{SUITE}/test_throughput.py",
                ["--point-seconds", "1", "--purge", "trim", "--max-rounds", "6"], (0.5, 6.0)),
         "LAT": (f"{SUITE}/test_latency.py",

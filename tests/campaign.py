@@ -16,6 +16,7 @@ from pathlib import Path
 
 from pts.results import records
 from pts.results.ledger import read_ledger
+from pts.results.resume import stopped
 from tests.ptsrun import expected_outcomes, start_suite
 
 # record type -> the fields that name one unit of it within its test (a unit is recorded
@@ -26,6 +27,11 @@ UNIT_KEYS: dict[str, tuple[str, ...]] = {
     "hir_baseline": (), "hir_state": ("state",), "xsr_group": ("group",),
     "operating_point": ("name",), "response_histogram": ("name",), "test_end": (),
 }
+
+
+# seconds to the kill of a finished run's --resume (it only starts, finds every test
+# finished and renders the report again): within its start-up, as it usually is
+RESUME_START = (0.3, 2.5)
 
 
 def ledger_records(folder: Path) -> list[dict]:
@@ -107,7 +113,8 @@ def kill_campaign(device: str, reports: Path, args: list[str], target: str, kill
     proc, folder, done, resumes, fio_left = start_suite(*first, target=target), None, 0, 0, 0
     while done < kills:
         folder = working(proc, reports, folder)
-        time.sleep(rng.uniform(*spread))
+        done_already = folder is not None and not stopped(folder)
+        time.sleep(rng.uniform(*(RESUME_START if done_already else spread)))
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             done += 1
@@ -131,7 +138,10 @@ def kill_campaign(device: str, reports: Path, args: list[str], target: str, kill
 
 def working(proc, reports: Path, folder: Path | None, limit: float = 120) -> Path | None:
     """Wait until the run `proc` has appended a record to its ledger (or has ended): its
-    run folder."""
+    run folder. A finished run's --resume appends nothing (it renders the report again):
+    its moment counts from its start."""
+    if folder is not None and not stopped(folder):
+        return folder
     def size(f: Path | None) -> int:
         try:
             return (f / "ledger.jsonl").stat().st_size if f else 0

@@ -13,14 +13,19 @@ from tests.ptsrun import IOPS, check_outcomes
 ARGS = ["--spec", "pts-e-1.1", "--point-seconds", "1", "--max-rounds", "9", "--purge", "trim",
         "--iops-rw-mixes", "0/100", "--iops-block-sizes", "64KiB,4KiB"]
 KILLS, SEED = 10, 20261123
+# seconds from a (re)started run's first new record to its kill: long enough for some kills
+# to land after the purge and WIPC (a kill before WIPC restarts the test from purge)
+SPREAD = (0.5, 8.0)
 
 pytestmark = [pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pgrep"),
               pytest.mark.slow]
 
 
 def test_kill9_at_random_moments_then_resume(make_loop, tmp_path):
-    c = kill_campaign(make_loop(256 << 20), tmp_path / "reports", ARGS, IOPS, KILLS, SEED)
+    c = kill_campaign(make_loop(256 << 20), tmp_path / "reports", ARGS, IOPS, KILLS, SEED,
+                      SPREAD)
     assert c.kills == KILLS
+    assert c.seen >= 1, "no completed round before a kill: the kills tested only start-up"
     assert c.fio_left == 0, "a fio of the killed run outlived the suite"
     assert c.twice == [], "a completed unit was measured twice"
     assert c.lost == [], "a completed unit was lost or changed"
@@ -29,4 +34,5 @@ def test_kill9_at_random_moments_then_resume(make_loop, tmp_path):
     assert c.rc == (0 if expected.passed else 1), c.out[-3000:]
     rounds = [r["round"] for r in ledger_records(c.folder) if r["type"] == "round"]
     assert rounds == list(range(1, len(rounds) + 1))
-    print(f"{c.kills} kills, {c.resumes} resumes, {c.units} units, {len(rounds)} rounds")
+    print(f"{c.kills} kills, {c.resumes} resumes, {c.seen} units seen at a kill, {c.units} "
+          f"units, {len(rounds)} rounds")
