@@ -264,18 +264,25 @@ def dut_host(size: int = 256 << 20):
         yield h, h.url(dev), k.ssh_config
 
 
-def fio_server_dies(tmp: Path) -> Row:
+def remote_fault(tmp: Path, fault: str, ssh: bool, fio: bool) -> Row:
+    """On a DUT host's drive, mid-round: kill -9 of its sshd (with its sessions) and/or its
+    fio --server; both back before --resume."""
     t0 = time.monotonic()
     with dut_host() as (h, url, ssh_config):
         run = Run(tmp / "reports", ["--device", url, "--ssh-config", str(ssh_config),
                                     "--fio-port", str(h.fio_port), *SHORT])
         at = run.wait_for(mid_round)
-        h.fio.kill()
+        killed = [f"its sshd and {kill_sshd(h) - 1} session(s)"] if ssh else []
+        if fio:
+            h.fio.kill()
+            killed.append("fio --server")
         rc, detected = run.end()
-        h.start_fio()
-        resumed = run.resume()
-        return run.row("remote: the DUT host's fio --server killed mid-round",
-                       f"kill -9 of fio --server {at}", f"rc {rc}: {detected}", resumed, t0)
+        if ssh:
+            h.start_sshd()
+        if fio:
+            h.start_fio()
+        return run.row(fault, f"kill -9 of {' and '.join(killed)} {at}", f"rc {rc}: {detected}",
+                       run.resume(), t0)
 
 
 def tree(pid: int) -> list[int]:
@@ -295,38 +302,20 @@ def kill_sshd(h: remote_hosts.Host) -> int:
     return len(pids)
 
 
+def fio_server_dies(tmp: Path) -> Row:
+    return remote_fault(tmp, "remote: the DUT host's fio --server killed mid-round",
+                        ssh=False, fio=True)
+
+
 def ssh_drops(tmp: Path) -> Row:
     """The ssh connection drops mid-round and stays down until the run has ended."""
-    t0 = time.monotonic()
-    with dut_host() as (h, url, ssh_config):
-        run = Run(tmp / "reports", ["--device", url, "--ssh-config", str(ssh_config),
-                                    "--fio-port", str(h.fio_port), *SHORT])
-        at = run.wait_for(mid_round)
-        n = kill_sshd(h)
-        rc, detected = run.end()
-        h.start_sshd()
-        resumed = run.resume()
-        return run.row("remote: the ssh connection drops mid-round (sshd killed)",
-                       f"kill -9 of the DUT host's sshd and its {n - 1} session(s) {at}",
-                       f"rc {rc}: {detected}", resumed, t0)
+    return remote_fault(tmp, "remote: the ssh connection drops mid-round (sshd killed)",
+                        ssh=True, fio=False)
 
 
 def host_down(tmp: Path) -> Row:
-    """The DUT host goes away mid-round: its sshd (and sessions) and fio --server killed."""
-    t0 = time.monotonic()
-    with dut_host() as (h, url, ssh_config):
-        run = Run(tmp / "reports", ["--device", url, "--ssh-config", str(ssh_config),
-                                    "--fio-port", str(h.fio_port), *SHORT])
-        at = run.wait_for(mid_round)
-        n = kill_sshd(h)
-        h.fio.kill()
-        rc, detected = run.end()
-        h.start_sshd()
-        h.start_fio()
-        resumed = run.resume()
-        return run.row("remote: the DUT host goes down mid-round (sshd and fio --server)",
-                       f"kill -9 of its sshd, {n - 1} session(s) and fio --server {at}",
-                       f"rc {rc}: {detected}", resumed, t0)
+    return remote_fault(tmp, "remote: the DUT host goes down mid-round (sshd and fio "
+                        "--server)", ssh=True, fio=True)
 
 
 # ------------------------------------------------------------------ kill -9 campaigns
