@@ -23,7 +23,7 @@ from pts.config.settings import (
     Settings,
 )
 from pts.config.spec import SpecError, available_specs, load_spec
-from pts.device import safety
+from pts.device import openers, safety
 from pts.device.identity import BlockDevice, DeviceError, active_range_bytes
 from pts.device.lock import DeviceLock
 from pts.device.platform_device import capture as capture_platform
@@ -96,6 +96,8 @@ def pytest_configure(config: pytest.Config) -> None:
             config.stash[RESUME].check_data_units(
                 dev, health.resume_counters(dev, config.stash[RESUME]))
         if config.option.destructive:
+            if RESUME in config.stash and dev.remote is None:
+                openers.reap(config.stash[RESUME].folder, _writer(config))
             safety.check_writable(dev, destructive=True)
             config.stash[LOCK] = DeviceLock(dev).acquire()
     except (DeviceError, emulated.EmulatedDeviceError) as exc:

@@ -1,6 +1,6 @@
 """The safety gate: `check_writable` is what every writing step goes through. It refuses a
 device that is in use whatever the flags (mounted, partition mounted, holders, swap, backing
-the root filesystem, read-only), and refuses any write without --destructive."""
+the root filesystem, read-only, open by another process), and refuses any write without --destructive."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import os
 import re
 from dataclasses import dataclass
 
+from pts.device import openers
 from pts.device.identity import PROC, BlockDevice, DeviceError, sysfs_for_devno
 from pts.tools import commands
 from pts.tools.hosts import LOCAL, Host
@@ -126,6 +127,9 @@ def in_use_reasons(dev: BlockDevice) -> list[str]:
         reasons.append(f"{dev.path} backs the root filesystem")
     if dev.read_only:
         reasons.append(f"{dev.path} is read-only (sysfs ro=1)")
+    if dev.remote is None:      # /proc of this host only: a DUT host's is not looked at
+        reasons += [f"{dev.path} is open by {o} (stop it first)"
+                    for o in openers.holding(set(nodes))]
     if dev.remote is not None:
         reasons = [f"{r} (on {dev.remote.target})" for r in reasons]
     return sorted(set(reasons), key=reasons.index)

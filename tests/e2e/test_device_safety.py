@@ -119,6 +119,22 @@ def test_active_swap_refused(make_loop):
     assert sha(dev) == before
 
 
+def test_device_open_by_another_process_refused(make_loop):
+    """A process that keeps the device open (here `sleep` with it as stdin; in the field a
+    fio a killed run left) would disturb the measurement: named, with its pid."""
+    dev = make_loop()
+    with open(dev, "rb") as node:
+        holder = subprocess.Popen(["sleep", "60"], stdin=node)
+    try:
+        with pytest.raises(UnsafeDeviceError,
+                           match=f"{dev} is open by sleep \\(pid {holder.pid}: sleep 60\\)"):
+            check_writable(resolve(dev), destructive=True)
+    finally:
+        holder.kill()
+        holder.wait()
+    check_writable(resolve(dev), destructive=True)     # released: allowed again
+
+
 @pytest.mark.needs("root-on-block-device")
 def test_root_filesystem_device_is_refused_by_resolution_only():
     """Never writes: resolves the disk under / and asks the gate."""

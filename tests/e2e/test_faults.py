@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from pts.device import openers
 from pts.emulate import lifecycle
 from pts.results.ledger import read_ledger
 from tests.ptsrun import IOPS, check_outcomes, run_suite, start_suite
@@ -79,10 +80,38 @@ def fill(path: Path) -> None:
             fh.write(chunk)
 
 
+@contextlib.contextmanager
+def stuck_fio(dev: str, folder: Path):
+    """A fio as a killed run can leave it (seen: stuck in a futex after the kernel's SIGTERM,
+    still holding the device): its output in the run folder, stopped (SIGSTOP) so that
+    SIGTERM cannot end it. Killed at the end whatever happened."""
+    fio = subprocess.Popen(["fio", "--name=left", f"--filename={dev}", "--rw=read", "--bs=4k",
+                            "--time_based", "--runtime=600", "--rate_iops=50",
+                            f"--output={folder}/raw/left.json"], start_new_session=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    rdev = os.stat(dev).st_rdev
+    try:
+        deadline = time.monotonic() + 30
+        while not openers.holding({(os.major(rdev), os.minor(rdev))}, settle=0):
+            assert time.monotonic() < deadline and fio.poll() is None, "fio did not start"
+            time.sleep(0.05)
+        os.killpg(fio.pid, signal.SIGSTOP)
+        os.killpg(fio.pid, signal.SIGTERM)           # pending: a stopped fio cannot act on it
+        yield fio
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(fio.pid, signal.SIGKILL)
+        fio.wait()
+        while openers.left_by(folder):                # its forked job too
+            time.sleep(0.05)
+
+
 def test_reports_dir_fills_up_mid_round_then_resumes(make_loop, tmp_path):
     """The reports folder's file system fills up while round 2 runs: fio's JSON cannot be
     written, the error says so and how to go on; round 1 stays in the ledger; once the space
-    is freed, --resume redoes round 2 and ends as the recorded rounds give."""
+    is freed, --resume redoes round 2 and ends as the recorded rounds give. A fio that the
+    stopped run left stuck on the device refuses a new run, naming it, and --resume kills
+    it (its command line names the run folder) before it writes."""
     dev = make_loop(64 << 20)
     small = tmp_path / "small"
     small.mkdir()
@@ -105,7 +134,12 @@ def test_reports_dir_fills_up_mid_round_then_resumes(make_loop, tmp_path):
         before = [r.data for r in read_ledger(folder / "ledger.jsonl")[0]]
         assert [r["round"] for r in before if r["type"] == "round"] == [1]
         (small / "filler").unlink()
-        p = run_suite("--resume", str(folder), "--destructive", target=IOPS, timeout=300)
+        with stuck_fio(dev, folder) as left:
+            p = run_suite("--device", dev, "--destructive", "--reports-dir", str(tmp_path))
+            assert p.returncode == 4 and f"{dev} is open by fio (pid " in p.stderr, p.stderr
+            p = run_suite("--resume", str(folder), "--destructive", target=IOPS, timeout=300)
+            assert left.wait(timeout=10) == -signal.SIGKILL
+        assert f"killing fio (pid {left.pid}: fio --name=left" in p.stdout, p.stdout[-3000:]
         after = [r.data for r in read_ledger(folder / "ledger.jsonl")[0]]
         expected = check_outcomes(folder, after)["iops"]
         assert p.returncode == (0 if expected.passed else 1), p.stdout[-3000:]
