@@ -348,6 +348,11 @@ def kill_args(tmp: Path) -> dict[str, tuple[str, list[str], tuple[float, float]]
     }
 
 
+# every 2nd kill waits for the run's next completed unit (a round, sample, wait state ...):
+# without it, the kills of WSAT, HIR and XSR at these settings all fell before their first
+UNIT_EVERY = 2
+
+
 def kill_rows(tmp: Path, kills: int, seed: int, sector: int, only: set[str]) -> list[Row]:
     """Each test type on a loop device of `sector`-byte logical sectors (4096 by default: a
     4Kn drive, issue 23 §4; CBW declares its sub-4 KiB sizes N/A there)."""
@@ -358,7 +363,7 @@ def kill_rows(tmp: Path, kills: int, seed: int, sector: int, only: set[str]) -> 
         t0 = time.monotonic()
         with loop_device(256 << 20, sector=sector) as dev:
             c = kill_campaign(dev, tmp / f"kill-{name}", args, target, kills, seed + n,
-                              spread)
+                              spread, unit_every=UNIT_EVERY)
         sectors = json.loads((c.folder / "run.json").read_text())["device"]["logical_sector"]
         assert sectors == sector, sectors
         if name == "CBW" and sector > 512:      # its sub-4 KiB sizes: N/A, declared, not run

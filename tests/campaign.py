@@ -102,17 +102,21 @@ class Campaign:
 
 def kill_campaign(device: str, reports: Path, args: list[str], target: str, kills: int,
                   seed: int, spread: tuple[float, float] = (0.3, 4.0),
-                  timeout: float = 1800) -> Campaign:
+                  timeout: float = 1800, unit_every: int = 0) -> Campaign:
     """Start the suite on `device`; `kills` times, at a seeded random moment `spread`
     seconds after the (re)started run has written its first new ledger record (so that a
     slow start-up on a loaded machine does not take every kill before any work), kill -9
     it and `--resume` it; then let it end. A run that ends before its moment is resumed
-    again (a finished run's --resume runs nothing)."""
+    again (a finished run's --resume runs nothing). `unit_every` N > 0: every Nth kill
+    waits for the run's next completed unit first (tests whose first unit comes later than
+    `spread` would otherwise be killed only before it)."""
     rng, tally = random.Random(seed), Tally()
     first = ["--device", device, "--destructive", "--reports-dir", str(reports), *args]
     proc, folder, done, resumes, fio_left = start_suite(*first, target=target), None, 0, 0, 0
     while done < kills:
         folder = working(proc, reports, folder)
+        if unit_every and done % unit_every == unit_every - 1 and folder is not None:
+            next_unit(proc, folder)
         done_already = folder is not None and not stopped(folder)
         time.sleep(rng.uniform(*(RESUME_START if done_already else spread)))
         if proc.poll() is None:
@@ -134,6 +138,15 @@ def kill_campaign(device: str, reports: Path, args: list[str], target: str, kill
     expected = 0 if all(e.passed for e in expected_outcomes(final).values()) else 1
     return Campaign(folder, done, resumes, tally.lost(final), Tally.twice(final), fio_left,
                     proc.returncode, expected, out, len(units(final)), len(tally.seen))
+
+
+def next_unit(proc, folder: Path, limit: float = 600) -> None:
+    """Wait until the run `proc` has recorded one more completed unit (or has ended)."""
+    before, deadline = len(units(ledger_records(folder))), time.monotonic() + limit
+    while proc.poll() is None and time.monotonic() < deadline:
+        if len(units(ledger_records(folder))) > before:
+            return
+        time.sleep(0.1)
 
 
 def working(proc, reports: Path, folder: Path | None, limit: float = 120) -> Path | None:

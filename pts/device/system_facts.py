@@ -97,11 +97,31 @@ def interface(host: Host, sys_root: Path, kname: str, transport: str) -> dict:
     ata = next((p for p in node.parents if re.fullmatch(r"ata\d+", p.name)), None)
     if ata is not None:
         return _sata(host, ata)
+    end = next((p for p in node.parents if p.name.startswith("end_device-")), None)
+    if end is not None:
+        sata = host.read(node / "device" / "vendor") == "ATA"     # SAT: a SATA drive
+        return _sas("SATA behind a SAS HBA" if sata else "SAS", host, end.parent)
     if transport == "virtio":
         return {"kind": "virtio-blk (virtual)", "speed": None,
                 "source": "n/a: a virtual device has no link speed"}
-    return {"kind": transport, "speed": None,
-            "source": f"n/a: no link speed in sysfs for a {transport} device"}
+    kind = "USB" if any(re.fullmatch(r"usb\d+", p.name) for p in node.parents) else transport
+    adapter = next((p for p in node.parents if re.fullmatch(r"host\d+", p.name)), None)
+    driver = adapter and host.read(adapter / "scsi_host" / adapter.name / "proc_name")
+    return {"kind": f"{kind} ({driver})" if driver else kind, "speed": None,
+            "source": f"n/a: no link speed in sysfs for a {kind} device"}
+
+
+def _sas(kind: str, host: Host, port: Path) -> dict:
+    """The SAS transport class: the end device's port (port-H:N) holds its phys, each with
+    the rate it negotiated (sas_phy negotiated_linkrate, e.g. "12.0 Gbit")."""
+    for phy in sorted(host.listdir(port)):
+        if phy.startswith("phy-"):
+            rate = host.read(port / phy / "sas_phy" / phy / "negotiated_linkrate")
+            if rate:
+                return {"kind": kind, "speed": rate,
+                        "source": f"sysfs {port.name}/{phy} negotiated_linkrate"}
+    return {"kind": kind, "speed": None,
+            "source": f"n/a: no negotiated_linkrate under {port.name}"}
 
 
 def _pcie(kind: str, host: Host, func: Path) -> dict:

@@ -83,27 +83,26 @@ def fill(path: Path) -> None:
 @contextlib.contextmanager
 def stuck_fio(dev: str, folder: Path):
     """A fio as a killed run can leave it (seen: stuck in a futex after the kernel's SIGTERM,
-    still holding the device): its output in the run folder, stopped (SIGSTOP) so that
-    SIGTERM cannot end it. Killed at the end whatever happened."""
+    still holding the device): its output in the run folder, its main process and its job
+    (forked, in a session of its own) stopped (SIGSTOP), so that SIGTERM cannot end them.
+    Killed at the end whatever happened."""
     fio = subprocess.Popen(["fio", "--name=left", f"--filename={dev}", "--rw=read", "--bs=4k",
                             "--time_based", "--runtime=600", "--rate_iops=50",
-                            f"--output={folder}/raw/left.json"], start_new_session=True,
+                            f"--output={folder}/raw/left.json"],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    rdev = os.stat(dev).st_rdev
     try:
         deadline = time.monotonic() + 30
-        while not openers.holding({(os.major(rdev), os.minor(rdev))}, settle=0):
+        while len(openers.left_by(folder)) < 2:          # fio and its job
             assert time.monotonic() < deadline and fio.poll() is None, "fio did not start"
             time.sleep(0.05)
-        os.killpg(fio.pid, signal.SIGSTOP)
-        os.killpg(fio.pid, signal.SIGTERM)           # pending: a stopped fio cannot act on it
+        for o in openers.left_by(folder):
+            os.kill(o.pid, signal.SIGSTOP)
+            os.kill(o.pid, signal.SIGTERM)          # pending: a stopped fio cannot act on it
         yield fio
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(fio.pid, signal.SIGKILL)
+        for o in openers.left_by(folder):
+            os.kill(o.pid, signal.SIGKILL)
         fio.wait()
-        while openers.left_by(folder):                # its forked job too
-            time.sleep(0.05)
 
 
 def test_reports_dir_fills_up_mid_round_then_resumes(make_loop, tmp_path):
@@ -139,6 +138,7 @@ def test_reports_dir_fills_up_mid_round_then_resumes(make_loop, tmp_path):
             assert p.returncode == 4 and f"{dev} is open by fio (pid " in p.stderr, p.stderr
             p = run_suite("--resume", str(folder), "--destructive", target=IOPS, timeout=300)
             assert left.wait(timeout=10) == -signal.SIGKILL
+            assert openers.left_by(folder) == []               # its job too
         assert f"killing fio (pid {left.pid}: fio --name=left" in p.stdout, p.stdout[-3000:]
         after = [r.data for r in read_ledger(folder / "ledger.jsonl")[0]]
         expected = check_outcomes(folder, after)["iops"]

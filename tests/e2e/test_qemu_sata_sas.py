@@ -18,6 +18,7 @@ Security Erase or Sanitize, SCSI SANITIZE) stays on the recordings of tests/unit
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -95,20 +96,27 @@ def test_a_scsi_format_unit_that_erases_nothing_is_caught_by_the_markers(guest):
     assert "the device was NOT purged. Stopping (fail closed)." in guest.text("scsi-refused2")
 
 
-@pytest.mark.parametrize("kind, model, how", [
-    ("sata", SATA_MODEL, "hdparm -W0, read back with hdparm -W"),
-    ("scsi", f"QEMU {SCSI_MODEL}", "sdparm --set=WCE=0, read back with sdparm --get=WCE=1")])
-def test_iops_run_on_the_disk_to_a_report(guest, kind, model, how):
+@pytest.mark.parametrize("kind, model, link, how", [
+    ("sata", SATA_MODEL, "SATA", "hdparm -W0, read back with hdparm -W"),
+    ("scsi", f"QEMU {SCSI_MODEL}", "scsi (virtio_scsi)",
+     "sdparm --set=WCE=0, read back with sdparm --get=WCE=1")])
+def test_iops_run_on_the_disk_to_a_report(guest, kind, model, link, how):
     name = f"{kind}-iops"
     out = guest.text(name)
     folder = guest.run_folder(name, SERIALS[kind])
     expected = check_outcomes(folder)["iops"]         # the verdict its rounds give
     assert guest.rc(name) == (0 if expected.passed else 1), out[-3000:]
-    device = json.loads((folder / "run.json").read_text())["device"]
+    run_json = json.loads((folder / "run.json").read_text())
+    device = run_json["device"]
     # identity from sysfs: the model (vendor "ATA" is libata's, not the maker's) and the
     # serial of VPD page 80h (no udev in the guest, as on a minimal host)
     assert (device["model"], device["serial"], device["firmware"], device["transport"]) == \
         (model, SERIALS[kind], "2.5+", "scsi")
+    # the DUT interface as sysfs shows it: libata's link and its speed, virtio-scsi's driver
+    interface = run_json["system"]["interface"]
+    assert interface["kind"] == link, interface
+    assert re.fullmatch(r"\d\.\d Gbps", interface["speed"]) if kind == "sata" else \
+        interface["speed"] is None, interface
     assert device["capacity_bytes"] == SD_BYTES and device["given"] == disks(guest)[kind]
     recs = records(guest, name, kind)
     (purge,) = [r for r in recs if r["type"] == "purge"]

@@ -1,6 +1,6 @@
 """The §5 system and DUT facts (pts.device.system_facts) on constructed sysfs trees with the
 kernel's layout (DMI, an NVMe namespace under its controller under a root port, a SATA disk
-behind libata, a loop device, native NVMe multipath), lspci's output parsed, and one real
+behind libata, SAS and other SCSI disks, a loop device, native NVMe multipath), lspci's output parsed, and one real
 read of this machine's sysfs compared with the files themselves."""
 
 from __future__ import annotations
@@ -125,6 +125,52 @@ def test_sata_disk_behind_libata_has_its_link_speed_and_the_ahci_controller(tmp_
                                      "sysfs ids (pciutils not installed: no names)"}
     assert facts["interface"] == {"kind": "SATA", "speed": "6.0 Gbps",
                                   "source": "sysfs ata1/link1 sata_spd"}
+
+
+def scsi_tree(root: Path, under: str, host: str, driver: str, vendor: str) -> Path:
+    """A SCSI disk sdb at devices/pci0000:00/HBA/`under`/H:C:T:L, its adapter's proc_name."""
+    sys_root = root / "sys"
+    hba = sys_root / "devices" / "pci0000:00" / "0000:00:05.0"
+    device = hba / under / "2:0:0:0"
+    _w(device / "vendor", vendor)
+    _w(hba / under[:under.index(host)] / host / "scsi_host" / host / "proc_name", driver)
+    (device / "block" / "sdb").mkdir(parents=True)
+    (device / "block" / "sdb" / "device").symlink_to(device)
+    _link(sys_root, "sdb", device / "block" / "sdb")
+    return sys_root
+
+
+# The SAS transport class's layout: hostH/port-H:N/end_device-H:N/targetH:0:N, the port
+# holding its phys (phy-H:N/sas_phy/phy-H:N). Constructed: QEMU 7.2's LSI SAS1068 gives
+# Linux 6.1's mptsas an HBA whose phy 0 links at 3.0 Gbit, but no SAS port or end device.
+SAS = "host2/port-2:0/end_device-2:0/target2:0:0"
+
+
+def test_sas_disk_has_its_phys_negotiated_rate(tmp_path):
+    sys_root = scsi_tree(tmp_path, SAS, "host2", "mpt3sas", "SEAGATE")
+    port = sys_root / "devices/pci0000:00/0000:00:05.0/host2/port-2:0"
+    _w(port / "phy-2:0" / "sas_phy" / "phy-2:0" / "negotiated_linkrate", "12.0 Gbit")
+    assert sf.interface(LOCAL, sys_root, "sdb", "scsi") == {
+        "kind": "SAS", "speed": "12.0 Gbit", "source": "sysfs port-2:0/phy-2:0 "
+                                                       "negotiated_linkrate"}
+
+
+def test_sata_drive_behind_a_sas_hba_is_named_so(tmp_path):
+    sys_root = scsi_tree(tmp_path, SAS, "host2", "mpt3sas", "ATA")
+    assert sf.interface(LOCAL, sys_root, "sdb", "scsi") == {
+        "kind": "SATA behind a SAS HBA", "speed": None,
+        "source": "n/a: no negotiated_linkrate under port-2:0"}
+
+
+def test_other_scsi_disks_name_their_adapters_driver(tmp_path):
+    usb = scsi_tree(tmp_path / "u", "usb2/2-1/2-1:1.0/host6/target6:0:0", "host6",
+                    "usb-storage", "Samsung")
+    assert sf.interface(LOCAL, usb, "sdb", "scsi") == {
+        "kind": "USB (usb-storage)", "speed": None,
+        "source": "n/a: no link speed in sysfs for a USB device"}
+    vscsi = scsi_tree(tmp_path / "v", "virtio2/host0/target0:0:0", "host0", "virtio_scsi",
+                      "QEMU")
+    assert sf.interface(LOCAL, vscsi, "sdb", "scsi")["kind"] == "scsi (virtio_scsi)"
 
 
 def test_loop_device_has_no_adapter_and_no_interface_said_so(tmp_path):
