@@ -90,9 +90,12 @@ def stuck_fio(dev: str, folder: Path):
                             "--time_based", "--runtime=600", "--rate_iops=50",
                             f"--output={folder}/raw/left.json"],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    rdev = os.stat(dev).st_rdev
     try:
         deadline = time.monotonic() + 30
-        while len(openers.left_by(folder)) < 2:          # fio and its job
+        # until its job (not the main process) has the device open
+        while not [o for o in openers.holding({(os.major(rdev), os.minor(rdev))}, settle=0)
+                   if o.pid != fio.pid]:
             assert time.monotonic() < deadline and fio.poll() is None, "fio did not start"
             time.sleep(0.05)
         for o in openers.left_by(folder):
