@@ -1,6 +1,7 @@
 """The safety gate: `check_writable` is what every writing step goes through. It refuses a
 device that is in use whatever the flags (mounted, partition mounted, holders, swap, backing
-the root filesystem, read-only, open by another process), and refuses any write without --destructive."""
+the root filesystem, read-only, open by another process), and refuses any write without
+--destructive."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The §5 system and DUT facts (pts.device.system_facts) on constructed sysfs trees with the
 kernel's layout (DMI, an NVMe namespace under its controller under a root port, a SATA disk
-behind libata, SAS and other SCSI disks, a loop device, native NVMe multipath), lspci's output parsed, and one real
-read of this machine's sysfs compared with the files themselves."""
+behind libata, SAS and other SCSI disks, a loop device, native NVMe multipath), lspci's
+output parsed, and one real read of this machine's sysfs compared with the files themselves."""
 
 from __future__ import annotations
 
