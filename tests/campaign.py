@@ -115,9 +115,9 @@ def kill_campaign(device: str, reports: Path, args: list[str], target: str, kill
     proc, folder, done, resumes, fio_left = start_suite(*first, target=target), None, 0, 0, 0
     while done < kills:
         folder = working(proc, reports, folder)
-        if unit_every and done % unit_every == unit_every - 1 and folder is not None:
-            next_unit(proc, folder)
         done_already = folder is not None and not stopped(folder)
+        if unit_every and done % unit_every == unit_every - 1 and folder and not done_already:
+            next_unit(proc, folder)     # (a finished run's --resume records no unit)
         time.sleep(rng.uniform(*(RESUME_START if done_already else spread)))
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
