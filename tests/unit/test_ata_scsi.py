@@ -429,4 +429,5 @@ def test_scsi_write_cache_read_set_and_ignored():
                       ("sdparm", "--get=WCE=1"): [Reply("sdparm_get-WCE_on.txt")]})
     state = write_cache.set_scsi(DEV, False, run=run)
     assert (state.actual, state.settable, state.matches) == ("enabled", False, False)
-    assert state.deviation() is not None
+    assert state.deviation() == ("Write cache: the spec requires it disabled (WCD); it could "
+                                 "not be set on this device, which reports 'enabled'.")
