@@ -8,6 +8,7 @@ which installs without Recommends (qemu-system-x86's would pull a GUI stack).
 from __future__ import annotations
 
 import ast
+import os
 import re
 import shlex
 import shutil
@@ -98,6 +99,9 @@ def test_every_tool_the_tests_run_is_declared():
     assert not undeclared, f"tools the tests run that TOOLS does not declare: {undeclared}"
 
 
+SYSTEM_BIN = {"/usr/bin", "/usr/sbin", "/bin", "/sbin"}
+
+
 @pytest.mark.skipif(not shutil.which("dpkg"), reason="needs dpkg (a Debian host)")
 def test_tools_table_names_the_right_packages():
     """Where the tool is installed here, dpkg says which package ships it."""
@@ -112,4 +116,7 @@ def test_tools_table_names_the_right_packages():
                   for owner in line.split(": ", 1)[0].split(",")}
         if owners and pkg not in owners:
             wrong[tool] = f"TOOLS says {pkg}, dpkg says {sorted(owners)}"
+        elif not owners and os.path.dirname(shutil.which(tool)) in SYSTEM_BIN:
+            # (elsewhere, e.g. /usr/local or a venv, it is a local build dpkg cannot know)
+            wrong[tool] = f"{shutil.which(tool)} is in a system folder but no package owns it"
     assert not wrong, wrong
