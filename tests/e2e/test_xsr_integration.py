@@ -3,6 +3,8 @@
 TP/ART/MRT per interval, the SEQ -> RND fall and the RND -> SEQ recovery with a recovery
 time, the report's pages. About 2.5 min."""
 
+import math
+
 import pytest
 
 from tests import headers
@@ -42,8 +44,34 @@ def test_xsr_falls_to_rnd_and_recovers_to_seq(xsr):
           f"{g3['recovery_s']} s")
     assert g2["final_level_mbps"] < 0.6 * g1["final_level_mbps"]      # SEQ -> RND fall
     assert g3["final_level_mbps"] > 1.5 * g2["final_level_mbps"]      # RND -> SEQ back
-    assert g2["recovered"] is not None and g3["recovered"] is not None
     assert any(g["recovered"] and g["recovery_s"] is not None for g in (g2, g3))
+
+
+def test_xsr_recovery_is_what_its_intervals_give(xsr):
+    """Each group's final level, recovered flag and recovery time, recomputed here from its
+    stored intervals and the rule the run's test_start declares (final level = mean TP of the
+    last ceil(n x fraction) intervals; recovered at the first of `sustain` consecutive
+    intervals within `band` % of it; the time is that interval's start from the switch)."""
+    (start,) = xsr.of_type("test_start", "xsr")
+    p = start["parameters"]
+    band, sustain, frac = (p["recovery_band_pct"], p["recovery_sustain_intervals"],
+                           p["final_level_fraction"])
+    ivs = xsr.of_type("xsr_interval")
+    for g in xsr.of_type("xsr_group"):
+        mine = [i for i in ivs if i["group"] == g["group"]]
+        tps = [i["tp_mbps"] for i in mine]
+        tail = tps[-math.ceil(len(tps) * frac):]
+        level = sum(tail) / len(tail)
+        assert g["final_level_mbps"] == pytest.approx(level, rel=1e-9), g
+        if g["group"] == 1:                              # no switch before the first group
+            assert g["recovered"] is None and g["recovery_s"] is None
+            continue
+        inside = [abs(t - level) <= level * band / 100 for t in tps]
+        first = next((k for k in range(len(tps) - sustain + 1)
+                      if all(inside[k:k + sustain])), None)
+        assert g["recovered"] is (first is not None), g
+        step = mine[0]["end_s"] - mine[0]["start_s"]
+        assert g["recovery_s"] == (None if first is None else pytest.approx(first * step)), g
 
 
 def test_xsr_report_pages(xsr):
