@@ -42,6 +42,7 @@ def test_hir_preconditioning_rounds_write_every_interval_and_track_the_last(hir)
     order = [(r["type"], r.get("round") or r.get("when")) for r in hir.records
              if r["type"] in ("prewrite", "point", "round")]
     rounds = len(hir.of_type("round"))
+    assert rounds >= 1
     assert order == [x for n in range(1, rounds + 1) for x in (
         ("prewrite", f"precondition round {n}"), ("point", n), ("round", n))]
     assert all(w["seconds"] == (INTERVALS - 1) * 2 and w["bytes_written"] > 0
@@ -51,6 +52,7 @@ def test_hir_preconditioning_rounds_write_every_interval_and_track_the_last(hir)
 
 def test_hir_lead_in_is_declared_only_as_measured(hir):
     texts = [r["text"] for r in hir.of_type("deviation")]
+    assert [s["state"] for s in hir.of_type("hir_state")] == [1, 2, 3, 4, 5]
     for s in hir.of_type("hir_state"):
         (lead,) = [w for w in hir.of_type("hir_write")
                    if w["state"] == s["state"] and w["segment"] == "lead_in"]

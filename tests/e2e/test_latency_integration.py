@@ -54,10 +54,15 @@ def test_wipc_and_points_at_tc1_qd1(lat):
         assert (opts["iodepth"], opts["numjobs"], opts["lat_percentiles"]) == ("1", "1", "1")
 
 
+def measured(lat) -> list[dict]:
+    """The points that ran (not N/A); never none."""
+    points = [p for p in lat.of_type("point") if not p["na"]]
+    assert points
+    return points
+
+
 def test_response_times_per_point_and_direction(lat):
-    for p in lat.of_type("point"):
-        if p["na"]:
-            continue
+    for p in measured(lat):
         assert 0 < p["lat_mean_us"] <= p["lat_max_us"]
         assert 0 < p["lat_percentile_us"] <= p["lat_max_us"] and p["iops"] > 0
         for d in ("read", "write"):
@@ -71,9 +76,7 @@ def test_response_times_per_point_and_direction(lat):
 def test_percentile_is_fios_total_latency_histogram(lat):
     """The recorded 99.999 % equals the one computed from the raw json+ lat_ns bins (read and
     write merged), capped at the measured maximum."""
-    for p in lat.of_type("point"):
-        if p["na"]:
-            continue
+    for p in measured(lat):
         job = json.loads((lat.folder / p["raw"]).read_text())["jobs"][0]
         bins = histogram.merge(*(histogram.parse_bins(job[d]["lat_ns"]["bins"])
                                  for d in ("read", "write") if job[d]["total_ios"]))
@@ -83,6 +86,7 @@ def test_percentile_is_fios_total_latency_histogram(lat):
 
 
 def test_tracking_is_the_4k_write_art(lat):
+    assert lat.of_type("round")
     for r in lat.of_type("round"):
         cell = [p for p in lat.of_type("point") if p["round"] == r["round"]
                 and (p["rw_mix"], p["block_size"]) == ("0/100", 4096)][0]

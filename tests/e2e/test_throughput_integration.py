@@ -53,6 +53,7 @@ def test_points_seq_read_then_write_and_decimal_mbps(tp):
     for name, bs in TESTS.items():
         points = tp.of_type("point", name)
         rounds = tp.of_type("round", name)
+        assert rounds
         assert [p["rw_mix"] for p in points] == ["100/0", "0/100"] * len(rounds)
         for p in points:
             raw = json.loads((tp.folder / p["raw"]).read_text())["jobs"][0]
