@@ -19,7 +19,8 @@ pts.cli.multi) runs the short IOPS test of benchmarks/multi_device.py, as a user
 Every 0.5 s the script reads /proc of the controller (the session's pytest) and of each
 child: resident memory (RSS) and CPU time. A child is "in its rounds" while it runs fio (a
 child process named fio: WIPC and rounds), "rendering" when it has loaded matplotlib and
-runs no fio (it loads the renderer only to render its report, pts/report/cli.py). Prints
+runs no fio (it loads the renderer only to render its report, pts/report/cli.py, and
+matplotlib at its first chart, pts/report/renderers/mpl.py). Prints
 one JSON line per N and then a Markdown table:
 
 - wall: the session's wall time; ratio: against N = 1;

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import matplotlib
-
 from pts.report.renderers.charts import (
     LINE_STYLES,
     SHORT_SIZE_INCHES,
@@ -18,13 +16,14 @@ from pts.report.renderers.charts import (
     _png,
     _wide_range,
 )
+from pts.report.renderers.mpl import mpl
 
 
 def categorical(categories: Sequence[str], series: Mapping[str, Sequence[float | None]],
                 xlabel: str, ylabel: str, title: str,
                 size: tuple[float, float] = SHORT_SIZE_INCHES) -> bytes:
     """One line per run over categorical x (in the given order); missing values are gaps."""
-    with matplotlib.rc_context(STYLE):
+    with mpl().rc_context(STYLE):
         fig, ax = _new_figure(size)
         xs = range(len(categories))
         for (label, ys), style in zip(series.items(), LINE_STYLES * len(series),
@@ -47,9 +46,8 @@ def overlaid(series: Mapping[str, tuple[Sequence[float], Sequence[float | None]]
              xlabel: str, ylabel: str, title: str, *, integer_x: bool = False,
              size: tuple[float, float] = SHORT_SIZE_INCHES) -> bytes:
     """One line per run {label: (xs, ys)} over a numeric x axis (rounds, TGBW)."""
-    from matplotlib.ticker import MaxNLocator
 
-    with matplotlib.rc_context(STYLE):
+    with mpl().rc_context(STYLE):
         fig, ax = _new_figure(size)
         for (label, (xs, ys)), style in zip(series.items(), LINE_STYLES * len(series),
                                             strict=False):
@@ -61,7 +59,7 @@ def overlaid(series: Mapping[str, tuple[Sequence[float], Sequence[float | None]]
         elif values:
             ax.set_ylim(bottom=0, top=max(values) * 1.1 or 1)
         if integer_x:
-            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            ax.xaxis.set_major_locator(mpl().MaxNLocator(integer=True))
         ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
         _legend_below(ax, offset=0.28)
         return _png(fig)

@@ -39,7 +39,7 @@ def render(run_dir: str | os.PathLike, output: str | os.PathLike | None = None) 
     """Render the report of `run_dir` to `output` (default RUN_DIR/report.pdf) and return its
     absolute path. Raises RunFolderError if the run folder cannot be used, OSError if the
     PDF cannot be written."""
-    from pts.report.document import build_pdf  # reportlab, matplotlib: only to render
+    from pts.report.document import build_pdf  # reportlab: only to render (matplotlib: a chart)
 
     run = load_run(run_dir)
     target = Path(output) if output is not None else run.folder / REPORT_NAME

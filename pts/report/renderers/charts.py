@@ -11,14 +11,14 @@ from __future__ import annotations
 import contextvars
 import io
 from collections.abc import Mapping, Sequence
-
-import matplotlib
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
+from typing import TYPE_CHECKING
 
 from pts.procedure.steady_state import SteadyStateResult
+from pts.report.renderers.mpl import mpl
 from pts.report.run import fmt
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 SIZE_INCHES = (7.2, 3.9)
 SHORT_SIZE_INCHES = (7.2, 2.6)   # a secondary chart that shares its page with a table
@@ -30,8 +30,8 @@ LINE_STYLES = ("-", "--", ":", "-.")
 
 
 def _new_figure(size: tuple[float, float] = SIZE_INCHES) -> tuple[Figure, object]:
-    fig = Figure(figsize=size, dpi=DPI)
-    FigureCanvasAgg(fig)
+    fig = mpl().Figure(figsize=size, dpi=DPI)
+    mpl().FigureCanvasAgg(fig)
     return fig, fig.add_subplot(1, 1, 1)
 
 
@@ -69,7 +69,7 @@ def _png(fig: Figure, tight: bool = True) -> bytes:
         fig.tight_layout()
     if _SVG_INSTEAD.get():
         text = io.StringIO()
-        with matplotlib.rc_context({"svg.hashsalt": "snia-pts", "svg.fonttype": "none"}):
+        with mpl().rc_context({"svg.hashsalt": "snia-pts", "svg.fonttype": "none"}):
             fig.savefig(text, format="svg", metadata={"Date": None, "Creator": None})
         chart = Chart(b"")
         chart.svg = text.getvalue()
@@ -88,16 +88,16 @@ def _wide_range(values: Sequence[float]) -> bool:
 def _log_y(ax) -> None:
     """Log y axis labelled 1-2-5 per decade in plain numbers (10,000 rather than 10^4)."""
     ax.set_yscale("log", nonpositive="mask")
-    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: fmt.num(v)))
-    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.yaxis.set_major_locator(mpl().LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(mpl().FuncFormatter(lambda v, _pos: fmt.num(v)))
+    ax.yaxis.set_minor_formatter(mpl().NullFormatter())
 
 
 def convergence(rounds: Sequence[int], series: Mapping[str, Sequence[float | None]],
                 window: tuple[int, int] | None, ylabel: str, title: str,
                 window_name: str = "measurement window") -> bytes:
     """Tracking variables per round (one line each), the measurement window shaded."""
-    with matplotlib.rc_context(STYLE):
+    with mpl().rc_context(STYLE):
         fig, ax = _new_figure()
         if window is not None:
             ax.axvspan(window[0] - 0.5, window[1] + 0.5, color=WINDOW_SHADE, alpha=0.6,
@@ -107,7 +107,7 @@ def convergence(rounds: Sequence[int], series: Mapping[str, Sequence[float | Non
             ax.plot(rounds, ys, marker="o", markersize=3, linewidth=1.2, label=label)
         if _wide_range([v for vals in series.values() for v in vals]):
             _log_y(ax)
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.xaxis.set_major_locator(mpl().MaxNLocator(integer=True))
         ax.set(xlabel="Round", ylabel=ylabel, title=title)
         _legend_below(ax)
         return _png(fig)
@@ -116,7 +116,7 @@ def convergence(rounds: Sequence[int], series: Mapping[str, Sequence[float | Non
 def measurement_window(ev: SteadyStateResult, label: str, ylabel: str) -> bytes:
     """One tracking variable over its window: values, average, 110 % / 90 % of the average,
     and the least-squares line y = slope * round + intercept from the stored evidence."""
-    with matplotlib.rc_context(STYLE):
+    with mpl().rc_context(STYLE):
         fig, ax = _new_figure()
         xs = list(ev.rounds)
         ax.plot(xs, list(ev.values), marker="o", linewidth=1.4, label=label)
@@ -142,7 +142,7 @@ def interval_waf(rounds: Sequence[int], values: Sequence[float | None],
                  window: tuple[int, int] | None, title: str) -> bytes:
     """Write amplification of each round's interval (SHORT_SIZE_INCHES), with the test's
     measurement window shaded as on the convergence plot, so the two can be compared."""
-    with matplotlib.rc_context(STYLE):
+    with mpl().rc_context(STYLE):
         fig, ax = _new_figure(SHORT_SIZE_INCHES)
         if window is not None:
             ax.axvspan(window[0] - 0.5, window[1] + 0.5, color=WINDOW_SHADE, alpha=0.6,
@@ -153,7 +153,7 @@ def interval_waf(rounds: Sequence[int], values: Sequence[float | None],
         # WAF is never below 1 for a drive that writes what the host sends; starting the axis
         # at 0 keeps a flat line from looking like a swing.
         ax.set_ylim(bottom=0)
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.xaxis.set_major_locator(mpl().MaxNLocator(integer=True))
         ax.set(xlabel="Round", ylabel="WAF", title=title)
         _legend_below(ax, offset=0.3)
         return _png(fig)
@@ -163,7 +163,7 @@ def matrix_2d(block_sizes: Sequence[int], rw_mixes: Sequence[str],
               values: Mapping[tuple[str, int], float | None], ylabel: str, title: str) -> bytes:
     """y (log) against block size (categorical, in the spec's loop order), one line per R/W
     mix; N/A cells are gaps, never zeros."""
-    with matplotlib.rc_context(STYLE):
+    with mpl().rc_context(STYLE):
         fig, ax = _new_figure()
         xs = range(len(block_sizes))
         for mix in rw_mixes:
@@ -186,7 +186,7 @@ def lines(series: Mapping[str, tuple[Sequence[float], Sequence[float | None]]], 
     `span` shades an x range (a measurement window); `points` adds single marked points
     {label: (x, y)} (a partial last sample). log_y None: log scale when the data span more
     than a decade."""
-    with matplotlib.rc_context(STYLE):
+    with mpl().rc_context(STYLE):
         fig, ax = _new_figure()
         if span is not None:
             ax.axvspan(span[0], span[1], color=WINDOW_SHADE, alpha=0.6, label=span_label)

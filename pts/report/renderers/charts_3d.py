@@ -13,12 +13,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-import matplotlib
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter
-
 from pts.report.renderers.charts import DPI, STYLE, _png, _wide_range
+from pts.report.renderers.mpl import mpl
 from pts.report.run import fmt
 
 SIZE_INCHES = (7.2, 5.0)
@@ -51,9 +47,9 @@ def bars(block_sizes: Sequence[int], rw_mixes: Sequence[str],
              for j, mix in enumerate(rw_mixes)]
     cells = [(i, j, v) for i, j, v in cells if v is not None and v > 0]
     log = _wide_range([v for _, _, v in cells]) if log is None else log
-    with matplotlib.rc_context(STYLE):
-        fig = Figure(figsize=SIZE_INCHES, dpi=DPI)
-        FigureCanvasAgg(fig)
+    with mpl().rc_context(STYLE):
+        fig = mpl().Figure(figsize=SIZE_INCHES, dpi=DPI)
+        mpl().FigureCanvasAgg(fig)
         ax = fig.add_subplot(1, 1, 1, projection="3d")
         if cells:
             _draw(ax, cells, log, back)
@@ -86,7 +82,7 @@ def _draw(ax, cells: list[tuple[int, int, float]], log: bool, back: int) -> None
     else:
         heights = values
         ax.set_zlim(0, max(values) * 1.05)
-        ax.zaxis.set_major_formatter(FuncFormatter(lambda v, _pos: _tick(v)))
+        ax.zaxis.set_major_formatter(mpl().FuncFormatter(lambda v, _pos: _tick(v)))
     off = (1 - BAR_FILL) / 2
     # Each R/W mix in its colour of the 2D plot (matplotlib's default cycle, first mix C0).
     colours = [f"C{(back - j) % 10}" for _, j, _ in cells]

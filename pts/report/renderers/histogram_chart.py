@@ -12,16 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import matplotlib
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.collections import PathCollection
-from matplotlib.figure import Figure
-from matplotlib.path import Path
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from pts.report.renderers.charts import DPI, LINE_STYLES, STYLE, _png
 from pts.report.renderers.charts_3d import _tick
+from pts.report.renderers.mpl import mpl
 from pts.tools.histogram import PLAT_VAL
 
 BAR_COLOUR = "#4c72b0"
@@ -49,9 +44,9 @@ def panels(cells: Sequence[tuple[str, Mapping[int, int], Mapping[str, float]]],
            xlabel: str = "Response time (µs, fio total latency)") -> bytes:
     """One panel per (panel title, bins {bin midpoint ns: I/Os}, marks {level: µs}); the
     `levels` are named in their order in one legend under the panels."""
-    with matplotlib.rc_context(STYLE):
-        fig = Figure(figsize=size_inches(len(cells)), dpi=DPI)
-        FigureCanvasAgg(fig)
+    with mpl().rc_context(STYLE):
+        fig = mpl().Figure(figsize=size_inches(len(cells)), dpi=DPI)
+        mpl().FigureCanvasAgg(fig)
         axes = fig.subplots(max(1, len(cells)), 1, sharex=True, squeeze=False)[:, 0]
         top = [1.0]
         lows, highs = [], []
@@ -65,7 +60,7 @@ def panels(cells: Sequence[tuple[str, Mapping[int, int], Mapping[str, float]]],
             for label, value in marks.items():
                 ax.axvline(value, linewidth=1.0, label=label, **_style(label))
             ax.set_yscale("log")
-            ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,.0f}"))
+            ax.yaxis.set_major_formatter(mpl().FuncFormatter(lambda v, _pos: f"{v:,.0f}"))
             ax.set_ylabel("I/O count")
             ax.set_title(name, fontsize=8)
         for ax in axes:
@@ -74,13 +69,13 @@ def panels(cells: Sequence[tuple[str, Mapping[int, int], Mapping[str, float]]],
         ax.set_xscale("log")
         if lows:
             ax.set_xlim(min(lows) * 0.8, max(highs) * 1.25)
-        ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: _tick(v)))   # 10, 2.5
-        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.xaxis.set_major_locator(mpl().LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.xaxis.set_major_formatter(mpl().FuncFormatter(lambda v, _pos: _tick(v)))   # 10, 2.5
+        ax.xaxis.set_minor_formatter(mpl().NullFormatter())
         ax.set_xlabel(xlabel)
         fig.suptitle(title, fontsize=9)
-        handles = [matplotlib.lines.Line2D([], [], linewidth=1.0, label=label,
-                                           **_style(label)) for label in levels]
+        handles = [mpl().Line2D([], [], linewidth=1.0, label=label, **_style(label))
+                   for label in levels]
         fig.legend(handles=handles, loc="lower center", ncol=len(levels), frameon=False)
         # Fixed margins (inches), not tight_layout: laying out log axes costs ~1 s a figure.
         height = size_inches(len(cells))[1]
@@ -102,11 +97,12 @@ def _bars(ax, bins: Mapping[int, int], xs: list[int]) -> None:
     corners = [(mid - half, floor), (mid - half, top), (mid + half, top), (mid + half, floor),
                (mid - half, floor)]
     verts = np.stack([np.column_stack(c) for c in corners], axis=1).reshape(-1, 2)
-    codes = np.tile([Path.MOVETO, Path.LINETO, Path.LINETO, Path.LINETO, Path.CLOSEPOLY],
+    path = mpl().Path
+    codes = np.tile([path.MOVETO, path.LINETO, path.LINETO, path.LINETO, path.CLOSEPOLY],
                     len(xs))
     # autolim off: Axes.add_patch walks every segment for the limits (seconds); set them here.
     # rasterized: in the HTML report's SVG the bars are one embedded image (axes, lines and
     # text stay vector); as vector paths they were ~7 MB a figure. The PNG is the same.
-    ax.add_collection(PathCollection([Path(verts, codes)], facecolors=BAR_COLOUR,
-                                     edgecolors="none", rasterized=True), autolim=False)
+    ax.add_collection(mpl().PathCollection([path(verts, codes)], facecolors=BAR_COLOUR,
+                                           edgecolors="none", rasterized=True), autolim=False)
     ax.update_datalim(verts)

@@ -5,9 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import matplotlib
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-
 from pts.report.renderers.charts import (
     LINE_STYLES,
     STYLE,
@@ -16,22 +13,23 @@ from pts.report.renderers.charts import (
     _png,
     _wide_range,
 )
+from pts.report.renderers.mpl import mpl
 from pts.report.run import fmt
 
 Series = Mapping[str, tuple[Sequence[float], Sequence[float | None]]]
 
 
 def _log(axis) -> None:
-    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-    axis.set_major_formatter(FuncFormatter(lambda v, _pos: fmt.num(v)))
-    axis.set_minor_formatter(NullFormatter())
+    axis.set_major_locator(mpl().LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(mpl().FuncFormatter(lambda v, _pos: fmt.num(v)))
+    axis.set_minor_formatter(mpl().NullFormatter())
 
 
 def xy(series: Series, xlabel: str, ylabel: str, title: str, *, x_ticks=None,
        log_x: bool | None = None, log_y: bool | None = None) -> bytes:
     """One line per series {label: (xs, ys)}; an axis is logarithmic when its values span
     more than a decade (None) or when asked."""
-    with matplotlib.rc_context(STYLE):
+    with mpl().rc_context(STYLE):
         fig, ax = _new_figure()
         xs_all, ys_all = [], []
         for (label, (xs, ys)), style in zip(series.items(), LINE_STYLES * len(series),
@@ -51,7 +49,7 @@ def xy(series: Series, xlabel: str, ylabel: str, title: str, *, x_ticks=None,
             ax.set_ylim(bottom=0)
         if x_ticks:
             ax.set_xticks(list(x_ticks), [str(t) for t in x_ticks])
-            ax.xaxis.set_minor_formatter(NullFormatter())
+            ax.xaxis.set_minor_formatter(mpl().NullFormatter())
         ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
         _legend_below(ax)
         return _png(fig)
