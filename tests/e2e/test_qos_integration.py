@@ -34,6 +34,11 @@ def qos_run(tmp_path_factory):
                    "--max-rounds", "5", "--time-scale", "0.001", *GRID, timeout=600)
 
 
+def fio_sections(text: str) -> int:
+    """The job sections of a fio job file (its [global] section not counted)."""
+    return text.count("\n[") - text.count("\n[global]")
+
+
 def window_means(run, test):
     end = next(r for r in run.of_type("test_end", test))
     first, last = end["window"]
@@ -149,8 +154,7 @@ def test_operating_points_and_histograms(qos_run, kind):
 def test_cbw_fio_jobs_have_bssplit_and_zones(qos_run):
     """On 4096-byte sectors the spec's sub-4 KiB sizes are left out of every CBW job and the
     rest keeps its proportions (the full mix on 512-byte sectors: tests/unit/test_qos.py)."""
-    run = json.loads((qos_run.folder / "run.json").read_text())
-    assert run["device"]["logical_sector"] == 4096
+    assert qos_run.run_json["device"]["logical_sector"] == 4096
     job = (qos_run.folder / "raw" / "cbw" / "round-01" / "round.fio").read_text()
     assert "bssplit=4k/75:8k/11:16k/8:32k/3:64k/3\n" in job \
         and "random_distribution=zoned:50/5:30/15:20/80" in job and "rwmixread=40" in job
@@ -158,7 +162,7 @@ def test_cbw_fio_jobs_have_bssplit_and_zones(qos_run):
     assert len(jobs) >= 5
     for job in jobs:                     # every section of every job file CBW ran
         text = job.read_text()
-        sections = text.count("\n[") - text.count("\n[global]")
+        sections = fio_sections(text)
         assert sections >= 1 and re.findall(r"^bssplit=(.*)$", text, re.M) == [
             "4k/75:8k/11:16k/8:32k/3:64k/3"] * sections, job
     (start,) = qos_run.of_type("test_start", "cbw")
@@ -187,7 +191,7 @@ def test_cbw_fio_jobs_align_as_the_run_declares(qos_run):
         assert len(jobs) >= 5 and any("prewrite" in str(j) for j in jobs)
         for job in jobs:
             text = job.read_text()
-            sections = text.count("\n[") - text.count("\n[global]")
+            sections = fio_sections(text)
             aligns = re.findall(r"^blockalign=.*$", text, re.M)
             if want:
                 assert aligns == [want] * sections and sections >= 1, job

@@ -116,7 +116,7 @@ def test_tools_table_names_the_right_packages():
                   for owner in line.split(": ", 1)[0].split(",")}
         if owners and pkg not in owners:
             wrong[tool] = f"TOOLS says {pkg}, dpkg says {sorted(owners)}"
-        elif not owners and os.path.dirname(shutil.which(tool)) in SYSTEM_BIN:
+        elif not owners and os.path.dirname(where := shutil.which(tool)) in SYSTEM_BIN:
             # (elsewhere, e.g. /usr/local or a venv, it is a local build dpkg cannot know)
-            wrong[tool] = f"{shutil.which(tool)} is in a system folder but no package owns it"
+            wrong[tool] = f"{where} is in a system folder but no package owns it"
     assert not wrong, wrong
