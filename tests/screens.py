@@ -11,7 +11,9 @@ the layout, not a font's anti-aliasing.
 
 Baselines: tests/data/screen-baselines/<name>.png, made by `python tests/data/
 make_screen_baselines.py` (REFRESH) on the machine CI runs on (Debian 12's Chromium and
-fonts): another browser build or font set draws text a few pixels apart.
+fonts): another browser build or font set draws text a few pixels apart. The Chromium and
+ChromeDriver builds they were made with are recorded beside them (snapshots.BUILDS, from
+`builds`), and a shot that fails on another build says so (snapshots.explain).
 """
 
 from __future__ import annotations
@@ -45,6 +47,14 @@ def chromium():
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def builds(browser) -> dict[str, str]:
+    """The Chromium and ChromeDriver builds a session runs (what the shots depend on)."""
+    caps = browser.capabilities
+    return {"chromium": snapshots.version(caps.get("browserVersion", "")),
+            "chromedriver": snapshots.version(
+                (caps.get("chrome") or {}).get("chromedriverVersion", ""))}
 
 
 def reports_folder(root: Path) -> Path:
@@ -88,15 +98,17 @@ def capture(browser, base: str) -> dict[str, np.ndarray]:
     return out
 
 
-def write(shots: dict[str, np.ndarray], folder: Path = SCREENS) -> list[Path]:
-    """Replace every baseline in `folder` by `shots`; INDEX lists them in order."""
+def write(shots: dict[str, np.ndarray], made_with: dict[str, str],
+          folder: Path = SCREENS) -> list[Path]:
+    """Replace every baseline in `folder` by `shots`; INDEX lists them in order, BUILDS
+    records `made_with` (builds())."""
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.glob("*.png"):
         old.unlink()
     for name, shot in shots.items():
         snapshots.save(shot, folder / name)
     (folder / snapshots.INDEX).write_text("".join(f"{n}\n" for n in shots), encoding="utf-8")
-    return [folder / n for n in shots]
+    return [folder / n for n in shots] + [snapshots.write_builds(folder, made_with)]
 
 
 def _settled(browser) -> None:

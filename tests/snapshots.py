@@ -12,6 +12,16 @@ band 2 mm taller 0.009 .. 0.088. TOLERANCE sits between the two kinds.
 
 Baselines: tests/data/page-baselines/<page title>.png (+ pages.tsv, their page order), made by
 `python tests/data/make_reference_run.py --refresh-baselines` (REFRESH below).
+
+Builds: a baseline is a picture of what one poppler (here) or one Chromium (tests/screens.py)
+drew, and another build can draw the same page's text a pixel apart. BUILDS in each baselines
+folder records the builds they were made with (written with the baselines), and a failed
+comparison on another build says so (explain): the reader then knows to look at the diff for
+text rendering before suspecting the report.
+
+What a snapshot cannot see is a wrong number (a digit changes a few pixels, below TOLERANCE):
+every number a page shows is checked against the run's data by a data test, never left to
+a snapshot (tests/report/test_page_numbers.py, tests/serve/test_page_numbers.py).
 """
 
 from __future__ import annotations
@@ -19,6 +29,7 @@ from __future__ import annotations
 import re
 import subprocess
 import tempfile
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +44,9 @@ DPI = 40
 LEVELS = 4
 TOLERANCE = 0.002      # normalised mean difference above which a page has changed
 INDEX = "pages.tsv"    # the baselines in page order: file name, tab, page title
+BUILDS = "builds.toml"  # the builds the baselines were made with: {tool: version}
+TOOLS = {"poppler": "poppler (pdftoppm)", "chromium": "Chromium",
+         "chromedriver": "ChromeDriver"}     # BUILDS' keys as a reader knows them
 
 
 @dataclass(frozen=True)
@@ -126,7 +140,8 @@ def write_baselines(pdf: Path, folder: Path = BASELINES) -> list[Path]:
         save(page.levels, folder / page.name)
     (folder / INDEX).write_text("".join(f"{p.name}\t{p.title}\n" for p in found),
                                 encoding="utf-8")
-    return [folder / p.name for p in found] + [folder / INDEX]
+    return [folder / p.name for p in found] + [folder / INDEX,
+                                               write_builds(folder, poppler_build())]
 
 
 def index(folder: Path = BASELINES) -> list[str]:
@@ -144,3 +159,59 @@ def written_line(written: list[Path], folder: Path, what: str, root: Path) -> st
     size = sum(p.stat().st_size for p in pngs)
     return (f"{len(pngs)} {what} ({size / 1024:.0f} KiB) in {folder.relative_to(root)}; look "
             "at them, then commit them")
+
+
+# ----------------------------------------------------------------------------- builds
+
+def version(text: str) -> str:
+    """The first dotted version in a tool's banner ("Chromium 156.0.8078.108 built on ...",
+    "pdftoppm version 22.12.0", "ChromeDriver 156.0.8078.108 (730482a9...)")."""
+    found = re.search(r"\d+(?:\.\d+)+", text)
+    return found.group(0) if found else text.strip()
+
+
+def poppler_build() -> dict[str, str]:
+    """The poppler that rasterises the pages here (pdftoppm -v prints on stderr)."""
+    out = subprocess.run(["pdftoppm", "-v"], capture_output=True, text=True)
+    return {"poppler": version(out.stderr + out.stdout)}
+
+
+def write_builds(folder: Path, builds: dict[str, str], note: str = "") -> Path:
+    """BUILDS in `folder`: the builds its baselines were made with (`note`: a comment)."""
+    lines = ["# The builds these baselines were made with (tests/snapshots.py, BUILDS): a",
+             "# comparison on another build that fails says so."]
+    lines += [f"# {line}" for line in note.splitlines()]
+    lines += [f'{tool} = "{build}"' for tool, build in builds.items()]
+    path = folder / BUILDS
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def recorded_builds(folder: Path) -> dict[str, str]:
+    """What BUILDS in `folder` records ({} when there is none)."""
+    path = folder / BUILDS
+    if not path.is_file():
+        return {}
+    return {k: str(v) for k, v in tomllib.loads(path.read_text(encoding="utf-8")).items()}
+
+
+def explain(failure: str, made_with: dict[str, str], this: dict[str, str],
+            refresh: str) -> str:
+    """A failed comparison's message, with what the builds have to do with it: for each tool
+    whose build here is not the baselines' one, "baseline made with X, this is Y"; when
+    the baselines do not record their builds, that it cannot be told."""
+    if not made_with:
+        return (f"{failure}\nThe baselines do not record the builds they were made with "
+                f"({BUILDS}): this build ({_builds(this)}) may draw text a pixel apart. "
+                f"Refresh them with {refresh} and commit them (it records the builds).")
+    notes = [f"baseline made with {TOOLS.get(tool, tool)} {made_with[tool]}, this is "
+             f"{TOOLS.get(tool, tool)} {build}"
+             for tool, build in this.items() if tool in made_with and made_with[tool] != build]
+    if not notes:
+        return failure
+    return (f"{failure}\n{'; '.join(notes)}: if the difference is only text rendering, "
+            f"refresh the baselines with {refresh} and commit them.")
+
+
+def _builds(builds: dict[str, str]) -> str:
+    return ", ".join(f"{TOOLS.get(t, t)} {b}" for t, b in builds.items()) or "unknown"

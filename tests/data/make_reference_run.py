@@ -14,7 +14,8 @@ the same bytes as long as tests/synthrun*.py are unchanged.
 
 tests/data/page-baselines/ holds every page of its report as a small 2-bit grey PNG. Refresh
 them ON PURPOSE, after a change to the report's layout that you have looked at (the failing
-test writes each changed page and a diff image and names them), then commit them.
+test writes each changed page and a diff image and names them), then commit them. The
+poppler build that rasterised them is recorded beside them (builds.toml).
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@
 Chromium (tests/screens.py says what is shot and how it is reduced). Refresh them ON
 PURPOSE, after a change to the pages that you have looked at (the failing test writes each
 changed shot and a diff image and names them), on the machine CI runs on, then commit them.
+The Chromium and ChromeDriver builds are recorded beside them (builds.toml).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def main() -> int:
     try:
         with tempfile.TemporaryDirectory() as tmp, \
                 serving(screens.reports_folder(Path(tmp) / "reports")) as base:
-            written = screens.write(screens.capture(driver, base))
+            written = screens.write(screens.capture(driver, base), screens.builds(driver))
     finally:
         driver.quit()
     print(snapshots.written_line(written, screens.SCREENS, "screenshot baselines", ROOT))

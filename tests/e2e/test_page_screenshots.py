@@ -4,8 +4,9 @@ compare page and every page of the HTML report, of the stored reference run serv
 baselines (tests/data/screen-baselines/) as the PDF's pages are with theirs. How they are
 shot and reduced: tests/screens.py.
 
-On a mismatch the test writes the actual shot and a diff image and names them. A change you
-meant: look at them, then refresh the baselines on purpose (tests.screens.REFRESH) and
+On a mismatch the test writes the actual shot and a diff image and names them, and says
+whether this Chromium is the one the baselines were made with (their builds.toml). A change
+you meant: look at them, then refresh the baselines on purpose (tests.screens.REFRESH) and
 commit them.
 """
 
@@ -30,7 +31,7 @@ def shots(browser, tmp_path_factory):
         console_errors(browser)
         taken = screens.capture(browser, base)
         errors = console_errors(browser)
-    return out, taken, errors
+    return out, taken, errors, screens.builds(browser)
 
 
 def test_baselines_are_stored():
@@ -41,7 +42,7 @@ def test_baselines_are_stored():
 
 
 def test_the_same_shots_as_the_baselines(shots):
-    _, taken, errors = shots
+    _, taken, errors, _ = shots
     assert not errors, errors
     assert list(taken) == BASELINES, (
         f"other pages shot than the baselines, or in another order.\n  only now: "
@@ -51,7 +52,7 @@ def test_the_same_shots_as_the_baselines(shots):
 
 @pytest.mark.parametrize("name", BASELINES, ids=[n.removesuffix(".png") for n in BASELINES])
 def test_shot_matches_its_baseline(shots, name):
-    out, taken, _ = shots
+    out, taken, _, this = shots
     shot = taken.get(name)
     if shot is None:
         pytest.fail(f"{name} was not shot (see test_the_same_shots_as_the_baselines)")
@@ -63,10 +64,12 @@ def test_shot_matches_its_baseline(shots, name):
         snapshots.diff_image(shot, expected, diff)
         size = "" if shot.shape == expected.shape else \
             f" (size {shot.shape} instead of {expected.shape})"
-        pytest.fail(f"{name} differs from its baseline by {score:.4f} (tolerance "
-                    f"{snapshots.TOLERANCE}){size}.\n  baseline: {screens.SCREENS / name}\n"
-                    f"  actual:   {got}\n  diff:     {diff}\nLook at them; if the change is "
-                    f"meant, refresh the baselines: {screens.REFRESH}")
+        pytest.fail(snapshots.explain(
+            f"{name} differs from its baseline by {score:.4f} (tolerance "
+            f"{snapshots.TOLERANCE}){size}.\n  baseline: {screens.SCREENS / name}\n"
+            f"  actual:   {got}\n  diff:     {diff}\nLook at them; if the change is "
+            f"meant, refresh the baselines: {screens.REFRESH}",
+            snapshots.recorded_builds(screens.SCREENS), this, screens.REFRESH))
 
 
 def test_a_shot_sees_a_line_of_text_moved():
