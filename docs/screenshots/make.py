@@ -1,6 +1,6 @@
-"""Make the README's dashboard screenshots from a real run: `python -m pts demo --serve` on an
-emulated SSD watched by Debian's headless Chromium (live.png: the run page while it runs),
-then `python -m pts serve` over the finished run (runs.png, report.png).
+"""Make the dashboard screenshots of docs/dashboard.md from a real run: `python -m pts demo
+--serve` on an emulated SSD watched by Debian's headless Chromium (live.png: the run page while
+it runs), then `python -m pts serve` over the finished run (runs.png, report.png).
 
     sudo .venv/bin/python docs/screenshots/make.py      # about 5 minutes; needs root (demo)
 
