@@ -45,7 +45,7 @@ REPORTS = pytest.StashKey[list]()
 LOCK = pytest.StashKey[DeviceLock]()
 RESUME = pytest.StashKey[ResumeState]()
 SIGNATURES = pytest.StashKey[safety.Signatures]()
-SERVE = pytest.StashKey[object]()        # --serve: the bound socket, then the Background
+SERVE = pytest.StashKey[object]()        # --serve: the Bound (port, auth), then the Background
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -122,7 +122,7 @@ def _bind_dashboard(config: pytest.Config) -> None:
     if not opt.serve or opt.dry_run or opt.collectonly:
         return
     try:
-        config.stash[SERVE] = background.bind(opt.serve)
+        config.stash[SERVE] = background.bind(opt.serve, opt.serve_auth_file)
     except background.ServeError as exc:
         raise pytest.UsageError(str(exc)) from None
 

@@ -68,7 +68,16 @@ def add(parser: pytest.Parser) -> None:
                      "the run's state, round, tracking values and health live, finished "
                      "reports as HTML, /metrics for Prometheus. Binds 127.0.0.1 unless "
                      "HOST is given; a port in use stops the session before any device "
-                     "is touched. Read-only (not with --dry-run)")
+                     "is touched. Read-only (not with --dry-run). A HOST other than "
+                     "127.0.0.0/8, ::1 or localhost needs --serve-auth-file")
+    g.addoption("--serve-auth-file", metavar="FILE", default=None,
+                help="with --serve: HTTP basic auth for every page, download and /metrics "
+                     "of the dashboard (python -m pts serve --auth-file): FILE holds "
+                     "user:password lines, readable by its owner only (chmod 600, else the "
+                     "session stops before any device is touched). Required when --serve's "
+                     "HOST is beyond loopback; enforced on loopback too when given. Refused "
+                     "requests are written to the terminal (client, path). "
+                     "docs/dashboard-auth.md")
     g.addoption("--dry-run", action="store_true",
                 help="print each selected PTS test's plan (purge method and command, WIPC "
                      "bytes, rounds x points, fio job files, write cache, estimated duration) "

@@ -28,7 +28,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="where the run folder goes (default %(default)s)")
     p.add_argument("--serve", metavar="[HOST:]PORT", default=None,
                    help="watch the run in a browser: the lab dashboard on this port while "
-                        "the demo runs (pytest --serve)")
+                        "the demo runs (pytest --serve; a HOST beyond loopback needs "
+                        "--serve-auth-file)")
+    p.add_argument("--serve-auth-file", metavar="FILE", default=None,
+                   help="with --serve: the dashboard's user:password file, chmod 600 "
+                        "(pytest --serve-auth-file; docs/dashboard-auth.md)")
     # PTS-E 1.0 §5 report fields, passed to the run as they are (pytest --help explains them)
     for option, metavar in REPORT_OPTIONS:
         p.add_argument(option, metavar=metavar, default=None,
@@ -55,7 +59,9 @@ def run(args: argparse.Namespace) -> int:
     argv = [sys.executable, "-m", "pytest", "pts/suite/test_iops.py", "-p", "no:cacheprovider",
             "--device", f"emulated:{args.size}:{args.profile}", "--destructive",
             "--purge", "auto", "--reports-dir", str(reports), *DEMO_ARGS, *report_args(args),
-            *(["--serve", args.serve] if args.serve else [])]
+            *(["--serve", args.serve] if args.serve else []),
+            *(["--serve-auth-file", str(Path(args.serve_auth_file).resolve())]
+              if args.serve_auth_file else [])]
     print("running:", " ".join(argv), flush=True)
     proc = subprocess.run(argv, cwd=REPO)
     new = sorted(set(reports.glob("*/*/report.pdf")) - before, key=lambda p: p.stat().st_mtime)

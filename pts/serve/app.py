@@ -12,7 +12,9 @@
 
 <id> is the folder's path relative to the folder given (prefixed by the folder's number when
 several are given); it is looked up in the index, never joined onto a path. Nothing is
-written anywhere: the HTML report and the exports are built in memory.
+written anywhere: the HTML report and the exports are built in memory. With `credentials`
+(pts.serve.auth) every request, to any route or none, must carry them: the check is the app's
+middleware, in front of the router, so a route added here cannot escape it.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from pts.compare import cli as compare_cli
 from pts.export import cli as export_cli
 from pts.export.json_doc import finite, run_document
 from pts.report.document import build_html
-from pts.serve import comparing, convergence, metrics, safe, state
+from pts.serve import auth, comparing, convergence, metrics, safe, state
 from pts.serve.index import Entry, RunIndex
 from pts.serve.live import LiveFeeds
 
@@ -46,7 +48,8 @@ FILTERS = ("model", "serial", "test", "verdict", "state")
 
 
 def create_app(folders: list[str | Path], *, stale_after: float = state.STALE_AFTER,
-               poll_seconds: float = 1.0) -> Starlette:
+               poll_seconds: float = 1.0,
+               credentials: auth.Credentials | None = None) -> Starlette:
     index = RunIndex(folders)
     feeds = LiveFeeds(index, poll_seconds, stale_after)
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True)
@@ -171,7 +174,7 @@ def create_app(folders: list[str | Path], *, stale_after: float = state.STALE_AF
         Route("/runs/{id:path}/convergence.svg", convergence_svg),
         Route("/runs/{id:path}/files/{name}", files),
         Route("/runs/{id:path}", run_page),
-    ])
+    ], middleware=auth.middleware(credentials))
     app.state.index, app.state.feeds = index, feeds
     return app
 

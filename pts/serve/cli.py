@@ -1,6 +1,7 @@
-"""`python -m pts serve [REPORTS_DIR ...] [--host 127.0.0.1] [--port 8080]`: the lab
-dashboard over the run folders under REPORTS_DIR (default: reports), served by uvicorn.
-Read-only: it never writes into a run folder and never touches a device."""
+"""`python -m pts serve [REPORTS_DIR ...] [--host 127.0.0.1] [--port 8080] [--auth-file FILE]`:
+the lab dashboard over the run folders under REPORTS_DIR (default: reports), served by
+uvicorn. Read-only: it never writes into a run folder and never touches a device. Beyond
+loopback it does not start without --auth-file (pts.serve.auth)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from pts.serve import state
+from pts.serve import auth, state
 
 GRACEFUL_SHUTDOWN_S = 3      # seconds open event streams get to close at Ctrl-C/SIGTERM
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8080
@@ -22,12 +23,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "events as its ledger grows), a finished run's report as HTML, the PDF, run.json, "
         "ledger.jsonl and the export JSON/CSV as downloads, and /metrics in the Prometheus "
         "text format. Read-only: nothing is written into a run folder (the HTML report is "
-        "built in memory), no device is touched; only files under REPORTS_DIR are served.")
+        "built in memory), no device is touched; only files under REPORTS_DIR are served. "
+        "Listening beyond this machine (--host other than 127.0.0.0/8, ::1 or localhost) "
+        f"needs --auth-file ({auth.DOC}).")
     p.add_argument("reports_dirs", metavar="REPORTS_DIR", nargs="*", default=["reports"],
                    help="folders holding run folders (default: reports)")
     p.add_argument("--host", default=DEFAULT_HOST,
                    help=f"address to listen on (default {DEFAULT_HOST}: this host only; "
-                        "0.0.0.0 serves every network the host is on)")
+                        "0.0.0.0 serves every network the host is on, and then --auth-file "
+                        "is required)")
+    p.add_argument("--auth-file", metavar="FILE", default=None,
+                   help="HTTP basic auth for every page, download and /metrics: FILE holds "
+                        "user:password lines (# comments; passwords of at least "
+                        f"{auth.MIN_PASSWORD} characters, stored as given), readable by its "
+                        "owner only (chmod 600, else refused). Required unless --host is "
+                        "loopback; enforced there too when given. Refused requests are "
+                        f"logged to stderr (client, path). {auth.DOC}")
     p.add_argument("--port", type=int, default=DEFAULT_PORT,
                    help=f"port (default {DEFAULT_PORT})")
     p.add_argument("--stale-after", type=float, default=state.STALE_AFTER, metavar="SECONDS",
@@ -43,15 +54,28 @@ def run(args: argparse.Namespace) -> int:
         print(f"serve: not a folder: {', '.join(missing)} (give the --reports-dir of your "
               "runs, default reports)", file=sys.stderr)
         return 2
+    try:
+        credentials = auth.required(args.host, args.auth_file, host_option=f"--host {args.host}",
+                                    file_option="--auth-file")
+    except auth.AuthError as exc:
+        print(f"serve: {exc}", file=sys.stderr)
+        return 2
     import uvicorn
 
     from pts.serve.app import create_app
 
-    app = create_app(args.reports_dirs, stale_after=args.stale_after)
+    app = create_app(args.reports_dirs, stale_after=args.stale_after, credentials=credentials)
+    handler = auth.log_to(sys.stderr) if credentials is not None else None
     print(f"snia-pts dashboard: http://{args.host}:{args.port}/ "
-          f"({', '.join(str(Path(d).resolve()) for d in args.reports_dirs)})", flush=True)
+          f"({', '.join(str(Path(d).resolve()) for d in args.reports_dirs)}; "
+          + (f"basic auth, {len(credentials.users)} user(s) of {credentials.source})"
+             if credentials else "no auth: this host only)"), flush=True)
     # An open page holds an event stream that never ends by itself: without a limit, Ctrl-C
     # (or SIGTERM) would wait for every browser tab to close.
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning",
-                timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S)
+    try:
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning",
+                    timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S)
+    finally:
+        if handler is not None:
+            auth.remove_log(handler)
     return 0
