@@ -116,9 +116,9 @@ def required(host: str, auth_file: str | Path | None, *, host_option: str,
     if is_loopback(host):
         return None
     raise AuthError(f"{host_option}: the dashboard (run results, device serials, raw "
-                    f"ledgers) would be open to every host that reaches {host or 'this one'}; "
-                    f"give {file_option} FILE (lines user:password, chmod 600; {DOC}), or "
-                    "listen on 127.0.0.1 only")
+                    "ledgers) would be open, without credentials, to every host that can "
+                    f"reach this one; give {file_option} FILE (lines user:password, chmod "
+                    f"600; {DOC}), or listen on 127.0.0.1 only")
 
 
 class BasicAuth(AuthenticationBackend):

@@ -191,7 +191,8 @@ def test_serve_beyond_loopback_without_a_file_refuses_to_start(root, started, ca
     assert main(["serve", str(root), "--host", "0.0.0.0"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("serve: --host 0.0.0.0: the dashboard (run results, device "
-                          "serials, raw ledgers) would be open to every host"), err
+                          "serials, raw ledgers) would be open, without credentials, to "
+                          "every host that can reach this one"), err
     assert "give --auth-file FILE" in err and started == []
 
 
