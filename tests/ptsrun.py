@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from pts.config.spec import DEFAULT_SPEC, SteadyStateRule, load_spec
 from pts.procedure import steady_state
 from pts.results import records
 from pts.results.ledger import read_ledger
@@ -116,10 +117,28 @@ def kill_and_resume(device: str, reports: Path, args: list[str], target: str,
         time.sleep(0.1)
     second = start_suite("--resume", str(folder), "--destructive", target=target)
     out, _ = second.communicate(timeout=600)
-    expected = expected_outcomes([r.data for r in read_ledger(folder / "ledger.jsonl")[0]])
+    expected = expected_outcomes([r.data for r in read_ledger(folder / "ledger.jsonl")[0]],
+                                 spec_rule(folder))
     assert second.returncode == (0 if all(e.passed for e in expected.values()) else 1), \
         out[-3000:]
     return folder, killed, out
+
+
+def fio_job(folder: Path, point: dict) -> dict:
+    """The job of a point's raw fio JSON, as fio wrote it into the run folder (the suite runs
+    fio with group_reporting: one job however many threads). Tests compare the ledger's
+    figures with it, never with the ledger's own derived values."""
+    doc = json.loads((folder / point["raw"]).read_text())
+    assert len(doc["jobs"]) == 1, (point["raw"], len(doc["jobs"]))
+    return doc["jobs"][0]
+
+
+def fio_mix(job: dict) -> str:
+    """The R/W mix fio ran, from its job options ("65/35")."""
+    opts = job["job options"]
+    read = {"randread": 100, "randwrite": 0, "read": 100, "write": 0}.get(opts["rw"])
+    read = int(opts["rwmixread"]) if read is None else read
+    return f"{read}/{100 - read}"
 
 
 def spec_variant(folder: Path, replacements: dict[str, str],
@@ -163,11 +182,22 @@ class Expected:
         return ""     # HIR complete: its wording is the HIR page's own
 
 
-def _first_steady(tracking: dict[int, dict], params: dict) -> int | None:
+def spec_rule(folder: Path) -> SteadyStateRule:
+    """The steady-state rule of the spec the run in `folder` names (run.json spec.name),
+    loaded from specs/ with the project's spec loader: never the window and limits the run
+    recorded, so that a run which recorded (or judged with) other ones is caught."""
+    name = json.loads((folder / "run.json").read_text())["spec"]["name"]
+    return load_spec(name).steady_state
+
+
+RULE_KEYS = ("window_rounds", "max_data_excursion", "max_slope_excursion")
+
+
+def _first_steady(tracking: dict[int, dict], rule: SteadyStateRule) -> int | None:
     """The first round whose window is steady for every tracking variable (the round loop
-    stops there), judged with the limits the test recorded in its test_start."""
-    window = int(params["window_rounds"])
-    limits = {k: float(params[k]) for k in ("max_data_excursion", "max_slope_excursion")}
+    stops there), judged with the spec's window and limits."""
+    window = rule.window_rounds
+    limits = {k: getattr(rule, k) for k in ("max_data_excursion", "max_slope_excursion")}
     labels = list(tracking[1])
     for n in range(window, len(tracking) + 1):
         series = {k: [tracking[r][k] for r in range(1, n + 1)] for k in labels}
@@ -176,12 +206,17 @@ def _first_steady(tracking: dict[int, dict], params: dict) -> int | None:
     return None
 
 
-def expected_outcomes(recs: list[dict]) -> dict[str, Expected]:
-    """Each round-based test's outcome recomputed from its ledger records alone: the tracking
+def expected_outcomes(recs: list[dict],
+                      rule: SteadyStateRule | None = None) -> dict[str, Expected]:
+    """Each round-based test's outcome recomputed from its ledger records: the tracking
     values of its round records (a round redone after --resume: the later record) judged
     round after round with the steady-state maths (pts.procedure.steady_state) and the
-    window and limits of its test_start; steady at the first steady window, else not steady
-    after max rounds. HIR is "complete" when its preconditioning rounds were steady."""
+    spec's window and limits (`rule`: spec_rule(run folder); none given: the default
+    spec's, for records made up in a test); steady at the first steady window, else not
+    steady after the max rounds of its test_start (the operator's --max-rounds). Each
+    test_start must have recorded the spec's window and limits. HIR is "complete" when its
+    preconditioning rounds were steady."""
+    rule = rule or load_spec(DEFAULT_SPEC).steady_state
     starts = {r["test"]: r for r in recs if r["type"] == "test_start"}
     tracking: dict[str, dict[int, dict]] = {}
     for r in recs:
@@ -191,7 +226,10 @@ def expected_outcomes(recs: list[dict]) -> dict[str, Expected]:
     for test, rounds in tracking.items():
         assert sorted(rounds) == list(range(1, len(rounds) + 1)), (test, sorted(rounds))
         params = starts[test]["parameters"]
-        n, w = _first_steady(rounds, params), int(params["window_rounds"])
+        recorded = {k: params[k] for k in RULE_KEYS}
+        assert recorded == {k: getattr(rule, k) for k in RULE_KEYS}, \
+            f"{test} recorded the steady-state rule {recorded}, the spec's is {rule}"
+        n, w = _first_steady(rounds, rule), rule.window_rounds
         if n is None:
             last = int(params["max_rounds"])
             status, first = records.NOT_STEADY, max(1, last - w + 1)
@@ -208,7 +246,7 @@ def check_outcomes(folder: Path, recs: list[dict] | None = None) -> dict[str, Ex
     and verdict reason. Returns the expected outcomes (tests compare exit codes with
     them)."""
     recs = recs if recs is not None else [r.data for r in read_ledger(folder / "ledger.jsonl")[0]]
-    expected = expected_outcomes(recs)
+    expected = expected_outcomes(recs, spec_rule(folder))
     assert expected, "no round-based test in this run"
     text = pdf_text(folder / "report.pdf")
     for test, exp in expected.items():

@@ -8,8 +8,9 @@ import subprocess
 
 import pytest
 
+from pts.config.spec import load_spec
 from tests.helpers import loop_device
-from tests.ptsrun import IOPS, check_outcomes, run_pts
+from tests.ptsrun import IOPS, check_outcomes, fio_job, fio_mix, run_pts
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")]
@@ -79,6 +80,48 @@ def test_points_in_spec_order_with_na_cells_and_raw_json(iops_run):
             assert p["start"] < p["end"]
     tracked = iops_run.of_type("round")[0]["tracking"]
     assert set(tracked) == {"RND 4KiB 0/100", "RND 64KiB 65/35", "RND 1024KiB 100/0"}
+
+
+def check_points_are_fios(folder, recs: list[dict]) -> int:
+    """Every measured point of every round: its IOPS (read, write and their sum) are fio's
+    own in the raw JSON the run folder keeps, from a job that ran the point's block size and
+    R/W mix. Returns how many points were checked (never none)."""
+    points = [r for r in recs if r["type"] == "point" and not r["na"]]
+    assert points
+    for p in points:
+        job = fio_job(folder, p)
+        where = (p["round"], p["rw_mix"], p["block_size"], p["raw"])
+        assert (job["job options"]["bs"], fio_mix(job)) == (str(p["block_size"]),
+                                                            p["rw_mix"]), where
+        read, write = job["read"]["iops"], job["write"]["iops"]
+        assert (p["read_iops"], p["write_iops"], p["iops"]) == pytest.approx(
+            (read, write, read + write), rel=1e-9), where
+    return len(points)
+
+
+def check_tracking_is_its_rounds_points(recs: list[dict]) -> int:
+    """Every round's tracking values are the IOPS of its own points at the spec's tracking
+    cells (the points recorded for that round before its round record). Returns how many
+    rounds were checked (never none)."""
+    cells = load_spec("pts-2.0.2-enterprise").iops.tracking
+    points: dict[tuple, dict] = {}
+    checked = 0
+    for r in recs:
+        if r["type"] == "point" and not r["na"]:
+            points[(r["round"], r["rw_mix"], r["block_size"])] = r
+        elif r["type"] == "round":
+            assert r["tracking"] == {c.label: points[(r["round"], str(c.rw_mix), c.block_size)][
+                "iops"] for c in cells}, r["round"]
+            checked += 1
+    assert checked
+    return checked
+
+
+def test_every_point_is_fios_and_every_tracking_value_its_point(iops_run):
+    points = check_points_are_fios(iops_run.folder, iops_run.records)
+    rounds = check_tracking_is_its_rounds_points(iops_run.records)
+    assert rounds == iops_run.of_type("test_end")[0]["rounds"]
+    assert points == rounds * (len(MIXES) * (len(SIZES) - 1))     # 0.5 KiB: N/A
 
 
 def test_run_json_identity_tools_and_deviations(iops_run):

@@ -10,7 +10,7 @@ import pytest
 
 from pts.tools import histogram
 from tests.helpers import loop_device
-from tests.ptsrun import check_outcomes, run_pts
+from tests.ptsrun import check_outcomes, fio_job, run_pts
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")]
@@ -85,12 +85,58 @@ def test_percentile_is_fios_total_latency_histogram(lat):
             min(histogram.percentile(bins, 99.999), top) / 1e3)
 
 
-def test_tracking_is_the_4k_write_art(lat):
-    assert lat.of_type("round")
-    for r in lat.of_type("round"):
-        cell = [p for p in lat.of_type("point") if p["round"] == r["round"]
-                and (p["rw_mix"], p["block_size"]) == ("0/100", 4096)][0]
-        assert r["tracking"] == {"RND 4KiB 0/100 ART": cell["lat_mean_us"]}
+def fio_response_times(job: dict) -> dict:
+    """A point's response times as fio's raw JSON gives them (total latency, lat_ns, in
+    µs): the mean over every I/O of both directions, the maximum, each direction's mean
+    (None: no I/O that way), and the IOPS."""
+    lat = {d: job[d]["lat_ns"] for d in ("read", "write")}
+    busy = [d for d in ("read", "write") if lat[d]["N"]]
+    return {"lat_mean_us": sum(lat[d]["mean"] * lat[d]["N"] for d in busy)
+            / sum(lat[d]["N"] for d in busy) / 1e3,
+            "lat_max_us": max(lat[d]["max"] for d in busy) / 1e3,
+            **{f"{d}_lat_mean_us": lat[d]["mean"] / 1e3 if d in busy else None
+               for d in ("read", "write")},
+            "iops": job["read"]["iops"] + job["write"]["iops"]}
+
+
+def check_response_times_are_fios(folder, recs: list[dict]) -> int:
+    """Every measured point of every round: its mean response time (ART), maximum, each
+    direction's mean and its IOPS are fio's own, from the lat_ns of the raw JSON the run
+    folder keeps. Returns how many points were checked (never none)."""
+    points = [r for r in recs if r["type"] == "point" and not r["na"]]
+    assert points
+    for p in points:
+        want = fio_response_times(fio_job(folder, p))
+        where = (p["round"], p["rw_mix"], p["block_size"], p["raw"])
+        assert [k for k in want if p[k] is None] == [k for k in want if want[k] is None], where
+        assert {k: p[k] for k in want if want[k] is not None} == pytest.approx(
+            {k: v for k, v in want.items() if v is not None}, rel=1e-9), where
+    return len(points)
+
+
+def check_tracking_is_the_4k_write_art(folder, recs: list[dict]) -> int:
+    """Every round's tracking value is the ART fio measured at its own RND 4 KiB 0/100
+    point (the one recorded for that round before its round record). Returns how many
+    rounds were checked (never none)."""
+    cell, checked = None, 0
+    for r in recs:
+        if r["type"] == "point" and (r["rw_mix"], r["block_size"]) == ("0/100", 4096):
+            cell = r
+        elif r["type"] == "round":
+            assert cell is not None and cell["round"] == r["round"], r["round"]
+            art = fio_response_times(fio_job(folder, cell))["lat_mean_us"]
+            assert r["tracking"] == {"RND 4KiB 0/100 ART": pytest.approx(art, rel=1e-9)}, \
+                r["round"]
+            checked += 1
+    assert checked
+    return checked
+
+
+def test_response_times_and_tracking_are_fios(lat):
+    points = check_response_times_are_fios(lat.folder, lat.records)
+    rounds = check_tracking_is_the_4k_write_art(lat.folder, lat.records)
+    assert rounds == lat.of_type("test_end")[0]["rounds"]
+    assert points == rounds * 6                     # 3 mixes x 8, 4 KiB; 0.5 KiB: N/A
 
 
 def test_pdf_pages(lat):
