@@ -12,14 +12,21 @@ Shared helpers are in tests/helpers.py (paths, loop devices, the recorded-output
 external tools), tests/ptsrun.py (the suite run as a user runs it) and tests/runfactory.py
 (synthetic run folders); this file keeps fixtures and hooks only.
 
-Commands (from the repository root):
+Tiers. The fast tier is everything not marked slow: unit, report, serve, dry runs; no device
+runs. A test is slow when it says so, or when it runs I/O on a device (it needs fio, FUSE or
+the QEMU guest: pytest_collection_modifyitems below marks it), so a new device test cannot
+land in the fast tier by accident. CI (.ci/run, README command 2) runs the fast tier first and
+stops at its first failure, then the slow tier.
 
-    pytest tests --require-all      everything (what CI runs; nothing is skipped by default)
-    pytest tests -m "not slow"      the fast subset (about 2 minutes on 2 cores): leaves
-                                    out the tests marked slow (the suite run end to end on
-                                    a device, emulated SSD runs, the demo, the QEMU guest)
-    pytest tests/unit tests/report  no device needed
+    pytest tests -m "not slow"      the fast tier (about 5 minutes on 2 cores)
+    pytest tests -m slow            the slow tier (device runs, the demo, the QEMU guest)
+    pytest tests --require-all      everything, in one go
     pytest tests -m qemu            the QEMU guest tests alone (one boot, about 7 minutes)
+
+Deadlines. Every test has one (pytest-timeout): DEFAULT_TIMEOUT seconds, or its own
+@pytest.mark.timeout(N) for the few long ones, so a hung loop fails that test instead of
+eating CI's 90 minutes. The deadline is set here, not in pyproject.toml, so that it applies
+to the project's tests only, never to a PTS run (`pytest pts/ ...` runs for hours).
 
 Tests that need root or a tool say so with @pytest.mark.needs("root", "fio", ...). An unmet
 requirement skips with a readable reason on a developer machine, but FAILS under
@@ -47,12 +54,37 @@ def pytest_addoption(parser):
                           "unmet; implied by CI=true")
 
 
+# seconds a project test may take, fixtures included, unless it carries its own
+# @pytest.mark.timeout: well above the slowest fast-tier test (a few s) and the ordinary
+# device runs (about 1-2 min), well below CI's 90 minutes
+DEFAULT_TIMEOUT = 300
+# requirements that make a test a device run (the slow tier)
+DEVICE_RUN = {"fio", "fusermount3", "mfusepy"}
+
+
+@pytest.hookimpl(tryfirst=True)     # before -m "not slow" deselects by the marks set here
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        needs = {a for m in item.iter_markers("needs") for a in m.args}
+        if needs & DEVICE_RUN or item.get_closest_marker("qemu"):
+            item.add_marker(pytest.mark.slow)
+        if item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(DEFAULT_TIMEOUT))
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "qemu: boots a QEMU (TCG) guest with an emulated NVMe "
                             "drive (tests/e2e/guest); minutes, not seconds")
-    config.addinivalue_line("markers", "slow: more than about 10 s (the suite run end to end "
-                            "on a device, emulated SSD runs, the demo, the QEMU guest); "
+    config.addinivalue_line("markers", "slow: the slow tier: a device run (needs fio, FUSE or the "
+                            "QEMU guest: marked automatically) or more than about 10 s; "
                             'pytest tests -m "not slow" leaves them out')
+    strict = config.getoption("--require-all") or os.environ.get("CI") in ("true", "1")
+    if not config.pluginmanager.hasplugin("timeout"):
+        message = ("pytest-timeout is not installed: the project's tests would run without "
+                   "deadlines (pip install -e '.[test]')")
+        if strict:
+            raise pytest.UsageError(message)
+        config.issue_config_time_warning(pytest.PytestConfigWarning(message), stacklevel=2)
 
 
 def _unmet(requirement: str) -> str | None:
