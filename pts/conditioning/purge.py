@@ -38,7 +38,9 @@ def _discard_plan(dev: BlockDevice, log_file, label: str, deviation: bool,
             host.run(argv, log_file=log_file, timeout=3600)
         except commands.ToolFailed as exc:
             raise PurgeError(f"purge by {label} of {dev.path} failed, stopping (fail "
-                             f"closed): {exc}") from None
+                             "closed; nothing ran after it). If the device is in use (mounted, "
+                             "swap, RAID, LVM), free it; if it cannot discard, use --purge "
+                             f"none (a declared deviation). Then re-run: {exc}") from None
         return PurgeResult(label, shown, time.monotonic() - start, deviation, (tuple(shown),))
     return PurgePlan(label, shown, deviation, why, execute)
 

@@ -27,12 +27,19 @@ POLL_S = 5.0
 
 def other_namespaces(dev: BlockDevice, sys_class: Path = Path("/sys/class/nvme")) -> list[str]:
     """Namespaces on the same controller besides `dev` (Sanitize always, and Format with
-    FNA bit 0, erase them too)."""
+    FNA bit 0, erase them too). The controller's node holds `nvme0n2` for a namespace, or,
+    under native NVMe multipath (a subsystem with several controllers, e.g. a dual-port
+    drive), its path `nvme0c0n2` of the namespace `/dev/nvme0n2`, as nvme-cli reads it."""
     ctrl = Path(nvme.controller_path(dev.path)).name
     node = sys_class / ctrl
     if not node.exists():
         return []
-    found = [p.name for p in node.iterdir() if re.fullmatch(rf"{ctrl}n\d+", p.name)]
+    found = set()
+    for p in node.iterdir():
+        if re.fullmatch(rf"{ctrl}n\d+", p.name):
+            found.add(p.name)
+        elif m := re.fullmatch(r"nvme(\d+)c\d+n(\d+)", p.name):
+            found.add(f"nvme{m[1]}n{m[2]}")
     return sorted(f"/dev/{n}" for n in found if n != dev.kname)
 
 
@@ -82,11 +89,16 @@ def _format_plan(dev: BlockDevice, ctrl: nvme.Controller, ns: nvme.Namespace,
             nvme.run_admin(argv[1:], log_file, timeout=FORMAT_TIMEOUT_S + 60)
             after = nvme.id_ns(dev.path, log_file)
         except nvme.NvmeError as exc:
-            raise PurgeError(f"{method} of {dev.path} failed, stopping (fail closed): "
-                             f"{exc}") from None
+            raise PurgeError(f"{method} of {dev.path} failed, stopping (fail closed; nothing "
+                             "ran after it). See the drive's answer below and its error log "
+                             f"(`nvme error-log {nvme.controller_path(dev.path)}`), then "
+                             f"re-run, or use --purge sanitize if it has one: {exc}") from None
         if after.lba_bytes != ns.lba_bytes or after.nsze != ns.nsze:
             raise PurgeError(f"{method} changed the namespace ({ns.nsze} x {ns.lba_bytes} B "
-                             f"-> {after.nsze} x {after.lba_bytes} B); stopping.")
+                             f"-> {after.nsze} x {after.lba_bytes} B); stopping (fail "
+                             "closed): the device is no longer the one the test started on. "
+                             f"Format it back (`nvme format {dev.path} "
+                             f"--lbaf={ns.lba_format}`) or start a new run on it as it is.")
         return PurgeResult(method, argv, time.monotonic() - start, False, (tuple(argv),),
                            f"nvme-cli exit 0; namespace format unchanged (LBA format "
                            f"{ns.lba_format}, {ns.nsze} x {ns.lba_bytes} B)")
@@ -125,8 +137,10 @@ def _sanitize_status(dev: BlockDevice, log_file: Path | None, method: str):
     try:
         return nvme.sanitize_log(dev.path, log_file)
     except nvme.NvmeError as exc:
-        raise PurgeError(f"{method}: cannot read the sanitize log, stopping (fail closed): "
-                         f"{exc}") from None
+        raise PurgeError(f"{method}: cannot read the sanitize log, so cannot tell whether "
+                         "the drive was sanitized; stopping (fail closed). Check `nvme "
+                         f"sanitize-log {nvme.controller_path(dev.path)}`, or use --purge "
+                         f"format: {exc}") from None
 
 
 def wait_for_sanitize(dev: BlockDevice, log_file: Path | None, method: str,
@@ -145,7 +159,9 @@ def wait_for_sanitize(dev: BlockDevice, log_file: Path | None, method: str,
                              "sanitize --sanact=1` (exit failure mode). Test stopped.")
         if status.state == 0:
             raise PurgeError(f"{method}: the sanitize log says the drive was never sanitized "
-                             "after the command was accepted. Test stopped (fail closed).")
+                             "after the command was accepted. Test stopped (fail closed). "
+                             "Check `nvme sanitize-log` and the drive's firmware, or use "
+                             "--purge format.")
         waited = clock() - start
         if waited > timeout:
             raise PurgeError(f"{method} still in progress after {waited / 60:.0f} min "
