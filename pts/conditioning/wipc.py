@@ -83,7 +83,10 @@ def run_wipc(fio: Fio, device_path: str, plan: WipcPlan, out_dir: Path):
     written = result.summary.write.io_bytes
     if written != plan.bytes_expected:
         raise PreconditioningError(f"WIPC wrote {written} bytes, planned {plan.bytes_expected} "
-                                   f"(fio output {result.json_path})")
+                                   f"(fio output {result.json_path}): the drive was not "
+                                   "preconditioned as PTS 2.0.2 §3.3 requires, so the test "
+                                   "stops before its rounds. Look in fio's output for the error "
+                                   "(a full or failing device, an I/O error) and re-run.")
     return result
 
 

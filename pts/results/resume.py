@@ -128,7 +128,10 @@ class ResumeState:
                 rounds[r.round] = r      # a redone round: the later record wins
         done = sorted(rounds)
         if done != list(range(1, len(done) + 1)):
-            raise ResumeError(f"{self.folder}: rounds {done} of {test} are not consecutive")
+            raise ResumeError(f"{self.folder}: rounds {done} of {test} are not consecutive "
+                              "(the ledger lacks a round record: edited or damaged), so "
+                              f"{test} cannot go on from its last round: start a new run "
+                              "(without --resume).")
         history: dict[str, list[float]] = {}
         for n in done:
             for label, value in rounds[n].tracking.items():
