@@ -1,6 +1,8 @@
 """External commands: logged before they run, and never outliving the suite."""
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -31,26 +33,43 @@ def test_timeout_stops_the_child():
     assert time.monotonic() - start < 10
 
 
+def wait_for(condition, what: str, limit: float = 60) -> None:
+    """Until condition() holds; the limit only stops a test that would hang (starting
+    Python on a loaded machine can take many seconds)."""
+    deadline = time.monotonic() + limit
+    while not condition():
+        assert time.monotonic() < deadline, f"not within {limit} s: {what}"
+        time.sleep(0.02)
+
+
+def running(pid: int) -> bool:
+    """The process exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
 def test_child_dies_with_the_suite(tmp_path):
     """kill -9 of the process running a tool: the tool goes too (PR_SET_PDEATHSIG)."""
     marker = tmp_path / "child.pid"
     code = ("import sys; from pts.tools import commands; "
-            f"commands.run(['sh', '-c', 'echo $$ > {marker}; exec sleep 60'])")
+            f"commands.run(['sh', '-c', 'echo $$ > {marker}; exec sleep 600'])")
     parent = subprocess.Popen([sys.executable, "-c", code])
-    for _ in range(100):
-        if marker.exists() and marker.read_text().strip():
-            break
-        time.sleep(0.05)
-    child = int(marker.read_text())
-    parent.kill()
-    parent.wait()
-    for _ in range(100):
-        try:
-            with open(f"/proc/{child}/stat") as fh:
-                if fh.read().split()[2] == "Z":
-                    break
-        except FileNotFoundError:
-            break
-        time.sleep(0.05)
-    else:
-        pytest.fail(f"child {child} still running after its parent was killed")
+    child = None
+    try:
+        wait_for(lambda: parent.poll() is not None or marker.exists()
+                 and marker.read_text().endswith("\n"), "the tool started")
+        assert parent.poll() is None, "the process running the tool ended by itself"
+        child = int(marker.read_text())
+        assert running(child)
+        parent.kill()
+        parent.wait()
+        wait_for(lambda: not running(child), f"child {child} gone after its parent was killed",
+                 limit=30)                   # (it would sleep 600 s)
+    finally:
+        parent.kill()
+        parent.wait()
+        if child is not None and running(child):
+            os.kill(child, signal.SIGKILL)
