@@ -57,7 +57,9 @@ def plan(method: str, dev: BlockDevice, log_file: Path | None,
         ctrl = nvme.id_ctrl(dev.path, log_file)
         ns = nvme.id_ns(dev.path, log_file)
     except nvme.NvmeError as exc:
-        raise PurgeError(f"cannot identify {dev.path} to choose its purge: {exc}") from None
+        raise PurgeError(f"cannot identify {dev.path} to choose its purge, so nothing was "
+                         f"erased (fail closed). Check `nvme id-ctrl {dev.path}`, or use "
+                         f"--purge trim (a declared deviation): {exc}") from None
     if method in ("auto", "sanitize") and ctrl.sanitize_actions:
         return _sanitize_plan(dev, ctrl, ctrl.sanitize_actions[0], log_file, say)
     if method == "sanitize":

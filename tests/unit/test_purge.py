@@ -394,3 +394,15 @@ def test_a_failed_blkdiscard_stops_before_the_write_cache_and_wipc(monkeypatch, 
     assert (failed.ok, failed.method) == (False, "trim")
     assert "Device or resource busy" in failed.error
     assert run.fio.calls == [] and run.lines == ["[pts iops] purge: trim"]
+
+
+def test_a_drive_that_cannot_be_identified_is_not_purged(monkeypatch, nvme_dev):
+    """id-ctrl fails: no method can be chosen, so none is tried."""
+    fake = use(monkeypatch, RecordedRunner({("nvme", "id-ctrl"): [SANITIZE_LOG_UNREADABLE]},
+                                           data=QEMU_DATA))
+    with pytest.raises(PurgeError, match=r"(?s)^cannot identify /dev/nvme9n1 to choose its "
+                                         r"purge, so nothing was erased \(fail closed\)\. Check "
+                                         r"`nvme id-ctrl /dev/nvme9n1`, or use --purge trim.*: "
+                                         r"nvme exited with status 1.*Invalid Field"):
+        purge.plan("auto", nvme_dev, say=print)
+    assert commands_run(fake) == ["id-ctrl"]
