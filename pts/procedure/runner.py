@@ -18,14 +18,13 @@ is recorded as "interrupted" or "error" before the exception goes on.
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from pts.conditioning import health, prepare
 from pts.config.spec import format_size
-from pts.procedure import fob
+from pts.procedure import fob, resume
 from pts.procedure.progress import Progress
 from pts.procedure.rounds import Outcome, TestPoint, run_rounds
 from pts.results import records
@@ -256,29 +255,11 @@ def declare_na(run: Run, test: str, prefix: str, points) -> None:
 
 def resumed_history(run: Run, test: str,
                     gate: str | None = WIPC) -> dict[str, list[float]] | None:
-    """On --resume, the tracking values of the rounds already done, if the test got past
-    WIPC and nothing purged the drive since (it then goes on with the next round, with the
-    write cache set and read back again: a power cycle may have reset it); None: run the
-    test from purge."""
-    if run.resume is None:
-        return None
-    progress = run.resume.progress(test, gate)
-    if progress.restart_reason is not None:
-        if progress.restart_reason:     # "": the test had not started before the stop
-            run.write(f"[pts {test}] resume: {progress.restart_reason}; starting from purge")
-            run.deviation(test, f"Resumed run: the test was restarted from purge "
-                                f"({progress.restart_reason}).")
-        return None
-    idle = (time.time() - progress.last_time) / 60 if progress.last_time else 0.0
-    x = progress.last_round
-    run.ledger.append(records.Resume(test=test, after_round=x, idle_minutes=idle))
-    run.deviation(test, f"Resumed run: device idle {idle:.1f} minutes between round {x} and "
-                        f"round {x + 1} (the round in flight was redone).")
-    run.write(f"[pts {test}] resume after round {x} (idle {idle:.1f} min)")
-    cache = prepare.write_cache_step(run, test, "on resume")
-    if cache.deviation():
-        run.deviation(test, cache.deviation())
-    return progress.history
+    """On --resume, the tracking values of the rounds already done, if the test got past its
+    gate and nothing purged the drive since (it then goes on with the next round: the one
+    resume path, pts.procedure.resume); None: run the test from purge."""
+    found = resume.go_on(run, test, lambda state: resume.after_rounds(state.progress(test, gate)))
+    return None if found is None else found.state
 
 
 def recorded_test(run: Run, test: str, title: str, clause: str, parameters: dict,

@@ -19,15 +19,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from pts.conditioning import prepare
 from pts.config.settings import Settings
 from pts.config.spec import RwMix, format_size
 from pts.config.spec_recovery import READING_ROUND_INTERVALS
 from pts.device.identity import BlockDevice, active_range_bytes
-from pts.procedure import plan, sampled
+from pts.procedure import plan, resume, sampled
 from pts.procedure.rounds import Outcome, TestPoint
 from pts.procedure.runner import RoundTest, recorded_test, resume_gate, rounds_in_test
 from pts.results import records
+from pts.results.resume import ResumeState
 from pts.run import Run
 from pts.testdefs import fields
 from pts.testdefs.hir_schedule import (
@@ -144,26 +144,26 @@ def run_hir(run: Run) -> Outcome:
 
 
 def _resume_point(run: Run) -> tuple[records.HirBaseline | None, int]:
-    """(preconditioning baseline, completed states) to go on from, or (None, 0): from
-    purge."""
-    if run.resume is None:
-        return None, 0
-    mine = [(n, r) for n, r in enumerate(run.resume.records) if r.test == TEST]
+    """(preconditioning baseline, completed states) to go on from (the one resume path,
+    pts.procedure.resume), or (None, 0): the preconditioning rounds run, or go on (the round
+    runner's own resume)."""
+    found = resume.go_on(run, TEST, _where)
+    return (found.state, found.after) if found else (None, 0)
+
+
+def _where(state: ResumeState) -> resume.GoOn | None:
+    """After the last completed wait state, once the preconditioning baseline is recorded
+    and nothing purged the drive since."""
+    mine = [(n, r) for n, r in enumerate(state.records) if r.test == TEST]
     base = [r for _, r in mine if isinstance(r, records.HirBaseline)]
     last = mine[-1][0] if mine else -1
     purged = any(isinstance(r, records.Purge) and r.test != TEST
-                 for r in run.resume.records[last + 1:])
+                 for r in state.records[last + 1:])
     if not base or purged:
-        return None, 0
-    done = [r.state for _, r in mine if isinstance(r, records.HirState)]
-    idle = (time.time() - (mine[-1][1].time or time.time())) / 60
-    n = max(done, default=0)
-    run.ledger.append(records.Resume(test=TEST, after_round=n, idle_minutes=idle))
-    run.deviation(TEST, f"Resumed run: device idle {idle:.1f} minutes after wait state {n} "
-                        f"(the wait state in flight was redone).")
-    run.write(f"[pts {TEST}] resume after wait state {n} (idle {idle:.1f} min)")
-    prepare.write_cache_step(run, TEST, "on resume")
-    return base[-1], n
+        return None
+    n = max((r.state for _, r in mine if isinstance(r, records.HirState)), default=0)
+    return resume.GoOn(n, mine[-1][1].time, f"after wait state {n}",
+                       "the wait state in flight was redone", state=base[-1])
 
 
 def _body(run: Run, decl: RoundTest) -> Outcome:

@@ -17,10 +17,9 @@ value wide.
 from __future__ import annotations
 
 import dataclasses
-import time
 
 from pts.conditioning import prepare
-from pts.procedure import sampled
+from pts.procedure import resume, sampled
 from pts.procedure.rounds import Outcome
 from pts.procedure.runner import (
     RoundMeasure,
@@ -32,6 +31,7 @@ from pts.procedure.runner import (
 )
 from pts.results import records
 from pts.results.ledger import read_records
+from pts.results.resume import ResumeState
 from pts.run import Run
 from pts.testdefs import qos_jobs, qos_select
 from pts.testdefs.qos_jobs import KINDS, WRITES, Workload
@@ -109,23 +109,20 @@ def captured_names(run: Run, kind: str) -> set[str]:
 
 def _resume_captures(run: Run, kind: str,
                      chosen: list[qos_select.Choice]) -> dict[str, list[float]]:
-    """Resume record, deviation and write cache for a run stopped during the captures; the
-    demand rounds' tracking history (all rounds were done)."""
-    progress = run.resume.progress(kind, gate=None)
-    idle = (time.time() - progress.last_time) / 60 if progress.last_time else 0.0
-    left = [c.name for c in chosen if c.point is not None
-            and c.name not in captured_names(run, kind)]
-    run.ledger.append(records.Resume(test=kind, after_round=progress.last_round,
-                                     idle_minutes=idle))
-    run.deviation(kind, f"Resumed run: device idle {idle:.1f} minutes during the operating-"
-                        f"point captures (the capture in flight was redone with its "
-                        f"pre-write; still to capture: {', '.join(left) or 'none'}).")
-    run.write(f"[pts {kind}] resume during the operating-point captures (idle {idle:.1f} "
-              f"min): operating points as chosen; still to capture: {', '.join(left) or 'none'}")
-    cache = prepare.write_cache_step(run, kind, "on resume")
-    if cache.deviation():
-        run.deviation(kind, cache.deviation())
-    return progress.history
+    """A run stopped during the captures goes on with them (the one resume path,
+    pts.procedure.resume); the demand rounds' tracking history (all rounds were done)."""
+    left = ", ".join(c.name for c in chosen if c.point is not None
+                     and c.name not in captured_names(run, kind)) or "none"
+
+    def where(state: ResumeState) -> resume.GoOn:
+        progress = state.progress(kind, gate=None)
+        return resume.GoOn(progress.last_round, progress.last_time,
+                           "during the operating-point captures",
+                           f"the capture in flight was redone with its pre-write; still to "
+                           f"capture: {left}",
+                           then=f": operating points as chosen; still to capture: {left}",
+                           state=progress.history)
+    return resume.go_on(run, kind, where).state
 
 
 def window_points(run: Run, kind: str, outcome: Outcome) -> list[qos_select.GridPoint]:

@@ -35,9 +35,10 @@ from pts.conditioning import prepare, purge_probe
 from pts.config.settings import Settings
 from pts.config.spec import format_size
 from pts.device.identity import BlockDevice, active_range_bytes
-from pts.procedure import plan, rounds, steady_state
+from pts.procedure import plan, resume, rounds, steady_state
 from pts.procedure.runner import recorded_test
 from pts.results import records
+from pts.results.resume import ResumeState
 from pts.run import Run
 from pts.testdefs import fields, qos_select, wsat_qos
 from pts.tools import fio_logs, histogram
@@ -197,9 +198,7 @@ def run_wsat(run: Run) -> rounds.Outcome:
 
 def _body(run: Run, p: Plan) -> rounds.Outcome:
     w = run.spec.wsat
-    if run.resume is not None:
-        run.deviation(TEST, "Resumed run: WSAT restarted from purge (its one fio run cannot "
-                            "be continued).")
+    resume.go_on(run, TEST, _where)
     prepare.prepare(run, TEST, p.ar_bytes, None)   # its first sample is the purge probe
     out = run.raw_dir(TEST)
     prefix = log_prefix(out)
@@ -215,6 +214,14 @@ def _body(run: Run, p: Plan) -> rounds.Outcome:
     for s, ev in zip(found, padded, strict=True):
         run.ledger.append(s.record(p.capacity, None if ev is None else ev.steady))
     return _finish(run, p, res, found, evidence)
+
+
+def _where(state: ResumeState) -> resume.Restart | None:
+    """A WSAT the stop interrupted starts again from purge: its one fio run cannot be
+    continued (one it had not started yet just starts)."""
+    if any(r.test == TEST for r in state.records):
+        return resume.Restart("its one fio run cannot be continued")
+    return None
 
 
 @contextlib.contextmanager

@@ -29,11 +29,12 @@ from pts.config.settings import Settings
 from pts.config.spec import format_size
 from pts.config.spec_recovery import XsrGroup, scaled
 from pts.device.identity import BlockDevice, active_range_bytes
-from pts.procedure import plan
+from pts.procedure import plan, resume
 from pts.procedure.recovery import recovery_time
 from pts.procedure.rounds import Outcome
 from pts.procedure.runner import recorded_test
 from pts.results import records
+from pts.results.resume import ResumeState
 from pts.run import Run
 from pts.testdefs import fields
 from pts.tools import fio_logs, histogram
@@ -102,26 +103,27 @@ def run_xsr(run: Run) -> Outcome:
 
 
 def _resume_point(run: Run) -> int:
-    """Completed groups to go on after (0: from purge)."""
-    if run.resume is None:
-        return 0
-    mine = [(n, r) for n, r in enumerate(run.resume.records) if r.test == TEST]
+    """Completed groups to go on after (the one resume path, pts.procedure.resume; 0: from
+    purge)."""
+    found = resume.go_on(run, TEST, _where)
+    return found.after if found else 0
+
+
+def _where(state: ResumeState) -> resume.GoOn | resume.Restart | None:
+    """After the last completed access group, if nothing purged the drive since."""
+    mine = [(n, r) for n, r in enumerate(state.records) if r.test == TEST]
+    if not mine:
+        return None
     done = [r.group for _, r in mine if isinstance(r, records.XsrGroup)]
-    last = mine[-1][0] if mine else -1
-    if not done or any(isinstance(r, records.Purge) and r.test != TEST
-                       for r in run.resume.records[last + 1:]):
-        if mine:
-            run.deviation(TEST, "Resumed run: XSR restarted from purge (no access group "
-                                "completed before the stop).")
-        return 0
-    n = max(done)
-    idle = (time.time() - (mine[-1][1].time or time.time())) / 60
-    run.ledger.append(records.Resume(test=TEST, after_round=n, idle_minutes=idle))
-    run.deviation(TEST, f"Resumed run: device idle {idle:.1f} minutes after access group {n} "
-                        "(the group in flight was redone).")
-    run.write(f"[pts {TEST}] resume after access group {n} (idle {idle:.1f} min)")
-    prepare.write_cache_step(run, TEST, "on resume")
-    return n
+    purged = sorted({r.test for r in state.records[mine[-1][0] + 1:]
+                     if isinstance(r, records.Purge) and r.test != TEST})
+    if purged:
+        return resume.Restart(f"the drive was purged and rewritten since by "
+                              f"{', '.join(purged)}")
+    if not done:
+        return resume.Restart("no access group completed before the stop")
+    return resume.GoOn(max(done), mine[-1][1].time, f"after access group {max(done)}",
+                       "the group in flight was redone")
 
 
 # Two intervals whose ends lie more than 1.5 intervals apart have a gap between them.
