@@ -37,7 +37,7 @@ from pts.compare import cli as compare_cli
 from pts.export import cli as export_cli
 from pts.export.json_doc import finite, run_document
 from pts.report.document import build_html
-from pts.serve import auth, comparing, convergence, metrics, safe, state
+from pts.serve import access, auth, comparing, convergence, metrics, safe, state
 from pts.serve.index import Entry, RunIndex
 from pts.serve.live import LiveFeeds
 
@@ -49,7 +49,7 @@ FILTERS = ("model", "serial", "test", "verdict", "state")
 
 def create_app(folders: list[str | Path], *, stale_after: float = state.STALE_AFTER,
                poll_seconds: float = 1.0,
-               credentials: auth.Credentials | None = None) -> Starlette:
+               credentials: access.Credentials | None = None) -> Starlette:
     index = RunIndex(folders)
     feeds = LiveFeeds(index, poll_seconds, stale_after)
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from pts.serve import auth
+from pts.serve import access
 from pts.serve.cli import DEFAULT_HOST, GRACEFUL_SHUTDOWN_S
 
 STOP_WAIT_S = GRACEFUL_SHUTDOWN_S + 5     # then the daemon thread is left to the exit
@@ -46,7 +46,7 @@ def parse_address(text: str) -> tuple[str, int]:
 class Bound:
     """The port taken and the credentials read, before the session touches a device."""
     sock: socket.socket
-    credentials: auth.Credentials | None
+    credentials: access.Credentials | None
     log: TextIO | None          # the terminal, for refused requests (with credentials)
 
     def close(self) -> None:
@@ -67,7 +67,7 @@ class Background:
         self.server.should_exit = True
         self.thread.join(STOP_WAIT_S)
         if self.handler is not None:
-            auth.remove_log(self.handler)
+            access.remove_log(self.handler)
         self.bound.close()
 
 
@@ -76,9 +76,9 @@ def bind(address: str, auth_file: str | None = None) -> Bound:
     a ServeError naming the problem."""
     host, port = parse_address(address)
     try:
-        credentials = auth.required(host, auth_file, host_option=f"--serve {address}",
+        credentials = access.required(host, auth_file, host_option=f"--serve {address}",
                                     file_option="--serve-auth-file")
-    except auth.AuthError as exc:
+    except access.AuthError as exc:
         raise ServeError(str(exc)) from None
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -104,7 +104,7 @@ def start(bound: Bound, reports_dir: Path) -> Background:
 
     sock = bound.sock
     app = create_app([reports_dir], credentials=bound.credentials)
-    handler = auth.log_to(bound.log) if bound.log is not None else None
+    handler = access.log_to(bound.log) if bound.log is not None else None
     config = uvicorn.Config(app, log_level="warning", lifespan="off",
                             timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S)
     server = uvicorn.Server(config)     # not the main thread: it leaves signals to pytest

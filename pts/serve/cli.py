@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from pts.serve import auth, state
+from pts.serve import access, state
 
 GRACEFUL_SHUTDOWN_S = 3      # seconds open event streams get to close at Ctrl-C/SIGTERM
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8080
@@ -25,7 +25,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "text format. Read-only: nothing is written into a run folder (the HTML report is "
         "built in memory), no device is touched; only files under REPORTS_DIR are served. "
         "Listening beyond this machine (--host other than 127.0.0.0/8, ::1 or localhost) "
-        f"needs --auth-file ({auth.DOC}).")
+        f"needs --auth-file ({access.DOC}).")
     p.add_argument("reports_dirs", metavar="REPORTS_DIR", nargs="*", default=["reports"],
                    help="folders holding run folders (default: reports)")
     p.add_argument("--host", default=DEFAULT_HOST,
@@ -35,10 +35,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--auth-file", metavar="FILE", default=None,
                    help="HTTP basic auth for every page, download and /metrics: FILE holds "
                         "user:password lines (# comments; passwords of at least "
-                        f"{auth.MIN_PASSWORD} characters, stored as given), readable by its "
+                        f"{access.MIN_PASSWORD} characters, stored as given), readable by its "
                         "owner only (chmod 600, else refused). Required unless --host is "
                         "loopback; enforced there too when given. Refused requests are "
-                        f"logged to stderr (client, path). {auth.DOC}")
+                        f"logged to stderr (client, path). {access.DOC}")
     p.add_argument("--port", type=int, default=DEFAULT_PORT,
                    help=f"port (default {DEFAULT_PORT})")
     p.add_argument("--stale-after", type=float, default=state.STALE_AFTER, metavar="SECONDS",
@@ -55,9 +55,10 @@ def run(args: argparse.Namespace) -> int:
               "runs, default reports)", file=sys.stderr)
         return 2
     try:
-        credentials = auth.required(args.host, args.auth_file, host_option=f"--host {args.host}",
-                                    file_option="--auth-file")
-    except auth.AuthError as exc:
+        credentials = access.required(args.host, args.auth_file,
+                                      host_option=f"--host {args.host}",
+                                      file_option="--auth-file")
+    except access.AuthError as exc:
         print(f"serve: {exc}", file=sys.stderr)
         return 2
     import uvicorn
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     from pts.serve.app import create_app
 
     app = create_app(args.reports_dirs, stale_after=args.stale_after, credentials=credentials)
-    handler = auth.log_to(sys.stderr) if credentials is not None else None
+    handler = access.log_to(sys.stderr) if credentials is not None else None
     print(f"snia-pts dashboard: http://{args.host}:{args.port}/ "
           f"({', '.join(str(Path(d).resolve()) for d in args.reports_dirs)}; "
           + (f"basic auth, {len(credentials.users)} user(s) of {credentials.source})"
@@ -77,5 +78,5 @@ def run(args: argparse.Namespace) -> int:
                     timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S)
     finally:
         if handler is not None:
-            auth.remove_log(handler)
+            access.remove_log(handler)
     return 0

@@ -23,7 +23,7 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from pts.cli.main import main
-from pts.serve import auth, background
+from pts.serve import access, background
 from pts.serve.app import create_app
 from tests.helpers import REPO, free_port
 from tests.serve.runs import make
@@ -68,7 +68,7 @@ def auth_file(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def client(root, auth_file):
-    app = create_app([root], credentials=auth.load(auth_file, "--auth-file"))
+    app = create_app([root], credentials=access.load(auth_file, "--auth-file"))
     with TestClient(app) as c:
         yield c
 
@@ -130,25 +130,25 @@ def test_loopback_without_a_file_stays_open(root):
 @pytest.mark.parametrize("host", ["127.0.0.1", "127.8.9.10", "::1", "[::1]", "localhost",
                                   "LocalHost"])
 def test_loopback_addresses(host):
-    assert auth.is_loopback(host)
-    assert auth.required(host, None, host_option="--host", file_option="--auth-file") is None
+    assert access.is_loopback(host)
+    assert access.required(host, None, host_option="--host", file_option="--auth-file") is None
 
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.20", "10.0.0.1", "fe80::1",
                                   "", "lab-host"])
 def test_beyond_loopback_a_file_is_required(host):
-    assert not auth.is_loopback(host)
-    with pytest.raises(auth.AuthError, match=r"--host X: the dashboard .* give --auth-file "
+    assert not access.is_loopback(host)
+    with pytest.raises(access.AuthError, match=r"--host X: the dashboard .* give --auth-file "
                        r"FILE \(lines user:password, chmod 600; docs/dashboard-auth.md\)"):
-        auth.required(host, None, host_option="--host X", file_option="--auth-file")
+        access.required(host, None, host_option="--host X", file_option="--auth-file")
 
 
 @pytest.mark.parametrize("mode", [0o640, 0o604, 0o620, 0o602, 0o644])
 def test_a_file_other_users_may_read_or_write_is_refused(tmp_path, mode):
     f = write_auth(tmp_path / "a", mode=mode)
-    with pytest.raises(auth.AuthError, match=rf"--auth-file {f}: other users may read or "
+    with pytest.raises(access.AuthError, match=rf"--auth-file {f}: other users may read or "
                        rf"write it \(mode {mode:o}\); .* chmod 600 {f}"):
-        auth.load(f, "--auth-file")
+        access.load(f, "--auth-file")
 
 
 @pytest.mark.parametrize("text, problem", [
@@ -160,18 +160,18 @@ def test_a_file_other_users_may_read_or_write_is_refused(tmp_path, mode):
 ])
 def test_a_malformed_file_is_refused_with_its_line(tmp_path, text, problem):
     f = write_auth(tmp_path / "a", text)
-    with pytest.raises(auth.AuthError, match=problem):
-        auth.load(f, "--auth-file")
+    with pytest.raises(access.AuthError, match=problem):
+        access.load(f, "--auth-file")
 
 
 def test_a_missing_file_is_named(tmp_path):
-    with pytest.raises(auth.AuthError, match=rf"--auth-file {tmp_path / 'no'}: cannot read"):
-        auth.load(tmp_path / "no", "--auth-file")
+    with pytest.raises(access.AuthError, match=rf"--auth-file {tmp_path / 'no'}: cannot read"):
+        access.load(tmp_path / "no", "--auth-file")
 
 
 def test_several_users_and_a_colon_in_a_password(tmp_path):
     f = write_auth(tmp_path / "a", f"lab:{PASSWORD}\nscraper:a:b:c:d:e:f:g:h:i\n")
-    creds = auth.load(f, "--auth-file")
+    creds = access.load(f, "--auth-file")
     assert creds.check(b"scraper", b"a:b:c:d:e:f:g:h:i") and creds.check(b"lab", PASSWORD.encode())
     assert not creds.check(b"lab", b"a:b:c:d:e:f:g:h:i")
     assert not creds.check(b"scraper", PASSWORD.encode())
@@ -285,7 +285,7 @@ def test_background_enforces_the_file_and_logs_to_the_terminal(root, auth_file, 
         served.stop()
     err = capfd.readouterr().err             # the terminal: the copy of fd 2 taken at bind
     assert "snia-pts dashboard: refused GET /metrics from 127.0.0.1:" in err, err
-    assert auth.LOG.handlers == []            # stop() took its handler away
+    assert access.LOG.handlers == []            # stop() took its handler away
 
 
 def pytest_run(*args, tmp_path) -> subprocess.CompletedProcess:
