@@ -48,7 +48,7 @@ ROWS: tuple[Row, ...] = (
         REPORT + "test_report_pdf.py::test_evidence_table"),
     Row("§6.4", "Tracking variable per test", CONFIRMED,
         "pts/testdefs/latency.py, pts/testdefs/iops.py",
-        E2E + "test_latency_integration.py::test_tracking_is_the_4k_write_art"),
+        E2E + "test_latency_integration.py::test_response_times_and_tracking_are_fios"),
     Row("§6.5", "Steady-state maths: least-squares slope excursion", CONFIRMED,
         "pts/procedure/steady_state.py",
         UNIT + "test_steady_state.py::test_against_scipy_linregress"),
