@@ -7,17 +7,19 @@ benchmarks/faults.py (every test type)."""
 
 from __future__ import annotations
 
+import json
 import random
 import signal
 import subprocess
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pts.results import records
 from pts.results.ledger import read_ledger
 from pts.results.resume import stopped
-from tests.ptsrun import expected_outcomes, start_suite
+from tests.ptsrun import expected_outcomes, spec_rule, start_suite
 
 # record type -> the fields that name one unit of it within its test (a unit is recorded
 # once, when it is complete; records of a unit in flight, points and intervals, are redone
@@ -70,6 +72,56 @@ class Tally:
         return [k for k, found in units(final).items() if len(found) > 1]
 
 
+# A kill's phase (kill_phase): what the run was doing, from the last event before the kill
+# of its ledger (records, appended when a step is done) and its commands.log (each external
+# command, logged before it starts), by time.
+PURGE, WIPC, MID_ROUND, BETWEEN, REPORT, START_UP = (
+    "purge", "WIPC", "mid-round", "between rounds", "report", "start-up")
+AFTER_RECORD = {"test_start": PURGE, "purge": PURGE, "purge_probe": PURGE,
+                "wipc": BETWEEN,          # before round 1
+                "point": BETWEEN, "round": BETWEEN, "resume": START_UP}
+
+
+def _command_phase(argv: list[str]) -> str | None:
+    """The phase an external command of the run belongs to: fio's output file names its
+    step; blkdiscard and the NVMe / ATA / SCSI purge commands are the purge; other commands
+    (identity, SMART reads) say nothing of the phase (None)."""
+    tool, out = Path(argv[0]).name, next((a for a in argv if a.startswith("--output=")), "")
+    if tool == "fio":
+        return MID_ROUND if "/round-" in out else WIPC if out.endswith("/wipc.json") else \
+            PURGE if "purge" in out else None
+    purging = (tool in ("blkdiscard", "sg_sanitize", "sg_format")
+               or tool == "nvme" and argv[1:2] in (["format"], ["sanitize"])
+               or tool == "hdparm" and any(a.startswith("--security-erase") for a in argv))
+    return PURGE if purging else None
+
+
+def kill_phase(folder: Path | None) -> str:
+    """What the run in `folder` was doing when it was killed (read after the kill: both
+    files are as the dead process left them): the phase of its newest event. Ledger
+    records of other kinds (deviation, write_cache, device counters, round_mode) say
+    nothing of the phase and are skipped; a test's final test_end means its report."""
+    if folder is None or not (folder / "ledger.jsonl").exists():
+        return START_UP
+    events = []
+    for r in ledger_records(folder):
+        if r["type"] == "test_end":
+            events.append((r["time"], REPORT if r["status"] in records.FINISHED else START_UP))
+        elif r["type"] in AFTER_RECORD:
+            events.append((r["time"], AFTER_RECORD[r["type"]]))
+        elif r["type"] in UNIT_KEYS:      # another test type's unit (benchmarks/faults.py)
+            events.append((r["time"], f"after {r['type']}"))
+    log = folder / "commands.log"
+    for line in log.read_text().splitlines() if log.exists() else []:
+        try:
+            c = json.loads(line)
+        except json.JSONDecodeError:          # the line a live run is writing
+            continue
+        if (found := _command_phase(c["argv"])) is not None:
+            events.append((c["time"], found))
+    return max(events)[1] if events else START_UP
+
+
 def fio_gone(folder: Path | str, seconds: float = 30) -> bool:
     """No process of the run is left: fio got SIGTERM from the kernel when the suite died
     (PR_SET_PDEATHSIG); it ends its jobs and exits, which takes a moment when loaded."""
@@ -94,6 +146,7 @@ class Campaign:
     out: str
     units: int                  # completed units in the final ledger
     seen: int                   # of them, recorded before a kill (and kept through it)
+    phases: list[str] = field(default_factory=list)   # each kill's phase (kill_phase)
 
     @property
     def ok(self) -> bool:
@@ -102,28 +155,56 @@ class Campaign:
 
 def kill_campaign(device: str, reports: Path, args: list[str], target: str, kills: int,
                   seed: int, spread: tuple[float, float] = (0.3, 4.0),
-                  timeout: float = 1800, unit_every: int = 0) -> Campaign:
+                  timeout: float = 1800, unit_every: int = 0,
+                  limit: float = 1800, aim: Sequence[str] = ()) -> Campaign:
     """Start the suite on `device`; `kills` times, at a seeded random moment `spread`
     seconds after the (re)started run has written its first new ledger record (so that a
     slow start-up on a loaded machine does not take every kill before any work), kill -9
     it and `--resume` it; then let it end. A run that ends before its moment is resumed
     again (a finished run's --resume runs nothing). `unit_every` N > 0: every Nth kill
     waits for the run's next completed unit first (tests whose first unit comes later than
-    `spread` would otherwise be killed only before it)."""
-    rng, tally = random.Random(seed), Tally()
+    `spread` would otherwise be killed only before it). `aim`: the first kills are made as
+    soon as the run is in these phases instead (kill_phase read while it runs; e.g. purge
+    and WIPC, which only a run started afresh goes through, for a few seconds). Each kill's
+    phase is recorded as the run's files give it after the kill. The kills must be done
+    within `limit` seconds (AssertionError naming the step it was at), the last run within
+    `timeout`."""
+    rng, tally, phases = random.Random(seed), Tally(), []
     first = ["--device", device, "--destructive", "--reports-dir", str(reports), *args]
     proc, folder, done, resumes, fio_left = start_suite(*first, target=target), None, 0, 0, 0
+    deadline, ended = time.monotonic() + limit, 0
+
+    def in_time(now_at: str) -> None:
+        assert time.monotonic() < deadline, (
+            f"kill campaign stuck {now_at}: {done} of {kills} kills, {resumes} resumes, "
+            f"{ended} (re)starts ended before their kill moment, in {limit:.0f} s; "
+            f"phases so far {phases}; run folder {folder}")
+
     while done < kills:
+        in_time("waiting for the (re)started run's first new ledger record")
         folder = working(proc, reports, folder)
         done_already = folder is not None and not stopped(folder)
-        if unit_every and done % unit_every == unit_every - 1 and folder and not done_already:
-            next_unit(proc, folder)     # (a finished run's --resume records no unit)
-        time.sleep(rng.uniform(*(RESUME_START if done_already else spread)))
-        if proc.poll() is None:
+        if done < len(aim):
+            in_time(f"waiting for the run's {aim[done]} phase")
+            folder = in_phase(proc, reports, folder, aim[done], deadline)
+        else:
+            if unit_every and done % unit_every == unit_every - 1 and folder \
+                    and not done_already:
+                in_time("waiting for the run's next completed unit")
+                next_unit(proc, folder)     # (a finished run's --resume records no unit)
+            time.sleep(rng.uniform(*(RESUME_START if done_already else spread)))
+        in_time("at a kill moment")
+        killed = proc.poll() is None
+        if killed:
             proc.send_signal(signal.SIGKILL)
             done += 1
+        else:
+            ended += 1
         proc.communicate(timeout=60)
         folder = folder or next((p.parent for p in reports.glob("*/*/ledger.jsonl")), None)
+        if killed:
+            phases.append(kill_phase(folder))
+        in_time("waiting for the killed run's fio to exit")
         if not fio_gone(folder or device):
             fio_left += 1
         if folder is None:                     # killed before the run folder existed
@@ -135,9 +216,24 @@ def kill_campaign(device: str, reports: Path, args: list[str], target: str, kill
     out, _ = proc.communicate(timeout=timeout)
     assert folder is not None, out[-3000:]
     final = ledger_records(folder)
-    expected = 0 if all(e.passed for e in expected_outcomes(final).values()) else 1
+    expected = 0 if all(e.passed for e in expected_outcomes(final, spec_rule(folder)).values()) \
+        else 1
     return Campaign(folder, done, resumes, tally.lost(final), Tally.twice(final), fio_left,
-                    proc.returncode, expected, out, len(units(final)), len(tally.seen))
+                    proc.returncode, expected, out, len(units(final)), len(tally.seen), phases)
+
+
+def in_phase(proc, reports: Path, folder: Path | None, phase: str,
+             deadline: float) -> Path | None:
+    """Wait until the run `proc` is in `phase` (kill_phase of its files now) or has ended:
+    its run folder. AssertionError at `deadline` (monotonic), naming the phase it was in."""
+    now = START_UP
+    while proc.poll() is None:
+        folder = folder or next((p.parent for p in reports.glob("*/*/ledger.jsonl")), None)
+        if (now := kill_phase(folder)) == phase:
+            break
+        assert time.monotonic() < deadline, f"the run never reached {phase}; it is in {now}"
+        time.sleep(0.01)
+    return folder
 
 
 def next_unit(proc, folder: Path, limit: float = 600) -> None:
