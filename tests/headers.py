@@ -148,6 +148,11 @@ class Test:
         self.end = _last(recs, "test_end")
         self.rounds = sorted({r["round"] for r in _of(recs, "round")})
 
+    def point_seconds(self, old: str):
+        """--point-seconds as stored: `point_seconds`, or the name a run written before it
+        had one name used for this test (WSAT `sample_seconds`, XSR `interval_seconds`)."""
+        return self.p.get("point_seconds", self.p.get(old))
+
     @property
     def state(self) -> str:
         if self.end is None or self.end["status"] == "interrupted":
@@ -264,7 +269,7 @@ def _wsat(t: Test, capacity):
     setup = [("Purge", _purge(t.recs)), ("Pre-Condition 1", NO_WIPC),
              ("Pre-Condition 2", "none: the writes run from FOB")]
     stim = [("Stimulus", f"{t.p.get('access') or MISSING} {t.sizes()} {t.mixes()}, continuous"),
-            ("Samples", f"{samples} x {_val(t.p.get('sample_seconds'))} s"),
+            ("Samples", f"{samples} x {_val(t.point_seconds('sample_seconds'))} s"),
             ("Final window", final),
             ("TC/QD", _toio(t.p.get("thread_count"), t.p.get("queue_depth"))),
             ("Note", t.note())]
@@ -349,7 +354,7 @@ def _xsr(t: Test, capacity):
                      f"{_kib(src['block_size'])} W, {src['seconds']} s"
                      + ("" if g["group"] in ran else " (not run)")))
     stim += [("TC/QD", _toio(t.p.get("thread_count"), t.p.get("queue_depth"))),
-             ("Interval", f"{_val(t.p.get('interval_seconds'))} s"), ("Note", t.note())]
+             ("Interval", f"{_val(t.point_seconds('interval_seconds'))} s"), ("Note", t.note())]
     return setup, stim
 
 

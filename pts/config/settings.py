@@ -49,8 +49,9 @@ class Settings:
     # --operator/--auditor/--sponsor/--report-info: run.json `report_info`, not an option
     report_info: ReportInfo = ReportInfo()
 
-    def scaled(self, seconds: int) -> int:
-        """A fixed long duration of the spec x --time-scale, at least 1 s."""
+    def scaled(self, seconds: float) -> int:
+        """A fixed long duration of the spec x --time-scale, whole seconds, at least 1 s: the
+        one --time-scale rule (DIRTH/CBW, HIR and XSR durations all come through here)."""
         return max(1, round(seconds * self.time_scale))
 
     @property

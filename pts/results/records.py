@@ -17,6 +17,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from pts.results.parameters import current as current_parameters
+
 # test_end statuses
 STEADY, NOT_STEADY, COMPLETE = "steady", "not_steady", "complete"
 HEALTH_FAILURE = "device_health_failure"
@@ -381,6 +383,8 @@ def parse(data: dict) -> Record:
                        extra={k: v for k, v in data.items() if k not in ("type", "test", "time")})
     known = {f.name for f in dataclasses.fields(cls)} - {"extra", "measured"}
     args = {name: data.get(name) for name in known}
+    if cls is TestStart:            # an older run's parameter names read as this version's
+        args["parameters"] = current_parameters(args["parameters"])
     rest = {k: v for k, v in data.items() if k not in known and k != "type"}
     if "measured" in {f.name for f in dataclasses.fields(cls)}:
         return cls(**args, measured=rest)

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pts.config.settings import Settings
-from pts.config.spec_recovery import scaled
 from pts.tools import fio_logs
 from pts.tools.fio import Job
 
@@ -56,8 +55,8 @@ def schedule(settings: Settings) -> list[WaitState]:
     h = settings.spec.hir
     reps = settings.hir_repetitions or h.repetitions
     base = settings.hir_repetitions or h.baseline_repetitions
-    w = scaled(h.write_seconds, settings.time_scale)
-    return [WaitState(k, w, scaled(i, settings.time_scale), reps, base, name)
+    w = settings.scaled(h.write_seconds)
+    return [WaitState(k, w, settings.scaled(i), reps, base, name)
             for k, (i, name) in enumerate(zip(h.idle_seconds, h.state_names(), strict=True),
                                           1)]
 

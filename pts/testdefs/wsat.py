@@ -173,7 +173,7 @@ def parameters(run: Run, p: Plan) -> dict:
         "write_cache": spec.common.write_cache, "data_pattern": spec.common.data_pattern,
         "access": "RND",
         "rw_mixes": ["0/100"], "block_sizes": [w.block_size],
-        "sample_seconds": p.interval_s, "capacity_bytes": p.capacity,
+        "point_seconds": p.interval_s, "capacity_bytes": p.capacity,
         "stop_drive_fills": p.fills, "stop_hours": p.hours, "bytes_planned": p.bytes_planned,
         "window_rounds": spec.steady_state.window_rounds,
         "max_data_excursion": spec.steady_state.max_data_excursion,

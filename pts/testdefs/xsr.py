@@ -27,7 +27,7 @@ from pathlib import Path
 from pts.conditioning import prepare
 from pts.config.settings import Settings
 from pts.config.spec import format_size
-from pts.config.spec_recovery import XsrGroup, scaled
+from pts.config.spec_recovery import XsrGroup
 from pts.device.identity import BlockDevice, active_range_bytes
 from pts.procedure import plan, resume
 from pts.procedure.recovery import recovery_time
@@ -57,7 +57,7 @@ class GroupPlan:
 
 
 def groups(settings: Settings) -> list[GroupPlan]:
-    return [GroupPlan(k, g, scaled(g.hours * 3600, settings.time_scale))
+    return [GroupPlan(k, g, settings.scaled(g.hours * 3600))
             for k, g in enumerate(settings.spec.xsr.groups, 1)]
 
 
@@ -77,7 +77,7 @@ def parameters(settings: Settings, ar: int) -> dict:
         "write_cache": settings.spec.common.write_cache,
         # fio's refill_buffers (pts.tools.fio.GLOBAL_OPTIONS): random data, every job
         "data_pattern": settings.spec.common.data_pattern,
-        "interval_seconds": settings.point_seconds,
+        "point_seconds": settings.point_seconds,
         "groups": [{"group": g.number, "pattern": g.group.pattern,
                     "block_size": g.group.block_size, "seconds": g.seconds}
                    for g in groups(settings)],

@@ -61,6 +61,12 @@ def start(recs: list[dict]) -> dict:
     return of(recs, "test_start")[-1]["parameters"]
 
 
+def point_seconds(parameters: dict):
+    """--point-seconds as stored (the reference run predates its one name: WSAT's was
+    `sample_seconds`)."""
+    return parameters.get("point_seconds", parameters.get("sample_seconds"))
+
+
 def window(recs: list[dict]) -> list[int]:
     first, last = of(recs, "test_end")[-1]["window"]
     return list(range(first, last + 1))
@@ -314,7 +320,7 @@ def test_wsat_summary_is_the_stored_result(texts, ledger):
     assert_shown(m[3], res["seconds"], "seconds")
     samples = [s for s in of(recs, "sample") if not s["partial"]]
     assert value_of(text, "Samples") == \
-        f"{len(samples)} complete samples of {start(recs)['sample_seconds']} s"
+        f"{len(samples)} complete samples of {point_seconds(start(recs))} s"
     # FOB = the first sample, steady state = the mean of the final window's samples.
     assert_shown(value_of(text, "FOB IOPS (first sample)"), samples[0]["iops"], "FOB IOPS")
     first, last = res["ss_window"]

@@ -174,7 +174,7 @@ def _wsat_test(run: RunView, test: TestResult) -> Rows:
     return [("Stimulus", f"{p.get('access') or MISSING} "
                          f"{', '.join(fmt.block_size(b) for b in test.block_sizes) or MISSING}"
                          f" {', '.join(test.rw_mixes) or MISSING}, continuous"),
-            ("Samples", f"{len(test.samples)} x {fmt.text(p.get('sample_seconds'))} s"),
+            ("Samples", f"{len(test.samples)} x {fmt.text(p.get('point_seconds'))} s"),
             ("Final window", final),
             ("TC/QD", toio(p.get("thread_count"), p.get("queue_depth"))),
             ("Note", note(test))]
@@ -286,7 +286,7 @@ def _xsr_test(run: RunView, test: TestResult) -> Rows:
                      f"{str(get('pattern')).upper()} {fmt.block_size(get('block_size'))}"
                      f" W, {fmt.text(get('seconds'))} s" + ("" if r else " (not run)")))
     return rows + [("TC/QD", toio(p.get("thread_count"), p.get("queue_depth"))),
-                   ("Interval", f"{fmt.text(p.get('interval_seconds'))} s"),
+                   ("Interval", f"{fmt.text(p.get('point_seconds'))} s"),
                    ("Note", note(test))]
 
 

@@ -11,7 +11,7 @@ from reportlab.platypus import Flowable
 
 from pts.conditioning.wipc import READING as WIPC_READING
 from pts.report.pages import warnings
-from pts.report.pages.snia_header import zones
+from pts.report.pages.snia_header import family, zones
 from pts.report.renderers.layout import (
     CONTENT_WIDTH,
     GREEN,
@@ -38,10 +38,10 @@ SOURCES = {
 SHOWN_PARAMETERS = frozenset({
     "thread_count", "queue_depth", "active_range_pct", "active_range_bytes", "data_pattern",
     "point_seconds", "max_rounds", "window_rounds", "max_data_excursion", "max_slope_excursion",
-    "rw_mixes", "block_sizes", "tracking", "write_cache", "sample_seconds", "access",
+    "rw_mixes", "block_sizes", "tracking", "write_cache", "access",
     # DIRTH/CBW and XSR loops (_loop_rows)
     "thread_counts", "queue_depths", "workload", "bssplit", "random_distribution",
-    "block_size_mix", "groups", "interval_seconds", "dropped_block_sizes",
+    "block_size_mix", "groups", "dropped_block_sizes",
     "readings"})     # readings: their own section (pts/report/pages/readings.py)
 
 
@@ -177,7 +177,7 @@ def test_setup_rows(run: RunView, test: TestResult) -> list[tuple[str, str]]:
                         f"({fmt.capacity(p.get('active_range_bytes'))})"),
         ("Data pattern", fmt.text(p.get("data_pattern"))),
         ("Access", fmt.text(p.get("access"))),
-        *_duration_rows(p),
+        *_duration_rows(test),
         ("Steady-state limits", _limits_text(p)),
         *_loop_rows(test),
         ("Tracking variables", ", ".join(t.label for t in test.tracking) or "n/a"),
@@ -195,13 +195,13 @@ def test_setup_rows(run: RunView, test: TestResult) -> list[tuple[str, str]]:
 def _loop_rows(test: TestResult) -> list[tuple[str, str]]:
     """The test's loops as recorded: DIRTH/CBW's TC x QD grid at one workload (CBW: the
     JESD219 block-size mix and LBA zones), XSR's access groups, else R/W mix x block size."""
-    p = test.parameters
-    if "groups" in p:
+    p, kind = test.parameters, family(test)
+    if kind == "xsr":
         return [(f"Access group {g.get('group')}", f"{str(g.get('pattern')).upper()} "
                  f"{fmt.block_size(g.get('block_size'))} writes for {fmt.text(g.get('seconds'))} s")
                 for g in p.get("groups") or []] + \
-               [("Interval", f"{fmt.text(p.get('interval_seconds'))} s")]
-    if "thread_counts" not in p:
+               [("Interval", f"{fmt.text(p.get('point_seconds'))} s")]
+    if kind not in ("qos", "qos-precondition"):
         return [("R/W mixes (outer loop)", ", ".join(test.rw_mixes) or "n/a"),
                 ("Block sizes (inner loop)", ", ".join(fmt.block_size(b)
                                                        for b in test.block_sizes) or "n/a")]
@@ -212,7 +212,7 @@ def _loop_rows(test: TestResult) -> list[tuple[str, str]]:
              if p.get("random_distribution") else "none: uniform over the ActiveRange")]
     if p.get("dropped_block_sizes"):
         rows.append(("Block sizes left out", fmt.text(p.get("dropped_block_sizes"))))
-    if "round_seconds" in p:    # the preconditioning phase: one point, at the TC/QD above
+    if kind == "qos-precondition":    # one point, at the TC/QD above
         return rows + [("Preconditioning round", f"{fmt.text(p.get('round_seconds'))} s of "
                         f"writes, the last {fmt.text(p.get('point_seconds'))} s measured")]
     return rows + [("TC (outer loop)", fmt.text(p.get("thread_counts"))),
@@ -264,12 +264,14 @@ def write_cache_texts(test: TestResult) -> list[str]:
     return out
 
 
-def _duration_rows(p: dict) -> list[tuple[str, str]]:
-    """Rounds of points, or (WSAT) one continuous run sampled at an interval."""
-    if "groups" in p:       # XSR: fixed-length access groups, no rounds
+def _duration_rows(test: TestResult) -> list[tuple[str, str]]:
+    """Rounds of points, or (WSAT) one continuous run sampled every point_seconds; XSR's
+    fixed-length access groups have their interval with the groups (_loop_rows)."""
+    p, kind = test.parameters, family(test)
+    if kind == "xsr":
         return []
-    if "point_seconds" not in p and "sample_seconds" in p:
-        return [("Sample interval", f"{fmt.text(p.get('sample_seconds'))} s, steady-state "
+    if kind == "wsat":
+        return [("Sample interval", f"{fmt.text(p.get('point_seconds'))} s, steady-state "
                                     f"window {fmt.text(p.get('window_rounds'))} samples")]
     return [("Test point duration", f"{fmt.text(p.get('point_seconds'))} s"),
             ("Rounds", f"max {fmt.text(p.get('max_rounds'))}, measurement window "

@@ -69,7 +69,7 @@ def summary_page(test: TestResult) -> list[Flowable]:
                            + ("drive fills" if r.get("stop") == "fills" else "the time limit")),
         ("Written (TGBW)", f"{fmt.num(r.get('tgbw_gb'))} GB = {fmt.num(r.get('drive_fills'))} "
                            f"drive fills in {fmt.num(r.get('seconds'))} s"),
-        ("Samples", f"{r.get('samples')} complete samples of {p.get('sample_seconds')} s"
+        ("Samples", f"{r.get('samples')} complete samples of {p.get('point_seconds')} s"
                     + (" + one partial last sample" if any(s.partial for s in test.samples)
                        else "")),
         ("FOB IOPS (first sample)", fmt.num(r.get("fob_iops"))),
@@ -123,7 +123,7 @@ def iops_page(test: TestResult, axis: str, xlabel: str, name: str) -> list[Flowa
     story = new_page(page_info(test, name, f"Plot: {title}"))
     story.append(h2(name))
     complete = [s for s in test.samples if not s.partial]
-    series = {f"RND 4KiB 0/100 IOPS per {test.parameters.get('sample_seconds')} s sample":
+    series = {f"RND 4KiB 0/100 IOPS per {test.parameters.get('point_seconds')} s sample":
               ([_x(s, axis) for s in complete], [s.iops for s in complete])}
     tail = [s for s in test.samples if s.partial and _x(s, axis) is not None]
     png = charts.lines(series, xlabel, "IOPS", title, log_y=False, span=_span(test, axis),
