@@ -2,14 +2,17 @@
 purge, the second in its WIPC, the others at seeded random moments (mid-round — a round is
 one fio process —, between rounds, report); the phase each kill hit is read from the run's
 files and at least three must differ. At the end the ledger is readable, no completed round
-was lost or measured twice, no fio outlived the suite, and the verdict is the one the
-recorded rounds give."""
+was lost or measured twice, no fio outlived the suite, the verdict is the one the
+recorded rounds give, a kill in WIPC restarted the test from its purge, every resume after a
+round set the write cache again, and the report declares the resume. (It replaced the three
+single kills of tests/e2e/test_resume.py, whose checks are here.)"""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.campaign import kill_campaign, ledger_records
+from tests.campaign import WIPC, kill_campaign, ledger_records
+from tests.helpers import pdf_text
 from tests.ptsrun import IOPS, check_outcomes
 
 ARGS = ["--spec", "pts-e-1.1", "--point-seconds", "1", "--max-rounds", "9", "--purge", "trim",
@@ -22,8 +25,8 @@ AIM = ("purge", "WIPC")
 # seconds from a (re)started run's first new record to the other kills
 SPREAD = (0.5, 8.0)
 
-pytestmark = [pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pgrep"),
-              pytest.mark.slow]
+pytestmark = [pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pgrep", "pdftotext"),
+              pytest.mark.slow, pytest.mark.timeout(1200)]
 
 
 def test_kill9_at_random_moments_then_resume(make_loop, tmp_path):
@@ -39,7 +42,18 @@ def test_kill9_at_random_moments_then_resume(make_loop, tmp_path):
     # the verdict the recorded rounds give: in the ledger, the report and the exit status
     expected = check_outcomes(c.folder)["iops"]
     assert c.rc == (0 if expected.passed else 1), c.out[-3000:]
-    rounds = [r["round"] for r in ledger_records(c.folder) if r["type"] == "round"]
+    recs = ledger_records(c.folder)
+    rounds = [r["round"] for r in recs if r["type"] == "round"]
     assert rounds == list(range(1, len(rounds) + 1))
+    # a kill in WIPC leaves a purge recorded and no WIPC: the test restarts from its purge
+    assert WIPC in c.phases and len([r for r in recs if r["type"] == "purge"]) >= 2
+    # a resume after completed rounds goes on from them, and a power cycle between stop and
+    # resume can reset the write cache: it is set, read back and recorded again first
+    went_on = [i for i, r in enumerate(recs) if r["type"] == "resume" and r.get("after_round")]
+    assert went_on, "no resume went on after a completed round"
+    for i in went_on:
+        cache = next(r for r in recs[i:] if r["type"] == "write_cache")
+        assert cache["when"] == "on resume", (i, cache)
+    assert "Resumed run" in pdf_text(c.folder / "report.pdf")
     print(f"{c.kills} kills, {c.resumes} resumes, {c.seen} units seen at a kill, {c.units} "
           f"units, {len(rounds)} rounds; kills in {c.phases}")
