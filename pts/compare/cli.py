@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pts.compare.data import Comparison, compare, fob_rows
 from pts.report.cli import _write_atomically
-from pts.report.run.model import RunFolderError
+from pts.stored.model import RunFolderError
 
 EXIT_OK, EXIT_WRITE_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 COLUMNS = ("test", "cell", "rw_mix", "block_size", "metric", "unit", "run", "run_id",

@@ -14,9 +14,9 @@ from pathlib import Path
 
 from pts.export.json_doc import cells, fob
 from pts.report.pages import qos_text
-from pts.report.run import latency_qos
-from pts.report.run.data import load_run
-from pts.report.run.model import RunView, TestResult
+from pts.stored import latency_qos
+from pts.stored.data import load_run
+from pts.stored.model import RunView, TestResult
 
 # Options that name where and on what a run ran, not how: they may differ between runs.
 NOT_SETTINGS = frozenset({"device", "reports_dir", "destructive"})

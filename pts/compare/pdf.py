@@ -21,8 +21,8 @@ from pts.compare.data import CellRow, Comparison, fob_rows, metrics_of
 from pts.report.pages import qos_text
 from pts.report.renderers import layout
 from pts.report.renderers.layout import CONTENT_WIDTH, MARGIN, PAGE_SIZE, h1, h2, para
-from pts.report.run import fmt
-from pts.report.run.model import RunView, TestResult
+from pts.stored import fmt
+from pts.stored.model import RunView, TestResult
 
 rl_config.invariant = 1
 

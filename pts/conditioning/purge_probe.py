@@ -3,7 +3,7 @@ writes (spec file `[purge_probe]`: 4 KiB, `seconds`) at the test's TC/QD on the 
 drive, recorded as a `purge_probe` record. A purge that did not erase anything (a format
 that does not reset the FTL, `--purge none` on a used drive) leaves the drive near steady
 state, so the probe's IOPS come out close to the steady-state figure; the report compares
-the two at the end (pts.report.run.purge_check). An addition to the PTS flow, shown on the
+the two at the end (pts.stored.purge_check). An addition to the PTS flow, shown on the
 report; WIPC overwrites the ActiveRange twice afterwards. --no-purge-probe removes it."""
 
 from __future__ import annotations

@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 
 from pts.export.json_doc import document
-from pts.report.run.data import fob_vs_window, load_run, window_cells
-from pts.report.run.model import RunFolderError, RunView, TestResult
+from pts.stored.data import fob_vs_window, load_run, window_cells
+from pts.stored.model import RunFolderError, RunView, TestResult
 
 COLUMNS = ("test", "cell", "rw_mix", "block_size", "metric", "unit", "fob", "steady_state",
            "fob_ss_ratio", "window", "status")

@@ -13,9 +13,9 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from pts.report.run import latency_qos
-from pts.report.run.data import load_run
-from pts.report.run.model import PointView, RunView, TestResult
+from pts.stored import latency_qos
+from pts.stored.data import load_run
+from pts.stored.model import PointView, RunView, TestResult
 
 SCHEMA = 1
 # PointView.values keys that describe a point rather than measure it.
@@ -92,7 +92,7 @@ def test_document(test: TestResult) -> dict:
 
 
 def qos(run: RunView, test: TestResult) -> dict:
-    """Latency: {"qos": the QoS table (pts.report.run.latency_qos), one row per non-N/A cell};
+    """Latency: {"qos": the QoS table (pts.stored.latency_qos), one row per non-N/A cell};
     other tests: {}."""
     if not any(p.get("lat_percentile_us") is not None for p in test.points):
         return {}

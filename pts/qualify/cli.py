@@ -11,8 +11,8 @@ import sys
 
 from pts.config.datasheet import DatasheetError, load
 from pts.qualify.judge import MET, judge_all
-from pts.report.run.data import load_run
-from pts.report.run.model import RunFolderError
+from pts.stored.data import load_run
+from pts.stored.model import RunFolderError
 
 EXIT_MET, EXIT_NOT_MET, EXIT_BAD_INPUT = 0, 1, 2
 

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 from pts.config.datasheet import POINT_METRICS, Requirement
 from pts.export.json_doc import cells, fob
-from pts.report.run import fmt, latency_qos
-from pts.report.run.model import COMPLETE, NOT_STEADY, STEADY, RunView, TestResult
-from pts.testdefs.qos_select import needed_ios
+from pts.stored import fmt, latency_qos
+from pts.stored.model import COMPLETE, NOT_STEADY, STEADY, RunView, TestResult
+from pts.testdefs.qos_levels import needed_ios
 
 MET, NOT_MET, ERROR = "met", "not met", "error"
 

@@ -14,8 +14,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from pts.report.run.data import load_run
-from pts.report.run.model import RunFolderError
+from pts.stored.data import load_run
+from pts.stored.model import RunFolderError
 
 EXIT_OK, EXIT_WRITE_FAILED, EXIT_BAD_RUN = 0, 1, 2
 REPORT_NAME = "report.pdf"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pts.report.run.data import load_run
-from pts.report.run.model import RunFolderError
+from pts.stored.data import load_run
+from pts.stored.model import RunFolderError
 
 
 def warning_lines(folder: Path) -> list[str]:

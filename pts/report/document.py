@@ -12,9 +12,9 @@ from reportlab.platypus import Flowable
 
 from pts.report.pages import qualification, readings, registry, summary, toc
 from pts.report.renderers import charts, html, pdf
-from pts.report.run.model import RunView
-from pts.report.run.readings import TITLE as READINGS_TITLE
-from pts.report.run.verdict import on_page
+from pts.stored.model import RunView
+from pts.stored.readings import TITLE as READINGS_TITLE
+from pts.stored.verdict import on_page
 
 
 def story_for(run: RunView) -> list[Flowable]:

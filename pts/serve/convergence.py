@@ -5,8 +5,8 @@ last test) per round, as SVG drawn by the report's own chart code
 from __future__ import annotations
 
 from pts.report.renderers import charts
-from pts.report.run.model import RunView, TestResult
 from pts.serve import state
+from pts.stored.model import RunView, TestResult
 
 
 def judged_window(test: TestResult) -> tuple[tuple[int, int] | None, str]:

@@ -1,7 +1,7 @@
 """The run folders and session folders under the served folders, each loaded once and again
 only when its run.json or ledger.jsonl changes (mtime or size): a runs-list request stats
 every folder but reads only the changed ones. Runs are read with
-pts.report.run.data.load_run, the report's one loader; a folder it refuses is kept with its
+pts.stored.data.load_run, the report's one loader; a folder it refuses is kept with its
 error, so the list shows it beside the others."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from pts.report.run.data import LEDGER, RUN_JSON, load_run
-from pts.report.run.model import RunFolderError, RunView
 from pts.serve import safe
+from pts.stored.data import LEDGER, RUN_JSON, load_run
+from pts.stored.model import RunFolderError, RunView
 
 SESSION_JSON = "session.json"
 MAX_DEPTH = 4          # reports/<model>_<serial>/<run-id>/, reports/sessions/<stamp>/ + margin

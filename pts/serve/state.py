@@ -1,4 +1,4 @@
-"""Where a run stands, from the run view (pts.report.run) and its files' times only.
+"""Where a run stands, from the run view (pts.stored) and its files' times only.
 
 - finished: every test it started ended with a status --resume treats as finished
   (pts.results.records.FINISHED) (between two tests of a session, for a moment, too);
@@ -18,10 +18,10 @@ from __future__ import annotations
 import time
 
 from pts.procedure import plan
-from pts.report.run.data import LEDGER
-from pts.report.run.model import CountersView, RunView, TestResult
 from pts.results import records
 from pts.serve.index import COMMANDS_LOG, REPORT_PDF, Entry
+from pts.stored.data import LEDGER
+from pts.stored.model import CountersView, RunView, TestResult
 
 RUNNING, FINISHED, INTERRUPTED, RESUMABLE = "running", "finished", "interrupted", "resumable"
 STATES = (RUNNING, FINISHED, INTERRUPTED, RESUMABLE)

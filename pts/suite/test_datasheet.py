@@ -7,8 +7,8 @@ Without --datasheet there is no item; without --device the items are skipped.
 """
 
 from pts.qualify.judge import MET, judge
-from pts.report.run.data import load_run
 from pts.results import records
+from pts.stored.data import load_run
 
 
 def test_requirement(pts_requirement, pts_run):

@@ -13,11 +13,11 @@ from types import SimpleNamespace
 import pytest
 
 from pts.config.spec import load_spec
-from pts.report.run.data import load_run
 from pts.results.ledger import read_ledger
-from tests.e2e.pages import chart_shows, console_errors
-from tests.helpers import REPO, free_port
-from tests.ptsrun import check_outcomes
+from pts.stored.data import load_run
+from tests.support.helpers import REPO, free_port
+from tests.support.pages import chart_shows, console_errors
+from tests.support.ptsrun import check_outcomes
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs("root", "fio", "losetup", "fusermount3")]
 

@@ -1,10 +1,10 @@
-"""`python -m pts export RUN_DIR --json` on synthetic run folders (tests/runfactory.py)."""
+"""`python -m pts export RUN_DIR --json` on synthetic run folders (tests/support/runfactory.py)."""
 
 import json
 import math
 
 from pts.cli.main import main
-from tests.runfactory import BASE_IOPS, NA_BLOCK_SIZE, STEADY_CURVE, build_run
+from tests.support.runfactory import BASE_IOPS, NA_BLOCK_SIZE, STEADY_CURVE, build_run
 
 
 def export(folder, capsys) -> dict:
@@ -15,7 +15,7 @@ def export(folder, capsys) -> dict:
 def test_json_holds_the_iops_table_of_the_window(tmp_path, capsys):
     doc = export(build_run(tmp_path), capsys)
     assert doc["schema"] == 1 and doc["device"]["serial"] == "SN-TEST-0042"
-    # no deviation, a real device, steady: the one compliant verdict (pts/report/run/verdict.py)
+    # no deviation, a real device, steady: the one compliant verdict (pts/stored/verdict.py)
     # (synthetic test_start records carry no readings of the spec: none to count)
     assert doc["verdict"] == {"compliant": True, "text": "COMPLIANT RUN", "reasons": [],
                               "readings": 0}
@@ -45,7 +45,7 @@ def test_json_holds_steady_state_evidence_and_round_values(tmp_path, capsys):
 
 
 def test_not_steady_run_says_so_and_writes_to_file(tmp_path, capsys):
-    from tests.runfactory import FALLING_CURVE
+    from tests.support.runfactory import FALLING_CURVE
     out = tmp_path / "x.json"
     folder = build_run(tmp_path, curve=FALLING_CURVE)
     assert main(["export", str(folder), "--json", "-o", str(out)]) == 0

@@ -1,16 +1,17 @@
 """`python -m pts qualify RUN_DIR --datasheet` and the Qualification page, on constructed run
-folders (tests/runfactory.py): met, not met, and every way a requirement cannot be judged."""
+folders (tests/support/runfactory.py): met, not met, and every way a requirement cannot be
+judged."""
 
 import pytest
 
 from pts.cli.main import main
 from pts.config.datasheet import parse
 from pts.qualify.judge import ERROR, MET, NOT_MET, judge
-from pts.report.run.data import load_run
 from pts.results import records
 from pts.results.ledger import Ledger
-from tests.helpers import pdf_text
-from tests.runfactory import FALLING_CURVE, STEADY_CURVE, build_run
+from pts.stored.data import load_run
+from tests.support.helpers import pdf_text
+from tests.support.runfactory import FALLING_CURVE, STEADY_CURVE, build_run
 
 WINDOW_MEAN_4K_WRITE = 40000 * sum(STEADY_CURVE[2:7]) / 5     # 40,960
 

@@ -1,5 +1,5 @@
 """The report's "Readings of the specification" section and the verdict that counts them
-(pts/report/run/readings.py, pages/readings.py, run/verdict.py, document.py; issue 21 §2):
+(pts/stored/readings.py, pages/readings.py, run/verdict.py, document.py; issue 21 §2):
 built from the readings the run stored in its test_start records, the count in the verdict
 line equal to the rows listed, and its page number the real page of the section."""
 
@@ -12,8 +12,8 @@ import pytest
 from pts.cli.main import main
 from pts.config.spec import load_spec
 from pts.export.json_doc import document
-from pts.report.run.data import load_run
-from tests.runfactory import build_run
+from pts.stored.data import load_run
+from tests.support.runfactory import build_run
 
 pytestmark = pytest.mark.needs("pdftotext")
 
@@ -96,7 +96,7 @@ def test_no_readings_plain_verdict_and_not_compliant_unchanged(tmp_path):
 def test_reference_run_lists_the_readings_of_its_advanced_tests():
     """The stored reference run (DIRTH, CBW, HIR, XSR, ...): every reading its test_start
     records hold is in the run view, once, with the tests that used it."""
-    from tests.snapshots import REFERENCE_RUN
+    from tests.support.snapshots import REFERENCE_RUN
     run = load_run(REFERENCE_RUN)
     ledger = [json.loads(line) for line in (REFERENCE_RUN / "ledger.jsonl").open()]
     stored = {r["key"] for rec in ledger if rec["type"] == "test_start"
@@ -111,7 +111,7 @@ def test_reference_run_lists_the_readings_of_its_advanced_tests():
 def test_readings_table_keeps_every_key_and_test_name_whole(reference_pdf):
     """The readings pages of the reference run: each key and each "Used by" test name is one
     word of the page's text (a column too narrow breaks it mid-word: "throughpu" / "t")."""
-    from tests.snapshots import REFERENCE_RUN
+    from tests.support.snapshots import REFERENCE_RUN
     pdf = reference_pdf
     run = load_run(REFERENCE_RUN)
     pages = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True,

@@ -10,10 +10,10 @@ from reportlab.platypus import Paragraph
 from pts.report import render
 from pts.report.pages import registry
 from pts.report.pages.counters import EMULATOR_TITLE, GENERIC_TITLE
-from pts.report.run.data import load_run
-from pts.report.run.model import RunFolderError
-from tests.helpers import pdf_text
-from tests.runfactory import RunFolder, build_run, run_json, write_iops_test
+from pts.stored.data import load_run
+from pts.stored.model import RunFolderError
+from tests.support.helpers import pdf_text
+from tests.support.runfactory import RunFolder, build_run, run_json, write_iops_test
 
 PAGE = 4096
 # when: host pages, NAND pages, GC runs, erases, free blocks (cumulative, as the emulator

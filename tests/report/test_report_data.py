@@ -1,4 +1,4 @@
-"""pts.report.run.data: reading a run folder, measurement window, cell means, verdict."""
+"""pts.stored.data: reading a run folder, measurement window, cell means, verdict."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from pts.report.run.data import load_run
-from pts.report.run.model import INCOMPLETE, NOT_STEADY, STEADY, RunFolderError
-from tests.runfactory import (
+from pts.stored.data import load_run
+from pts.stored.model import INCOMPLETE, NOT_STEADY, STEADY, RunFolderError
+from tests.support.runfactory import (
     FALLING_CURVE,
     NA_REASON,
     STEADY_CURVE,

@@ -12,9 +12,9 @@ import pytest
 
 from pts.export.json_doc import document
 from pts.report import render
-from pts.report.run import report_fields
-from tests.helpers import REPORT_EPOCH
-from tests.runfactory import build_run
+from pts.stored import report_fields
+from tests.support.helpers import REPORT_EPOCH
+from tests.support.runfactory import build_run
 
 pytestmark = pytest.mark.needs("pdftotext")
 

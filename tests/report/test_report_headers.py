@@ -1,7 +1,7 @@
 """The SNIA header block of every test page states what ran (issue 21 §1): for each test of
 the stored reference run (IOPS, both Throughput sizes, Latency, WSAT, DIRTH and CBW with
 their preconditioning phases, HIR, XSR) every page's rendered block, read back with
-pdftotext, equals what its run.json and ledger say (tests/headers.py computes the expected
+pdftotext, equals what its run.json and ledger say (tests/support/headers.py computes the expected
 cells from the raw records). A variant of the run (HIR not steady, DIRTH under --purge none,
 CBW's write cache wrong, XSR's last group missing) takes the other branches; the check is
 shown to fail on a header that does not match its data."""
@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 from pts.report import render
-from pts.report.pages import qos
+from pts.report.pages import dirth_cbw
 from pts.report.renderers.layout import PageMarker
-from pts.report.run.data import load_run
-from tests import headers, snapshots, synthrun, synthrun_more
-from tests.helpers import pdf_text
+from pts.stored.data import load_run
+from tests.support import headers, snapshots, synthrun, synthrun_more
+from tests.support.helpers import pdf_text
 
 pytestmark = pytest.mark.needs("pdftotext")
 
@@ -160,14 +160,14 @@ def test_tc_qd_page_uses_the_recorded_values():
     _, by_test = headers.load(snapshots.REFERENCE_RUN)
     pre = {(r["thread_count"], r["queue_depth"], r["seconds"]) for r in by_test["dirth"]
            if r["type"] == "prewrite" and r["when"].startswith("before round")}
-    text = _texts(qos._tc32_page(run, test))
+    text = _texts(dirth_cbw._tc32_page(run, test))
     tc, qd = test.parameters["thread_count"], test.parameters["queue_depth"]
     assert f"TC{tc}, every QD" in text and f"tracking variable is the TC{tc}/QD{qd}" in text
     assert [f"RND 0/100 at TC{a}/QD{b} for {s} s" for a, b, s in pre] == \
         re.findall(r"RND 0/100 at TC\d+/QD\d+ for \d+ s", text)
     # Without the recorded TC: said so, no guessed TC32.
     params = {k: v for k, v in test.parameters.items() if k != "thread_count"}
-    text = _texts(qos._tc32_page(run, dataclasses.replace(test, parameters=params)))
+    text = _texts(dirth_cbw._tc32_page(run, dataclasses.replace(test, parameters=params)))
     assert "thread count was not recorded" in text and "TC32" not in text
 
 

@@ -21,8 +21,8 @@ from pts.report.document import build_html, story_for
 from pts.report.renderers.contents import Contents
 from pts.report.renderers.html import UnknownFlowable, _Page, markup
 from pts.report.renderers.layout import PageMarker, SvgChart
-from pts.report.run.data import load_run
-from tests import headers, snapshots
+from pts.stored.data import load_run
+from tests.support import headers, snapshots
 
 pytestmark = pytest.mark.needs("pdftotext")
 
@@ -177,7 +177,7 @@ def test_the_pdf_written_with_the_html_is_the_plain_pdf(both, reference_pdf):
 
 
 def test_a_drives_strings_are_text_never_markup(tmp_path):
-    from tests.runfactory import build_run
+    from tests.support.runfactory import build_run
     folder = build_run(tmp_path)
     info = json.loads((folder / "run.json").read_text())
     info["device"]["model"] = "<script>alert(1)</script> & <b>x</b>"
@@ -201,7 +201,7 @@ def test_an_unknown_flowable_is_an_error_not_a_silent_gap():
 
 
 def test_cli_prints_both_paths(tmp_path, capsys):
-    from tests.runfactory import build_run
+    from tests.support.runfactory import build_run
     folder = build_run(tmp_path)
     assert main(["report", str(folder), "--html"]) == 0
     out = capsys.readouterr().out.split()
@@ -225,7 +225,7 @@ def test_an_svg_chart_is_never_drawn_into_a_pdf(tmp_path):
     """A story built under charts.svg_instead laid out as a real PDF is an error, never a
     PDF with blank room where its charts should be."""
     from pts.report.renderers import charts, pdf
-    from tests.runfactory import build_run
+    from tests.support.runfactory import build_run
     run = load_run(build_run(tmp_path))
     token = charts.svg_instead(True)
     try:

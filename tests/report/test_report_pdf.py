@@ -9,8 +9,8 @@ import pytest
 
 from pts.report import render
 from pts.report.renderers import charts
-from tests.helpers import pdf_text
-from tests.runfactory import FALLING_CURVE, SERIAL, STEADY_CURVE, build_run
+from tests.support.helpers import pdf_text
+from tests.support.runfactory import FALLING_CURVE, SERIAL, STEADY_CURVE, build_run
 
 pytestmark = pytest.mark.needs("pdftotext")
 
@@ -150,7 +150,7 @@ def test_point_timing_and_round_mode_changes_are_on_the_report(tmp_path):
 def test_every_page_footer_gives_the_verdict_and_why(deviating):
     """A page read on its own says the run is not compliant and why (the reason itself, not
     a count of reasons), in the footer line of every page."""
-    from pts.report.run.data import load_run
+    from pts.stored.data import load_run
     reason = "3 deviation(s) from the specification (listed)"
     assert load_run(deviating.parent).verdict.reasons == (reason,)
     pages = subprocess.run(["pdftotext", "-layout", str(deviating), "-"], capture_output=True,
@@ -167,7 +167,7 @@ def test_footer_verdict_cuts_what_does_not_fit_and_keeps_the_page_pointer():
     from reportlab.pdfbase.pdfmetrics import stringWidth
 
     from pts.report.renderers.pdf import BOLD, footer_verdict
-    from pts.report.run.verdict import Verdict
+    from pts.stored.verdict import Verdict
     v = Verdict(False, "NOT A COMPLIANT RUN", ("4 deviation(s) from the specification "
                                                "(listed)", "IOPS: not steady", "XSR: aborted"))
     text = footer_verdict(v, 200)

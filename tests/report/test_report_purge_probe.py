@@ -8,10 +8,10 @@ import re
 import pytest
 
 from pts.report import render
-from pts.report.run.data import load_run
-from pts.report.run.purge_check import LIMITS_NO_PURGE, WARNING, WARNING_NO_PURGE, check
-from tests.helpers import pdf_text
-from tests.runfactory import build_run
+from pts.stored.data import load_run
+from pts.stored.purge_check import LIMITS_NO_PURGE, WARNING, WARNING_NO_PURGE, check
+from tests.support.helpers import pdf_text
+from tests.support.runfactory import build_run
 
 
 def words(text: str) -> str:

@@ -16,9 +16,9 @@ from pts.export.json_doc import document
 from pts.qualify.judge import ERROR, MET, judge
 from pts.report import render
 from pts.report.renderers import charts_3d, histogram_chart
-from pts.report.run.data import load_run
-from tests.runfactory import STEADY_CURVE, RunFolder, run_json, write_iops_test
-from tests.runfactory_extra import write_latency_test, write_throughput_test
+from pts.stored.data import load_run
+from tests.support.runfactory import STEADY_CURVE, RunFolder, run_json, write_iops_test
+from tests.support.runfactory_extra import write_latency_test, write_throughput_test
 
 pytestmark = pytest.mark.needs("pdftotext")
 

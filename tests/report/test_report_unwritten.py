@@ -8,9 +8,9 @@ import json
 import re
 
 from pts.report import render
-from pts.report.run.data import load_run
-from tests.helpers import pdf_text
-from tests.runfactory import build_run
+from pts.stored.data import load_run
+from tests.support.helpers import pdf_text
+from tests.support.runfactory import build_run
 
 
 def words(text: str) -> str:

@@ -15,9 +15,9 @@ from starlette.testclient import TestClient
 from pts.cli.main import main
 from pts.compare.data import compare
 from pts.compare.pdf import _pct
-from pts.report.run import fmt
 from pts.serve.app import create_app
-from tests.serve.runs import make
+from pts.stored import fmt
+from tests.support.serve_runs import make
 
 A, B = "Alpha_SN-A/20261101T000000", "Beta_SN-B/20261102T000000"
 XSS = "<script>alert(1)</script>"

@@ -8,10 +8,10 @@ import re
 
 from starlette.testclient import TestClient
 
-from pts.report.run.data import load_run
 from pts.serve.app import create_app
-from tests.serve.runs import append, make, unfinished
+from pts.stored.data import load_run
 from tests.serve.test_serve_live import round_record
+from tests.support.serve_runs import append, make, unfinished
 
 RUNNING = "Live_SN-L/20261103T000000"
 

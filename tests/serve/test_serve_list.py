@@ -10,11 +10,11 @@ import shutil
 import pytest
 from starlette.testclient import TestClient
 
-from pts.report.run.data import load_run
 from pts.serve.app import create_app
-from tests import snapshots
-from tests.runfactory import FALLING_CURVE
-from tests.serve.runs import append, make, table, unfinished
+from pts.stored.data import load_run
+from tests.support import snapshots
+from tests.support.runfactory import FALLING_CURVE
+from tests.support.serve_runs import append, make, table, unfinished
 
 
 @pytest.fixture

@@ -14,9 +14,9 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from starlette.testclient import TestClient
 
-from pts.report.run.data import load_run
 from pts.serve.app import create_app
-from tests.serve.runs import append, make, unfinished
+from pts.stored.data import load_run
+from tests.support.serve_runs import append, make, unfinished
 
 RUNNING = "Live_SN-L/20261103T000000"
 DONE = "Done_SN-D/20261101T000000"

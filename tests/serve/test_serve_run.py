@@ -14,10 +14,10 @@ import pts.serve.app as serve_app
 from pts.export.cli import to_csv
 from pts.export.json_doc import document
 from pts.report.document import build_pdf
-from pts.report.run.data import load_run
 from pts.serve.app import create_app
-from tests.helpers import pdf_text
-from tests.serve.runs import make, unfinished
+from pts.stored.data import load_run
+from tests.support.helpers import pdf_text
+from tests.support.serve_runs import make, unfinished
 
 RID = "Alpha_SN-A/20261101T000000"
 

@@ -13,14 +13,16 @@ from pathlib import Path
 import pytest
 
 PTS = Path(__file__).resolve().parents[2] / "pts"
+# stored: the stored-run read model (run.json + ledger -> RunView), below every reader of a
+# stored run (report, export, compare, qualify, serve).
 LAYERS = ["pts", "config", "tools", "device", "emulate", "results", "run", "conditioning",
-          "procedure", "testdefs", "report", "export", "compare", "qualify", "serve", "cli",
-          "plugin_options", "plugin", "__main__", "suite"]
+          "procedure", "testdefs", "stored", "report", "export", "compare", "qualify", "serve",
+          "cli", "plugin_options", "plugin", "__main__", "suite"]
 # Rooms inside a layer, lowest first (README "Architecture"): a module in a room imports its
 # own room and the rooms below; the modules at the top of the layer (pts/report/cli.py,
 # document.py, console.py) may import every room, and no room imports them.
-ROOMS = {"report": ["run", "renderers", "pages"]}
-RENDERER_FREE = "pts.report.run"           # the run view: no reportlab, no matplotlib
+ROOMS = {"report": ["renderers", "pages"]}
+RENDERER_FREE = "pts.stored"           # the stored run: no reportlab, no matplotlib
 RENDERER_LIBS = {"reportlab", "matplotlib"}
 MAX_LINES = 400          # a module larger than this wants splitting
 MAX_TOP_MODULES = 12

@@ -1,12 +1,12 @@
-"""The resolvability rule of the Latency QoS levels (pts.report.run.latency_qos): a p % level of
+"""The resolvability rule of the Latency QoS levels (pts.stored.latency_qos): a p % level of
 N I/Os is only given when N >= 1 / (1 - p/100); otherwise it is "n/r", never the slowest I/O."""
 
 from __future__ import annotations
 
 import pytest
 
-from pts.report.run import latency_qos
-from pts.report.run.latency_qos import NO_BINS, NOT_RESOLVABLE, OK, PointBins
+from pts.stored import latency_qos
+from pts.stored.latency_qos import NO_BINS, NOT_RESOLVABLE, OK, PointBins
 
 
 @pytest.mark.parametrize(("pct", "needed"), [(99.99, 10_000), (99.999, 100_000),

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pts.device import platform_device as pd
-from pts.report.run import platform_rows
+from pts.stored import platform_rows
 from pts.tools.fio import Fio, FioError
 
 FUNC = "devices/pci0000:00/0000:00:01.0/0000:01:00.0"

@@ -14,12 +14,12 @@ import pytest
 from pts.config.settings import make_settings
 from pts.config.spec import load_spec
 from pts.report.pages import summary
-from pts.report.run.data import load_run
 from pts.results import records
 from pts.results.ledger import read_records
-from pts.testdefs import hir, iops, latency, qos_jobs, throughput, wsat, xsr
-from tests.helpers import DATA
-from tests.synthrun import CAPACITY
+from pts.stored.data import load_run
+from pts.testdefs import dirth_cbw_jobs, hir, iops, latency, throughput, wsat, xsr
+from tests.support.helpers import DATA
+from tests.support.synthrun import CAPACITY
 
 REFERENCE = DATA / "reference-run"
 
@@ -34,12 +34,12 @@ def written(s) -> dict[str, dict]:
     """Every test type's test_start parameters, as its testdef writes them."""
     device = SimpleNamespace(capacity_bytes=CAPACITY, logical_sector=512)
     ar = CAPACITY
-    w = qos_jobs.workload(qos_jobs.section(s, "cbw"), 512)
+    w = dirth_cbw_jobs.workload(dirth_cbw_jobs.section(s, "cbw"), 512)
     return {"iops": iops.parameters(s, ar), "latency": latency.parameters(s, ar),
             "throughput": throughput.parameters(s, 1 << 20, ar, "SEQ 1024KiB"),
             "wsat": wsat.parameters(SimpleNamespace(spec=s.spec), wsat.wsat_plan(s, device)),
             "hir": hir.parameters(s, ar), "xsr": xsr.parameters(s, ar),
-            "cbw": qos_jobs.parameters(s, "cbw", ar, w, [], qos_jobs.WRITES)}
+            "cbw": dirth_cbw_jobs.parameters(s, "cbw", ar, w, [], dirth_cbw_jobs.WRITES)}
 
 
 def test_every_test_records_point_seconds_under_the_one_name():

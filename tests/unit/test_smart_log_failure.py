@@ -1,6 +1,6 @@
 """A failed `nvme smart-log` read is recorded, declared and shown, never silently dropped.
 
-nvme-cli is faked (tests.helpers.RecordedRunner in place of commands.run): smart-log exits
+nvme-cli is faked (tests.support.helpers.RecordedRunner in place of commands.run): smart-log exits
 with status 1, or answers with a QEMU 7.2 capture.
 """
 
@@ -15,12 +15,12 @@ from pts.device.identity import BlockDevice, DeviceError, Identity
 from pts.procedure.rounds import Outcome
 from pts.procedure.runner import health_verdict
 from pts.report import render
-from pts.report.run.data import load_run
 from pts.results import records
 from pts.results.ledger import Ledger, read_records
 from pts.results.resume import ResumeState
-from tests.helpers import QEMU_DATA, RecordedRunner, Reply, pdf_text
-from tests.runfactory import RunFolder, run_json, write_iops_test
+from pts.stored.data import load_run
+from tests.support.helpers import QEMU_DATA, RecordedRunner, Reply, pdf_text
+from tests.support.runfactory import RunFolder, run_json, write_iops_test
 
 NVME = BlockDevice("/dev/nvme9n1", "/dev/nvme9n1", "nvme9n1", (259, 9), 1 << 30, 512, 512,
                    "nvme", False, Identity("m", "s", "f", "nvme id-ctrl"))

@@ -14,9 +14,9 @@ from pts.config.spec import load_spec, specs_dir
 from pts.device.identity import BlockDevice, Identity, active_range_bytes
 from pts.procedure import plan
 from pts.report.pages.summary import wipc_text
-from pts.report.run.data import load_run
+from pts.stored.data import load_run
 from pts.testdefs import iops
-from tests.runfactory import build_run
+from tests.support.runfactory import build_run
 
 MIB = 1 << 20
 READING = "2 x user capacity, written sequentially within the ActiveRange, not 2 x the " \

@@ -10,7 +10,7 @@ from __future__ import annotations
 from reportlab.platypus import Flowable
 
 from pts.report.pages.steady import convergence_page
-from pts.report.run.model import TestResult
+from pts.stored.model import TestResult
 
 # (R/W mix, how the page names it), in the order of the pages
 IOPS_MIXES = (("0/100", "RND 0/100 (write) IOPS, all block sizes"),

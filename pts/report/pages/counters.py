@@ -15,8 +15,8 @@ from reportlab.platypus import Flowable
 from pts.report.pages.steady import page_info
 from pts.report.renderers import charts
 from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
-from pts.report.run import fmt
-from pts.report.run.model import CountersView, RunView, TestResult
+from pts.stored import fmt
+from pts.stored.model import CountersView, RunView, TestResult
 
 EMULATOR_TITLE, GENERIC_TITLE = "Emulated SSD: FTL counters", "Device counters"
 NO_VALUE = "—"   # an interval without host writes has no WAF (em dash is in WinAnsi)

@@ -10,9 +10,9 @@ from reportlab.platypus import Flowable
 
 from pts.report.pages.steady import page_info
 from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h2, new_page, para
-from pts.report.run import fmt, unwritten
-from pts.report.run.data import fob_vs_window
-from pts.report.run.model import RunView, TestResult
+from pts.stored import fmt, unwritten
+from pts.stored.data import fob_vs_window
+from pts.stored.model import RunView, TestResult
 
 TITLE = "FOB vs Steady State (informative)"
 

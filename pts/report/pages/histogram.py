@@ -13,9 +13,9 @@ from pts.report.pages import qos_text
 from pts.report.pages.steady import page_info
 from pts.report.renderers import histogram_chart
 from pts.report.renderers.layout import grid_table, h2, image, new_page, para
-from pts.report.run import fmt
-from pts.report.run.model import TestResult
 from pts.results import records
+from pts.stored import fmt
+from pts.stored.model import TestResult
 
 US = "µs"
 

@@ -12,8 +12,8 @@ from pts.report.pages import convergence, plot3d
 from pts.report.pages.steady import convergence_page, page_info, window_pages
 from pts.report.renderers import charts
 from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
-from pts.report.run import fmt
-from pts.report.run.model import Cell, RunView, TestResult
+from pts.stored import fmt
+from pts.stored.model import Cell, RunView, TestResult
 
 YLABEL = "IOPS"
 

@@ -14,10 +14,10 @@ from pts.report.pages import latency_qos, plot3d, qos_text
 from pts.report.pages.steady import convergence_page, page_info, window_pages
 from pts.report.renderers import charts
 from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
-from pts.report.run import fmt
-from pts.report.run.data import window_cells
-from pts.report.run.latency_qos import short_cells
-from pts.report.run.model import Cell, TestResult
+from pts.stored import fmt
+from pts.stored.data import window_cells
+from pts.stored.latency_qos import short_cells
+from pts.stored.model import Cell, TestResult
 
 US = "µs"
 # (ledger field, table title, unit)
@@ -85,7 +85,7 @@ def _matrix(test: TestResult, metric: str):
 
 def _short(test: TestResult, metric: str) -> set[tuple[str, int]]:
     """Cells whose percentile `metric` (lat_percentile_us, read_/write_...) is not
-    resolvable from the I/O count of a window point (pts.report.run.latency_qos)."""
+    resolvable from the I/O count of a window point (pts.stored.latency_qos)."""
     if not metric.endswith("lat_percentile_us"):
         return set()
     ios = metric.removesuffix("lat_percentile_us") + "ios"

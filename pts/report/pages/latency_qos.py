@@ -1,7 +1,7 @@
 """Latency QoS pages (pts-digest §7.3, §8.3): per cell the average (ART) and maximum (MRT)
 response time with the 99.99 %, 99.999 % and 99.9999 % levels beside them, and each cell's
 response-time histogram over its measurement window (a page per R/W mix, a panel per block
-size). Levels come from the json+ bins of the points' fio JSON (pts.report.run.latency_qos); one
+size). Levels come from the json+ bins of the points' fio JSON (pts.stored.latency_qos); one
 a point's I/O count cannot resolve is "n/r", with a footnote saying why.
 """
 
@@ -14,10 +14,10 @@ from pts.report.pages import qos_text
 from pts.report.pages.steady import page_info
 from pts.report.renderers import histogram_chart
 from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
-from pts.report.run import fmt, latency_qos
-from pts.report.run.data import window_cells
-from pts.report.run.latency_qos import NO_BINS, NOT_RESOLVABLE, OK, QosCell
-from pts.report.run.model import RunView, TestResult
+from pts.stored import fmt, latency_qos
+from pts.stored.data import window_cells
+from pts.stored.latency_qos import NO_BINS, NOT_RESOLVABLE, OK, QosCell
+from pts.stored.model import RunView, TestResult
 
 US = "µs"
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pts.report.run import fmt
-from pts.testdefs.qos_select import needed_ios
+from pts.stored import fmt
+from pts.testdefs.qos_levels import needed_ios
 
 NR = "n/r"
 

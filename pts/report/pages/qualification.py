@@ -7,9 +7,9 @@ from __future__ import annotations
 from reportlab.platypus import Flowable
 
 from pts.report.renderers.layout import RED, PageInfo, grid_table, h1, mm, new_page, para
-from pts.report.run import fmt
 from pts.results import records
 from pts.results.ledger import LedgerError, read_records
+from pts.stored import fmt
 
 
 def requirement_records(folder) -> list[records.Requirement]:

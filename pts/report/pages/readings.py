@@ -2,7 +2,7 @@
 used that is a reading of the spec (read from public implementations, fio's JESD219 example
 or JESD219, not from spec text: pts-digest §13) or a choice of this suite's own, with its
 value, key, source and the other readings. Built from the run's stored data only
-(pts.report.run.readings: the test_start records), never from the spec file as it is now."""
+(pts.stored.readings: the test_start records), never from the spec file as it is now."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
 from pts.report.renderers.layout import CONTENT_WIDTH, PageInfo, grid_table, h1, h2, new_page, para
-from pts.report.run.model import RunView
-from pts.report.run.readings import CHOICE, READING, TITLE, ReadingView, count
+from pts.stored.model import RunView
+from pts.stored.readings import CHOICE, READING, TITLE, ReadingView, count
 
 # Key and Used by fit the longest key of the spec files (dirth.precondition_round_seconds,
 # 42.5 mm in 8 pt Helvetica, plus 2 x 6 pt padding) and test name (dirth-precondition,) on

@@ -16,9 +16,9 @@ from pts.report.pages import steady
 from pts.report.pages.steady import page_info
 from pts.report.renderers import charts
 from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h1, h2, image, new_page, para
-from pts.report.run import fmt
-from pts.report.run.model import TestResult
 from pts.results import records
+from pts.stored import fmt
+from pts.stored.model import TestResult
 
 TWO_UP = 0.88 * CONTENT_WIDTH
 

@@ -15,17 +15,17 @@ from reportlab.platypus import Flowable
 
 from pts.report.pages import (
     counters,
+    dirth_cbw,
     fob,
     iops,
     latency,
-    qos,
     recovery,
     snia_header,
     steady,
     throughput,
     wsat,
 )
-from pts.report.run.model import RunView, TestResult
+from pts.stored.model import RunView, TestResult
 
 PageBuilder = Callable[[RunView, TestResult], list[Flowable]]
 
@@ -34,10 +34,10 @@ BUILDERS: dict[str, PageBuilder] = {
     "throughput": throughput.build,
     "latency": latency.build,
     "wsat": wsat.build,
-    "dirth": qos.build,
-    "cbw": qos.build,
-    "dirth-precondition": qos.precondition,
-    "cbw-precondition": qos.precondition,
+    "dirth": dirth_cbw.build,
+    "cbw": dirth_cbw.build,
+    "dirth-precondition": dirth_cbw.precondition,
+    "cbw-precondition": dirth_cbw.precondition,
     "hir": recovery.hir,
     "xsr": recovery.xsr,
 }

@@ -13,9 +13,9 @@ from reportlab.lib.units import mm
 from reportlab.platypus import Flowable, Paragraph, Table, TableStyle
 
 from pts.report.renderers.layout import CONTENT_WIDTH, LIGHT, STYLES, PageMarker, esc
-from pts.report.run import fmt
-from pts.report.run.model import COMPLETE, NOT_STEADY, STEADY, RunView, TestResult
 from pts.results import records
+from pts.stored import fmt
+from pts.stored.model import COMPLETE, NOT_STEADY, STEADY, RunView, TestResult
 
 TINY = ParagraphStyle("snia", parent=STYLES["cell"], fontSize=6.3, leading=7.6)
 TINY_HEAD = ParagraphStyle("sniab", parent=TINY, fontName="Helvetica-Bold")
@@ -48,9 +48,9 @@ def cells(run: RunView, test: TestResult) -> list[Rows]:
 
 def family(test: TestResult) -> str:
     if test.parameters.get("continues_from"):
-        return "qos"
+        return "dirth-cbw"
     if test.name.endswith("-precondition"):
-        return "qos-precondition"
+        return "dirth-cbw-precondition"
     return test.name.split("-", 1)[0]
 
 
@@ -180,7 +180,7 @@ def _wsat_test(run: RunView, test: TestResult) -> Rows:
             ("Note", note(test))]
 
 
-def _qos_workload(test: TestResult) -> str:
+def _dirth_cbw_workload(test: TestResult) -> str:
     p = test.parameters
     return f"{p.get('access') or MISSING} {p.get('workload') or MISSING}"
 
@@ -194,14 +194,14 @@ def _pre_setup(run: RunView, test: TestResult) -> Rows:
 def _pre_test(run: RunView, test: TestResult) -> Rows:
     p = test.parameters
     rnd = p.get("round_seconds")
-    return [("Stimulus", f"{_qos_workload(test)} {', '.join(test.rw_mixes) or MISSING}"),
+    return [("Stimulus", f"{_dirth_cbw_workload(test)} {', '.join(test.rw_mixes) or MISSING}"),
             ("Round", f"{fmt.text(rnd) if rnd is not None else MISSING} s of writes, the "
                       f"last {fmt.text(p.get('point_seconds'))} s measured"),
             ("TC/QD", toio(p.get("thread_count"), p.get("queue_depth"))),
             ("Rounds", rounds_text(test)), ("Note", note(test))]
 
 
-def _qos_setup(run: RunView, test: TestResult) -> Rows:
+def _dirth_cbw_setup(run: RunView, test: TestResult) -> Rows:
     """DIRTH/CBW demand phase: the purge and the preconditioning are recorded under the
     phase it continues ("<kind>-precondition")."""
     pre = precondition_of(run, test)
@@ -211,16 +211,16 @@ def _qos_setup(run: RunView, test: TestResult) -> Rows:
                 ("Pre-Condition 1", f"{MISSING} ({name})"),
                 ("Pre-Condition 2", f"{test.title} demand loop, {rounds_text(test)}")]
     pp = pre.parameters
-    pc1 = (f"{_qos_workload(pre)} {', '.join(pre.rw_mixes) or MISSING}, TC/QD "
+    pc1 = (f"{_dirth_cbw_workload(pre)} {', '.join(pre.rw_mixes) or MISSING}, TC/QD "
            f"{toio(pp.get('thread_count'), pp.get('queue_depth'))}, {rounds_text(pre)}")
     return [("Purge", _purge(pre, f" (under {name})")), ("Pre-Condition 1", pc1),
             ("Pre-Condition 2", f"{test.title} demand loop, {rounds_text(test)}")]
 
 
-def _qos_test(run: RunView, test: TestResult) -> Rows:
+def _dirth_cbw_test(run: RunView, test: TestResult) -> Rows:
     p = test.parameters
     tcs, qds = p.get("thread_counts") or [], p.get("queue_depths") or []
-    rows = [("Stimulus", f"{_qos_workload(test)} {', '.join(test.rw_mixes) or MISSING}")]
+    rows = [("Stimulus", f"{_dirth_cbw_workload(test)} {', '.join(test.rw_mixes) or MISSING}")]
     if p.get("bssplit"):
         rows.append(("Block-size mix", ", ".join(p.get("block_size_mix") or []) or MISSING))
     if p.get("random_distribution"):
@@ -292,8 +292,8 @@ def _xsr_test(run: RunView, test: TestResult) -> Rows:
 
 FAMILIES = {
     "wsat": (_wsat_setup, _wsat_test),
-    "qos-precondition": (_pre_setup, _pre_test),
-    "qos": (_qos_setup, _qos_test),
+    "dirth-cbw-precondition": (_pre_setup, _pre_test),
+    "dirth-cbw": (_dirth_cbw_setup, _dirth_cbw_test),
     "hir": (_hir_setup, _hir_test),
     "xsr": (_xsr_setup, _xsr_test),
 }

@@ -19,8 +19,8 @@ from pts.report.renderers.layout import (
     para,
     verdict_cell,
 )
-from pts.report.run import fmt
-from pts.report.run.model import COMPLETE, STEADY, RunView, TestResult, TrackingView
+from pts.stored import fmt
+from pts.stored.model import COMPLETE, STEADY, RunView, TestResult, TrackingView
 
 
 def page_info(test: TestResult, subtitle: str, footer: str) -> PageInfo:

@@ -25,10 +25,10 @@ from pts.report.renderers.layout import (
     new_page,
     para,
 )
-from pts.report.run import fmt, purge_check, report_fields
-from pts.report.run import platform_rows as platform_table
-from pts.report.run.model import RunView, TestResult
 from pts.results import records
+from pts.stored import fmt, purge_check, report_fields
+from pts.stored import platform_rows as platform_table
+from pts.stored.model import RunView, TestResult
 
 SOURCES = {
     "run.json": "declared before the run (run.json)",
@@ -77,7 +77,7 @@ def verdict_block(run: RunView) -> list[Flowable]:
 
 
 def report_block(run: RunView) -> list[Flowable]:
-    """PTS-E 1.0 §5's report fields, on page 1 (pts.report.run.report_fields)."""
+    """PTS-E 1.0 §5's report fields, on page 1 (pts.stored.report_fields)."""
     found, _ = report_fields.rows(run)
     return [h2(f"Report information ({report_fields.CLAUSE})"), kv_table(found)]
 
@@ -201,7 +201,7 @@ def _loop_rows(test: TestResult) -> list[tuple[str, str]]:
                  f"{fmt.block_size(g.get('block_size'))} writes for {fmt.text(g.get('seconds'))} s")
                 for g in p.get("groups") or []] + \
                [("Interval", f"{fmt.text(p.get('point_seconds'))} s")]
-    if kind not in ("qos", "qos-precondition"):
+    if kind not in ("dirth-cbw", "dirth-cbw-precondition"):
         return [("R/W mixes (outer loop)", ", ".join(test.rw_mixes) or "n/a"),
                 ("Block sizes (inner loop)", ", ".join(fmt.block_size(b)
                                                        for b in test.block_sizes) or "n/a")]
@@ -212,7 +212,7 @@ def _loop_rows(test: TestResult) -> list[tuple[str, str]]:
              if p.get("random_distribution") else "none: uniform over the ActiveRange")]
     if p.get("dropped_block_sizes"):
         rows.append(("Block sizes left out", fmt.text(p.get("dropped_block_sizes"))))
-    if kind == "qos-precondition":    # one point, at the TC/QD above
+    if kind == "dirth-cbw-precondition":    # one point, at the TC/QD above
         return rows + [("Preconditioning round", f"{fmt.text(p.get('round_seconds'))} s of "
                         f"writes, the last {fmt.text(p.get('point_seconds'))} s measured")]
     return rows + [("TC (outer loop)", fmt.text(p.get("thread_counts"))),

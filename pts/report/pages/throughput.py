@@ -13,9 +13,9 @@ from pts.report.pages import convergence
 from pts.report.pages.steady import page_info, window_pages
 from pts.report.renderers import charts
 from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
-from pts.report.run import fmt
-from pts.report.run.data import window_cells
-from pts.report.run.model import RunView, TestResult
+from pts.stored import fmt
+from pts.stored.data import window_cells
+from pts.stored.model import RunView, TestResult
 
 PREFIX = "throughput-"
 YLABEL = "MB/s (decimal)"

@@ -16,7 +16,7 @@ from reportlab.platypus import Flowable, KeepTogether, Paragraph
 
 from pts.report.renderers.contents import Contents
 from pts.report.renderers.layout import PageInfo, h1, new_page, para
-from pts.report.run.model import RunView
+from pts.stored.model import RunView
 
 LEVELS = ("h1", "h2")
 

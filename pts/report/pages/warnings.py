@@ -8,8 +8,8 @@ from __future__ import annotations
 from reportlab.platypus import Flowable
 
 from pts.report.renderers.layout import RED, esc, h2, para
-from pts.report.run import platform_rows, report_fields
-from pts.report.run.model import RunView
+from pts.stored import platform_rows, report_fields
+from pts.stored.model import RunView
 
 
 def collect(run: RunView) -> list[str]:

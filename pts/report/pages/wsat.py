@@ -13,10 +13,10 @@ from pts.report.pages import histogram
 from pts.report.pages.steady import evidence_table, page_info
 from pts.report.renderers import charts
 from pts.report.renderers.layout import h1, h2, image, kv_table, new_page, para
-from pts.report.run import fmt
-from pts.report.run.model import SampleView, TestResult, TrackingView
+from pts.stored import fmt
+from pts.stored.model import SampleView, TestResult, TrackingView
 from pts.testdefs import wsat_qos
-from pts.testdefs.qos_select import needed_ios
+from pts.testdefs.qos_levels import needed_ios
 
 US = "µs"
 

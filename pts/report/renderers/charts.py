@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from pts.procedure.steady_state import SteadyStateResult
 from pts.report.renderers.mpl import mpl
-from pts.report.run import fmt
+from pts.stored import fmt
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

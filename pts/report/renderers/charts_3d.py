@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from pts.report.renderers.charts import DPI, STYLE, _png, _wide_range
 from pts.report.renderers.mpl import mpl
-from pts.report.run import fmt
+from pts.stored import fmt
 
 SIZE_INCHES = (7.2, 5.0)
 BAR_FILL = 0.5          # bar footprint as a fraction of a category cell

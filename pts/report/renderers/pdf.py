@@ -33,8 +33,8 @@ from pts.report.renderers.layout import (
     MARGIN,
     PAGE_SIZE,
 )
-from pts.report.run import fmt
-from pts.report.run.model import RunView
+from pts.stored import fmt
+from pts.stored.model import RunView
 
 rl_config.invariant = 1
 # Image streams stored binary (Flate) rather than ASCII85 text: reportlab's ASCII85 encoder

@@ -7,7 +7,7 @@ report marks the figures and warns."""
 
 from __future__ import annotations
 
-from pts.report.run.model import TestResult
+from pts.stored.model import TestResult
 
 # A read range WIPC left unwritten below this fraction is not reported (the WIPC tail of
 # less than one block is already a declared deviation).

@@ -17,14 +17,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from pts.report.run.model import COMPLETE, STEADY, DeviationView, Device, TestResult, Verdict
+from pts.stored.model import COMPLETE, STEADY, DeviationView, Device, TestResult, Verdict
 
 COMPLIANT, NOT_COMPLIANT = "COMPLIANT RUN", "NOT A COMPLIANT RUN"
 
 
 def judge(device: Device, tests: Sequence[TestResult],
           deviations: Sequence[DeviationView], readings: int = 0) -> Verdict:
-    """`readings`: how many values of the run are readings of the spec (pts.report.run.readings):
+    """`readings`: how many values of the run are readings of the spec (pts.stored.readings):
     a compliant run resting on them says so, never a plain "COMPLIANT RUN"."""
     reasons = []
     if deviations:

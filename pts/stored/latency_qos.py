@@ -4,7 +4,7 @@ own fio JSON (the `raw` file of its `point` record; reads and writes merged as f
 test's 5 9s, pts.tools.histogram), read from the run folder. Nothing is measured here.
 
 Resolvability: a p % level of N I/Os is more than the slowest I/O only when at least one I/O
-lies above it, N x (1 - p/100) >= 1 (pts.testdefs.qos_select.needed_ios: 99.99 % needs
+lies above it, N x (1 - p/100) >= 1 (pts.testdefs.qos_levels.needed_ios: 99.99 % needs
 10,000 I/Os, 99.999 % 100,000, 99.9999 % 1,000,000). A cell's level is the mean over its
 measurement-window points (as ART and MRT are); if any of those points is too short for the
 level, the cell's level is "not resolvable" — never the slowest I/O passed off as a level.
@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pts.report.run.model import RunView, TestResult
 from pts.results import records
 from pts.results.ledger import read_records
-from pts.testdefs.qos_select import QOS_LEVELS, needed_ios
+from pts.stored.model import RunView, TestResult
+from pts.testdefs.qos_levels import QOS_LEVELS, needed_ios
 from pts.tools import histogram
 from pts.tools.fio import FioOutputError, parse_output
 from pts.tools.fio_result import summarize

@@ -26,7 +26,7 @@ class ReadingView:
 
 def collect(tests: Sequence) -> tuple[ReadingView, ...]:
     """Every reading/choice recorded in the tests' test_start parameters, in first-seen
-    order. `tests`: pts.report.run.model.TestResult (name, parameters)."""
+    order. `tests`: pts.stored.model.TestResult (name, parameters)."""
     found: dict[tuple[str, str], dict] = {}
     users: dict[tuple[str, str], list[str]] = {}
     for test in tests:

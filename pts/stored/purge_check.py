@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pts.report.run.model import PurgeProbeView, TestResult
 from pts.results import records
+from pts.stored.model import PurgeProbeView, TestResult
 
 WARNING = "the purge appears not to have returned the drive to FOB"
 HIR_WARNING = ("the steady-state baseline is within the FOB band: it may be the drive's "

@@ -1,7 +1,7 @@
 """The report's view of a run folder: frozen dataclasses, one per kind of stored fact
 (named *View: the checked, report-ready form of a ledger record of pts.results.records).
 
-Built by `pts.report.run.data.load_run` from run.json + ledger.jsonl (docs/results-format.md);
+Built by `pts.stored.data.load_run` from run.json + ledger.jsonl (docs/results-format.md);
 read by the charts and the PDF pages. Nothing here reads files or computes verdicts.
 """
 
@@ -313,7 +313,7 @@ class RunView:
     notes: tuple[str, ...] = field(default=())   # things the reader should know (torn line)
     device_extra: dict = field(default_factory=dict)   # run.json device fields not in Device
     warnings: tuple[str, ...] = field(default=())   # run-level warnings (purge probe, ...)
-    readings: tuple = field(default=())   # pts.report.run.readings.ReadingView: spec readings used
+    readings: tuple = field(default=())   # pts.stored.readings.ReadingView: spec readings used
     report_info: dict = field(default_factory=dict)   # run.json report_info (given fields)
     system: dict = field(default_factory=dict)        # run.json system (DMI, adapter, link)
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 import os
 from datetime import UTC, datetime
 
-from pts.report.run import fmt
-from pts.report.run.model import RunView
+from pts.stored import fmt
+from pts.stored.model import RunView
 
 CLAUSE = "PTS-E 1.0 §5"
 

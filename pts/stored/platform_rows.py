@@ -4,7 +4,7 @@ PCIe link, the IRQ affinity) become one row per field, values that do not apply 
 
 from __future__ import annotations
 
-from pts.report.run import fmt
+from pts.stored import fmt
 
 LABELS = {"os": "OS", "cpu": "CPU", "cpus": "CPUs", "pcie_link": "PCIe link",
           "numa_nodes": "NUMA nodes", "device_numa_node": "Device NUMA node",

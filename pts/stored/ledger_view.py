@@ -10,7 +10,8 @@ import math
 import re
 
 from pts.procedure import steady_state
-from pts.report.run.model import (
+from pts.results import records
+from pts.stored.model import (
     CountersView,
     DeviationView,
     PointView,
@@ -24,7 +25,6 @@ from pts.report.run.model import (
     WipcView,
     WriteCacheView,
 )
-from pts.results import records
 from pts.tools.nvme import SMART_FIELDS
 from pts.tools.smartctl import FIELDS as SMARTCTL_FIELDS
 

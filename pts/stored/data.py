@@ -14,9 +14,11 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from pts.procedure import steady_state
-from pts.report.run import ledger_view, purge_check, readings, unwritten, verdict
-from pts.report.run.ledger_view import int_or_none, is_number
-from pts.report.run.model import (
+from pts.results import records
+from pts.results.ledger import LedgerError, LedgerLine, read_ledger
+from pts.stored import ledger_view, purge_check, readings, unwritten, verdict
+from pts.stored.ledger_view import int_or_none, is_number
+from pts.stored.model import (
     COMPLETE,
     ERROR,
     HEALTH_FAILURE,
@@ -34,8 +36,6 @@ from pts.report.run.model import (
     TestResult,
     TrackingView,
 )
-from pts.results import records
-from pts.results.ledger import LedgerError, LedgerLine, read_ledger
 
 RUN_JSON, LEDGER = "run.json", "ledger.jsonl"
 DEVICE_FIELDS = frozenset(f.name for f in dataclasses.fields(Device))

@@ -1,0 +1,235 @@
+"""Helpers shared by the project's tests (tests/unit, tests/e2e, tests/report).
+
+Test modules import what they share from here (never from conftest.py, never from another
+test module); conftest.py keeps fixtures and hooks only. Two helpers have their own module:
+tests/support/runfactory.py (synthetic run folders) and tests/support/ptsrun.py (the suite run
+as a user runs it, `python -m pytest pts/ ...`).
+
+- paths: REPO, DATA, RECORDED (ATA/SCSI tool outputs), QEMU_DATA (nvme-cli outputs)
+- TOOLS: every tool the tests run -> its Debian package (the needs marker, the install test)
+- loop devices: loop_device(), detach_if_ours()
+- reading a report: pdf_text(), pdf_pages()
+- faking an external tool (hdparm, sg3_utils, sdparm, nvme-cli): RecordedRunner + Reply,
+  fed with recorded outputs; FakeClock for code that polls
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import subprocess
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pts.tools import commands
+
+REPO = Path(__file__).resolve().parents[2]
+# The report's Report Date is the date it is rendered; the project's tests (tests/conftest.py)
+# and the page baselines (tests/data/make_reference_run.py) fix it with SOURCE_DATE_EPOCH
+# (pts.stored.report_fields) so that a re-render gives the same bytes: 2026-11-22.
+REPORT_EPOCH = "1795305600"
+DATA = Path(__file__).resolve().parents[1] / "data"
+RECORDED = DATA / "recorded"          # hdparm, sg3_utils, sdparm (README: provenance)
+QEMU_DATA = DATA / "qemu-7.2"         # nvme-cli against QEMU 7.2's NVMe (README: provenance)
+
+# tool -> the Debian package that ships it; README command 2 installs every one of these
+# packages (tests/unit/test_install_command.py checks it, and the mapping against dpkg)
+TOOLS = {"fio": "fio", "blkdiscard": "util-linux", "blockdev": "util-linux",
+         "partx": "util-linux", "mkswap": "util-linux", "losetup": "mount", "mount": "mount",
+         "umount": "mount", "swapon": "mount", "swapoff": "mount",
+         "pdftotext": "poppler-utils", "mkfs.ext4": "e2fsprogs", "fusermount3": "fuse3",
+         "sfdisk": "fdisk", "pgrep": "procps", "pkill": "procps",
+         "qemu-system-x86_64": "qemu-system-x86", "busybox": "busybox-static", "cpio": "cpio",
+         "depmod": "kmod"}
+TOOLS["pdftoppm"] = "poppler-utils"      # page snapshots (tests/support/snapshots.py)
+TOOLS["pdfinfo"] = "poppler-utils"       # page counts (pdf_pages)
+# sshd, ssh and keys of the loopback client/server test (tests/e2e/test_remote_loopback.py)
+TOOLS |= {"ssh": "openssh-client", "ssh-keygen": "openssh-client", "sshd": "openssh-server"}
+# the HTML report and the dashboard in a real browser (tests/e2e/test_browser_report.py)
+TOOLS |= {"chromium": "chromium", "chromedriver": "chromium-driver"}
+# DUT hosts in network namespaces of their own (tests/support/remote_hosts.py, test_lab_hosts.py)
+TOOLS["ip"] = "iproute2"
+# the SATA and SCSI disks of the QEMU guest, driven for real (tests/e2e/test_qemu_sata_sas.py)
+TOOLS |= {"hdparm": "hdparm", "sdparm": "sdparm", "sg_format": "sg3-utils",
+          "sg_sanitize": "sg3-utils", "smartctl": "smartmontools"}
+# real holders in the QEMU guest (tests/e2e/test_qemu_holders.py)
+TOOLS |= {"mdadm": "mdadm", "lvm": "lvm2", "dmsetup": "dmsetup"}
+
+
+# ------------------------------------------------------------------------- loop devices
+
+@contextlib.contextmanager
+def loop_device(size: int = 64 << 20, sector: int = 512,
+                partitioned: bool = False) -> Iterator[str]:
+    """A loop device over a sparse file in /dev/shm; detaches only itself (see
+    detach_if_ours) and removes its file."""
+    backing = Path("/dev/shm") / f"pts-test-{uuid.uuid4().hex[:8]}.img"
+    with open(backing, "wb") as fh:
+        fh.truncate(size)
+    argv = ["losetup", "--find", "--show", "--direct-io=on", f"--sector-size={sector}"]
+    if partitioned:
+        argv.append("--partscan")
+    try:
+        dev = subprocess.run(argv + [str(backing)], check=True, capture_output=True,
+                             text=True).stdout.strip()
+        try:
+            yield dev
+        finally:
+            detach_if_ours(dev, backing)
+    finally:
+        backing.unlink(missing_ok=True)
+
+
+def detach_if_ours(dev: str, backing: Path) -> None:
+    """Detach `dev` only while it is still bound to our backing file: a test may have
+    detached it already, and the kernel may have given the number to someone else since."""
+    bound = Path("/sys/block") / Path(dev).name / "loop" / "backing_file"
+    try:
+        if bound.read_text().strip() != str(backing):
+            return
+    except OSError:
+        return
+    with contextlib.suppress(subprocess.CalledProcessError):
+        subprocess.run(["losetup", "-d", dev], check=True, capture_output=True)
+
+
+# ------------------------------------------------------------------------- reports
+
+def pdf_text(path: Path | str, layout: bool = False) -> str:
+    """The PDF's text (pdftotext, poppler-utils) with all whitespace runs made single spaces
+    (paragraphs wrap); layout=True keeps table rows on one line (cells in page order)."""
+    argv = ["pdftotext"] + (["-layout"] if layout else []) + [str(path), "-"]
+    out = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
+    return re.sub(r"\s+", " ", out)
+
+
+def pdf_pages(path: Path | str) -> int:
+    """The PDF's page count, as pdfinfo (poppler-utils) reads it."""
+    out = subprocess.run(["pdfinfo", str(path)], check=True, capture_output=True,
+                         text=True).stdout
+    (pages,) = re.findall(r"^Pages:\s+(\d+)$", out, re.M)
+    return int(pages)
+
+
+# ------------------------------------------------------------------------- external tools
+
+@dataclass(frozen=True)
+class Reply:
+    """One answer of a faked tool. Output comes from recorded files (`out` for stdout, `err`
+    for stderr, named relative to the runner's data folder) or, where the test builds it
+    (JSON with one field changed), from `stdout`/`stderr` text. `raise_` raises instead
+    (Ctrl-C, a timeout)."""
+    out: str = ""
+    err: str = ""
+    rc: int = 0
+    raise_: BaseException | None = None
+    stdout: str = ""
+    stderr: str = ""
+
+
+class RecordedRunner:
+    """Stands in for pts.tools.commands.run: answers from recorded tool outputs, touches no
+    device. `script` maps argv prefixes to replies; the longest matching prefix answers, its
+    replies are consumed in order and the last one repeats. A command no prefix matches
+    fails the test (it would have reached a real device). Every call is kept, as an argv
+    tuple, in `calls` (and its timeout in `timeouts`); a non-zero exit raises ToolFailed as
+    commands.run does, unless check=False.
+
+    Pass it as `run=` where the code takes one (hdparm, sg3_utils, sdparm), or install() it
+    in place of commands.run (nvme-cli)."""
+
+    def __init__(self, script: Mapping[tuple[str, ...], Sequence[Reply]],
+                 data: Path = RECORDED):
+        self.script = {k: list(v) for k, v in script.items()}
+        self.data = data
+        self.calls: list[tuple[str, ...]] = []
+        self.timeouts: list[float | None] = []
+
+    def install(self, monkeypatch) -> RecordedRunner:
+        """Replace commands.run (and the PATH check of commands.require) for the test."""
+        monkeypatch.setattr(commands, "run", self)
+        monkeypatch.setattr(commands, "require", lambda tool, package: tool)
+        return self
+
+    def _read(self, name: str) -> str:
+        return (self.data / name).read_text() if name else ""
+
+    def _replies(self, argv: tuple[str, ...]) -> list[Reply]:
+        keys = [k for k in self.script if argv[:len(k)] == k]
+        assert keys, f"unexpected command (would touch a device): {argv}"
+        return self.script[max(keys, key=len)]
+
+    def __call__(self, argv, *, log_file=None, timeout=None, check=True, stdout_path=None):
+        argv = tuple(argv)
+        self.calls.append(argv)
+        assert len(self.calls) < 200, "runaway polling: the code under test never stops"
+        self.timeouts.append(timeout)
+        replies = self._replies(argv)
+        reply = replies.pop(0) if len(replies) > 1 else replies[0]
+        if reply.raise_ is not None:
+            raise reply.raise_
+        result = commands.CommandResult(argv, reply.rc, reply.stdout + self._read(reply.out),
+                                        reply.stderr + self._read(reply.err), 0.1)
+        if check and reply.rc != 0:
+            raise commands.ToolFailed(f"{argv[0]} exited with status {reply.rc}: "
+                                      f"{' '.join(argv)}\n{result.excerpt()}", result)
+        return result
+
+
+class FakeClock:
+    """A monotonic clock and its sleep, for code that polls: sleeping advances the time at
+    once, and every sleep is kept."""
+
+    def __init__(self, now: float = 0.0):
+        self.now = now
+        self.sleeps: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_serving(base: str, proc: subprocess.Popen, deadline: float = 30) -> None:
+    """Until the dashboard at `base` answers (it binds just after printing its address)."""
+    import time
+    import urllib.request
+    end = time.monotonic() + deadline
+    while True:
+        try:
+            with urllib.request.urlopen(base + "/metrics", timeout=5):
+                return
+        except OSError:
+            assert time.monotonic() < end and proc.poll() is None, "the server did not start"
+            time.sleep(0.1)
+
+
+@contextlib.contextmanager
+def serving(root: Path) -> Iterator[str]:
+    """`python -m pts serve ROOT` started as a user starts it; yields its base URL once it
+    answers, stops it at the end (within its 3 s grace, open event streams or not)."""
+    import sys
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "pts", "serve", str(root), "--port",
+                             str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        assert proc.stdout.readline().startswith(f"snia-pts dashboard: {base}/")
+        wait_serving(base, proc)
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
