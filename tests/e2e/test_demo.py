@@ -19,7 +19,10 @@ from tests.support.helpers import REPO, free_port
 from tests.support.pages import chart_shows, console_errors
 from tests.support.ptsrun import check_outcomes
 
-pytestmark = [pytest.mark.slow, pytest.mark.needs("root", "fio", "losetup", "fusermount3")]
+# its own deadline: whichever test runs first waits for the whole demo (the fixtures wait
+# up to 1200 s; 328 s on a loaded 2-core machine, above the default 300 s)
+pytestmark = [pytest.mark.slow, pytest.mark.needs("root", "fio", "losetup", "fusermount3"),
+              pytest.mark.timeout(1500)]
 
 
 @pytest.fixture(scope="module")
