@@ -5,14 +5,14 @@
 Each fault is injected into a real run of the suite (`python -m pytest pts/ ...`, as a user
 runs it) on a device made for the purpose: a loop device over a file in /dev/shm, an
 emulated SSD (`emulated:64M`), or a loop device behind a DUT host of this machine (its own
-sshd and `fio --server` on 127.0.0.1, tests/e2e/remote_hosts.py). Then what a user does
+sshd and `fio --server` on 127.0.0.1, tests/support/remote_hosts.py). Then what a user does
 next is done (the device re-attached, space freed, the server restarted) and the run is
 `--resume`d. Per fault one row:
 
 - injected: what was done, and when (the run's state at that moment);
 - detected: the first line of the run's error as the user sees it (exit status, message);
 - lost: completed units (rounds, WSAT samples, HIR wait states, XSR access groups, DIRTH/CBW
-  operating points and histograms, test ends; tests/campaign.py) recorded before the fault
+  operating points and histograms, test ends; tests/support/campaign.py) recorded before the fault
   and missing or changed in the run folder afterwards: must be 0;
 - twice: completed units recorded more than once: must be 0;
 - fio left: stops after which a fio of the run outlived the suite: must be 0;
@@ -20,7 +20,7 @@ next is done (the device re-attached, space freed, the server restarted) and the
   the device cannot come back: an emulated SSD does not outlive its session).
 
 The kill -9 rows stop ONE run of each test type at --kills seeded random moments
-(tests/campaign.py), resuming after each. Needs root, fio, losetup, blkdiscard, fuse3 and
+(tests/support/campaign.py), resuming after each. Needs root, fio, losetup, blkdiscard, fuse3 and
 mfusepy (emulated SSD), ssh/sshd (remote rows). Prints one JSON line per fault, then a
 Markdown table.
 """
@@ -44,10 +44,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 from pts.emulate import lifecycle  # noqa: E402
-from tests.campaign import Tally, fio_gone, kill_campaign, ledger_records  # noqa: E402
-from tests.e2e import remote_hosts  # noqa: E402
-from tests.helpers import loop_device  # noqa: E402
-from tests.ptsrun import expected_outcomes, spec_variant, start_suite  # noqa: E402
+from tests.support import remote_hosts  # noqa: E402
+from tests.support.campaign import Tally, fio_gone, kill_campaign, ledger_records  # noqa: E402
+from tests.support.helpers import loop_device  # noqa: E402
+from tests.support.ptsrun import expected_outcomes, spec_variant, start_suite  # noqa: E402
 
 LOGS = Path(os.environ["FAULT_LOGS"]) if os.environ.get("FAULT_LOGS") else None
 SUITE = "pts/suite"

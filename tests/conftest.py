@@ -5,12 +5,12 @@ The tests are grouped by kind:
     tests/unit/     pure logic: spec and settings, steady-state maths, parsing of recorded
                     tool output (tests/data/), the CLI and plugin where no device is needed
     tests/e2e/      loop devices, emulated SSDs, real fio, the suite run on a block device,
-                    the QEMU guest (tests/e2e/guest/)
+                    the QEMU guest (tests/support/guest/)
     tests/report/   report data, PDF rendering, export, the report CLI
 
-Shared helpers are in tests/helpers.py (paths, loop devices, the recorded-output fake of
-external tools), tests/ptsrun.py (the suite run as a user runs it) and tests/runfactory.py
-(synthetic run folders); this file keeps fixtures and hooks only.
+Shared helpers are in tests/support/ (helpers.py: paths, loop devices, the recorded-output
+fake of external tools; ptsrun.py: the suite run as a user runs it; runfactory.py: synthetic
+run folders); this file keeps fixtures and hooks only.
 
 Tiers. The fast tier is everything not marked slow: unit, report, serve, dry runs; no device
 runs. A test is slow when it says so, or when it runs I/O on a device (it needs fio, FUSE or
@@ -42,7 +42,7 @@ import shutil
 
 import pytest
 
-from tests.helpers import REPORT_EPOCH, TOOLS, loop_device
+from tests.support.helpers import REPORT_EPOCH, TOOLS, loop_device
 
 # Reports rendered by the tests (and by the suite runs they start) carry this Report Date.
 os.environ.setdefault("SOURCE_DATE_EPOCH", REPORT_EPOCH)
@@ -74,7 +74,7 @@ def pytest_collection_modifyitems(config, items):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "qemu: boots a QEMU (TCG) guest with an emulated NVMe "
-                            "drive (tests/e2e/guest); minutes, not seconds")
+                            "drive (tests/support/guest); minutes, not seconds")
     config.addinivalue_line("markers", "slow: the slow tier: a device run (needs fio, FUSE or the "
                             "QEMU guest: marked automatically) or more than about 10 s; "
                             'pytest tests -m "not slow" leaves them out')
@@ -127,7 +127,7 @@ def pytest_runtest_setup(item):
 
 @pytest.fixture
 def make_loop():
-    """Factory: a loop device over a sparse file in /dev/shm (tests.helpers.loop_device).
+    """Factory: a loop device over a sparse file in /dev/shm (tests.support.helpers.loop_device).
     Detaches only what it made, at the end of the test."""
     with contextlib.ExitStack() as made:
         def make(size: int = 64 << 20, sector: int = 512, partitioned: bool = False) -> str:

@@ -3,7 +3,7 @@
     python tests/data/make_screen_baselines.py
 
 `python -m pts serve` over two copies of the stored reference run, shot in Debian's headless
-Chromium (tests/screens.py says what is shot and how it is reduced). Refresh them ON
+Chromium (tests/support/screens.py says what is shot and how it is reduced). Refresh them ON
 PURPOSE, after a change to the pages that you have looked at (the failing test writes each
 changed shot and a diff image and names them), on the machine CI runs on, then commit them.
 The Chromium and ChromeDriver builds are recorded beside them (builds.toml).
@@ -19,8 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))      # pts and tests, when run as a script from anywhere
 
-from tests import screens, snapshots  # noqa: E402
-from tests.helpers import REPORT_EPOCH, serving  # noqa: E402
+from tests.support import screens, snapshots  # noqa: E402
+from tests.support.helpers import REPORT_EPOCH, serving  # noqa: E402
 
 os.environ.setdefault("SOURCE_DATE_EPOCH", REPORT_EPOCH)   # the report's Report Date
 

@@ -1,12 +1,12 @@
 """Fixtures shared by e2e test modules: the real browser (issue 22: Debian's headless
 Chromium through chromium-driver, by path, nothing downloaded) and the one boot of the QEMU
-guest (tests/e2e/qemu_guest.py) that test_qemu_e2e.py and test_qemu_sata_sas.py read."""
+guest (tests/support/qemu_guest.py) that test_qemu_e2e.py and test_qemu_sata_sas.py read."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.screens import chromium
+from tests.support.screens import chromium
 
 
 @pytest.fixture(scope="module")
@@ -20,10 +20,10 @@ def browser():
 
 @pytest.fixture(scope="session")
 def guest(tmp_path_factory):
-    """The QEMU guest booted once per session, its script run (tests/e2e/qemu_guest.py)."""
+    """The QEMU guest booted once per session, its script run (tests/support/qemu_guest.py)."""
     from pts import emulate
-    from tests.e2e import qemu_guest
-    from tests.e2e.guest import default_cache_dir, ensure_image
+    from tests.support import qemu_guest
+    from tests.support.guest import default_cache_dir, ensure_image
     image = ensure_image(default_cache_dir())
     inst = emulate.start(qemu_guest.DISK_BYTES, profile="default")
     try:

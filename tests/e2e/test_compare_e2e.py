@@ -11,8 +11,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.helpers import REPO, loop_device, pdf_text
-from tests.ptsrun import IOPS, check_outcomes, run_pts
+from tests.support.helpers import REPO, loop_device, pdf_text
+from tests.support.ptsrun import IOPS, check_outcomes, run_pts
 
 pytestmark = [pytest.mark.slow,     # ~3 min: two IOPS runs and an 11 s WSAT
               pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")]

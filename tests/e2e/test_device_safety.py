@@ -14,7 +14,7 @@ import pytest
 
 from pts.device.identity import DeviceError, resolve
 from pts.device.safety import UnsafeDeviceError, _disks_under, check_writable, in_use_reasons
-from tests.ptsrun import run_suite
+from tests.support.ptsrun import run_suite
 
 pytestmark = pytest.mark.needs("root", "losetup")
 

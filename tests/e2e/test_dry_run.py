@@ -7,7 +7,7 @@ import re
 import pytest
 
 from pts.device.safety import _disks_under
-from tests.ptsrun import run_suite
+from tests.support.ptsrun import run_suite
 
 pytestmark = pytest.mark.needs("root", "losetup")
 

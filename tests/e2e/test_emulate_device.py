@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from pts.emulate import lifecycle, system
-from tests.helpers import REPO
+from tests.support.helpers import REPO
 
 pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "fusermount3",
                               "/dev/fuse", "mfusepy")

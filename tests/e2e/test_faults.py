@@ -13,7 +13,7 @@ import pytest
 from pts.device import openers
 from pts.emulate import lifecycle
 from pts.results.ledger import read_ledger
-from tests.ptsrun import IOPS, check_outcomes, run_suite, start_suite
+from tests.support.ptsrun import IOPS, check_outcomes, run_suite, start_suite
 
 pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard")
 

@@ -8,8 +8,8 @@ state and above the baseline. About 3 minutes."""
 
 import pytest
 
-from tests import headers
-from tests.ptsrun import check_outcomes, run_pts, spec_variant
+from tests.support import headers
+from tests.support.ptsrun import check_outcomes, run_pts, spec_variant
 
 INTERVALS = 2          # per preconditioning round (the reading: 30)
 
@@ -123,7 +123,7 @@ def test_hir_wait_states_are_named_as_the_run_declares(hir):
 
 
 def test_report_headers_state_what_ran(hir):
-    """Every header block equals the run's data (tests/headers.py)."""
+    """Every header block equals the run's data (tests/support/headers.py)."""
     bad, seen = headers.mismatches(hir.folder / "report.pdf", hir.folder)
     assert not bad, "\n".join(bad)
     assert set(seen) == {"hir"} and seen["hir"] >= 3

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from pts.results.ledger import read_ledger
-from tests.ptsrun import IOPS, start_suite
+from tests.support.ptsrun import IOPS, start_suite
 
 pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ptsrun import run_suite
+from tests.support.ptsrun import run_suite
 
 pytestmark = pytest.mark.needs("root", "fusermount3", "losetup", "ssh")
 

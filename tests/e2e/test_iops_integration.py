@@ -9,8 +9,8 @@ import subprocess
 import pytest
 
 from pts.config.spec import load_spec
-from tests.helpers import loop_device
-from tests.ptsrun import IOPS, check_outcomes, fio_job, fio_mix, run_pts
+from tests.support.helpers import loop_device
+from tests.support.ptsrun import IOPS, check_outcomes, fio_job, fio_mix, run_pts
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")]

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.campaign import WIPC, kill_campaign, ledger_records
-from tests.helpers import pdf_text
-from tests.ptsrun import IOPS, check_outcomes
+from tests.support.campaign import WIPC, kill_campaign, ledger_records
+from tests.support.helpers import pdf_text
+from tests.support.ptsrun import IOPS, check_outcomes
 
 ARGS = ["--spec", "pts-e-1.1", "--point-seconds", "1", "--max-rounds", "9", "--purge", "trim",
         "--iops-rw-mixes", "0/100", "--iops-block-sizes", "64KiB,4KiB"]
@@ -33,7 +33,7 @@ def test_kill9_at_random_moments_then_resume(make_loop, tmp_path):
     c = kill_campaign(make_loop(256 << 20), tmp_path / "reports", ARGS, IOPS, KILLS, SEED,
                       SPREAD, limit=900, aim=AIM)
     # the kills hit the run in different steps, as read from its ledger and commands.log
-    # at each kill (tests.campaign.kill_phase), not only one of them
+    # at each kill (tests.support.campaign.kill_phase), not only one of them
     assert len(c.phases) == KILLS and len(set(c.phases)) >= 3, c.phases
     assert c.seen >= 1, "no completed round before a kill: the kills tested only start-up"
     assert c.fio_left == 0, "a fio of the killed run outlived the suite"

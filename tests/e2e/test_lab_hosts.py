@@ -1,7 +1,7 @@
 """A lab of three DUT hosts on one machine (issue 24 §2): each host a Linux network
 namespace of its own (`ip netns`, a veth pair, its own address) with its own sshd and
 `fio --server` on that address, and two loop devices as its drives
-(tests/e2e/remote_hosts.py). ONE session from an --inventory file tests the six drives in
+(tests/support/remote_hosts.py). ONE session from an --inventory file tests the six drives in
 parallel: a short IOPS test each (PTS-E 1.1, RND 4 KiB 0/100, 1 s points, 5 rounds).
 
 Host 3's fio server is killed once both its drives are in their rounds (or once one is at
@@ -25,9 +25,9 @@ import pytest
 
 from pts.cli.multi.devices import labels
 from pts.results.ledger import read_ledger
-from tests.e2e import remote_hosts
-from tests.helpers import loop_device
-from tests.ptsrun import IOPS, check_outcomes, run_suite, start_suite
+from tests.support import remote_hosts
+from tests.support.helpers import loop_device
+from tests.support.ptsrun import IOPS, check_outcomes, run_suite, start_suite
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "ssh", "sshd",

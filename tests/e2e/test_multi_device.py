@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from pts.results.ledger import read_ledger
-from tests.ptsrun import check_outcomes, run_suite
+from tests.support.ptsrun import check_outcomes, run_suite
 
 pytestmark = [pytest.mark.slow,     # ~1 min: two 4-point IOPS runs at once
               pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "mkfs.ext4", "mount",

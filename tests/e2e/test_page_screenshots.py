@@ -2,11 +2,11 @@
 compare page and every page of the HTML report, of the stored reference run served by
 `python -m pts serve`, shot in Debian's headless Chromium and compared with the stored
 baselines (tests/data/screen-baselines/) as the PDF's pages are with theirs. How they are
-shot and reduced: tests/screens.py.
+shot and reduced: tests/support/screens.py.
 
 On a mismatch the test writes the actual shot and a diff image and names them, and says
 whether this Chromium is the one the baselines were made with (their builds.toml). A change
-you meant: look at them, then refresh the baselines on purpose (tests.screens.REFRESH) and
+you meant: look at them, then refresh the baselines on purpose (tests.support.screens.REFRESH) and
 commit them.
 """
 
@@ -15,9 +15,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests import screens, snapshots
-from tests.e2e.pages import console_errors
-from tests.helpers import serving
+from tests.support import screens, snapshots
+from tests.support.helpers import serving
+from tests.support.pages import console_errors
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs("chromium", "chromedriver", "selenium")]
 

@@ -18,7 +18,7 @@ import subprocess
 import pytest
 
 from pts.emulate import lifecycle
-from tests.ptsrun import IOPS, run_pts, run_suite
+from tests.support.ptsrun import IOPS, run_pts, run_suite
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "fusermount3",

@@ -1,4 +1,4 @@
-"""End to end on an emulated NVMe drive: one boot of a QEMU (TCG) guest (tests/e2e/guest) runs
+"""End to end on an emulated NVMe drive: one boot of a QEMU (TCG) guest (tests/support/guest) runs
 the suite as users run it, `pytest pts/suite/test_iops.py --device /dev/nvme0n1 --destructive`,
 against QEMU 7.2's NVMe controller, and these tests check what it recorded and reported.
 
@@ -13,7 +13,7 @@ The namespace is backed by the emulated SSD (pts.emulate): QEMU opens the FTL mo
 file on its FUSE mount, so the drive has a fresh-out-of-box state and the purge is seen
 arriving at the model (the Format's deallocation of the whole namespace as TRIM).
 
-The boot is shared with test_qemu_sata_sas.py (tests/e2e/qemu_guest.py, fixture `guest` in
+The boot is shared with test_qemu_sata_sas.py (tests/support/qemu_guest.py, fixture `guest` in
 conftest.py). Run alone: python -m pytest tests -m qemu -v (about 7 minutes; the first run
 also fetches Debian's kernel package).
 """
@@ -27,8 +27,8 @@ import subprocess
 import pytest
 
 from pts.results.ledger import read_ledger
-from tests.e2e.qemu_guest import DISK_BYTES, SERIAL
-from tests.ptsrun import check_outcomes
+from tests.support.ptsrun import check_outcomes
+from tests.support.qemu_guest import DISK_BYTES, SERIAL
 
 pytestmark = [pytest.mark.qemu, pytest.mark.slow,
               pytest.mark.needs("root", "qemu-system-x86_64", "busybox", "cpio", "depmod",
@@ -42,7 +42,7 @@ def test_guest_ran_its_script_without_nvme_timeouts(guest):
 def test_guest_cpu_gives_numpy_its_baseline_and_no_avx2(guest):
     """The guest's named CPU model (not `-cpu max`): numpy's x86-64-v2 baseline is there, and
     AVX2 is not, so numpy never dispatches the AVX2 sort whose masked gathers QEMU 7.2's TCG
-    emulates wrongly (tests/e2e/guest/qemu.py, CPU_MODEL)."""
+    emulates wrongly (tests/support/guest/qemu.py, CPU_MODEL)."""
     assert guest.rc("cpu-features") == 0, guest.text("cpu-features")
     features = json.loads((guest.out / "cpu-features.out").read_text())
     assert features["X86_V2"] is True

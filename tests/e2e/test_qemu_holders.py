@@ -1,4 +1,4 @@
-"""Holders for real (issue 23 §2), in the QEMU guest's one boot (tests/e2e/qemu_guest.py;
+"""Holders for real (issue 23 §2), in the QEMU guest's one boot (tests/support/qemu_guest.py;
 fixture `guest` in conftest.py), after the SATA and SCSI disks' own tests: the guest builds
 an MD RAID1 over two partitions of the SATA disk (mdadm), an LVM logical volume on its third
 partition (lvm) and a dm-linear mapping over the whole SCSI disk (dmsetup), with the same

@@ -1,7 +1,7 @@
 """SATA and SCSI drives for real (issue 23 §1): the QEMU guest's SATA disk (ide-hd on the
 ICH9 AHCI controller, so the guest's libata and SAT) and SCSI disk (scsi-hd on
 virtio-scsi), driven by the suite as users run it, in the same boot as the NVMe tests
-(tests/e2e/qemu_guest.py; fixture `guest` in conftest.py):
+(tests/support/qemu_guest.py; fixture `guest` in conftest.py):
 
 - `--purge security-erase` (SATA) and `--purge sanitize` (SCSI): QEMU 7.2 has neither the
   ATA Security feature set nor SCSI SANITIZE, so both refusal paths run for real and must
@@ -22,9 +22,9 @@ import json
 import pytest
 
 from pts.results.ledger import read_ledger
-from tests.e2e.qemu_guest import SATA_MODEL, SATA_SERIAL, SCSI_MODEL, SCSI_SERIAL, SD_BYTES
-from tests.helpers import pdf_text
-from tests.ptsrun import check_outcomes
+from tests.support.helpers import pdf_text
+from tests.support.ptsrun import check_outcomes
+from tests.support.qemu_guest import SATA_MODEL, SATA_SERIAL, SCSI_MODEL, SCSI_SERIAL, SD_BYTES
 
 pytestmark = [pytest.mark.qemu, pytest.mark.slow,
               pytest.mark.needs("root", "qemu-system-x86_64", "busybox", "cpio", "depmod",

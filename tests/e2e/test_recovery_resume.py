@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pts.results.ledger import read_ledger
-from tests.ptsrun import check_outcomes, kill_and_resume, spec_variant
+from tests.support.ptsrun import check_outcomes, kill_and_resume, spec_variant
 
 HIR = "pts/suite/test_hir.py"
 ARGS = ["--point-seconds", "1", "--max-rounds", "5", "--purge", "trim",

@@ -19,10 +19,9 @@ import pytest
 
 from pts.results.ledger import read_ledger
 from pts.tools.fio import parse_output
-from tests import headers
-from tests.e2e import remote_hosts
-from tests.helpers import free_port, loop_device, pdf_text
-from tests.ptsrun import IOPS, PtsRun, check_outcomes, run_suite
+from tests.support import headers, remote_hosts
+from tests.support.helpers import free_port, loop_device, pdf_text
+from tests.support.ptsrun import IOPS, PtsRun, check_outcomes, run_suite
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext", "pdfinfo",
@@ -50,7 +49,7 @@ class Dut:
 @contextlib.contextmanager
 def loopback_dut(device: str):
     """sshd + fio --server on 127.0.0.1 for `device`; everything stopped and removed after
-    (tests/e2e/remote_hosts.py)."""
+    (tests/support/remote_hosts.py)."""
     with remote_hosts.keys() as k, remote_hosts.host(k) as h:
         yield Dut(h.url(device), k.ssh_config, h.fio_port, h.sshd, h.fio, k.folder)
 
@@ -112,7 +111,7 @@ def runs(tmp_path_factory):
            "fio_port": dut.fio_port, "remote_dev": remote_dev,
            "compare": list((base / "reports").glob("sessions/*/compare.pdf"))}
     # nothing left behind: our sshd and fio server stopped, keys and config gone, loop
-    # device detached (tests.helpers.loop_device detaches only its own)
+    # device detached (tests.support.helpers.loop_device detaches only its own)
     assert all(p.poll() is not None for p in procs)
     assert not folder.exists()
     assert not Path(f"/sys/block/{Path(remote_dev).name}/loop/backing_file").exists() or \

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ptsrun import IOPS, start_suite
+from tests.support.ptsrun import IOPS, start_suite
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")]

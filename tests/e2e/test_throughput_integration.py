@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from tests.helpers import loop_device
-from tests.ptsrun import check_outcomes, run_pts
+from tests.support.helpers import loop_device
+from tests.support.ptsrun import check_outcomes, run_pts
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")]

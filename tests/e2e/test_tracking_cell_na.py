@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO
-from tests.ptsrun import IOPS, run_suite
+from tests.support.helpers import REPO
+from tests.support.ptsrun import IOPS, run_suite
 
 pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard")
 

@@ -13,8 +13,8 @@ import sys
 import pytest
 
 from pts.procedure import steady_state
-from tests.helpers import REPO, loop_device
-from tests.ptsrun import run_pts
+from tests.support.helpers import REPO, loop_device
+from tests.support.ptsrun import run_pts
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")]

@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from tests import headers
-from tests.ptsrun import run_pts
+from tests.support import headers
+from tests.support.ptsrun import run_pts
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")]
@@ -81,7 +81,7 @@ def test_xsr_report_pages(xsr):
 
 
 def test_report_headers_state_what_ran(xsr):
-    """Every header block equals the run's data (tests/headers.py)."""
+    """Every header block equals the run's data (tests/support/headers.py)."""
     bad, seen = headers.mismatches(xsr.folder / "report.pdf", xsr.folder)
     assert not bad, "\n".join(bad)
     assert set(seen) == {"xsr"} and seen["xsr"] >= 3

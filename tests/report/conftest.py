@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from pts.report import render
-from tests import snapshots
+from tests.support import snapshots
 
 
 @pytest.fixture(scope="session")

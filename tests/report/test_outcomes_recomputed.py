@@ -1,4 +1,4 @@
-"""tests.ptsrun.check_outcomes, the e2e tests' verdict check, on stored runs: each test's
+"""tests.support.ptsrun.check_outcomes, the e2e tests' verdict check, on stored runs: each test's
 outcome recomputed from its round records agrees with its test_end and the report's status
 lines, and a test_end that says something else is caught."""
 
@@ -10,9 +10,9 @@ import shutil
 import pytest
 
 from pts.report import render
-from tests import snapshots
-from tests.ptsrun import check_outcomes, expected_outcomes
-from tests.runfactory import FALLING_CURVE, build_run
+from tests.support import snapshots
+from tests.support.ptsrun import check_outcomes, expected_outcomes
+from tests.support.runfactory import FALLING_CURVE, build_run
 
 pytestmark = pytest.mark.needs("pdftotext")
 

@@ -1,7 +1,7 @@
 """The numbers of the report's pages against the run's stored data (issue 31 §2): a page
 snapshot compares layout at a tolerance and cannot see a wrong digit, so every figure of the
 pages below is read back with pdftotext and compared with what the reference run's
-ledger.jsonl holds, computed here from the raw JSON records (as tests/headers.py does for
+ledger.jsonl holds, computed here from the raw JSON records (as tests/support/headers.py does for
 the header blocks), never by pts.report's own code.
 
     Measurement Window Tabular Data   IOPS, Throughput (both sizes), Latency (ART, 5 9s,
@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from tests import snapshots
+from tests.support import snapshots
 
 pytestmark = pytest.mark.needs("pdftotext")
 

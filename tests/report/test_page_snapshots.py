@@ -1,10 +1,11 @@
 """Page snapshots: the report of the stored reference run (tests/data/reference-run/), page by
 page, against stored baseline images (tests/data/page-baselines/), so that a layout
-regression is seen, not guessed. How pages are compared: tests/snapshots.py.
+regression is seen, not guessed. How pages are compared: tests/support/snapshots.py.
 
 On a mismatch the test writes the actual page and a diff image and names them, and says
 whether this poppler is the one the baselines were made with (their builds.toml). A change
-you meant: look at the pages, then refresh the baselines on purpose (tests.snapshots.REFRESH)
+you meant: look at the pages, then refresh the baselines on purpose
+(tests.support.snapshots.REFRESH)
 and commit them.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests import snapshots
+from tests.support import snapshots
 
 pytestmark = pytest.mark.needs("pdftoppm", "pdftotext")
 
@@ -116,7 +117,7 @@ def test_baselines_without_a_build_record_say_so():
 def test_the_baselines_record_their_builds_and_the_versions_read_as_such(tmp_path):
     """Both baselines folders carry builds.toml (what the make scripts write); the tools'
     banners give their versions."""
-    from tests import screens
+    from tests.support import screens
     assert set(snapshots.recorded_builds(snapshots.BASELINES)) == {"poppler"}
     assert set(snapshots.recorded_builds(screens.SCREENS)) == {"chromium", "chromedriver"}
     written = snapshots.write_builds(tmp_path, {"chromium": "1.2.3"}, note="a\nb")

@@ -10,8 +10,8 @@ import re
 import pytest
 
 from pts.results.ledger import read_ledger
-from tests import snapshots
 from tests.report.test_report_spec_pages import pages
+from tests.support import snapshots
 
 pytestmark = pytest.mark.needs("pdftotext")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from pts.report import render
-from tests.helpers import pdf_text
-from tests.runfactory import build_run
+from tests.support.helpers import pdf_text
+from tests.support.runfactory import build_run
 
 DEVICE_PLATFORM = {
     "pcie_link": {"pci_function": "0000:01:00.0", "current_speed": "8.0 GT/s PCIe",

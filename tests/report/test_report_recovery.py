@@ -5,8 +5,8 @@ its ratios, a redone (resumed) wait state counted once, the XSR table with recov
 from __future__ import annotations
 
 from pts.report import render
-from tests.helpers import pdf_text
-from tests.runfactory import T0, RunFolder, run_json
+from tests.support.helpers import pdf_text
+from tests.support.runfactory import T0, RunFolder, run_json
 
 RULE = ("recovery time = time from the switch to the first of 5 consecutive intervals whose "
         "TP all lie within 10 % of the group's final level (mean TP of its last 25%); "

@@ -27,15 +27,15 @@ import pytest
 from starlette.testclient import TestClient
 
 from pts.serve.app import create_app
-from tests import screens, snapshots
-from tests.serve.runs import table
+from tests.support import screens, snapshots
+from tests.support.serve_runs import table
 
 SCALE = 1.1           # the second copy's IOPS points, so that compare has a difference to show
 
 
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory) -> dict[str, str]:
-    """The pages of the screenshot baselines (tests/screens.py), the second copy's IOPS
+    """The pages of the screenshot baselines (tests/support/screens.py), the second copy's IOPS
     points scaled by SCALE."""
     root = screens.reports_folder(tmp_path_factory.mktemp("reports"))
     ledger = root / screens.SECOND / "ledger.jsonl"
@@ -168,7 +168,7 @@ def test_compare_cells_are_each_runs_window_means(pages, name, field, caption):
 
 
 def test_the_pages_are_those_of_the_screenshot_baselines():
-    """What is checked here is what tests/screens.py shoots, of the reference run."""
+    """What is checked here is what tests/support/screens.py shoots, of the reference run."""
     assert [stem for stem, _ in screens.pages("")] == ["runs-list", "run-page", "compare",
                                                         "report"]
     assert snapshots.REFERENCE_RUN.is_dir()

@@ -25,8 +25,8 @@ from starlette.testclient import TestClient
 from pts.cli.main import main
 from pts.serve import access, background
 from pts.serve.app import create_app
-from tests.helpers import REPO, free_port
-from tests.serve.runs import make
+from tests.support.helpers import REPO, free_port
+from tests.support.serve_runs import make
 
 A, B = "Alpha_SN-A/20261101T000000", "Beta_SN-B/20261102T000000"
 PASSWORD = "correct-horse-battery"

@@ -14,8 +14,8 @@ import pytest
 
 from pts.cli.multi.devices import child_args
 from pts.serve import background
-from tests.helpers import REPO, free_port
-from tests.serve.runs import make
+from tests.support.helpers import REPO, free_port
+from tests.support.serve_runs import make
 
 
 @pytest.mark.parametrize("text, address", [("8080", ("127.0.0.1", 8080)),

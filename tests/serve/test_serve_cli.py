@@ -7,8 +7,8 @@ import httpx
 import pytest
 
 from pts.cli.main import main
-from tests.helpers import serving
-from tests.serve.runs import make
+from tests.support.helpers import serving
+from tests.support.serve_runs import make
 
 
 def test_serves_the_runs_list_over_http_on_localhost(tmp_path):

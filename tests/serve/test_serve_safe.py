@@ -13,7 +13,7 @@ from starlette.testclient import TestClient
 
 from pts.serve.app import create_app
 from pts.serve.cli import DEFAULT_HOST, add_arguments
-from tests.serve.runs import make
+from tests.support.serve_runs import make
 
 RID = "Alpha_SN-A/20261101T000000"
 SECRET = "top-secret-outside-the-reports"

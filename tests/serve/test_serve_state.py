@@ -10,7 +10,7 @@ import pytest
 from pts.procedure.plan import hms
 from pts.serve.index import RunIndex
 from pts.serve.state import eta, live, run_state
-from tests.serve.runs import OLD, append, make, set_age, unfinished
+from tests.support.serve_runs import OLD, append, make, set_age, unfinished
 
 
 def state_of(folder, stale_after=600.0) -> str:

@@ -1,5 +1,5 @@
 """ATA (hdparm) and SCSI (sg3_utils, sdparm) purge and write cache, run against the fake command
-runner (tests.helpers.RecordedRunner) fed with recorded tool outputs (tests/data/recorded/,
+runner (tests.support.helpers.RecordedRunner) fed with recorded tool outputs (tests/data/recorded/,
 provenance in its README). No real device is touched: an unexpected command fails the test."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from pts.conditioning import purge_ata, purge_scsi, write_cache
 from pts.conditioning.purge_plan import PurgeError
 from pts.tools import commands, hdparm, sg3
-from tests.helpers import RECORDED, FakeClock, RecordedRunner, Reply
+from tests.support.helpers import RECORDED, FakeClock, RecordedRunner, Reply
 
 DEV = "/dev/sdx"
 PWD = purge_ata.PASSWORD

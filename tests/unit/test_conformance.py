@@ -12,7 +12,7 @@ import pytest
 
 from pts.config import conformance
 from pts.config.conformance import CONFIRMED, DEVIATION, READING, ROWS
-from tests.helpers import REPO
+from tests.support.helpers import REPO
 
 # CI has ../shared beside the repository clone; a git worktree under <clone>/../wt/NAME
 # finds it one level further up; $PTS_DIGEST names the file anywhere else.

@@ -66,7 +66,7 @@ def test_toml_syntax_error_says_where(tmp_path):
 
 
 def test_each_requirement_item_is_collected_right_after_its_test(tmp_path):
-    from tests.ptsrun import run_suite
+    from tests.support.ptsrun import run_suite
 
     ds = tmp_path / "ds.toml"
     ds.write_text('[[require]]\ntest = "wsat"\nmetric = "ss_iops"\nat_least = 1\n\n'
@@ -95,7 +95,7 @@ def test_each_requirement_item_is_collected_right_after_its_test(tmp_path):
 
 
 def test_malformed_datasheet_stops_pytest_naming_the_line(tmp_path):
-    from tests.ptsrun import run_suite
+    from tests.support.ptsrun import run_suite
 
     ds = tmp_path / "ds.toml"
     ds.write_text('[[require]]\ntest = "iosp"\ncell = "x"\nmetric = "iops"\nat_least = 1\n')
@@ -105,7 +105,7 @@ def test_malformed_datasheet_stops_pytest_naming_the_line(tmp_path):
 
 
 def test_without_datasheet_no_requirement_item():
-    from tests.ptsrun import run_suite
+    from tests.support.ptsrun import run_suite
 
     proc = run_suite("--collect-only", "-q")
     assert "test_requirement" not in proc.stdout and proc.returncode == 0, proc.stdout

@@ -16,7 +16,7 @@ import importlib
 import re
 
 from pts.cli import main as pts_main
-from tests.helpers import REPO
+from tests.support.helpers import REPO
 
 README = REPO / "README.md"
 DOCS = REPO / "docs"

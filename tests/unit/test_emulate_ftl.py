@@ -15,7 +15,7 @@ from pts.emulate import cli, lifecycle
 from pts.emulate.ftl import FTL, MIN_SPARE_BLOCKS
 from pts.emulate.profiles import PAGE_SIZE, PROFILES, Profile, get_profile
 from pts.emulate.throttle import Throttle
-from tests.helpers import FakeClock
+from tests.support.helpers import FakeClock
 
 # Small, timed geometry so that GC happens after a few thousand writes.
 SMALL = Profile(name="small", op_pct=20.0, pages_per_block=16, read_us=50.0,

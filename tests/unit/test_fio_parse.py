@@ -6,7 +6,7 @@ import json
 import pytest
 
 from pts.tools.fio import FioOutputError, Job, job_file, parse_output, random_job, summarize
-from tests.helpers import DATA
+from tests.support.helpers import DATA
 
 
 def recorded(name):

@@ -10,7 +10,7 @@ import pytest
 from pts.testdefs import fields as point_fields
 from pts.tools import histogram
 from pts.tools.fio import parse_output, summarize
-from tests.helpers import DATA
+from tests.support.helpers import DATA
 
 RECORDED = DATA / "fio-3.33-jsonplus-randrw-65-35-4k-qd1.json"
 

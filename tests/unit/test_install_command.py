@@ -16,8 +16,8 @@ import subprocess
 
 import pytest
 
-from tests.e2e.guest import image
-from tests.helpers import REPO, TOOLS
+from tests.support.guest import image
+from tests.support.helpers import REPO, TOOLS
 
 # Tools of Essential packages (present on every Debian; apt-get and dpkg run the install).
 BASE = {"sh": "dash", "sleep": "coreutils", "apt-get": "apt", "apt-cache": "apt",
@@ -92,7 +92,7 @@ def test_every_tool_maps_to_a_package_command_2_installs():
 
 
 def test_every_tool_the_tests_run_is_declared():
-    """A tool a test calls is in tests/helpers.py TOOLS (so a missing one is a readable
+    """A tool a test calls is in tests/support/helpers.py TOOLS (so a missing one is a readable
     needs-failure, and the install test above covers its package) or Essential."""
     undeclared = {tool: where for tool, where in tools_the_tests_run().items()
                   if tool not in TOOLS and tool not in BASE and tool not in NOT_TOOLS}

@@ -9,8 +9,8 @@ import json
 import subprocess
 import sys
 
-from tests.helpers import REPO, pdf_text
-from tests.runfactory import RunFolder, iops_parameters, run_json
+from tests.support.helpers import REPO, pdf_text
+from tests.support.runfactory import RunFolder, iops_parameters, run_json
 
 LOAD = """
 import importlib, json, pkgutil, sys

@@ -25,7 +25,7 @@ from pts.cli.multi.devices import (
 from pts.cli.multi.replay import parent_nodeid
 from pts.device.lock import INHERITED_FD_ENV, DeviceLock
 from pts.device.safety import UnsafeDeviceError
-from tests.ptsrun import run_suite
+from tests.support.ptsrun import run_suite
 
 
 def test_given_devices_and_labels():

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from pts.tools import nvme
-from tests.helpers import DATA
+from tests.support.helpers import DATA
 
 QEMU = DATA / "qemu-7.2"
 

@@ -7,7 +7,7 @@ import pytest
 
 from pts.config.settings import SettingsError, make_settings
 from pts.config.spec import load_spec
-from tests.ptsrun import run_suite
+from tests.support.ptsrun import run_suite
 
 
 def pts_pytest(*args):

@@ -22,7 +22,7 @@ from pts.conditioning import prepare, purge, purge_nvme
 from pts.conditioning.purge_plan import PurgeError
 from pts.results import records
 from pts.results.ledger import Ledger, read_records
-from tests.helpers import QEMU_DATA, RECORDED, RecordedRunner, Reply
+from tests.support.helpers import QEMU_DATA, RECORDED, RecordedRunner, Reply
 
 ID_CTRL = {"vid": 6966, "sn": "deadbeef            ", "mn": "QEMU NVMe Ctrl   ",
            "fr": "7.2.22  ", "oacs": 0x10a, "fna": 0, "sanicap": 0, "vwc": 7, "nn": 256}

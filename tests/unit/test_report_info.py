@@ -13,7 +13,7 @@ import pytest
 from pts.cli import demo
 from pts.cli.multi import devices
 from pts.config import report_info as ri
-from tests.helpers import REPO
+from tests.support.helpers import REPO
 
 
 def test_every_key_of_the_file_is_a_field_and_the_command_line_wins(tmp_path):

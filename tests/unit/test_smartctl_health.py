@@ -2,7 +2,7 @@
 parsing of recorded `smartctl --json` output (tests/data/recorded/README.md says which file
 is recorded, derived or constructed), the device_counters records prepare writes for a
 "scsi" transport device, the health-failure verdict, and the report's health table.
-smartctl is faked (tests.helpers.RecordedRunner in place of commands.run)."""
+smartctl is faked (tests.support.helpers.RecordedRunner in place of commands.run)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from pts.procedure.runner import health_verdict
 from pts.report import render
 from pts.results import records
 from pts.tools import smartctl
-from tests.helpers import RECORDED, RecordedRunner, Reply, pdf_text
-from tests.runfactory import build_run
+from tests.support.helpers import RECORDED, RecordedRunner, Reply, pdf_text
+from tests.support.runfactory import build_run
 from tests.unit.test_smart_log_failure import NVME, FakeRun, ledger
 
 SAS = dataclasses.replace(NVME, path="/dev/sdz", given="/dev/sdz", kname="sdz",

@@ -3,7 +3,7 @@
 import pytest
 
 from pts.config.spec import RwMix, SpecError, available_specs, load_spec, parse_size
-from tests.helpers import REPO
+from tests.support.helpers import REPO
 
 SHIPPED = REPO / "specs" / "pts-2.0.2-enterprise.toml"
 

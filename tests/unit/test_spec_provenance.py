@@ -10,7 +10,7 @@ import pytest
 from pts.config import spec_provenance
 from pts.config.spec import SpecError, available_specs, load_spec
 from pts.config.spec_recovery import HirTest
-from tests.helpers import REPO
+from tests.support.helpers import REPO
 
 SHIPPED = REPO / "specs" / "pts-2.0.2-enterprise.toml"
 SPECS = ("pts-2.0.2-enterprise", "pts-2.0.2-client", "pts-e-1.1")

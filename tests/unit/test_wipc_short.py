@@ -20,7 +20,7 @@ from pts.results import records
 from pts.results.ledger import Ledger, read_records
 from pts.results.resume import ResumeState
 from pts.tools.fio import Fio
-from tests.helpers import DATA
+from tests.support.helpers import DATA
 
 MIB = 1 << 20
 RECORDED = json.loads((DATA / "fio-3.33-wipc-4jobs.json").read_text())

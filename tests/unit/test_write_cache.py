@@ -9,7 +9,7 @@ import pytest
 
 from pts.conditioning import write_cache
 from pts.device.identity import BlockDevice, Identity
-from tests.helpers import QEMU_DATA, RecordedRunner, Reply
+from tests.support.helpers import QEMU_DATA, RecordedRunner, Reply
 
 SET_ACCEPTED = Reply("nvme-set-feature-6_value-0.txt")
 SET_FAILED = Reply(rc=1)

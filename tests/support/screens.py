@@ -1,5 +1,5 @@
 """Screenshots of the dashboard's pages as page baselines (issue 22), compared as the report's
-PDF pages are (tests/snapshots.py: grey, quantised to its LEVELS, the same difference and
+PDF pages are (tests/support/snapshots.py: grey, quantised to its LEVELS, the same difference and
 TOLERANCE): a layout regression of the web pages is seen, not guessed.
 
 What is shot: `python -m pts serve` over two copies of the stored reference run
@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from tests import snapshots
+from tests.support import snapshots
 
 SCREENS = snapshots.DATA / "screen-baselines"
 REFRESH = "python tests/data/make_screen_baselines.py"
@@ -38,7 +38,7 @@ FIRST, SECOND = "Reference_SN-REF/first", "Reference_SN-REF/second"
 
 def chromium():
     """Debian's headless Chromium through chromium-driver, both by path (nothing is
-    downloaded), its console logged (tests/e2e/pages.console_errors)."""
+    downloaded), its console logged (tests/support/pages.console_errors)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     options = webdriver.ChromeOptions()
@@ -73,7 +73,7 @@ def pages(base: str) -> list[tuple[str, str]]:
 
 
 def levels(png: bytes) -> np.ndarray:
-    """A screenshot reduced SCALE times and quantised (tests/snapshots.py's levels)."""
+    """A screenshot reduced SCALE times and quantised (tests/support/snapshots.py's levels)."""
     with Image.open(BytesIO(png)) as im:
         grey = im.convert("L")
         small = grey.resize((max(1, grey.width // SCALE), max(1, grey.height // SCALE)),

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.e2e.guest.image import Image, require_tools
+from tests.support.guest.image import Image, require_tools
 
 QEMU = "qemu-system-x86_64"
 # Nehalem: x86-64-v2 (SSE4.2, POPCNT, CX16, LAHF), what numpy's wheels require as their

@@ -234,9 +234,9 @@ def expected(info: dict, t: Test, capacity: int | None) -> list[list[tuple[str, 
     ar = t.p.get("active_range_pct")
     setup = [("Data pattern", str(t.p.get("data_pattern") or MISSING)),
              ("ActiveRange", MISSING if ar is None else f"{_val(ar)} %")]
-    kind = ("qos" if t.p.get("continues_from") else "pre" if t.name.endswith("-precondition")
+    kind = ("dirth-cbw" if t.p.get("continues_from") else "pre" if t.name.endswith("-precondition")
             else t.name.split("-")[0])
-    more_setup, stimulus = {"qos": _qos, "pre": _pre, "hir": _hir, "xsr": _xsr,
+    more_setup, stimulus = {"dirth-cbw": _dirth_cbw, "pre": _pre, "hir": _hir, "xsr": _xsr,
                             "wsat": _wsat}.get(kind, _round)(t, capacity)
     return [platform, dut, setup + more_setup, stimulus]
 
@@ -292,7 +292,7 @@ def _pre(t: Test, capacity):
     return setup, stim
 
 
-def _qos(t: Test, capacity):
+def _dirth_cbw(t: Test, capacity):
     name = t.p["continues_from"]
     pre = Test(name, t.by_test[name], t.by_test) if name in t.by_test else None
     pc2 = ("Pre-Condition 2", f"{t.title} demand loop, {t.rounds_text()}")

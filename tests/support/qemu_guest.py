@@ -1,4 +1,4 @@
-"""The one boot of the QEMU (TCG) guest that the QEMU e2e tests share (tests/e2e/guest):
+"""The one boot of the QEMU (TCG) guest that the QEMU e2e tests share (tests/support/guest):
 its script, what it leaves (Guest) and the session fixture that boots it (conftest.py).
 
 The guest has three drives: an NVMe namespace on QEMU's NVMe controller (backed by an
@@ -19,10 +19,10 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 from pts.results.ledger import read_ledger
-from tests.e2e.guest import GuestResult, run_guest
-from tests.e2e.guest.qemu import Disk
-from tests.helpers import REPO
-from tests.ptsrun import IOPS, pts_argv
+from tests.support.guest import GuestResult, run_guest
+from tests.support.guest.qemu import Disk
+from tests.support.helpers import REPO
+from tests.support.ptsrun import IOPS, pts_argv
 
 SERIAL = "PTSQEMU0001"
 DISK_BYTES = 128 << 20
@@ -31,7 +31,7 @@ SATA_SERIAL, SATA_MODEL = "PTSSATA0001", "PTS SATA"
 SCSI_SERIAL, SCSI_MODEL = "PTSSAS0001", "PTS SAS"
 SD_BYTES = 64 << 20
 PYTHON = Path(sys.executable)          # the venv's python: the guest sees the same path
-# The IOPS test as users run it (tests.ptsrun.pts_argv), with the guest's python.
+# The IOPS test as users run it (tests.support.ptsrun.pts_argv), with the guest's python.
 PTS_IOPS = shlex.join(pts_argv(target=IOPS, python=PYTHON))
 # PTS-E 1.1 (one tracking cell, RND 4KiB 0/100; a reduced PTS 2.0.2 matrix must keep all
 # three, 9 points a round), 1 s points, at most 7 rounds, a 2 x 2 matrix: 4 points a round
@@ -75,7 +75,7 @@ run scsi-smart smartctl --json -a $SCSI
 run scsi-wce sdparm --get=WCE=1 $SCSI
 cd @REPO@
 export PYTHONDONTWRITEBYTECODE=1
-# What numpy finds in the guest's CPU (tests.e2e.guest.qemu.CPU_MODEL): its baseline, no AVX2.
+# What numpy finds in the guest's CPU (tests.support.guest.qemu.CPU_MODEL): its baseline, no AVX2.
 run cpu-features @PYTHON@ -c "import json; from numpy._core._multiarray_umath import \
 __cpu_features__ as f; print(json.dumps(f))"
 # QEMU 7.2 has no ATA Security feature set: refused
@@ -182,7 +182,7 @@ class Guest:
 def boot(image, emulated_ssd, share: Path) -> Guest:
     """Boot the guest once with its three drives and run SCRIPT (see the module docstring)."""
     from pts import emulate
-    from tests.e2e.guest import backing_file
+    from tests.support.guest import backing_file
     script = (SCRIPT.replace("@REPO@", str(REPO)).replace("@PTS_IOPS@", PTS_IOPS)
               .replace("@PYTHON@", shlex.quote(str(PYTHON)))
               .replace("@COMMON@", COMMON))

@@ -1,5 +1,5 @@
 #!/bin/busybox sh
-# /init of the snia-pts QEMU test guest (tests/e2e/guest; packed into the initramfs by image.py).
+# /init of the snia-pts QEMU test guest (tests/support/guest; packed into the initramfs by image.py).
 #
 # Loads the modules, mounts the host's / read-only over 9p (tag hostroot) at /newroot with
 # proc/sys/dev and tmpfs on /run, /tmp and /dev/shm, mounts the writable 9p share (tag share)

@@ -14,8 +14,8 @@ import re
 import pytest
 
 from pts.config.spec import load_spec
-from tests import headers
-from tests.ptsrun import check_outcomes, fio_job, run_pts, run_suite
+from tests.support import headers
+from tests.support.ptsrun import check_outcomes, fio_job, run_pts, run_suite
 
 pytestmark = pytest.mark.needs("root", "fio", "pdftotext")
 
@@ -30,7 +30,7 @@ def words(text: str) -> str:
 
 @pytest.fixture(scope="module")
 def qos_run(tmp_path_factory):
-    reports = tmp_path_factory.mktemp("qos") / "reports"
+    reports = tmp_path_factory.mktemp("dirth_cbw") / "reports"
     return run_pts("emulated:256M:4kn", reports, "-k", "dirth or cbw", "--point-seconds", "1",
                    "--max-rounds", "5", "--time-scale", "0.001", *GRID, timeout=600)
 
@@ -176,7 +176,7 @@ def test_operating_points_and_histograms(qos_run, kind):
 @pytest.mark.slow
 def test_cbw_fio_jobs_have_bssplit_and_zones(qos_run):
     """On 4096-byte sectors the spec's sub-4 KiB sizes are left out of every CBW job and the
-    rest keeps its proportions (the full mix on 512-byte sectors: tests/unit/test_qos.py)."""
+    rest keeps its proportions (the full mix on 512-byte sectors: tests/unit/test_dirth_cbw.py)."""
     assert qos_run.run_json["device"]["logical_sector"] == 4096
     job = (qos_run.folder / "raw" / "cbw" / "round-01" / "round.fio").read_text()
     assert "bssplit=4k/75:8k/11:16k/8:32k/3:64k/3\n" in job \
@@ -245,7 +245,7 @@ def test_report_pages(qos_run):
 
 @pytest.mark.slow
 def test_report_headers_state_what_ran(qos_run):
-    """Every header block of both phases equals the run's data (tests/headers.py): the
+    """Every header block of both phases equals the run's data (tests/support/headers.py): the
     reduced TC x QD grid as run, the purge and preconditioning of <kind>-precondition, CBW's
     mix and zones, the write cache."""
     bad, seen = headers.mismatches(qos_run.folder / "report.pdf", qos_run.folder)

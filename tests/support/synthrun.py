@@ -6,7 +6,7 @@ they exercise the report, they say nothing about a drive.
 
     build(folder, FULL)        # the full PTS-E 2.0.2 size (benchmarks/report_render.py)
     build(folder, REFERENCE)   # small: the page snapshots' reference run (tests/data/), with
-                               # DIRTH, CBW, HIR, XSR: tests.synthrun_more.build_reference
+                               # DIRTH, CBW, HIR, XSR: tests.support.synthrun_more.build_reference
 
 Times start at runfactory.T0 and advance by fixed steps, so the same shape always gives the
 same bytes (and the same PDF).
@@ -28,9 +28,9 @@ from pts.procedure import steady_state
 from pts.procedure.fob import FOB_ROUND
 from pts.procedure.rounds import TestPoint, matrix_points, point_record
 from pts.results import records
-from pts.testdefs import iops, latency, qos_select, throughput, wsat, wsat_qos
+from pts.testdefs import iops, latency, qos_levels, throughput, wsat, wsat_qos
 from pts.tools import histogram
-from tests.runfactory import STEADY_CURVE, T0, run_json
+from tests.support.runfactory import STEADY_CURVE, T0, run_json
 
 SPEC = "pts-2.0.2-enterprise"
 CAPACITY = 7_681_501_126_656           # a 7.68 TB drive: 24 h of WSAT stay under 4 fills
@@ -124,7 +124,7 @@ Extra = Callable[["Writer", Shape, object], None]
 
 def build(folder: Path, shape: Shape, extra: tuple[Extra, ...] = ()) -> Path:
     """Write the run folder `folder` (run.json, ledger.jsonl, raw/latency json+ files);
-    extra(writer, shape, settings): more tests after WSAT (tests/synthrun_more.py)."""
+    extra(writer, shape, settings): more tests after WSAT (tests/support/synthrun_more.py)."""
     spec = load_spec(SPEC)
     settings = make_settings(spec, device="/dev/nvme9n1", destructive=True, point_seconds=None,
                              max_rounds=shape.rounds, purge="auto", reports_dir=folder.parent,
@@ -133,6 +133,7 @@ def build(folder: Path, shape: Shape, extra: tuple[Extra, ...] = ()) -> Path:
                              time_scale=shape.time_scale, hir_repetitions=shape.hir_repetitions,
                              dirth_thread_counts=(shape.dirth_grid or (None, None))[0],
                              dirth_queue_depths=(shape.dirth_grid or (None, None))[1])
+    # The old path stays in the text: the reference run and the page baselines hold it.
     info = run_json(deviations=["SYNTHETIC run folder (tests/synthrun.py): made-up figures "
                                 "for rendering, not a measurement.", *settings.deviations()])
     info["device"] |= {"capacity_bytes": CAPACITY, "logical_sector": shape.logical_sector,
@@ -370,7 +371,7 @@ def _wsat(w: Writer, shape: Shape, settings) -> None:
             queue_depth=spec.wsat.queue_depth, seconds=round(ios / final.average),
             ios=histogram.total(hist), iops=final.average, lat_mean_us=mean_us,
             lat_max_us=max(hist) / 1000,
-            percentiles=qos_select.percentile_rows(hist, qos_select.QOS_LEVELS, max(hist),
+            percentiles=qos_levels.percentile_rows(hist, qos_levels.QOS_LEVELS, max(hist),
                                                    histogram.percentile),
             bins={str(k): v for k, v in sorted(hist.items())}, source=source,
             raw="raw/wsat/wsat.json"))

@@ -13,7 +13,7 @@ import json
 import pytest
 
 from pts.results.ledger import read_ledger
-from tests.ptsrun import check_outcomes, kill_and_resume
+from tests.support.ptsrun import check_outcomes, kill_and_resume
 
 DIRTH = "pts/suite/test_dirth.py"
 ARGS = ["--point-seconds", "1", "--max-rounds", "6", "--purge", "trim", "--time-scale",

@@ -1,4 +1,4 @@
-"""More SYNTHETIC tests for tests/synthrun.py's run folder: DIRTH and CBW (preconditioning,
+"""More SYNTHETIC tests for tests/support/synthrun.py's run folder: DIRTH and CBW (preconditioning,
 demand variation, operating points, histograms), HIR and XSR, written the way their
 pts.testdefs modules write them (their declarations, parameters, schedule, grid selection
 and recovery rule), with made-up figures.
@@ -15,11 +15,19 @@ from types import SimpleNamespace
 from pts.device.identity import active_range_bytes
 from pts.procedure.rounds import TestPoint
 from pts.results import records
-from pts.testdefs import hir, qos_jobs, qos_select, xsr
+from pts.testdefs import dirth_cbw_jobs, dirth_cbw_select, hir, qos_levels, xsr
+from pts.testdefs.dirth_cbw import HISTOGRAM_SOURCE
 from pts.testdefs.hir_schedule import schedule
-from pts.testdefs.qos import HISTOGRAM_SOURCE
 from pts.tools import histogram
-from tests.synthrun import CAPACITY, REFERENCE, Shape, Writer, build, round_test, synthetic_bins
+from tests.support.synthrun import (
+    CAPACITY,
+    REFERENCE,
+    Shape,
+    Writer,
+    build,
+    round_test,
+    synthetic_bins,
+)
 
 
 def build_reference(folder: Path) -> Path:
@@ -32,7 +40,7 @@ def _device(shape: Shape):
 
 # --------------------------------------------------------------------------- DIRTH / CBW
 
-def _qos_fields(p: TestPoint, m: float, w: Writer, shape: Shape, r: int) -> dict:
+def _dirth_cbw_fields(p: TestPoint, m: float, w: Writer, shape: Shape, r: int) -> dict:
     """Little's law on a drive that saturates near 400k IOPS: ART = TC x QD / IOPS."""
     toio = p.thread_count * p.queue_depth
     iops = 400_000 * toio / (toio + 24) * m
@@ -42,29 +50,29 @@ def _qos_fields(p: TestPoint, m: float, w: Writer, shape: Shape, r: int) -> dict
            "mbps": iops * p.block_size / 1e6, "lat_mean_us": art, "lat_max_us": art * 60,
            "ios": round(iops * 60), "sys_cpu_pct": min(95.0, 2 + 0.08 * toio)}
     for k, pct in enumerate((99.9, 99.99, 99.999, 99.9999)):
-        out[qos_jobs.pct_key(pct)] = art * (4 + 4 * k)
+        out[dirth_cbw_jobs.pct_key(pct)] = art * (4 + 4 * k)
     return out
 
 
-def _qos(kind: str, w: Writer, shape: Shape, settings) -> None:
-    qos = qos_jobs.section(settings, kind)
+def _dirth_cbw(kind: str, w: Writer, shape: Shape, settings) -> None:
+    table = dirth_cbw_jobs.section(settings, kind)
     dev = _device(shape)
-    pre = qos_jobs.declare_precondition(settings, dev, kind)
-    demand = qos_jobs.declare_demand(settings, dev, kind)
-    work = qos_jobs.workload(qos, shape.logical_sector)
-    tc, qd = qos.tracking_thread_count, qos.tracking_queue_depth
+    pre = dirth_cbw_jobs.declare_precondition(settings, dev, kind)
+    demand = dirth_cbw_jobs.declare_demand(settings, dev, kind)
+    work = dirth_cbw_jobs.workload(table, shape.logical_sector)
+    tc, qd = table.tracking_thread_count, table.tracking_queue_depth
 
     def prewrite(test: str, when: str, t: int, q: int, seconds: int) -> None:
-        iops = _qos_fields(TestPoint(0, qos_jobs.WRITES, qos.nominal_block_size, None, "RND",
-                                     t, q), 1.0, w, shape, 0)["iops"]
+        iops = _dirth_cbw_fields(TestPoint(0, dirth_cbw_jobs.WRITES, table.nominal_block_size,
+                                           None, "RND", t, q), 1.0, w, shape, 0)["iops"]
         w.add(records.Prewrite(test=test, when=when, thread_count=t, queue_depth=q,
                                seconds=seconds, bytes_written=round(iops * seconds * 4096),
                                iops=iops, raw=f"raw/{test}/prewrite/{when.replace(' ', '-')}"
                                               ".json"), advance=seconds)
 
-    rest = settings.scaled(qos.precondition_round_seconds) - settings.point_seconds
+    rest = settings.scaled(table.precondition_round_seconds) - settings.point_seconds
     round_test(w, shape, pre.test, pre.title, pre.clause, pre.parameters, list(pre.points),
-               _qos_fields, prepare="purge", before_round=lambda r: prewrite(
+               _dirth_cbw_fields, prepare="purge", before_round=lambda r: prewrite(
                    pre.test, f"precondition round {r}", tc, qd, rest))
 
     def operating(window: list[int]) -> None:
@@ -74,10 +82,10 @@ def _qos(kind: str, w: Writer, shape: Shape, settings) -> None:
         grid = []
         for p in demand.points:
             got = [w.measured[kind][(r, p.index)] for r in rounds]
-            grid.append(qos_select.GridPoint(p.thread_count, p.queue_depth,
+            grid.append(dirth_cbw_select.GridPoint(p.thread_count, p.queue_depth,
                                              sum(g["iops"] for g in got) / len(got),
                                              sum(g["lat_mean_us"] for g in got) / len(got)))
-        for c in qos_select.select(grid, qos.art_ceiling_us):
+        for c in dirth_cbw_select.select(grid, table.art_ceiling_us):
             p = c.point
             w.add(records.OperatingPoint(
                 test=kind, name=c.name, selected=p is not None,
@@ -87,33 +95,33 @@ def _qos(kind: str, w: Writer, shape: Shape, settings) -> None:
             if p is None:
                 continue
             prewrite(kind, c.name, p.thread_count, p.queue_depth,
-                     settings.scaled(qos.operating_prewrite_seconds))
-            seconds = settings.scaled(qos.capture_seconds)
+                     settings.scaled(table.operating_prewrite_seconds))
+            seconds = settings.scaled(table.capture_seconds)
             hist = synthetic_bins(p.lat_mean_us, round(p.iops * seconds))
             max_ns = max(hist)
             w.add(records.ResponseHistogram(
                 test=kind, name=c.name, thread_count=p.thread_count,
                 queue_depth=p.queue_depth, seconds=seconds, ios=sum(hist.values()),
                 iops=p.iops, lat_mean_us=p.lat_mean_us, lat_max_us=max_ns / 1000,
-                percentiles=qos_select.percentile_rows(hist, qos.percentiles, max_ns,
+                percentiles=qos_levels.percentile_rows(hist, table.percentiles, max_ns,
                                                        histogram.percentile),
                 bins={str(k): v for k, v in sorted(hist.items())}, source=HISTOGRAM_SOURCE,
                 raw=f"raw/{kind}/histogram/{c.name}.json"), advance=seconds)
         return None
 
     round_test(w, shape, demand.test, demand.title, demand.clause, demand.parameters,
-               list(demand.points), _qos_fields, prepare="none",
+               list(demand.points), _dirth_cbw_fields, prepare="none",
                before_round=lambda r: prewrite(kind, f"before round {r}", tc, qd,
-                                               settings.scaled(qos.prewrite_seconds)),
+                                               settings.scaled(table.prewrite_seconds)),
                after_rounds=operating)
 
 
 def dirth(w: Writer, shape: Shape, settings) -> None:
-    _qos("dirth", w, shape, settings)
+    _dirth_cbw("dirth", w, shape, settings)
 
 
 def cbw(w: Writer, shape: Shape, settings) -> None:
-    _qos("cbw", w, shape, settings)
+    _dirth_cbw("cbw", w, shape, settings)
 
 
 # --------------------------------------------------------------------------- HIR / XSR

@@ -13,11 +13,11 @@ band 2 mm taller 0.009 .. 0.088. TOLERANCE sits between the two kinds.
 Baselines: tests/data/page-baselines/<page title>.png (+ pages.tsv, their page order), made by
 `python tests/data/make_reference_run.py --refresh-baselines` (REFRESH below).
 
-Builds: a baseline is a picture of what one poppler (here) or one Chromium (tests/screens.py)
-drew, and another build can draw the same page's text a pixel apart. BUILDS in each baselines
-folder records the builds they were made with (written with the baselines), and a failed
-comparison on another build says so (explain): the reader then knows to look at the diff for
-text rendering before suspecting the report.
+Builds: a baseline is a picture of what one poppler (here) or one Chromium
+(tests/support/screens.py) drew, and another build can draw the same page's text a pixel
+apart. BUILDS in each baselines folder records the builds they were made with (written with
+the baselines), and a failed comparison on another build says so (explain): the reader
+then knows to look at the diff for text rendering before suspecting the report.
 
 What a snapshot cannot see is a wrong number (a digit changes a few pixels, below TOLERANCE):
 every number a page shows is checked against the run's data by a data test, never left to
@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 REFERENCE_RUN = DATA / "reference-run"
 BASELINES = DATA / "page-baselines"
 REFRESH = "python tests/data/make_reference_run.py --refresh-baselines"
@@ -107,7 +107,7 @@ def load(path: Path) -> np.ndarray:
     """A baseline's levels (its palette indices, as `save` wrote them)."""
     with Image.open(path) as im:
         if im.mode != "P":
-            raise ValueError(f"{path}: not a baseline written by tests/snapshots.py (mode "
+            raise ValueError(f"{path}: not a baseline written by tests/support/snapshots.py (mode "
                              f"{im.mode}); refresh the baselines: {REFRESH}")
         return np.asarray(im, dtype=np.uint8)
 
@@ -178,7 +178,7 @@ def poppler_build() -> dict[str, str]:
 
 def write_builds(folder: Path, builds: dict[str, str], note: str = "") -> Path:
     """BUILDS in `folder`: the builds its baselines were made with (`note`: a comment)."""
-    lines = ["# The builds these baselines were made with (tests/snapshots.py, BUILDS): a",
+    lines = ["# The builds these baselines were made with (tests/support/snapshots.py, BUILDS): a",
              "# comparison on another build that fails says so."]
     lines += [f"# {line}" for line in note.splitlines()]
     lines += [f'{tool} = "{build}"' for tool, build in builds.items()]

@@ -11,8 +11,8 @@ venv and code (and the host's nvme-cli and fio) against /dev/nvme0n1:
 See image.py (kernel + initramfs, cached) and qemu.py (one boot, one script).
 """
 
-from tests.e2e.guest.image import GuestSetupError, Image, default_cache_dir, ensure_image
-from tests.e2e.guest.qemu import (
+from tests.support.guest.image import GuestSetupError, Image, default_cache_dir, ensure_image
+from tests.support.guest.qemu import (
     GuestBootError,
     GuestError,
     GuestResult,

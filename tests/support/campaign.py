@@ -19,7 +19,7 @@ from pathlib import Path
 from pts.results import records
 from pts.results.ledger import read_ledger
 from pts.results.resume import stopped
-from tests.ptsrun import expected_outcomes, spec_rule, start_suite
+from tests.support.ptsrun import expected_outcomes, spec_rule, start_suite
 
 # record type -> the fields that name one unit of it within its test (a unit is recorded
 # once, when it is complete; records of a unit in flight, points and intervals, are redone

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.helpers import free_port
+from tests.support.helpers import free_port
 
 SSH_PORT, FIO_PORT = 22, 8765       # in a namespace of its own a host has every port
 SUBNET = "10.231"                   # host N: 10.231.N.1 here, 10.231.N.2 in its namespace

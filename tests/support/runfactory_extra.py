@@ -1,4 +1,4 @@
-"""More synthetic tests for the run folders of tests/runfactory.py: a Latency test whose
+"""More synthetic tests for the run folders of tests/support/runfactory.py: a Latency test whose
 points keep fio json+ JSON files (raw/latency/round-NN/pNN.json with total-latency bins) and
 Throughput tests (one per block size), in the record layout of docs/results-format.md.
 
@@ -18,7 +18,7 @@ import json
 from collections.abc import Sequence
 
 from pts.procedure import steady_state
-from tests.runfactory import STEADY_CURVE, RunFolder
+from tests.support.runfactory import STEADY_CURVE, RunFolder
 
 LAT_MIXES = ("100/0", "65/35", "0/100")
 LAT_BLOCK_SIZES = (8192, 4096, 512)

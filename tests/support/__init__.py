@@ -1,0 +1,6 @@
+"""What the tests share and is not a test: paths, loop devices and the recorded-output fake
+of external tools (helpers), the suite run as a user runs it (ptsrun, campaign), synthetic
+run folders (runfactory, synthrun and the dashboard's serve_runs), the expected header
+blocks (headers), page and screen snapshots (snapshots, screens, pages), remote DUT hosts
+(remote_hosts) and the QEMU guest (guest, qemu_guest). A test module imports from here,
+never from another test module (tests/unit/test_architecture.py)."""
