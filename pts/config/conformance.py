@@ -31,7 +31,7 @@ class Row:
 
 
 E2E, UNIT, REPORT = "tests/e2e/", "tests/unit/", "tests/report/"
-QOS_E2E = E2E + "test_qos_integration.py::"
+DIRTH_CBW_E2E = E2E + "test_dirth_cbw_integration.py::"
 
 ROWS: tuple[Row, ...] = (
     Row("§5", "Purge before preconditioning; method reported; no purge declared",
@@ -74,10 +74,11 @@ ROWS: tuple[Row, ...] = (
         "pts/testdefs/xsr.py",
         E2E + "test_xsr_integration.py::test_xsr_three_groups_with_intervals"),
     Row("§7.7", "DIRTH: preconditioning, 7 x 7 TC/QD rounds, operating points, histograms",
-        READING, "pts/testdefs/qos_jobs.py, pts/testdefs/qos_select.py",
-        QOS_E2E + "test_phases_prewrites_and_points[dirth]"),
+        READING, "pts/testdefs/dirth_cbw_jobs.py, pts/testdefs/dirth_cbw_select.py",
+        DIRTH_CBW_E2E + "test_phases_prewrites_and_points[dirth]"),
     Row("§7.8", "ECW / CBW: DIRTH's procedure with the JESD219 workload", READING,
-        "pts/testdefs/qos_jobs.py", QOS_E2E + "test_cbw_fio_jobs_have_bssplit_and_zones"),
+        "pts/testdefs/dirth_cbw_jobs.py",
+        DIRTH_CBW_E2E + "test_cbw_fio_jobs_have_bssplit_and_zones"),
     Row("§8.1", "Common reporting (PTS-E 1.0 §5)", CONFIRMED, "pts/report/pages/summary.py",
         REPORT + "test_report_pdf.py::test_identity_and_verdict"),
     Row("§8.2", "Page header on every report page (Annex A sample)", READING,
@@ -105,21 +106,21 @@ ROWS: tuple[Row, ...] = (
         E2E + "test_xsr_integration.py::test_xsr_three_groups_with_intervals",
         "recovery time: this suite's settling rule, S5's as the alternative"),
     Row("§13: DIRTH/CBW preconditioning round", "PTS DIRTH step 2", READING,
-        "pts/testdefs/qos_jobs.py", QOS_E2E + "test_phases_prewrites_and_points[dirth]",
+        "pts/testdefs/dirth_cbw_jobs.py", DIRTH_CBW_E2E + "test_phases_prewrites_and_points[dirth]",
         "the first minute tracked (spec file dirth.precondition_sample)"),
     Row("§13: DIRTH inter-round pre-write", "PTS DIRTH step 3", READING,
-        "pts/testdefs/qos_jobs.py", QOS_E2E + "test_phases_prewrites_and_points[cbw]"),
-    Row("§13: Operating points", "PTS DIRTH step 5", READING, "pts/testdefs/qos.py",
-        QOS_E2E + "test_operating_points_and_histograms[dirth]"),
-    Row("§13: MaxIOPS", "PTS DIRTH step 4", READING, "pts/testdefs/qos_select.py",
-        UNIT + "test_qos.py::test_operating_points_on_constructed_data"),
-    Row("§13: MidIOPS", "PTS DIRTH step 4", READING, "pts/testdefs/qos_select.py",
-        UNIT + "test_qos.py::test_midiops_candidates_under_the_ceiling_or_all",
+        "pts/testdefs/dirth_cbw_jobs.py", DIRTH_CBW_E2E + "test_phases_prewrites_and_points[cbw]"),
+    Row("§13: Operating points", "PTS DIRTH step 5", READING, "pts/testdefs/dirth_cbw.py",
+        DIRTH_CBW_E2E + "test_operating_points_and_histograms[dirth]"),
+    Row("§13: MaxIOPS", "PTS DIRTH step 4", READING, "pts/testdefs/dirth_cbw_select.py",
+        UNIT + "test_dirth_cbw.py::test_operating_points_on_constructed_data"),
+    Row("§13: MidIOPS", "PTS DIRTH step 4", READING, "pts/testdefs/dirth_cbw_select.py",
+        UNIT + "test_dirth_cbw.py::test_midiops_candidates_under_the_ceiling_or_all",
         "among the points under the ART ceiling (spec file dirth.midiops_candidates)"),
-    Row("§13: CBW/ECW mix", "JESD219 (PTS CBW/ECW)", READING, "pts/testdefs/qos_jobs.py",
-        QOS_E2E + "test_cbw_fio_jobs_have_bssplit_and_zones"),
-    Row("§13: CBW alignment", "JESD219 (PTS CBW/ECW)", READING, "pts/testdefs/qos_jobs.py",
-        QOS_E2E + "test_cbw_fio_jobs_align_as_the_run_declares",
+    Row("§13: CBW/ECW mix", "JESD219 (PTS CBW/ECW)", READING, "pts/testdefs/dirth_cbw_jobs.py",
+        DIRTH_CBW_E2E + "test_cbw_fio_jobs_have_bssplit_and_zones"),
+    Row("§13: CBW alignment", "JESD219 (PTS CBW/ECW)", READING, "pts/testdefs/dirth_cbw_jobs.py",
+        DIRTH_CBW_E2E + "test_cbw_fio_jobs_align_as_the_run_declares",
         "4 KiB as fio's examples/jesd219.fio (spec file cbw.block_align)"),
 )
 

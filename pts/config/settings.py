@@ -202,12 +202,12 @@ def _grid(option: str, text: str | None, spec: Spec) -> tuple[int, ...] | None:
     if not text:
         return None
     tc = option.endswith("thread-counts")
-    qos = spec.dirth
-    allowed = qos.thread_counts if tc else qos.queue_depths
+    dirth = spec.dirth
+    allowed = dirth.thread_counts if tc else dirth.queue_depths
     values = _subset(option, text, lambda v: int(v) if v.isdigit() else _not_int(v), allowed,
                      ("thread counts (" if tc else "queue depths (")
                      + ", ".join(map(str, allowed)) + ")")
-    keep = qos.tracking_thread_count if tc else qos.tracking_queue_depth
+    keep = dirth.tracking_thread_count if tc else dirth.tracking_queue_depth
     for must, why in ((keep, "the tracking point TC32/QD32"), (1, "MinIOPS = TC1/QD1")):
         if must not in values:
             raise SettingsError(f"{option} {text}: the reduced grid must keep {must} ({why}); "

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pts.config import spec_provenance, spec_purge_probe
+from pts.config.spec_dirth_cbw import DirthCbwTest, read_dirth_cbw
 from pts.config.spec_provenance import Provenance
 from pts.config.spec_purge_probe import PurgeProbeSpec
-from pts.config.spec_qos import QosTest, read_qos
 from pts.config.spec_recovery import HirTest, XsrTest, read_hir, read_xsr
 
 DEFAULT_SPEC = "pts-2.0.2-enterprise"
@@ -155,8 +155,8 @@ class Spec:
     hir: HirTest
     xsr: XsrTest
     purge_probe: PurgeProbeSpec          # [purge_probe] (pts.config.spec_purge_probe)
-    dirth: QosTest | None = None     # [dirth] (pts.config.spec_qos)
-    cbw: QosTest | None = None       # [cbw]
+    dirth: DirthCbwTest | None = None     # [dirth] (pts.config.spec_dirth_cbw)
+    cbw: DirthCbwTest | None = None       # [cbw]
     # [provenance.<section>] (pts.config.spec_provenance): where each value comes from
     provenance: tuple[Provenance, ...] = ()
 
@@ -258,13 +258,13 @@ class _Reader:
                     wipc=self.wipc(data), iops=self.iops(data),
                     throughput=self.throughput(data), latency=self.latency(data),
                     wsat=self.wsat(data), hir=read_hir(self, data, parse_size),
-                    xsr=read_xsr(self, data, parse_size), dirth=self.qos(data, "dirth"),
-                    cbw=self.qos(data, "cbw"),
+                    xsr=read_xsr(self, data, parse_size), dirth=self.dirth_cbw(data, "dirth"),
+                    cbw=self.dirth_cbw(data, "cbw"),
                     purge_probe=spec_purge_probe.read(self, data, parse_size),
                     provenance=spec_provenance.read(self, data))
 
-    def qos(self, data: dict, key: str) -> QosTest:
-        return read_qos(self, data, key, RwMix.parse, parse_size)
+    def dirth_cbw(self, data: dict, key: str) -> DirthCbwTest:
+        return read_dirth_cbw(self, data, key, RwMix.parse, parse_size)
 
     def steady_state(self, data: dict) -> SteadyStateRule:
         t = self.table(data, "steady_state", {"window_rounds", "max_data_excursion",

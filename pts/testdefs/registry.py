@@ -19,7 +19,7 @@ from pts.procedure.plan import round_test_plan
 from pts.procedure.rounds import Outcome
 from pts.procedure.runner import run_round_test
 from pts.run import Run
-from pts.testdefs import hir, iops, latency, qos, qos_plan, throughput, wsat, xsr
+from pts.testdefs import dirth_cbw, dirth_cbw_plan, hir, iops, latency, throughput, wsat, xsr
 
 
 @dataclass(frozen=True)
@@ -54,10 +54,10 @@ TESTS: dict[str, PtsTest] = {t.name: t for t in (
             lambda spec: [(throughput.test_name(bs), bs) for bs in spec.throughput.block_sizes]),
     _round_test("latency", latency.declare),
     PtsTest("wsat", lambda run, _: wsat.run_wsat(run), lambda s, d, _: wsat.plan_lines(s, d)),
-    PtsTest("dirth", lambda run, _: qos.run_qos(run, "dirth"),
-            lambda s, d, _: qos_plan.plan_lines(s, d, "dirth")),
-    PtsTest("cbw", lambda run, _: qos.run_qos(run, "cbw"),
-            lambda s, d, _: qos_plan.plan_lines(s, d, "cbw")),
+    PtsTest("dirth", lambda run, _: dirth_cbw.run_dirth_cbw(run, "dirth"),
+            lambda s, d, _: dirth_cbw_plan.plan_lines(s, d, "dirth")),
+    PtsTest("cbw", lambda run, _: dirth_cbw.run_dirth_cbw(run, "cbw"),
+            lambda s, d, _: dirth_cbw_plan.plan_lines(s, d, "cbw")),
     PtsTest("hir", lambda run, _: hir.run_hir(run), lambda s, d, _: hir.plan_lines(s, d)),
     PtsTest("xsr", lambda run, _: xsr.run_xsr(run), lambda s, d, _: xsr.plan_lines(s, d)),
 )}

@@ -40,7 +40,7 @@ from pts.procedure.runner import recorded_test
 from pts.results import records
 from pts.results.resume import ResumeState
 from pts.run import Run
-from pts.testdefs import fields, qos_select, wsat_qos
+from pts.testdefs import fields, qos_levels, wsat_qos
 from pts.tools import fio_logs, histogram
 from pts.tools.fio import FioResult, Job, Logs
 
@@ -132,7 +132,7 @@ def samples(prefix: str, res: FioResult, p: Plan, block_size: int,
 def _resolved(hist: dict[int, int], pct: float) -> int | None:
     """The window's `pct` level (ns), or None when its I/O count cannot resolve it (the
     report shows no point there instead of the slowest I/O)."""
-    if not hist or histogram.total(hist) < qos_select.needed_ios(pct):
+    if not hist or histogram.total(hist) < qos_levels.needed_ios(pct):
         return None
     return histogram.percentile(hist, pct)
 
@@ -383,7 +383,7 @@ def plan_lines(settings: Settings, device: BlockDevice) -> list[str]:
         f"{p.limit_s // p.interval_s:,} complete samples; the "
         f"{spec.steady_state.window_rounds}-sample steady-state rule is evaluated over every "
         "window (steady state not required)",
-        "QoS: " + ", ".join(f"{x:g} %" for x in qos_select.QOS_LEVELS) + " with the I/O "
+        "QoS: " + ", ".join(f"{x:g} %" for x in qos_levels.QOS_LEVELS) + " with the I/O "
         "count behind each, for the whole run (total latency, fio json+ output) and the "
         "final window (completion latency, fio histogram log)",
         *few_samples_warning(p, spec.steady_state.window_rounds),

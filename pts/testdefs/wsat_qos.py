@@ -1,19 +1,19 @@
 """The WSAT's response-time QoS (issue 12, "QoS percentiles everywhere"): the levels of
-qos_select.QOS_LEVELS with the I/O count behind each, as two `response_histogram` records:
+qos_levels.QOS_LEVELS with the I/O count behind each, as two `response_histogram` records:
 
   Whole run     total latency, from fio's json+ bins of the one WSAT run (FOB to end);
   Final window  completion latency, the final 5-sample window's histograms from fio's
                 per-interval histogram log (write_hist_log): fio logs per-interval
                 histograms of clat only, so this is not total latency, and says so.
 
-A level the I/O count cannot resolve is recorded as not resolvable (qos_select).
+A level the I/O count cannot resolve is recorded as not resolvable (dirth_cbw_select).
 """
 
 from __future__ import annotations
 
 from pts.results import records
 from pts.run import Run
-from pts.testdefs import qos_select
+from pts.testdefs import qos_levels
 from pts.tools import histogram
 from pts.tools.fio import FioResult
 
@@ -34,8 +34,8 @@ def records_of(run: Run, res: FioResult, window_hists: list[dict[int, int]],
     raw = run.relative(res.json_path)
 
     def record(name, bins, seconds, iops, mean_ns, max_ns, source):
-        return qos_select.histogram_record(TEST, name, w.thread_count, w.queue_depth, seconds,
-                                           bins, iops, mean_ns, max_ns, qos_select.QOS_LEVELS,
+        return qos_levels.histogram_record(TEST, name, w.thread_count, w.queue_depth, seconds,
+                                           bins, iops, mean_ns, max_ns, qos_levels.QOS_LEVELS,
                                            source, raw)
 
     out = []

@@ -2,7 +2,7 @@
 count cannot resolve, never the slowest I/O in its place, and a footnote naming the counts."""
 
 from pts.report.pages import qos_text
-from pts.testdefs.qos_select import QOS_LEVELS, needed_ios, percentile_rows
+from pts.testdefs.qos_levels import QOS_LEVELS, needed_ios, percentile_rows
 from pts.tools import histogram
 
 

@@ -20,7 +20,7 @@ from pts.procedure import resume, runner
 from pts.results import records
 from pts.results.ledger import Ledger, read_records
 from pts.results.resume import ROUND, ResumeState
-from pts.testdefs import hir, qos, qos_select, wsat, xsr
+from pts.testdefs import dirth_cbw, dirth_cbw_select, hir, wsat, xsr
 
 NOT_SETTABLE = CacheState("WCD", "write back", settable=False)
 CACHE_DEVIATION = NOT_SETTABLE.deviation()
@@ -99,7 +99,7 @@ def xsr_group(n):
 
 
 BASELINE = records.HirBaseline(test="hir", ss_iops=100.0, window=[1, 2], steady=True, rounds=2)
-CHOICE = qos_select.Choice("MaxIOPS", qos_select.GridPoint(1, 1, 10.0, 5.0), "rule")
+CHOICE = dirth_cbw_select.Choice("MaxIOPS", dirth_cbw_select.GridPoint(1, 1, 10.0, 5.0), "rule")
 
 
 def go_on_iops(run):
@@ -119,7 +119,7 @@ def go_on_wsat(run):
 
 
 def go_on_captures(run):
-    return qos._resume_captures(run, "dirth", [CHOICE])
+    return dirth_cbw._resume_captures(run, "dirth", [CHOICE])
 
 
 # test type -> (the stopped run's ledger, how the test goes on, the Resume record's

@@ -14,11 +14,12 @@ from pts.device.identity import BlockDevice, Identity
 from pts.procedure.plan import hms
 from pts.procedure.progress import Progress
 from pts.procedure.rounds import run_rounds
-from pts.testdefs import qos_jobs, qos_plan
-from pts.testdefs.qos_select import MAX, MID, MIN, GridPoint, needed_ios, percentile_rows, select
+from pts.testdefs import dirth_cbw_jobs, dirth_cbw_plan
+from pts.testdefs.dirth_cbw_select import MAX, MID, MIN, GridPoint, select
+from pts.testdefs.qos_levels import needed_ios, percentile_rows
 from pts.tools import histogram
 from pts.tools.fio import job_file
-from tests.unit.test_spec import write_variant
+from tests.support.ptsrun import spec_variant
 
 
 def settings(**kw):
@@ -65,8 +66,8 @@ def test_every_shipped_spec_has_dirth_and_cbw(name):
      "[dirth.tracking_thread_count]: TC12/QD32 is not in"),
     ("[cbw]", "[cbx]", "unknown table [cbx]"),
 ])
-def test_qos_spec_errors_name_file_and_key(tmp_path, old, new, needle):
-    path = write_variant(tmp_path, old, new)
+def test_dirth_cbw_spec_errors_name_file_and_key(tmp_path, old, new, needle):
+    path = spec_variant(tmp_path, {old: new}, count=1)
     with pytest.raises(SpecError) as err:
         load_spec(str(path))
     assert str(path) in str(err.value) and needle in str(err.value)
@@ -155,42 +156,42 @@ def test_confidence_levels_name_the_ios_behind_them():
 
 def test_cbw_job_file_has_bssplit_and_zoned_distribution():
     s = settings()
-    decl = qos_jobs.declare_demand(s, device(), "cbw")
+    decl = dirth_cbw_jobs.declare_demand(s, device(), "cbw")
     text = job_file("/dev/nvme9n1", [decl.job(decl.points[0])])
     assert "bssplit=512/4:1k/1:1536/1:2k/1:2560/1:3k/1:3584/1:4k/67:8k/10:16k/7:32k/3:" \
            "64k/3" in text
     assert "random_distribution=zoned:50/5:30/15:20/80" in text
     assert "rwmixread=40" in text and "numjobs=32" in text and "iodepth=32" in text
     assert decl.points[0].label == "RND JESD219-mix 40/60 TC32/QD32"
-    dirth = qos_jobs.declare_demand(s, device(), "dirth")
+    dirth = dirth_cbw_jobs.declare_demand(s, device(), "dirth")
     text = job_file("/dev/x", [dirth.job(dirth.points[-1])])
     assert "bssplit" not in text and "random_distribution" not in text
     assert "bs=8192" in text and "rwmixread=65" in text and "numjobs=1\n" in text
 
 
 def test_cbw_on_a_4kn_drive_leaves_sub_4k_sizes_out_and_says_so():
-    w = qos_jobs.workload(load_spec().cbw, 4096)
+    w = dirth_cbw_jobs.workload(load_spec().cbw, 4096)
     assert w.bssplit == "4k/75:8k/11:16k/8:32k/3:64k/3"
     assert sum(s.pct for s in w.shares) == 100
     text = w.deviation("cbw")
     assert "0.5KiB:4%" in text and "3.5KiB:1%" in text and "N/A on this device" in text
-    assert qos_jobs.workload(load_spec().cbw, 512).deviation("cbw") is None
+    assert dirth_cbw_jobs.workload(load_spec().cbw, 512).deviation("cbw") is None
 
 
 def test_grid_and_tracking_follow_the_reduced_grid():
     s = settings(dirth_thread_counts="32,2,1", dirth_queue_depths="32,4,1")
-    decl = qos_jobs.declare_demand(s, device(), "dirth")
+    decl = dirth_cbw_jobs.declare_demand(s, device(), "dirth")
     assert [(p.thread_count, p.queue_depth) for p in decl.points] == [
         (tc, qd) for tc in (32, 2, 1) for qd in (32, 4, 1)]
     assert list(decl.tracking) == ["RND 8KiB 65/35 TC32/QD32"]
-    pre = qos_jobs.declare_precondition(s, device(), "dirth")
+    pre = dirth_cbw_jobs.declare_precondition(s, device(), "dirth")
     assert [str(p.rw_mix) for p in pre.points] == ["0/100"] and pre.wipc_block_size is None
 
 
 def test_before_round_runs_before_each_rounds_points(tmp_path):
     from pts.results.ledger import Ledger
     s = settings()
-    decl = qos_jobs.declare_precondition(s, device(), "dirth")
+    decl = dirth_cbw_jobs.declare_precondition(s, device(), "dirth")
     calls = []
 
     def measure(points, round_no):
@@ -209,19 +210,19 @@ def test_full_spec_estimate_for_a_384_tb_drive():
     """DIRTH/CBW are timed, not sized: no WIPC, so a 3.84 TB drive at 3 GB/s takes what
     any drive takes (the purge aside): 10.5 h when both phases are steady at round 5,
     38.5 h at 25 rounds each."""
-    e = qos_plan.estimate(settings(), "dirth")
+    e = dirth_cbw_plan.estimate(settings(), "dirth")
     print(f"DIRTH full-spec estimate (3.84 TB, any speed): best {hms(e.best_s)}, worst "
           f"{hms(e.worst_s)}")
     assert hms(e.precondition_round_s) == "0:30:01" and hms(e.demand_round_s) == "0:54:01"
     assert hms(e.operating_points_s) == "3:30:02"
     # 5 min pre-write + 49 x (60 s + the pipelined rounds' 10 ms gap) + fio start-ups
     assert hms(e.best_s) == "10:30:10" and hms(e.worst_s) == "38:30:44"
-    assert qos_plan.estimate(settings(), "cbw") == e
+    assert dirth_cbw_plan.estimate(settings(), "cbw") == e
 
 
 def test_measured_fields_are_documented():
     from pts.tools.fio import parse_output, summarize
-    from tests.unit.test_records_doc import DOC, RECORDED, TIMING, top_level_names
+    from tests.support.records_doc import DOC, RECORDED, TIMING, top_level_names
     row = next(line for line in DOC.read_text(encoding="utf-8").splitlines()
                if line.startswith("| DIRTH/CBW | the IOPS fields"))
     iops = next(line for line in DOC.read_text(encoding="utf-8").splitlines()
@@ -229,7 +230,7 @@ def test_measured_fields_are_documented():
     documented = top_level_names(row) | top_level_names(iops) | set(
         re.findall(r"`(lat_99_[0-9_]+_us)`", row))     # top_level_names: no digits
     s = summarize(parse_output(RECORDED.read_text()))
-    written = set(qos_jobs.point_fields(s, load_spec().dirth.percentiles)) | TIMING | {
+    written = set(dirth_cbw_jobs.point_fields(s, load_spec().dirth.percentiles)) | TIMING | {
         "thread_count", "queue_depth"}
     assert documented == written
 
@@ -238,14 +239,14 @@ def test_fio_jobs_align_random_offsets_as_the_spec_declares():
     """[cbw] block_align (a reading: 4 KiB as fio's examples/jesd219.fio) is fio's
     blockalign in every CBW job; [dirth] "bs" leaves fio's default (issue 21 §2)."""
     from pts.config.spec import RwMix, load_spec
-    from pts.testdefs import qos_jobs
+    from pts.testdefs import dirth_cbw_jobs
     spec = load_spec("pts-2.0.2-enterprise")
-    cbw = qos_jobs.workload(spec.cbw, 512)
+    cbw = dirth_cbw_jobs.workload(spec.cbw, 512)
     assert cbw.block_align == 4096
-    opts = qos_jobs.job(cbw, "p", RwMix(40), 32, 32, 1, 1 << 20).options()
+    opts = dirth_cbw_jobs.job(cbw, "p", RwMix(40), 32, 32, 1, 1 << 20).options()
     assert opts["blockalign"] == "4096" and opts["bssplit"].startswith("512/4:")
-    dirth = qos_jobs.workload(spec.dirth, 512)
-    assert "blockalign" not in qos_jobs.job(dirth, "p", RwMix(65), 1, 1, 1, 1 << 20).options()
+    dirth = dirth_cbw_jobs.workload(spec.dirth, 512)
+    assert "blockalign" not in dirth_cbw_jobs.job(dirth, "p", RwMix(65), 1, 1, 1, 1 << 20).options()
 
 
 # --- readings chosen in the spec file (issue 21 §2) -----------------------------------
@@ -269,16 +270,16 @@ def test_readings_are_in_the_spec_and_in_the_stored_parameters(tmp_path):
     s = settings()
     assert (s.spec.dirth.precondition_sample, s.spec.dirth.midiops_candidates) == \
         ("first", "under_ceiling")
-    pre = qos_jobs.declare_precondition(s, device(), "dirth", after_points=lambda r: None)
+    pre = dirth_cbw_jobs.declare_precondition(s, device(), "dirth", after_points=lambda r: None)
     assert pre.parameters["precondition_sample"] == "first"
     assert pre.after_points is not None and pre.before_round is None
     assert "the first 60 s measured" in pre.measures
-    assert qos_jobs.declare_demand(s, device(), "cbw").parameters["midiops_candidates"] == \
+    assert dirth_cbw_jobs.declare_demand(s, device(), "cbw").parameters["midiops_candidates"] == \
         "under_ceiling"
-    path = write_variant(tmp_path, 'midiops_candidates = "under_ceiling"',
-                         'midiops_candidates = "all"')
+    path = spec_variant(tmp_path, {'midiops_candidates = "under_ceiling"':
+                         'midiops_candidates = "all"'}, count=1)
     s2 = settings(spec=str(path))
-    assert qos_jobs.declare_demand(s2, device(), "dirth").parameters["midiops_candidates"] \
+    assert dirth_cbw_jobs.declare_demand(s2, device(), "dirth").parameters["midiops_candidates"] \
         == "all"
 
 
@@ -290,7 +291,7 @@ def test_readings_are_in_the_spec_and_in_the_stored_parameters(tmp_path):
 ])
 def test_reading_keys_name_the_choices(tmp_path, old, new, needle):
     with pytest.raises(SpecError) as err:
-        load_spec(str(write_variant(tmp_path, old, new)))
+        load_spec(str(spec_variant(tmp_path, {old: new}, count=1)))
     assert needle in str(err.value)
 
 
@@ -306,7 +307,7 @@ def test_round_sample_puts_the_rest_of_the_round_before_or_after_the_point(tmp_p
     def measure(points, round_no):
         calls.append(("measure", round_no))
         return {p.index: {"iops": 100.0} for p in points}
-    decl = qos_jobs.declare_precondition(settings(), device(), "dirth", **hooks)
+    decl = dirth_cbw_jobs.declare_precondition(settings(), device(), "dirth", **hooks)
     run_rounds(test="t", points=list(decl.points), measure=measure, tracking=decl.tracking,
                rule=settings().spec.steady_state, max_rounds=6,
                ledger=Ledger(tmp_path / "l.jsonl"),

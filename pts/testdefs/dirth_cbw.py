@@ -1,11 +1,11 @@
 """Running DIRTH and CBW (pts-digest §7.7, §7.8) on the one runner:
 
   1. "<kind>-precondition": purge (no WIPC), then preconditioning rounds to steady state
-     (`run_round_test` of `qos_jobs.declare_precondition`; each round's writes before its
+     (`run_round_test` of `dirth_cbw_jobs.declare_precondition`; each round's writes before its
      measured point come from the before-round hook);
   2. "<kind>": demand-variation rounds to steady state (`run_phase` of
-     `qos_jobs.declare_demand`; the inter-round pre-write is the before-round hook), then
-     the operating points (pts.testdefs.qos_select) and for each a pre-write at its TC/QD
+     `dirth_cbw_jobs.declare_demand`; the inter-round pre-write is the before-round hook), then
+     the operating points (pts.testdefs.dirth_cbw_select) and for each a pre-write at its TC/QD
      and a histogram capture at the test mix.
 
 Histograms: fio json+ total-latency bins ("lat_ns" bins with lat_percentiles=1), reads and
@@ -33,28 +33,28 @@ from pts.results import records
 from pts.results.ledger import read_records
 from pts.results.resume import ResumeState
 from pts.run import Run
-from pts.testdefs import qos_jobs, qos_select
-from pts.testdefs.qos_jobs import KINDS, WRITES, Workload
+from pts.testdefs import dirth_cbw_jobs, dirth_cbw_select, qos_levels
+from pts.testdefs.dirth_cbw_jobs import KINDS, WRITES, Workload
 from pts.tools import histogram
 
 HISTOGRAM_SOURCE = ("fio json+ total-latency bins (lat_percentiles=1: lat_ns bins), reads "
                     "and writes merged")
 
 
-def run_qos(run: Run, kind: str) -> Outcome:
+def run_dirth_cbw(run: Run, kind: str) -> Outcome:
     """Both ledger tests of DIRTH or CBW; the pytest item passes only if both are steady."""
     settings, dev = run.settings, run.device
-    qos = qos_jobs.section(settings, kind)
-    w = qos_jobs.workload(qos, dev.logical_sector)
-    pre_test = qos_jobs.precondition_test(kind)
-    rest = settings.scaled(qos.precondition_round_seconds) - settings.point_seconds
-    pre = run_round_test(run, qos_jobs.declare_precondition(
-        settings, dev, kind, **sampled.hooks(qos.precondition_sample, (lambda r: prewrite(
-            run, pre_test, w, f"precondition round {r}", qos.tracking_thread_count,
-            qos.tracking_queue_depth, rest)) if rest >= 1 else None)))
-    decl = qos_jobs.declare_demand(settings, dev, kind, before_round=lambda r: prewrite(
-        run, kind, w, f"before round {r}", qos.tracking_thread_count,
-        qos.tracking_queue_depth, settings.scaled(qos.prewrite_seconds)))
+    table = dirth_cbw_jobs.section(settings, kind)
+    w = dirth_cbw_jobs.workload(table, dev.logical_sector)
+    pre_test = dirth_cbw_jobs.precondition_test(kind)
+    rest = settings.scaled(table.precondition_round_seconds) - settings.point_seconds
+    pre = run_round_test(run, dirth_cbw_jobs.declare_precondition(
+        settings, dev, kind, **sampled.hooks(table.precondition_sample, (lambda r: prewrite(
+            run, pre_test, w, f"precondition round {r}", table.tracking_thread_count,
+            table.tracking_queue_depth, rest)) if rest >= 1 else None)))
+    decl = dirth_cbw_jobs.declare_demand(settings, dev, kind, before_round=lambda r: prewrite(
+        run, kind, w, f"before round {r}", table.tracking_thread_count,
+        table.tracking_queue_depth, settings.scaled(table.prewrite_seconds)))
     outcome = recorded_test(run, kind, decl.title, decl.clause, decl.parameters,
                             lambda: _demand_body(run, kind, decl, w), gate=None)
     if pre.steady:
@@ -89,12 +89,12 @@ def _demand_body(run: Run, kind: str, decl, w: Workload) -> Outcome:
                                                 f"{summary}")
 
 
-def recorded_choices(run: Run, kind: str) -> dict[str, qos_select.Choice]:
+def recorded_choices(run: Run, kind: str) -> dict[str, dirth_cbw_select.Choice]:
     """On --resume, the operating points the stopped run had chosen and recorded, by name
     ({}: none were chosen before the stop)."""
     if run.resume is None:
         return {}
-    return {r.name: qos_select.Choice(r.name, qos_select.GridPoint(
+    return {r.name: dirth_cbw_select.Choice(r.name, dirth_cbw_select.GridPoint(
         r.thread_count, r.queue_depth, r.iops, r.lat_mean_us) if r.selected else None, r.rule)
         for r in run.resume.records if isinstance(r, records.OperatingPoint) and r.test == kind}
 
@@ -108,7 +108,7 @@ def captured_names(run: Run, kind: str) -> set[str]:
 
 
 def _resume_captures(run: Run, kind: str,
-                     chosen: list[qos_select.Choice]) -> dict[str, list[float]]:
+                     chosen: list[dirth_cbw_select.Choice]) -> dict[str, list[float]]:
     """A run stopped during the captures goes on with them (the one resume path,
     pts.procedure.resume); the demand rounds' tracking history (all rounds were done)."""
     left = ", ".join(c.name for c in chosen if c.point is not None
@@ -125,7 +125,7 @@ def _resume_captures(run: Run, kind: str,
     return resume.go_on(run, kind, where).state
 
 
-def window_points(run: Run, kind: str, outcome: Outcome) -> list[qos_select.GridPoint]:
+def window_points(run: Run, kind: str, outcome: Outcome) -> list[dirth_cbw_select.GridPoint]:
     """Each grid point's IOPS and ART: the mean over the measurement window rounds."""
     first, last = outcome.window
     found, _ = read_records(run.ledger.path)
@@ -140,19 +140,19 @@ def window_points(run: Run, kind: str, outcome: Outcome) -> list[qos_select.Grid
     out = []
     for (tc, qd), recs in by_toio.items():
         lats = [r.get("lat_mean_us") for r in recs if r.get("lat_mean_us") is not None]
-        out.append(qos_select.GridPoint(
+        out.append(dirth_cbw_select.GridPoint(
             tc, qd, sum(r.get("iops") for r in recs) / len(recs),
             sum(lats) / len(lats) if lats else float("inf")))
     return out
 
 
 def operating_points(run: Run, kind: str, outcome: Outcome,
-                     recorded: dict[str, qos_select.Choice]) -> list[qos_select.Choice]:
+                     recorded: dict[str, dirth_cbw_select.Choice]) -> list[dirth_cbw_select.Choice]:
     """MaxIOPS, MidIOPS, MinIOPS from the measurement window, each recorded once: one a
     resumed run had recorded stands as it was (never chosen or recorded again)."""
-    qos = qos_jobs.section(run.settings, kind)
-    chosen = [recorded.get(c.name, c) for c in qos_select.select(
-        window_points(run, kind, outcome), qos.art_ceiling_us, qos.midiops_candidates)]
+    table = dirth_cbw_jobs.section(run.settings, kind)
+    chosen = [recorded.get(c.name, c) for c in dirth_cbw_select.select(
+        window_points(run, kind, outcome), table.art_ceiling_us, table.midiops_candidates)]
     rounds = list(range(outcome.window[0], outcome.window[1] + 1))
     for c in chosen:
         if c.name in recorded:
@@ -170,30 +170,30 @@ def operating_points(run: Run, kind: str, outcome: Outcome,
 def prewrite(run: Run, test: str, w: Workload, when: str, tc: int, qd: int,
              seconds: int) -> records.Prewrite:
     """RND 0/100 with the run's workload at TC/QD for `seconds` (one fio run, recorded)."""
-    job = qos_jobs.job(w, "prewrite", WRITES, tc, qd, seconds,
+    job = dirth_cbw_jobs.job(w, "prewrite", WRITES, tc, qd, seconds,
                        prepare.active_range_bytes(run))
     run.write(f"[pts {test}] pre-write {when}: RND {w.name} 0/100 at TC{tc}/QD{qd} for "
               f"{seconds} s")
     return sampled.timed_writes(run, test, job, when, tc, qd, seconds)
 
 
-def capture(run: Run, kind: str, w: Workload, choice: qos_select.Choice) -> None:
+def capture(run: Run, kind: str, w: Workload, choice: dirth_cbw_select.Choice) -> None:
     """The operating point's pre-write, then its histogram capture at the test mix."""
     settings, p = run.settings, choice.point
-    qos = qos_jobs.section(settings, kind)
+    table = dirth_cbw_jobs.section(settings, kind)
     prewrite(run, kind, w, choice.name, p.thread_count, p.queue_depth,
-             settings.scaled(qos.operating_prewrite_seconds))
-    seconds = settings.scaled(qos.capture_seconds)
+             settings.scaled(table.operating_prewrite_seconds))
+    seconds = settings.scaled(table.capture_seconds)
     ar = prepare.active_range_bytes(run)
-    job = qos_jobs.job(w, "capture", qos.rw_mix, p.thread_count, p.queue_depth, seconds, ar,
-                       qos.percentiles)
-    run.write(f"[pts {kind}] {choice.name} histogram: RND {w.name} {qos.rw_mix} at "
+    job = dirth_cbw_jobs.job(w, "capture", table.rw_mix, p.thread_count, p.queue_depth, seconds, ar,
+                       table.percentiles)
+    run.write(f"[pts {kind}] {choice.name} histogram: RND {w.name} {table.rw_mix} at "
               f"{p.label} for {seconds} s")
     res = run.fio.run(run.device.path, [job], run.raw_dir(kind, "histogram"), choice.name,
                       timeout=point_timeout(seconds), histograms=True)
     s = res.summary
     hist = histogram.merge(s.read.lat_histogram, s.write.lat_histogram)
-    run.ledger.append(qos_select.histogram_record(
+    run.ledger.append(qos_levels.histogram_record(
         kind, choice.name, p.thread_count, p.queue_depth, seconds, hist, s.iops,
-        s.lat_mean_ns, s.lat_max_ns, qos.percentiles, HISTOGRAM_SOURCE,
+        s.lat_mean_ns, s.lat_max_ns, table.percentiles, HISTOGRAM_SOURCE,
         run.relative(res.json_path), ios=s.read.total_ios + s.write.total_ios))

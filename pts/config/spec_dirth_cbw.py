@@ -1,4 +1,4 @@
-"""Spec sections of the QoS tests: [dirth] (Demand Intensity / Response Time Histogram,
+"""Spec sections of DIRTH and CBW: [dirth] (Demand Intensity / Response Time Histogram,
 pts-digest §7.7) and [cbw] (Composite Block Size Workload, §7.8; ECW in PTS-E 1.1).
 
 Both tables have the same keys; CBW differs by its block-size mix (JESD219) and its access
@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-# pts.config.spec reads these tables through read_qos and hands it its converters (RwMix,
+# pts.config.spec reads these tables through read_dirth_cbw and hands it its converters (RwMix,
 # sizes): this module does not import pts.config.spec, which imports it.
 
 
@@ -19,7 +19,7 @@ def format_size(nbytes: int) -> str:
     """As pts.config.spec.format_size: 512 -> '0.5 KiB'."""
     return f"{nbytes / 1024:g} KiB"
 
-QOS_KEYS = {"clause", "rw_mix", "block_size_mix", "access_zones", "thread_counts",
+DIRTH_CBW_KEYS = {"clause", "rw_mix", "block_size_mix", "access_zones", "thread_counts",
             "queue_depths", "tracking_thread_count", "tracking_queue_depth",
             "precondition_round_seconds", "prewrite_seconds", "operating_prewrite_seconds",
             "capture_seconds", "art_ceiling_us", "percentiles", "block_align",
@@ -48,7 +48,7 @@ class Zone:
 
 
 @dataclass(frozen=True)
-class QosTest:
+class DirthCbwTest:
     """DIRTH or CBW: preconditioning to steady state, demand-variation rounds over the
     TC x QD grid, operating points, pre-write + histogram capture per operating point."""
     clause: str
@@ -89,11 +89,11 @@ class QosTest:
         return max(self.block_size_mix, key=lambda s: s.pct).block_size
 
 
-def read_qos(reader, data: dict, key: str, parse_mix: Callable[[str], Any],
-             parse_size: Callable[[str], int]) -> QosTest:
+def read_dirth_cbw(reader, data: dict, key: str, parse_mix: Callable[[str], Any],
+             parse_size: Callable[[str], int]) -> DirthCbwTest:
     """[dirth] or [cbw] through the spec reader (pts.config.spec._Reader), with its R/W mix
     and size converters: every error names the file and the key."""
-    t = reader.table(data, key, QOS_KEYS)
+    t = reader.table(data, key, DIRTH_CBW_KEYS)
     pos = (lambda v: v >= 1, " (>= 1)")
     tcs = reader.items(t, key, "thread_counts", _positive_int)
     qds = reader.items(t, key, "queue_depths", _positive_int)
@@ -104,7 +104,7 @@ def read_qos(reader, data: dict, key: str, parse_mix: Callable[[str], Any],
                           "thread_counts x queue_depths grid")
     if 1 not in tcs or 1 not in qds:
         raise reader.fail(f"{key}.thread_counts", "the grid must hold TC1/QD1 (MinIOPS)")
-    return QosTest(
+    return DirthCbwTest(
         clause=reader.value(t, key, "clause", str),
         rw_mix=reader.convert(f"{key}.rw_mix", [reader.value(t, key, "rw_mix", str)],
                               parse_mix)[0],

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from pts.config.settings import Settings
 from pts.config.spec import RwMix, format_size
-from pts.config.spec_qos import QosTest, SizeShare
+from pts.config.spec_dirth_cbw import DirthCbwTest, SizeShare
 from pts.device.identity import BlockDevice, active_range_bytes
 from pts.procedure.rounds import TestPoint
 from pts.procedure.runner import RoundTest, TestDefinitionError
@@ -38,11 +38,11 @@ WRITES = RwMix(0)
 VALUE_KEY = "iops"
 
 
-def section(settings: Settings, kind: str) -> QosTest:
-    qos = getattr(settings.spec, kind, None)
-    if qos is None:
+def section(settings: Settings, kind: str) -> DirthCbwTest:
+    table = getattr(settings.spec, kind, None)
+    if table is None:
         raise TestDefinitionError(f"{kind}: the spec {settings.spec.name} has no [{kind}] table")
-    return qos
+    return table
 
 
 def precondition_test(kind: str) -> str:
@@ -82,18 +82,18 @@ def _fio_size(nbytes: int) -> str:
     return f"{nbytes // 1024}k" if nbytes % 1024 == 0 else str(nbytes)
 
 
-def workload(qos: QosTest, logical_sector: int) -> Workload:
-    keep = [s for s in qos.block_size_mix if s.block_size >= logical_sector]
-    dropped = tuple(s for s in qos.block_size_mix if s.block_size < logical_sector)
+def workload(table: DirthCbwTest, logical_sector: int) -> Workload:
+    keep = [s for s in table.block_size_mix if s.block_size >= logical_sector]
+    dropped = tuple(s for s in table.block_size_mix if s.block_size < logical_sector)
     if not keep:
         raise TestDefinitionError(
-            f"no block size of the mix ({', '.join(str(s) for s in qos.block_size_mix)}) can "
+            f"no block size of the mix ({', '.join(str(s) for s in table.block_size_mix)}) can "
             f"be transferred on this device (logical sector {logical_sector} bytes): N/A. "
             "Nothing was written.")
-    zones = ("zoned:" + ":".join(f"{z.io_pct}/{z.lba_pct}" for z in qos.access_zones)
-             if qos.access_zones else None)
-    return Workload(rescale(keep) if dropped else tuple(keep), dropped, zones, qos.workload,
-                    qos.block_align)
+    zones = ("zoned:" + ":".join(f"{z.io_pct}/{z.lba_pct}" for z in table.access_zones)
+             if table.access_zones else None)
+    return Workload(rescale(keep) if dropped else tuple(keep), dropped, zones, table.workload,
+                    table.block_align)
 
 
 def rescale(shares: list[SizeShare]) -> tuple[SizeShare, ...]:
@@ -119,9 +119,9 @@ def job(w: Workload, name: str, mix: RwMix, tc: int, qd: int, seconds: int, ar: 
 
 
 def grid(settings: Settings, kind: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    qos = section(settings, kind)
-    return (settings.dirth_thread_counts or qos.thread_counts,
-            settings.dirth_queue_depths or qos.queue_depths)
+    table = section(settings, kind)
+    return (settings.dirth_thread_counts or table.thread_counts,
+            settings.dirth_queue_depths or table.queue_depths)
 
 
 def pct_key(pct: float) -> str:
@@ -142,72 +142,72 @@ def point_fields(s: Summary, percentiles: tuple[float, ...]) -> dict:
 def declare_precondition(settings: Settings, device: BlockDevice, kind: str,
                          before_round: Callable[[int], None] | None = None,
                          after_points: Callable[[int], None] | None = None) -> RoundTest:
-    qos, w = section(settings, kind), workload(section(settings, kind), device.logical_sector)
+    table, w = section(settings, kind), workload(section(settings, kind), device.logical_sector)
     ar = active_range_bytes(device, settings.spec.common.active_range_pct)
-    tc, qd = qos.tracking_thread_count, qos.tracking_queue_depth
-    point = TestPoint(0, WRITES, qos.nominal_block_size, None, "RND", tc, qd,
-                      w.name if qos.mixed_sizes else None)
+    tc, qd = table.tracking_thread_count, table.tracking_queue_depth
+    point = TestPoint(0, WRITES, table.nominal_block_size, None, "RND", tc, qd,
+                      w.name if table.mixed_sizes else None)
     test = precondition_test(kind)
     return RoundTest(
-        test=test, title=f"{KINDS[kind]} Preconditioning", clause=qos.clause,
+        test=test, title=f"{KINDS[kind]} Preconditioning", clause=table.clause,
         parameters=parameters(settings, kind, ar, w, [point], WRITES) | {
-            "round_seconds": settings.scaled(qos.precondition_round_seconds),
-            "precondition_sample": qos.precondition_sample},
+            "round_seconds": settings.scaled(table.precondition_round_seconds),
+            "precondition_sample": table.precondition_sample},
         points=(point,), tracking={point.label: point}, value_key=VALUE_KEY,
         job=lambda p: job(w, "p00", WRITES, tc, qd, settings.point_seconds, ar),
         fields=lambda s: point_fields(s, ()), thread_count=tc, queue_depth=qd,
         wipc_block_size=None, before_round=before_round, after_points=after_points,
         measures=f"a round = RND 0/100 writes for "
-                 f"{settings.scaled(qos.precondition_round_seconds)} s, the "
-                 f"{qos.precondition_sample} {settings.point_seconds} s measured; ",
+                 f"{settings.scaled(table.precondition_round_seconds)} s, the "
+                 f"{table.precondition_sample} {settings.point_seconds} s measured; ",
         tracking_unit=" IOPS")
 
 
 def declare_demand(settings: Settings, device: BlockDevice, kind: str,
                    before_round: Callable[[int], None] | None = None) -> RoundTest:
-    qos, w = section(settings, kind), workload(section(settings, kind), device.logical_sector)
+    table, w = section(settings, kind), workload(section(settings, kind), device.logical_sector)
     ar = active_range_bytes(device, settings.spec.common.active_range_pct)
     tcs, qds = grid(settings, kind)
-    points = [TestPoint(k, qos.rw_mix, qos.nominal_block_size, None, "RND", tc, qd,
-                        w.name if qos.mixed_sizes else None)
+    points = [TestPoint(k, table.rw_mix, table.nominal_block_size, None, "RND", tc, qd,
+                        w.name if table.mixed_sizes else None)
               for k, (tc, qd) in enumerate((tc, qd) for tc in tcs for qd in qds)]
     tracked = next(p for p in points if (p.thread_count, p.queue_depth) == (
-        qos.tracking_thread_count, qos.tracking_queue_depth))
+        table.tracking_thread_count, table.tracking_queue_depth))
     by_index = {p.index: p for p in points}
     return RoundTest(
-        test=kind, title=KINDS[kind], clause=qos.clause,
-        parameters=parameters(settings, kind, ar, w, points, qos.rw_mix) | {
-            "prewrite_seconds": settings.scaled(qos.prewrite_seconds),
-            "operating_prewrite_seconds": settings.scaled(qos.operating_prewrite_seconds),
-            "capture_seconds": settings.scaled(qos.capture_seconds),
-            "art_ceiling_us": qos.art_ceiling_us, "percentiles": list(qos.percentiles),
-            "midiops_candidates": qos.midiops_candidates,
+        test=kind, title=KINDS[kind], clause=table.clause,
+        parameters=parameters(settings, kind, ar, w, points, table.rw_mix) | {
+            "prewrite_seconds": settings.scaled(table.prewrite_seconds),
+            "operating_prewrite_seconds": settings.scaled(table.operating_prewrite_seconds),
+            "capture_seconds": settings.scaled(table.capture_seconds),
+            "art_ceiling_us": table.art_ceiling_us, "percentiles": list(table.percentiles),
+            "midiops_candidates": table.midiops_candidates,
             "continues_from": precondition_test(kind)},
         points=tuple(points), tracking={tracked.label: tracked}, value_key=VALUE_KEY,
-        job=lambda p: job(w, f"p{p.index:02d}", qos.rw_mix, by_index[p.index].thread_count,
+        job=lambda p: job(w, f"p{p.index:02d}", table.rw_mix, by_index[p.index].thread_count,
                           by_index[p.index].queue_depth, settings.point_seconds, ar,
-                          qos.percentiles),
-        fields=lambda s: point_fields(s, qos.percentiles),
-        thread_count=qos.tracking_thread_count, queue_depth=qos.tracking_queue_depth,
+                          table.percentiles),
+        fields=lambda s: point_fields(s, table.percentiles),
+        thread_count=table.tracking_thread_count, queue_depth=table.tracking_queue_depth,
         wipc_block_size=None, histograms=True, before_round=before_round,
-        measures="per point IOPS, ART, MRT, " + ", ".join(f"{p:g}" for p in qos.percentiles)
+        measures="per point IOPS, ART, MRT, " + ", ".join(f"{p:g}" for p in table.percentiles)
                  + " % response times and system CPU %; ",
         tracking_unit=" IOPS")
 
 
 def parameters(settings: Settings, kind: str, ar: int, w: Workload, points, mix: RwMix) -> dict:
-    qos = section(settings, kind)
+    table = section(settings, kind)
     tcs, qds = grid(settings, kind)
-    return run_parameters.common(settings, qos.tracking_thread_count,
-                                 qos.tracking_queue_depth, ar) | {
+    return run_parameters.common(settings, table.tracking_thread_count,
+                                 table.tracking_queue_depth, ar) | {
         "thread_counts": list(tcs), "queue_depths": list(qds),
-        "rw_mixes": [str(mix)], "block_sizes": [qos.nominal_block_size],
+        "rw_mixes": [str(mix)], "block_sizes": [table.nominal_block_size],
         "workload": w.name, "bssplit": w.bssplit, "random_distribution": w.zones,
         "block_align": w.block_align,    # bytes (fio blockalign), null: fio's default
         "tracking": [{"label": p.label, "rw_mix": str(p.rw_mix), "block_size": p.block_size,
                       "metric": VALUE_KEY} for p in points if
-                     (p.thread_count, p.queue_depth) == (qos.tracking_thread_count,
-                                                        qos.tracking_queue_depth)],
+                     (p.thread_count, p.queue_depth) == (table.tracking_thread_count,
+                                                        table.tracking_queue_depth)],
         "latency": "total (fio lat = slat + clat); percentiles from fio's total-latency "
                    "histogram (lat_percentiles=1, json+ bins), reads and writes merged",
         "block_size_mix": [str(s) for s in w.shares],
