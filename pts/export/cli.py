@@ -18,7 +18,8 @@ import sys
 from pathlib import Path
 
 from pts.export.json_doc import document
-from pts.stored.data import fob_vs_window, load_run, window_cells
+from pts.stored.cells import fob_vs_window, window_cells
+from pts.stored.data import load_run
 from pts.stored.model import RunFolderError, RunView, TestResult
 
 COLUMNS = ("test", "cell", "rw_mix", "block_size", "metric", "unit", "fob", "steady_state",

@@ -14,13 +14,11 @@ import dataclasses
 import math
 
 from pts.stored import latency_qos
+from pts.stored.cells import window_statistics
 from pts.stored.data import load_run
-from pts.stored.model import PointView, RunView, TestResult
+from pts.stored.model import RunView, TestResult
 
 SCHEMA = 1
-# PointView.values keys that describe a point rather than measure it.
-NOT_METRICS = frozenset({"round", "index", "read_pct", "block_size", "start", "end", "time",
-                         "time_scale"})
 
 
 def cell_label(test: TestResult, rw_mix: str, block_size: int) -> str:
@@ -29,40 +27,20 @@ def cell_label(test: TestResult, rw_mix: str, block_size: int) -> str:
     return f"{access} {block_size / 1024:g}KiB {rw_mix}"
 
 
-def cell_metrics(points: list[PointView]) -> dict[str, float]:
-    """The mean of every numeric metric the points recorded (a metric only some points
-    hold is averaged over those)."""
-    sums: dict[str, list[float]] = {}
-    for p in points:
-        for key, value in p.values.items():
-            if key not in NOT_METRICS:
-                sums.setdefault(key, []).append(value)
-    return {k: math.fsum(v) / len(v) for k, v in sorted(sums.items())}
-
-
 def cells(test: TestResult) -> list[dict]:
-    window = set(test.window_rounds)
-    out = []
-    for mix in test.rw_mixes:
-        for bs in test.block_sizes:
-            mine = [p for p in test.points if p.rw_mix == mix and p.block_size == bs]
-            na = [p for p in mine if p.na]
-            used = [p for p in mine if p.round in window and not p.na]
-            out.append({"label": cell_label(test, mix, bs), "rw_mix": mix, "block_size": bs,
-                        "na": bool(na), "reason": na[-1].reason if na else None,
-                        "rounds": sorted({p.round for p in used}),
-                        "metrics": {} if na else cell_metrics(used)})
-    return out
+    """Every cell's window statistic (pts.stored.cells, the one the report's tables show)."""
+    return [{"label": cell_label(test, c.rw_mix, c.block_size), "rw_mix": c.rw_mix,
+             "block_size": c.block_size, "na": c.na, "reason": c.reason,
+             "rounds": list(c.rounds), "metrics": dict(c.means)}
+            for c in window_statistics(test)]
 
 
 def fob(test: TestResult) -> list[dict]:
     """--fob-sweep points beside the window mean of the same cell (IOPS)."""
-    window = set(test.window_rounds)
+    window = {(c.rw_mix, c.block_size): c.cell("iops").mean for c in window_statistics(test)}
     out = []
     for f in test.fob_points:
-        ss = [p.iops for p in test.points if p.rw_mix == f.rw_mix and
-              p.block_size == f.block_size and p.round in window and p.iops is not None]
-        mean = math.fsum(ss) / len(ss) if ss else None
+        mean = window.get((f.rw_mix, f.block_size))
         out.append({"label": cell_label(test, f.rw_mix, f.block_size), "rw_mix": f.rw_mix,
                     "block_size": f.block_size, "fob_iops": f.iops, "ss_iops": mean,
                     "fob_ss_ratio": f.iops / mean if f.iops is not None and mean else None})

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -17,6 +16,7 @@ from pts.procedure import steady_state
 from pts.results import records
 from pts.results.ledger import LedgerError, LedgerLine, read_ledger
 from pts.stored import ledger_view, purge_check, readings, unwritten, verdict
+from pts.stored.cells import window_cells
 from pts.stored.ledger_view import int_or_none, is_number
 from pts.stored.model import (
     COMPLETE,
@@ -25,7 +25,6 @@ from pts.stored.model import (
     INCOMPLETE,
     NOT_STEADY,
     STEADY,
-    Cell,
     CountersView,
     DeviationView,
     Device,
@@ -187,40 +186,6 @@ def _parsed_in_order(by_type: dict[str, list], recs: list) -> list:
         k = seen.get(rec.type, 0)
         out.append(by_type[rec.type][k])
         seen[rec.type] = k + 1
-    return out
-
-
-def window_cells(test: TestResult, metric: str) -> tuple[Cell, ...]:
-    """Per (R/W mix, block size), in loop order, the mean of `metric` (a Point field such as
-    "iops", "mbps", "lat_mean_us") over the measurement-window rounds. A cell recorded as
-    N/A stays N/A; a cell with no value in the window has mean None, never 0."""
-    window = set(test.window_rounds)
-    cells = []
-    for mix in test.rw_mixes:
-        for bs in test.block_sizes:
-            mine = [p for p in test.points if p.rw_mix == mix and p.block_size == bs]
-            na = [p for p in mine if p.na]
-            if na:
-                cells.append(Cell(mix, bs, None, True, na[-1].reason, 0))
-                continue
-            values = [p.get(metric) for p in mine
-                      if p.round in window and p.get(metric) is not None]
-            mean = math.fsum(values) / len(values) if values else None
-            cells.append(Cell(mix, bs, mean, False, None, len(values)))
-    return tuple(cells)
-
-
-def fob_vs_window(test: TestResult, metric: str = "iops"):
-    """Per cell with a --fob-sweep value: (R/W mix, block size, FOB value, window mean,
-    FOB / window mean or None), in loop order."""
-    fob = {(p.rw_mix, p.block_size): p.get(metric) for p in test.fob_points}
-    out = []
-    for cell in window_cells(test, metric):
-        first = fob.get((cell.rw_mix, cell.block_size))
-        if first is None:
-            continue
-        ratio = first / cell.mean if cell.mean else None
-        out.append((cell.rw_mix, cell.block_size, first, cell.mean, ratio))
     return out
 
 

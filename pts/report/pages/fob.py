@@ -11,7 +11,7 @@ from reportlab.platypus import Flowable
 from pts.report.pages.steady import page_info
 from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h2, new_page, para
 from pts.stored import fmt, unwritten
-from pts.stored.data import fob_vs_window
+from pts.stored.cells import fob_vs_window
 from pts.stored.model import RunView, TestResult
 
 TITLE = "FOB vs Steady State (informative)"

@@ -15,7 +15,7 @@ from pts.report.pages.steady import page_info
 from pts.report.renderers import histogram_chart
 from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
 from pts.stored import fmt, latency_qos
-from pts.stored.data import window_cells
+from pts.stored.cells import window_cells
 from pts.stored.latency_qos import NO_BINS, NOT_RESOLVABLE, OK, QosCell
 from pts.stored.model import RunView, TestResult
 

@@ -10,7 +10,7 @@ from reportlab.platypus import Flowable
 from pts.report.pages.steady import page_info
 from pts.report.renderers import charts_3d
 from pts.report.renderers.layout import h2, image, new_page, para
-from pts.stored.data import window_cells
+from pts.stored.cells import window_cells
 from pts.stored.model import TestResult
 
 

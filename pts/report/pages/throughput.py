@@ -14,7 +14,7 @@ from pts.report.pages.steady import page_info, window_pages
 from pts.report.renderers import charts
 from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
 from pts.stored import fmt
-from pts.stored.data import window_cells
+from pts.stored.cells import window_cells
 from pts.stored.model import RunView, TestResult
 
 PREFIX = "throughput-"

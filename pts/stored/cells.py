@@ -1,0 +1,79 @@
+"""A test point cell's window statistic: per (R/W mix, block size), the mean of each measured
+metric over the measurement-window rounds. The one computation behind the report's tables,
+the CSV and JSON exports, compare and qualify (they used to average twice, and could drift).
+
+A cell recorded as N/A (in any round) stays N/A; a metric with no value in the window has no
+mean (None), never 0; a metric only some window points hold is averaged over those.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from pts.stored.model import Cell, TestResult
+
+# PointView.values keys that describe a point rather than measure it.
+NOT_METRICS = frozenset({"round", "index", "read_pct", "block_size", "start", "end", "time",
+                         "time_scale"})
+
+
+@dataclass(frozen=True)
+class CellWindow:
+    """One cell's statistic over the measurement window."""
+
+    rw_mix: str
+    block_size: int
+    na: bool
+    reason: str | None                # the last N/A record's reason
+    rounds: tuple[int, ...]           # the window rounds with a measured (not N/A) point
+    means: dict[str, float]           # metric -> mean over the window points that hold it
+    counts: dict[str, int]            # metric -> how many window points the mean is over
+
+    def cell(self, metric: str) -> Cell:
+        """The cell of one metric, as the report's tables show it."""
+        if self.na:
+            return Cell(self.rw_mix, self.block_size, None, True, self.reason, 0)
+        return Cell(self.rw_mix, self.block_size, self.means.get(metric), False, None,
+                    self.counts.get(metric, 0))
+
+
+def window_statistics(test: TestResult) -> tuple[CellWindow, ...]:
+    """Every cell of `test`, in loop order (R/W mix, then block size)."""
+    window = set(test.window_rounds)
+    out = []
+    for mix in test.rw_mixes:
+        for bs in test.block_sizes:
+            mine = [p for p in test.points if p.rw_mix == mix and p.block_size == bs]
+            na = [p for p in mine if p.na]
+            used = [p for p in mine if p.round in window and not p.na]
+            values: dict[str, list[float]] = {}
+            for p in used:
+                for key, value in p.values.items():
+                    if key not in NOT_METRICS and value is not None:
+                        values.setdefault(key, []).append(value)
+            means = {} if na else {k: math.fsum(v) / len(v) for k, v in sorted(values.items())}
+            counts = {} if na else {k: len(v) for k, v in sorted(values.items())}
+            out.append(CellWindow(mix, bs, bool(na), na[-1].reason if na else None,
+                                  tuple(sorted({p.round for p in used})), means, counts))
+    return tuple(out)
+
+
+def window_cells(test: TestResult, metric: str) -> tuple[Cell, ...]:
+    """Per cell, in loop order, the window mean of `metric` (a Point field such as "iops",
+    "mbps", "lat_mean_us")."""
+    return tuple(c.cell(metric) for c in window_statistics(test))
+
+
+def fob_vs_window(test: TestResult, metric: str = "iops"):
+    """Per cell with a --fob-sweep value: (R/W mix, block size, FOB value, window mean,
+    FOB / window mean or None), in loop order."""
+    fob = {(p.rw_mix, p.block_size): p.get(metric) for p in test.fob_points}
+    out = []
+    for cell in window_cells(test, metric):
+        first = fob.get((cell.rw_mix, cell.block_size))
+        if first is None:
+            continue
+        ratio = first / cell.mean if cell.mean else None
+        out.append((cell.rw_mix, cell.block_size, first, cell.mean, ratio))
+    return out
