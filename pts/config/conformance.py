@@ -89,7 +89,7 @@ ROWS: tuple[Row, ...] = (
     Row("§8.4", "Informative annexes", DEVIATION, "pts/report/document.py", "",
         "not produced: informative only, their content unknown to the digest"),
     Row("§13: HIR preconditioning round", "PTS HIR step 2", READING,
-        "pts/testdefs/hir.py, pts/procedure/sampled.py",
+        "pts/testdefs/hir.py, pts/procedure/preconditioning.py",
         UNIT + "test_hir_schedule.py::"
                "test_spec_round_is_30_intervals_the_last_tracked_and_no_deviation",
         "30 intervals of point_seconds, the last tracked (spec file "
@@ -102,7 +102,7 @@ ROWS: tuple[Row, ...] = (
                "test_spec_schedule_is_five_states_of_5_s_writes_and_15_5_hours"),
     Row("§13: HIR, XSR TC/QD", "PTS HIR, XSR", READING, "pts/config/spec_recovery.py",
         UNIT + "test_spec_recovery.py::test_every_spec_has_hir_and_xsr"),
-    Row("§13: XSR groups", "PTS XSR", READING, "pts/testdefs/xsr.py, pts/procedure/recovery.py",
+    Row("§13: XSR groups", "PTS XSR", READING, "pts/testdefs/xsr.py, pts/testdefs/xsr_recovery.py",
         E2E + "test_xsr_integration.py::test_xsr_three_groups_with_intervals",
         "recovery time: this suite's settling rule, S5's as the alternative"),
     Row("§13: DIRTH/CBW preconditioning round", "PTS DIRTH step 2", READING,

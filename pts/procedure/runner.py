@@ -76,10 +76,10 @@ class RoundTest:
     measures: str = ""               # e.g. "per point ART, MRT and 99.999 % response time; "
     tracking_unit: str = ""          # e.g. " MB/s"
     # runs before each round's points (DIRTH/CBW: the inter-round pre-write; a round whose
-    # last interval is measured: the rest of the round, pts.procedure.sampled)
+    # last interval is measured: the rest of the round, pts.procedure.preconditioning)
     before_round: Callable[[int], None] | None = None
     # runs after each round's points, before its verdict (a round whose first interval is
-    # measured: the rest of the round, pts.procedure.sampled)
+    # measured: the rest of the round, pts.procedure.preconditioning)
     after_points: Callable[[int], None] | None = None
 
     @property

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 
 from pts.conditioning import prepare
-from pts.procedure import resume, sampled
+from pts.procedure import preconditioning, resume
 from pts.procedure.rounds import Outcome
 from pts.procedure.runner import (
     RoundMeasure,
@@ -49,7 +49,7 @@ def run_dirth_cbw(run: Run, kind: str) -> Outcome:
     pre_test = dirth_cbw_jobs.precondition_test(kind)
     rest = settings.scaled(table.precondition_round_seconds) - settings.point_seconds
     pre = run_round_test(run, dirth_cbw_jobs.declare_precondition(
-        settings, dev, kind, **sampled.hooks(table.precondition_sample, (lambda r: prewrite(
+        settings, dev, kind, **preconditioning.hooks(table.precondition_sample, (lambda r: prewrite(
             run, pre_test, w, f"precondition round {r}", table.tracking_thread_count,
             table.tracking_queue_depth, rest)) if rest >= 1 else None)))
     decl = dirth_cbw_jobs.declare_demand(settings, dev, kind, before_round=lambda r: prewrite(
@@ -174,7 +174,7 @@ def prewrite(run: Run, test: str, w: Workload, when: str, tc: int, qd: int,
                        prepare.active_range_bytes(run))
     run.write(f"[pts {test}] pre-write {when}: RND {w.name} 0/100 at TC{tc}/QD{qd} for "
               f"{seconds} s")
-    return sampled.timed_writes(run, test, job, when, tc, qd, seconds)
+    return preconditioning.timed_writes(run, test, job, when, tc, qd, seconds)
 
 
 def capture(run: Run, kind: str, w: Workload, choice: dirth_cbw_select.Choice) -> None:

@@ -4,7 +4,7 @@ their two round phases as `RoundTest`s of the one runner.
   preconditioning  (ledger test "<kind>-precondition"): RND 0/100 at TC32/QD32 from the
                    purged drive (no WIPC); a round = writes for `precondition_round_seconds`
                    (x --time-scale), its first or last `point_seconds` measured (the spec
-                   file's precondition_sample; pts.procedure.sampled); tracking its IOPS.
+                   file's precondition_sample; pts.procedure.preconditioning); tracking its IOPS.
   demand variation (ledger test "<kind>"): before each round the inter-round pre-write (RND
                    0/100, TC32/QD32, `prewrite_seconds` x --time-scale), then for TC in
                    thread_counts (outer) and QD in queue_depths (inner) one point at the test

@@ -3,7 +3,7 @@
   1. purge (no WIPC), the purge probe;  2. preconditioning: RND 4 KiB writes at the test
      TC/QD until steady state (the ONE round runner, pts.procedure.runner); a round is the
      spec file's `precondition_round_intervals` intervals of point_seconds back to back, the
-     LAST one measured and tracked (reading S4/S5: 30 x 1 min; pts.procedure.sampled), so a
+     LAST one measured and tracked (reading S4/S5: 30 x 1 min; pts.procedure.preconditioning), so a
      few flat minutes of fresh-out-of-box writes cannot pass as the steady-state baseline;
   3. wait states 1..5: repetitions x (5 s write + 5/10/15/25/50 s idle), each followed by
      the return-to-baseline segment (repetitions x 5 s writes, no idle). IOPS per write
@@ -23,7 +23,7 @@ from pts.config.settings import Settings
 from pts.config.spec import RwMix, format_size
 from pts.config.spec_recovery import READING_ROUND_INTERVALS
 from pts.device.identity import BlockDevice, active_range_bytes
-from pts.procedure import plan, resume, sampled
+from pts.procedure import plan, preconditioning, resume
 from pts.procedure.rounds import Outcome, TestPoint
 from pts.procedure.runner import RoundTest, recorded_test, resume_gate, rounds_in_test
 from pts.results import records
@@ -94,7 +94,7 @@ def precondition(settings: Settings, device: BlockDevice,
                                  settings.point_seconds, ar),
         fields=fields.basic, thread_count=h.thread_count, queue_depth=h.queue_depth,
         wipc_block_size=None, purge_probe=True,
-        **sampled.hooks(sampled.LAST, write_rest if rest >= 1 else None),
+        **preconditioning.hooks(preconditioning.LAST, write_rest if rest >= 1 else None),
         measures=f"preconditioning: a round = {h.precondition_round_intervals} x "
                  f"{settings.point_seconds} s of RND writes, the last interval measured; ")
 
@@ -106,7 +106,7 @@ def _write_rest(run: Run, round_no: int) -> None:
     run.write(f"[pts {TEST}] {when}: {seconds} s of RND {format_size(h.block_size)} writes "
               f"at TC{h.thread_count}/QD{h.queue_depth} before its measured interval")
     job = random_job("prewrite", 0, h.block_size, h.queue_depth, h.thread_count, seconds, ar)
-    sampled.timed_writes(run, TEST, job, when, h.thread_count, h.queue_depth, seconds)
+    preconditioning.timed_writes(run, TEST, job, when, h.thread_count, h.queue_depth, seconds)
 
 
 def parameters(settings: Settings, ar_bytes: int) -> dict:
@@ -122,7 +122,7 @@ def parameters(settings: Settings, ar_bytes: int) -> dict:
         # A preconditioning round: intervals of point_seconds, the last one tracked.
         "precondition_round_intervals": h.precondition_round_intervals,
         "round_seconds": h.precondition_round_intervals * s.point_seconds,
-        "precondition_sample": sampled.LAST,
+        "precondition_sample": preconditioning.LAST,
         # Its preconditioning rounds use the steady-state rule (PTS 2.0.2 §7.5 step 2).
         "max_data_excursion": s.spec.steady_state.max_data_excursion,
         "max_slope_excursion": s.spec.steady_state.max_slope_excursion,

@@ -9,7 +9,7 @@ WSAT): TP and ART (mean total latency) per interval from the IOPS and latency lo
 is --point-seconds: the spec's one-minute interval is the suite's 60 s point (the spec files'
 point_seconds), and a shorter --point-seconds (a declared deviation) gives a short run
 enough intervals to see a transition. Between groups the device is idle only for fio's
-start-up (~0.5 s). Recovery time per transition: pts.procedure.recovery (rule in the spec
+start-up (~0.5 s). Recovery time per transition: pts.testdefs.xsr_recovery (rule in the spec
 file). --resume continues after the last completed group.
 
 Each group must log the intervals it was planned to (its seconds // the interval): fewer
@@ -30,13 +30,13 @@ from pts.config.spec import format_size
 from pts.config.spec_recovery import XsrGroup
 from pts.device.identity import BlockDevice, active_range_bytes
 from pts.procedure import plan, resume
-from pts.procedure.recovery import recovery_time
 from pts.procedure.rounds import Outcome
 from pts.procedure.runner import recorded_test
 from pts.results import records
 from pts.results.resume import ResumeState
 from pts.run import Run
 from pts.testdefs import fields
+from pts.testdefs.xsr_recovery import recovery_time
 from pts.tools import fio_logs, histogram
 from pts.tools.fio import Job, Logs, random_job, sequential_job
 

@@ -299,10 +299,10 @@ def test_reading_keys_name_the_choices(tmp_path, old, new, needle):
     ("first", ["measure", "rest"]), ("last", ["rest", "measure"])])
 def test_round_sample_puts_the_rest_of_the_round_before_or_after_the_point(tmp_path, sample,
                                                                            order):
-    from pts.procedure import sampled
+    from pts.procedure import preconditioning
     from pts.results.ledger import Ledger
     calls = []
-    hooks = sampled.hooks(sample, lambda r: calls.append(("rest", r)))
+    hooks = preconditioning.hooks(sample, lambda r: calls.append(("rest", r)))
 
     def measure(points, round_no):
         calls.append(("measure", round_no))
@@ -314,4 +314,4 @@ def test_round_sample_puts_the_rest_of_the_round_before_or_after_the_point(tmp_p
                progress=Progress(lambda _: None, "t", 1, 1, 5, 6),
                before_round=decl.before_round, after_round=decl.after_points)
     assert calls == [(k, r) for r in range(1, 6) for k in order]
-    assert sampled.hooks(sample, None) == {}
+    assert preconditioning.hooks(sample, None) == {}

@@ -1,8 +1,8 @@
-"""The XSR recovery-time rule (pts.procedure.recovery) on constructed TP series."""
+"""The XSR recovery-time rule (pts.testdefs.xsr_recovery) on constructed TP series."""
 
 import random
 
-from pts.procedure.recovery import final_level, recovery_time
+from pts.testdefs.xsr_recovery import final_level, recovery_time
 
 
 def rule(tp, interval_s=60.0):
