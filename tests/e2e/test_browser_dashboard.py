@@ -12,11 +12,10 @@ import urllib.request
 import pytest
 
 from pts.cli.main import main
-from tests.serve.test_serve_live import round_record
 from tests.support.headers import header_block, pdf_pages
 from tests.support.helpers import serving
 from tests.support.pages import chart_shows, console_errors
-from tests.support.serve_runs import append, make, unfinished
+from tests.support.serve_runs import append, make, round_record, unfinished
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.needs("chromium", "chromedriver", "selenium", "pdftotext")]

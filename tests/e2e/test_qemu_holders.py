@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.test_qemu_sata_sas import disks
-
 pytestmark = [pytest.mark.qemu, pytest.mark.slow,
               pytest.mark.needs("root", "qemu-system-x86_64", "busybox", "cpio", "depmod",
                                 "/dev/fuse", "mfusepy", "sfdisk", "mdadm", "lvm", "dmsetup")]
@@ -37,7 +35,7 @@ def kinds(guest) -> dict[str, list[str]]:
 
 def test_the_guest_built_md_lvm_and_dm_linear(guest):
     assert guest.rc("holders-setup") == 0, guest.text("holders-setup")
-    sata, scsi = (d.removeprefix("/dev/") for d in (disks(guest)["sata"], disks(guest)["scsi"]))
+    sata, scsi = (d.removeprefix("/dev/") for d in (guest.disks()["sata"], guest.disks()["scsi"]))
     found, what = held_by(guest), kinds(guest)
     assert found[f"{sata}1"] == found[f"{sata}2"] == ["md0"]
     assert what["md0"] == ["raid1"]
@@ -47,7 +45,7 @@ def test_the_guest_built_md_lvm_and_dm_linear(guest):
 
 
 def test_the_suite_refuses_each_disk_naming_its_holders(guest):
-    sata, scsi = (d.removeprefix("/dev/") for d in (disks(guest)["sata"], disks(guest)["scsi"]))
+    sata, scsi = (d.removeprefix("/dev/") for d in (guest.disks()["sata"], guest.disks()["scsi"]))
     found = held_by(guest)
     (lv,), (linear,) = found[f"{sata}3"], found[scsi]
     expected = {

@@ -34,12 +34,6 @@ pytestmark = [pytest.mark.qemu, pytest.mark.slow,
 SERIALS = {"sata": SATA_SERIAL, "scsi": SCSI_SERIAL}
 
 
-def disks(guest) -> dict[str, str]:
-    """{"sata": /dev/sdX, "scsi": /dev/sdY} as the guest found them (by vendor)."""
-    words = (guest.out / "disks").read_text().split()
-    return {k.lower(): v for k, v in (w.split("=") for w in words)}
-
-
 def records(guest, name: str, kind: str) -> list[dict]:
     folder = guest.run_folder(name, SERIALS[kind])
     return [r.data for r in read_ledger(folder / "ledger.jsonl")[0]]
@@ -62,26 +56,26 @@ def refused(guest, name: str, kind: str, said: str) -> None:
 
 
 def test_the_guest_has_a_sata_and_a_scsi_disk(guest):
-    found = disks(guest)
+    found = guest.disks()
     assert sorted(found) == ["sata", "scsi"] and found["sata"] != found["scsi"], found
 
 
 def test_ata_security_erase_is_refused_as_qemu_has_no_security_feature_set(guest):
     refused(guest, "sata-refused", "sata",
-            f"{disks(guest)['sata']} does not support the ATA Security feature set (hdparm -I "
+            f"{guest.disks()['sata']} does not support the ATA Security feature set (hdparm -I "
             "shows no 'supported' in its Security section), so ATA Security Erase is "
             "impossible.")
 
 
 def test_ata_sanitize_is_refused_as_qemu_has_no_sanitize_feature_set(guest):
     refused(guest, "sata-refused2", "sata",
-            f"--purge sanitize: {disks(guest)['sata']} supports no ATA SANITIZE block erase or "
+            f"--purge sanitize: {guest.disks()['sata']} supports no ATA SANITIZE block erase or "
             "crypto scramble (hdparm -I). Nothing was erased.")
 
 
 def test_scsi_sanitize_fails_closed_with_the_drives_invalid_opcode(guest):
     refused(guest, "scsi-refused", "scsi",
-            f"SCSI Sanitize (block erase) of {disks(guest)['scsi']} could not start, nothing "
+            f"SCSI Sanitize (block erase) of {guest.disks()['scsi']} could not start, nothing "
             "was erased (fail closed): exit status 9 (invalid opcode: the device does not "
             "support this command): Sanitize failed: Illegal request, Invalid opcode")
 
@@ -90,7 +84,7 @@ def test_a_scsi_format_unit_that_erases_nothing_is_caught_by_the_markers(guest):
     """QEMU's scsi-hd answers FORMAT UNIT with GOOD status and leaves the data: the marker
     blocks written before the purge are still there, so the run stops (fail closed)."""
     refused(guest, "scsi-refused2", "scsi",
-            f"SCSI Format Unit of {disks(guest)['scsi']} reported success, but marker blocks "
+            f"SCSI Format Unit of {guest.disks()['scsi']} reported success, but marker blocks "
             "written before it are still readable at offsets [0, ")
     assert "the device was NOT purged. Stopping (fail closed)." in guest.text("scsi-refused2")
 
@@ -114,7 +108,7 @@ def test_iops_run_on_the_disk_to_a_report(guest, kind, model, link, how):
     # the DUT interface as sysfs shows it: libata's link speed, virtio-scsi's driver
     interface = run_json["system"]["interface"]
     assert (interface["kind"], interface["speed"]) == link, interface   # QEMU's AHCI: 1.5
-    assert device["capacity_bytes"] == SD_BYTES and device["given"] == disks(guest)[kind]
+    assert device["capacity_bytes"] == SD_BYTES and device["given"] == guest.disks()[kind]
     recs = records(guest, name, kind)
     (purge,) = [r for r in recs if r["type"] == "purge"]
     assert purge["ok"] and purge["method"] == "trim" and purge["deviation"]

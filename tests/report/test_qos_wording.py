@@ -10,15 +10,15 @@ import re
 import pytest
 
 from pts.results.ledger import read_ledger
-from tests.report.test_report_spec_pages import pages
 from tests.support import snapshots
+from tests.support.helpers import pdf_page_texts
 
 pytestmark = pytest.mark.needs("pdftotext")
 
 
 @pytest.fixture(scope="module")
 def texts(reference_pdf):
-    return pages(reference_pdf, layout=True)
+    return pdf_page_texts(reference_pdf, layout=True)
 
 
 def page(texts: list[str], *needles: str) -> str:

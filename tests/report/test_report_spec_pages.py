@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 
 import pytest
 
@@ -17,19 +16,11 @@ from pts.qualify.judge import ERROR, MET, judge
 from pts.report import render
 from pts.report.renderers import charts_3d, histogram_chart
 from pts.stored.data import load_run
+from tests.support.helpers import pdf_page_texts
 from tests.support.runfactory import STEADY_CURVE, RunFolder, run_json, write_iops_test
 from tests.support.runfactory_extra import write_latency_test, write_throughput_test
 
 pytestmark = pytest.mark.needs("pdftotext")
-
-
-def pages(pdf, layout: bool = False) -> list[str]:
-    """Text of each page (pdftotext separates pages with a form feed), whitespace runs made
-    single spaces unless layout."""
-    argv = ["pdftotext"] + (["-layout"] if layout else []) + [str(pdf), "-"]
-    out = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
-    texts = out.split("\f")
-    return texts if layout else [re.sub(r"\s+", " ", t) for t in texts]
 
 
 def first_page(texts: list[str], heading: str, after: int = 0) -> int:
@@ -50,7 +41,7 @@ def full_run(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def texts(full_run):
-    return pages(full_run)
+    return pdf_page_texts(full_run)
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +93,7 @@ def _row(page: str, label: str) -> list[str]:
 
 
 def test_qos_table_levels_and_not_resolvable(full_run):
-    texts = pages(full_run, layout=True)
+    texts = pdf_page_texts(full_run, layout=True)
     page = texts[max(i for i, t in enumerate(texts) if "Response Time QoS:" in t)]
     # 1,200,000 I/Os per point: every level resolved (base 80 µs x the window's mean
     # multiplier 1.024: 81.92; the tail's 3x and 8x bins: 245.8 and 655.4).
@@ -138,7 +129,7 @@ def test_histogram_panels_are_deterministic_png():
 def test_without_the_fio_json_the_levels_are_na_not_guessed(tmp_path):
     run = RunFolder(tmp_path / "run", run_json())
     write_latency_test(run, keep_raw=False)
-    texts = pages(render(run.path), layout=True)
+    texts = pdf_page_texts(render(run.path), layout=True)
     page = texts[max(i for i, t in enumerate(texts) if "Response Time QoS:" in t)]
     assert _row(page, "100/0, 4 KiB")[1:4] == ["n/a", "n/a", "n/a"]
     flat = re.sub(r"\s+", " ", page)
@@ -170,7 +161,7 @@ def test_log_ticks_are_values_not_exponents():
 def test_five_nines_table_says_not_resolvable_too(full_run):
     """The 5 9s matrix follows the same rule as the QoS table: the 8 KiB points (50,000
     I/Os) cannot resolve 99.999 %, the 4 KiB ones (200,000 and more) can."""
-    texts = pages(full_run, layout=True)
+    texts = pdf_page_texts(full_run, layout=True)
     page = texts[max(i for i, t in enumerate(texts)
                      if "Measurement Window Tabular Data: ART, 5 9s" in t)]
     tables = page.split("99.999 % response time (5 9s)")[1].split("Maximum response time")[0]

@@ -10,8 +10,7 @@ from starlette.testclient import TestClient
 
 from pts.serve.app import create_app
 from pts.stored.data import load_run
-from tests.serve.test_serve_live import round_record
-from tests.support.serve_runs import append, make, unfinished
+from tests.support.serve_runs import append, make, round_record, unfinished
 
 RUNNING = "Live_SN-L/20261103T000000"
 

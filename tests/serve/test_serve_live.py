@@ -16,7 +16,7 @@ from starlette.testclient import TestClient
 
 from pts.serve.app import create_app
 from pts.stored.data import load_run
-from tests.support.serve_runs import append, make, unfinished
+from tests.support.serve_runs import append, make, round_record, unfinished
 
 RUNNING = "Live_SN-L/20261103T000000"
 DONE = "Done_SN-D/20261101T000000"
@@ -106,11 +106,6 @@ def until(out: queue.Queue, wanted, timeout: float = 30.0):
         seen.append(item)
         if wanted(item):
             return item
-
-
-def round_record(number: int, tracking: dict) -> dict:
-    return {"type": "round", "test": "iops", "round": number, "tracking": tracking,
-            "steady_state": {k: None for k in tracking}, "steady": False}
 
 
 def test_a_new_round_reaches_the_event_stream(root):

@@ -105,6 +105,15 @@ def pdf_text(path: Path | str, layout: bool = False) -> str:
     return re.sub(r"\s+", " ", out)
 
 
+def pdf_page_texts(path: Path | str, layout: bool = False) -> list[str]:
+    """Text of each page (pdftotext separates pages with a form feed), whitespace runs made
+    single spaces unless layout."""
+    argv = ["pdftotext"] + (["-layout"] if layout else []) + [str(path), "-"]
+    out = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
+    texts = out.split("\f")
+    return texts if layout else [re.sub(r"\s+", " ", t) for t in texts]
+
+
 def pdf_pages(path: Path | str) -> int:
     """The PDF's page count, as pdfinfo (poppler-utils) reads it."""
     out = subprocess.run(["pdfinfo", str(path)], check=True, capture_output=True,

@@ -142,14 +142,15 @@ def fio_mix(job: dict) -> str:
 
 
 def spec_variant(folder: Path, replacements: dict[str, str],
-                 base: str = "pts-2.0.2-enterprise") -> Path:
-    """A copy of specs/BASE.toml with exact-text `replacements` (each must occur), for a
-    test that shortens a spec value the suite then declares (e.g. HIR's preconditioning
-    round intervals): its path, for --spec."""
+                 base: str = "pts-2.0.2-enterprise", count: int = -1) -> Path:
+    """A copy of specs/BASE.toml with exact-text `replacements` (each must occur; the first
+    `count` occurrences replaced, -1: all), for a test that shortens a spec value the suite
+    then declares (e.g. HIR's preconditioning round intervals) or breaks one key the loader
+    must refuse (count=1): its path, for --spec."""
     text = (REPO / "specs" / f"{base}.toml").read_text(encoding="utf-8")
     for old, new in replacements.items():
         assert old in text, f"{old!r} is not in specs/{base}.toml"
-        text = text.replace(old, new)
+        text = text.replace(old, new, count)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{base}-variant.toml"
     path.write_text(text, encoding="utf-8")

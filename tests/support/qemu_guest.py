@@ -167,6 +167,11 @@ class Guest:
         return {c.get("name"): [(e.tag, e.get("message", "")) for e in c if e.tag in outcomes]
                 for c in cases}
 
+    def disks(self) -> dict[str, str]:
+        """{"sata": /dev/sdX, "scsi": /dev/sdY} as the guest found them (by vendor)."""
+        words = (self.out / "disks").read_text().split()
+        return {k.lower(): v for k, v in (w.split("=") for w in words)}
+
     def run_folder(self, reports: str = "reports", serial: str = SERIAL) -> Path:
         """The one run folder the guest left in share/`reports` for the drive `serial`."""
         runs = list((self.out.parent / reports).glob(f"*_{serial}/*"))

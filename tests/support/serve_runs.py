@@ -53,6 +53,12 @@ def append(folder: Path, **record) -> None:
         fh.write(json.dumps({"time": time.time()} | record) + "\n")
 
 
+def round_record(number: int, tracking: dict) -> dict:
+    """An IOPS round's ledger record (to `append`): its tracking values, not yet steady."""
+    return {"type": "round", "test": "iops", "round": number, "tracking": tracking,
+            "steady_state": {k: None for k in tracking}, "steady": False}
+
+
 def unfinished(root: Path, rel: str, rounds: int = 4, **kw) -> Path:
     """An IOPS test with `rounds` of its 25 rounds done and no test_end."""
     return make(root, rel, curve=STEADY_CURVE[:rounds], finished=False, max_rounds=25,

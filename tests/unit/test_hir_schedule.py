@@ -133,9 +133,9 @@ def test_spec_round_is_30_intervals_the_last_tracked_and_no_deviation():
 @pytest.mark.parametrize("intervals, rest", [(3, 2 * 7), (1, 0)])
 def test_other_round_lengths_follow_point_seconds_and_are_declared(tmp_path, intervals, rest):
     from pts.testdefs import hir
-    from tests.unit.test_spec import write_variant
-    path = write_variant(tmp_path, "precondition_round_intervals = 30",
-                         f"precondition_round_intervals = {intervals}")
+    from tests.support.ptsrun import spec_variant
+    path = spec_variant(tmp_path, {"precondition_round_intervals = 30":
+                         f"precondition_round_intervals = {intervals}"}, count=1)
     s = make_settings(load_spec(str(path)), device="/dev/x", destructive=True,
                       point_seconds=7, max_rounds=None, purge="auto", reports_dir="/tmp")
     assert hir.rest_seconds(s) == rest
@@ -149,9 +149,9 @@ def test_other_round_lengths_follow_point_seconds_and_are_declared(tmp_path, int
 
 def test_bad_round_intervals_name_the_key(tmp_path):
     from pts.config.spec import SpecError
-    from tests.unit.test_spec import write_variant
-    path = write_variant(tmp_path, "precondition_round_intervals = 30",
-                         "precondition_round_intervals = 0")
+    from tests.support.ptsrun import spec_variant
+    path = spec_variant(tmp_path, {"precondition_round_intervals = 30":
+                         "precondition_round_intervals = 0"}, count=1)
     with pytest.raises(SpecError, match=r"\[hir.precondition_round_intervals\]: 0 is out of "
                                         r"range"):
         load_spec(str(path))

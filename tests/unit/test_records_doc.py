@@ -5,31 +5,13 @@ written, or written but undocumented, fails here."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from pts.results import records
 from pts.testdefs import fields
 from pts.tools.fio import parse_output, summarize
-
-ROOT = Path(__file__).resolve().parents[2]
-DOC = ROOT / "docs" / "results-format.md"
-RECORDED = ROOT / "tests" / "data" / "fio-3.33-jsonplus-randrw-65-35-4k-qd1.json"
-TIMING = {"start", "end", "overlap_ms", "raw"}   # added to every measured point by the runner
-
-
-def top_level_names(text: str) -> set[str]:
-    """Backticked names of a table cell, leaving out what is nested in {...} and the
-    quoted examples in (...)."""
-    depth, flat = 0, []
-    for ch in text:
-        depth += ch == "{"
-        if depth == 0:
-            flat.append(ch)
-        depth -= ch == "}"
-    flat_text = re.sub(r"\([^()]*\)", "", "".join(flat))
-    return set(re.findall(r"`([a-z_]+)`", flat_text))
+from tests.support.records_doc import DOC, RECORDED, TIMING, top_level_names
 
 
 def documented_types() -> dict[str, set[str]]:

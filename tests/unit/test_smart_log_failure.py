@@ -10,20 +10,19 @@ import dataclasses
 
 import pytest
 
-from pts.conditioning import health, prepare
-from pts.device.identity import BlockDevice, DeviceError, Identity
+from pts.conditioning import prepare
+from pts.device import health
+from pts.device.identity import DeviceError
 from pts.procedure.rounds import Outcome
 from pts.procedure.runner import health_verdict
 from pts.report import render
-from pts.results import records
-from pts.results.ledger import Ledger, read_records
+from pts.results import health_records, records
 from pts.results.resume import ResumeState
 from pts.stored.data import load_run
+from tests.support.fake_run import NVME, FakeRun, ledger
 from tests.support.helpers import QEMU_DATA, RecordedRunner, Reply, pdf_text
 from tests.support.runfactory import RunFolder, run_json, write_iops_test
 
-NVME = BlockDevice("/dev/nvme9n1", "/dev/nvme9n1", "nvme9n1", (259, 9), 1 << 30, 512, 512,
-                   "nvme", False, Identity("m", "s", "f", "nvme id-ctrl"))
 FAILURE = "nvme exited with status 1: nvme smart-log /dev/nvme9 -o json"
 
 
@@ -35,28 +34,6 @@ def fake_nvme(monkeypatch, fail: bool = True) -> RecordedRunner:
 
 def smart_text() -> str:
     return (QEMU_DATA / "nvme-smart-log_fresh.json").read_text()
-
-
-class FakeRun:
-    """What prepare.record_counters and runner.health_verdict use of pts.run.Run."""
-
-    def __init__(self, tmp_path):
-        self.device = NVME
-        self.commands_log = tmp_path / "commands.log"
-        self.ledger = Ledger(tmp_path / "ledger.jsonl")
-        self.lines: list[str] = []
-
-    def write(self, text):
-        self.lines.append(text)
-
-    def deviation(self, test, text):          # as pts.run.Run.deviation
-        self.ledger.append(records.Deviation(test=test, text=text))
-
-
-def ledger(run) -> list[records.Record]:
-    found, problems = read_records(run.ledger.path)
-    assert not problems
-    return found
 
 
 def test_failed_read_is_recorded_and_declared(tmp_path, monkeypatch):
@@ -87,7 +64,7 @@ def test_health_verdict_tolerates_unread_steps(tmp_path, monkeypatch):
     prepare.record_counters(run, "iops", "test end")
     steady = Outcome("steady", 7, 7, (3, 7), {}, "steady state reached at round 7")
     assert health_verdict(run, "iops", steady) is steady
-    assert len(health.test_records(run.ledger.path, "iops")) == 1   # the readable one
+    assert len(health_records.test_records(run.ledger.path, "iops")) == 1   # the readable one
 
 
 def test_non_nvme_device_reads_nothing(monkeypatch):
@@ -107,13 +84,13 @@ def test_resume_refuses_when_the_data_units_check_cannot_be_made(tmp_path, monke
                                           r"wrote to the drive .* Nothing was written\. Make "
                                           r"`nvme smart-log /dev/nvme9` work, or start a new "
                                           r"run\."):
-        health.resume_counters(NVME, state)
+        health_records.resume_counters(NVME, state)
     # A run that never read data units written has nothing to compare: no refusal.
-    assert health.resume_counters(NVME, ResumeState(tmp_path, {}, ())) is None
+    assert health_records.resume_counters(NVME, ResumeState(tmp_path, {}, ())) is None
     fake_nvme(monkeypatch, fail=False)
     # Readable again: the counters of the QEMU capture, to compare with the recorded step
     # (temperature 323 K = 50 °C; a data unit is 1000 x 512 bytes, SMART log page 02h).
-    assert health.resume_counters(NVME, state) == {
+    assert health_records.resume_counters(NVME, state) == {
         "host_writes": 0, "page_size": 512000, "critical_warning": 0, "temperature_c": 50,
         "percent_used": 0, "data_units_read": 1, "data_units_written": 0, "media_errors": 0,
         "error_log_entries": 0, "warning_temp_minutes": 0, "critical_temp_minutes": 0,

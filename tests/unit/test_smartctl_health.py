@@ -1,4 +1,4 @@
-"""ATA and SCSI/SAS health through smartctl (pts.tools.smartctl, pts.conditioning.health):
+"""ATA and SCSI/SAS health through smartctl (pts.tools.smartctl, pts.device.health):
 parsing of recorded `smartctl --json` output (tests/data/recorded/README.md says which file
 is recorded, derived or constructed), the device_counters records prepare writes for a
 "scsi" transport device, the health-failure verdict, and the report's health table.
@@ -11,15 +11,16 @@ import json
 
 import pytest
 
-from pts.conditioning import health, prepare
+from pts.conditioning import prepare
+from pts.device import health
 from pts.procedure.rounds import Outcome
 from pts.procedure.runner import health_verdict
 from pts.report import render
 from pts.results import records
 from pts.tools import smartctl
+from tests.support.fake_run import NVME, FakeRun, ledger
 from tests.support.helpers import RECORDED, RecordedRunner, Reply, pdf_text
 from tests.support.runfactory import build_run
-from tests.unit.test_smart_log_failure import NVME, FakeRun, ledger
 
 SAS = dataclasses.replace(NVME, path="/dev/sdz", given="/dev/sdz", kname="sdz",
                           transport="scsi")

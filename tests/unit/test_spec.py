@@ -4,6 +4,7 @@ import pytest
 
 from pts.config.spec import RwMix, SpecError, available_specs, load_spec, parse_size
 from tests.support.helpers import REPO
+from tests.support.ptsrun import spec_variant
 
 SHIPPED = REPO / "specs" / "pts-2.0.2-enterprise.toml"
 
@@ -56,14 +57,6 @@ def test_sizes_and_mixes():
         RwMix.parse("60/30")
 
 
-def write_variant(tmp_path, old, new):
-    text = SHIPPED.read_text()
-    assert old in text
-    path = tmp_path / "bad.toml"
-    path.write_text(text.replace(old, new, 1))
-    return path
-
-
 @pytest.mark.parametrize("old,new,needle", [
     ("queue_depth = 32", "queue_depth = 32\nqueue_dept = 3", "[common]: unknown key 'queue_dept'"),
     ("queue_depth = 32", "", "[common]: missing key 'queue_depth'"),
@@ -96,7 +89,7 @@ def write_variant(tmp_path, old, new):
     ('block_size = "4KiB"\nfob', 'block_size = "4KB"\nfob', "[purge_probe.block_size[0]]"),
 ])
 def test_errors_name_file_and_key(tmp_path, old, new, needle):
-    path = write_variant(tmp_path, old, new)
+    path = spec_variant(tmp_path, {old: new}, count=1)
     with pytest.raises(SpecError) as err:
         load_spec(str(path))
     assert str(path) in str(err.value) and needle in str(err.value)

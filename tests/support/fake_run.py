@@ -1,0 +1,34 @@
+"""A stand-in for pts.run.Run where the device counters are read (prepare.record_counters,
+runner.health_verdict): an NVMe device that is not there, its commands.log and its ledger."""
+
+from __future__ import annotations
+
+from pts.device.identity import BlockDevice, Identity
+from pts.results import records
+from pts.results.ledger import Ledger, read_records
+
+NVME = BlockDevice("/dev/nvme9n1", "/dev/nvme9n1", "nvme9n1", (259, 9), 1 << 30, 512, 512,
+                   "nvme", False, Identity("m", "s", "f", "nvme id-ctrl"))
+
+
+class FakeRun:
+    """What prepare.record_counters and runner.health_verdict use of pts.run.Run."""
+
+    def __init__(self, tmp_path):
+        self.device = NVME
+        self.commands_log = tmp_path / "commands.log"
+        self.ledger = Ledger(tmp_path / "ledger.jsonl")
+        self.lines: list[str] = []
+
+    def write(self, text):
+        self.lines.append(text)
+
+    def deviation(self, test, text):          # as pts.run.Run.deviation
+        self.ledger.append(records.Deviation(test=test, text=text))
+
+
+def ledger(run) -> list[records.Record]:
+    """The records the run's ledger holds (every line readable)."""
+    found, problems = read_records(run.ledger.path)
+    assert not problems
+    return found
