@@ -17,7 +17,6 @@ import pytest
 from pts import plugin_options
 from pts.cli import remote
 from pts.cli.multi import session as multi
-from pts.conditioning import health
 from pts.config.report_info import MISSING_OPERATOR
 from pts.config.settings import (
     Settings,
@@ -33,6 +32,7 @@ from pts.procedure import plan
 from pts.procedure.properties import junit_properties
 from pts.procedure.runner import TestDefinitionError
 from pts.report import console
+from pts.results import health_records
 from pts.results.resume import NOT_TAKEN, ResumeError, ResumeState, stopped
 from pts.run import Run
 from pts.serve import background
@@ -94,7 +94,7 @@ def pytest_configure(config: pytest.Config) -> None:
         if RESUME in config.stash:
             config.stash[RESUME].check_device(dev)
             config.stash[RESUME].check_data_units(
-                dev, health.resume_counters(dev, config.stash[RESUME]))
+                dev, health_records.resume_counters(dev, config.stash[RESUME]))
         if config.option.destructive:
             if RESUME in config.stash and dev.remote is None:
                 openers.reap(config.stash[RESUME].folder, _writer(config))

@@ -7,14 +7,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from pts.conditioning import health, purge_probe, wipc, write_cache
+from pts.conditioning import purge_probe, wipc, write_cache
 from pts.conditioning.purge import PurgeError, purge
 from pts.conditioning.write_cache import CacheState
 from pts.config.spec import format_size
+from pts.device import health
 from pts.device.identity import active_range_bytes as device_active_range
 from pts.device.safety import check_writable
 from pts.emulate import session as emulated
-from pts.results import records
+from pts.results import health_records, records
 from pts.run import Run
 
 
@@ -33,7 +34,7 @@ def record_counters(run: Run, test: str, when: str, round_no: int | None = None)
     smart = health.snapshot(run.device, run.commands_log)
     if smart is None:
         return
-    declared = health.errors_recorded(run.ledger.path, test) if smart.error else set()
+    declared = health_records.errors_recorded(run.ledger.path, test) if smart.error else set()
     run.ledger.append(records.DeviceCounters(test=test, when=when, round=round_no,
                                              source=smart.source, counters=smart.counters,
                                              error=smart.error))

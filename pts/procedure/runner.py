@@ -22,12 +22,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pts.conditioning import health, prepare
+from pts.conditioning import prepare
 from pts.config.spec import format_size
+from pts.device import health
 from pts.procedure import fob, resume
 from pts.procedure.progress import Progress
 from pts.procedure.rounds import Outcome, TestPoint, run_rounds
-from pts.results import records
+from pts.results import health_records, records
 from pts.results.ledger import LedgerWriteError
 from pts.results.resume import ROUND, WIPC
 from pts.run import Run
@@ -235,7 +236,7 @@ def _after_round(run: Run, decl: RoundTest, round_no: int) -> None:
 def health_verdict(run: Run, test: str, outcome: Outcome) -> Outcome:
     """The outcome, or a device-health failure when the smart-log shows one (the spec
     outcome is kept in the message)."""
-    found = health.problems(health.test_records(run.ledger.path, test))
+    found = health.problems(health_records.test_records(run.ledger.path, test))
     if not found:
         return outcome
     run.write(f"[pts {test}] DEVICE HEALTH FAILURE: " + "; ".join(found))

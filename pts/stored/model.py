@@ -16,7 +16,7 @@ from pts.procedure.steady_state import SteadyStateResult
 # "complete": a test with no steady-state requirement (WSAT) ran to its stop condition.
 STEADY, NOT_STEADY, ERROR, INCOMPLETE = "steady", "not_steady", "error", "incomplete"
 COMPLETE = "complete"
-HEALTH_FAILURE = "device_health_failure"   # critical warning / throttling (pts.conditioning.health)
+HEALTH_FAILURE = "device_health_failure"   # critical warning / throttling (pts.device.health)
 
 # Free-text write-cache states (sysfs, nvme-cli, hdparm words) that mean enabled / disabled.
 CACHE_ENABLED = frozenset({"enabled", "write back", "write-back", "wce", "on", "1", "true"})

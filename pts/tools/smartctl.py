@@ -1,7 +1,7 @@
 """smartctl (smartmontools) for ATA and SCSI/SAS drives: argv and parsing of
 `smartctl --json -a` into the health values the suite records. JSON output only (smartctl
 >= 7.0); tolerant parsing: a value the drive does not report is None. Plain values only; the
-health verdict lives in pts.conditioning.health.
+health verdict lives in pts.device.health.
 
 smartctl's exit status is a bit mask (smartctl(8) "RETURN VALUES"): bits 0-1 mean the
 command line or the device open failed (no data); bit 2 a SMART command failed (data may be

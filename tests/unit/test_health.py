@@ -3,7 +3,7 @@ the step writes it into the outcome and the ledger."""
 
 import pytest
 
-from pts.conditioning import health
+from pts.device import health
 from pts.procedure.rounds import Outcome
 from pts.procedure.runner import health_verdict
 from pts.results import records

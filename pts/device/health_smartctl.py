@@ -1,5 +1,5 @@
 """Device health of ATA and SCSI/SAS drives through smartctl (pts.tools.smartctl), read at
-the same steps as the NVMe smart-log (pts.conditioning.health) and judged the same way: a
+the same steps as the NVMe smart-log (pts.device.health) and judged the same way: a
 drive that reports a failure at any step, or whose media gets worse during the test, makes
 the test a DEVICE HEALTH FAILURE (its numbers then describe a failing drive).
 

@@ -7,23 +7,33 @@ A critical warning seen at any step, or thermal throttling during the test (ther
 management transitions, or minutes above the warning / critical composite temperature
 going up), makes the test a DEVICE HEALTH FAILURE: distinct from a spec failure, because
 the numbers then describe a drive protecting itself, not its steady-state performance.
+
+This module reads the device and judges its counters; finding a test's device_counters
+records in the ledger is pts.results.health_records (the ledger layer sits above this one).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
-from pts.conditioning import health_smartctl
-from pts.device.identity import BlockDevice, DeviceError
-from pts.results import records
-from pts.results.ledger import read_records
-from pts.results.resume import ResumeState
+from pts.device import health_smartctl
+from pts.device.identity import BlockDevice
 from pts.tools import commands, nvme
 
 SOURCE = "smart-log"
 SOURCES = (SOURCE, health_smartctl.SOURCE)     # NVMe smart-log; ATA/SCSI smartctl
 HEALTH_FAILURE = "device_health_failure"
+
+
+class Reading(Protocol):
+    """A device_counters record (pts.results.records.DeviceCounters) as judged here."""
+
+    when: object
+    source: str
+    counters: dict | None
 
 
 @dataclass(frozen=True)
@@ -67,49 +77,12 @@ def unread_deviation(when: str, error: str, source: str = SOURCE) -> str:
             "device-counters page lists them).")
 
 
-def _smart_records(ledger_path: Path, test: str) -> list[records.DeviceCounters]:
-    found, _ = read_records(ledger_path)
-    return [r for r in found if isinstance(r, records.DeviceCounters) and r.test == test
-            and r.source in SOURCES]
-
-
-def errors_recorded(ledger_path: Path, test: str) -> set[str]:
-    """The smart-log read errors already recorded for `test`."""
-    return {str(r.error) for r in _smart_records(ledger_path, test) if r.error}
-
-
-def resume_counters(dev: BlockDevice, state: ResumeState) -> dict | None:
-    """--resume: the counters to compare with the run's last smart-log step (None: nothing
-    to compare, not NVMe or no data units recorded). A drive whose SMART log cannot be read
-    now, while the run recorded data units written, is refused: whether something else
-    wrote to it since the stop cannot be checked."""
-    snap = snapshot(dev)
-    if snap is None or snap.error is None:
-        return None if snap is None else snap.counters
-    recorded = any(isinstance(r, records.DeviceCounters) and r.source == SOURCE
-                   and (r.counters or {}).get("data_units_written") is not None
-                   for r in state.records)
-    if not recorded:
-        return None
-    raise DeviceError(f"--resume {state.folder}: the NVMe SMART log of {dev.given} cannot be "
-                      f"read ({snap.error}), so the check that nothing else wrote to the "
-                      "drive since the run stopped (data units written) cannot be made. "
-                      f"Nothing was written. Make `nvme smart-log "
-                      f"{nvme.controller_path(dev.path)}` work, or start a new run.")
-
-
-def test_records(ledger_path: Path, test: str) -> list[records.DeviceCounters]:
-    """This test's smart-log records that hold counters (not the failed reads), in ledger
-    order."""
-    return [r for r in _smart_records(ledger_path, test) if isinstance(r.counters, dict)]
-
-
 def _warning_text(bits: int) -> str:
     names = [name for bit, name in nvme.CRITICAL_WARNING_BITS.items() if bits >> bit & 1]
     return f"{bits:#04x} ({', '.join(names) or 'reserved bits'})"
 
 
-def problems(found: list[records.DeviceCounters]) -> list[str]:
+def problems(found: Sequence[Reading]) -> list[str]:
     """What in these smart-log records makes the test a device-health failure."""
     if not found:
         return []
