@@ -19,7 +19,7 @@ from pts.device.remote import remote_platform, remote_tools
 from pts.device.system_facts import capture as capture_system
 from pts.results import ledger, records
 from pts.results.resume import ResumeState
-from pts.tools import nvme
+from pts.tools import atomic, nvme
 from pts.tools.fio import Fio
 
 
@@ -48,7 +48,7 @@ class Run:
         if not settings.report_info.operator:
             self.deviations.append(MISSING_OPERATOR)
         if resume is None:
-            ledger.write_json_atomic(self.folder / "run.json", self._run_json())
+            atomic.write_json(self.folder / "run.json", self._run_json())
         self.ledger = ledger.Ledger(self.folder / "ledger.jsonl")
 
     def _run_json(self) -> dict:

@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 from pts.compare.data import Comparison, compare, fob_rows
-from pts.report.cli import _write_atomically
 from pts.stored.model import RunFolderError
+from pts.tools import atomic
 
 EXIT_OK, EXIT_WRITE_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 COLUMNS = ("test", "cell", "rw_mix", "block_size", "metric", "unit", "run", "run_id",
@@ -90,8 +90,8 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.output_dir)
     try:
         out.mkdir(parents=True, exist_ok=True)
-        _write_atomically(out / "compare.pdf", build(comparison))
-        _write_atomically(out / "compare.csv", to_csv(comparison).encode("utf-8"))
+        atomic.write_bytes(out / "compare.pdf", build(comparison))
+        atomic.write_bytes(out / "compare.csv", to_csv(comparison).encode("utf-8"))
     except OSError as exc:
         print(f"compare: cannot write to {out}: {exc}", file=sys.stderr)
         return EXIT_WRITE_FAILED

@@ -18,6 +18,8 @@ import threading
 import time
 from pathlib import Path
 
+from pts.tools import atomic
+
 WATCH_INTERVAL_S = 0.5
 
 
@@ -43,9 +45,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _write_pid(state_dir: Path) -> None:
-    tmp = state_dir / "daemon.pid.tmp"
-    tmp.write_text(f"{os.getpid()}\n")
-    os.replace(tmp, state_dir / "daemon.pid")
+    atomic.write_text(state_dir / "daemon.pid", f"{os.getpid()}\n")
 
 
 def _serve(state: dict) -> None:

@@ -34,6 +34,7 @@ from pathlib import Path
 import pts
 from pts.emulate import system
 from pts.emulate.profiles import PAGE_SIZE, get_profile
+from pts.tools import atomic
 
 STATE_ROOT = Path(os.environ.get("PTS_EMULATE_STATE_DIR", "/run/snia-pts/emulated"))
 BACKING_DIR = Path(os.environ.get("PTS_EMULATE_BACKING_DIR", "/dev/shm"))
@@ -149,9 +150,7 @@ def locked() -> Iterator[None]:
 
 def _write_state(inst: Instance) -> None:
     path = Path(inst.state_dir) / "state.json"
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(asdict(inst), indent=2) + "\n")
-    os.replace(tmp, path)            # readers never see half a file
+    atomic.write_json(path, asdict(inst))            # readers never see half a file
 
 
 def _read_state(state_dir: Path) -> Instance | None:

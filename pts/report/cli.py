@@ -11,11 +11,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 from pts.stored.data import load_run
 from pts.stored.model import RunFolderError
+from pts.tools import atomic
 
 EXIT_OK, EXIT_WRITE_FAILED, EXIT_BAD_RUN = 0, 1, 2
 REPORT_NAME = "report.pdf"
@@ -43,7 +43,7 @@ def render(run_dir: str | os.PathLike, output: str | os.PathLike | None = None) 
 
     run = load_run(run_dir)
     target = Path(output) if output is not None else run.folder / REPORT_NAME
-    _write_atomically(target, build_pdf(run))
+    atomic.write_bytes(target, build_pdf(run))
     return target.resolve()
 
 
@@ -57,27 +57,11 @@ def render_both(run_dir: str | os.PathLike,
 
     run = load_run(run_dir)
     target = Path(output) if output is not None else run.folder / REPORT_NAME
-    _write_atomically(target, document.build_pdf(run))
+    atomic.write_bytes(target, document.build_pdf(run))
     laid, story = document.layout_with_svg(run)
     page = target.with_name(HTML_NAME)
-    _write_atomically(page, html.render(laid, story).encode("utf-8"))
+    atomic.write_bytes(page, html.render(laid, story).encode("utf-8"))
     return target.resolve(), page.resolve()
-
-
-def _write_atomically(target: Path, data: bytes) -> None:
-    # A reader never sees half a PDF, and an old report survives a failed render.
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            # mkstemp makes the file 0600; a report is as readable as the run's other files
-            umask = os.umask(0)
-            os.umask(umask)
-            os.fchmod(fh.fileno(), 0o666 & ~umask)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def run(args: argparse.Namespace) -> int:

@@ -33,16 +33,6 @@ def safe_name(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", text.strip()) or "unknown"
 
 
-def write_json_atomic(path: Path, data: dict) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=2, sort_keys=False)
-        fh.write("\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-
-
 def new_run_folder(reports_dir: Path, model: str, serial: str) -> Path:
     """reports/<model>_<serial>/<run-id>/, run-id = UTC timestamp (+ -N if taken)."""
     parent = Path(reports_dir) / f"{safe_name(model)}_{safe_name(serial)}"

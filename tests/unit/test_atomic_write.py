@@ -1,0 +1,42 @@
+"""pts.tools.atomic: the one atomic writer (run.json, reports, compare output, emulator state)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from pts.tools import atomic
+
+
+def test_a_write_replaces_the_file_whole(tmp_path):
+    path = tmp_path / "run.json"
+    path.write_text("old\n")
+    atomic.write_json(path, {"b": 1, "a": [1, 2]})
+    assert path.read_text() == '{\n  "b": 1,\n  "a": [\n    1,\n    2\n  ]\n}\n'
+    assert json.loads(path.read_text()) == {"b": 1, "a": [1, 2]}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.json"]   # no temporary left
+
+
+def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path, monkeypatch):
+    path = tmp_path / "report.pdf"
+    path.write_bytes(b"old report")
+
+    def no_rename(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", no_rename)
+    with pytest.raises(OSError, match="No space left"):
+        atomic.write_bytes(path, b"new report")
+    assert path.read_bytes() == b"old report"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.pdf"]
+
+
+def test_the_file_is_as_readable_as_open_would_make_it(tmp_path):
+    umask = os.umask(0o022)
+    try:
+        atomic.write_text(tmp_path / "daemon.pid", "42\n")
+    finally:
+        os.umask(umask)
+    assert (tmp_path / "daemon.pid").stat().st_mode & 0o777 == 0o644     # not mkstemp's 0600
