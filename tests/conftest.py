@@ -6,7 +6,8 @@ The tests are grouped by kind:
                     tool output (tests/data/), the CLI and plugin where no device is needed
     tests/e2e/      loop devices, emulated SSDs, real fio, the suite run on a block device,
                     the QEMU guest (tests/support/guest/)
-    tests/report/   report data, PDF rendering, export, the report CLI
+    tests/report/   report data, PDF rendering, the report CLI
+    tests/compare/, tests/qualify/, tests/export/, tests/serve/   those commands' own tests
 
 Shared helpers are in tests/support/ (helpers.py: paths, loop devices, the recorded-output
 fake of external tools; ptsrun.py: the suite run as a user runs it; runfactory.py: synthetic

@@ -157,3 +157,49 @@ def test_module_size(name):
 def test_top_of_the_package_stays_small():
     top = [p.name for p in PTS.glob("*.py")]
     assert len(top) <= MAX_TOP_MODULES, sorted(top)
+
+
+# --- tests/: shared code in tests/support, tests mirror the product tree (issue 31 §5) ------
+
+TESTS = PTS.parent / "tests"
+SUPPORT = "tests.support"       # what the tests share and is not a test
+BY_KIND = {"unit", "e2e"}       # grouped by kind (tests/conftest.py), not by product package
+
+
+def imported_from_tests(path: Path) -> set[str]:
+    """Every module of tests/ that `path` imports (`from tests.x import y` names tests.x.y
+    as well, in case y is a module), at top level or inside functions."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level:
+            found.add(f"relative import in {path.name}")
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            support = node.module == SUPPORT or node.module.startswith(SUPPORT + ".")
+            found |= {node.module} if support else {f"{node.module}.{a.name}" for a in node.names}
+    return {n for n in found if n == "tests" or n.startswith(("tests.", "relative"))}
+
+
+def test_no_test_module_imports_another():
+    """What two tests share is in tests/support, so a test module is never imported (and
+    collected twice, its fixtures and marks leaking)."""
+    bad = [f"{p.relative_to(TESTS.parent)} imports {n}" for p in sorted(TESTS.rglob("*.py"))
+           for n in sorted(imported_from_tests(p))
+           if n != SUPPORT and not n.startswith(SUPPORT + ".")]
+    assert not bad, bad
+
+
+def test_shared_code_lives_in_tests_support():
+    loose = [str(p.relative_to(TESTS)) for p in sorted(TESTS.rglob("*.py"))
+             if p.parts[len(TESTS.parts)] not in ("support", "data")
+             and not p.name.startswith("test_") and p.name not in ("conftest.py", "__init__.py")]
+    assert not loose, f"helpers outside tests/support: {loose}"
+
+
+def test_tests_mirror_the_product_tree():
+    """A test package is named for the pts package it tests (tests/report, tests/compare,
+    ...), or for its kind (unit, e2e)."""
+    packages = {p.parent.name for p in TESTS.glob("*/__init__.py")} - BY_KIND - {"support"}
+    assert packages, "no test package found"
+    assert not {n for n in packages if not (PTS / n).is_dir()}, sorted(packages)
