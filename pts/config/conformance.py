@@ -95,7 +95,7 @@ ROWS: tuple[Row, ...] = (
         "30 intervals of point_seconds, the last tracked (spec file "
         "hir.precondition_round_intervals; another count is declared)"),
     Row("§13: HIR wait-state names", "PTS HIR", READING, "pts/config/spec_recovery.py",
-        UNIT + "test_spec_provenance.py::test_wait_state_names_follow_the_declared_reading",
+        UNIT + "test_spec_readings.py::test_wait_state_names_follow_the_declared_reading",
         "WS1/2/3/5/10 (spec file hir.wait_state_naming)"),
     Row("§13: HIR timing", "PTS HIR step 3", READING, "pts/testdefs/hir_schedule.py",
         UNIT + "test_hir_schedule.py::"

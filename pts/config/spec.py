@@ -13,10 +13,10 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from pts.config import spec_provenance, spec_purge_probe
+from pts.config import spec_purge_probe, spec_readings
 from pts.config.spec_dirth_cbw import DirthCbwTest, read_dirth_cbw
-from pts.config.spec_provenance import Provenance
 from pts.config.spec_purge_probe import PurgeProbeSpec
+from pts.config.spec_readings import Reading
 from pts.config.spec_recovery import HirTest, XsrTest, read_hir, read_xsr
 
 DEFAULT_SPEC = "pts-2.0.2-enterprise"
@@ -157,17 +157,17 @@ class Spec:
     purge_probe: PurgeProbeSpec          # [purge_probe] (pts.config.spec_purge_probe)
     dirth: DirthCbwTest | None = None     # [dirth] (pts.config.spec_dirth_cbw)
     cbw: DirthCbwTest | None = None       # [cbw]
-    # [provenance.<section>] (pts.config.spec_provenance): where each value comes from
-    provenance: tuple[Provenance, ...] = ()
+    # [provenance.<section>] tables (pts.config.spec_readings): where each value comes from
+    readings: tuple[Reading, ...] = ()
 
-    def provenance_of(self, name: str) -> Provenance | None:
-        """The provenance of "section.key" (None: the file gives none: a confirmed value
+    def reading_of(self, name: str) -> Reading | None:
+        """The reading of "section.key" (None: the file gives none: a confirmed value
         of a section that needs no declaration)."""
-        return next((p for p in self.provenance if p.name == name), None)
+        return next((p for p in self.readings if p.name == name), None)
 
     def readings_for(self, test: str) -> list[dict]:
         """The readings (and choices) a ledger test runs with, as test_start records."""
-        return spec_provenance.used_by(self.provenance, test)
+        return spec_readings.used_by(self.readings, test)
 
 
 def specs_dir() -> Path:
@@ -261,7 +261,7 @@ class _Reader:
                     xsr=read_xsr(self, data, parse_size), dirth=self.dirth_cbw(data, "dirth"),
                     cbw=self.dirth_cbw(data, "cbw"),
                     purge_probe=spec_purge_probe.read(self, data, parse_size),
-                    provenance=spec_provenance.read(self, data))
+                    readings=spec_readings.read(self, data))
 
     def dirth_cbw(self, data: dict, key: str) -> DirthCbwTest:
         return read_dirth_cbw(self, data, key, RwMix.parse, parse_size)

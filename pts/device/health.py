@@ -28,7 +28,7 @@ SOURCES = (SOURCE, health_smartctl.SOURCE)     # NVMe smart-log; ATA/SCSI smartc
 HEALTH_FAILURE = "device_health_failure"
 
 
-class Reading(Protocol):
+class CountersRecord(Protocol):
     """A device_counters record (pts.results.records.DeviceCounters) as judged here."""
 
     when: object
@@ -82,7 +82,7 @@ def _warning_text(bits: int) -> str:
     return f"{bits:#04x} ({', '.join(names) or 'reserved bits'})"
 
 
-def problems(found: Sequence[Reading]) -> list[str]:
+def problems(found: Sequence[CountersRecord]) -> list[str]:
     """What in these smart-log records makes the test a device-health failure."""
     if not found:
         return []

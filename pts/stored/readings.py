@@ -1,5 +1,5 @@
 """The readings of the specification a run used (issue 21 §2), from its stored data only:
-the `readings` list each test_start recorded (pts.config.spec_provenance: the spec file's
+the `readings` list each test_start recorded (pts.config.spec_readings: the spec file's
 [provenance.*] entries of status "reading" or "choice" in the sections that test ran with).
 A value read by several tests is listed once, with the tests that used it; the same key with
 another value (a resumed run on an edited spec file) is its own row."""

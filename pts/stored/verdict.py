@@ -4,7 +4,7 @@ Design principle 6: a run is never called compliant when it is not. Any deviatio
 emulated device, a test that did not reach steady state, or a test that did not finish makes
 it "NOT A COMPLIANT RUN"; the reasons are listed so the reader sees why. A compliant run
 whose values include readings of the spec (values read from implementations, not from the
-spec text: pts.config.spec_provenance) reads "COMPLIANT RUN — N values are readings of the
+spec text: pts.config.spec_readings) reads "COMPLIANT RUN — N values are readings of the
 specification (page X)", X the page of the report's section listing them. A test that needs no
 steady state (WSAT: it runs to 4 fills or 24 h) counts when it is "complete".
 

@@ -1,4 +1,5 @@
-"""Where each spec value comes from: the `[provenance.<section>]` tables of a spec file.
+"""The spec's readings: where each spec value comes from, as the `[provenance.<section>]`
+tables of a spec file declare it (the tables keep that name: it is the spec files' format).
 
 No text of PTS-E 1.1 / PTS 2.0.x is available to this project (pts-digest §0, §13): the
 values of the advanced tests are read from public implementations (S4 CloudHarmony
@@ -54,7 +55,10 @@ SECTIONS_OF_TEST = {
 
 
 @dataclass(frozen=True)
-class Provenance:
+class Reading:
+    """One spec value as this suite reads it: a fact of the spec (confirmed), a reading of
+    it, or a choice of this suite; the report lists the readings and choices."""
+
     section: str
     key: str
     status: str                      # confirmed / reading / choice
@@ -76,7 +80,7 @@ def test_sections(test: str) -> tuple[str, ...]:
     return SECTIONS_OF_TEST.get(test.split("-")[0], ())
 
 
-def used_by(entries: tuple[Provenance, ...], test: str) -> list[dict]:
+def used_by(entries: tuple[Reading, ...], test: str) -> list[dict]:
     """The readings and choices a ledger test runs with, as records (confirmed ones are
     facts of the spec and not listed)."""
     sections = test_sections(test)
@@ -84,7 +88,7 @@ def used_by(entries: tuple[Provenance, ...], test: str) -> list[dict]:
             if p.section in sections and p.status != CONFIRMED]
 
 
-def read(reader, data: dict) -> tuple[Provenance, ...]:
+def read(reader, data: dict) -> tuple[Reading, ...]:
     """The [provenance.*] tables of a parsed spec file, checked against its sections.
     `reader`: pts.config.spec._Reader (names file and key in every error)."""
     tables = data.get("provenance", {})
@@ -105,7 +109,7 @@ def read(reader, data: dict) -> tuple[Provenance, ...]:
     return tuple(out)
 
 
-def _entry(reader, section: str, key: str, entry, values: dict) -> Provenance:
+def _entry(reader, section: str, key: str, entry, values: dict) -> Reading:
     where = f"provenance.{section}.{key}"
     if key not in values:
         raise reader.fail(where, f"[{section}] has no key {key!r}: remove this line or fix "
@@ -130,7 +134,7 @@ def _entry(reader, section: str, key: str, entry, values: dict) -> Provenance:
     alts = entry.get("alternatives", [])
     if not isinstance(alts, list) or not all(isinstance(a, str) and a for a in alts):
         raise reader.fail(where, 'alternatives must be a list of strings ("value: source")')
-    return Provenance(section, key, status, text, values[key], tuple(alts))
+    return Reading(section, key, status, text, values[key], tuple(alts))
 
 
 def _check_required(reader, data: dict, given: set[tuple[str, str]]) -> None:

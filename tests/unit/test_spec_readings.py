@@ -1,4 +1,4 @@
-"""Spec provenance (pts/config/spec_provenance.py, issue 21 §2): every value the digest does
+"""The spec's readings (pts/config/spec_readings.py, issue 21 §2): every value the digest does
 not confirm says in the spec file where it comes from; the loader refuses a file that leaves
 one out or names a key, status or field it does not know; the frozen spec exposes it."""
 
@@ -7,7 +7,7 @@ import tomllib
 
 import pytest
 
-from pts.config import spec_provenance
+from pts.config import spec_readings
 from pts.config.spec import SpecError, available_specs, load_spec
 from pts.config.spec_recovery import HirTest
 from tests.support.helpers import REPO
@@ -17,33 +17,33 @@ SPECS = ("pts-2.0.2-enterprise", "pts-2.0.2-client", "pts-e-1.1")
 
 
 @pytest.mark.parametrize("name", SPECS)
-def test_every_required_value_of_every_shipped_spec_has_provenance(name):
+def test_every_required_value_of_every_shipped_spec_is_declared(name):
     spec = load_spec(name)
-    names = {p.name for p in spec.provenance}
+    names = {p.name for p in spec.readings}
     data = tomllib.loads(spec.path.read_text())
     for section in ("hir", "xsr", "dirth", "cbw", "purge_probe"):
         assert {f"{section}.{k}" for k in data[section] if k != "clause"} <= names, section
     assert {"wsat.max_hours", "common.thread_count", "common.queue_depth",
             "throughput.thread_count", "throughput.queue_depth"} <= names
-    for p in spec.provenance:
+    for p in spec.readings:
         assert p.status in ("confirmed", "reading", "choice") and p.where.strip()
         assert p.value == data[p.section][p.key]
 
 
-def test_the_frozen_spec_exposes_each_values_provenance():
+def test_the_frozen_spec_exposes_each_values_reading():
     e, e11 = load_spec("pts-2.0.2-enterprise"), load_spec("pts-e-1.1")
-    align = e.provenance_of("cbw.block_align")
+    align = e.reading_of("cbw.block_align")
     assert (align.status, align.value) == ("reading", "4KiB")
     assert "jesd219.fio" in align.where and align.alternatives == (
         "bs: fio's default, 512 B under the mix (S5)",)
-    assert e.provenance_of("wsat.max_hours").status == "reading"       # 2.0.2 split unknown
-    assert e11.provenance_of("wsat.max_hours").status == "confirmed"   # PTS-E 1.0's rule
-    assert e11.provenance_of("wsat.max_hours").where.startswith("PTS-E 1.0")
-    assert e.provenance_of("common.thread_count").status == "confirmed"
-    assert e11.provenance_of("common.thread_count").status == "reading"
-    assert e.provenance_of("purge_probe.seconds").status == "choice"
-    assert e.provenance_of("iops.rw_mixes") is None       # confirmed spec text, no entry
-    assert e.provenance_of("hir.idle_seconds").value == [5, 10, 15, 25, 50]
+    assert e.reading_of("wsat.max_hours").status == "reading"       # 2.0.2 split unknown
+    assert e11.reading_of("wsat.max_hours").status == "confirmed"   # PTS-E 1.0's rule
+    assert e11.reading_of("wsat.max_hours").where.startswith("PTS-E 1.0")
+    assert e.reading_of("common.thread_count").status == "confirmed"
+    assert e11.reading_of("common.thread_count").status == "reading"
+    assert e.reading_of("purge_probe.seconds").status == "choice"
+    assert e.reading_of("iops.rw_mixes") is None       # confirmed spec text, no entry
+    assert e.reading_of("hir.idle_seconds").value == [5, 10, 15, 25, 50]
 
 
 def test_readings_for_a_test_are_those_of_its_sections():
@@ -66,7 +66,7 @@ def test_readings_for_a_test_are_those_of_its_sections():
             if r["status"] == "reading"} == {"common.thread_count", "common.queue_depth"}
     rec = next(r for r in e.readings_for("hir") if r["key"] == "hir.wait_state_naming")
     assert rec == {"key": "hir.wait_state_naming", "value": "idle_over_write",
-                   "status": "reading", "source": e.provenance_of(
+                   "status": "reading", "source": e.reading_of(
                        "hir.wait_state_naming").where,
                    "alternatives": ["ordinal: WS1..WS5, S4's plot legend only"]}
 
@@ -101,7 +101,7 @@ IDLE = 'idle_seconds = { status = "reading", source = "5/10/15/25/50 s host idle
       "ordinal)"]),
     ('block_align = "4KiB"', 'block_align = "4k"', ["[cbw.block_align[0]]"]),
 ])
-def test_bad_provenance_fails_at_load_naming_file_table_and_key(tmp_path, old, new, needles):
+def test_bad_readings_fail_at_load_naming_file_table_and_key(tmp_path, old, new, needles):
     path = variant(tmp_path, old, new)
     with pytest.raises(SpecError) as err:
         load_spec(str(path))
@@ -117,13 +117,13 @@ def test_a_confirmed_value_needs_its_clause(tmp_path):
         load_spec(str(path))
 
 
-def test_provenance_for_a_new_key_is_one_line(tmp_path):
+def test_reading_for_a_new_key_is_one_line(tmp_path):
     """A value another change adds (e.g. an alternative reading) is declared by one line:
     the mechanism needs no code per key. Shown with an existing key moved to confirmed."""
     path = variant(tmp_path, IDLE, 'idle_seconds = { status = "confirmed", clause = "X 1" }'
                                    ' # ')
     spec = load_spec(str(path))
-    assert spec.provenance_of("hir.idle_seconds").where == "X 1"
+    assert spec.reading_of("hir.idle_seconds").where == "X 1"
     assert all(r["key"] != "hir.idle_seconds" for r in spec.readings_for("hir"))
 
 
@@ -138,6 +138,6 @@ def test_wait_state_names_follow_the_declared_reading():
 def test_required_table_lists_only_known_sections():
     # The loader's list of sections needing provenance names tables the spec files have.
     spec = load_spec("pts-2.0.2-enterprise")
-    for section in spec_provenance.REQUIRED:
+    for section in spec_readings.REQUIRED:
         assert hasattr(spec, section), section
     assert set(available_specs()) >= set(SPECS)
