@@ -153,7 +153,7 @@ def _check_reports_dir(reports: Path) -> None:
 def _check_capacity(dev: BlockDevice, settings: Settings) -> None:
     """Every thread needs room for at least one of the largest I/Os."""
     spec = settings.spec
-    largest = max([*settings.block_sizes, spec.wipc.block_size])
+    largest = max([*settings.iops_block_sizes, spec.wipc.block_size])
     safety.check_capacity(
         dev, active_range_bytes(dev, spec.common.active_range_pct),
         spec.common.thread_count * largest,

@@ -32,8 +32,8 @@ class Settings:
     max_rounds: int
     purge: str
     reports_dir: Path
-    block_sizes: tuple[int, ...]     # IOPS inner loop actually run, spec order
-    rw_mixes: tuple[RwMix, ...]      # IOPS outer loop actually run, spec order
+    iops_block_sizes: tuple[int, ...]  # IOPS inner loop actually run, spec order
+    iops_rw_mixes: tuple[RwMix, ...]   # IOPS outer loop actually run, spec order
     wsat_fills: float | None = None  # WSAT stop: drive fills (None: the spec's)
     wsat_hours: float | None = None  # WSAT stop: time limit in hours (None: the spec's)
     fob_sweep: bool = False          # IOPS: one informative round between purge and WIPC
@@ -65,8 +65,8 @@ class Settings:
         return {"device": self.device, "destructive": self.destructive, "spec": self.spec.name,
                 "point_seconds": self.point_seconds, "max_rounds": self.max_rounds,
                 "purge": self.purge, "reports_dir": str(self.reports_dir),
-                "iops_block_sizes": [format_size(b) for b in self.block_sizes],
-                "iops_rw_mixes": [str(m) for m in self.rw_mixes],
+                "iops_block_sizes": [format_size(b) for b in self.iops_block_sizes],
+                "iops_rw_mixes": [str(m) for m in self.iops_rw_mixes],
                 "wsat_fills": self.wsat_stop[0], "wsat_hours": self.wsat_stop[1],
                 "fob_sweep": self.fob_sweep, "round_mode": self.round_mode,
                 "time_scale": self.time_scale,
@@ -88,10 +88,11 @@ class Settings:
                        "purge method of the PTS.")
         if self.purge == "none":
             out.append("Purge not performed (--purge none).")
-        if self.block_sizes != spec.iops.block_sizes or self.rw_mixes != spec.iops.rw_mixes:
+        if (self.iops_block_sizes != spec.iops.block_sizes
+                or self.iops_rw_mixes != spec.iops.rw_mixes):
             out.append("IOPS matrix reduced to block sizes "
-                       + ", ".join(format_size(b) for b in self.block_sizes)
-                       + " x R/W mixes " + ", ".join(str(m) for m in self.rw_mixes)
+                       + ", ".join(format_size(b) for b in self.iops_block_sizes)
+                       + " x R/W mixes " + ", ".join(str(m) for m in self.iops_rw_mixes)
                        + f" (spec: {len(spec.iops.block_sizes)} x {len(spec.iops.rw_mixes)}).")
         fills, hours = self.wsat_stop
         if fills != spec.wsat.capacity_multiple:

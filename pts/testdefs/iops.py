@@ -21,7 +21,8 @@ TEST = "iops"
 def declare(settings: Settings, device: BlockDevice) -> RoundTest:
     spec, common = settings.spec, settings.spec.common
     ar = active_range_bytes(device, common.active_range_pct)
-    points = matrix_points(settings.rw_mixes, settings.block_sizes, device.logical_sector)
+    points = matrix_points(settings.iops_rw_mixes, settings.iops_block_sizes,
+                           device.logical_sector)
     return RoundTest(
         test=TEST, title="IOPS", clause=spec.iops.clause, parameters=parameters(settings, ar),
         points=tuple(points),
@@ -40,7 +41,7 @@ def parameters(settings: Settings, ar_bytes: int) -> dict:
     spec, s = settings.spec, settings
     return run_parameters.common(settings, spec.common.thread_count, spec.common.queue_depth,
                                  ar_bytes) | {
-        "rw_mixes": [str(m) for m in s.rw_mixes], "block_sizes": list(s.block_sizes),
+        "rw_mixes": [str(m) for m in s.iops_rw_mixes], "block_sizes": list(s.iops_block_sizes),
         "tracking": [{"label": t.label, "rw_mix": str(t.rw_mix), "block_size": t.block_size}
                      for t in spec.iops.tracking],
         "wipc_block_size": spec.wipc.block_size,

@@ -15,7 +15,6 @@ same bytes (and the same PDF).
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,13 +23,12 @@ from types import SimpleNamespace
 
 from pts.config.settings import make_settings
 from pts.config.spec import load_spec
-from pts.procedure import steady_state
 from pts.procedure.fob import FOB_ROUND
 from pts.procedure.rounds import TestPoint, matrix_points, point_record
 from pts.results import records
 from pts.testdefs import iops, latency, qos_levels, throughput, wsat, wsat_qos
 from pts.tools import histogram
-from tests.support.runfactory import STEADY_CURVE, T0, run_json
+from tests.support.runfactory import STEADY_CURVE, RunFolder, round_evidence, run_json
 
 SPEC = "pts-2.0.2-enterprise"
 CAPACITY = 7_681_501_126_656           # a 7.68 TB drive: 24 h of WSAT stay under 4 fills
@@ -71,34 +69,20 @@ REFERENCE = Shape(curve=STEADY_CURVE, logical_sector=4096,
                   time_scale=0.05, hir_repetitions=3, dirth_grid=("32,8,1", "32,8,1"))
 
 
-class Writer:
-    """The ledger in memory, written once: records stamped with a clock that starts at T0."""
+class Writer(RunFolder):
+    """runfactory's run folder, keeping what each point measured for the tests that select
+    from it (DIRTH/CBW's operating points, HIR), and giving each test_start its readings."""
 
     def __init__(self, folder: Path, info: dict):
-        self.folder = folder
-        self.clock = T0
-        self.lines: list[str] = []
+        super().__init__(folder, info)
         self.measured: dict[str, dict[tuple[int, int], dict]] = {}   # test -> (round, index)
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "run.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
 
     def add(self, rec: records.Record, advance: float = 1.0) -> None:
-        self.clock += advance
         if isinstance(rec, records.TestStart):
             # As pts.procedure.runner.recorded_test: the readings the test runs with.
             rec = dataclasses.replace(rec, parameters=rec.parameters | {
                 "readings": load_spec(SPEC).readings_for(rec.test)})
-        stamped = dataclasses.replace(rec, time=self.clock)
-        self.lines.append(json.dumps(stamped.to_json(), allow_nan=False))
-
-    def raw(self, relative: str, data: dict) -> str:
-        path = self.folder / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
-        return relative
-
-    def close(self) -> None:
-        (self.folder / "ledger.jsonl").write_text("\n".join(self.lines) + "\n", encoding="utf-8")
+        super().add(rec, advance)
 
 
 # run.json's PTS-E 1.0 §5 blocks as a run with --operator/--report-info on a server writes them
@@ -142,7 +126,8 @@ def build(folder: Path, shape: Shape, extra: tuple[Extra, ...] = ()) -> Path:
     info |= {"report_info": REPORT_INFO, "system": SYSTEM}
     w = Writer(folder, info)
     ar = CAPACITY // shape.logical_sector * shape.logical_sector
-    points = matrix_points(settings.rw_mixes, settings.block_sizes, shape.logical_sector)
+    points = matrix_points(settings.iops_rw_mixes, settings.iops_block_sizes,
+                           shape.logical_sector)
     round_test(w, shape, "iops", "IOPS", spec.iops.clause, iops.parameters(settings, ar),
                points, _iops_fields, fob=shape.fob)
     for bs in spec.throughput.block_sizes:
@@ -161,7 +146,6 @@ def build(folder: Path, shape: Shape, extra: tuple[Extra, ...] = ()) -> Path:
         more(w, shape, settings)
     if shape.requirements:
         _requirements(w)
-    w.close()
     return folder
 
 
@@ -269,11 +253,9 @@ def round_test(w: Writer, shape: Shape, name: str, title: str, clause: str, para
             w.add(point_record(records.Point, name, r, p, measured), advance=60)
         if jobs:
             w.raw(raw, {"fio version": "fio-3.33 (synthetic)", "jobs": jobs})
-        evidence = {}
         for label, cell in tracking.items():
             history[label].append(current[label if label in current else cell])
-            evidence[label] = steady_state.check(history[label]).as_dict() if r >= 5 else None
-        steady = all(e is not None and e["steady"] for e in evidence.values())
+        evidence, steady = round_evidence(history, r)
         w.add(records.Round(test=name, round=r, tracking={k: v[-1] for k, v in history.items()},
                             steady_state=evidence, steady=steady))
         _counters(w, shape, name, f"after round {r}", r)

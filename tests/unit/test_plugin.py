@@ -47,7 +47,7 @@ def test_deviations_from_options():
     assert any(d.startswith("Purge replaced by TRIM") for d in devs)
     assert any("IOPS matrix reduced to block sizes 1024 KiB, 64 KiB, 4 KiB x R/W mixes "
                "100/0, 65/35, 0/100" in d for d in devs)
-    assert [str(m) for m in s.rw_mixes] == ["100/0", "65/35", "0/100"]   # spec order kept
+    assert [str(m) for m in s.iops_rw_mixes] == ["100/0", "65/35", "0/100"]   # spec order kept
     full = make_settings(spec, device="/dev/x", destructive=True, point_seconds=None,
                          max_rounds=None, purge="auto", reports_dir="r")
     assert full.deviations() == [] and full.point_seconds == 60 and full.max_rounds == 25
