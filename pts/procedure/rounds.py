@@ -1,6 +1,8 @@
 """The round loop (WDPC + measurement, PTS 2.0.2 §3.3 / IOPS pseudo-code p.26): run every
 test point of a round in the spec's order, then judge the tracking variables over the last
-window; stop when all are steady in the same window, or after max rounds.
+window; stop when all are steady in the same window, or after max rounds. The rounds are the
+workload-dependent preconditioning (WDPC) and the measurement at once: the spec reports the
+steady-state window's rounds of the same loop that preconditions the drive.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ every one of them:
 
     test_start -> (resume: the rounds already done, the write cache set again)
                -> or: N/A cells declared, purge, write cache, [FOB sweep], WIPC, write cache
-    -> rounds until steady state (pts.procedure.rounds), device counters after each round
+    -> WDPC: rounds until steady state (pts.procedure.rounds), device counters after each round
     -> device health verdict -> test_end
 
 `recorded_test` is the test_start .. test_end bracket (also used by the WSAT, which is not
@@ -180,7 +180,8 @@ def _set_aside(folder: Path, why: str) -> None:
 
 
 def run_round_test(run: Run, decl: RoundTest) -> Outcome:
-    """Purge, WIPC and rounds to steady state of `decl`, inside its test_start..test_end."""
+    """Purge, WIPC and the WDPC rounds to steady state of `decl`, inside its
+    test_start..test_end."""
     return recorded_test(run, decl.test, decl.title, decl.clause, decl.parameters,
                          lambda: _rounds_body(run, decl), gate=resume_gate(decl))
 
@@ -192,7 +193,7 @@ def resume_gate(decl: RoundTest) -> str:
 
 
 def rounds_in_test(run: Run, decl: RoundTest) -> Outcome:
-    """Purge, [WIPC] and rounds to steady state of `decl` as one part of a test whose
+    """Purge, [WIPC] and the WDPC rounds to steady state of `decl` as one part of a test whose
     test_start..test_end another body brackets (HIR's preconditioning)."""
     return _rounds_body(run, decl)
 
@@ -212,7 +213,7 @@ def _rounds_body(run: Run, decl: RoundTest) -> Outcome:
 
 def run_phase(run: Run, decl: RoundTest, measure: RoundMeasure | None = None,
               history: dict[str, list[float]] | None = None) -> Outcome:
-    """The rounds of `decl` until steady state (no purge, no WIPC): the rounds of a test
+    """The WDPC rounds of `decl` until steady state (no purge, no WIPC): the rounds of a test
     that runs several round phases inside one recorded test (DIRTH's demand variation after
     its preconditioning)."""
     measure = measure or RoundMeasure(run, decl)
