@@ -19,7 +19,7 @@ from pts import __version__
 from pts.compare import charts
 from pts.compare.data import CellRow, Comparison, fob_rows, metrics_of
 from pts.report.pages import qos_text
-from pts.report.renderers import layout
+from pts.report.renderers import chart_base, layout
 from pts.report.renderers.layout import CONTENT_WIDTH, MARGIN, PAGE_SIZE, h1, h2, para
 from pts.stored import fmt
 from pts.stored.model import RunView, TestResult
@@ -157,7 +157,7 @@ def convergence(tests: tuple[TestResult, ...], labels: list[str]) -> list[Flowab
         unit = tests[0].parameters.get("tracking_unit") or _unit(tests[0].name)
         chart = layout.image(charts.overlaid(
             series, "Round", unit, f"{t.label}: convergence", integer_x=True),
-            size_inches=charts.SHORT_SIZE_INCHES)
+            size_inches=chart_base.SHORT_SIZE_INCHES)
         out.append(layout.keep(heading, chart) if not out else chart)
     return out
 
@@ -178,7 +178,7 @@ def matrix_plots(test: TestResult, rows: list[CellRow], labels: list[str], title
                   for i, label in enumerate(labels)}
         chart = layout.image(charts.categorical(
             [fmt.block_size(bs) for bs in sizes], series, "Block size", unit,
-            f"{title}, R/W {mix}"), size_inches=charts.SHORT_SIZE_INCHES)
+            f"{title}, R/W {mix}"), size_inches=chart_base.SHORT_SIZE_INCHES)
         # the heading stays with the first chart
         out.append(layout.keep(heading, chart) if not out else chart)
     return out
@@ -208,7 +208,7 @@ def wsat_section(tests: tuple[TestResult, ...], labels: list[str]) -> list[Flowa
     out: list[Flowable] = [h2("IOPS against total GB written"), layout.image(
         charts.overlaid(series, "Total GB written (GB)", "IOPS",
                                 "WSAT: IOPS vs TGBW"),
-        size_inches=charts.SHORT_SIZE_INCHES)]
+        size_inches=chart_base.SHORT_SIZE_INCHES)]
     keys = (("fob_iops", "FOB IOPS (first sample)"), ("ss_average", "Steady-state IOPS"),
             ("fob_ss_ratio", "FOB / steady state"), ("tgbw_gb", "TGBW (GB)"))
     rows = [CellRow(tests[0].name, title, "", 0, key, "",

@@ -11,7 +11,7 @@ import dataclasses
 from reportlab.platypus import Flowable
 
 from pts.report.pages import qualification, readings, registry, summary, toc
-from pts.report.renderers import charts, html, pdf
+from pts.report.renderers import chart_base, html, pdf
 from pts.stored.model import RunView
 from pts.stored.readings import TITLE as READINGS_TITLE
 from pts.stored.verdict import on_page
@@ -47,7 +47,7 @@ def build_pdf(run: RunView) -> bytes:
 
 def layout_pdf(run: RunView, for_html: bool = False) -> Laid:
     """The report of `run` laid out (see Laid). for_html: its charts are drawn as SVG
-    (charts.svg_instead) and only sized on the pages; no PDF bytes, the story kept."""
+    (chart_base.svg_instead) and only sized on the pages; no PDF bytes, the story kept."""
     # The verdict of a compliant run resting on readings names the page of the Readings
     # section, known only once laid out: lay out with "page ?", then with the page found,
     # until the section stays on the page the verdict names (one extra pass in practice).
@@ -75,11 +75,11 @@ def layout_with_svg(run: RunView) -> tuple[Laid, list[Flowable]]:
     drawn as SVG instead of PNG and only sized in the layout (the HTML renderer's input:
     pts.report.renderers.html). The page numbers are the PDF's: a chart takes the same room
     whether it is a PNG or an SVG."""
-    token = charts.svg_instead(True)
+    token = chart_base.svg_instead(True)
     try:
         laid = layout_pdf(run, for_html=True)
     finally:
-        charts.svg_instead_reset(token)
+        chart_base.svg_instead_reset(token)
     return laid, laid.story
 
 

@@ -10,7 +10,7 @@ from collections import OrderedDict
 
 from pts.compare import pdf
 from pts.compare.data import Comparison, compare_views
-from pts.report.renderers import charts, html
+from pts.report.renderers import chart_base, html
 from pts.serve.index import Entry, RunIndex
 
 MAX_RUNS = 8                # a comparison of more is unreadable (and slow to draw)
@@ -54,11 +54,11 @@ class Pages:
     def html(self, entries: list[Entry], c: Comparison) -> str:
         key = tuple((e.id, e.key) for e in entries)
         if key not in self.kept:
-            token = charts.svg_instead(True)
+            token = chart_base.svg_instead(True)
             try:
                 story = pdf.story(c)
             finally:
-                charts.svg_instead_reset(token)
+                chart_base.svg_instead_reset(token)
             self.kept[key] = html.fragment(story)
             while len(self.kept) > CACHE:
                 self.kept.popitem(last=False)

@@ -4,7 +4,7 @@ last test) per round, as SVG drawn by the report's own chart code
 
 from __future__ import annotations
 
-from pts.report.renderers import charts
+from pts.report.renderers import chart_base, charts
 from pts.serve import state
 from pts.stored.model import RunView, TestResult
 
@@ -30,10 +30,10 @@ def svg(run: RunView) -> str | None:
     rounds = [r.number for r in test.rounds]
     series = {t.label: [r.tracking.get(t.label) for r in test.rounds] for t in test.tracking}
     window, name = judged_window(test)
-    token = charts.svg_instead(True)
+    token = chart_base.svg_instead(True)
     try:
         chart = charts.convergence(rounds, series, window, "tracking value",
                                    f"{test.title}: tracking variables per round", name)
     finally:
-        charts.svg_instead_reset(token)
+        chart_base.svg_instead_reset(token)
     return chart.svg

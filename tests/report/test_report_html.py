@@ -177,7 +177,7 @@ def test_the_pdf_written_with_the_html_is_the_plain_pdf(both, reference_pdf):
 
 
 def test_a_drives_strings_are_text_never_markup(tmp_path):
-    from tests.support.runfactory import build_run
+    from tests.support.synthetic.runfactory import build_run
     folder = build_run(tmp_path)
     info = json.loads((folder / "run.json").read_text())
     info["device"]["model"] = "<script>alert(1)</script> & <b>x</b>"
@@ -201,7 +201,7 @@ def test_an_unknown_flowable_is_an_error_not_a_silent_gap():
 
 
 def test_cli_prints_both_paths(tmp_path, capsys):
-    from tests.support.runfactory import build_run
+    from tests.support.synthetic.runfactory import build_run
     folder = build_run(tmp_path)
     assert main(["report", str(folder), "--html"]) == 0
     out = capsys.readouterr().out.split()
@@ -222,16 +222,16 @@ def test_the_html_layout_has_the_pdfs_pages(both):
 
 
 def test_an_svg_chart_is_never_drawn_into_a_pdf(tmp_path):
-    """A story built under charts.svg_instead laid out as a real PDF is an error, never a
+    """A story built under chart_base.svg_instead laid out as a real PDF is an error, never a
     PDF with blank room where its charts should be."""
-    from pts.report.renderers import charts, pdf
-    from tests.support.runfactory import build_run
+    from pts.report.renderers import chart_base, pdf
+    from tests.support.synthetic.runfactory import build_run
     run = load_run(build_run(tmp_path))
-    token = charts.svg_instead(True)
+    token = chart_base.svg_instead(True)
     try:
         story = story_for(run)
     finally:
-        charts.svg_instead_reset(token)
+        chart_base.svg_instead_reset(token)
     assert any(isinstance(f, SvgChart) for f in story)
     with pytest.raises(TypeError, match="an SVG chart in a PDF"):
         pdf.lay_out(run, story, total_pages=None)

@@ -14,11 +14,11 @@ from pts.config.datasheet import parse
 from pts.export.json_doc import document
 from pts.qualify.judge import ERROR, MET, judge
 from pts.report import render
-from pts.report.renderers import charts_3d, histogram_chart
+from pts.report.renderers import chart_base, charts_3d, histogram_chart
 from pts.stored.data import load_run
 from tests.support.helpers import pdf_page_texts
-from tests.support.runfactory import STEADY_CURVE, RunFolder, run_json, write_iops_test
-from tests.support.runfactory_extra import write_latency_test, write_throughput_test
+from tests.support.synthetic.runfactory import STEADY_CURVE, RunFolder, run_json, write_iops_test
+from tests.support.synthetic.runfactory_extra import write_latency_test, write_throughput_test
 
 pytestmark = pytest.mark.needs("pdftotext")
 
@@ -154,8 +154,8 @@ def test_3d_chart_is_deterministic_and_handles_gaps():
 def test_log_ticks_are_values_not_exponents():
     assert charts_3d._log_ticks(100, 100000) == [100, 1000, 10000, 100000]
     assert charts_3d._log_ticks(10, 100) == [10, 20, 50, 100]
-    assert charts_3d._tick(10000.0) == "10,000"
-    assert (charts_3d._tick(100.0), charts_3d._tick(2.5)) == ("100", "2.5")
+    assert chart_base.tick(10000.0) == "10,000"
+    assert (chart_base.tick(100.0), chart_base.tick(2.5)) == ("100", "2.5")
 
 
 def test_five_nines_table_says_not_resolvable_too(full_run):

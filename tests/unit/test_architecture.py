@@ -141,6 +141,18 @@ def test_the_run_view_is_renderer_free():
     assert not bad, bad
 
 
+def test_no_module_imports_another_modules_private_names():
+    """What several modules share is public (the chart base: pts.report.renderers.chart_base);
+    a leading underscore means "this module's own", and no other module reaches for it."""
+    bad = []
+    for name, path in modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pts"):
+                bad += [f"{name} imports {node.module}.{a.name}" for a in node.names
+                        if a.name.startswith("_") and not a.name.startswith("__")]
+    assert not bad, bad
+
+
 def test_tool_wrappers_know_no_policy():
     g = graph()
     bad = [f"{m} imports {i}" for m, deps in g.items() if layer(m) == "tools"

@@ -13,7 +13,7 @@ from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
 from pts.report.pages.steady import page_info
-from pts.report.renderers import charts
+from pts.report.renderers import chart_base, charts
 from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
 from pts.stored import fmt
 from pts.stored.model import CountersView, RunView, TestResult
@@ -139,7 +139,7 @@ def waf_chart(test: TestResult, title: str) -> list[Flowable]:
     png = charts.interval_waf([n for n, _ in per_round], [w for _, w in per_round],
                               test.window, f"{test.title}: write amplification per round "
                                            f"({title})")
-    return [image(png, size_inches=charts.SHORT_SIZE_INCHES)]
+    return [image(png, size_inches=chart_base.SHORT_SIZE_INCHES)]
 
 
 def explanation(counters: tuple[CountersView, ...]) -> str:

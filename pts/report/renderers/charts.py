@@ -1,96 +1,24 @@
-"""The report's plots as PNG bytes (matplotlib, Agg).
-
-Each figure gets its own FigureCanvasAgg: the Agg backend is chosen explicitly per figure
-instead of through pyplot, so no global backend state is touched and nothing can open a
-window. Size, dpi and style are fixed and the PNG "Software" tag is dropped, so the same data
-gives the same bytes (and the PDF stays byte-identical).
-"""
+"""The report's plots as PNG bytes (or SVG under chart_base.svg_instead), drawn on the chart
+base (pts.report.renderers.chart_base: size, style, output)."""
 
 from __future__ import annotations
 
-import contextvars
-import io
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from pts.procedure.steady_state import SteadyStateResult
+from pts.report.renderers.chart_base import (
+    LINE_STYLES,
+    SHORT_SIZE_INCHES,
+    STYLE,
+    WINDOW_SHADE,
+    legend_below,
+    new_figure,
+    png,
+    set_log_y,
+    wide_range,
+)
 from pts.report.renderers.mpl import mpl
 from pts.stored import fmt
-
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
-SIZE_INCHES = (7.2, 3.9)
-SHORT_SIZE_INCHES = (7.2, 2.6)   # a secondary chart that shares its page with a table
-DPI = 150
-STYLE = {"font.size": 8, "axes.titlesize": 9, "legend.fontsize": 7, "axes.grid": True,
-         "grid.alpha": 0.35, "savefig.facecolor": "white", "path.simplify": False}
-WINDOW_SHADE = "#f3d9a4"
-LINE_STYLES = ("-", "--", ":", "-.")
-
-
-def _new_figure(size: tuple[float, float] = SIZE_INCHES) -> tuple[Figure, object]:
-    fig = mpl().Figure(figsize=size, dpi=DPI)
-    mpl().FigureCanvasAgg(fig)
-    return fig, fig.add_subplot(1, 1, 1)
-
-
-def _legend_below(ax, title: str | None = None, offset: float = 0.16) -> None:
-    """Legend under the axes, so it never hides a data point; `offset` (axes fractions)
-    clears the x label, more on a shorter figure."""
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -offset), ncol=3, frameon=False,
-              title=title)
-
-
-# Set (svg_instead(True)) while a story is built for HTML (the report's, compare's, the
-# dashboard's charts): each chart is drawn as SVG instead of PNG, from the same figure code,
-# so both renderers show one chart (pts.report.renderers.html). A story built so cannot be
-# laid out as PDF (pts.report.renderers.layout.SvgChart says so).
-_SVG_INSTEAD: contextvars.ContextVar[bool] = contextvars.ContextVar("pts_svg_instead",
-                                                                   default=False)
-
-
-class Chart(bytes):
-    """A chart's PNG bytes; drawn under svg_instead, no PNG bytes and its SVG text."""
-
-    svg: str | None = None
-
-
-def svg_instead(on: bool) -> contextvars.Token:
-    return _SVG_INSTEAD.set(on)
-
-
-def svg_instead_reset(token: contextvars.Token) -> None:
-    _SVG_INSTEAD.reset(token)
-
-
-def _png(fig: Figure, tight: bool = True) -> bytes:
-    if tight:
-        fig.tight_layout()
-    if _SVG_INSTEAD.get():
-        text = io.StringIO()
-        with mpl().rc_context({"svg.hashsalt": "snia-pts", "svg.fonttype": "none"}):
-            fig.savefig(text, format="svg", metadata={"Date": None, "Creator": None})
-        chart = Chart(b"")
-        chart.svg = text.getvalue()
-        return chart
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
-    return Chart(buf.getvalue())
-
-
-def _wide_range(values: Sequence[float]) -> bool:
-    """Log scale when the series span more than a decade (IOPS of 4 KiB vs 1024 KiB)."""
-    positive = [v for v in values if v is not None and v > 0]
-    return bool(positive) and max(positive) / min(positive) > 10
-
-
-def _log_y(ax) -> None:
-    """Log y axis labelled 1-2-5 per decade in plain numbers (10,000 rather than 10^4)."""
-    ax.set_yscale("log", nonpositive="mask")
-    ax.yaxis.set_major_locator(mpl().LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-    ax.yaxis.set_major_formatter(mpl().FuncFormatter(lambda v, _pos: fmt.num(v)))
-    ax.yaxis.set_minor_formatter(mpl().NullFormatter())
 
 
 def convergence(rounds: Sequence[int], series: Mapping[str, Sequence[float | None]],
@@ -98,26 +26,26 @@ def convergence(rounds: Sequence[int], series: Mapping[str, Sequence[float | Non
                 window_name: str = "measurement window") -> bytes:
     """Tracking variables per round (one line each), the measurement window shaded."""
     with mpl().rc_context(STYLE):
-        fig, ax = _new_figure()
+        fig, ax = new_figure()
         if window is not None:
             ax.axvspan(window[0] - 0.5, window[1] + 0.5, color=WINDOW_SHADE, alpha=0.6,
                        label=f"{window_name} (rounds {window[0]}..{window[1]})")
         for label, values in series.items():
             ys = [float("nan") if v is None else v for v in values]
             ax.plot(rounds, ys, marker="o", markersize=3, linewidth=1.2, label=label)
-        if _wide_range([v for vals in series.values() for v in vals]):
-            _log_y(ax)
+        if wide_range([v for vals in series.values() for v in vals]):
+            set_log_y(ax)
         ax.xaxis.set_major_locator(mpl().MaxNLocator(integer=True))
         ax.set(xlabel="Round", ylabel=ylabel, title=title)
-        _legend_below(ax)
-        return _png(fig)
+        legend_below(ax)
+        return png(fig)
 
 
 def measurement_window(ev: SteadyStateResult, label: str, ylabel: str) -> bytes:
     """One tracking variable over its window: values, average, 110 % / 90 % of the average,
     and the least-squares line y = slope * round + intercept from the stored evidence."""
     with mpl().rc_context(STYLE):
-        fig, ax = _new_figure()
+        fig, ax = new_figure()
         xs = list(ev.rounds)
         ax.plot(xs, list(ev.values), marker="o", linewidth=1.4, label=label)
         ax.axhline(ev.average, color="black", linewidth=1.0,
@@ -134,8 +62,8 @@ def measurement_window(ev: SteadyStateResult, label: str, ylabel: str) -> bytes:
         ax.set(xlabel="Round", ylabel=ylabel,
                title=f"Steady state measurement window: {label}, rounds "
                      f"{ev.window_first}..{ev.window_last}")
-        _legend_below(ax)
-        return _png(fig)
+        legend_below(ax)
+        return png(fig)
 
 
 def interval_waf(rounds: Sequence[int], values: Sequence[float | None],
@@ -143,7 +71,7 @@ def interval_waf(rounds: Sequence[int], values: Sequence[float | None],
     """Write amplification of each round's interval (SHORT_SIZE_INCHES), with the test's
     measurement window shaded as on the convergence plot, so the two can be compared."""
     with mpl().rc_context(STYLE):
-        fig, ax = _new_figure(SHORT_SIZE_INCHES)
+        fig, ax = new_figure(SHORT_SIZE_INCHES)
         if window is not None:
             ax.axvspan(window[0] - 0.5, window[1] + 0.5, color=WINDOW_SHADE, alpha=0.6,
                        label=f"measurement window (rounds {window[0]}..{window[1]})")
@@ -155,8 +83,8 @@ def interval_waf(rounds: Sequence[int], values: Sequence[float | None],
         ax.set_ylim(bottom=0)
         ax.xaxis.set_major_locator(mpl().MaxNLocator(integer=True))
         ax.set(xlabel="Round", ylabel="WAF", title=title)
-        _legend_below(ax, offset=0.3)
-        return _png(fig)
+        legend_below(ax, offset=0.3)
+        return png(fig)
 
 
 def matrix_2d(block_sizes: Sequence[int], rw_mixes: Sequence[str],
@@ -164,18 +92,18 @@ def matrix_2d(block_sizes: Sequence[int], rw_mixes: Sequence[str],
     """y (log) against block size (categorical, in the spec's loop order), one line per R/W
     mix; N/A cells are gaps, never zeros."""
     with mpl().rc_context(STYLE):
-        fig, ax = _new_figure()
+        fig, ax = new_figure()
         xs = range(len(block_sizes))
         for mix in rw_mixes:
             ys = [values.get((mix, bs)) for bs in block_sizes]
             ax.plot(xs, [float("nan") if v is None else v for v in ys], marker="o",
                     markersize=3, linewidth=1.2, label=f"R/W {mix}")
         if any(v is not None and v > 0 for v in values.values()):
-            _log_y(ax)
+            set_log_y(ax)
         ax.set_xticks(list(xs), [fmt.block_size(bs) for bs in block_sizes])
         ax.set(xlabel="Block size", ylabel=ylabel, title=title)
-        _legend_below(ax, "R/W mix (read/write %)")
-        return _png(fig)
+        legend_below(ax, "R/W mix (read/write %)")
+        return png(fig)
 
 
 def lines(series: Mapping[str, tuple[Sequence[float], Sequence[float | None]]], xlabel: str,
@@ -187,7 +115,7 @@ def lines(series: Mapping[str, tuple[Sequence[float], Sequence[float | None]]], 
     {label: (x, y)} (a partial last sample). log_y None: log scale when the data span more
     than a decade."""
     with mpl().rc_context(STYLE):
-        fig, ax = _new_figure()
+        fig, ax = new_figure()
         if span is not None:
             ax.axvspan(span[0], span[1], color=WINDOW_SHADE, alpha=0.6, label=span_label)
         # Line styles differ too, so that equal series (a 99.999 % that is the maximum)
@@ -200,11 +128,11 @@ def lines(series: Mapping[str, tuple[Sequence[float], Sequence[float | None]]], 
             ax.plot([x], [y], marker="D", markersize=5, linestyle="none", color="black",
                     label=label)
         values = [v for _, ys in series.values() for v in ys if v is not None]
-        if log_y if log_y is not None else _wide_range(values):
-            _log_y(ax)
+        if log_y if log_y is not None else wide_range(values):
+            set_log_y(ax)
         else:
             ax.set_ylim(bottom=0)
         ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
-        _legend_below(ax)
-        return _png(fig)
+        legend_below(ax)
+        return png(fig)
 

@@ -1,6 +1,6 @@
 """3D bar plots of a block size x R/W mix matrix (PTS report pages: IOPS, Latency ART/MRT),
-as PNG bytes in the style of pts.report.renderers.charts (own Agg canvas, fixed size and dpi, no
-"Software" tag: the same data gives the same bytes).
+as PNG bytes on the chart base, pts.report.renderers.chart_base (own Agg canvas, fixed size
+and dpi, no "Software" tag: the same data gives the same bytes).
 
 matplotlib's 3D axes do not support a log scale, so a log plot draws log10(value) as the bar
 height and labels the z ticks with the values themselves (1, 2, 5 per decade); the z label
@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from pts.report.renderers.charts import DPI, STYLE, _png, _wide_range
+from pts.report.renderers.chart_base import DPI, STYLE, png, tick, wide_range
 from pts.report.renderers.mpl import mpl
 from pts.stored import fmt
 
@@ -31,11 +31,6 @@ def _log_ticks(low: float, high: float) -> list[float]:
     return [t for t in ticks if low <= t <= high * 1.0001]
 
 
-def _tick(value: float) -> str:
-    """10,000 rather than 1e4; 100 rather than fmt.num's 100.0; 0.5, 2.5 as they are."""
-    return f"{value:,.0f}" if value == round(value) else f"{value:g}"
-
-
 def bars(block_sizes: Sequence[int], rw_mixes: Sequence[str],
          values: Mapping[tuple[str, int], float | None], zlabel: str, title: str,
          log: bool | None = None) -> bytes:
@@ -46,7 +41,7 @@ def bars(block_sizes: Sequence[int], rw_mixes: Sequence[str],
     cells = [(i, back - j, values.get((mix, bs))) for i, bs in enumerate(block_sizes)
              for j, mix in enumerate(rw_mixes)]
     cells = [(i, j, v) for i, j, v in cells if v is not None and v > 0]
-    log = _wide_range([v for _, _, v in cells]) if log is None else log
+    log = wide_range([v for _, _, v in cells]) if log is None else log
     with mpl().rc_context(STYLE):
         fig = mpl().Figure(figsize=SIZE_INCHES, dpi=DPI)
         mpl().FigureCanvasAgg(fig)
@@ -64,7 +59,7 @@ def bars(block_sizes: Sequence[int], rw_mixes: Sequence[str],
         ax.set_zlabel(zlabel + (" (log scale)" if log else ""), labelpad=10)
         ax.set_title(title)
         ax.view_init(elev=ELEVATION, azim=AZIMUTH)
-        return _png(fig)
+        return png(fig)
 
 
 def _draw(ax, cells: list[tuple[int, int, float]], log: bool, back: int) -> None:
@@ -77,12 +72,12 @@ def _draw(ax, cells: list[tuple[int, int, float]], log: bool, back: int) -> None
             top = base * 10
         heights = [math.log10(v / base) for v in values]
         ticks = _log_ticks(base, top)
-        ax.set_zticks([math.log10(t / base) for t in ticks], [_tick(t) for t in ticks])
+        ax.set_zticks([math.log10(t / base) for t in ticks], [tick(t) for t in ticks])
         ax.set_zlim(0, math.log10(top / base))
     else:
         heights = values
         ax.set_zlim(0, max(values) * 1.05)
-        ax.zaxis.set_major_formatter(mpl().FuncFormatter(lambda v, _pos: _tick(v)))
+        ax.zaxis.set_major_formatter(mpl().FuncFormatter(lambda v, _pos: tick(v)))
     off = (1 - BAR_FILL) / 2
     # Each R/W mix in its colour of the 2D plot (matplotlib's default cycle, first mix C0).
     colours = [f"C{(back - j) % 10}" for _, j, _ in cells]

@@ -1,17 +1,17 @@
 """DIRTH/CBW charts (pts-digest §7.7 P4-P14) as PNG bytes, in the style of
-pts.report.renderers.charts."""
+pts.report.renderers.chart_base."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from pts.report.renderers.charts import (
+from pts.report.renderers.chart_base import (
     LINE_STYLES,
     STYLE,
-    _legend_below,
-    _new_figure,
-    _png,
-    _wide_range,
+    legend_below,
+    new_figure,
+    png,
+    wide_range,
 )
 from pts.report.renderers.mpl import mpl
 from pts.stored import fmt
@@ -30,7 +30,7 @@ def xy(series: Series, xlabel: str, ylabel: str, title: str, *, x_ticks=None,
     """One line per series {label: (xs, ys)}; an axis is logarithmic when its values span
     more than a decade (None) or when asked."""
     with mpl().rc_context(STYLE):
-        fig, ax = _new_figure()
+        fig, ax = new_figure()
         xs_all, ys_all = [], []
         for (label, (xs, ys)), style in zip(series.items(), LINE_STYLES * len(series),
                                             strict=False):
@@ -39,10 +39,10 @@ def xy(series: Series, xlabel: str, ylabel: str, title: str, *, x_ticks=None,
                     linewidth=1.1, linestyle=style, label=label)
             xs_all += [x for x, _ in pairs]
             ys_all += [y for _, y in pairs]
-        if log_x if log_x is not None else _wide_range(xs_all):
+        if log_x if log_x is not None else wide_range(xs_all):
             ax.set_xscale("log", nonpositive="mask")
             _log(ax.xaxis)
-        if log_y if log_y is not None else _wide_range(ys_all):
+        if log_y if log_y is not None else wide_range(ys_all):
             ax.set_yscale("log", nonpositive="mask")
             _log(ax.yaxis)
         else:
@@ -51,5 +51,5 @@ def xy(series: Series, xlabel: str, ylabel: str, title: str, *, x_ticks=None,
             ax.set_xticks(list(x_ticks), [str(t) for t in x_ticks])
             ax.xaxis.set_minor_formatter(mpl().NullFormatter())
         ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
-        _legend_below(ax)
-        return _png(fig)
+        legend_below(ax)
+        return png(fig)

@@ -1,4 +1,4 @@
-"""Response-time histograms as PNG bytes (style of pts.report.renderers.charts): I/O count per fio
+"""Response-time histograms as PNG bytes (on pts.report.renderers.chart_base): I/O count per fio
 latency bin on log axes, with vertical lines at the marked levels (ART, the nines, MRT).
 
 One figure holds the panels of several cells (one R/W mix, one panel per block size, one
@@ -14,8 +14,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from pts.report.renderers.charts import DPI, LINE_STYLES, STYLE, _png
-from pts.report.renderers.charts_3d import _tick
+from pts.report.renderers.chart_base import DPI, LINE_STYLES, STYLE, png, tick
 from pts.report.renderers.mpl import mpl
 from pts.tools.histogram import PLAT_VAL
 
@@ -70,7 +69,7 @@ def panels(cells: Sequence[tuple[str, Mapping[int, int], Mapping[str, float]]],
         if lows:
             ax.set_xlim(min(lows) * 0.8, max(highs) * 1.25)
         ax.xaxis.set_major_locator(mpl().LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-        ax.xaxis.set_major_formatter(mpl().FuncFormatter(lambda v, _pos: _tick(v)))   # 10, 2.5
+        ax.xaxis.set_major_formatter(mpl().FuncFormatter(lambda v, _pos: tick(v)))   # 10, 2.5
         ax.xaxis.set_minor_formatter(mpl().NullFormatter())
         ax.set_xlabel(xlabel)
         fig.suptitle(title, fontsize=9)
@@ -81,7 +80,7 @@ def panels(cells: Sequence[tuple[str, Mapping[int, int], Mapping[str, float]]],
         height = size_inches(len(cells))[1]
         fig.subplots_adjust(left=0.1, right=0.98, top=1 - 0.6 / height,
                             bottom=(LEGEND_HEIGHT + 0.1) / height, hspace=0.45)
-        return _png(fig, tight=False)
+        return png(fig, tight=False)
 
 
 def _bars(ax, bins: Mapping[int, int], xs: list[int]) -> None:

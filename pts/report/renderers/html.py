@@ -9,7 +9,7 @@ the two can never say different things (issue 22: one page model, two renderers)
   are kept, every text escaped again (a drive's strings are text, never markup);
 - a table becomes an HTML table (its repeated header rows a <thead>, right-aligned number
   columns, the cell backgrounds of its style);
-- a chart is the SVG drawn by the same matplotlib code as the PDF's PNG (charts.svg_instead);
+- a chart is the SVG drawn by the same matplotlib code as the PDF's PNG (chart_base.svg_instead);
   inline as data: URIs, so the file needs nothing else (no script, no network).
 Any other flowable is an error: a new kind of content must be given its HTML here.
 """

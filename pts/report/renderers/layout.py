@@ -17,7 +17,7 @@ from reportlab.platypus import Flowable, Image, KeepTogether, PageBreak, Paragra
 from reportlab.platypus import TableStyle as _TableStyle
 
 # the aspect ratio of charts unless told otherwise
-from pts.report.renderers.charts import SIZE_INCHES
+from pts.report.renderers.chart_base import SIZE_INCHES
 
 PAGE_SIZE = A4
 MARGIN = 15 * mm
@@ -92,7 +92,7 @@ def para(text: str, style: str = "body", markup: bool = False) -> Paragraph:
 def image(png: bytes, width: float = CONTENT_WIDTH,
           size_inches: tuple[float, float] = SIZE_INCHES) -> Flowable:
     """A chart scaled to `width`; size_inches is the figure size it was drawn at (aspect).
-    A chart drawn as SVG (charts.svg_instead) becomes an SvgChart, for the HTML renderer."""
+    A chart drawn as SVG (chart_base.svg_instead) becomes an SvgChart, for the HTML renderer."""
     height = width * size_inches[1] / size_inches[0]
     svg = getattr(png, "svg", None)
     if svg is not None:
@@ -116,7 +116,7 @@ class SvgChart(Flowable):
     def draw(self):
         if not getattr(self.canv._doctemplate, "layout_only", False):
             raise TypeError("an SVG chart in a PDF: build the PDF's story without "
-                            "charts.svg_instead")
+                            "chart_base.svg_instead")
 
 
 def kv_table(rows: Sequence[tuple[str, str]], label_width: float = 50 * mm) -> Table:
