@@ -5,7 +5,7 @@
                                    [--rate-iops N]
 
 For each N, one session of N drives (several --device: one child pytest per drive,
-pts.cli.multi) runs the short IOPS test of benchmarks/multi_device.py, as a user runs it.
+pts.session) runs the short IOPS test of benchmarks/multi_device.py, as a user runs it.
 
 - `--drives emulated` (default): emulated SSDs, throttled by their FTL model, so the drive
   sets the pace of its fio jobs; their FUSE daemons are the drives' cost, not the

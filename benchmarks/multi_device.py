@@ -5,7 +5,7 @@
 
 Runs the same short IOPS test (pts-e-1.1, 2 x 2 matrix, at most 5 rounds, purge trim) as a
 user does, `python -m pytest pts/ --device emulated:SIZE:PROFILE --destructive ...`: first on
-one emulated SSD, then on N emulated SSDs in one session (several --device, pts.cli.multi).
+one emulated SSD, then on N emulated SSDs in one session (several --device, pts.session).
 The emulated SSDs are throttled by their FTL model (pts/emulate/README.md), so the drive,
 not the CPU, should set the pace; on a machine with fewer free cores than devices the
 emulator daemons and fio compete and the ratio says so. With --max-rounds equal to the

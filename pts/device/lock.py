@@ -15,7 +15,7 @@ from pts.device.identity import BlockDevice
 from pts.device.safety import UnsafeDeviceError
 
 LOCK_DIR = Path("/run/lock/snia-pts")
-# A several-device session (pts.cli.multi) takes every device's lock before it starts the
+# A several-device session (pts.session) takes every device's lock before it starts the
 # device's child run and hands the locked descriptor down: the child adopts it (the same
 # open file, so the flock is already ours) instead of racing for the lock again.
 INHERITED_FD_ENV = "PTS_INHERITED_LOCK_FD"

@@ -1,5 +1,5 @@
 """The key figures of a PTS test's outcome as junit properties (name, value): what a CI
-system reading pytest's --junitxml sees of a test item (pts.plugin records them on the item
+system reading pytest's --junitxml sees of a test item (pts.session.plugin records them on the item
 with the same mechanism as pytest's `record_property`).
 
     pts.status          steady / not_steady / complete

@@ -22,7 +22,7 @@ from pts.results.ledger import LedgerError, read_ledger, read_records
 
 FINGERPRINT = ("model", "serial", "firmware", "capacity_bytes", "logical_sector")
 # run.json options a resumed run does not take back: where it runs and writes is this
-# invocation's (pts.plugin._resume_options, pts.cli.multi.resumed)
+# invocation's (pts.session.plugin._resume_options, pts.session.resumed)
 NOT_TAKEN = ("device", "destructive", "reports_dir")
 # what a test must have completed for --resume to go on with it (ResumeState.progress)
 WIPC, ROUND = "wipc", "round"

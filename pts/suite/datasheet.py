@@ -4,7 +4,7 @@ placed right after the item of the PTS test it depends on. It passes or fails wi
 M, required >= R (cell, test, window rounds a..b)" and writes a `requirement` record to the
 ledger, which the report's Qualification page shows.
 
-A pytest plugin (conftest.py's pytest_plugins), beside pts.plugin.
+A pytest plugin (conftest.py's pytest_plugins), beside pts.session.plugin.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The PTS tests the suite runs: the one place where pytest (pts.plugin, pts/suite/) and
+"""The PTS tests the suite runs: the one place where pytest (pts.session.plugin, pts/suite/) and
 --dry-run find a test's run, plan and variants. A suite module marks its test function with
 `@pytest.mark.pts("name")` and takes the `pts_outcome` fixture; nothing is found by name
 lookups or signatures.

@@ -72,7 +72,7 @@ def test_plans_of_throughput_latency_and_wsat(make_loop, tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
     found = plans(p.stdout)
     assert "(this test has no dry-run plan yet)" not in p.stdout
-    # the registry's order (pts.plugin), not pytest's file order
+    # the registry's order (pts.session.plugin), not pytest's file order
     assert list(found) == ["pts/suite/test_iops.py::test_iops",
                            "pts/suite/test_throughput.py::test_throughput[throughput-1024k]",
                            "pts/suite/test_throughput.py::test_throughput[throughput-128k]",

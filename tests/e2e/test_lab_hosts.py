@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from pts.cli.multi.devices import labels
 from pts.results.ledger import read_ledger
+from pts.session.devices import labels
 from tests.support import remote_hosts
 from tests.support.helpers import loop_device
 from tests.support.ptsrun import IOPS, check_outcomes, run_suite, start_suite

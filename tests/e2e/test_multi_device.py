@@ -1,4 +1,4 @@
-"""Several devices in one session (pts.cli.multi), as a user runs it: two tiny loop devices
+"""Several devices in one session (pts.session), as a user runs it: two tiny loop devices
 and a third holding a mounted filesystem, a short IOPS test (real fio, reduced matrix, 1 s
 points, at most 5 rounds).
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from pts.cli.multi.devices import child_args
 from pts.serve import background
+from pts.session.devices import child_args
 from tests.support.helpers import REPO, free_port
 from tests.support.serve_runs import make
 

@@ -1,4 +1,4 @@
-"""--inventory FILE (pts.cli.multi.inventory): the file checked whole on load, with errors
+"""--inventory FILE (pts.session.inventory): the file checked whole on load, with errors
 that name the file, the host, the drive and the key; drives as the session's --device
 values with their own options; --only by label, host or group. (The session it makes, with
 its dry run and a refused host: tests/e2e/test_inventory_session.py.)"""
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pts.cli.multi.devices import child_args
-from pts.cli.multi.inventory import InventoryError, load
+from pts.session.devices import child_args
+from pts.session.inventory import InventoryError, load
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "docs" / "inventory-example.toml"

@@ -10,11 +10,11 @@ import subprocess
 import sys
 
 from tests.support.helpers import REPO, pdf_text
-from tests.support.runfactory import RunFolder, iops_parameters, run_json
+from tests.support.synthetic.runfactory import RunFolder, iops_parameters, run_json
 
 LOAD = """
 import importlib, json, pkgutil, sys
-import pts.plugin, pts.procedure.runner, pts.run, pts.serve.background
+import pts.session.plugin, pts.procedure.runner, pts.run, pts.serve.background
 import pts.testdefs
 for m in pkgutil.iter_modules(pts.testdefs.__path__):
     importlib.import_module("pts.testdefs." + m.name)

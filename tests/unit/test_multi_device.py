@@ -1,4 +1,4 @@
-"""Several --device in one session (pts.cli.multi): the option handling, the refusal of the
+"""Several --device in one session (pts.session): the option handling, the refusal of the
 whole session before anything runs, the lock handed from the parent to a child run, and
 the mapping of a child's items to the parent's. (The session on loop devices, with fio:
 tests/e2e/test_multi_device.py.)"""
@@ -12,8 +12,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from pts.cli.multi import gate, resumed
-from pts.cli.multi.devices import (
+from pts.device.lock import INHERITED_FD_ENV, DeviceLock
+from pts.device.safety import UnsafeDeviceError
+from pts.session import gate, resumed
+from pts.session.devices import (
     CHILD_LOG_PLUGIN,
     MultiDeviceError,
     check_combination,
@@ -22,9 +24,7 @@ from pts.cli.multi.devices import (
     labels,
     run_folder_from_output,
 )
-from pts.cli.multi.replay import parent_nodeid
-from pts.device.lock import INHERITED_FD_ENV, DeviceLock
-from pts.device.safety import UnsafeDeviceError
+from pts.session.replay import parent_nodeid
 from tests.support.ptsrun import run_suite
 
 
@@ -141,7 +141,7 @@ def test_the_lock_is_handed_to_the_child_and_only_to_it(tmp_path):
 
 
 def test_render_jobs_default_to_the_cores_and_refuse_less_than_one():
-    from pts.cli.multi.session import render_jobs
+    from pts.session.parent import render_jobs
     assert render_jobs(None) == (os.cpu_count() or 1) and render_jobs(3) == 3
     with pytest.raises(MultiDeviceError, match=r"--render-jobs 0: give at least 1"):
         render_jobs(0)

@@ -195,7 +195,7 @@ def test_a_different_fio_on_the_dut_host_is_refused_naming_both(monkeypatch):
 
 
 def test_remote_devices_are_labelled_by_host_in_a_session():
-    from pts.cli.multi.devices import labels
+    from pts.session.devices import labels
     assert labels(["ssh://root@dut1:2222/dev/sda", "/dev/sda", "ssh://dut2/dev/sda"]) == \
         ["dut1:2222:sda", "sda", "dut2:sda"]
 

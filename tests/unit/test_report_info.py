@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from pts.cli import demo
-from pts.cli.multi import devices
 from pts.config import report_info as ri
+from pts.session import devices
 from tests.support.helpers import REPO
 
 

@@ -1,6 +1,6 @@
 """A several-device session refuses one drive given twice under two names (its node and a
 /dev/disk/by-id link: the same device number), before anything is written or locked for the
-second name (pts.cli.multi.gate.check_all). The devices are records from a fake resolver;
+second name (pts.session.gate.check_all). The devices are records from a fake resolver;
 the lock is the real one, in a folder of the test's own."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from __future__ import annotations
 import dataclasses
 import functools
 
-from pts.cli.multi import gate
-from pts.cli.multi.devices import labels
 from pts.device.identity import BlockDevice, Identity
 from pts.device.lock import DeviceLock
+from pts.session import gate
+from pts.session.devices import labels
 
 NVME = BlockDevice("/dev/nvme9n1", "/dev/nvme9n1", "nvme9n1", (259, 99), 1 << 30, 512, 512,
                    "nvme", False, Identity("QEMU NVMe Ctrl", "deadbeef", "7.2.22",

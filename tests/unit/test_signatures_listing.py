@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from pts import plugin
 from pts.config.settings import make_settings
 from pts.config.spec import load_spec
 from pts.device import safety
 from pts.device.identity import BlockDevice, Identity
+from pts.session import plugin
 from pts.tools import commands
 
 DEV = BlockDevice("/dev/loop9", "/dev/loop9", "loop9", (7, 9), 1 << 30, 512, 512, "loop",

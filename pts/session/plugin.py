@@ -14,9 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pts import plugin_options
 from pts.cli import remote
-from pts.cli.multi import session as multi
 from pts.config.report_info import MISSING_OPERATOR
 from pts.config.settings import (
     Settings,
@@ -36,6 +34,8 @@ from pts.results import health_records
 from pts.results.resume import NOT_TAKEN, ResumeError, ResumeState, stopped
 from pts.run import Run
 from pts.serve import background
+from pts.session import options
+from pts.session import parent as multi
 from pts.testdefs import registry
 from pts.tools import slots
 
@@ -49,7 +49,7 @@ SERVE = pytest.StashKey[object]()        # --serve: the Bound (port, auth), then
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    plugin_options.add(parser)
+    options.add(parser)
 
 
 def _resume_options(config: pytest.Config) -> None:
@@ -73,14 +73,14 @@ def pytest_configure(config: pytest.Config) -> None:
                             "pts_outcome fixture runs it")
     config.stash[REPORTS] = []
     _bind_dashboard(config)
-    if multi.configure(config, plugin_options.settings, _check_capacity, _check_reports_dir):
+    if multi.configure(config, options.settings, _check_capacity, _check_reports_dir):
         _start_dashboard(config)
-        return          # several --device: pts.cli.multi.session runs one child per device
+        return          # several --device: pts.session.parent runs one child per device
     if config.option.resume:
         _resume_options(config)
     if not config.option.device:
         return
-    config.stash[SETTINGS] = plugin_options.settings(config)
+    config.stash[SETTINGS] = options.settings(config)
     if why := remote.refusal(config.option.device, round_mode=config.option.round_mode,
                              purge=config.option.purge):
         raise pytest.UsageError(why)
@@ -176,7 +176,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     dashboard = [f"snia-pts dashboard: {served.url} (--serve; read-only, until this run "
                  "ends)"] if isinstance(served, background.Background) else []
     if multi.ACTIVE in config.stash:
-        return dashboard    # and its own header lines (pts.cli.multi.session)
+        return dashboard    # and its own header lines (pts.session.parent)
     if DEVICE not in config.stash:
         return [f"snia-pts: no --device given; PTS tests will be skipped "
                 f"(specs: {', '.join(available_specs())})"]

@@ -1,4 +1,4 @@
-"""The child side of a several-device session (`-p pts.cli.multi.childlog --pts-child-log
+"""The child side of a several-device session (`-p pts.session.childlog --pts-child-log
 FILE`, added by the parent to each device's child run): every test report of the child, as
 pytest serializes it for its own plugins (pytest_report_to_serializable), one JSON line each,
 flushed per line, so that the parent's items mirror the child's outcomes."""

@@ -16,7 +16,7 @@ PARENT_ONLY_WITH_VALUE = ("--device", "--junitxml", "--junit-xml", "--inventory"
                           "--serve",       # the session's one dashboard covers its drives
                           "--render-jobs")   # the children get the session's slots instead
 PARENT_ONLY_FLAGS = ("--skip-refused-devices",)
-CHILD_LOG_PLUGIN = "pts.cli.multi.childlog"
+CHILD_LOG_PLUGIN = "pts.session.childlog"
 
 
 class MultiDeviceError(Exception):

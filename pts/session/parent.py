@@ -1,8 +1,8 @@
-"""The parent session of `pytest pts/ --device A --device B ...` (see pts.cli.multi): the
+"""The parent session of `pytest pts/ --device A --device B ...` (see pts.session): the
 checks of every device at start-up, one item per device and PTS test, the child runs in
 parallel, their outcomes mirrored, and the comparison at the end.
 
-pts.plugin calls configure() first thing in its pytest_configure; with one --device (or
+pts.session.plugin calls configure() first thing in its pytest_configure; with one --device (or
 none) it only turns the option back into the string the single-device run has always had,
 and everything else is as before.
 """
@@ -19,9 +19,12 @@ from pathlib import Path
 import pytest
 
 from pts.cli import remote
-from pts.cli.multi import children as kids
-from pts.cli.multi import gate, inventory, replay, resumed
-from pts.cli.multi.devices import (
+from pts.procedure import plan
+from pts.report import console
+from pts.results.resume import stopped
+from pts.session import children as kids
+from pts.session import gate, inventory, replay, resumed
+from pts.session.devices import (
     MultiDeviceError,
     check_combination,
     child_args,
@@ -30,10 +33,7 @@ from pts.cli.multi.devices import (
     labels,
     run_folder_from_output,
 )
-from pts.cli.multi.outcome import write_comparison
-from pts.procedure import plan
-from pts.report import console
-from pts.results.resume import stopped
+from pts.session.outcome import write_comparison
 from pts.tools import slots
 
 ACTIVE = pytest.StashKey[object]()
@@ -336,5 +336,5 @@ def inventory_lines(opt, drives) -> list[str]:
 
 
 def _writer(config: pytest.Config):
-    """Lines to the terminal while pytest captures output (as pts.plugin's progress)."""
+    """Lines to the terminal while pytest captures output (as pts.session.plugin's progress)."""
     return console.terminal_writer(config)

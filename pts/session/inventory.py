@@ -22,7 +22,7 @@
     [hosts.controller]              # local = true: drives of this machine (no ssh)
     local = true
 
-Every drive becomes one `--device` of today's several-device session (pts.cli.multi): the
+Every drive becomes one `--device` of today's several-device session (pts.session): the
 same safety gate, lock and refusal rules, per drive, before anything is written; an
 unreachable host refuses its drives with the reason (or --skip-refused-devices leaves them
 out). A drive's own options (purge, round mode, spec, datasheet, ssh config, fio port) go on

@@ -1,16 +1,16 @@
-"""The snia-pts command-line options and the Settings made from them (pts.plugin)."""
+"""The snia-pts command-line options and the Settings made from them (pts.session.plugin)."""
 
 from __future__ import annotations
 
 import pytest
 
 from pts.cli import remote
-from pts.cli.multi import session as multi
 from pts.config.report_info import KEYS as REPORT_KEYS
 from pts.config.report_info import ReportInfoError, make_report_info
 from pts.config.settings import PURGE_CHOICES, ROUND_MODES, Settings, SettingsError, make_settings
 from pts.config.spec import DEFAULT_SPEC, SpecError, load_spec
 from pts.emulate import session as emulated
+from pts.session import parent as multi
 
 
 def add(parser: pytest.Parser) -> None:

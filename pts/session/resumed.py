@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pts.cli.multi.devices import MultiDeviceError, labels
-from pts.cli.multi.inventory import Drive
 from pts.results.resume import NOT_TAKEN, ResumeError, ResumeState
+from pts.session.devices import MultiDeviceError, labels
+from pts.session.inventory import Drive
 from pts.tools import hosts
 
 NOT_OPTIONS = (*NOT_TAKEN, "resume")      # and the parent's own --resume list
