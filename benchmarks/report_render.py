@@ -1,6 +1,7 @@
 """Benchmark: render time and peak memory of the report PDF of a full-size run folder.
 
-Builds a SYNTHETIC run folder of the full PTS-E 2.0.2 size with tests/support/synthrun.py (the
+Builds a SYNTHETIC run folder of the full PTS-E 2.0.2 size with tests/support/synthetic/synthrun.py
+(the
 project's own record types and test parameters; made-up figures): IOPS 56 cells x 25
 rounds, Throughput 128 KiB and 1024 KiB x 25 rounds, Latency 9 cells x 25 rounds with fio
 json+ latency bins, WSAT 1,440 one-minute samples. Then renders its PDF in a child process,
@@ -24,9 +25,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))      # tests.support.synthrun, when run as a script from anywhere
+sys.path.insert(0, str(ROOT))      # tests.support.synthetic, when run as a script from anywhere
 
-from tests.support.synthrun import FULL, build  # noqa: E402
+from tests.support.synthetic.synthrun import FULL, build  # noqa: E402
 
 GOAL_S, GOAL_BYTES = 30.0, 1 << 30
 

@@ -3,7 +3,8 @@
 re-read), then the request after one ledger grew (one run re-read). Goal (issue 22): < 1 s
 after the first scan.
 
-Builds one small synthetic run folder with tests/support/runfactory.py (IOPS, 3 x 3 matrix, 7
+Builds one small synthetic run folder with tests/support/synthetic/runfactory.py (IOPS, 3 x 3
+matrix, 7
 rounds; made-up figures) and copies it to 1,000 folders reports/Model_SN-NNNN/<stamp>/ in a
 temporary folder, then asks the app (pts.serve.app.create_app, in process through
 Starlette's TestClient: no network in the figure) for `/`. Prints one JSON object of
@@ -23,12 +24,12 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))      # tests.support.runfactory, when run as a script from anywhere
+sys.path.insert(0, str(ROOT))      # tests.support.synthetic, when run as a script from anywhere
 
 from starlette.testclient import TestClient  # noqa: E402
 
 from pts.serve.app import create_app  # noqa: E402
-from tests.support.runfactory import build_run  # noqa: E402
+from tests.support.synthetic.runfactory import build_run  # noqa: E402
 
 
 def build(reports: Path, n: int) -> None:

@@ -1,7 +1,8 @@
 """Benchmark (issue 22 "Fast"): the dashboard's HTML report of a full-size run, and the
 server's idle CPU.
 
-Builds the SYNTHETIC full-size run folder of benchmarks/report_render.py (tests/support/synthrun.py:
+Builds the SYNTHETIC full-size run folder of benchmarks/report_render.py
+(tests/support/synthetic/synthrun.py:
 IOPS 56 cells x 25 rounds, Throughput, Latency with json+ bins, WSAT 1,440 samples), then:
 
 1. `python -m pts serve` over it, as a user starts it: GET /runs/<id>/report twice (the
@@ -36,10 +37,10 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))      # tests.support.synthrun, when run as a script from anywhere
+sys.path.insert(0, str(ROOT))      # tests.support.synthetic, when run as a script from anywhere
 
 from tests.support.serve_runs import append, unfinished  # noqa: E402
-from tests.support.synthrun import FULL, build  # noqa: E402
+from tests.support.synthetic.synthrun import FULL, build  # noqa: E402
 
 LIVE = "Live_SN/20261125T000000"
 

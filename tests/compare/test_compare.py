@@ -1,4 +1,5 @@
-"""`python -m pts compare` on constructed run folders (tests/support/runfactory.py): the refusal of
+"""`python -m pts compare` on constructed run folders (tests/support/synthetic/runfactory.py): the
+refusal of
 mixed runs, --allow-mixed, compare.csv's figures and differences, compare.pdf's text."""
 
 import csv
@@ -8,7 +9,7 @@ import pytest
 
 from pts.cli.main import main
 from tests.support.helpers import pdf_text
-from tests.support.runfactory import (
+from tests.support.synthetic.runfactory import (
     BASE_IOPS,
     FALLING_CURVE,
     STEADY_CURVE,
@@ -154,7 +155,7 @@ def test_latency_and_throughput_compare_their_metrics(tmp_path, capsys, name, se
 def test_latency_compares_qos_levels_and_says_n_r(tmp_path):
     """The QoS levels side by side, from each run's json+ bins, with the report's "n/r" where
     a run's I/O count cannot resolve a level (0/100 8 KiB: 50,000 I/Os per point)."""
-    from tests.support.runfactory_extra import write_latency_test
+    from tests.support.synthetic.runfactory_extra import write_latency_test
     paths = []
     for name, curve in (("a", STEADY_CURVE), ("b", FASTER)):
         run = RunFolder(tmp_path / name, run_json())

@@ -6,11 +6,12 @@
                                                                  # the stored run folder
 
 tests/data/reference-run/ is a small SYNTHETIC run folder with every page type of the report
-(tests/support/synthrun_more.build_reference: IOPS 4 x 3 with an N/A row, its FOB sweep and FTL
+(tests/support/synthetic/synthrun_more.build_reference: IOPS 4 x 3 with an N/A row, its FOB sweep
+and FTL
 counters, both Throughput sizes, Latency 3 x 3 with json+ bins, WSAT 40 samples, DIRTH and
 CBW on a 3 x 3 grid, HIR, XSR, two datasheet requirements; made-up figures, 7 rounds). It
 was made once and is committed: the tests read it, they do not make it. Re-making it gives
-the same bytes as long as tests/support/synthrun*.py are unchanged.
+the same bytes as long as tests/support/synthetic/synthrun*.py are unchanged.
 
 tests/data/page-baselines/ holds every page of its report as a small 2-bit grey PNG. Refresh
 them ON PURPOSE, after a change to the report's layout that you have looked at (the failing
@@ -31,8 +32,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))      # pts and tests, when run as a script from anywhere
 
 from pts.report import render  # noqa: E402
-from tests.support import snapshots, synthrun_more  # noqa: E402
+from tests.support import snapshots  # noqa: E402
 from tests.support.helpers import REPORT_EPOCH  # noqa: E402
+from tests.support.synthetic import synthrun_more  # noqa: E402
 
 os.environ.setdefault("SOURCE_DATE_EPOCH", REPORT_EPOCH)   # the baselines' Report Date
 

@@ -13,7 +13,7 @@ import pytest
 
 from pts.cli.main import main
 from tests.support.headers import header_block, pdf_pages
-from tests.support.runfactory import build_run
+from tests.support.synthetic.runfactory import build_run
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.needs("chromium", "chromedriver", "selenium", "pdftotext")]

@@ -1,10 +1,11 @@
-"""`python -m pts export RUN_DIR --json` on synthetic run folders (tests/support/runfactory.py)."""
+"""`python -m pts export RUN_DIR --json` on synthetic run folders
+(tests/support/synthetic/runfactory.py)."""
 
 import json
 import math
 
 from pts.cli.main import main
-from tests.support.runfactory import BASE_IOPS, NA_BLOCK_SIZE, STEADY_CURVE, build_run
+from tests.support.synthetic.runfactory import BASE_IOPS, NA_BLOCK_SIZE, STEADY_CURVE, build_run
 
 
 def export(folder, capsys) -> dict:
@@ -45,7 +46,7 @@ def test_json_holds_steady_state_evidence_and_round_values(tmp_path, capsys):
 
 
 def test_not_steady_run_says_so_and_writes_to_file(tmp_path, capsys):
-    from tests.support.runfactory import FALLING_CURVE
+    from tests.support.synthetic.runfactory import FALLING_CURVE
     out = tmp_path / "x.json"
     folder = build_run(tmp_path, curve=FALLING_CURVE)
     assert main(["export", str(folder), "--json", "-o", str(out)]) == 0

@@ -1,5 +1,5 @@
 """`python -m pts qualify RUN_DIR --datasheet` and the Qualification page, on constructed run
-folders (tests/support/runfactory.py): met, not met, and every way a requirement cannot be
+folders (tests/support/synthetic/runfactory.py): met, not met, and every way a requirement cannot be
 judged."""
 
 import pytest
@@ -11,7 +11,7 @@ from pts.results import records
 from pts.results.ledger import Ledger
 from pts.stored.data import load_run
 from tests.support.helpers import pdf_text
-from tests.support.runfactory import FALLING_CURVE, STEADY_CURVE, build_run
+from tests.support.synthetic.runfactory import FALLING_CURVE, STEADY_CURVE, build_run
 
 WINDOW_MEAN_4K_WRITE = 40000 * sum(STEADY_CURVE[2:7]) / 5     # 40,960
 

@@ -10,8 +10,8 @@ import pytest
 
 from pts.stored.data import load_run
 from pts.stored.purge_check import HIR_WARNING, check
-from tests.support.synthrun import REFERENCE, build
-from tests.support.synthrun_more import hir_test
+from tests.support.synthetic.synthrun import REFERENCE, build
+from tests.support.synthetic.synthrun_more import hir_test
 
 
 def hir_run(folder, probe_ratio: float | None):

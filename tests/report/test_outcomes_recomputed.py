@@ -12,7 +12,7 @@ import pytest
 from pts.report import render
 from tests.support import snapshots
 from tests.support.ptsrun import check_outcomes, expected_outcomes
-from tests.support.runfactory import FALLING_CURVE, build_run
+from tests.support.synthetic.runfactory import FALLING_CURVE, build_run
 
 pytestmark = pytest.mark.needs("pdftotext")
 

@@ -13,7 +13,7 @@ from pts.cli.main import main
 from pts.config.spec import load_spec
 from pts.export.json_doc import document
 from pts.stored.data import load_run
-from tests.support.runfactory import build_run
+from tests.support.synthetic.runfactory import build_run
 
 pytestmark = pytest.mark.needs("pdftotext")
 

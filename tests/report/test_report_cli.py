@@ -10,7 +10,7 @@ from pathlib import Path
 from pts.cli.main import main
 from pts.report import render
 from tests.support.helpers import REPO
-from tests.support.runfactory import build_run
+from tests.support.synthetic.runfactory import build_run
 
 
 def test_cli_prints_the_pdf_path_and_exits_0(tmp_path):

@@ -13,7 +13,7 @@ from pts.report.pages.counters import EMULATOR_TITLE, GENERIC_TITLE
 from pts.stored.data import load_run
 from pts.stored.model import RunFolderError
 from tests.support.helpers import pdf_text
-from tests.support.runfactory import RunFolder, build_run, run_json, write_iops_test
+from tests.support.synthetic.runfactory import RunFolder, build_run, run_json, write_iops_test
 
 PAGE = 4096
 # when: host pages, NAND pages, GC runs, erases, free blocks (cumulative, as the emulator

@@ -8,7 +8,7 @@ import pytest
 
 from pts.stored.data import load_run
 from pts.stored.model import INCOMPLETE, NOT_STEADY, STEADY, RunFolderError
-from tests.support.runfactory import (
+from tests.support.synthetic.runfactory import (
     FALLING_CURVE,
     NA_REASON,
     STEADY_CURVE,

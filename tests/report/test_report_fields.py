@@ -14,7 +14,7 @@ from pts.export.json_doc import document
 from pts.report import render
 from pts.stored import report_fields
 from tests.support.helpers import REPORT_EPOCH
-from tests.support.runfactory import build_run
+from tests.support.synthetic.runfactory import build_run
 
 pytestmark = pytest.mark.needs("pdftotext")
 

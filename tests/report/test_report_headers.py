@@ -20,8 +20,9 @@ from pts.report import render
 from pts.report.pages import dirth_cbw
 from pts.report.renderers.layout import PageMarker
 from pts.stored.data import load_run
-from tests.support import headers, snapshots, synthrun, synthrun_more
+from tests.support import headers, snapshots
 from tests.support.helpers import pdf_text
+from tests.support.synthetic import synthrun, synthrun_more
 
 pytestmark = pytest.mark.needs("pdftotext")
 

@@ -10,7 +10,7 @@ import pytest
 from pts.report import render
 from pts.report.renderers import charts
 from tests.support.helpers import pdf_text
-from tests.support.runfactory import FALLING_CURVE, SERIAL, STEADY_CURVE, build_run
+from tests.support.synthetic.runfactory import FALLING_CURVE, SERIAL, STEADY_CURVE, build_run
 
 pytestmark = pytest.mark.needs("pdftotext")
 

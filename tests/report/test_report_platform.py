@@ -6,7 +6,7 @@ import json
 
 from pts.report import render
 from tests.support.helpers import pdf_text
-from tests.support.runfactory import build_run
+from tests.support.synthetic.runfactory import build_run
 
 DEVICE_PLATFORM = {
     "pcie_link": {"pci_function": "0000:01:00.0", "current_speed": "8.0 GT/s PCIe",

@@ -11,7 +11,7 @@ from pts.report import render
 from pts.stored.data import load_run
 from pts.stored.purge_check import LIMITS_NO_PURGE, WARNING, WARNING_NO_PURGE, check
 from tests.support.helpers import pdf_text
-from tests.support.runfactory import build_run
+from tests.support.synthetic.runfactory import build_run
 
 
 def words(text: str) -> str:

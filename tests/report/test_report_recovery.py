@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pts.report import render
 from tests.support.helpers import pdf_text
-from tests.support.runfactory import T0, RunFolder, run_json
+from tests.support.synthetic.runfactory import T0, RunFolder, run_json
 
 RULE = ("recovery time = time from the switch to the first of 5 consecutive intervals whose "
         "TP all lie within 10 % of the group's final level (mean TP of its last 25%); "

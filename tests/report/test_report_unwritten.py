@@ -10,7 +10,7 @@ import re
 from pts.report import render
 from pts.stored.data import load_run
 from tests.support.helpers import pdf_text
-from tests.support.runfactory import build_run
+from tests.support.synthetic.runfactory import build_run
 
 
 def words(text: str) -> str:

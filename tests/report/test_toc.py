@@ -6,7 +6,7 @@ import subprocess
 import pytest
 
 from pts.cli.main import main
-from tests.support.runfactory import build_run
+from tests.support.synthetic.runfactory import build_run
 
 
 @pytest.mark.needs("pdftotext")

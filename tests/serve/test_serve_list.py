@@ -13,8 +13,8 @@ from starlette.testclient import TestClient
 from pts.serve.app import create_app
 from pts.stored.data import load_run
 from tests.support import snapshots
-from tests.support.runfactory import FALLING_CURVE
 from tests.support.serve_runs import append, make, table, unfinished
+from tests.support.synthetic.runfactory import FALLING_CURVE
 
 
 @pytest.fixture

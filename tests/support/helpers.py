@@ -2,7 +2,8 @@
 
 Test modules import what they share from here (never from conftest.py, never from another
 test module); conftest.py keeps fixtures and hooks only. Two helpers have their own module:
-tests/support/runfactory.py (synthetic run folders) and tests/support/ptsrun.py (the suite run
+tests/support/synthetic/runfactory.py (synthetic run folders) and tests/support/ptsrun.py (the
+suite run
 as a user runs it, `python -m pytest pts/ ...`).
 
 - paths: REPO, DATA, RECORDED (ATA/SCSI tool outputs), QEMU_DATA (nvme-cli outputs)

@@ -1,4 +1,5 @@
-"""Run folders for the dashboard's tests (synthetic ones from tests/support/runfactory.py) and a
+"""Run folders for the dashboard's tests (synthetic ones from
+tests/support/synthetic/runfactory.py) and a
 small parser of its pages."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import time
 from html.parser import HTMLParser
 from pathlib import Path
 
-from tests.support.runfactory import STEADY_CURVE, build_run
+from tests.support.synthetic.runfactory import STEADY_CURVE, build_run
 
 OLD = 10 * 24 * 3600            # seconds: a run not written for this long has stopped
 

@@ -19,7 +19,7 @@ from pts.results.ledger import read_records
 from pts.stored.data import load_run
 from pts.testdefs import dirth_cbw_jobs, hir, iops, latency, throughput, wsat, xsr
 from tests.support.helpers import DATA
-from tests.support.synthrun import CAPACITY
+from tests.support.synthetic.synthrun import CAPACITY
 
 REFERENCE = DATA / "reference-run"
 

@@ -21,7 +21,7 @@ from pts.results.resume import ResumeState
 from pts.stored.data import load_run
 from tests.support.fake_run import NVME, FakeRun, ledger
 from tests.support.helpers import QEMU_DATA, RecordedRunner, Reply, pdf_text
-from tests.support.runfactory import RunFolder, run_json, write_iops_test
+from tests.support.synthetic.runfactory import RunFolder, run_json, write_iops_test
 
 FAILURE = "nvme exited with status 1: nvme smart-log /dev/nvme9 -o json"
 

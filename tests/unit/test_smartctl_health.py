@@ -20,7 +20,7 @@ from pts.results import records
 from pts.tools import smartctl
 from tests.support.fake_run import NVME, FakeRun, ledger
 from tests.support.helpers import RECORDED, RecordedRunner, Reply, pdf_text
-from tests.support.runfactory import build_run
+from tests.support.synthetic.runfactory import build_run
 
 SAS = dataclasses.replace(NVME, path="/dev/sdz", given="/dev/sdz", kname="sdz",
                           transport="scsi")

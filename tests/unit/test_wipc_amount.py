@@ -16,7 +16,7 @@ from pts.procedure import plan
 from pts.report.pages.summary import wipc_text
 from pts.stored.data import load_run
 from pts.testdefs import iops
-from tests.support.runfactory import build_run
+from tests.support.synthetic.runfactory import build_run
 
 MIB = 1 << 20
 READING = "2 x user capacity, written sequentially within the ActiveRange, not 2 x the " \

@@ -1,4 +1,5 @@
-"""More synthetic tests for the run folders of tests/support/runfactory.py: a Latency test whose
+"""More synthetic tests for the run folders of tests/support/synthetic/runfactory.py: a Latency
+test whose
 points keep fio json+ JSON files (raw/latency/round-NN/pNN.json with total-latency bins) and
 Throughput tests (one per block size), in the record layout of docs/results-format.md.
 
@@ -18,7 +19,7 @@ import json
 from collections.abc import Sequence
 
 from pts.procedure import steady_state
-from tests.support.runfactory import STEADY_CURVE, RunFolder
+from tests.support.synthetic.runfactory import STEADY_CURVE, RunFolder, round_evidence
 
 LAT_MIXES = ("100/0", "65/35", "0/100")
 LAT_BLOCK_SIZES = (8192, 4096, 512)
@@ -98,11 +99,10 @@ def write_latency_test(run: RunFolder, curve: Sequence[float] = STEADY_CURVE, *,
                 if (mix, bs) == ("0/100", 4096):
                     history.append(fields["lat_mean_us"])
                 index += 1
-        evidence = steady_state.check(history).as_dict() if number >= 5 else None
+        evidence, steady = round_evidence({LAT_TRACKING["label"]: history}, number)
         run.record("round", test="latency", round=number,
-                   tracking={LAT_TRACKING["label"]: history[-1]},
-                   steady_state={LAT_TRACKING["label"]: evidence},
-                   steady=bool(evidence and evidence["steady"]))
+                   tracking={LAT_TRACKING["label"]: history[-1]}, steady_state=evidence,
+                   steady=steady)
     steady = steady_state.check(history).steady
     run.record("test_end", test="latency", status="steady" if steady else "not_steady",
                rounds=len(curve), steady_round=len(curve) if steady else None,
@@ -153,9 +153,9 @@ def write_throughput_test(run: RunFolder, block_size: int,
                        read_mbps=value if mix == "100/0" else 0.0,
                        write_mbps=value if mix == "0/100" else 0.0)
         history.append(1800.0 * multiplier)
-        evidence = steady_state.check(history).as_dict() if number >= 5 else None
+        evidence, steady = round_evidence({label: history}, number)
         run.record("round", test=name, round=number, tracking={label: history[-1]},
-                   steady_state={label: evidence}, steady=bool(evidence and evidence["steady"]))
+                   steady_state=evidence, steady=steady)
     steady = steady_state.check(history).steady
     run.record("test_end", test=name, status="steady" if steady else "not_steady",
                rounds=len(curve), steady_round=len(curve) if steady else None,

@@ -12,11 +12,14 @@ round records carry pts.procedure.steady_state evidence computed the way the run
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from pts.procedure import steady_state
+from pts.results import records
+from pts.tools.atomic import write_json
 
 T0 = 1795262400.0                  # 2026-11-21T12:00:00Z
 MIXES = ("100/0", "65/35", "0/100")
@@ -81,14 +84,17 @@ def run_json(*, deviations: Sequence[str] = (), emulated: bool = False, **overri
 
 
 class RunFolder:
-    """A run folder being written: run.json once, then ledger records one by one."""
+    """A run folder being written: run.json once (as pts.run.Run writes it), then ledger
+    records one by one, stamped with a clock that starts at T0. The one writer of every
+    synthetic run: record() takes a record's fields as a dict (so a test can write one the
+    schema refuses), add() a pts.results.records record (synthrun.py)."""
 
     def __init__(self, path: Path, info: dict):
         self.path = path
         self.ledger = path / "ledger.jsonl"
         self.clock = T0
         path.mkdir(parents=True, exist_ok=True)
-        (path / "run.json").write_text(json.dumps(info, indent=2), encoding="utf-8")
+        write_json(path / "run.json", info)
         self.ledger.touch()
 
     def record(self, type_: str, advance: float = 1.0, **fields) -> dict:
@@ -97,9 +103,30 @@ class RunFolder:
         self.raw_line(json.dumps(rec))
         return rec
 
+    def add(self, rec: records.Record, advance: float = 1.0) -> None:
+        self.clock += advance
+        stamped = dataclasses.replace(rec, time=self.clock)
+        self.raw_line(json.dumps(stamped.to_json(), allow_nan=False))
+
     def raw_line(self, text: str, newline: bool = True) -> None:
         with self.ledger.open("a", encoding="utf-8") as fh:
             fh.write(text + ("\n" if newline else ""))
+
+    def raw(self, relative: str, data: dict) -> str:
+        """A compact raw/ file (a fio document) in the run folder: its relative path."""
+        path = self.path / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
+        return relative
+
+
+def round_evidence(history: Mapping[str, Sequence[float]],
+                   number: int) -> tuple[dict[str, dict | None], bool]:
+    """A round record's steady_state evidence per tracking variable (from round 5 on, as the
+    runner checks it) and whether every one is steady."""
+    evidence = {label: steady_state.check(list(values)).as_dict() if number >= 5 else None
+                for label, values in history.items()}
+    return evidence, all(e is not None and e["steady"] for e in evidence.values())
 
 
 def iops_parameters(max_rounds: int) -> dict:
@@ -193,12 +220,9 @@ def _write_round(run: RunFolder, number: int, multiplier: float, history: dict) 
                        raw=f"raw/iops/round-{number:02d}.json", overlap_ms=_overlap(number, index),
                        **point_fields(mix, bs, multiplier))
             index += 1
-    evidence = {}
     for t in TRACKING:
         history[t["label"]].append(BASE_IOPS[(t["rw_mix"], t["block_size"])] * multiplier)
-        evidence[t["label"]] = (steady_state.check(history[t["label"]]).as_dict()
-                                if number >= 5 else None)
-    steady = all(e is not None and e["steady"] for e in evidence.values())
+    evidence, steady = round_evidence(history, number)
     run.record("round", test="iops", round=number,
                tracking={k: v[-1] for k, v in history.items()}, steady_state=evidence,
                steady=steady)

@@ -1,4 +1,5 @@
-"""More SYNTHETIC tests for tests/support/synthrun.py's run folder: DIRTH and CBW (preconditioning,
+"""More SYNTHETIC tests for tests/support/synthetic/synthrun.py's run folder: DIRTH and CBW
+(preconditioning,
 demand variation, operating points, histograms), HIR and XSR, written the way their
 pts.testdefs modules write them (their declarations, parameters, schedule, grid selection
 and recovery rule), with made-up figures.
@@ -19,7 +20,7 @@ from pts.testdefs import dirth_cbw_jobs, dirth_cbw_select, hir, qos_levels, xsr
 from pts.testdefs.dirth_cbw import HISTOGRAM_SOURCE
 from pts.testdefs.hir_schedule import schedule
 from pts.tools import histogram
-from tests.support.synthrun import (
+from tests.support.synthetic.synthrun import (
     CAPACITY,
     REFERENCE,
     Shape,

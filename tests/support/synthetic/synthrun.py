@@ -6,7 +6,7 @@ they exercise the report, they say nothing about a drive.
 
     build(folder, FULL)        # the full PTS-E 2.0.2 size (benchmarks/report_render.py)
     build(folder, REFERENCE)   # small: the page snapshots' reference run (tests/data/), with
-                               # DIRTH, CBW, HIR, XSR: tests.support.synthrun_more.build_reference
+                               # DIRTH, CBW, HIR, XSR: synthrun_more.build_reference
 
 Times start at runfactory.T0 and advance by fixed steps, so the same shape always gives the
 same bytes (and the same PDF).
@@ -28,7 +28,7 @@ from pts.procedure.rounds import TestPoint, matrix_points, point_record
 from pts.results import records
 from pts.testdefs import iops, latency, qos_levels, throughput, wsat, wsat_qos
 from pts.tools import histogram
-from tests.support.runfactory import STEADY_CURVE, RunFolder, round_evidence, run_json
+from tests.support.synthetic.runfactory import STEADY_CURVE, RunFolder, round_evidence, run_json
 
 SPEC = "pts-2.0.2-enterprise"
 CAPACITY = 7_681_501_126_656           # a 7.68 TB drive: 24 h of WSAT stay under 4 fills
@@ -108,7 +108,8 @@ Extra = Callable[["Writer", Shape, object], None]
 
 def build(folder: Path, shape: Shape, extra: tuple[Extra, ...] = ()) -> Path:
     """Write the run folder `folder` (run.json, ledger.jsonl, raw/latency json+ files);
-    extra(writer, shape, settings): more tests after WSAT (tests/support/synthrun_more.py)."""
+    extra(writer, shape, settings): more tests after WSAT
+    (tests/support/synthetic/synthrun_more.py)."""
     spec = load_spec(SPEC)
     settings = make_settings(spec, device="/dev/nvme9n1", destructive=True, point_seconds=None,
                              max_rounds=shape.rounds, purge="auto", reports_dir=folder.parent,
