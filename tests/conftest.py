@@ -11,7 +11,7 @@ The tests are grouped by kind:
 
 Shared helpers are in tests/support/ (helpers.py: paths, loop devices, the recorded-output
 fake of external tools; ptsrun.py: the suite run as a user runs it; runfactory.py: synthetic
-run folders); this file keeps fixtures and hooks only.
+run folders, in synthetic/); this file keeps fixtures and hooks only.
 
 Tiers. The fast tier is everything not marked slow: unit, report, serve, dry runs; no device
 runs. A test is slow when it says so, or when it runs I/O on a device (it needs fio, FUSE or
