@@ -1,14 +1,14 @@
-"""DIRTH --resume: kill -9 after the second demand-variation round, resume: the demand
-rounds go on after round 2 (no second purge, no second preconditioning, no second test
-start), the round numbers stay consecutive and the operating points are chosen at the end.
-And kill -9 during the operating-point captures: the operating points are not chosen or
-recorded again, each histogram is recorded once. On a 64 MiB loop device with a 2 x 2 grid
-(only the flow is checked; the first on 4096-byte sectors, a 4Kn drive). About a minute
-and a half each."""
+"""DIRTH --resume during the operating-point captures (kill -9 once the first histogram is
+recorded): the operating points are not chosen or recorded again, each histogram is
+recorded once. On a 64 MiB loop device with a 2 x 2 grid (only the flow is checked). About
+a minute and a half.
+
+A resume after a completed demand round is the round runner's (pts.procedure.resume.
+after_rounds), which tests/e2e/test_kill_resume.py kills and resumes for real ten times on
+IOPS; each test type's own resume point is tests/unit/test_resume_path.py; every test type
+killed and resumed for real at ten moments is benchmarks/faults.py (docs/faults.md)."""
 
 from __future__ import annotations
-
-import json
 
 import pytest
 
@@ -24,25 +24,6 @@ pytestmark = [pytest.mark.needs("root", "fio", "losetup", "blkdiscard"), pytest.
 
 def demand_rounds(recs: list[dict]) -> int:
     return sum(1 for r in recs if r["type"] == "round" and r.get("test") == "dirth")
-
-
-def test_dirth_resumes_after_the_last_completed_demand_round(make_loop, tmp_path):
-    folder, killed, out = kill_and_resume(
-        make_loop(64 << 20, sector=4096), tmp_path / "reports", ARGS, DIRTH,   # 4Kn
-        lambda run: demand_rounds([r.data for r in read_ledger(run / "ledger.jsonl")[0]]) >= 2)
-    killed_after = demand_rounds(killed)
-    assert json.loads((folder / "run.json").read_text())["device"]["logical_sector"] == 4096
-    recs = [r.data for r in read_ledger(folder / "ledger.jsonl")[0]]
-    mine = [r for r in recs if r.get("test") == "dirth"]
-    assert len([r for r in recs if r["type"] == "purge"]) == 1
-    assert len([r for r in mine if r["type"] == "test_start"]) == 1
-    (resume,) = [r for r in mine if r["type"] == "resume"]
-    assert resume["after_round"] == killed_after
-    rounds = [r["round"] for r in mine if r["type"] == "round"]
-    assert rounds == list(range(1, len(rounds) + 1)) and len(rounds) > killed_after
-    assert sorted(check_outcomes(folder, recs)) == ["dirth", "dirth-precondition"]
-    assert [r for r in mine if r["type"] == "operating_point"], out[-3000:]
-    assert f"[pts dirth] resume after round {killed_after}" in out
 
 
 def of(recs: list[dict], kind: str) -> list[dict]:

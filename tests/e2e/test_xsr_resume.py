@@ -1,7 +1,11 @@
-"""HIR and XSR --resume: kill -9 after the first wait state / access group, resume: the run
-goes on after it (no second purge, no second preconditioning, nothing completed redone) and
-ends complete. On a 64 MiB loop device (no FTL: only the flow is checked). About 2 minutes
-each."""
+"""XSR --resume: kill -9 after the first access group, resume: the run goes on after it (no
+second purge, nothing completed redone) and ends complete. On a 64 MiB 4Kn loop device (no
+FTL: only the flow is checked). About a minute.
+
+HIR's resume after a wait state goes through the same path (pts.procedure.resume.go_on);
+its resume point (the baseline and the wait states done) is tests/unit/test_resume_path.py,
+and HIR killed and resumed for real at ten moments is benchmarks/faults.py (docs/faults.md):
+its e2e twin here was cut for CI time (issue 31 §1)."""
 
 from __future__ import annotations
 
@@ -11,11 +15,7 @@ from pathlib import Path
 import pytest
 
 from pts.results.ledger import read_ledger
-from tests.support.ptsrun import check_outcomes, kill_and_resume, spec_variant
-
-HIR = "pts/suite/test_hir.py"
-ARGS = ["--point-seconds", "1", "--max-rounds", "5", "--purge", "trim",
-        "--hir-repetitions", "1", "--time-scale", "0.2"]
+from tests.support.ptsrun import kill_and_resume
 
 pytestmark = [pytest.mark.needs("root", "fio", "losetup", "blkdiscard"), pytest.mark.slow]
 
@@ -24,15 +24,9 @@ XSR = "pts/suite/test_xsr.py"
 XSR_ARGS = ["--point-seconds", "2", "--purge", "trim", "--time-scale", "0.0005"]
 
 
-def recs(folder: Path, test: str = "hir") -> list[dict]:
+def recs(folder: Path, test: str = "xsr") -> list[dict]:
     return [r.data for r in read_ledger(folder / "ledger.jsonl")[0]
             if r.data.get("test") in (test, None)]
-
-
-def hir_args(folder: Path) -> list[str]:
-    """ARGS with preconditioning rounds of 2 intervals (a declared spec-file variant)."""
-    return ["--spec", str(spec_variant(folder, {"precondition_round_intervals = 30":
-                                                "precondition_round_intervals = 2"})), *ARGS]
 
 
 def kill_after_first(make_loop, tmp_path, target: str, args: list[str], kind: str):
@@ -56,16 +50,3 @@ def test_xsr_resumes_after_the_last_completed_group(make_loop, tmp_path):
     assert len(resume) == 1 and resume[0]["after_round"] == 1
     assert [x for x in r if x["type"] == "test_end"][-1]["status"] == "complete"
     assert "resume after access group 1" in out
-
-
-def test_hir_resumes_after_the_last_completed_wait_state(make_loop, tmp_path):
-    folder, out = kill_after_first(make_loop, tmp_path, HIR, hir_args(tmp_path), "hir_state")
-    r = recs(folder)
-    assert [x["state"] for x in r if x["type"] == "hir_state"] == [1, 2, 3, 4, 5]
-    assert len([x for x in r if x["type"] == "purge"]) == 1
-    resume = [x for x in r if x["type"] == "resume"]
-    assert len(resume) == 1 and resume[0]["after_round"] == 1
-    (base,) = [x for x in r if x["type"] == "hir_baseline"]
-    expected = check_outcomes(folder)["hir"]      # test_end and report, from the rounds
-    assert base["steady"] == expected.passed
-    assert "resume after wait state 1" in out
