@@ -1,3 +1,3 @@
 """`python -m pts export`: a run's results from its stored data, per cell as CSV (cli.py)
 or every table of the report as one JSON document (json_doc.py; docs/results-format.md).
-Reads the report's run view (pts.stored); compare and qualify read its cells too."""
+Reads the stored run (pts.stored); compare and qualify read its cells too."""

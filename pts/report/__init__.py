@@ -3,11 +3,12 @@
     from pts.report import render
     render("reports/<model>_<serial>/<run-id>")   # -> Path of report.pdf
 
+Every room reads the stored run below this layer (pts.stored: run.json + ledger -> model,
+verdict, warnings, readings, QoS levels, number formats; renderer-free).
 Rooms, imports going one way (tests/unit/test_architecture.py):
-  run/        the run view: run.json + ledger -> model (data, ledger_view, model), verdict,
-              warnings, readings, QoS levels, number formats; renderer-free
   renderers/  the PDF machinery (layout: flowables and geometry; pdf: page template and one
-              layout pass) and the charts (matplotlib PNGs); know no page content
+              layout pass) and the charts (chart_base: what every chart shares; matplotlib
+              PNGs, SVG for HTML); know no page content
   pages/      what each page says, per test family; registry.py: which pages a test gets
 At the top: document (the pages in order, and the layout passes), cli (`python -m pts
 report`), console (pytest's terminal summary). compare, qualify and export are packages of

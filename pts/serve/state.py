@@ -1,4 +1,4 @@
-"""Where a run stands, from the run view (pts.stored) and its files' times only.
+"""Where a run stands, from the stored run (pts.stored) and its files' times only.
 
 - finished: every test it started ended with a status --resume treats as finished
   (pts.results.records.FINISHED) (between two tests of a session, for a moment, too);
