@@ -1,12 +1,26 @@
 """Fixtures shared by e2e test modules: the real browser (issue 22: Debian's headless
 Chromium through chromium-driver, by path, nothing downloaded) and the one boot of the QEMU
-guest (tests/support/qemu_guest.py) that test_qemu_e2e.py and test_qemu_sata_sas.py read."""
+guest (tests/support/qemu_guest.py) that test_qemu_e2e.py, test_qemu_sata_sas.py and
+test_qemu_holders.py read.
+
+The guest's boot (its 12 suite runs under TCG, 6-8 minutes) starts in a thread when the
+session's tests are collected, if any of them reads the guest, and runs while the other
+tests run: the guest's QEMU and the host's device runs, which mostly wait on the clock (1 s
+test points), share the two cores instead of taking turns (issue 31 §1). The guest tests
+then wait for its end. PTS_TEST_GUEST=in-turn boots it when its first test comes instead.
+"""
 
 from __future__ import annotations
+
+import os
+import threading
+import time
 
 import pytest
 
 from tests.support.screens import chromium
+
+EARLY = pytest.StashKey["EarlyGuest"]()
 
 
 @pytest.fixture(scope="module")
@@ -18,9 +32,71 @@ def browser():
         driver.quit()
 
 
+class EarlyGuest:
+    """The guest's boot, run in a thread: the emulated SSD behind its NVMe drive, then
+    tests.support.qemu_guest.boot. QEMU dies with this process (PR_SET_PDEATHSIG)."""
+
+    def __init__(self, share):
+        self.share, self.inst, self.guest, self.error = share, None, None, None
+        self.started = time.monotonic()
+        self.thread = threading.Thread(target=self._boot, name="qemu-guest", daemon=True)
+        self.thread.start()
+
+    def _boot(self) -> None:
+        from pts import emulate
+        from tests.support import qemu_guest
+        from tests.support.guest import default_cache_dir, ensure_image
+        try:
+            image = ensure_image(default_cache_dir())
+            self.inst = emulate.start(qemu_guest.DISK_BYTES, profile="default")
+            self.guest = qemu_guest.boot(image, self.inst, self.share)
+        except BaseException as exc:       # raised again in the test that reads the guest
+            self.error = exc
+
+    def result(self):
+        from tests.support.qemu_guest import GUEST_TIMEOUT
+        # QEMU is killed at GUEST_TIMEOUT; the image and the emulated SSD come before it
+        self.thread.join(GUEST_TIMEOUT + 300)
+        assert not self.thread.is_alive(), "the QEMU guest's boot thread did not end"
+        waited = time.monotonic() - self.started
+        print(f"\nQEMU guest booted in the background: ready {waited:.0f} s after the "
+              "session's collection")
+        if self.error is not None:
+            raise self.error
+        return self.guest
+
+    def stop(self) -> None:
+        """At the session's end. A boot still running (the session stopped early) is left
+        to end with this process: QEMU gets SIGKILL when its thread dies, the emulated SSD's
+        daemon cleans up when its owner (this process) is gone."""
+        from pts import emulate
+        if self.inst is not None and not self.thread.is_alive():
+            emulate.stop(self.inst.device)
+
+
+def pytest_collection_finish(session):
+    if os.environ.get("PTS_TEST_GUEST", "early") != "early" or session.config.getoption(
+            "collectonly") or not any("guest" in getattr(item, "fixturenames", ())
+                                      for item in session.items):
+        return
+    share = session.config._tmp_path_factory.mktemp("guest-share")
+    session.config.stash[EARLY] = EarlyGuest(share)
+
+
+def pytest_sessionfinish(session):
+    early = session.config.stash.get(EARLY, None)
+    if early is not None:
+        early.stop()
+
+
 @pytest.fixture(scope="session")
-def guest(tmp_path_factory):
-    """The QEMU guest booted once per session, its script run (tests/support/qemu_guest.py)."""
+def guest(request, tmp_path_factory):
+    """The QEMU guest booted once per session, its script run (tests/support/qemu_guest.py):
+    the boot started at collection (EarlyGuest), or here."""
+    early = request.config.stash.get(EARLY, None)
+    if early is not None:
+        yield early.result()
+        return
     from pts import emulate
     from tests.support import qemu_guest
     from tests.support.guest import default_cache_dir, ensure_image
