@@ -1,14 +1,25 @@
-"""The names of test_start `parameters`: one name per option, whatever the test.
+"""The test_start `parameters` as a typed record: one name per option, whatever the test.
+
+The ledger stores them as a JSON object (docs/results-format.md, test_start); a reader gets
+them as `Parameters` (the options every test records) extended by its family's record
+(`RoundParameters` for IOPS, Throughput and Latency, `WsatParameters`, `HirParameters`,
+`XsrParameters`, `DirthCbwParameters`), built by `typed` from the stored object. A name this
+version does not know, or a family's required option missing, is a `ParametersError` naming
+the option and the test, said where the run is loaded, not a KeyError in a page builder.
+`as_dict` gives back exactly the stored object (the names present, in their order).
 
 `--point-seconds` is `point_seconds` in every test: the length of a round's point (IOPS,
 Throughput, Latency, HIR's and DIRTH's/CBW's rounds), of a WSAT sample and of an XSR interval.
 Runs written before this was so stored it as `sample_seconds` (WSAT) and `interval_seconds`
 (XSR); a stored run is read with those names as aliases, here only (pts.results.records.parse
-calls `current` for every test_start), so no reader ever needs the old names
-(docs/results-format.md, test_start).
+calls `current` for every test_start), so no reader ever needs the old names.
 """
 
 from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 # older name -> the one name it is read as
 ALIASES = {"sample_seconds": "point_seconds", "interval_seconds": "point_seconds"}
@@ -25,3 +36,156 @@ def current(parameters):
         if name not in parameters or name == key:     # a current name wins over its alias
             out[name] = value
     return out
+
+
+class ParametersError(ValueError):
+    """The stored parameters do not fit the test's record (a run from a newer version, or a
+    broken ledger)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Parameters:
+    """The options every test records; None where a stored run does not hold one."""
+    FAMILY: ClassVar[str] = ""
+    REQUIRED: ClassVar[tuple[str, ...]] = ("thread_count", "queue_depth", "point_seconds")
+    thread_count: int | None = None
+    queue_depth: int | None = None
+    active_range_pct: float | None = None
+    active_range_bytes: int | None = None
+    write_cache: str | None = None          # required: "WCD" / "WCE"
+    data_pattern: str | None = None
+    point_seconds: float | None = None      # a round's point, a WSAT sample, an XSR interval
+    readings: list | None = None            # the spec readings the run used (runner)
+    keys: tuple[str, ...] = field(default=(), repr=False, compare=False)  # as stored, in order
+
+    def as_dict(self) -> dict[str, Any]:
+        """The object as stored (only the names it held, in their order)."""
+        return {k: getattr(self, k) for k in self.keys}
+
+    @classmethod
+    def names(cls) -> frozenset[str]:
+        return frozenset(f.name for f in dataclasses.fields(cls)) - {"keys"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class SteadyParameters(Parameters):
+    """The tests that judge a steady state (all but XSR): its workload and rule."""
+    access: str | None = None               # "RND" / "SEQ"
+    rw_mixes: list[str] | None = None
+    block_sizes: list[int] | None = None
+    tracking: list[dict] | None = None      # [{label, rw_mix, block_size, metric?}]
+    window_rounds: int | None = None
+    max_data_excursion: float | None = None
+    max_slope_excursion: float | None = None
+    latency: str | None = None              # which latency fio measured (what the pages say)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RoundParameters(SteadyParameters):
+    """IOPS, Throughput, Latency: the rounds and the WIPC before them."""
+    FAMILY: ClassVar[str] = "round-based (IOPS/Throughput/Latency)"
+    REQUIRED: ClassVar[tuple[str, ...]] = Parameters.REQUIRED + ("max_rounds", "tracking")
+    max_rounds: int | None = None
+    wipc_block_size: int | None = None
+    wipc_capacity_multiple: int | None = None
+    percentile: float | None = None         # Latency: the percentile reported
+
+
+@dataclass(frozen=True, kw_only=True)
+class WsatParameters(SteadyParameters):
+    FAMILY: ClassVar[str] = "WSAT"
+    REQUIRED: ClassVar[tuple[str, ...]] = Parameters.REQUIRED + ("stop_drive_fills",
+                                                                 "stop_hours")
+    capacity_bytes: int | None = None
+    stop_drive_fills: float | None = None
+    stop_hours: float | None = None
+    bytes_planned: int | None = None
+    percentile: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class HirParameters(SteadyParameters):
+    FAMILY: ClassVar[str] = "HIR"
+    REQUIRED: ClassVar[tuple[str, ...]] = Parameters.REQUIRED + ("write_seconds",
+                                                                 "idle_seconds", "repetitions")
+    max_rounds: int | None = None
+    precondition_round_intervals: int | None = None
+    round_seconds: int | None = None
+    precondition_sample: str | None = None  # "first" / "last" minute of a round tracked
+    write_seconds: int | None = None
+    idle_seconds: list[int] | None = None
+    wait_state_names: list[str] | None = None
+    repetitions: int | None = None
+    baseline_repetitions: int | None = None
+    idle_method: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class XsrParameters(Parameters):
+    FAMILY: ClassVar[str] = "XSR"
+    REQUIRED: ClassVar[tuple[str, ...]] = Parameters.REQUIRED + ("groups",)
+    groups: list[dict] | None = None        # [{group, pattern, block_size, seconds}]
+    recovery_band_pct: float | None = None
+    recovery_sustain_intervals: int | None = None
+    final_level_fraction: float | None = None
+    recovery_rule: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class DirthCbwParameters(SteadyParameters):
+    """DIRTH/CBW, both phases: the preconditioning (round_seconds, precondition_sample) and
+    the demand phase that continues it (continues_from, the captures)."""
+    FAMILY: ClassVar[str] = "DIRTH/CBW"
+    REQUIRED: ClassVar[tuple[str, ...]] = Parameters.REQUIRED + ("thread_counts",
+                                                                 "queue_depths", "workload")
+    max_rounds: int | None = None
+    thread_counts: list[int] | None = None
+    queue_depths: list[int] | None = None
+    workload: str | None = None
+    bssplit: str | None = None
+    random_distribution: str | None = None
+    block_align: int | None = None
+    block_size_mix: list[str] | None = None
+    dropped_block_sizes: list[str] | None = None
+    round_seconds: int | None = None
+    precondition_sample: str | None = None
+    prewrite_seconds: int | None = None
+    operating_prewrite_seconds: int | None = None
+    capture_seconds: int | None = None
+    art_ceiling_us: float | None = None
+    percentiles: list[float] | None = None
+    midiops_candidates: str | None = None
+    continues_from: str | None = None       # the demand phase: its preconditioning test
+
+
+# a test's name (before any "-variant") -> its family's record
+FAMILIES: dict[str, type[Parameters]] = {
+    "iops": RoundParameters, "throughput": RoundParameters, "latency": RoundParameters,
+    "wsat": WsatParameters, "hir": HirParameters, "xsr": XsrParameters,
+    "dirth": DirthCbwParameters, "cbw": DirthCbwParameters}
+
+
+def family(test: str) -> type[Parameters]:
+    cls = FAMILIES.get(test.split("-", 1)[0])
+    if cls is None:
+        raise ParametersError(f"test \"{test}\" is not a test this version knows (a run "
+                              f"stored by a newer version?)")
+    return cls
+
+
+def typed(test: str, parameters: dict) -> Parameters:
+    """The stored parameters of `test` (older names read as this version's) as its family's
+    record; ParametersError for a name the record does not have or a required one missing."""
+    if not isinstance(parameters, dict):
+        raise ParametersError(f"test_start of \"{test}\": parameters is not an object")
+    cls, data = family(test), current(parameters)
+    unknown = [k for k in data if k not in cls.names()]
+    if unknown:
+        raise ParametersError(
+            f"test_start of \"{test}\": parameter \"{unknown[0]}\" is not in this version's "
+            f"{cls.FAMILY} parameters ({cls.__name__}): a run stored by a newer version?")
+    missing = [k for k in cls.REQUIRED if data.get(k) is None]
+    if missing:
+        raise ParametersError(f"test_start of \"{test}\": the {cls.FAMILY} parameters "
+                              f"({cls.__name__}) have no \"{missing[0]}\"")
+    return cls(**data, keys=tuple(data))

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from pts.results.parameters import current as current_parameters
+from pts.results.parameters import typed as typed_parameters
 
 # test_end statuses
 STEADY, NOT_STEADY, COMPLETE = "steady", "not_steady", "complete"
@@ -56,7 +57,11 @@ class TestStart(Record):
     TYPE: ClassVar[str] = "test_start"
     title: str
     clause: str
-    parameters: dict
+    parameters: dict            # as stored; `typed`: its family's record
+
+    @property
+    def typed(self):
+        return typed_parameters(str(self.test), self.parameters)
 
 
 @dataclass(frozen=True, kw_only=True)

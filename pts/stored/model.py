@@ -7,10 +7,12 @@ read by the charts and the PDF pages. Nothing here reads files or computes verdi
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pts.procedure.steady_state import SteadyStateResult
+from pts.results.parameters import Parameters, SteadyParameters, family, typed
 
 # Test states, from test_end.status plus "incomplete" when there is no test_end record.
 # "complete": a test with no steady-state requirement (WSAT) ran to its stop condition.
@@ -274,13 +276,26 @@ class TestResult:
     def window_rounds(self) -> tuple[int, ...]:
         return () if self.window is None else tuple(range(self.window[0], self.window[1] + 1))
 
+    @functools.cached_property
+    def typed(self) -> Parameters:
+        """`parameters` as the test family's record (checked when the run was loaded); a test
+        without a test_start: every option None."""
+        if not self.parameters:
+            return family(self.name)()
+        return typed(self.name, self.parameters)
+
+    @property
+    def _steady(self) -> SteadyParameters | None:      # XSR has no matrix
+        return self.typed if isinstance(self.typed, SteadyParameters) else None
+
     @property
     def rw_mixes(self) -> tuple[str, ...]:
-        return _ordered(self.parameters.get("rw_mixes"), (p.rw_mix for p in self.points))
+        return _ordered(self._steady and self._steady.rw_mixes, (p.rw_mix for p in self.points))
 
     @property
     def block_sizes(self) -> tuple[int, ...]:
-        return _ordered(self.parameters.get("block_sizes"), (p.block_size for p in self.points))
+        return _ordered(self._steady and self._steady.block_sizes,
+                        (p.block_size for p in self.points))
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,8 @@ FASTER = tuple(1.1 * m for m in STEADY_CURVE)     # 10 % more IOPS in every roun
 
 def wsat(run: RunFolder, scale: float) -> None:
     run.record("test_start", test="wsat", title="WSAT", clause="8",
-               parameters={"sample_seconds": 60})
+               parameters={"sample_seconds": 60, "thread_count": 4, "queue_depth": 32,
+                           "stop_drive_fills": 4.0, "stop_hours": 24.0})
     for n in range(1, 11):
         run.record("sample", test="wsat", sample=n, start_s=60.0 * (n - 1), end_s=60.0 * n,
                    iops=scale * (50000 if n < 4 else 20000), tgbw_gb=2.0 * n,

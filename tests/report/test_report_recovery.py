@@ -11,12 +11,15 @@ from tests.support.synthetic.runfactory import T0, RunFolder, run_json
 RULE = ("recovery time = time from the switch to the first of 5 consecutive intervals whose "
         "TP all lie within 10 % of the group's final level (mean TP of its last 25%); "
         "'never' if that does not happen within the group")
+TCQD = {"thread_count": 4, "queue_depth": 32}     # required of every test (parameters.py)
 
 
 def hir_run(root):
     run = RunFolder(root / "hir", run_json(deviations=["HIR: 2 repetitions"]))
     run.record("test_start", test="hir", title="Host Idle Recovery", clause="PTS 2.0.2 HIR",
-               parameters={"window_rounds": 5, "tracking": [
+               parameters={**TCQD, "point_seconds": 60, "write_seconds": 5,
+                           "idle_seconds": [5, 50], "repetitions": 2, "window_rounds": 5,
+                           "tracking": [
                    {"label": "RND 4KiB 0/100", "rw_mix": "0/100", "block_size": 4096}],
                    "wait_state_names": ["WS1", "WS10"]})   # spec: idle / 5 s write
     run.record("hir_baseline", test="hir", ss_iops=2000.0, window=[1, 5], steady=True,
@@ -51,7 +54,7 @@ def xsr_run(root):
     run = RunFolder(root / "xsr", run_json())
     run.record("test_start", test="xsr", title="Cross Stimulus Recovery",
                clause="PTS 2.0.2 XSR", parameters={"recovery_rule": RULE,
-                                                   "interval_seconds": 60})
+                                                   "interval_seconds": 60, **TCQD, "groups": []})
     shapes = {1: [500.0] * 10, 2: [300, 150, 100, 100, 100, 100, 100, 100, 100, 100],
               3: [100 + 40 * k for k in range(10)]}             # 3 never settles
     for g, tps in shapes.items():

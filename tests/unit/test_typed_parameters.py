@@ -1,0 +1,106 @@
+"""test_start `parameters` as a typed record (pts.results.parameters): every family's stored
+object reads as its record and gives back the same object (names and order), the old names
+of --point-seconds still read, and a name this version does not know or a family's required
+option missing is refused with the option and the test named, where the run is loaded."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from pts.results import parameters, records
+from pts.stored.data import load_run
+from pts.stored.model import RunFolderError
+from tests.support.helpers import DATA
+
+REFERENCE = DATA / "reference-run"
+FAMILIES = {"iops": parameters.RoundParameters, "throughput-1024k": parameters.RoundParameters,
+            "throughput-128k": parameters.RoundParameters,
+            "latency": parameters.RoundParameters, "wsat": parameters.WsatParameters,
+            "hir": parameters.HirParameters, "xsr": parameters.XsrParameters,
+            "dirth-precondition": parameters.DirthCbwParameters,
+            "dirth": parameters.DirthCbwParameters,
+            "cbw-precondition": parameters.DirthCbwParameters,
+            "cbw": parameters.DirthCbwParameters}
+
+
+def stored_starts() -> dict[str, dict]:
+    """The reference run's test_start records as stored (raw JSON), by test."""
+    lines = (REFERENCE / "ledger.jsonl").read_text(encoding="utf-8").splitlines()
+    return {r["test"]: r for r in map(json.loads, lines) if r["type"] == "test_start"}
+
+
+def test_the_reference_run_holds_every_family():
+    assert set(stored_starts()) == set(FAMILIES)
+
+
+@pytest.mark.parametrize("test", sorted(FAMILIES))
+def test_round_trip_dict_typed_dict_is_identical(test):
+    raw = stored_starts()[test]
+    rec = records.parse(raw)
+    typed = rec.typed
+    assert type(typed) is FAMILIES[test]
+    back = typed.as_dict()
+    assert back == rec.parameters
+    assert list(back) == list(rec.parameters)                    # the order too
+    assert json.dumps(rec.to_json(), sort_keys=True) == json.dumps(  # the ledger line unchanged
+        {**raw, "parameters": parameters.current(raw["parameters"])}, sort_keys=True)
+    for name, value in rec.parameters.items():                   # every option an attribute
+        assert getattr(typed, name) == value, name
+    assert typed.thread_count == raw["parameters"]["thread_count"]
+
+
+def test_the_old_names_of_point_seconds_still_read():
+    starts = stored_starts()
+    assert "sample_seconds" in starts["wsat"]["parameters"]      # stored before the one name
+    assert "interval_seconds" in starts["xsr"]["parameters"]
+    assert records.parse(starts["wsat"]).typed.point_seconds == 60
+    assert records.parse(starts["xsr"]).typed.point_seconds == 60
+    assert "sample_seconds" not in records.parse(starts["wsat"]).typed.as_dict()
+
+
+def test_an_unknown_option_is_refused_naming_it_and_the_record():
+    raw = stored_starts()["hir"]
+    newer = {**raw, "parameters": {**raw["parameters"], "idle_jitter_ms": 3}}
+    with pytest.raises(parameters.ParametersError) as err:
+        _ = records.parse(newer).typed
+    text = str(err.value)
+    assert '"idle_jitter_ms"' in text and "HirParameters" in text and '"hir"' in text
+    assert "newer version" in text
+
+
+def test_an_option_of_another_family_is_unknown():
+    raw = stored_starts()["xsr"]
+    with pytest.raises(parameters.ParametersError, match='"max_rounds".*XsrParameters'):
+        parameters.typed("xsr", {**raw["parameters"], "max_rounds": 7})
+
+
+@pytest.mark.parametrize("test,option", [("iops", "max_rounds"), ("wsat", "stop_hours"),
+                                         ("hir", "idle_seconds"), ("xsr", "groups"),
+                                         ("dirth", "thread_counts"), ("latency", "tracking"),
+                                         ("cbw-precondition", "workload")])
+def test_a_required_option_missing_is_refused(test, option):
+    stored = dict(stored_starts()[test]["parameters"])
+    del stored[option]
+    with pytest.raises(parameters.ParametersError, match=f'have no "{option}"'):
+        parameters.typed(test, stored)
+
+
+def test_a_test_this_version_does_not_know_is_refused():
+    with pytest.raises(parameters.ParametersError, match='"zns".*newer version'):
+        parameters.typed("zns", {"thread_count": 1})
+
+
+def test_loading_a_run_with_an_unknown_option_says_where(tmp_path):
+    folder = tmp_path / "run"
+    shutil.copytree(REFERENCE, folder)
+    ledger = folder / "ledger.jsonl"
+    ledger.write_text(ledger.read_text(encoding="utf-8").replace(
+        '"wait_state_names"', '"wait_state_labels"'), encoding="utf-8")
+    with pytest.raises(RunFolderError) as err:
+        load_run(folder)
+    text = str(err.value)
+    assert "ledger.jsonl line" in text and '"wait_state_labels"' in text
+    assert "HirParameters" in text
