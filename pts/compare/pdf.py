@@ -154,7 +154,7 @@ def convergence(tests: tuple[TestResult, ...], labels: list[str]) -> list[Flowab
         for label, test in zip(labels, tests, strict=True):
             rounds = [r for r in test.rounds if t.label in r.tracking]
             series[label] = ([r.number for r in rounds], [r.tracking[t.label] for r in rounds])
-        unit = tests[0].parameters.get("tracking_unit") or _unit(tests[0].name)
+        unit = _unit(tests[0].name)       # the unit is the test's (no option says it)
         chart = layout.image(charts.overlaid(
             series, "Round", unit, f"{t.label}: convergence", integer_x=True),
             size_inches=chart_base.SHORT_SIZE_INCHES)

@@ -173,9 +173,11 @@ def family(test: str) -> type[Parameters]:
     return cls
 
 
-def typed(test: str, parameters: dict) -> Parameters:
+def typed(test: str, parameters: dict, required: bool = True) -> Parameters:
     """The stored parameters of `test` (older names read as this version's) as its family's
-    record; ParametersError for a name the record does not have or a required one missing."""
+    record; ParametersError for a name the record does not have or (`required`) a required
+    one missing. A run is checked with `required` where it is loaded; the stored run's model
+    types what passed (a page given a record without an option says it was not recorded)."""
     if not isinstance(parameters, dict):
         raise ParametersError(f"test_start of \"{test}\": parameters is not an object")
     cls, data = family(test), current(parameters)
@@ -184,7 +186,7 @@ def typed(test: str, parameters: dict) -> Parameters:
         raise ParametersError(
             f"test_start of \"{test}\": parameter \"{unknown[0]}\" is not in this version's "
             f"{cls.FAMILY} parameters ({cls.__name__}): a run stored by a newer version?")
-    missing = [k for k in cls.REQUIRED if data.get(k) is None]
+    missing = [k for k in cls.REQUIRED if required and data.get(k) is None]
     if missing:
         raise ParametersError(f"test_start of \"{test}\": the {cls.FAMILY} parameters "
                               f"({cls.__name__}) have no \"{missing[0]}\"")

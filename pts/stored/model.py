@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pts.procedure.steady_state import SteadyStateResult
-from pts.results.parameters import Parameters, SteadyParameters, family, typed
+from pts.results.parameters import Parameters, SteadyParameters, typed
 
 # Test states, from test_end.status plus "incomplete" when there is no test_end record.
 # "complete": a test with no steady-state requirement (WSAT) ran to its stop condition.
@@ -280,9 +280,7 @@ class TestResult:
     def typed(self) -> Parameters:
         """`parameters` as the test family's record (checked when the run was loaded); a test
         without a test_start: every option None."""
-        if not self.parameters:
-            return family(self.name)()
-        return typed(self.name, self.parameters)
+        return typed(self.name, self.parameters, required=False)
 
     @property
     def _steady(self) -> SteadyParameters | None:      # XSR has no matrix

@@ -43,7 +43,7 @@ def uncovered_bytes(test: TestResult) -> tuple[int, int] | None:
     read points, or None (no read points, or the range is not recorded)."""
     if not any(read_pct(p.rw_mix) > 0 and not p.na for p in test.points):
         return None
-    ar = test.parameters.get("active_range_bytes")
+    ar = test.typed.active_range_bytes
     if not isinstance(ar, int) or ar <= 0:
         return None
     wipc = test.wipc

@@ -67,8 +67,8 @@ def _mean(values) -> float | None:
     return sum(vals) / len(vals) if vals else None
 
 
-def _order(test: TestResult, key: str) -> list[int]:
-    return [int(v) for v in test.parameters.get(key) or []]
+def _order(values: list | None) -> list[int]:
+    return [int(v) for v in values or []]
 
 
 def _window_text(test: TestResult) -> str:
@@ -83,7 +83,7 @@ def _page(test: TestResult, subtitle: str) -> list[Flowable]:
 def _tc32_page(run: RunView, test: TestResult) -> list[Flowable]:
     """The tracking TC (test_start thread_count) at every QD; without it, no page but a
     note (never a guessed TC)."""
-    tc, qd_track = test.parameters.get("thread_count"), test.parameters.get("queue_depth")
+    tc, qd_track = test.typed.thread_count, test.typed.queue_depth
     if tc is None:
         story = _page(test, "Demand Variation Convergence: tracking TC, every QD")
         return story + [para("The tracking thread count was not recorded (test_start "
@@ -91,7 +91,7 @@ def _tc32_page(run: RunView, test: TestResult) -> list[Flowable]:
     story = _page(test, f"Demand Variation Convergence: TC{tc}, every QD")
     rounds = sorted({p.round for p in test.points})
     series = {}
-    for qd in _order(test, "queue_depths"):
+    for qd in _order(test.typed.queue_depths):
         by_round = {p.round: p.iops for p in test.points
                     if p.get("thread_count") == tc and p.get("queue_depth") == qd}
         series[f"QD{qd}"] = (rounds, [by_round.get(r) for r in rounds])
@@ -118,9 +118,9 @@ def _prewrite_text(run: RunView, test: TestResult) -> str:
 
 def _variation_page(test: TestResult, grid) -> list[Flowable]:
     story = _page(test, "Demand Variation: IOPS vs QD per TC")
-    qds = sorted(_order(test, "queue_depths"))
+    qds = sorted(_order(test.typed.queue_depths))
     series = {f"TC{tc}": (qds, [grid.get((tc, qd), {}).get("iops") for qd in qds])
-              for tc in _order(test, "thread_counts")}
+              for tc in _order(test.typed.thread_counts)}
     return story + [image(dirth_cbw_charts.xy(series, "Queue depth (outstanding I/Os per thread)",
                                         "IOPS", "Demand Variation", x_ticks=qds,
                                         log_x=len(qds) > 1 and max(qds) / min(qds) > 10)),
@@ -130,11 +130,11 @@ def _variation_page(test: TestResult, grid) -> list[Flowable]:
 def _intensity_page(test: TestResult, grid) -> list[Flowable]:
     story = _page(test, "Demand Intensity: ART vs IOPS")
     series = {}
-    for tc in _order(test, "thread_counts"):
+    for tc in _order(test.typed.thread_counts):
         pts = [(grid[(tc, qd)].get("iops"), grid[(tc, qd)].get("lat_mean_us"))
-               for qd in sorted(_order(test, "queue_depths")) if (tc, qd) in grid]
+               for qd in sorted(_order(test.typed.queue_depths)) if (tc, qd) in grid]
         series[f"TC{tc}"] = ([p[0] for p in pts], [p[1] for p in pts])
-    ceiling = test.parameters.get("art_ceiling_us")
+    ceiling = test.typed.art_ceiling_us
     return story + [image(dirth_cbw_charts.xy(series, "IOPS", f"ART ({US})", "Demand Intensity")),
                     para(f"Average response time (fio total latency) against IOPS, one series "
                          f"per TC, joined in order of rising QD ({_window_text(test)}); the "
@@ -144,7 +144,7 @@ def _intensity_page(test: TestResult, grid) -> list[Flowable]:
 
 def _pct_fields(test: TestResult) -> list[tuple[float, str]]:
     return [(float(p), "lat_" + f"{float(p):g}".replace(".", "_") + "_us")
-            for p in test.parameters.get("percentiles") or []]
+            for p in test.typed.percentiles or []]
 
 
 def _table_page(test: TestResult, grid) -> list[Flowable]:
@@ -153,8 +153,8 @@ def _table_page(test: TestResult, grid) -> list[Flowable]:
     header = ["TC", "QD", "IOPS (mean)", f"ART {US} (mean)", f"MRT {US} (mean of maxima)",
               *[f"{p:g} % {US} (mean)" for p, _ in pcts], "I/Os (fewest)"]
     rows = []
-    for tc in _order(test, "thread_counts"):
-        for qd in _order(test, "queue_depths"):
+    for tc in _order(test.typed.thread_counts):
+        for qd in _order(test.typed.queue_depths):
             v = grid.get((tc, qd), {})
             fewest = v.get(FEWEST)
             rows.append([str(tc), str(qd), fmt.num(v.get("iops")), fmt.num(v.get("lat_mean_us")),
@@ -176,9 +176,9 @@ def _table_page(test: TestResult, grid) -> list[Flowable]:
 
 def _cpu_page(test: TestResult, grid) -> list[Flowable]:
     story = _page(test, "System CPU Utilisation (%)")
-    qds = _order(test, "queue_depths")
+    qds = _order(test.typed.queue_depths)
     rows = [[f"TC{tc}", *[fmt.num(grid.get((tc, qd), {}).get("sys_cpu_pct")) for qd in qds]]
-            for tc in _order(test, "thread_counts")]
+            for tc in _order(test.typed.thread_counts)]
     return story + [grid_table(["", *[f"QD{q}" for q in qds]], rows, align_right_from=1),
                     para(f"fio's system CPU % of each point ({_window_text(test)}).", "small")]
 

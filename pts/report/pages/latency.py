@@ -47,7 +47,7 @@ def build(run, test: TestResult) -> list[Flowable]:
 
 
 def _pct(test: TestResult) -> str:
-    return f"{test.parameters.get('percentile', 99.999):g}"
+    return f"{test.typed.percentile or 99.999:g}"
 
 
 def _window_text(test: TestResult) -> str:
@@ -61,8 +61,8 @@ def definitions(test: TestResult) -> str:
     fewest = min((p.get("ios") for p in test.points
                   if p.round in test.window_rounds and p.get("ios") is not None), default=None)
     text = (f"Response time = fio total latency (lat = submission + completion: issue to "
-            f"completion as the host sees it), TC {test.parameters.get('thread_count')} / QD "
-            f"{test.parameters.get('queue_depth')}. The {_pct(test)} % figure is computed from "
+            f"completion as the host sees it), TC {test.typed.thread_count} / QD "
+            f"{test.typed.queue_depth}. The {_pct(test)} % figure is computed from "
             "fio's total-latency histogram (lat_percentiles=1, json+ bins) by fio's own rule; "
             "for mixed points the read and write histograms are merged. It is a bin midpoint "
             "(within 1/128 of the true value), capped at the measured maximum. MRT is the "

@@ -46,7 +46,7 @@ def _last_of(test: TestResult, kind: type) -> dict[int, object]:
 def state_names(test: TestResult):
     """Wait state number -> its name as the run recorded it (test_start `wait_state_names`,
     the spec file's wait_state_naming); a run recorded before names were recorded: WS<k>."""
-    names = test.parameters.get("wait_state_names") or []
+    names = test.typed.wait_state_names or []
     return lambda k: names[k - 1] if 0 < k <= len(names) else f"WS{k}"
 
 
@@ -126,7 +126,7 @@ def xsr(run, test: TestResult) -> list[Flowable]:
     latest: dict[tuple[int, int], records.XsrInterval] = {(r.group, r.interval): r for r in ivs}
     ivs = [latest[k] for k in sorted(latest)]
     groups = _last_of(test, records.XsrGroup)
-    rule = str(test.parameters.get("recovery_rule") or "")
+    rule = str(test.typed.recovery_rule or "")
     story = new_page(page_info(test, "Throughput vs time", "Figure: TP vs time, all groups"),
                      first=False)
     story += [h1(f"{test.title} test"), para(test.status)]

@@ -61,7 +61,7 @@ def write_cache(run: RunView, test: TestResult) -> str:
     phase it continues, then its own)."""
     caches = [*_previous(run, test, "write_caches"), *test.write_caches]
     if not caches:
-        return f"{MISSING} (required {test.parameters.get('write_cache') or MISSING})"
+        return f"{MISSING} (required {test.typed.write_cache or MISSING})"
     actual = list(dict.fromkeys(c.actual for c in caches))
     bad = [c for c in caches if not c.matches]
     return (f"required {caches[-1].required}, actual {' / '.join(actual)}"
@@ -80,9 +80,9 @@ def precondition_of(run: RunView, test: TestResult) -> TestResult | None:
 
 
 def _common_setup(test: TestResult) -> Rows:
-    p = test.parameters
-    ar = p.get("active_range_pct")
-    return [("Data pattern", str(p.get("data_pattern") or MISSING)),
+    p = test.typed
+    ar = p.active_range_pct
+    return [("Data pattern", str(p.data_pattern or MISSING)),
             ("ActiveRange", MISSING if ar is None else f"{fmt.text(ar)} %")]
 
 
@@ -131,8 +131,8 @@ def note(test: TestResult) -> str:
 
 
 def _stimulus(test: TestResult) -> str:
-    p = test.parameters
-    return f"{p.get('access') or MISSING} ({test.title} loop)"
+    p = test.typed
+    return f"{p.access or MISSING} ({test.title} loop)"
 
 
 # ----------------------------------------------------------------------------- families
@@ -151,12 +151,12 @@ def _round_setup(run: RunView, test: TestResult) -> Rows:
 
 
 def _round_test(run: RunView, test: TestResult) -> Rows:
-    p = test.parameters
+    p = test.typed
     return [("Stimulus", _stimulus(test)),
             ("R/W mixes (outer loop)", ", ".join(test.rw_mixes) or MISSING),
             ("Block sizes (inner loop)", ", ".join(fmt.block_size(b) for b in test.block_sizes)
              or MISSING),
-            ("TC/QD", toio(p.get("thread_count"), p.get("queue_depth"))),
+            ("TC/QD", toio(p.thread_count, p.queue_depth)),
             ("Note", note(test))]
 
 
@@ -166,23 +166,23 @@ def _wsat_setup(run: RunView, test: TestResult) -> Rows:
 
 
 def _wsat_test(run: RunView, test: TestResult) -> Rows:
-    p, r = test.parameters, test.result
+    p, r = test.typed, test.result
     window = r.get("ss_window") or []
     final = (f"samples {window[0]}..{window[1]}, "
              + ("steady" if r.get("final_window_steady") else "NOT steady")
              if len(window) == 2 else MISSING)
-    return [("Stimulus", f"{p.get('access') or MISSING} "
+    return [("Stimulus", f"{p.access or MISSING} "
                          f"{', '.join(fmt.block_size(b) for b in test.block_sizes) or MISSING}"
                          f" {', '.join(test.rw_mixes) or MISSING}, continuous"),
-            ("Samples", f"{len(test.samples)} x {fmt.text(p.get('point_seconds'))} s"),
+            ("Samples", f"{len(test.samples)} x {fmt.text(p.point_seconds)} s"),
             ("Final window", final),
-            ("TC/QD", toio(p.get("thread_count"), p.get("queue_depth"))),
+            ("TC/QD", toio(p.thread_count, p.queue_depth)),
             ("Note", note(test))]
 
 
 def _dirth_cbw_workload(test: TestResult) -> str:
-    p = test.parameters
-    return f"{p.get('access') or MISSING} {p.get('workload') or MISSING}"
+    p = test.typed
+    return f"{p.access or MISSING} {p.workload or MISSING}"
 
 
 def _pre_setup(run: RunView, test: TestResult) -> Rows:
@@ -192,12 +192,12 @@ def _pre_setup(run: RunView, test: TestResult) -> Rows:
 
 
 def _pre_test(run: RunView, test: TestResult) -> Rows:
-    p = test.parameters
-    rnd = p.get("round_seconds")
+    p = test.typed
+    rnd = p.round_seconds
     return [("Stimulus", f"{_dirth_cbw_workload(test)} {', '.join(test.rw_mixes) or MISSING}"),
             ("Round", f"{fmt.text(rnd) if rnd is not None else MISSING} s of writes, the "
-                      f"last {fmt.text(p.get('point_seconds'))} s measured"),
-            ("TC/QD", toio(p.get("thread_count"), p.get("queue_depth"))),
+                      f"last {fmt.text(p.point_seconds)} s measured"),
+            ("TC/QD", toio(p.thread_count, p.queue_depth)),
             ("Rounds", rounds_text(test)), ("Note", note(test))]
 
 
@@ -205,26 +205,26 @@ def _dirth_cbw_setup(run: RunView, test: TestResult) -> Rows:
     """DIRTH/CBW demand phase: the purge and the preconditioning are recorded under the
     phase it continues ("<kind>-precondition")."""
     pre = precondition_of(run, test)
-    name = test.parameters["continues_from"]
+    name = test.typed.continues_from
     if pre is None:
         return [("Purge", f"{MISSING} ({name} not in the ledger)"),
                 ("Pre-Condition 1", f"{MISSING} ({name})"),
                 ("Pre-Condition 2", f"{test.title} demand loop, {rounds_text(test)}")]
-    pp = pre.parameters
+    pp = pre.typed
     pc1 = (f"{_dirth_cbw_workload(pre)} {', '.join(pre.rw_mixes) or MISSING}, TC/QD "
-           f"{toio(pp.get('thread_count'), pp.get('queue_depth'))}, {rounds_text(pre)}")
+           f"{toio(pp.thread_count, pp.queue_depth)}, {rounds_text(pre)}")
     return [("Purge", _purge(pre, f" (under {name})")), ("Pre-Condition 1", pc1),
             ("Pre-Condition 2", f"{test.title} demand loop, {rounds_text(test)}")]
 
 
 def _dirth_cbw_test(run: RunView, test: TestResult) -> Rows:
-    p = test.parameters
-    tcs, qds = p.get("thread_counts") or [], p.get("queue_depths") or []
+    p = test.typed
+    tcs, qds = p.thread_counts or [], p.queue_depths or []
     rows = [("Stimulus", f"{_dirth_cbw_workload(test)} {', '.join(test.rw_mixes) or MISSING}")]
-    if p.get("bssplit"):
-        rows.append(("Block-size mix", ", ".join(p.get("block_size_mix") or []) or MISSING))
-    if p.get("random_distribution"):
-        rows.append(("LBA zones (% I/O / % LBA)", zones(p["random_distribution"])))
+    if p.bssplit:
+        rows.append(("Block-size mix", ", ".join(p.block_size_mix or []) or MISSING))
+    if p.random_distribution:
+        rows.append(("LBA zones (% I/O / % LBA)", zones(p.random_distribution)))
     products = [tc * qd for tc in tcs for qd in qds]
     rows += [("TC (outer loop)", ", ".join(map(str, tcs)) or MISSING),
              ("QD (inner loop)", ", ".join(map(str, qds)) or MISSING),
@@ -240,10 +240,10 @@ def zones(distribution: str) -> str:
 
 def _hir_setup(run: RunView, test: TestResult) -> Rows:
     base = [r for r in test.recovery if isinstance(r, records.HirBaseline)]
-    p = test.parameters
+    p = test.typed
     pre = (f"RND {', '.join(fmt.block_size(b) for b in test.block_sizes) or MISSING} "
            f"{', '.join(test.rw_mixes) or MISSING}, TC/QD "
-           f"{toio(p.get('thread_count'), p.get('queue_depth'))}, ")
+           f"{toio(p.thread_count, p.queue_depth)}, ")
     if base:
         b = base[-1]
         window = f"rounds {b.window[0]}..{b.window[1]}" if b.window else "no window"
@@ -254,18 +254,18 @@ def _hir_setup(run: RunView, test: TestResult) -> Rows:
 
 
 def _hir_test(run: RunView, test: TestResult) -> Rows:
-    p = test.parameters
-    idle = p.get("idle_seconds") or []
+    p = test.typed
+    idle = p.idle_seconds or []
     states = {r.state for r in test.recovery if isinstance(r, records.HirState)}
-    return [("Stimulus", f"{p.get('access') or MISSING} "
+    return [("Stimulus", f"{p.access or MISSING} "
                          f"{', '.join(fmt.block_size(b) for b in test.block_sizes) or MISSING}"
                          f" {', '.join(test.rw_mixes) or MISSING}, TC/QD "
-                         f"{toio(p.get('thread_count'), p.get('queue_depth'))}"),
-            ("Wait states", f"{fmt.text(p.get('repetitions'))} x "
-                            f"({fmt.text(p.get('write_seconds'))} s W + "
+                         f"{toio(p.thread_count, p.queue_depth)}"),
+            ("Wait states", f"{fmt.text(p.repetitions)} x "
+                            f"({fmt.text(p.write_seconds)} s W + "
                             f"{', '.join(map(str, idle)) or MISSING} s idle)"),
-            ("Return to baseline", f"{fmt.text(p.get('baseline_repetitions'))} x "
-                                   f"{fmt.text(p.get('write_seconds'))} s W after each"),
+            ("Return to baseline", f"{fmt.text(p.baseline_repetitions)} x "
+                                   f"{fmt.text(p.write_seconds)} s W after each"),
             ("Note", f"{len(states)} of {len(idle)} wait states done; {note(test)}")]
 
 
@@ -276,17 +276,17 @@ def _xsr_setup(run: RunView, test: TestResult) -> Rows:
 
 def _xsr_test(run: RunView, test: TestResult) -> Rows:
     """The access groups as run (xsr_group records), else as planned (test_start)."""
-    p = test.parameters
+    p = test.typed
     ran = {r.group: r for r in test.recovery if isinstance(r, records.XsrGroup)}
     rows = []
-    for g in p.get("groups") or []:
+    for g in p.groups or []:
         r = ran.get(g.get("group"))
         get = (lambda k, r=r: getattr(r, k, None)) if r is not None else g.get
         rows.append((f"Group {g.get('group')}",
                      f"{str(get('pattern')).upper()} {fmt.block_size(get('block_size'))}"
                      f" W, {fmt.text(get('seconds'))} s" + ("" if r else " (not run)")))
-    return rows + [("TC/QD", toio(p.get("thread_count"), p.get("queue_depth"))),
-                   ("Interval", f"{fmt.text(p.get('point_seconds'))} s"),
+    return rows + [("TC/QD", toio(p.thread_count, p.queue_depth)),
+                   ("Interval", f"{fmt.text(p.point_seconds)} s"),
                    ("Note", note(test))]
 
 

@@ -73,7 +73,7 @@ def round_mode_lines(test: TestResult) -> list[str]:
     lines = []
     if overlaps:
         worst, point = max(overlaps, key=lambda o: o[0])
-        seconds = test.parameters.get("point_seconds")
+        seconds = test.typed.point_seconds
         limit = f" (limit: 1 % of a point = {10 * seconds:g} ms)" if seconds else ""
         what = (f"overlapped the previous point's by {worst:.0f} ms at most (round "
                 f"{point.round}, {point.rw_mix} {fmt.block_size(point.block_size)}){limit}"

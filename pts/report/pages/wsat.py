@@ -56,20 +56,20 @@ def _x(s: SampleView, axis: str) -> float | None:
 def summary_page(test: TestResult) -> list[Flowable]:
     story = new_page(page_info(test, "Summary", f"Table: {test.title} summary"))
     story += [h1(f"{test.title} test"), h2("Summary"), para(test.status)]
-    r, p = test.result, test.parameters
+    r, p = test.result, test.typed
     if not r:
         return story + [para("No wsat_result record: the run did not finish.")]
     window = r.get("ss_window") or [None, None]
     rows = [
-        ("Workload", f"RND {fmt.block_size((p.get('block_sizes') or [None])[0])} 0/100, "
-                     f"TC {p.get('thread_count')} / QD {p.get('queue_depth')}, from the purged "
+        ("Workload", f"RND {fmt.block_size((p.block_sizes or [None])[0])} 0/100, "
+                     f"TC {p.thread_count} / QD {p.queue_depth}, from the purged "
                      "(FOB) state, no preconditioning"),
-        ("Stop condition", f"{fmt.text(p.get('stop_drive_fills'))} drive fills or "
-                           f"{fmt.text(p.get('stop_hours'))} h, whichever first: stopped by "
+        ("Stop condition", f"{fmt.text(p.stop_drive_fills)} drive fills or "
+                           f"{fmt.text(p.stop_hours)} h, whichever first: stopped by "
                            + ("drive fills" if r.get("stop") == "fills" else "the time limit")),
         ("Written (TGBW)", f"{fmt.num(r.get('tgbw_gb'))} GB = {fmt.num(r.get('drive_fills'))} "
                            f"drive fills in {fmt.num(r.get('seconds'))} s"),
-        ("Samples", f"{r.get('samples')} complete samples of {p.get('point_seconds')} s"
+        ("Samples", f"{r.get('samples')} complete samples of {p.point_seconds} s"
                     + (" + one partial last sample" if any(s.partial for s in test.samples)
                        else "")),
         ("FOB IOPS (first sample)", fmt.num(r.get("fob_iops"))),
@@ -92,7 +92,7 @@ def summary_page(test: TestResult) -> list[Flowable]:
         "samples. A window on the FOB plateau can meet it before the drive falls, so both the "
         "first window that met it and the start of the final unbroken run of steady windows "
         "are given. Response times per sample: the average is total latency (fio lat log); "
-        f"the maximum and the {p.get('percentile', 99.999):g} % are completion latency (fio "
+        f"the maximum and the {p.percentile or 99.999:g} % are completion latency (fio "
         "logs latency histograms of clat only), to histogram resolution. The last, partial "
         "sample (fio does not log a partial window) carries what was written after the last "
         "complete sample, so TGBW ends at what fio wrote; it is drawn as a separate marker and "
@@ -123,7 +123,7 @@ def iops_page(test: TestResult, axis: str, xlabel: str, name: str) -> list[Flowa
     story = new_page(page_info(test, name, f"Plot: {title}"))
     story.append(h2(name))
     complete = [s for s in test.samples if not s.partial]
-    series = {f"RND 4KiB 0/100 IOPS per {test.parameters.get('point_seconds')} s sample":
+    series = {f"RND 4KiB 0/100 IOPS per {test.typed.point_seconds} s sample":
               ([_x(s, axis) for s in complete], [s.iops for s in complete])}
     tail = [s for s in test.samples if s.partial and _x(s, axis) is not None]
     png = charts.lines(series, xlabel, "IOPS", title, log_y=False, span=_span(test, axis),
@@ -138,7 +138,7 @@ def latency_page(test: TestResult) -> list[Flowable]:
     title = f"{test.title}: {name}"
     story = new_page(page_info(test, name, f"Plot: {title}"))
     story.append(h2(name))
-    pct = f"{test.parameters.get('percentile', 99.999):g}"
+    pct = f"{test.typed.percentile or 99.999:g}"
     xs = [s.drive_fills for s in test.samples if not s.partial]
     complete = [s for s in test.samples if not s.partial]
     series = {"ART (total latency)": (xs, [s.lat_mean_us for s in complete]),
@@ -164,7 +164,7 @@ def window_page(test: TestResult) -> list[Flowable]:
     ev = steady_state.SteadyStateResult(**{k: tuple(v) if isinstance(v, list) else v
                                            for k, v in d.items()})
     label = test.tracking[0].label if test.tracking else "IOPS"
-    block_size = (test.parameters.get("block_sizes") or [None])[0]
+    block_size = (test.typed.block_sizes or [None])[0]
     story += [image(charts.measurement_window(ev, label, "IOPS")),
               evidence_table(TrackingView(label, "0/100", block_size), ev),
               para("Rounds are samples here: R = sample number.", "small")]
