@@ -169,13 +169,13 @@ def test_setup_rows(run: RunView, test: TestResult) -> list[tuple[str, str]]:
     if probe is not None:
         rows.append(("Purge probe", probe.text()))
     rows.append(("WIPC (preconditioning)", wipc_text(run, test)))
-    tc, qd = p.get("thread_count"), p.get("queue_depth")
+    tc, qd = test.typed.thread_count, test.typed.queue_depth
     toio = tc * qd if isinstance(tc, int) and isinstance(qd, int) else None
     rows += [
         ("TC / QD (TOIO)", f"{fmt.text(tc)} / {fmt.text(qd)} ({fmt.text(toio)})"),
-        ("ActiveRange", f"{fmt.text(p.get('active_range_pct'))} % "
-                        f"({fmt.capacity(p.get('active_range_bytes'))})"),
-        ("Data pattern", fmt.text(p.get("data_pattern"))),
+        ("ActiveRange", f"{fmt.text(test.typed.active_range_pct)} % "
+                        f"({fmt.capacity(test.typed.active_range_bytes)})"),
+        ("Data pattern", fmt.text(test.typed.data_pattern)),
         ("Access", fmt.text(p.get("access"))),
         *_duration_rows(test),
         ("Steady-state limits", _limits_text(p)),
@@ -195,28 +195,28 @@ def test_setup_rows(run: RunView, test: TestResult) -> list[tuple[str, str]]:
 def _loop_rows(test: TestResult) -> list[tuple[str, str]]:
     """The test's loops as recorded: DIRTH/CBW's TC x QD grid at one workload (CBW: the
     JESD219 block-size mix and LBA zones), XSR's access groups, else R/W mix x block size."""
-    p, kind = test.parameters, family(test)
+    p, kind = test.typed, family(test)
     if kind == "xsr":
         return [(f"Access group {g.get('group')}", f"{str(g.get('pattern')).upper()} "
                  f"{fmt.block_size(g.get('block_size'))} writes for {fmt.text(g.get('seconds'))} s")
-                for g in p.get("groups") or []] + \
-               [("Interval", f"{fmt.text(p.get('point_seconds'))} s")]
+                for g in p.groups or []] + \
+               [("Interval", f"{fmt.text(p.point_seconds)} s")]
     if kind not in ("dirth-cbw", "dirth-cbw-precondition"):
         return [("R/W mixes (outer loop)", ", ".join(test.rw_mixes) or "n/a"),
                 ("Block sizes (inner loop)", ", ".join(fmt.block_size(b)
                                                        for b in test.block_sizes) or "n/a")]
     rows = [("R/W mix", ", ".join(test.rw_mixes) or "n/a"),
-            ("Block sizes", ", ".join(p.get("block_size_mix") or []) or "not recorded"
-             if p.get("bssplit") else ", ".join(fmt.block_size(b) for b in test.block_sizes)),
-            ("LBA zones (% of I/Os / % of LBAs)", zones(p["random_distribution"])
-             if p.get("random_distribution") else "none: uniform over the ActiveRange")]
-    if p.get("dropped_block_sizes"):
-        rows.append(("Block sizes left out", fmt.text(p.get("dropped_block_sizes"))))
+            ("Block sizes", ", ".join(p.block_size_mix or []) or "not recorded"
+             if p.bssplit else ", ".join(fmt.block_size(b) for b in test.block_sizes)),
+            ("LBA zones (% of I/Os / % of LBAs)", zones(p.random_distribution)
+             if p.random_distribution else "none: uniform over the ActiveRange")]
+    if p.dropped_block_sizes:
+        rows.append(("Block sizes left out", fmt.text(p.dropped_block_sizes)))
     if kind == "dirth-cbw-precondition":    # one point, at the TC/QD above
-        return rows + [("Preconditioning round", f"{fmt.text(p.get('round_seconds'))} s of "
-                        f"writes, the last {fmt.text(p.get('point_seconds'))} s measured")]
-    return rows + [("TC (outer loop)", fmt.text(p.get("thread_counts"))),
-                   ("QD (inner loop)", fmt.text(p.get("queue_depths")))]
+        return rows + [("Preconditioning round", f"{fmt.text(p.round_seconds)} s of "
+                        f"writes, the last {fmt.text(p.point_seconds)} s measured")]
+    return rows + [("TC (outer loop)", fmt.text(p.thread_counts)),
+                   ("QD (inner loop)", fmt.text(p.queue_depths))]
 
 
 def _limits_text(p: dict) -> str:
@@ -254,7 +254,7 @@ def write_cache_texts(test: TestResult) -> list[str]:
     if not test.write_caches and test.parameters.get("continues_from"):
         return [f"as set by {test.parameters['continues_from']}"]
     if not test.write_caches:
-        return [f"NOT RECORDED (required {fmt.text(test.parameters.get('write_cache'))})"]
+        return [f"NOT RECORDED (required {fmt.text(test.typed.write_cache)})"]
     out = []
     for wc in test.write_caches:
         verdict = "as required" if wc.matches else "DOES NOT MATCH"
@@ -267,15 +267,15 @@ def write_cache_texts(test: TestResult) -> list[str]:
 def _duration_rows(test: TestResult) -> list[tuple[str, str]]:
     """Rounds of points, or (WSAT) one continuous run sampled every point_seconds; XSR's
     fixed-length access groups have their interval with the groups (_loop_rows)."""
-    p, kind = test.parameters, family(test)
+    p, kind = test.typed, family(test)
     if kind == "xsr":
         return []
     if kind == "wsat":
-        return [("Sample interval", f"{fmt.text(p.get('point_seconds'))} s, steady-state "
-                                    f"window {fmt.text(p.get('window_rounds'))} samples")]
-    return [("Test point duration", f"{fmt.text(p.get('point_seconds'))} s"),
-            ("Rounds", f"max {fmt.text(p.get('max_rounds'))}, measurement window "
-                       f"{fmt.text(p.get('window_rounds'))} rounds")]
+        return [("Sample interval", f"{fmt.text(p.point_seconds)} s, steady-state "
+                                    f"window {fmt.text(p.window_rounds)} samples")]
+    return [("Test point duration", f"{fmt.text(p.point_seconds)} s"),
+            ("Rounds", f"max {fmt.text(p.max_rounds)}, measurement window "
+                       f"{fmt.text(p.window_rounds)} rounds")]
 
 
 def wipc_text(run: RunView, test: TestResult) -> str:
