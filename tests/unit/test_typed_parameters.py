@@ -7,13 +7,18 @@ from __future__ import annotations
 
 import json
 import shutil
+from types import SimpleNamespace
 
 import pytest
 
+from pts.config.settings import make_settings
+from pts.config.spec import load_spec
 from pts.results import parameters, records
 from pts.stored.data import load_run
 from pts.stored.model import RunFolderError
+from pts.testdefs import dirth_cbw_jobs, hir, iops, latency, throughput, wsat, xsr
 from tests.support.helpers import DATA
+from tests.support.synthetic.synthrun import CAPACITY
 
 REFERENCE = DATA / "reference-run"
 FAMILIES = {"iops": parameters.RoundParameters, "throughput-1024k": parameters.RoundParameters,
@@ -109,6 +114,14 @@ def test_loading_a_run_with_an_unknown_option_says_where(tmp_path):
 def test_what_every_testdef_writes_is_its_familys_record():
     """The writers (pts/testdefs) and the records stay one schema: a new option written
     without its field in pts/results/parameters.py fails here, not in a stored run."""
-    from tests.unit.test_records_parameters import settings, written
-    for test, stored in written(settings(7)).items():
+    s = make_settings(load_spec("pts-2.0.2-enterprise"), device="/dev/x", destructive=True,
+                      point_seconds=7, max_rounds=None, purge="auto", reports_dir="/tmp")
+    device = SimpleNamespace(capacity_bytes=CAPACITY, logical_sector=512)
+    w = dirth_cbw_jobs.workload(dirth_cbw_jobs.section(s, "cbw"), 512)
+    every = {"iops": iops.parameters(s, CAPACITY), "latency": latency.parameters(s, CAPACITY),
+             "throughput-1024k": throughput.parameters(s, 1 << 20, CAPACITY, "SEQ 1024KiB"),
+             "wsat": wsat.parameters(SimpleNamespace(spec=s.spec), wsat.wsat_plan(s, device)),
+             "hir": hir.parameters(s, CAPACITY), "xsr": xsr.parameters(s, CAPACITY),
+             "cbw": dirth_cbw_jobs.parameters(s, "cbw", CAPACITY, w, [], dirth_cbw_jobs.WRITES)}
+    for test, stored in every.items():
         assert parameters.typed(test, stored).as_dict() == stored, test
