@@ -92,17 +92,13 @@ def pytest_sessionfinish(session):
 @pytest.fixture(scope="session")
 def guest(request, tmp_path_factory):
     """The QEMU guest booted once per session, its script run (tests/support/qemu_guest.py):
-    the boot started at collection (EarlyGuest), or here."""
+    the boot started at collection (EarlyGuest), or here (PTS_TEST_GUEST=in-turn)."""
     early = request.config.stash.get(EARLY, None)
-    if early is not None:
+    if early is not None:             # stopped at the session's end (pytest_sessionfinish)
         yield early.result()
         return
-    from pts import emulate
-    from tests.support import qemu_guest
-    from tests.support.guest import default_cache_dir, ensure_image
-    image = ensure_image(default_cache_dir())
-    inst = emulate.start(qemu_guest.DISK_BYTES, profile="default")
+    in_turn = EarlyGuest(tmp_path_factory.mktemp("guest-share"))
     try:
-        yield qemu_guest.boot(image, inst, tmp_path_factory.mktemp("guest-share"))
+        yield in_turn.result()
     finally:
-        emulate.stop(inst.device)
+        in_turn.stop()
