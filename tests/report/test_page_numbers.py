@@ -19,15 +19,14 @@ A figure is "shown" when it equals the stored value rounded to the digits the pa
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import subprocess
-from pathlib import Path
 
 import pytest
 
 from tests.support import snapshots
+from tests.support.helpers import ledger_by_test, of
 
 pytestmark = pytest.mark.needs("pdftotext")
 
@@ -41,20 +40,7 @@ def texts(reference_pdf) -> list[str]:
 
 @pytest.fixture(scope="module")
 def ledger() -> dict[str, list[dict]]:
-    return records(snapshots.REFERENCE_RUN)
-
-
-def records(folder: Path) -> dict[str, list[dict]]:
-    by_test: dict[str, list[dict]] = {}
-    for line in (folder / "ledger.jsonl").read_text().splitlines():
-        if line.strip():
-            rec = json.loads(line)
-            by_test.setdefault(rec.get("test"), []).append(rec)
-    return by_test
-
-
-def of(recs: list[dict], kind: str) -> list[dict]:
-    return [r for r in recs if r["type"] == kind]
+    return ledger_by_test(snapshots.REFERENCE_RUN)
 
 
 def start(recs: list[dict]) -> dict:
@@ -201,7 +187,7 @@ def tracked(ledger) -> list[tuple[str, str]]:
     return out
 
 
-TRACKED = tracked(records(snapshots.REFERENCE_RUN))
+TRACKED = tracked(ledger_by_test(snapshots.REFERENCE_RUN))
 
 
 def test_every_test_with_rounds_has_its_window_pages_checked():

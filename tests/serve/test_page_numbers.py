@@ -28,6 +28,7 @@ from starlette.testclient import TestClient
 
 from pts.serve.app import create_app
 from tests.support import screens, snapshots
+from tests.support.helpers import ledger_by_test, of
 from tests.support.serve_runs import table
 
 SCALE = 1.1           # the second copy's IOPS points, so that compare has a difference to show
@@ -52,23 +53,10 @@ def pages(tmp_path_factory) -> dict[str, str]:
             "root": str(root)}
 
 
-def ledger_of(folder: Path) -> dict[str, list[dict]]:
-    by_test: dict[str, list[dict]] = {}
-    for line in (folder / "ledger.jsonl").read_text().splitlines():
-        if line.strip():
-            rec = json.loads(line)
-            by_test.setdefault(rec.get("test"), []).append(rec)
-    return by_test
-
-
-def of(recs: list[dict], kind: str) -> list[dict]:
-    return [r for r in recs if r["type"] == kind]
-
-
 def deviation_count(folder: Path) -> int:
     info = json.loads((folder / "run.json").read_text())
     return len(info["deviations"]) + sum(len(of(recs, "deviation"))
-                                         for recs in ledger_of(folder).values())
+                                         for recs in ledger_by_test(folder).values())
 
 
 def window_means(recs: list[dict], field: str) -> dict[tuple[str, int], float | None]:
@@ -112,7 +100,7 @@ def test_run_page_rounds_window_and_deviations_are_the_stored_ones(pages):
     folder = Path(pages["root"]) / screens.FIRST
     page = pages["run-page"]
     checked = 0
-    for name, recs in ledger_of(folder).items():
+    for name, recs in ledger_by_test(folder).items():
         if not name or not of(recs, "test_start"):
             continue
         row = re.search(rf'<tr data-test="{re.escape(name)}">(.*?)</tr>', page, re.S)
@@ -135,9 +123,9 @@ def test_run_page_rounds_window_and_deviations_are_the_stored_ones(pages):
     ("throughput-128k", "mbps", "Throughput (MB/s), side by side")])
 def test_compare_cells_are_each_runs_window_means(pages, name, field, caption):
     root = Path(pages["root"])
-    first, second = (window_means(ledger_of(root / rid)[name], field)
+    first, second = (window_means(ledger_by_test(root / rid)[name], field)
                      for rid in (screens.FIRST, screens.SECOND))
-    begun = of(ledger_of(root / screens.FIRST)[name], "test_start")[-1]
+    begun = of(ledger_by_test(root / screens.FIRST)[name], "test_start")[-1]
     access = begun["parameters"]["access"]
     # This test's side-by-side table: its cell labels recur in other tests' tables.
     page = pages["compare"]

@@ -1,5 +1,6 @@
 """A stand-in for pts.run.Run where the device counters are read (prepare.record_counters,
-runner.health_verdict): an NVMe device that is not there, its commands.log and its ledger."""
+runner.health_verdict): an NVMe device that is not there, its commands.log and its ledger;
+and the records of a constructed ledger (a stopped run's, for --resume)."""
 
 from __future__ import annotations
 
@@ -32,3 +33,22 @@ def ledger(run) -> list[records.Record]:
     found, problems = read_records(run.ledger.path)
     assert not problems
     return found
+
+
+def start(test):
+    return records.TestStart(test=test, title=test, clause="x", parameters={})
+
+
+def purge(test):
+    return records.Purge(test=test, method="trim", command=None, ok=True, seconds=1.0,
+                         deviation=True, steps=[], verification="")
+
+
+def wipc(test):
+    return records.Wipc(test=test, block_size=131072, bytes_expected=1, bytes_written=1,
+                        seconds=1.0, thread_count=1, queue_depth=1, raw="r")
+
+
+def round_(test, n, value=5.0):
+    return records.Round(test=test, round=n, tracking={"v": value}, steady_state={},
+                         steady=False)

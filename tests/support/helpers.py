@@ -17,6 +17,7 @@ as a user runs it, `python -m pytest pts/ ...`).
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import subprocess
 import uuid
@@ -97,6 +98,22 @@ def detach_if_ours(dev: str, backing: Path) -> None:
 
 
 # ------------------------------------------------------------------------- reports
+
+def ledger_by_test(folder: Path) -> dict[str, list[dict]]:
+    """The run folder's ledger.jsonl, its records as stored (dicts), by test (None: the
+    run's own records)."""
+    by_test: dict[str, list[dict]] = {}
+    for line in (folder / "ledger.jsonl").read_text().splitlines():
+        if line.strip():
+            rec = json.loads(line)
+            by_test.setdefault(rec.get("test"), []).append(rec)
+    return by_test
+
+
+def of(recs: list[dict], kind: str) -> list[dict]:
+    """The records of one type."""
+    return [r for r in recs if r["type"] == kind]
+
 
 def pdf_text(path: Path | str, layout: bool = False) -> str:
     """The PDF's text (pdftotext, poppler-utils) with all whitespace runs made single spaces

@@ -18,38 +18,29 @@ from pts.conditioning import write_cache
 from pts.conditioning.write_cache import CacheState
 from pts.procedure import resume, runner
 from pts.results import records
-from pts.results.ledger import Ledger, read_records
 from pts.results.resume import ROUND, ResumeState
 from pts.testdefs import dirth_cbw, dirth_cbw_select, hir, wsat, xsr
+from tests.support import fake_run
+from tests.support.fake_run import purge, round_, start, wipc
 
 NOT_SETTABLE = CacheState("WCD", "write back", settable=False)
 CACHE_DEVIATION = NOT_SETTABLE.deviation()
 
 
-class FakeRun:
+class FakeRun(fake_run.FakeRun):
     """What the resume path uses of pts.run.Run: the stopped run's ledger (resume), the new
     ledger, the console and the deviations."""
 
     def __init__(self, tmp_path, *stopped: records.Record):
+        super().__init__(tmp_path)
         stamped = tuple(r.__class__(**{**r.__dict__, "time": 1000.0 + n})
                         for n, r in enumerate(stopped))
         self.resume = ResumeState(tmp_path, {}, stamped)
-        self.ledger = Ledger(tmp_path / "ledger.jsonl")
         self.device = SimpleNamespace(path="/dev/loop9")
         self.spec = SimpleNamespace(common=SimpleNamespace(write_cache="WCD"))
-        self.commands_log = tmp_path / "commands.log"
-        self.lines: list[str] = []
-
-    def write(self, text):
-        self.lines.append(text)
-
-    def deviation(self, test, text):          # as pts.run.Run.deviation
-        self.ledger.append(records.Deviation(test=test, text=text))
 
     def written(self) -> list[records.Record]:
-        found, problems = read_records(self.ledger.path)
-        assert not problems
-        return found
+        return fake_run.ledger(self)
 
 
 @pytest.fixture
@@ -59,25 +50,6 @@ def cache_set(monkeypatch):
     monkeypatch.setattr(write_cache, "apply", lambda dev, required, log_file=None:
                         calls.append((dev.path, required)) or NOT_SETTABLE)
     return calls
-
-
-def start(test):
-    return records.TestStart(test=test, title=test, clause="x", parameters={})
-
-
-def purge(test):
-    return records.Purge(test=test, method="trim", command=None, ok=True, seconds=1.0,
-                         deviation=True, steps=[], verification="")
-
-
-def wipc(test):
-    return records.Wipc(test=test, block_size=131072, bytes_expected=1, bytes_written=1,
-                        seconds=1.0, thread_count=1, queue_depth=1, raw="r")
-
-
-def round_(test, n, value=5.0):
-    return records.Round(test=test, round=n, tracking={"v": value}, steady_state={},
-                         steady=False)
 
 
 def stopped(test):

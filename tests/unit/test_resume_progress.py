@@ -9,25 +9,7 @@ import contextlib
 
 from pts.results import records
 from pts.results.resume import ROUND, ResumeState
-
-
-def start(test):
-    return records.TestStart(test=test, title=test, clause="x", parameters={})
-
-
-def purge(test):
-    return records.Purge(test=test, method="trim", command=None, ok=True, seconds=1.0,
-                         deviation=True, steps=[], verification="")
-
-
-def wipc(test):
-    return records.Wipc(test=test, block_size=131072, bytes_expected=1, bytes_written=1,
-                        seconds=1.0, thread_count=1, queue_depth=1, raw="r")
-
-
-def round_(test, n, value):
-    return records.Round(test=test, round=n, tracking={"v": value}, steady_state={},
-                         steady=False)
+from tests.support.fake_run import purge, round_, start, wipc
 
 
 def end(test, status):
