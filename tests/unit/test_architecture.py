@@ -13,10 +13,12 @@ from pathlib import Path
 import pytest
 
 PTS = Path(__file__).resolve().parents[2] / "pts"
+# workload: RWSW captures, their characterisation and the applied test workload (above the
+# device it captures, below everything that runs tests with it).
 # stored: the stored-run read model (run.json + ledger -> RunView), below every reader of a
 # stored run (report, export, compare, qualify, serve). session: the pytest plugin, its options
 # and the several-device session, above every stage it drives.
-LAYERS = ["pts", "config", "tools", "device", "emulate", "results", "run", "conditioning",
+LAYERS = ["pts", "config", "tools", "device", "workload", "emulate", "results", "run", "conditioning",
           "procedure", "testdefs", "stored", "report", "export", "compare", "qualify", "serve",
           "cli", "session", "__main__", "suite"]
 # Rooms inside a layer, lowest first (README "Architecture"): a module in a room imports its
