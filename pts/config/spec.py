@@ -7,17 +7,19 @@ into a run.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from pts.config import spec_purge_probe, spec_readings
+from pts.config import spec_purge_probe, spec_readings, spec_rwsw
 from pts.config.spec_dirth_cbw import DirthCbwTest, read_dirth_cbw
 from pts.config.spec_purge_probe import PurgeProbeSpec
 from pts.config.spec_readings import Reading
 from pts.config.spec_recovery import HirTest, XsrTest, read_hir, read_xsr
+from pts.config.spec_rwsw import RwswSpec
 
 DEFAULT_SPEC = "pts-2.0.2-enterprise"
 KIB = 1024
@@ -159,6 +161,8 @@ class Spec:
     cbw: DirthCbwTest | None = None       # [cbw]
     # [provenance.<section>] tables (pts.config.spec_readings): where each value comes from
     readings: tuple[Reading, ...] = ()
+    # the RWSW spec file loaded beside it (specs/rwsw-*.toml, pts.config.spec_rwsw)
+    rwsw: RwswSpec | None = None
 
     def reading_of(self, name: str) -> Reading | None:
         """The reading of "section.key" (None: the file gives none: a confirmed value
@@ -167,7 +171,8 @@ class Spec:
 
     def readings_for(self, test: str) -> list[dict]:
         """The readings (and choices) a ledger test runs with, as test_start records."""
-        return spec_readings.used_by(self.readings, test)
+        rwsw = self.rwsw.readings if self.rwsw and test.startswith(spec_rwsw.PREFIX) else ()
+        return spec_readings.used_by(self.readings + rwsw, test)
 
 
 def specs_dir() -> Path:
@@ -177,7 +182,21 @@ def specs_dir() -> Path:
 
 
 def available_specs() -> list[str]:
-    return sorted(p.stem for p in specs_dir().glob("*.toml"))
+    """The PTS spec files (an RWSW spec file, rwsw-*.toml, is loaded beside one)."""
+    return sorted(p.stem for p in specs_dir().glob("*.toml") if not spec_rwsw.is_rwsw(p.name))
+
+
+def load_rwsw(name_or_path: str = spec_rwsw.DEFAULT_RWSW) -> RwswSpec:
+    """Load an RWSW spec by name (specs_dir()/rwsw-*.toml) or path."""
+    path = Path(name_or_path)
+    if path.suffix != ".toml":
+        path = specs_dir() / f"{name_or_path}.toml"
+        if not path.is_file():
+            known = sorted(p.stem for p in specs_dir().glob(spec_rwsw.PREFIX + "*.toml"))
+            raise SpecError(f"unknown RWSW spec {name_or_path!r}: choose one of "
+                            f"{', '.join(known) or '(none found)'} (files in {specs_dir()}), "
+                            "or give the path of a .toml file")
+    return spec_rwsw.load(path, _Reader)
 
 
 def load_spec(name_or_path: str = DEFAULT_SPEC) -> Spec:
@@ -196,7 +215,12 @@ def load_spec(name_or_path: str = DEFAULT_SPEC) -> Spec:
         raise SpecError(f"{path}: cannot read spec file: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(f"{path}: not valid TOML: {exc}") from None
-    return _Reader(path).spec(data)
+    if spec_rwsw.is_rwsw(path.name):
+        raise SpecError(f"{path}: an RWSW spec file, loaded beside a PTS spec (--rwsw-spec); "
+                        f"choose a PTS spec: {', '.join(available_specs())}")
+    spec = _Reader(path).spec(data)
+    rwsw = specs_dir() / f"{spec_rwsw.DEFAULT_RWSW}.toml"
+    return dataclasses.replace(spec, rwsw=load_rwsw(str(rwsw))) if rwsw.is_file() else spec
 
 
 class _Reader:

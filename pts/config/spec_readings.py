@@ -37,6 +37,8 @@ REQUIRED: dict[str, frozenset[str] | None] = {
     "wsat": frozenset({"max_hours"}),
     "common": frozenset({"thread_count", "queue_depth"}),
     "throughput": frozenset({"thread_count", "queue_depth"}),   # S5's TC 1 / QD 32 (§7.2)
+    # RWSW (specs/rwsw-*.toml): its body text was not available, every value (rwsw-digest §0)
+    "rwsw_capture": ALL, "rwsw_atw": ALL,
 }
 EXEMPT = frozenset({"clause"})      # a label for the report, not a value
 
@@ -51,6 +53,8 @@ SECTIONS_OF_TEST = {
     "xsr": ("xsr",),
     "dirth": ("steady_state", "dirth"),
     "cbw": ("steady_state", "cbw"),
+    # RWSW tests: their readings come from the run's RWSW spec file (Spec.rwsw)
+    "rwsw": ("steady_state", "rwsw_capture", "rwsw_atw"),
 }
 
 

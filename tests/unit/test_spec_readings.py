@@ -8,7 +8,7 @@ import tomllib
 import pytest
 
 from pts.config import spec_readings
-from pts.config.spec import SpecError, available_specs, load_spec
+from pts.config.spec import SpecError, available_specs, load_rwsw, load_spec, specs_dir
 from pts.config.spec_recovery import HirTest
 from tests.support.helpers import REPO
 
@@ -139,5 +139,22 @@ def test_required_table_lists_only_known_sections():
     # The loader's list of sections needing provenance names tables the spec files have.
     spec = load_spec("pts-2.0.2-enterprise")
     for section in spec_readings.REQUIRED:
-        assert hasattr(spec, section), section
+        assert hasattr(spec, section) or section in spec.rwsw.sections, section
     assert set(available_specs()) >= set(SPECS)
+
+
+def test_rwsw_values_all_need_provenance(tmp_path):
+    # RWSW's body text was not available (rwsw-digest §0): every value is a reading.
+    text = (specs_dir() / "rwsw-1.0.7.toml").read_text()
+    assert all(r["status"] != "confirmed"
+               for r in load_spec("pts-2.0.2-enterprise").readings_for("rwsw-wsat"))
+    path = tmp_path / "rwsw-x.toml"
+    path.write_text(text.replace("top_n = { status", "topn_gone = { status"))
+    with pytest.raises(SpecError, match=r"\[provenance.rwsw_atw.topn_gone\]"):
+        load_rwsw(str(path))
+    path.write_text("\n".join(line for line in text.splitlines()
+                              if not line.startswith("top_n = {")))
+    with pytest.raises(SpecError, match=r"rwsw_atw.top_n\]: has no provenance"):
+        load_rwsw(str(path))
+    with pytest.raises(SpecError, match="an RWSW spec file"):
+        load_spec(str(specs_dir() / "rwsw-1.0.7.toml"))

@@ -1,0 +1,82 @@
+"""The RWSW spec file (specs/rwsw-*.toml): the settings of capture, characterisation and the
+RWSW tests, loaded beside a run's PTS spec (`Spec.rwsw`).
+
+RWSW's body text was not available (rwsw-digest §0): every value of every section must carry
+its provenance (`[provenance.<section>]`, pts.config.spec_readings), as the advanced PTS tests'
+values do; a value without one fails at load, naming file and key. A section is declared in
+`SECTIONS` as key -> (type, check, hint): adding a setting is one row here and one line (with
+its provenance) in the spec file.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from pts.config import spec_readings
+from pts.config.spec_readings import Reading
+
+DEFAULT_RWSW = "rwsw-1.0.7"
+PREFIX = "rwsw-"          # RWSW spec files in specs/ are named rwsw-*.toml
+
+_pos = (lambda v: v > 0, " (> 0)")
+_pct = (lambda v: 0 <= v <= 100, " (0..100)")
+SECTIONS: dict[str, dict[str, tuple]] = {
+    "rwsw_capture": {
+        "step_seconds": (float, *_pos),
+        "seq_rule": (str, lambda v: v == "previous-end", " (supported: 'previous-end')"),
+        "seq_scope": (str, lambda v: v in ("device", "process"), " ('device' or 'process')"),
+    },
+    "rwsw_atw": {
+        "top_n": (int, *_pos),
+        "coverage_min_pct": (float, *_pct),
+        "oio_rule": (str, lambda v: v in ("fixed", "median", "p95"),
+                     " ('fixed', 'median' or 'p95')"),
+        "thread_count": (int, *_pos),
+        "queue_depth": (int, *_pos),
+        "share_tolerance_pct": (float, *_pos),
+    },
+}
+
+
+@dataclass(frozen=True)
+class RwswSpec:
+    name: str
+    title: str
+    version: str
+    path: Path
+    sections: dict[str, dict[str, object]]     # section -> key -> value (checked)
+    readings: tuple[Reading, ...]
+
+    def __getitem__(self, section: str) -> dict[str, object]:
+        return self.sections[section]
+
+
+def is_rwsw(name_or_path: str) -> bool:
+    return Path(name_or_path).name.startswith(PREFIX)
+
+
+def load(path: Path, reader_class) -> RwswSpec:
+    """`reader_class`: pts.config.spec._Reader (its errors name file and key)."""
+    reader = reader_class(path)
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except OSError as exc:
+        raise reader.fail("spec", f"cannot read the RWSW spec file: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise reader.fail("spec", f"not valid TOML: {exc}") from None
+    unknown = sorted(set(data) - set(SECTIONS) - {"spec", "provenance"})
+    if unknown:
+        raise reader.fail(unknown[0], f"unknown table (RWSW tables: {', '.join(SECTIONS)})")
+    meta = reader.table(data, "spec", {"name", "title", "version"})
+    for key in ("name", "title", "version"):
+        reader.value(meta, "spec", key, str)
+    sections = {}
+    for section, keys in SECTIONS.items():
+        table = reader.table(data, section, set(keys))
+        sections[section] = {key: reader.value(table, section, key, kind, check, hint)
+                             for key, (kind, check, hint) in keys.items()}
+    return RwswSpec(meta["name"], meta["title"], meta["version"], path, sections,
+                    spec_readings.read(reader, data))
