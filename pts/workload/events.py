@@ -178,18 +178,28 @@ class CaptureFile:
     info: CaptureInfo
     rows: int
 
-    def batches(self, columns: tuple[str, ...] = COLUMNS,
-                batch_rows: int = ROW_GROUP) -> Iterator[dict[str, np.ndarray]]:
+    def batches(self, columns: tuple[str, ...] = COLUMNS, batch_rows: int = ROW_GROUP,
+                comm_codes: bool = False) -> Iterator[dict[str, np.ndarray]]:
         """The rows in file order as numpy columns (comm as an object array of str),
-        at most `batch_rows` at a time: memory stays flat whatever the capture's size."""
+        at most `batch_rows` at a time: memory stays flat whatever the capture's size.
+        `comm_codes`: comm as int32 codes into the list `out["comm_names"]` (the batch's
+        dictionary) instead; building a Python str per row costs more than the rest of a
+        characterisation (benchmarks/characterise.py)."""
         try:
             reader = pq.ParquetFile(self.path)
             for batch in reader.iter_batches(batch_size=batch_rows, columns=list(columns)):
                 out = {}
                 for name in columns:
                     col = batch.column(name)
-                    out[name] = (np.asarray(col.to_pylist(), dtype=object) if name == "comm"
-                                 else col.to_numpy(zero_copy_only=False))
+                    if name == "comm" and comm_codes:
+                        col = col if pa.types.is_dictionary(col.type) \
+                            else col.dictionary_encode()
+                        out["comm"] = col.indices.fill_null(0).to_numpy(zero_copy_only=False)
+                        out["comm_names"] = col.dictionary.to_pylist() or [""]
+                    elif name == "comm":
+                        out[name] = np.asarray(col.to_pylist(), dtype=object)
+                    else:
+                        out[name] = col.to_numpy(zero_copy_only=False)
                 yield out
         except (OSError, pa.ArrowException) as exc:
             raise CaptureError(f"{self.path}: the capture file is truncated or corrupt "
