@@ -66,6 +66,11 @@ def log_command(log_file: Path | None, argv: list[str]) -> None:
 
 
 PR_SET_PDEATHSIG = 1
+# The tool has ended but something still holds its output pipes open this long: processes it
+# forked and left behind (fio's job processes when fio's main process was killed). They are
+# the tool's, in its own process group: they are stopped, and the tool's result stands.
+ORPHAN_GRACE_S = 2.0
+POLL_S = 0.5
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
@@ -83,13 +88,15 @@ def run(argv: list[str], *, log_file: Path | None = None, timeout: float | None 
     start = time.monotonic()
     out_fh = open(stdout_path, "w", encoding="utf-8") if stdout_path else None
     try:
+        # Its own process group (start_new_session), so that what it forks can be found
+        # and stopped with it; a Ctrl-C reaches it through stop(), as before.
         proc = subprocess.Popen(argv, stdout=out_fh or subprocess.PIPE, stderr=subprocess.PIPE,
                                 stdin=subprocess.DEVNULL, text=True, errors="replace", cwd=cwd,
-                                preexec_fn=_die_with_parent)
+                                preexec_fn=_die_with_parent, start_new_session=True)
     except FileNotFoundError:
         raise ToolMissing(f"{argv[0]} is not installed (not found on PATH)") from None
     try:
-        stdout, stderr = proc.communicate(timeout=timeout)
+        stdout, stderr = _communicate(proc, timeout)
     except subprocess.TimeoutExpired:
         stop(proc)
         raise ToolFailed(f"{argv[0]} did not finish within {timeout:.0f} s: {' '.join(argv)}") \
@@ -108,13 +115,43 @@ def run(argv: list[str], *, log_file: Path | None = None, timeout: float | None 
     return result
 
 
-def stop(proc: subprocess.Popen, grace: float = 5.0) -> None:
-    """SIGINT first (fio then ends its jobs cleanly), SIGKILL if it does not exit in time."""
-    if proc.poll() is not None:
-        return
-    proc.send_signal(signal.SIGINT)
+def _communicate(proc: subprocess.Popen, timeout: float | None) -> tuple[str, str]:
+    """proc.communicate(), which waits for the end of the output: when the tool has ended
+    but processes it left behind still hold its pipes, they are stopped after
+    ORPHAN_GRACE_S instead of waiting for them (forever, or until `timeout`)."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    ended_at = None
+    while True:
+        left = POLL_S if deadline is None else max(0.0, min(POLL_S, deadline - time.monotonic()))
+        try:
+            return proc.communicate(timeout=left)
+        except subprocess.TimeoutExpired:
+            now = time.monotonic()
+            if proc.poll() is not None:
+                ended_at = ended_at if ended_at is not None else now
+                if now - ended_at >= ORPHAN_GRACE_S:
+                    _stop_group(proc)
+                    return proc.communicate()
+            elif deadline is not None and now >= deadline:
+                raise
+
+
+def _stop_group(proc: subprocess.Popen) -> None:
+    """SIGKILL whatever is left of the tool's process group (its leader has ended)."""
     try:
-        proc.wait(timeout=grace)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def stop(proc: subprocess.Popen, grace: float = 5.0) -> None:
+    """SIGINT first (fio then ends its jobs cleanly), SIGKILL if it does not exit in time;
+    then whatever it left behind in its process group."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    _stop_group(proc)

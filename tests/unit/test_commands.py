@@ -73,3 +73,30 @@ def test_child_dies_with_the_suite(tmp_path):
         parent.wait()
         if child is not None and running(child):
             os.kill(child, signal.SIGKILL)
+
+
+def test_processes_the_tool_left_behind_do_not_hold_the_suite(tmp_path):
+    """fio killed while its job processes live: they hold its output pipes open. run()
+    returns the tool's own result and stops them (it used to wait for them forever)."""
+    marker = tmp_path / "orphan.pid"
+    script = (f"import os, sys, time\n"
+              f"if os.fork() == 0:\n"
+              f"    open({str(marker)!r}, 'w').write(str(os.getpid()) + '\\n')\n"
+              f"    time.sleep(600)\n"
+              f"    os._exit(0)\n"
+              f"while not os.path.exists({str(marker)!r}):\n"
+              f"    time.sleep(0.01)\n"
+              f"print('main done', flush=True)\n"
+              f"os._exit(0)\n")
+    orphan = None
+    try:
+        result = commands.run([sys.executable, "-c", script], timeout=60)
+        assert result.returncode == 0 and result.stdout == "main done\n"
+        orphan = int(marker.read_text())
+        wait_for(lambda: not running(orphan), f"left-behind process {orphan} stopped",
+                 limit=30)
+    finally:
+        if orphan is None and marker.exists() and marker.read_text().endswith("\n"):
+            orphan = int(marker.read_text())
+        if orphan is not None and running(orphan):
+            os.kill(orphan, signal.SIGKILL)
