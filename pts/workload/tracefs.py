@@ -1,0 +1,211 @@
+"""A tracefs instance of our own: the kernel's block tracepoints for one device, streamed.
+
+rwsw-digest §7: `mkdir <tracefs>/instances/<name>` gives a private ring buffer (its own
+`events/`, `buffer_size_kb`, `tracing_on`, `trace_pipe`); other users' tracing is untouched
+and `rmdir` removes it. blktrace is not used: its per-CPU relay files under debugfs were
+refused (EPERM) as root on this kernel while tracefs worked (digest §7), so tracefs is the
+backend. Nothing here opens the traced device: the device is only named in an event filter.
+
+The instance is named PREFIX + our pid. A capture killed with SIGKILL cannot remove its
+instance (which would keep tracing, costing CPU and buffer memory), so every capture first
+removes the instances of captures whose pid is dead (`clean_leftovers`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import signal
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+PREFIX = "snia-pts-capture-"
+EVENTS = ("block/block_rq_issue", "block/block_rq_complete")
+MOUNTS = Path("/proc/mounts")
+MOUNT_HINT = "mount it with: mount -t tracefs nodev /sys/kernel/tracing"
+# The trace clock: "mono" is CLOCK_MONOTONIC, so the capture's start can be read with
+# time.clock_gettime_ns and event times put relative to it (its text output has µs digits).
+CLOCK = "mono"
+
+
+class TracefsError(RuntimeError):
+    """tracefs is missing, or the instance cannot be made; the message names the fix."""
+
+
+class Interrupted(Exception):
+    """SIGINT or SIGTERM arrived during a capture (raised so that `with` blocks unwind)."""
+
+    def __init__(self, signum: int):
+        super().__init__(f"interrupted by {signal.Signals(signum).name}")
+        self.signum = signum
+
+
+def find_tracefs(mounts: Path = MOUNTS) -> Path:
+    """The tracefs mount point (from /proc/mounts), or TracefsError naming the fix."""
+    try:
+        lines = mounts.read_text().splitlines()
+    except OSError as exc:
+        raise TracefsError(f"cannot read {mounts} ({exc.strerror}) to find tracefs") from None
+    found = [Path(f.split()[1].replace("\\040", " ")) for f in lines
+             if len(f.split()) > 2 and f.split()[2] == "tracefs"]
+    for root in found:
+        if (root / "instances").is_dir():
+            return root
+    raise TracefsError(f"tracefs is not mounted ({mounts} lists no tracefs); {MOUNT_HINT} "
+                       "(needs root; debugfs-only kernels mount it under "
+                       "/sys/kernel/debug/tracing)")
+
+
+def kernel_dev_t(major: int, minor: int) -> int:
+    """The dev_t the block tracepoints record and filter on: MAJOR << 20 | MINOR (the
+    kernel's MKDEV, not userspace makedev(); digest §7: 7,1 is 7340033)."""
+    return major << 20 | minor
+
+
+def instance_name(pid: int | None = None) -> str:
+    return f"{PREFIX}{os.getpid() if pid is None else pid}"
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def stale_instances(names: list[str], alive: Callable[[int], bool] = pid_alive) -> list[str]:
+    """Our instances whose capture process is gone (others' instances are never touched;
+    a live pid, even if reused by another program, keeps its instance: we cannot tell)."""
+    stale = []
+    for name in names:
+        tail = name[len(PREFIX):] if name.startswith(PREFIX) else ""
+        if tail.isdigit() and not alive(int(tail)):
+            stale.append(name)
+    return sorted(stale)
+
+
+def clean_leftovers(root: Path, alive: Callable[[int], bool] = pid_alive) -> list[str]:
+    """Remove the instances left by killed captures; returns their names."""
+    base = root / "instances"
+    removed = []
+    for name in stale_instances([p.name for p in base.iterdir()], alive):
+        with contextlib.suppress(FileNotFoundError):
+            remove_instance(base / name)
+            removed.append(name)
+    return removed
+
+
+def remove_instance(path: Path) -> None:
+    """Stop and remove an instance; a reader still holding trace_pipe makes rmdir fail
+    with EBUSY for a moment after its close, so it is retried briefly."""
+    with contextlib.suppress(OSError):
+        (path / "tracing_on").write_text("0")
+    for attempt in range(50):
+        try:
+            os.rmdir(path)
+            return
+        except OSError as exc:
+            if exc.errno != errno.EBUSY or attempt == 49:
+                raise
+            time.sleep(0.02)
+
+
+@contextlib.contextmanager
+def signals_raise() -> Iterator[None]:
+    """For the capture's duration SIGINT and SIGTERM raise Interrupted (so the instance is
+    removed by the unwinding `with`); the previous handlers are restored afterwards."""
+    def handler(signum, frame):
+        raise Interrupted(signum)
+    old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+class Instance:
+    """A tracefs instance tracing block_rq_issue/complete of one whole device.
+
+    The filter is the whole disk's dev_t only: requests on a partition are reported on the
+    whole disk (the tracepoints record the request queue's disk, disk_devt(rq->q->disk), and
+    the sector after partition remapping). Checked on this kernel: I/O on /dev/loop0p2
+    (259:1) appeared as `7,0 ... 68568 + 8` with 68568 inside p2 (start 67584)."""
+
+    def __init__(self, root: Path, dev_t: int, buffer_kb: int, name: str | None = None):
+        self.root = root
+        self.path = root / "instances" / (name or instance_name())
+        self.dev_t = dev_t
+        self.buffer_kb = buffer_kb
+        self.fd: int | None = None
+
+    def __enter__(self) -> Instance:
+        try:
+            self.path.mkdir()
+        except FileExistsError:
+            raise TracefsError(f"{self.path} exists: another capture of this process runs, "
+                               f"or remove it with: rmdir {self.path}") from None
+        except OSError as exc:
+            raise TracefsError(f"cannot create the tracefs instance {self.path}: "
+                               f"{exc.strerror} (needs root)") from None
+        try:
+            self._write("buffer_size_kb", str(self.buffer_kb))
+            self._write("trace_clock", CLOCK)
+            for event in EVENTS:
+                self._write(f"events/{event}/filter", f"dev == {self.dev_t}")
+                self._write(f"events/{event}/enable", "1")
+            self.fd = os.open(self.path / "trace_pipe", os.O_RDONLY | os.O_NONBLOCK)
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def _write(self, rel: str, value: str) -> None:
+        target = self.path / rel
+        try:
+            target.write_text(value)
+        except OSError as exc:
+            raise TracefsError(f"cannot write {value!r} to {target}: {exc.strerror} (does "
+                               "this kernel have the block tracepoints? see "
+                               f"{self.root}/available_events)") from None
+
+    def start(self) -> int:
+        """Turn tracing on; returns the CLOCK_MONOTONIC ns the event times count from."""
+        self._write("tracing_on", "1")
+        return time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+
+    def stop(self) -> None:
+        self._write("tracing_on", "0")
+
+    def read(self, size: int = 1 << 20) -> bytes:
+        """What trace_pipe holds now (consumed), b"" when empty; never blocks."""
+        try:
+            return os.read(self.fd, size)
+        except BlockingIOError:
+            return b""
+
+    def lost(self) -> int:
+        """Events lost so far, all CPUs: the ring buffer's `overrun` (overwritten before
+        read) plus `dropped events` (not recorded: buffer full in no-overwrite mode)."""
+        total = 0
+        for stats in (self.path / "per_cpu").glob("cpu*/stats"):
+            for line in stats.read_text().splitlines():
+                key, _, value = line.partition(":")
+                if key.strip() in ("overrun", "dropped events"):
+                    total += int(value.split()[0])
+        return total
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+        if self.path.exists():
+            remove_instance(self.path)
+
+    def __exit__(self, *exc) -> None:
+        self.close()
