@@ -26,6 +26,8 @@ COMMANDS = {
                 "judge a run folder against a datasheet's requirements (no device)"),
     "serve": ("pts.serve.cli",
               "the lab dashboard in a browser: runs, live state, HTML reports, /metrics"),
+    "capture": ("pts.cli.capture",
+                "record a device's block I/O in use (read-only, tracefs) or --import one"),
     "conformance": ("pts.cli.conformance",
                     "print (or --write) docs/conformance.md, the conformance matrix"),
 }
