@@ -18,6 +18,7 @@ from pts.serve.app import create_app
 from pts.stored.data import load_run
 from tests.support.helpers import pdf_text
 from tests.support.serve_runs import make, unfinished
+from tests.support.synthetic.synthrun_more import build_reference
 
 RID = "Alpha_SN-A/20261101T000000"
 
@@ -123,3 +124,16 @@ def test_a_stopped_runs_page_says_so_without_live_part(root):
         page = client.get("/runs/Stop_SN/20261105T000000").text
     assert '<td id="state" class="state-resumable">resumable</td>' in page
     assert '<td id="verdict">(not final: resumable)</td>' in page
+
+
+def test_a_test_without_a_round_limit_has_no_of_none(root):
+    # The reference run ends with XSR, which records no max_rounds: the live part says
+    # "round N", never "of None".
+    build_reference(root / "Ref_SN" / "20261106T000000")
+    with TestClient(create_app([root])) as client:
+        page = client.get("/runs/Ref_SN/20261106T000000").text
+    assert '<span id="max-rounds"></span>' in page and "of None" not in page
+    unfinished(root, "Max_SN/20261107T000000")
+    with TestClient(create_app([root])) as client:
+        page = client.get("/runs/Max_SN/20261107T000000").text
+    assert '<span id="max-rounds"> of 25</span>' in page
