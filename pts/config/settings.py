@@ -48,6 +48,10 @@ class Settings:
     purge_probe: bool = True         # IOPS/WSAT: FOB write probe right after the purge
     # --operator/--auditor/--sponsor/--report-info: run.json `report_info`, not an option
     report_info: ReportInfo = ReportInfo()
+    # --workload: the Applied Test Workload of the RWSW tests (a pts.workload.atw.Workload,
+    # loaded and checked when the session starts; typed `object`: that layer is above this)
+    workload: object | None = None
+    workload_path: str | None = None
 
     def scaled(self, seconds: float) -> int:
         """A fixed long duration of the spec x --time-scale, whole seconds, at least 1 s: the
@@ -72,7 +76,8 @@ class Settings:
                 "time_scale": self.time_scale,
                 "dirth_thread_counts": _listed(self.dirth_thread_counts),
                 "dirth_queue_depths": _listed(self.dirth_queue_depths),
-                "hir_repetitions": self.hir_repetitions, "purge_probe": self.purge_probe}
+                "hir_repetitions": self.hir_repetitions, "purge_probe": self.purge_probe,
+                "workload": self.workload_path}
 
     def deviations(self) -> list[str]:
         """Deviations known from the options alone (more are found while running)."""

@@ -38,7 +38,8 @@ REQUIRED: dict[str, frozenset[str] | None] = {
     "common": frozenset({"thread_count", "queue_depth"}),
     "throughput": frozenset({"thread_count", "queue_depth"}),   # S5's TC 1 / QD 32 (§7.2)
     # RWSW (specs/rwsw-*.toml): its body text was not available, every value (rwsw-digest §0)
-    "rwsw_capture": ALL, "rwsw_atw": ALL,
+    "rwsw_capture": ALL, "rwsw_atw": ALL, "rwsw_fio": ALL, "rwsw_wsat": ALL,
+    "rwsw_streams": ALL,
 }
 EXEMPT = frozenset({"clause"})      # a label for the report, not a value
 
@@ -55,6 +56,8 @@ SECTIONS_OF_TEST = {
     "cbw": ("steady_state", "cbw"),
     # RWSW tests: their readings come from the run's RWSW spec file (Spec.rwsw)
     "rwsw": ("steady_state", "rwsw_capture", "rwsw_atw"),
+    "rwsw-wsat": ("steady_state", "rwsw_atw", "rwsw_fio", "rwsw_wsat"),
+    "rwsw-streams": ("steady_state", "rwsw_atw", "rwsw_fio", "rwsw_streams"),
 }
 
 
@@ -81,7 +84,8 @@ class Reading:
 
 
 def test_sections(test: str) -> tuple[str, ...]:
-    return SECTIONS_OF_TEST.get(test.split("-")[0], ())
+    """By the whole ledger test name (the RWSW tests: "rwsw-wsat"), else by its family."""
+    return SECTIONS_OF_TEST.get(test) or SECTIONS_OF_TEST.get(test.split("-")[0], ())
 
 
 def used_by(entries: tuple[Reading, ...], test: str) -> list[dict]:

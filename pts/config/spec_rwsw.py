@@ -37,6 +37,28 @@ SECTIONS: dict[str, dict[str, tuple]] = {
         "queue_depth": (int, *_pos),
         "share_tolerance_pct": (float, *_pos),
     },
+    # how an ATW is applied with fio (pts.workload.applied): choices of this suite
+    "rwsw_fio": {
+        "flow_sleep_us": (int, *_pos),
+        "oio_split": (str, lambda v: v in ("share", "every-stream"),
+                      " ('share' or 'every-stream')"),
+    },
+    # Multi-WSAT (pts.testdefs.rwsw_wsat) and Individual Streams-WSAT (rwsw_streams)
+    "rwsw_wsat": {
+        "purge": (bool, lambda v: v is True, " (supported: true; --purge none skips it, "
+                                             "declared)"),
+        "wipc": (bool, lambda v: v is False, " (supported: false: the test starts at FOB)"),
+        "round_seconds": (int, *_pos),
+        "stop_drive_fills": (float, *_pos),
+        "stop_hours": (float, *_pos),
+        "stop_at_steady_state": (bool, None, ""),
+    },
+    "rwsw_streams": {
+        "purge": (str, lambda v: v == "once", " (supported: 'once': before the first stream)"),
+        "wipc": (bool, lambda v: v is False, " (supported: false: the test starts at FOB)"),
+        "round_seconds": (int, *_pos),
+        "stop_at_steady_state": (bool, lambda v: v is True, " (supported: true)"),
+    },
 }
 
 

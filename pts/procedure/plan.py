@@ -19,7 +19,8 @@ from pts.config.spec import format_size
 from pts.device.identity import BlockDevice, active_range_bytes, is_ata
 from pts.procedure.runner import MAX_OVERLAP, PIPELINE_GAP_MS, RoundTest
 from pts.tools import hdparm, nvme, sg3
-from pts.tools.fio import Job, job_file
+from pts.tools.fio import Job, JobSet, job_file
+from pts.tools.fio_round import sections_of
 
 FIO_OVERHEAD_S = 0.3   # measured per fio job on our machines (design.md, Speed)
 
@@ -72,9 +73,10 @@ def job_lines(dev: BlockDevice, jobs: list[Job]) -> list[str]:
     return indent(job_file(dev.path, jobs))
 
 
-def section_lines(dev: BlockDevice, job: Job) -> list[str]:
-    """One job's section only (the [global] part is printed once, with the WIPC job)."""
-    return indent(job_file(dev.path, [job]).split("\n\n", 1)[1])
+def section_lines(dev: BlockDevice, job: Job | JobSet) -> list[str]:
+    """One point's job section(s) only (the [global] part is printed once, with the WIPC
+    job): an ATW point's sections, one per stream, run together."""
+    return indent(job_file(dev.path, list(sections_of(job))).split("\n\n", 1)[1])
 
 
 def wipc_tail_lines(wipc: WipcPlan, block_size: int) -> list[str]:
@@ -174,14 +176,18 @@ def round_test_plan(settings: Settings, device: BlockDevice, decl: RoundTest,
     else:
         lines.append("WIPC: none: the test starts from the purged drive")
     measured = [p for p in decl.points if not p.na_reason]
+    seconds = decl.point_seconds or settings.point_seconds
+    max_rounds = decl.max_rounds or settings.max_rounds
+    until = f"until steady ({decl.until}) or" if decl.until_steady else \
+        f"steady state ({decl.until}) judged every round, until the stop rule or"
     lines.append(
         f"rounds: {len(decl.points)} points per round ({len(measured)} measured, "
-        f"{len(decl.points) - len(measured)} N/A) x {settings.point_seconds} s, until steady "
-        f"({decl.until}) or {settings.max_rounds} rounds; {decl.measures}"
+        f"{len(decl.points) - len(measured)} N/A) x {seconds} s, {until} "
+        f"{max_rounds} rounds; {decl.measures}"
         f"{mode_text(settings)}; each point's fio job section:")
     lines += point_lines(device, decl.points, decl.job)
-    return lines + duration_lines(len(measured), settings.point_seconds,
-                                  spec.steady_state.window_rounds, settings.max_rounds,
+    return lines + duration_lines(len(measured), seconds,
+                                  spec.steady_state.window_rounds, max_rounds,
                                   wipc_bytes, settings.round_mode, extra_round_s)
 
 

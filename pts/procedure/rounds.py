@@ -7,6 +7,7 @@ steady-state window's rounds of the same loop that preconditions the drive.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -80,7 +81,9 @@ def run_rounds(*, test: str, points: list[TestPoint],
                ledger: Ledger, progress: Progress, value_key: str = "iops",
                after_round: Callable[[int], None] | None = None,
                history: dict[str, list[float]] | None = None,
-               before_round: Callable[[int], None] | None = None) -> Outcome:
+               before_round: Callable[[int], None] | None = None,
+               stop: Callable[[int, dict[int, dict]], str | None] | None = None,
+               until_steady: bool = True) -> Outcome:
     """`measure(points, round)` runs the measurable points of one round and returns the
     fields of each one's ledger record by point index (they must contain `value_key`); the
     records are written once the whole round is measured, so an interrupted round leaves
@@ -88,12 +91,18 @@ def run_rounds(*, test: str, points: list[TestPoint],
     `after_round(round)` runs once a round's points are done, before its verdict;
     `before_round(round)` before its first point (DIRTH's inter-round pre-write).
     `history`: tracking values of rounds already completed (a resumed run); the loop goes on
-    with the next round, and those rounds count towards the window and max rounds."""
+    with the next round, and those rounds count towards the window and max rounds.
+    `stop(round, measured)`: a WSAT-like stop rule (drive fills, time), asked after each
+    round's verdict is recorded; a message ends the test "complete" with it. `until_steady`
+    False: steady state is judged and recorded every round but does not end the loop (the
+    stop rule or max rounds do)."""
     history = {label: list((history or {}).get(label, [])) for label in tracking}
     done = min(len(v) for v in history.values())
     steady, evidence = _judge(history, rule, done)
-    if steady:      # the last completed round was already steady (killed before test_end)
-        return _steady(done, rule, evidence)
+    if steady and until_steady:   # the last completed round was already steady (killed
+        return _steady(done, rule, evidence)     # before test_end)
+    first_steady = next((n for n in range(rule.window_rounds, done + 1)
+                         if _judge({k: v[:n] for k, v in history.items()}, rule, n)[0]), None)
     for round_no in range(done + 1, max_rounds + 1):
         values: dict[int, float] = {}
         if before_round:
@@ -118,16 +127,36 @@ def run_rounds(*, test: str, points: list[TestPoint],
             steady=steady))
         status = ("steady" if steady else "not steady") if evidence else \
             f"steady-state check from round {rule.window_rounds}"
+        reason = stop(round_no, measured) if stop else None
+        status += f" | {reason}" if reason else ""
         progress.round(round_no, {k: v[-1] for k, v in history.items()}, status,
-                       done=steady or round_no == max_rounds)
-        if steady:
+                       done=(steady and until_steady) or round_no == max_rounds or bool(reason))
+        if steady and first_steady is None:
+            first_steady = round_no
+        if reason:
+            return _complete(round_no, rule, evidence, first_steady, reason)
+        if steady and until_steady:
             return _steady(round_no, rule, evidence)
     last = max(max_rounds, done)
     first = max(1, last - rule.window_rounds + 1)
+    if not until_steady:         # a stop-rule test cut short by --max-rounds
+        end = _complete(last, rule, evidence, first_steady,
+                        f"stopped at max rounds ({max_rounds}) before its stop rule")
+        return dataclasses.replace(end, status="steady" if first_steady else "not_steady")
     failing = [k for k, e in evidence.items() if not e.steady]
     return Outcome("not_steady", last, None, (first, last), evidence,
                    f"steady state NOT reached in {max_rounds} rounds; in the last window "
                    f"(rounds {first}-{last}) not steady: {', '.join(failing)}")
+
+
+def _complete(round_no: int, rule: SteadyStateRule, evidence, first_steady: int | None,
+              reason: str) -> Outcome:
+    """Ended by its stop rule (WSAT-like): steady state is reported, not required."""
+    first = max(1, round_no - rule.window_rounds + 1)
+    steady = (f"steady state first met at round {first_steady}" if first_steady else
+              "steady state not met") + f" (last window rounds {first}-{round_no})"
+    return Outcome("complete", round_no, first_steady, (first, round_no), evidence,
+                   f"{reason}; {steady}")
 
 
 def _steady(round_no: int, rule: SteadyStateRule, evidence) -> Outcome:

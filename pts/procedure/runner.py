@@ -32,8 +32,8 @@ from pts.results import health_records, records
 from pts.results.ledger import LedgerWriteError
 from pts.results.resume import ROUND, WIPC
 from pts.run import Run
-from pts.tools.fio import Job, Summary
-from pts.tools.fio_round import run_round
+from pts.tools.fio import Job, JobSet, Summary
+from pts.tools.fio_round import PointResult, run_round
 
 # A round's fio run gets this long before it is called hung: three times its points (fio
 # start-up, ramp and a device that drains slowly) plus two minutes of slack for a slow host.
@@ -63,7 +63,7 @@ class RoundTest:
     points: tuple[TestPoint, ...]        # one round, in the spec's loop order
     tracking: dict[str, TestPoint]       # tracking variable label -> its point
     value_key: str                   # the ledger field the tracking variables are judged on
-    job: Callable[[TestPoint], Job]      # the fio job of one point
+    job: Callable[[TestPoint], Job | JobSet]   # the fio job (or job sections) of one point
     fields: Callable[[Summary], dict]  # the measured fields of a point record
     thread_count: int
     queue_depth: int
@@ -82,6 +82,16 @@ class RoundTest:
     # runs after each round's points, before its verdict (a round whose first interval is
     # measured: the rest of the round, pts.procedure.preconditioning)
     after_points: Callable[[int], None] | None = None
+    # more fields of a point record from its whole result (an ATW point: each stream's
+    # achieved share beside its target); a "mix_warning" text among them is said on the
+    # console and recorded as a deviation (declared, never silent)
+    point_fields: Callable[[TestPoint, PointResult], dict] | None = None
+    # a WSAT-like stop rule (pts.procedure.rounds.run_rounds `stop`), and whether steady
+    # state ends the rounds (False: judged and recorded only)
+    stop: Callable[[int, dict[int, dict]], str | None] | None = None
+    until_steady: bool = True
+    point_seconds: int | None = None     # a point's length when not --point-seconds
+    max_rounds: int | None = None        # the round limit when not --max-rounds
 
     @property
     def until(self) -> str:
@@ -128,12 +138,22 @@ class RoundMeasure:
             changed = [r for r in run.resume.records
                        if isinstance(r, records.RoundMode) and r.test == decl.test]
             self.mode = changed[-1].mode if changed else self.mode
-        self.slot_ms = run.settings.point_seconds * 1000 + PIPELINE_GAP_MS
+        self.seconds = decl.point_seconds or run.settings.point_seconds
+        self.slot_ms = self.seconds * 1000 + PIPELINE_GAP_MS
 
     def __call__(self, points: list[TestPoint], round_no: int) -> dict[int, dict]:
+        found = self._round(points, round_no)
+        for p in points:
+            if found[p.index].get("mix_warning"):
+                text = f"round {round_no}, {p.label}: {found[p.index]['mix_warning']}"
+                self.run.write(f"[pts {self.decl.test}] WARNING {text}")
+                self.run.deviation(self.decl.test, text)
+        return found
+
+    def _round(self, points: list[TestPoint], round_no: int) -> dict[int, dict]:
         found = self._measure(points, round_no, self.mode)
         worst = max(found, key=lambda i: found[i]["overlap_ms"] or float("-inf"), default=None)
-        limit = MAX_OVERLAP * self.run.settings.point_seconds * 1000
+        limit = MAX_OVERLAP * self.seconds * 1000
         if self.mode == "pipelined" and worst is not None and \
                 (found[worst]["overlap_ms"] or 0) > limit:
             label = next(p.label for p in points if p.index == worst)
@@ -158,7 +178,8 @@ class RoundMeasure:
         results = run_round(run.fio, run.device.path, jobs, out, mode, self.slot_ms,
                             timeout=point_timeout(int(seconds) + 1),
                             histograms=decl.histograms)
-        return {p.index: decl.fields(r.summary) | _toio(p) | {
+        extra = decl.point_fields or (lambda p, r: {})
+        return {p.index: decl.fields(r.summary) | _toio(p) | extra(p, r) | {
             "start": r.start, "end": r.end, "overlap_ms": r.overlap_ms,
             "raw": run.relative(r.json_path)} for p, r in zip(points, results, strict=True)}
 
@@ -218,14 +239,17 @@ def run_phase(run: Run, decl: RoundTest, measure: RoundMeasure | None = None,
     its preconditioning)."""
     measure = measure or RoundMeasure(run, decl)
     settings, rule = run.settings, run.spec.steady_state
-    progress = Progress(run.write, decl.test, len(decl.points), settings.point_seconds,
-                        rule.window_rounds, settings.max_rounds)
+    max_rounds = decl.max_rounds or settings.max_rounds
+    progress = Progress(run.write, decl.test, len(decl.points),
+                        decl.point_seconds or settings.point_seconds, rule.window_rounds,
+                        max_rounds)
     return run_rounds(
         test=decl.test, points=list(decl.points), measure=measure, tracking=decl.tracking,
-        rule=rule, max_rounds=settings.max_rounds, ledger=run.ledger, progress=progress,
+        rule=rule, max_rounds=max_rounds, ledger=run.ledger, progress=progress,
         value_key=decl.value_key,
         after_round=lambda r: _after_round(run, decl, r),
-        history=history, before_round=decl.before_round)
+        history=history, before_round=decl.before_round, stop=decl.stop,
+        until_steady=decl.until_steady)
 
 
 def _after_round(run: Run, decl: RoundTest, round_no: int) -> None:

@@ -158,11 +158,31 @@ class DirthCbwParameters(SteadyParameters):
     continues_from: str | None = None       # the demand phase: its preconditioning test
 
 
+@dataclass(frozen=True, kw_only=True)
+class RwswParameters(SteadyParameters):
+    """The RWSW tests (rwsw-wsat, rwsw-streams): the Applied Test Workload they apply and
+    how (pts.workload.applied), the round length and the stop rule."""
+    FAMILY: ClassVar[str] = "RWSW"
+    REQUIRED: ClassVar[tuple[str, ...]] = Parameters.REQUIRED + ("max_rounds", "tracking",
+                                                                 "atw")
+    max_rounds: int | None = None
+    atw: dict | None = None                 # {name, sha256, path, thread_count, queue_depth,
+    #                                          oio, streams [{stream, share_pct}], provenance}
+    sections: list[dict] | None = None      # per stream: its fio section's depth and weight
+    oio_split: str | None = None
+    flow_sleep_us: int | None = None
+    share_tolerance_pct: float | None = None
+    capacity_bytes: int | None = None
+    stop_drive_fills: float | None = None   # rwsw-wsat: its WSAT stop rule
+    stop_hours: float | None = None
+    stop_at_steady_state: bool | None = None
+
+
 # a test's name (before any "-variant") -> its family's record
 FAMILIES: dict[str, type[Parameters]] = {
     "iops": RoundParameters, "throughput": RoundParameters, "latency": RoundParameters,
     "wsat": WsatParameters, "hir": HirParameters, "xsr": XsrParameters,
-    "dirth": DirthCbwParameters, "cbw": DirthCbwParameters}
+    "dirth": DirthCbwParameters, "cbw": DirthCbwParameters, "rwsw": RwswParameters}
 
 
 def family(test: str) -> type[Parameters]:

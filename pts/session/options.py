@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+from pathlib import Path
+
 import pytest
 
 from pts.cli import remote
@@ -11,6 +14,7 @@ from pts.config.settings import PURGE_CHOICES, ROUND_MODES, Settings, SettingsEr
 from pts.config.spec import DEFAULT_SPEC, SpecError, load_spec
 from pts.emulate import session as emulated
 from pts.session import parent as multi
+from pts.workload import atw
 
 
 def add(parser: pytest.Parser) -> None:
@@ -133,6 +137,13 @@ def add(parser: pytest.Parser) -> None:
                      "at the end with the steady state to warn when the purge did not "
                      "return the drive to FOB; an addition to the PTS flow, shown on the "
                      "report")
+    g.addoption("--workload", metavar="FILE.toml", default=None,
+                help="the Applied Test Workload of the RWSW tests (rwsw-wsat, rwsw-streams; "
+                     "select them with -k rwsw): a TOML file written by `python -m pts "
+                     "workload CAPTURE -o FILE` or by hand (docs/workload.md). Loaded and "
+                     "checked when the session starts: a bad file stops it, naming file and "
+                     "key, before any device is touched. Without it the RWSW tests are "
+                     "skipped.")
     add_report_fields(g)
 
 
@@ -162,7 +173,7 @@ def settings(config: pytest.Config) -> Settings:
     opt = config.option
     try:
         spec = load_spec(opt.spec)
-        return make_settings(spec, device=opt.device, destructive=opt.destructive,
+        settings = make_settings(spec, device=opt.device, destructive=opt.destructive,
                              point_seconds=opt.point_seconds, max_rounds=opt.max_rounds,
                              purge=opt.purge, reports_dir=opt.reports_dir,
                              iops_block_sizes=opt.iops_block_sizes,
@@ -178,5 +189,15 @@ def settings(config: pytest.Config) -> Settings:
                              report_info=make_report_info(
                                  operator=opt.operator, auditor=opt.auditor,
                                  sponsor=opt.sponsor, file=opt.report_info))
-    except (SpecError, SettingsError, ReportInfoError) as exc:
+        return with_workload(settings, opt.workload)
+    except (SpecError, SettingsError, ReportInfoError, atw.WorkloadError) as exc:
         raise pytest.UsageError(str(exc)) from None
+
+
+def with_workload(settings: Settings, path: str | None) -> Settings:
+    """`settings` with the --workload file loaded and checked (WorkloadError names the file
+    and the key); its absolute path is kept in run.json, so --resume loads the same file."""
+    if not path:
+        return settings
+    found = Path(path).absolute()
+    return dataclasses.replace(settings, workload=atw.load(found), workload_path=str(found))

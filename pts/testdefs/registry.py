@@ -19,7 +19,18 @@ from pts.procedure.plan import round_test_plan
 from pts.procedure.rounds import Outcome
 from pts.procedure.runner import run_round_test
 from pts.run import Run
-from pts.testdefs import dirth_cbw, dirth_cbw_plan, hir, iops, latency, throughput, wsat, xsr
+from pts.testdefs import (
+    dirth_cbw,
+    dirth_cbw_plan,
+    hir,
+    iops,
+    latency,
+    rwsw_streams,
+    rwsw_wsat,
+    throughput,
+    wsat,
+    xsr,
+)
 
 
 @dataclass(frozen=True)
@@ -60,6 +71,13 @@ TESTS: dict[str, PtsTest] = {t.name: t for t in (
             lambda s, d, _: dirth_cbw_plan.plan_lines(s, d, "cbw")),
     PtsTest("hir", lambda run, _: hir.run_hir(run), lambda s, d, _: hir.plan_lines(s, d)),
     PtsTest("xsr", lambda run, _: xsr.run_xsr(run), lambda s, d, _: xsr.plan_lines(s, d)),
+    # RWSW (issue 32 §3): the Applied Test Workload of --workload through the same runner
+    PtsTest("rwsw-wsat", lambda run, _: run_round_test(run, rwsw_wsat.declare(
+        run.settings, run.device, rwsw_wsat.written_before(run, rwsw_wsat.TEST))),
+            lambda s, d, _: rwsw_wsat.plan_lines(s, d, rwsw_wsat.declare)),
+    PtsTest("rwsw-streams", lambda run, _: run_round_test(run, rwsw_streams.declare(
+        run.settings, run.device)),
+            lambda s, d, _: rwsw_wsat.plan_lines(s, d, rwsw_streams.declare)),
 )}
 
 

@@ -133,6 +133,11 @@ class Job:
     # CBW: mixed block sizes ("512/4:4k/96") and skew ("zoned:50/5:30/15:20/80")
     bssplit: str | None = None
     random_distribution: str | None = None
+    # An ATW stream (pts.workload.applied): the sections of one `flow_id` keep their I/O
+    # counts in proportion to their `flow` weights; one ahead sleeps `flow_sleep_us`
+    flow_id: int | None = None
+    flow: int | None = None
+    flow_sleep_us: int | None = None
     extra: tuple[tuple[str, str], ...] = ()   # further fio options, written last, in order
 
     def options(self) -> dict[str, str]:
@@ -165,6 +170,9 @@ class Job:
             opts["startdelay"] = f"{self.startdelay_ms}ms"
         opts |= {k: v for k, v in (("bssplit", self.bssplit),
                                    ("random_distribution", self.random_distribution)) if v}
+        if self.flow_id is not None:
+            opts.update(flow_id=str(self.flow_id), flow=str(self.flow),
+                        flow_sleep=str(self.flow_sleep_us))
         if self.start_at_ms is not None:
             opts["exec_prerun"] = f"./{START_AT_SCRIPT} {self.start_at_ms}"
         if self.timing_log is not None:
@@ -172,6 +180,15 @@ class Job:
                         log_avg_msec=str(timing_window_ms(self.runtime)), log_unix_epoch="1")
         opts.update(self.extra)
         return opts
+
+
+@dataclass(frozen=True)
+class JobSet:
+    """One test point of several job sections run together (an ATW: one per IO stream);
+    pts.tools.fio_round runs them as one point, each section its own reporting group."""
+
+    name: str
+    sections: tuple[Job, ...]
 
 
 # Waits until the Unix time in ms given as its argument (fio runs exec_prerun through
@@ -378,5 +395,5 @@ class Fio:
 
 
 __all__ = ["DeviceGone", "Direction", "Fio", "FioError", "FioFailed", "FioOutputError", "Job",
-           "Logs", "Summary", "ToolMissing", "job_file", "parse_output", "random_job",
+           "JobSet", "Logs", "Summary", "ToolMissing", "job_file", "parse_output", "random_job",
            "sequential_job", "summarize"]

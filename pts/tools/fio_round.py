@@ -19,6 +19,12 @@ Modes (design.md "Speed": every fio process costs ~0.3 s of idle device time):
 running (negative: the idle gap between them); a pipelined point's I/O runs from its start
 time at the latest, even when its first completion comes later (its I/O queued behind the
 previous point's).
+
+A point may be several job sections that run together (`JobSet`: an Applied Test Workload,
+one section per IO stream): they share the point's start (pipelined) or its stonewall (on
+the first section), each is its own reporting group, so fio's JSON has every stream's
+result (`PointResult.sections`); the point's JSON document holds all of them, its summary is
+their sum, its I/O window spans theirs.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ from pts.tools.fio import (
     FioFailed,
     FioOutputError,
     Job,
+    JobSet,
     Summary,
     job_file,
     summarize,
@@ -45,7 +52,7 @@ from pts.tools.fio import (
 )
 from pts.tools.fio_result import errors_text
 
-__all__ = ["MODES", "PointResult", "run_round"]
+__all__ = ["MODES", "PointResult", "run_round", "sections_of"]
 
 # How long before its start a pipelined point's fio job is created: fio's job-creation loop
 # (<= 100 ms late), the job's set-up (>= 100 ms: fio polls for it every 100 ms) and a
@@ -68,52 +75,77 @@ class PointResult:
     start: float             # Unix s: its first I/O (timing log), or fio's start
     end: float               # Unix s: its last I/O completion
     overlap_ms: float | None  # with the previous point of the round (None: the first)
+    # (section name, its own result) of each job section of the point, in order
+    sections: tuple[tuple[str, Summary], ...] = ()
 
 
-def scheduled(jobs: list[Job], mode: str, slot_ms: int, log_dir: Path,
-              t0_ms: int = 0) -> list[Job]:
-    """The round's jobs with their scheduling options and timing logs; pipelined point k
-    starts at Unix time `t0_ms` + k x `slot_ms`."""
+def sections_of(point: Job | JobSet) -> tuple[Job, ...]:
+    return point.sections if isinstance(point, JobSet) else (point,)
+
+
+def scheduled(points: list[Job | JobSet], mode: str, slot_ms: int, log_dir: Path,
+              t0_ms: int = 0) -> list[JobSet]:
+    """The round's points with their sections' scheduling options and timing logs;
+    pipelined point k starts at Unix time `t0_ms` + k x `slot_ms`, all its sections at
+    once; a stonewalled point waits on its first section (fio starts the sections after
+    it together with it)."""
     out = []
-    for k, job in enumerate(jobs):
-        extra = {"new_group": True, "timing_log": str(log_dir / job.name)}
-        if mode == "pipelined":
-            extra["startdelay_ms"] = max(0, k * slot_ms - LEAD_MS)
-            extra["start_at_ms"] = t0_ms + k * slot_ms
-        elif mode == "stonewalled" and k:
-            extra["stonewall"] = True
-        out.append(dataclasses.replace(job, **extra))
+    for k, point in enumerate(points):
+        sections = []
+        for n, job in enumerate(sections_of(point)):
+            extra = {"new_group": True, "timing_log": str(log_dir / job.name)}
+            if mode == "pipelined":
+                extra["startdelay_ms"] = max(0, k * slot_ms - LEAD_MS)
+                extra["start_at_ms"] = t0_ms + k * slot_ms
+            elif mode == "stonewalled" and k and not n:
+                extra["stonewall"] = True
+            sections.append(dataclasses.replace(job, **extra))
+        out.append(JobSet(point.name, tuple(sections)))
     return out
 
 
-def io_window(job: Job) -> tuple[float, float] | None:
-    """(first I/O, last completion) in Unix seconds from a point's timing log: the first
-    window's entry is stamped at its end, so the I/O began one window earlier."""
-    stamps = [row[0] for path in fio_logs.thread_files(job.timing_log, "lat")
-              for row in fio_logs.read_rows(path, ddir=None)]
-    if not stamps:
+def _all_sections(points: list[JobSet]) -> list[Job]:
+    return [job for point in points for job in point.sections]
+
+
+def io_window(point: Job | JobSet) -> tuple[float, float] | None:
+    """(first I/O, last completion) in Unix seconds from the timing logs of a point's
+    sections: the first window's entry is stamped at its end, so the I/O began one window
+    earlier."""
+    starts, ends = [], []
+    for job in sections_of(point):
+        stamps = [row[0] for path in fio_logs.thread_files(job.timing_log, "lat")
+                  for row in fio_logs.read_rows(path, ddir=None)]
+        if stamps:
+            starts.append(min(stamps) - timing_window_ms(job.runtime))
+            ends.append(max(stamps))
+    if not starts:
         return None
-    return (min(stamps) - timing_window_ms(job.runtime)) / 1000, max(stamps) / 1000
+    return min(starts) / 1000, max(ends) / 1000
 
 
-def split(doc: dict, out_dir: Path, names: list[str]) -> dict[str, tuple[dict, Path]]:
-    """One JSON document per point (the round's global fields + that point's job entry)."""
+def split(doc: dict, out_dir: Path, points: list[Job | JobSet]) -> dict[str, tuple[dict, Path]]:
+    """One JSON document per point: the round's global fields + the job entries of that
+    point's sections (one reporting group each), in section order."""
     head = {k: v for k, v in doc.items() if k not in ("jobs", "disk_util", "client_stats")}
     by_name = {j.get("jobname"): j for j in doc["jobs"]}
     out = {}
-    for name in names:
-        if name not in by_name:
-            raise FioOutputError(f"fio's JSON has no result for job {name}")
-        single = head | {"jobs": [by_name[name]]}
-        path = out_dir / f"{name}.json"
+    for point in points:
+        names = [job.name for job in sections_of(point)]
+        missing = [name for name in names if name not in by_name]
+        if missing:
+            raise FioOutputError(f"fio's JSON has no result for job {missing[0]}")
+        single = head | {"jobs": [by_name[name] for name in names]}
+        path = out_dir / f"{point.name}.json"
         path.write_text(json.dumps(single, indent=1) + "\n", encoding="utf-8")
-        out[name] = (single, path)
+        out[point.name] = (single, path)
     return out
 
 
-def run_round(fio: Fio, filename: str, jobs: list[Job], out_dir: Path, mode: str,
+def run_round(fio: Fio, filename: str, jobs: list[Job | JobSet], out_dir: Path, mode: str,
               slot_ms: int, timeout: float, histograms: bool = False) -> list[PointResult]:
-    """Run `jobs` as one round in `mode`; the results in job order."""
+    """Run the points `jobs` (a Job, or a JobSet of sections run together) as one round in
+    `mode`; the results in point order."""
     if mode not in MODES:
         raise ValueError(f"round mode {mode!r}: one of {', '.join(MODES)}")
     if mode == "pipelined" and _remote(fio):
@@ -124,12 +156,12 @@ def run_round(fio: Fio, filename: str, jobs: list[Job], out_dir: Path, mode: str
     planned = scheduled(jobs, mode, slot_ms, log_dir)
     if mode == "per-point":
         found = {}
-        for job in planned:
-            doc, _, start, end, _ = fio.run_document(filename, job_file(filename, [job]),
-                                                     out_dir, f"{job.name}-run", timeout,
-                                                     histograms)
-            found |= {job.name: (doc, start, end)}
-        docs = {n: split(d, out_dir, [n])[n] for n, (d, _, _) in found.items()}
+        for point in planned:
+            doc, _, start, end, _ = fio.run_document(
+                filename, job_file(filename, list(point.sections)), out_dir,
+                f"{point.name}-run", timeout, histograms)
+            found |= {point.name: (doc, start, end)}
+        docs = {p.name: split(found[p.name][0], out_dir, [p])[p.name] for p in planned}
         bounds = {n: (s, e) for n, (_, s, e) in found.items()}
     else:
         if mode == "pipelined":
@@ -140,14 +172,14 @@ def run_round(fio: Fio, filename: str, jobs: list[Job], out_dir: Path, mode: str
         def text(launch_ms: int) -> str:      # absolute start times: made at fio's launch
             nonlocal planned
             planned = scheduled(jobs, mode, slot_ms, log_dir, launch_ms + LEAD_MS)
-            return job_file(filename, planned)
+            return job_file(filename, _all_sections(planned))
         doc, _, start, end, _ = fio.run_document(filename, text, out_dir, "round", timeout,
                                                  histograms, cwd=out_dir)
         for empty in out_dir.glob("*.prerun.txt"):    # fio keeps exec_prerun's output
             if not empty.stat().st_size:
                 empty.unlink()
-        docs = split(doc, out_dir, [j.name for j in planned])
-        bounds = {j.name: (start, end) for j in planned}
+        docs = split(doc, out_dir, planned)
+        bounds = {p.name: (start, end) for p in planned}
     return _results(fio, filename, planned, docs, bounds)
 
 
@@ -160,22 +192,26 @@ def _gone(fio: Fio, filename: str) -> DeviceGone | None:
     return fio.device_gone(filename) if _remote(fio) else DeviceGone.check(filename)
 
 
-def _results(fio: Fio, filename: str, planned: list[Job], docs, bounds) -> list[PointResult]:
+def _results(fio: Fio, filename: str, planned: list[JobSet], docs,
+             bounds) -> list[PointResult]:
     out, previous_end = [], None
-    for job in planned:
-        single, path = docs[job.name]
-        summary = summarize(single)
+    for point in planned:
+        single, path = docs[point.name]
+        summary = summarize(single)          # the sum over the point's sections
         if summary.errors:
             raise _gone(fio, filename) or FioFailed(
-                f"fio reported I/O error(s) {errors_text(summary.errors)} for {job.name} "
+                f"fio reported I/O error(s) {errors_text(summary.errors)} for {point.name} "
                 f"in {path}")
-        start, end = io_window(job) or bounds[job.name]
+        start, end = io_window(point) or bounds[point.name]
+        job = point.sections[0]
         if job.start_at_ms is not None:
             # A pipelined point submits its I/O at its start time; its first completion
             # comes later when that I/O waited behind the previous point's (slow large
             # writes outlasting their slot): the overlap counts from the start time.
             start = min(start, job.start_at_ms / 1000)
         overlap = None if previous_end is None else (previous_end - start) * 1000
-        out.append(PointResult(job.name, summary, path, start, end, overlap))
+        sections = tuple((j.name, summarize(single | {"jobs": [entry]}))
+                         for j, entry in zip(point.sections, single["jobs"], strict=True))
+        out.append(PointResult(point.name, summary, path, start, end, overlap, sections))
         previous_end = end
     return out
