@@ -153,10 +153,12 @@ def import_iolog(path: Path, out: Path) -> CaptureInfo:
             if offset % 512 or length % 512:
                 raise _fail(path, n, "offset/length not a multiple of 512 bytes", line)
             files.add(f[0])
-            for key, value in zip(cols, (clock if timed else NO_TIME, NO_TIME, offset // 512,
+            for key, value in zip(cols, (clock, NO_TIME, offset // 512,
                                          length, int(IOLOG_OPS[f[1]]), 0, "fio", 0),
                                   strict=True):
                 cols[key].append(value)
+    if not timed:               # v2 without `wait`: the order only
+        cols["issue_ns"] = [NO_TIME] * len(cols["issue_ns"])
     if len(files) != 1:
         raise CaptureError(f"{path}: I/O on {len(files)} files ({', '.join(sorted(files))}); "
                            "a capture is of one device" if files else f"{path}: no I/O entries")

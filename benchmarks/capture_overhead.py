@@ -1,0 +1,82 @@
+"""Capture overhead (issue 32 §6): fio 4 KiB random reads at QD 32 on a RAM-backed loop
+device, alternately traced by `python -m pts capture` and untraced, in one run; prints each
+run's IOPS, the traced/untraced ratio and the events the capture lost. Not a test: run it by
+hand as root (it makes its own loop device over /dev/shm and detaches it).
+
+    .venv/bin/python benchmarks/capture_overhead.py [--seconds 4] [--alternations 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from pts.workload import tracefs  # noqa: E402
+from pts.workload.events import open_capture  # noqa: E402
+
+
+def fio_iops(dev: str, seconds: float) -> float:
+    out = subprocess.run(
+        ["fio", "--name=r", f"--filename={dev}", "--rw=randread", "--bs=4k", "--direct=1",
+         "--ioengine=libaio", "--iodepth=32", "--time_based", f"--runtime={seconds}",
+         "--randrepeat=0", "--norandommap", "--output-format=json"],
+        check=True, capture_output=True, text=True).stdout
+    return json.loads(out)["jobs"][0]["read"]["iops"]
+
+
+def traced(dev: str, seconds: float, out: Path) -> tuple[float, int]:
+    proc = subprocess.Popen([sys.executable, "-m", "pts", "capture", dev, "--seconds",
+                             str(seconds + 2), "-o", str(out)], cwd=REPO,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    inst = tracefs.find_tracefs() / "instances" / tracefs.instance_name(proc.pid)
+    while not (inst / "trace_pipe").exists():
+        if proc.poll() is not None:
+            raise SystemExit(proc.stderr.read())
+        time.sleep(0.05)
+    time.sleep(0.5)
+    iops = fio_iops(dev, seconds)
+    if proc.wait() != 0:
+        raise SystemExit(proc.stderr.read())
+    return iops, open_capture(out).info.lost_events
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=4)
+    ap.add_argument("--alternations", type=int, default=3)
+    args = ap.parse_args()
+    tracefs.find_tracefs()
+    backing = Path(tempfile.mkstemp(dir="/dev/shm", prefix="pts-bench-")[1])
+    backing.write_bytes(b"")
+    subprocess.run(["truncate", "-s", "256M", str(backing)], check=True)
+    dev = subprocess.run(["losetup", "--find", "--show", "--direct-io=on", str(backing)],
+                         check=True, capture_output=True, text=True).stdout.strip()
+    try:
+        plain, trace, lost = [], [], []
+        with tempfile.TemporaryDirectory() as tmp:
+            for i in range(args.alternations):
+                plain.append(fio_iops(dev, args.seconds))
+                iops, n = traced(dev, args.seconds, Path(tmp) / f"c{i}.parquet")
+                trace.append(iops)
+                lost.append(n)
+                print(f"round {i + 1}: untraced {plain[-1]:,.0f} IOPS, traced {iops:,.0f} "
+                      f"IOPS, lost events {n}")
+        ratio = sum(trace) / sum(plain)
+        print(f"traced / untraced IOPS: {ratio:.3f} (target >= 0.95); lost events {sum(lost)}")
+    finally:
+        bound = Path("/sys/block") / Path(dev).name / "loop" / "backing_file"
+        if bound.exists() and bound.read_text().strip() == str(backing):
+            subprocess.run(["losetup", "-d", dev], check=False)
+        backing.unlink(missing_ok=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,133 @@
+"""`python -m pts capture` for real: a /dev/shm loop device under fio, the kernel's own
+counters as the oracle, the tracefs instance's life, the device's data untouched, bad input."""
+
+from __future__ import annotations
+
+import hashlib
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pts.workload import tracefs
+from pts.workload.events import Op, open_capture
+from tests.support.helpers import REPO, loop_device
+from tests.support.tracefs_mount import ensure_tracefs
+
+pytestmark = [pytest.mark.needs("root", "fio", "losetup")]
+
+
+@pytest.fixture(scope="module")
+def loop():
+    ensure_tracefs()
+    with loop_device(size=64 << 20) as dev:
+        yield dev
+
+
+def start_capture(dev: str, out: Path, seconds: float, *extra: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "pts", "capture", dev, "--seconds",
+                             str(seconds), "-o", str(out), *extra], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def wait_for_instance(proc: subprocess.Popen, timeout: float = 20) -> Path:
+    path = tracefs.find_tracefs() / "instances" / tracefs.instance_name(proc.pid)
+    end = time.monotonic() + timeout
+    while not (path / "trace_pipe").exists():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < end, "the capture made no tracefs instance"
+        time.sleep(0.05)
+    time.sleep(0.3)            # tracing_on follows the instance's setup
+    return path
+
+
+def fio(dev: str, rw: str, seconds: float, **opts) -> None:
+    argv = ["fio", "--name=w", f"--filename={dev}", f"--rw={rw}", "--bs=4k", "--direct=1",
+            "--ioengine=libaio", "--iodepth=8", "--time_based", f"--runtime={seconds}",
+            "--randrepeat=0", "--output=/dev/null"] + [f"--{k}={v}" for k, v in opts.items()]
+    subprocess.run(argv, check=True, capture_output=True)
+
+
+def diskstats(dev: str) -> np.ndarray:
+    # /sys/block/X/stat: reads completed, merged, sectors read, ms, writes completed, merged,
+    # sectors written, ... (Documentation/block/stat.rst)
+    return np.array((Path("/sys/block") / Path(dev).name / "stat").read_text().split(),
+                    dtype=np.int64)
+
+
+def test_capture_agrees_with_the_kernels_counters(loop, tmp_path):
+    out = tmp_path / "cap.parquet"
+    proc = start_capture(loop, out, 3, "--step", "1")
+    instance = wait_for_instance(proc)
+    before = diskstats(loop)
+    # at a rate the text parser keeps up with on a busy 2-core machine: this checks the
+    # counting, not the throughput (benchmarks/capture_overhead.py measures that)
+    fio(loop, "randrw", 2, rwmixread=70, rate_iops="7000,3000")
+    after = diskstats(loop)
+    stdout, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 0, stderr
+    assert not instance.exists()
+    delta = after - before
+    cap = open_capture(out)
+    assert cap.info.lost_events == 0 and cap.info.step_s == 1.0
+    assert len(cap.info.lost_by_step) == 3
+    ops = np.concatenate([b["op"] for b in cap.batches()])
+    size = np.concatenate([b["bytes"] for b in cap.batches()])
+    for op, ios, sectors in ((Op.READ, delta[0], delta[2]), (Op.WRITE, delta[4], delta[6])):
+        mine = ops == op
+        assert ios > 4000
+        assert abs(mine.sum() - ios) <= 0.01 * ios, (op, mine.sum(), ios)
+        assert abs(size[mine].sum() // 512 - sectors) <= 0.01 * sectors, op
+    assert f"written: {out}" in stdout and "lost events: 0" in stdout
+    assert "kworker share" in stdout
+
+
+def test_capture_leaves_the_devices_data_unchanged(loop, tmp_path):
+    fio(loop, "write", 1, size="8M", bs="64k")            # some data to checksum
+    digest = hashlib.sha256(Path(loop).read_bytes()).hexdigest()
+    proc = start_capture(loop, tmp_path / "cap.parquet", 1.5)
+    wait_for_instance(proc)
+    fio(loop, "randread", 0.5)
+    assert proc.wait(timeout=30) == 0
+    assert open_capture(tmp_path / "cap.parquet").rows > 0
+    assert hashlib.sha256(Path(loop).read_bytes()).hexdigest() == digest
+
+
+def test_sigterm_removes_the_instance_and_sigkill_leftover_is_cleaned_next_time(loop,
+                                                                                tmp_path):
+    out = tmp_path / "cap.parquet"
+    proc = start_capture(loop, out, 60)
+    instance = wait_for_instance(proc)
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=20)
+    assert proc.returncode == 128 + signal.SIGTERM, stderr
+    assert "interrupted by SIGTERM" in stderr
+    assert not instance.exists() and list(tmp_path.iterdir()) == []
+
+    killed = start_capture(loop, out, 60)
+    left = wait_for_instance(killed)
+    killed.kill()
+    killed.wait()
+    assert left.exists()                     # SIGKILL: nothing could remove it
+    nxt = start_capture(loop, tmp_path / "next.parquet", 0.5)
+    assert nxt.wait(timeout=30) == 0
+    assert not left.exists() and not out.exists()
+
+
+@pytest.mark.parametrize("device, says", [
+    ("REGULAR", "regular file, not a block device"),
+    ("/dev/null", "character device, not a block device"),
+    ("/dev/pts-no-such-device", "no such device")])
+def test_bad_device_exit_2_and_nothing_written(tmp_path, device, says):
+    if device == "REGULAR":
+        device = str(tmp_path / "file.img")
+        Path(device).write_bytes(b"\0" * 4096)
+    out = tmp_path / "cap.parquet"
+    proc = start_capture(device, out, 1)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 2 and says in stderr
+    assert not out.exists() and not list(tmp_path.glob(".cap.parquet*"))
