@@ -28,6 +28,8 @@ COMMANDS = {
               "the lab dashboard in a browser: runs, live state, HTML reports, /metrics"),
     "capture": ("pts.cli.capture",
                 "record a device's block I/O in use (read-only, tracefs) or --import one"),
+    "workload": ("pts.cli.workload",
+                 "characterise a capture and write its Applied Test Workload (no device)"),
     "conformance": ("pts.cli.conformance",
                     "print (or --write) docs/conformance.md, the conformance matrix"),
 }

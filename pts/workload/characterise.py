@@ -29,10 +29,12 @@ import numpy as np
 from pts.config.spec import load_rwsw
 from pts.config.spec_rwsw import RwswSpec
 from pts.workload.atw import StreamKey
-from pts.workload.events import ROW_GROUP, CaptureFile, CaptureInfo, Op, open_capture
+from pts.workload.events import CaptureFile, CaptureInfo, Op, open_capture
 from pts.workload.footprint import Footprint, FootprintCounter
 from pts.workload.steps import NS, StepFigures, Timeline
 from pts.workload.streams import Classifier, key
+
+BATCH = 1 << 18        # rows per batch: peak memory ~170 MiB whatever the capture's size
 
 
 @dataclass(frozen=True)
@@ -104,7 +106,7 @@ class Characterisation:
 def characterise(capture: CaptureFile | Path, *, spec: RwswSpec | None = None,
                  step_s: float | None = None, top_n: int | None = None,
                  seq_scope: str | None = None, from_s: float | None = None,
-                 to_s: float | None = None, batch_rows: int = ROW_GROUP) -> Characterisation:
+                 to_s: float | None = None, batch_rows: int = BATCH) -> Characterisation:
     """Reads the capture once. Settings not given come from `spec` (default: the RWSW spec,
     pts.config.spec.load_rwsw()). Raises CaptureError for a bad capture file and ValueError
     for bad settings (an empty window, a step <= 0)."""

@@ -110,8 +110,6 @@ class Timeline:
         if comm is not None:
             _count(self.by_comm, step, comm, comm_names)
         self.seen_ns = max(self.seen_ns, int(issue[-1]), int(complete.max()))
-        if self.end_ns is not None:
-            complete = np.where(done, np.minimum(complete, self.end_ns), -1)
         times = np.concatenate([self._carry_t, issue, complete[done]])
         deltas = np.concatenate([self._carry_d, np.ones(len(issue), np.int64),
                                  -np.ones(int(done.sum()), np.int64)])
