@@ -194,6 +194,15 @@ def settings(config: pytest.Config) -> Settings:
         raise pytest.UsageError(str(exc)) from None
 
 
+def check_workload(path: str | None) -> None:
+    """A bad --workload file is a usage error naming file and key, device or not."""
+    try:
+        if path:
+            atw.load(Path(path))
+    except atw.WorkloadError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
 def with_workload(settings: Settings, path: str | None) -> Settings:
     """`settings` with the --workload file loaded and checked (WorkloadError names the file
     and the key); its absolute path is kept in run.json, so --resume loads the same file."""

@@ -79,6 +79,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.option.resume:
         _resume_options(config)
     if not config.option.device:
+        options.check_workload(config.option.workload)   # refused even with nothing to run
         return
     config.stash[SETTINGS] = options.settings(config)
     if why := remote.refusal(config.option.device, round_mode=config.option.round_mode,
