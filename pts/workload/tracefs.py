@@ -42,8 +42,9 @@ class Interrupted(Exception):
         self.signum = signum
 
 
-def find_tracefs(mounts: Path = MOUNTS) -> Path:
+def find_tracefs(mounts: Path | None = None) -> Path:
     """The tracefs mount point (from /proc/mounts), or TracefsError naming the fix."""
+    mounts = mounts or MOUNTS
     try:
         lines = mounts.read_text().splitlines()
     except OSError as exc:

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from pts.cli import main
 from pts.workload import tracefs
 from pts.workload.events import Op, open_capture
 from tests.support.helpers import REPO, loop_device
@@ -131,3 +132,20 @@ def test_bad_device_exit_2_and_nothing_written(tmp_path, device, says):
     _, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 2 and says in stderr
     assert not out.exists() and not list(tmp_path.glob(".cap.parquet*"))
+
+
+@pytest.mark.parametrize("fault, says", [
+    ("not root", "capturing needs root"),
+    ("no tracefs", "mount -t tracefs nodev /sys/kernel/tracing")])
+def test_no_root_or_no_tracefs_exit_2_and_nothing_written(loop, tmp_path, monkeypatch, capsys,
+                                                         fault, says):
+    if fault == "not root":
+        monkeypatch.setattr("os.geteuid", lambda: 1000)
+    else:
+        mounts = tmp_path / "mounts"
+        mounts.write_text("sysfs /sys sysfs rw 0 0\n")
+        monkeypatch.setattr(tracefs, "MOUNTS", mounts)
+    out = tmp_path / "cap.parquet"
+    assert main.main(["capture", loop, "--seconds", "1", "--step", "1", "-o", str(out)]) == 2
+    assert says in capsys.readouterr().err
+    assert not out.exists() and not list(tmp_path.glob(".cap*"))
