@@ -58,6 +58,8 @@ TOOLS |= {"hdparm": "hdparm", "sdparm": "sdparm", "sg_format": "sg3-utils",
           "sg_sanitize": "sg3-utils", "smartctl": "smartmontools"}
 # real holders in the QEMU guest (tests/e2e/test_qemu_holders.py)
 TOOLS |= {"mdadm": "mdadm", "lvm": "lvm2", "dmsetup": "dmsetup"}
+# real applications captured for RWSW (tests/support/apps.py, tests/e2e/test_rwsw_apps.py)
+TOOLS |= {"db_bench": "rocksdb-tools", "pgbench": "postgresql-15", "runuser": "util-linux"}
 
 
 # ------------------------------------------------------------------------- loop devices

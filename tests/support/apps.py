@@ -1,0 +1,154 @@
+"""Real applications on a real file system, for the RWSW capture tests (issue 32 §5) and the
+demo's --rwsw: an ext4 loop device mounted in a temporary folder, RocksDB's db_bench
+(Debian rocksdb-tools) and PostgreSQL's pgbench (Debian postgresql-15) run on it, the
+capture started beside them, and the kernel's own per-device counters.
+
+- ext4_loop(): a /dev/shm loop device (tests.support.helpers.loop_device) with ext4 on it,
+  mounted; unmounted and detached at the end
+- db_bench(), DB_BENCH_ARGS: db_bench's run, its block cache small and its flush/compaction
+  and reads O_DIRECT so that its I/O reaches the device (digest §9)
+- postgres(): an initdb'd cluster on the file system, server started as the postgres user
+  with a small shared_buffers, stopped at the end; pgbench_init(), pgbench()
+- start_capture(), wait_for_instance(): `python -m pts capture` started as a user does and
+  its tracefs instance seen in place (tracing on)
+- diskstats(): /sys/block/DEV/stat as integers
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+
+from pts.workload import tracefs
+from tests.support.helpers import REPO, loop_device
+
+# db_bench (rocksdb-tools 7.8.3): a 1 MiB block cache so reads miss it; reads, flushes and
+# compactions O_DIRECT so they reach the block layer; no compression (plain sizes). The
+# write-ahead log stays buffered (db_bench has no O_DIRECT WAL): its writeback is the
+# kernel's (kworker), which the capture's process share shows (tests/data/rwsw/README.md).
+DB_BENCH_ARGS = ("--value_size=400", "--cache_size=1048576", "--use_direct_reads=true",
+                 "--use_direct_io_for_flush_and_compaction=true", "--compression_type=none",
+                 "--threads=2")
+PG_BIN = Path("/usr/lib/postgresql/15/bin")       # Debian's postgresql-15 server binaries
+
+
+@contextlib.contextmanager
+def ext4_loop(size: int = 512 << 20) -> Iterator[tuple[str, Path]]:
+    """(device, mount point): ext4 made with its inode tables and journal initialised now
+    (no ext4lazyinit writes during a capture) and mounted noatime."""
+    with loop_device(size) as dev:
+        subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0",
+                        dev], check=True, capture_output=True)
+        mnt = Path(tempfile.mkdtemp(prefix="pts-apps-"))
+        subprocess.run(["mount", "-o", "noatime", dev, str(mnt)], check=True,
+                       capture_output=True)
+        try:
+            yield dev, mnt
+        finally:
+            subprocess.run(["umount", str(mnt)], capture_output=True)
+            with contextlib.suppress(OSError):
+                mnt.rmdir()
+
+
+def db_bench(db: Path, benchmarks: str, *, num: int = 200000, seconds: float | None = None,
+             timeout: float = 120) -> subprocess.CompletedProcess:
+    """db_bench's `benchmarks` on the database folder `db` (kept between runs: fillrandom
+    then readrandomwriterandom with --use_existing_db=1); `seconds` bounds each benchmark
+    (--duration)."""
+    argv = ["db_bench", f"--benchmarks={benchmarks}", f"--db={db}", f"--num={num}",
+            *DB_BENCH_ARGS]
+    if seconds is not None:
+        argv.append(f"--duration={max(1, round(seconds))}")
+    if db.exists() and any(db.iterdir()):
+        argv.append("--use_existing_db=1")
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, f"{' '.join(argv)}\n{done.stdout[-2000:]}\n{done.stderr}"
+    return done
+
+
+def as_postgres(argv: list[str], timeout: float = 120, **kw) -> subprocess.CompletedProcess:
+    """A server binary run as the postgres user (initdb and postgres refuse root)."""
+    done = subprocess.run(["runuser", "-u", "postgres", "--", *argv], capture_output=True,
+                          text=True, timeout=timeout, **kw)
+    assert done.returncode == 0, f"{' '.join(argv)}\n{done.stdout[-2000:]}\n{done.stderr}"
+    return done
+
+
+@contextlib.contextmanager
+def postgres(mnt: Path, shared_buffers: str = "1MB") -> Iterator[Path]:
+    """A PostgreSQL 15 cluster whose data folder is on the mounted file system, listening on
+    a Unix socket only (in the data folder's parent), with a small shared_buffers so that
+    page reads and checkpoint writes reach the block layer. Yields the socket folder."""
+    home = mnt / "postgres"          # the postgres user's: data, socket, server log
+    data, sock = home / "data", home / "sock"
+    for d in (home, data, sock):
+        d.mkdir()
+        shutil.chown(d, "postgres", "postgres")
+    as_postgres([str(PG_BIN / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres",
+                 "--no-sync"])
+    opts = (f"-c shared_buffers={shared_buffers} -c listen_addresses='' "
+            f"-c unix_socket_directories={sock} -c fsync=on")
+    as_postgres([str(PG_BIN / "pg_ctl"), "-D", str(data), "-o", opts, "-w", "-l",
+                 str(home / "server.log"), "start"])
+    try:
+        yield sock
+    finally:
+        subprocess.run(["runuser", "-u", "postgres", "--", str(PG_BIN / "pg_ctl"), "-D",
+                        str(data), "-m", "fast", "-w", "stop"], capture_output=True, timeout=60)
+
+
+def pgbench_init(sock: Path, scale: int = 2) -> None:
+    as_postgres([str(PG_BIN / "pgbench"), "-h", str(sock), "-i", "-q", "-s", str(scale),
+                 "postgres"])
+
+
+def pgbench(sock: Path, seconds: int, clients: int = 2) -> subprocess.CompletedProcess:
+    """The TPC-B-like transaction for `seconds`."""
+    return as_postgres([str(PG_BIN / "pgbench"), "-h", str(sock), "-c", str(clients), "-j",
+                        str(clients), "-T", str(seconds), "postgres"])
+
+
+def start_capture(dev: str, out: Path, seconds: float, *extra: str) -> subprocess.Popen:
+    """`python -m pts capture DEV --seconds N -o OUT ...` as a user runs it."""
+    return subprocess.Popen([sys.executable, "-m", "pts", "capture", dev, "--seconds",
+                             str(seconds), "-o", str(out), *extra], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def wait_for_instance(proc: subprocess.Popen, timeout: float = 20) -> Path:
+    """The capture's tracefs instance, once it exists and tracing is on."""
+    path = tracefs.find_tracefs() / "instances" / tracefs.instance_name(proc.pid)
+    end = time.monotonic() + timeout
+    while not (path / "trace_pipe").exists():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < end, "the capture made no tracefs instance"
+        time.sleep(0.05)
+    time.sleep(0.3)            # tracing_on follows the instance's setup
+    return path
+
+
+def diskstats(dev: str) -> np.ndarray:
+    """/sys/block/X/stat: reads completed, merged, sectors read, ms, writes completed,
+    merged, sectors written, ... (Documentation/block/stat.rst)."""
+    return np.array((Path("/sys/block") / Path(dev).name / "stat").read_text().split(),
+                    dtype=np.int64)
+
+
+def sync_fs(mnt: Path) -> None:
+    """Write the file system's dirty pages and journal now (syncfs on the mount)."""
+    fd = os.open(mnt, os.O_RDONLY)
+    try:
+        if ctypes.CDLL(None, use_errno=True).syncfs(fd) != 0:   # (no os.syncfs in Python)
+            raise OSError(ctypes.get_errno(), f"syncfs {mnt}")
+    finally:
+        os.close(fd)
