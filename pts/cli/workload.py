@@ -29,7 +29,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "Applied Test Workload the RWSW tests take (--workload FILE). Defaults are readings "
         "of the RWSW spec file (specs/rwsw-1.0.7.toml). No device is touched.")
     p.add_argument("capture", type=Path, help="a capture file")
-    p.add_argument("-o", "--output", type=Path, help="write the ATW (TOML) here")
+    p.add_argument("-o", "--output", type=Path, help="write the ATW (TOML) here; with --pdf, "
+                   "the PDF (default: CAPTURE's name with .pdf, in the current folder)")
+    p.add_argument("--pdf", action="store_true",
+                   help="write the capture's workload pages as a PDF (descriptor, cumulative "
+                   "workload, stream map, OIO histogram, the ATW) instead of the ATW")
     p.add_argument("--top-n", type=int, help="streams in the ATW (default: rwsw_atw.top_n)")
     p.add_argument("--step", type=float, help="step length in seconds (default: "
                    "rwsw_capture.step_seconds)")
@@ -54,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"workload: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     print(card(ch, workload))
+    if args.pdf:
+        return _write_pdf(ch, workload, args.output or Path(args.capture.stem + ".pdf"))
     if args.output:
         try:
             atomic.write_text(args.output, text)
@@ -62,6 +68,19 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_BAD_INPUT
         print(f"\nApplied Test Workload written: {args.output} "
               f"(use it with: pytest pts/ -k rwsw --workload {args.output})")
+    return EXIT_OK
+
+
+def _write_pdf(ch: Characterisation, w: atw.Workload, path: Path) -> int:
+    # reportlab only when asked for
+    from pts.report.workload_doc import build_pdf
+    from pts.stored.workload_view import from_characterisation
+    try:
+        atomic.write_bytes(path, build_pdf(from_characterisation(ch, w)))
+    except OSError as exc:
+        print(f"workload: cannot write {path}: {exc.strerror}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    print(f"\nWorkload pages written: {path}")
     return EXIT_OK
 
 

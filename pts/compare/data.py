@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pts.export.json_doc import cells, fob
 from pts.report.pages import qos_text
-from pts.stored import latency_qos
+from pts.stored import latency_qos, rwsw
 from pts.stored.data import load_run
 from pts.stored.model import RunView, TestResult
 
@@ -146,6 +146,22 @@ def cell_rows(tests: Sequence[TestResult], runs: Sequence[RunView] = ()) -> list
             out.append(CellRow(tests[0].name, cell["label"], key[0], key[1], metric, unit,
                                values, missing))
     return out
+
+
+def rwsw_rows(tests: Sequence[TestResult]) -> list[CellRow]:
+    """RWSW, per stream of the first run's ATW: rwsw-streams its window IOPS and ART alone,
+    rwsw-wsat its achieved share of I/Os (the same workload on another drive may not mix the
+    same); every run's value by stream name (None: that run's ATW lacks the stream)."""
+    name = tests[0].name
+    if name == "rwsw-streams":
+        per_run = [{r.stream: r for r in rwsw.stream_results(t)} for t in tests]
+        metrics = (("iops", "IOPS", "IOPS"), ("lat_mean_us", "ART", "us"))
+    else:
+        per_run = [{r.stream: r for r in rwsw.shares(t)} for t in tests]
+        metrics = (("achieved_pct", "achieved share of I/Os", "%"),)
+    return [CellRow(name, f"{stream} {title}", "", 0, metric, unit,
+                    tuple(getattr(run.get(stream), metric, None) for run in per_run))
+            for metric, title, unit in metrics for stream in per_run[0]]
 
 
 def _qos_levels(tests: Sequence[TestResult], runs: Sequence[RunView]) -> list[dict]:

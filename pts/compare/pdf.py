@@ -17,7 +17,7 @@ from reportlab.platypus.doctemplate import BaseDocTemplate
 
 from pts import __version__
 from pts.compare import charts
-from pts.compare.data import CellRow, Comparison, fob_rows, metrics_of
+from pts.compare.data import CellRow, Comparison, fob_rows, metrics_of, rwsw_rows
 from pts.report.pages import qos_text
 from pts.report.renderers import chart_base, layout
 from pts.report.renderers.layout import CONTENT_WIDTH, MARGIN, PAGE_SIZE, h1, h2, para
@@ -127,6 +127,10 @@ def test_pages(c: Comparison, name: str) -> list[Flowable]:
     if tests[0].samples:
         return out + wsat_section(tests, labels)
     out += convergence(tests, labels)
+    if name.startswith("rwsw-"):
+        # RWSW: per stream of the ATW, not a block size x R/W mix matrix (pts.stored.rwsw)
+        return out + [PageBreak(), h2("Per stream of the ATW, side by side"),
+                      side_by_side(rwsw_rows(tests), labels)]
     rows = c.rows(name)
     for metric, title, unit in metrics_of(name):
         mine = [r for r in rows if r.metric == metric]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from pts.results.parameters import SteadyParameters
 from pts.stored.model import Cell, TestResult
 
 # PointView.values keys that describe a point rather than measure it.
@@ -42,21 +43,30 @@ def window_statistics(test: TestResult) -> tuple[CellWindow, ...]:
     """Every cell of `test`, in loop order (R/W mix, then block size)."""
     window = set(test.window_rounds)
     out = []
-    for mix in test.rw_mixes:
-        for bs in test.block_sizes:
-            mine = [p for p in test.points if p.rw_mix == mix and p.block_size == bs]
-            na = [p for p in mine if p.na]
-            used = [p for p in mine if p.round in window and not p.na]
-            values: dict[str, list[float]] = {}
-            for p in used:
-                for key, value in p.values.items():
-                    if key not in NOT_METRICS and value is not None:
-                        values.setdefault(key, []).append(value)
-            means = {} if na else {k: math.fsum(v) / len(v) for k, v in sorted(values.items())}
-            counts = {} if na else {k: len(v) for k, v in sorted(values.items())}
-            out.append(CellWindow(mix, bs, bool(na), na[-1].reason if na else None,
-                                  tuple(sorted({p.round for p in used})), means, counts))
+    for mix, bs in cell_keys(test):
+        mine = [p for p in test.points if p.rw_mix == mix and p.block_size == bs]
+        na = [p for p in mine if p.na]
+        used = [p for p in mine if p.round in window and not p.na]
+        values: dict[str, list[float]] = {}
+        for p in used:
+            for key, value in p.values.items():
+                if key not in NOT_METRICS and value is not None:
+                    values.setdefault(key, []).append(value)
+        means = {} if na else {k: math.fsum(v) / len(v) for k, v in sorted(values.items())}
+        counts = {} if na else {k: len(v) for k, v in sorted(values.items())}
+        out.append(CellWindow(mix, bs, bool(na), na[-1].reason if na else None,
+                              tuple(sorted({p.round for p in used})), means, counts))
     return tuple(out)
+
+
+def cell_keys(test: TestResult) -> list[tuple[str, int]]:
+    """The (R/W mix, block size) cells in loop order: the declared matrix; a test that
+    declares none (the RWSW tests: one point per stream, or the whole ATW) has the cells its
+    points have, not their cross product (a SEQ 128K W stream is no 100/0 128K cell)."""
+    steady = test.typed if isinstance(test.typed, SteadyParameters) else None
+    if steady is not None and steady.rw_mixes and steady.block_sizes:
+        return [(m, bs) for m in test.rw_mixes for bs in test.block_sizes]
+    return list(dict.fromkeys((p.rw_mix, p.block_size) for p in test.points))
 
 
 def window_cells(test: TestResult, metric: str) -> tuple[Cell, ...]:

@@ -163,7 +163,7 @@ def _build_test(name: str, recs: list[LedgerLine], path: Path) -> tuple[TestResu
         write_caches=tuple(by_type.get("write_cache", ())), wipc=_last(by_type.get("wipc")),
         points=points, rounds=rounds, deviations=tuple(by_type.get("deviation", ())),
         end=end, window=window, cells=(), window_evidence=evidence, state=state,
-        status=_status(state, end, rounds, window),
+        status=_status(state, end, rounds, window, name),
         counters=_one_per_when(by_type.get("device_counters", [])),
         samples=_latest(by_type.get("sample", []), key=lambda x: x.number),
         fob_points=_latest(by_type.get("fob_point", []), key=lambda p: (p.index or 0,)),
@@ -244,7 +244,8 @@ def _state(end: TestEndView | None) -> str:
         else ERROR
 
 
-def _status(state: str, end: TestEndView | None, rounds: tuple[RoundView, ...], window) -> str:
+def _status(state: str, end: TestEndView | None, rounds: tuple[RoundView, ...], window,
+            name: str = "") -> str:
     done = end.rounds if end is not None and end.rounds is not None else len(rounds)
     span = f"window {window[0]}..{window[1]}" if window else "no measurement window"
     if state == STEADY:
@@ -252,6 +253,9 @@ def _status(state: str, end: TestEndView | None, rounds: tuple[RoundView, ...], 
         return f"Steady state reached at round {x} ({span})"
     if state == NOT_STEADY:
         return f"STEADY STATE NOT ACHIEVED after {done} rounds ({span})"
+    if state == COMPLETE and rounds and name.startswith("rwsw-"):
+        # RWSW Multi-WSAT: rounds to its WSAT stop rule; steady state shown, not required.
+        return f"Completed (no steady state required): {end.message}"
     if state == COMPLETE and rounds:
         # HIR: complete only because its preconditioning rounds reached steady state.
         x = end.steady_round if end.steady_round is not None else (window or (0, done))[1]

@@ -88,6 +88,7 @@ def _point(rec: records.Point, where: str) -> PointView:
                                                     "lat_mean_us", "lat_max_us", "start",
                                                     "end")},
         values={k: float(v) for k, v in rec.to_json().items() if is_number(v)},
+        streams=tuple(dict(s) for s in rec.get("streams") or () if isinstance(s, dict)),
     )
 
 

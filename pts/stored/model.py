@@ -110,6 +110,8 @@ class PointView:
     start: float | None
     end: float | None
     values: dict[str, float] = field(default_factory=dict)   # every numeric field recorded
+    # RWSW: per stream of the ATW, its target and achieved share (pts.workload.applied)
+    streams: tuple[dict, ...] = ()
 
     def get(self, metric: str) -> float | None:
         """A recorded measurement by its ledger name ("iops", "write_mbps",

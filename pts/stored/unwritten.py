@@ -7,6 +7,7 @@ report marks the figures and warns."""
 
 from __future__ import annotations
 
+from pts.results.parameters import RwswParameters
 from pts.stored.model import TestResult
 
 # A read range WIPC left unwritten below this fraction is not reported (the WIPC tail of
@@ -38,10 +39,19 @@ def fob_reason(test: TestResult) -> str:
             "WIPC): the drive answers them from its map, not its flash")
 
 
+def has_wipc(test: TestResult) -> bool:
+    """Whether the test preconditions with WIPC. The RWSW tests do not: they start at FOB,
+    as PTS WSAT (rwsw-digest §5; their readings rwsw_*.wipc), so their early reads of LBAs
+    the ATW has not yet written are the workload's FOB, not a WIPC gap."""
+    return not isinstance(test.typed, RwswParameters)
+
+
 def uncovered_bytes(test: TestResult) -> tuple[int, int] | None:
     """(bytes of the read points' range WIPC did not write, the range) for a test with
     read points, or None (no read points, or the range is not recorded)."""
     if not any(read_pct(p.rw_mix) > 0 and not p.na for p in test.points):
+        return None
+    if not has_wipc(test):
         return None
     ar = test.typed.active_range_bytes
     if not isinstance(ar, int) or ar <= 0:

@@ -106,4 +106,15 @@ def _provenance(ch: Characterisation, n: int, coverage: float, rule: str,
          "seq_rule": ch.seq_rule, "seq_scope": ch.seq_scope, "step_seconds": ch.step_s,
          "oio_rule": rule, "oio_median": ch.oio_median, "oio_p95": ch.oio_p95,
          "oio_max": ch.oio_max, "steps_left_out": left_out, "rwsw_spec": ch.rwsw_spec}
+    # What the report's workload pages show and the ATW itself does not hold, so that a run's
+    # report shows them from its stored test_start (pts.stored.workload_view): the whole
+    # cumulative workload, the time-weighted OIO histogram, the per-step stream map.
+    top = [s.key for s in ch.top]
+    p |= {"cumulative_streams": [s.key.label for s in ch.streams],
+          "cumulative_ios": [s.ios for s in ch.streams],
+          "cumulative_bytes": [s.bytes for s in ch.streams],
+          "oio_seconds": [round(x, 6) for x in ch.oio_seconds],
+          "map_streams": [k.label for k in top],
+          "map_start_s": [st.start_s for st in ch.steps],
+          "map_shares_pct": [[round(m.get(k, 0.0), 4) for k in top] for m in ch.stream_map]}
     return p

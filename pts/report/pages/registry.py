@@ -20,6 +20,7 @@ from pts.report.pages import (
     iops,
     latency,
     recovery,
+    rwsw,
     snia_header,
     steady,
     throughput,
@@ -40,6 +41,11 @@ BUILDERS: dict[str, PageBuilder] = {
     "cbw-precondition": dirth_cbw.precondition,
     "hir": recovery.hir,
     "xsr": recovery.xsr,
+    # RWSW (issue 32 §4): one page function per test; rwsw-replay and rwsw-dirth get the
+    # family's (workload + round-test pages) until theirs are added here.
+    "rwsw-wsat": rwsw.wsat,
+    "rwsw-streams": rwsw.streams,
+    "rwsw": rwsw.generic,
 }
 
 

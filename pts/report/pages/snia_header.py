@@ -290,7 +290,24 @@ def _xsr_test(run: RunView, test: TestResult) -> Rows:
                    ("Note", note(test))]
 
 
+def _rwsw_setup(run: RunView, test: TestResult) -> Rows:
+    return [("Purge", _purge(test)), ("Pre-Condition 1", NO_WIPC),
+            ("Pre-Condition 2", f"none: the ATW runs from FOB, {rounds_text(test)}")]
+
+
+def _rwsw_test(run: RunView, test: TestResult) -> Rows:
+    """RWSW: the Applied Test Workload's streams, not a block size x R/W mix loop (its
+    points record block size 0 for the whole ATW)."""
+    p, atw = test.typed, test.parameters.get("atw") or {}
+    streams = ", ".join(f"{s.get('stream')} {fmt.text(s.get('share_pct'))} %"
+                        for s in atw.get("streams") or ())
+    return [("Stimulus", f"ATW {atw.get('name', MISSING)!r}: {streams or MISSING}"),
+            ("TC/QD", toio(p.thread_count, p.queue_depth)),
+            ("Note", note(test))]
+
+
 FAMILIES = {
+    "rwsw": (_rwsw_setup, _rwsw_test),
     "wsat": (_wsat_setup, _wsat_test),
     "dirth-cbw-precondition": (_pre_setup, _pre_test),
     "dirth-cbw": (_dirth_cbw_setup, _dirth_cbw_test),

@@ -119,7 +119,8 @@ def evidence_table(t: TrackingView, ev: SteadyStateResult):
     """The spec's Steady State Verification block, from the stored evidence."""
     avg = ev.average
     values = "; ".join(f"R{r}: {fmt.num(v)}" for r, v in zip(ev.rounds, ev.values, strict=True))
-    where = "" if t.rw_mix is None else f" (R/W {t.rw_mix}, {fmt.block_size(t.block_size)})"
+    where = "" if t.rw_mix is None else f" (R/W {t.rw_mix}, {fmt.block_size(t.block_size)})" \
+        if t.block_size else f" (R/W {t.rw_mix})"     # RWSW's whole ATW: block size 0
     rows = [
         ("Tracking variable", f"{t.label}{where}", ""),
         ("Measurement window", f"rounds {ev.window_first}..{ev.window_last}", ""),

@@ -42,6 +42,7 @@ SHOWN_PARAMETERS = frozenset({
     # DIRTH/CBW and XSR loops (_loop_rows)
     "thread_counts", "queue_depths", "workload", "bssplit", "random_distribution",
     "block_size_mix", "groups", "dropped_block_sizes",
+    "atw", "sections",      # RWSW: the ATW in _loop_rows and on its workload pages
     "readings"})     # readings: their own section (pts/report/pages/readings.py)
 
 
@@ -201,6 +202,14 @@ def _loop_rows(test: TestResult) -> list[tuple[str, str]]:
                  f"{fmt.block_size(g.get('block_size'))} writes for {fmt.text(g.get('seconds'))} s")
                 for g in p.groups or []] + \
                [("Interval", f"{fmt.text(p.point_seconds)} s")]
+    if kind == "rwsw":      # the ATW's streams, not a matrix (its points: block size 0)
+        atw = test.parameters.get("atw") or {}
+        return [("Applied Test Workload", f"{fmt.text(atw.get('name'))} "
+                 f"({fmt.text(atw.get('path'))}, sha256 {str(atw.get('sha256'))[:16]}...), "
+                 f"OIO {fmt.text(atw.get('oio'))}"),
+                ("IO streams (target share)", ", ".join(
+                    f"{s.get('stream')} {fmt.text(s.get('share_pct'))} %"
+                    for s in atw.get("streams") or ()) or "n/a")]
     if kind not in ("dirth-cbw", "dirth-cbw-precondition"):
         return [("R/W mixes (outer loop)", ", ".join(test.rw_mixes) or "n/a"),
                 ("Block sizes (inner loop)", ", ".join(fmt.block_size(b)
