@@ -1,6 +1,6 @@
 """`python -m pts capture DEVICE --seconds N -o CAPTURE`: record a drive's block I/O in use.
 
-Read-only: the device is never opened (it is named in a tracepoint filter), so a mounted
+Read-only: the device is never opened for writing (it is named in a tracepoint filter), so a mounted
 device serving its real workload is allowed and no --destructive is needed. Exit 0 written,
 2 bad input (nothing written), 130/143 interrupted (nothing written, instance removed).
 """
@@ -19,8 +19,9 @@ from pts.config import spec
 from pts.device import identity
 from pts.tools import hosts
 from pts.workload import imports, tracefs
-from pts.workload.capture import KWORKER, Counts, process_filter, record
+from pts.workload.capture import process_filter, record
 from pts.workload.events import CaptureError, CaptureInfo, CaptureWriter, Op, open_capture
+from pts.workload.pairing import KWORKER, Counts
 
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
 # choice (rwsw-digest §7): the ring buffer per CPU. Streaming through trace_pipe kept every
@@ -33,7 +34,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "Record the block I/O of DEVICE while it serves its real workload, from the kernel's "
         "block tracepoints (block_rq_issue/complete) in a tracefs instance of its own: per "
         "I/O its times, direction, sector, size, error and issuing task; never any data. "
-        "READ-ONLY: the device is never opened (it is only named in the trace filter), so "
+        "READ-ONLY: the device is never opened for writing (it is only named in the trace "
+        "filter; its identity comes from sysfs, NVMe identify), so "
         "no --destructive is needed and a mounted device in use is allowed. Needs root and "
         "a mounted tracefs. Or convert a capture made elsewhere: --import FILE (blkparse "
         "text output, fio iolog v2/v3). See docs/capture.md.")
@@ -126,7 +128,7 @@ def capture(args: argparse.Namespace, out: Path) -> CaptureInfo:
 
 
 def notes(c: Counts, patterns: tuple[str, ...]) -> tuple[str, ...]:
-    out = ["times have 1 µs resolution (the trace clock's text output)"]
+    out = []
     if c.incomplete:
         out.append(f"{c.incomplete} requests were still in flight at the end (or lost their "
                    "completion event): written without a completion time")

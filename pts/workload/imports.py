@@ -5,7 +5,7 @@
   its task, C (completed) its completion and error, as block_rq_issue/complete in a tracefs
   capture. Q (queued) is used as the issue only in a trace that holds no D events (e.g.
   `blktrace -a queue`); other actions (G, I, M, P, U, A, X, m ...) are skipped, as is
-  blkparse's closing summary. Times are seconds.nanoseconds since the trace's start.
+  blkparse's closing summary. Times are seconds.nanoseconds since the trace's start (kept).
 - fio iologs (HOWTO "Trace file format"): v2 (`filename action [offset length]`, optional
   `wait` in µs) and v3 (a leading timestamp: µs since the run's start, checked on fio 3.33:
   a 2 s run's last entry is at 2000122). An iolog gives what fio issued, with no completion
@@ -20,8 +20,10 @@ import dataclasses
 import re
 from pathlib import Path
 
-from pts.workload.capture import Pairing
+import numpy as np
+
 from pts.workload.events import NO_TIME, CaptureError, CaptureInfo, CaptureWriter, Op
+from pts.workload.pairing import Pairing, events
 
 BLKPARSE = re.compile(r"^\s*(\d+),(\d+)\s+\d+\s+\d+\s+(\d+)\.(\d{9})\s+(\d+)\s+(\S+)\s+"
                       r"(\S+)\s*(.*)$")
@@ -52,7 +54,7 @@ def _fail(path: Path, n: int, what: str, line: str) -> CaptureError:
 
 
 def import_blkparse(path: Path, out: Path) -> CaptureInfo:
-    events, devices, has_d = [], set(), False
+    events_, devices, has_d = [], set(), False
     with open(path, encoding="utf-8", errors="replace") as fh:
         for n, line in enumerate(fh, 1):
             if not BLK_EVENT.match(line):
@@ -74,9 +76,9 @@ def import_blkparse(path: Path, out: Path) -> CaptureInfo:
                 raise _fail(path, n, "a C event whose [error] is not a number", line)
             devices.add(f"{major}:{minor}")
             has_d |= action == "D"
-            events.append((action, int(sec) * 10**9 + int(nsec), int(pid), rwbs,
+            events_.append((action, int(sec) * 10**9 + int(nsec), int(pid), rwbs,
                            int(sector), int(nr), last))
-    if not events:
+    if not events_:
         raise CaptureError(f"{path}: no Q, D or C events: an empty or non-default-format "
                            "blkparse output (use blkparse's default output format)")
     if len(devices) > 1:
@@ -84,30 +86,27 @@ def import_blkparse(path: Path, out: Path) -> CaptureInfo:
                            f"({', '.join(sorted(devices))}); a capture is of one device: "
                            "blkparse one device's trace")
     issue = "D" if has_d else "Q"
-    lines = []
-    for action, t, pid, rwbs, sector, nr, last in events:
-        if action not in (issue, "C"):
-            continue
-        kind = "issue" if action == issue else "complete"
-        lines.append(f"{last}-{pid} [000] {t // 1000 // 10**6}.{t // 1000 % 10**6:06d}: "
-                     f"block_rq_{kind}: 0,0 {rwbs} () {sector} + {nr} [{last}]")
-    notes = ["times are µs: blkparse gives ns, the pairing keeps the tracefs resolution"]
+    used = [e for e in events_ if e[0] in (issue, "C")]
+    action, t, pid, rwbs, sector, nr, last = zip(*used, strict=True)
+    is_issue = np.array(action) == issue
+    error = [0 if i else int(x) for i, x in zip(is_issue, last, strict=True)]
+    comm = [x.encode() if i else b"" for i, x in zip(is_issue, last, strict=True)]
+    notes = ["no wall-clock start time (blkparse times are relative to the trace start)",
+             "lost events unknown (blkparse reports drops on stderr, not in its output)"]
     if not has_d:
-        notes.append("no D (issue) events: Q (queued, before merging) used as the issue")
-    info = _write(out, "\n".join(lines).encode() + b"\n", CaptureInfo(
+        notes.insert(0, "no D (issue) events: Q (queued, before merging) used as the issue")
+    return _write(out, events(t, is_issue, pid, sector, nr, [r.encode() for r in rwbs],
+                              comm, error), CaptureInfo(
         source="blkparse", device=str(path), started_unix=0.0,
-        seconds=(max(e[1] for e in events)) / 1e9, dev_t=devices.pop(),
-        tool="blkparse text", notes=tuple(notes + [
-            "no wall-clock start time (blkparse times are relative to the trace start)",
-            "lost events unknown (blkparse reports drops on stderr, not in its output)"])))
-    return info
+        seconds=max(t) / 1e9, dev_t=devices.pop(), tool="blkparse text",
+        notes=tuple(notes)))
 
 
-def _write(out: Path, text: bytes, info: CaptureInfo) -> CaptureInfo:
+def _write(out: Path, evs: dict, info: CaptureInfo) -> CaptureInfo:
     """Pair (as a tracefs capture) into the file; the descriptor gets the row count."""
     with CaptureWriter(out) as writer:
         pairing = Pairing(0, lambda comm: True, writer.append)
-        pairing.feed(text)
+        pairing.feed(evs)
         pairing.finish()
         extra = dict(info.extra, unmatched_completions=pairing.counts.unmatched_completions,
                      incomplete=pairing.counts.incomplete, requests_seen=pairing.counts.seen,

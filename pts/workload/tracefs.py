@@ -1,10 +1,11 @@
 """A tracefs instance of our own: the kernel's block tracepoints for one device, streamed.
 
 rwsw-digest §7: `mkdir <tracefs>/instances/<name>` gives a private ring buffer (its own
-`events/`, `buffer_size_kb`, `tracing_on`, `trace_pipe`); other users' tracing is untouched
-and `rmdir` removes it. blktrace is not used: its per-CPU relay files under debugfs were
-refused (EPERM) as root on this kernel while tracefs worked (digest §7), so tracefs is the
-backend. Nothing here opens the traced device: the device is only named in an event filter.
+`events/`, `buffer_size_kb`, `tracing_on`, per-CPU `trace_pipe_raw`); other users' tracing
+is untouched and `rmdir` removes it. blktrace is not used: its per-CPU relay files under
+debugfs were refused (EPERM) as root on this kernel while tracefs worked (digest §7), so
+tracefs is the backend. Nothing here opens the traced device: the device is only named in
+an event filter.
 
 The instance is named PREFIX + our pid. A capture killed with SIGKILL cannot remove its
 instance (which would keep tracing, costing CPU and buffer memory), so every capture first
@@ -26,8 +27,9 @@ EVENTS = ("block/block_rq_issue", "block/block_rq_complete")
 MOUNTS = Path("/proc/mounts")
 MOUNT_HINT = "mount it with: mount -t tracefs nodev /sys/kernel/tracing"
 # The trace clock: "mono" is CLOCK_MONOTONIC, so the capture's start can be read with
-# time.clock_gettime_ns and event times put relative to it (its text output has µs digits).
+# time.clock_gettime_ns and event times put relative to it (raw pages carry its ns).
 CLOCK = "mono"
+PAGE_READ = 1 << 16          # a read of trace_pipe_raw returns one page
 
 
 class TracefsError(RuntimeError):
@@ -102,7 +104,7 @@ def clean_leftovers(root: Path, alive: Callable[[int], bool] = pid_alive) -> lis
 
 
 def remove_instance(path: Path) -> None:
-    """Stop and remove an instance; a reader still holding trace_pipe makes rmdir fail
+    """Stop and remove an instance; a reader still holding trace_pipe_raw makes rmdir fail
     with EBUSY for a moment after its close, so it is retried briefly."""
     with contextlib.suppress(OSError):
         (path / "tracing_on").write_text("0")
@@ -143,7 +145,7 @@ class Instance:
         self.path = root / "instances" / (name or instance_name())
         self.dev_t = dev_t
         self.buffer_kb = buffer_kb
-        self.fd: int | None = None
+        self.fds: list[int] = []
 
     def __enter__(self) -> Instance:
         try:
@@ -160,7 +162,8 @@ class Instance:
             for event in EVENTS:
                 self._write(f"events/{event}/filter", f"dev == {self.dev_t}")
                 self._write(f"events/{event}/enable", "1")
-            self.fd = os.open(self.path / "trace_pipe", os.O_RDONLY | os.O_NONBLOCK)
+            self.fds = [os.open(f, os.O_RDONLY | os.O_NONBLOCK) for f in
+                        sorted(self.path.glob("per_cpu/cpu*/trace_pipe_raw"))]
         except BaseException:
             self.close()
             raise
@@ -183,12 +186,22 @@ class Instance:
     def stop(self) -> None:
         self._write("tracing_on", "0")
 
-    def read(self, size: int = 1 << 20) -> bytes:
-        """What trace_pipe holds now (consumed), b"" when empty; never blocks."""
-        try:
-            return os.read(self.fd, size)
-        except BlockingIOError:
-            return b""
+    def read_pages(self, most: int) -> list[bytes]:
+        """Per CPU, the ring buffer pages ready now (consumed), at most `most` each; never
+        blocks. A page is returned as soon as it holds an event (partly filled)."""
+        out = []
+        for fd in self.fds:
+            pages = []
+            while len(pages) < most:
+                try:
+                    page = os.read(fd, PAGE_READ)
+                except BlockingIOError:
+                    break
+                if not page:
+                    break
+                pages.append(page)
+            out.append(b"".join(pages))
+        return out
 
     def lost(self) -> int:
         """Events lost so far, all CPUs: the ring buffer's `overrun` (overwritten before
@@ -202,9 +215,9 @@ class Instance:
         return total
 
     def close(self) -> None:
-        if self.fd is not None:
-            os.close(self.fd)
-            self.fd = None
+        for fd in self.fds:
+            os.close(fd)
+        self.fds = []
         if self.path.exists():
             remove_instance(self.path)
 

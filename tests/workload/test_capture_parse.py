@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from pts.workload import tracefs
-from pts.workload.capture import STALE_NS, Pairing, op_of, process_filter
+from pts.workload.capture import process_filter
 from pts.workload.events import NO_TIME, Op
+from pts.workload.pairing import STALE_NS, Pairing, op_of, parse_text
 from tests.support.helpers import DATA
 from tests.support.tracefs_mount import ensure_tracefs
 
@@ -28,7 +29,9 @@ def pair(text: bytes, keep=lambda comm: True, chunks: int = 1):
     lines = text.splitlines(keepends=True)
     step = -(-len(lines) // chunks)
     for i in range(0, len(lines), step):
-        pairing.feed(b"".join(lines[i:i + step]))
+        evs, unparsed = parse_text(b"".join(lines[i:i + step]))
+        pairing.counts.unparsed_lines += unparsed
+        pairing.feed(evs)
     pairing.finish()
     cols = {k: np.concatenate([np.asarray(c[k]) for c in out]) for k in out[0]} if out else {}
     return cols, pairing.counts
@@ -94,7 +97,7 @@ def test_times_are_relative_to_the_start_in_ns():
             b"64 + 16 be,0,4 [-5]\n")
     pairing, out = Pairing(100 * 10**9, lambda c: True, None), []
     pairing.emit = out.append
-    pairing.feed(line)
+    pairing.feed(parse_text(line)[0])
     pairing.finish()
     row = {k: v[0] for k, v in out[0].items()}
     assert (row["issue_ns"], row["complete_ns"]) == (250_000, 1_250_000)
@@ -105,18 +108,50 @@ def test_times_are_relative_to_the_start_in_ns():
 def test_a_request_whose_completion_never_comes_is_written_without_one():
     issue = b"  fio-7 [001] ..... 1.000000: block_rq_issue: 7,0 R 4096 () 8 + 8 [fio]\n"
     later = b"  fio-7 [001] ..... 1.000010: block_rq_issue: 7,0 R 4096 () 16 + 8 [fio]\n"
+    done = b"  x-0 [000] ..s.. 1.000020: block_rq_complete: 7,0 R () 16 + 8 [0]\n"
     out = []
     pairing = Pairing(0, lambda c: True, out.append)
-    pairing.feed(issue + later)
-    pairing.tick(10**9 + STALE_NS - 1)
-    pairing.flush()
-    assert out == []                      # not overdue yet: held, in order
-    pairing.tick(10**9 + STALE_NS + 1)
-    pairing.flush()
-    assert list(out[0]["complete_ns"]) == [NO_TIME] and pairing.counts.incomplete == 1
-    # its late completion is then unmatched, not paired with another request
-    pairing.feed(b"  x-0 [0] ..s.. 40.0: block_rq_complete: 7,0 R () 8 + 8 [0]\n")
-    assert pairing.counts.unmatched_completions == 1
+    pairing.feed(parse_text(issue + later + done)[0])
+    pairing.feed(parse_text(b"")[0], now_ns=10**9 + STALE_NS - 1)
+    assert out == []        # the first is not overdue yet: both held, in issue order
+    pairing.feed(parse_text(b"")[0], now_ns=10**9 + STALE_NS + 1)
+    assert list(out[0]["complete_ns"]) == [NO_TIME, 1_000_020_000]
+    assert list(out[0]["sector"]) == [8, 16] and pairing.counts.incomplete == 1
+    # its late completion is then unmatched (after one batch's grace), never paired with
+    # another request
+    late = b"  x-0 [000] ..s.. 40.000000: block_rq_complete: 7,0 R () 8 + 8 [0]\n"
+    pairing.feed(parse_text(late)[0])
+    pairing.feed(parse_text(b"")[0])
+    pairing.finish()
+    assert pairing.counts.unmatched_completions == 1 and len(out) == 1
+
+
+def test_a_completion_read_before_its_issue_still_pairs():
+    """Each CPU's buffer is read in turn: a completion (CPU 0) can arrive one batch before
+    its issue (CPU 1)."""
+    done = b"  x-0 [000] ..s.. 1.000020: block_rq_complete: 7,0 W () 16 + 8 [0]\n"
+    issue = b"  fio-7 [001] ..... 1.000010: block_rq_issue: 7,0 W 4096 () 16 + 8 [fio]\n"
+    out = []
+    pairing = Pairing(0, lambda c: True, out.append)
+    pairing.feed(parse_text(done)[0])
+    pairing.feed(parse_text(issue)[0])
+    pairing.finish()
+    assert list(out[0]["complete_ns"]) == [1_000_020_000]
+    assert pairing.counts.unmatched_completions == 0
+
+
+def test_same_key_requests_pair_first_in_first_out():
+    text = b"".join(
+        b"  %s [000] ..... 1.0000%02d: block_rq_%s: 7,0 FF %s() 0 + 0 [%s]\n" % row
+        for row in ((b"kworker/0:1H-44", 10, b"issue", b"0 ", b"kworker/0:1H"),
+                    (b"kworker/0:1H-44", 11, b"issue", b"0 ", b"kworker/0:1H"),
+                    (b"x-0", 20, b"complete", b"", b"0"),
+                    (b"x-0", 30, b"complete", b"", b"0")))
+    text = text.replace(b"() 0 + 0 [0]", b"() 18446744073709551615 + 0 [0]")
+    cols, counts = pair(text)
+    assert list(cols["op"]) == [Op.FLUSH, Op.FLUSH]
+    assert list(cols["complete_ns"] - cols["issue_ns"]) == [10_000, 19_000]
+    assert counts.unmatched_completions == 0
 
 
 def test_process_filter_keeps_the_named_tasks_and_counts_what_it_drops():

@@ -31,8 +31,8 @@ def test_blkparse_default_output_issue_is_d_complete_is_c(tmp_path):
     assert list(c["op"]) == [Op.WRITE, Op.READ, Op.READ, Op.FLUSH, Op.DISCARD, Op.WRITE]
     assert list(c["sector"]) == [223490, 1048576, 2097152, 0, 4096, 3145728]
     assert list(c["bytes"]) == [16 * 512, 8 * 512, 256 * 512, 0, 2048 * 512, 8 * 512]
-    assert list(c["issue_ns"]) == [11_000, 122_000, 1_002_000, 2_001_000, 3_001_000, 4_001_000]
-    assert list(c["complete_ns"]) == [512_000, 290_000, 1_804_000, 2_101_000, 3_501_000,
+    assert list(c["issue_ns"]) == [11_400, 122_806, 1_002_500, 2_001_000, 3_001_000, 4_001_000]
+    assert list(c["complete_ns"]) == [512_761, 290_117, 1_804_000, 2_101_000, 3_501_000,
                                       NO_TIME]
     assert list(c["error"]) == [0, 0, -5, 0, 0, 0]
     assert list(c["comm"]) == ["kjournald", "postgres", "postgres", "kworker/1:1H", "fstrim",
