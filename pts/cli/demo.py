@@ -1,12 +1,26 @@
 """`python -m pts demo`: the IOPS test on an emulated SSD with short points, then the path
-of its report.pdf as the last line. A demonstration, declared as such on the report."""
+of its report.pdf as the last line. A demonstration, declared as such on the report.
+
+`--rwsw`: RWSW from a real application instead (issue 32 §5): RocksDB's db_bench on ext4 on
+a loop device the demo makes (in /dev/shm), captured (`python -m pts capture`), its Applied
+Test Workload derived (`python -m pts workload`) and run as rwsw-wsat on the emulated SSD;
+the capture and the ATW are kept beside the run folder (tests/data/rwsw/README.md: what
+such a capture holds)."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
+
+from pts.emulate import system
+from pts.tools import commands
+from pts.workload import tracefs
 
 REPO = Path(__file__).resolve().parents[2]
 # Short points and a reduced matrix keep the demo to a few minutes; the tracking cells stay.
@@ -19,9 +33,18 @@ DEMO_ARGS = ["--point-seconds", "1", "--max-rounds", "12",
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.description = ("Run the PTS IOPS test on an emulated SSD made for the purpose (short "
                      "points, reduced matrix: a demonstration, never a compliant run) and print "
-                     "the path of report.pdf.")
+                     "the path of report.pdf. With --rwsw: capture a real application "
+                     "(RocksDB's db_bench), derive its workload and run it as the RWSW "
+                     "Multi-WSAT (rwsw-wsat) on the emulated SSD instead.")
     # 512 MiB: its over-provisioned space lasts into the first round, so the fall from the
     # post-WIPC state to steady state shows in the convergence plot.
+    p.add_argument("--rwsw", action="store_true",
+                   help="RWSW instead of the IOPS test: capture RocksDB's db_bench (Debian "
+                   "rocksdb-tools) for about 12 s on an ext4 loop device the demo makes in "
+                   "/dev/shm (needs root and tracefs), derive its Applied Test Workload and "
+                   "run it as rwsw-wsat (1 s rounds, 10 rounds) on the emulated SSD; the "
+                   "capture and the ATW are kept in REPORTS_DIR/rwsw-demo-<time>/. A few "
+                   "minutes")
     p.add_argument("--size", default="512M", help="emulated SSD size (default %(default)s)")
     p.add_argument("--profile", default="default", help="emulator profile (default %(default)s)")
     p.add_argument("--reports-dir", default=str(REPO / "reports"),
@@ -55,10 +78,21 @@ def report_args(args: argparse.Namespace) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     reports = Path(args.reports_dir).resolve()
+    if args.rwsw:
+        try:
+            workload = rwsw_workload(reports)
+        except (commands.ToolMissing, system.CommandError, tracefs.TracefsError,
+                RuntimeError) as exc:
+            print(f"demo --rwsw: {exc}", file=sys.stderr)
+            return 2
+        target, extra = "pts/suite/test_rwsw.py", ["-k", "rwsw_wsat", "--workload",
+                                                   str(workload), *RWSW_ARGS]
+    else:
+        target, extra = "pts/suite/test_iops.py", DEMO_ARGS
     before = set(reports.glob("*/*/report.pdf"))
-    argv = [sys.executable, "-m", "pytest", "pts/suite/test_iops.py", "-p", "no:cacheprovider",
+    argv = [sys.executable, "-m", "pytest", target, "-p", "no:cacheprovider",
             "--device", f"emulated:{args.size}:{args.profile}", "--destructive",
-            "--purge", "auto", "--reports-dir", str(reports), *DEMO_ARGS, *report_args(args),
+            "--purge", "auto", "--reports-dir", str(reports), *extra, *report_args(args),
             *(["--serve", args.serve] if args.serve else []),
             *(["--serve-auth-file", str(Path(args.serve_auth_file).resolve())]
               if args.serve_auth_file else [])]
@@ -71,3 +105,84 @@ def run(args: argparse.Namespace) -> int:
         return proc.returncode or 1
     print(f"PDF report: {new[-1]}")
     return 0
+
+
+# --rwsw: 1 s rounds, the time limit at round 10 (rwsw-wsat's stop rule; steady state is
+# judged over the last 5 rounds and shown, not required)
+RWSW_ARGS = ["--point-seconds", "1", "--wsat-hours", repr(10 / 3600)]
+CAPTURE_S = 12          # db_bench's fillrandom (1-4 s here) + readrandomwriterandom (3 s)
+# db_bench as tests/support/apps.py runs it (tests/data/rwsw/README.md): a 1 MiB block cache
+# and O_DIRECT reads/flushes/compactions so its I/O reaches the device, no compression
+DB_BENCH = ["--num=100000", "--value_size=400", "--cache_size=1048576",
+            "--use_direct_reads=true", "--use_direct_io_for_flush_and_compaction=true",
+            "--compression_type=none", "--threads=2"]
+
+
+def rwsw_workload(reports: Path) -> Path:
+    """Capture db_bench on an ext4 loop device made for it, derive the ATW; its path."""
+    db_bench = commands.require("db_bench", "rocksdb-tools")
+    commands.require("mkfs.ext4", "e2fsprogs")
+    if os.geteuid() != 0:
+        raise RuntimeError("capturing needs root (loop devices, tracefs): run it as root")
+    tracefs.find_tracefs()                   # no tracefs: the error names the mount command
+    work = reports / time.strftime("rwsw-demo-%Y%m%dT%H%M%S")
+    work.mkdir(parents=True)
+    capture, atw = work / "db_bench.parquet", work / "db_bench.toml"
+    with ext4_loop() as (dev, mnt):
+        cap = subprocess.Popen([sys.executable, "-m", "pts", "capture", dev, "--seconds",
+                                str(CAPTURE_S), "--step", "1", "-o", str(capture)], cwd=REPO)
+        try:
+            run_db_bench(db_bench, cap, dev, mnt)
+        finally:
+            if cap.poll() is None and sys.exc_info()[0] is not None:
+                cap.terminate()          # the capture removes its tracing instance, writes nothing
+            cap.wait(timeout=CAPTURE_S + 60)
+        if cap.returncode != 0:
+            raise RuntimeError(f"the capture failed (exit status {cap.returncode})")
+    # --top-n 2: db_bench's two read streams (99.8 % of its I/Os); the SEQ write streams of
+    # the default 9 get SEQ regions that fio refuses (pts/workload/applied.py, reported)
+    done = subprocess.run([sys.executable, "-m", "pts", "workload", str(capture), "--step", "1",
+                           "--top-n", "2", "-o", str(atw)], cwd=REPO)
+    if done.returncode != 0:
+        raise RuntimeError(f"python -m pts workload {capture} failed")
+    return atw
+
+
+def run_db_bench(db_bench: str, cap: subprocess.Popen, dev: str, mnt: Path) -> None:
+    """fillrandom then readrandomwriterandom (3 s), once the capture is tracing."""
+    instance = tracefs.find_tracefs() / "instances" / tracefs.instance_name(cap.pid)
+    while not (instance / "trace_pipe").exists():
+        if cap.poll() is not None:
+            raise RuntimeError(f"the capture ended early (exit status {cap.returncode})")
+        time.sleep(0.05)
+    time.sleep(0.3)                                    # tracing_on follows the instance
+    print(f"capturing {dev} while db_bench runs on it ({CAPTURE_S} s)", flush=True)
+    for bench in ("fillrandom", "readrandomwriterandom --use_existing_db=1 --duration=3"):
+        system.run([db_bench, f"--db={mnt / 'db'}", f"--benchmarks={bench.split()[0]}",
+                    *bench.split()[1:], *DB_BENCH], timeout=120)
+    system.run(["sync", "-f", str(mnt)])              # buffered writes reach the device
+
+
+@contextlib.contextmanager
+def ext4_loop(size: int = 512 << 20):
+    """(device, mount point): a sparse file in /dev/shm, a loop device over it (ours, found
+    free by losetup), ext4 on it mounted in a temporary folder; all removed at the end."""
+    backing = Path("/dev/shm") / f"snia-pts-demo-rwsw-{os.getpid()}.img"
+    with open(backing, "wb") as fh:
+        fh.truncate(size)
+    mnt = Path(tempfile.mkdtemp(prefix="snia-pts-demo-rwsw-"))
+    try:
+        dev = system.attach_loop(str(backing))
+        try:
+            system.run(["mkfs.ext4", "-q", "-F", "-E",
+                        "lazy_itable_init=0,lazy_journal_init=0", dev], timeout=120)
+            system.run(["mount", "-o", "noatime", dev, str(mnt)])
+            try:
+                yield dev, mnt
+            finally:
+                system.run(["umount", str(mnt)])
+        finally:
+            system.detach_loop(dev, str(backing))
+    finally:
+        mnt.rmdir()
+        backing.unlink(missing_ok=True)
