@@ -206,3 +206,25 @@ def test_signals_raise_during_the_capture_and_are_restored():
     assert caught.value.signum == signal.SIGTERM
     assert signal.getsignal(signal.SIGTERM) == before
 
+
+
+def test_a_completion_after_the_read_horizon_waits_for_the_other_cpus():
+    """CPU 0 has been read to t=5, CPU 1 only to t=1.5: CPU 0's completion at t=5 belongs to
+    a second request of the same sector whose issue (t=4) is still unread on CPU 1; it must
+    not pair with the first request (t=1), whose completion (t=2) is unread too."""
+    def ev(t_us, kind, comm_or_error):
+        name = b"fio-7" if kind == b"issue" else b"x-0"
+        size = b"4096 " if kind == b"issue" else b""
+        return (b"  %s [000] ..... 1.%06d: block_rq_%s: 7,0 R %s() 8 + 8 [%s]\n"
+                % (name, t_us, kind, size, comm_or_error))
+    out = []
+    pairing = Pairing(0, lambda c: True, out.append)
+    pairing.feed(parse_text(ev(1, b"issue", b"fio") + ev(5, b"complete", b"0"))[0],
+                 horizon_ns=1_000_001_500)
+    pairing.feed(parse_text(ev(2, b"complete", b"0") + ev(4, b"issue", b"fio"))[0],
+                 horizon_ns=1_000_010_000)
+    pairing.finish()
+    cols = {k: np.concatenate([np.asarray(o[k]) for o in out]) for k in out[0]}
+    assert list(cols["issue_ns"]) == [1_000_001_000, 1_000_004_000]
+    assert list(cols["complete_ns"] - cols["issue_ns"]) == [1000, 1000]
+    assert pairing.counts.unmatched_completions == 0

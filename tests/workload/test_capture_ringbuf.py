@@ -40,12 +40,19 @@ def test_layout_comes_from_the_format_files():
 def test_pages_decode_to_the_events_the_kernel_printed():
     ev = decoded()
     text, unparsed = parse_text((RAW / "trace.txt").read_bytes())
-    assert unparsed == 0 and len(ev["t"]) == len(text["t"]) == 273
+    assert unparsed == 0 and len(ev["t"]) == len(text["t"]) == 279
     # the text shows µs, rounded
     assert (np.abs(ev["t"] - text["t"]) <= 1000).all()
     for name in ("issue", "pid", "sector", "nr", "rwbs", "comm", "error"):
         assert (ev[name] == text[name]).all(), name
     assert b"FF" in set(ev["rwbs"]) and (ev["sector"] == -1).any()     # flush completions
+
+
+def test_time_extends_carry_gaps_longer_than_a_delta_holds():
+    """The sample ends with three reads 0.3 s apart on CPU 0: gaps over 2^27 ns need a
+    time-extend entry (ring_buffer.c), which the times above then depend on."""
+    cpu0 = ringbuf.decode((RAW / "cpu0.raw").read_bytes(), layout())
+    assert (np.diff(cpu0["t"]) > 1 << ringbuf.TS_SHIFT).sum() >= 3
 
 
 def test_raw_and_text_pair_into_the_same_rows():
@@ -58,7 +65,7 @@ def test_raw_and_text_pair_into_the_same_rows():
             pairing.counts
     raw, raw_counts = rows(decoded())
     text, text_counts = rows(parse_text((RAW / "trace.txt").read_bytes())[0])
-    assert len(raw["issue_ns"]) == 130 and raw_counts == text_counts
+    assert len(raw["issue_ns"]) == 133 and raw_counts == text_counts
     for name in ("sector", "bytes", "op", "pid", "comm", "error"):
         assert (raw[name] == text[name]).all(), name
     assert (np.abs(raw["complete_ns"] - text["complete_ns"]) <= 1000).all()
@@ -68,3 +75,15 @@ def test_raw_and_text_pair_into_the_same_rows():
 def test_an_empty_or_padding_page_gives_no_events():
     page = bytearray(4096)              # timestamp 0, commit 0: nothing written
     assert len(ringbuf.decode(bytes(page), layout())["t"]) == 0
+
+
+def test_bulk_walk_equals_the_entry_by_entry_walk():
+    for path in sorted(RAW.glob("cpu*.raw")):
+        pages = path.read_bytes()
+        starts, times = ringbuf.walk(pages, layout())
+        ref_s, ref_t = [], []
+        for p in range(len(pages) // 4096):
+            s, t = ringbuf.walk_page(pages[p * 4096:(p + 1) * 4096], layout())
+            ref_s += [x + p * 4096 for x in s]
+            ref_t += t
+        assert list(starts) == ref_s and list(times) == ref_t and ref_s
