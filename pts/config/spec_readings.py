@@ -39,7 +39,7 @@ REQUIRED: dict[str, frozenset[str] | None] = {
     "throughput": frozenset({"thread_count", "queue_depth"}),   # S5's TC 1 / QD 32 (§7.2)
     # RWSW (specs/rwsw-*.toml): its body text was not available, every value (rwsw-digest §0)
     "rwsw_capture": ALL, "rwsw_atw": ALL, "rwsw_fio": ALL, "rwsw_wsat": ALL,
-    "rwsw_streams": ALL,
+    "rwsw_streams": ALL, "rwsw_replay": ALL, "rwsw_dirth": ALL,
 }
 EXEMPT = frozenset({"clause"})      # a label for the report, not a value
 
@@ -58,6 +58,12 @@ SECTIONS_OF_TEST = {
     "rwsw": ("steady_state", "rwsw_capture", "rwsw_atw"),
     "rwsw-wsat": ("steady_state", "rwsw_atw", "rwsw_fio", "rwsw_wsat"),
     "rwsw-streams": ("steady_state", "rwsw_atw", "rwsw_fio", "rwsw_streams"),
+    "rwsw-replay": ("rwsw_atw", "rwsw_fio", "rwsw_replay"),
+    "rwsw-replay-preconditioning": ("steady_state", "rwsw_atw", "rwsw_fio", "rwsw_replay"),
+    # the operating points as PTS DIRTH chooses them: its ART ceiling, MidIOPS candidates
+    # and response-time levels ([dirth]) are readings too
+    "rwsw-dirth": ("steady_state", "rwsw_atw", "rwsw_fio", "rwsw_dirth", "dirth"),
+    "rwsw-dirth-preconditioning": ("steady_state", "rwsw_atw", "rwsw_fio", "rwsw_dirth"),
 }
 
 

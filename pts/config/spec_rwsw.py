@@ -22,6 +22,14 @@ PREFIX = "rwsw-"          # RWSW spec files in specs/ are named rwsw-*.toml
 
 _pos = (lambda v: v > 0, " (> 0)")
 _pct = (lambda v: 0 <= v <= 100, " (0..100)")
+_GRID = " (whole numbers >= 1, highest first, distinct, with 1: MinIOPS is TC1/QD1)"
+
+
+def _grid(v: list) -> bool:
+    return bool(v) and all(isinstance(x, int) and not isinstance(x, bool) and x >= 1
+                           for x in v) and v == sorted(set(v), reverse=True) and 1 in v
+
+
 SECTIONS: dict[str, dict[str, tuple]] = {
     "rwsw_capture": {
         "step_seconds": (float, *_pos),
@@ -58,6 +66,29 @@ SECTIONS: dict[str, dict[str, tuple]] = {
         "wipc": (bool, lambda v: v is False, " (supported: false: the test starts at FOB)"),
         "round_seconds": (int, *_pos),
         "stop_at_steady_state": (bool, lambda v: v is True, " (supported: true)"),
+    },
+    # Replay-Native (pts.testdefs.rwsw_replay)
+    "rwsw_replay": {
+        "purge": (bool, lambda v: v is True, " (supported: true; --purge none skips it, "
+                                             "declared)"),
+        "precondition": (str, lambda v: v == "atw-steady-state",
+                         " (supported: 'atw-steady-state')"),
+        "precondition_round_seconds": (int, *_pos),
+        "time_scale": (float, lambda v: 0 < v <= 1, " (0 < F <= 1)"),
+        "loop": (str, lambda v: v == "closed", " (supported: 'closed')"),
+        "min_step_seconds": (int, *_pos),
+    },
+    # DIRTH with the ATW (pts.testdefs.rwsw_dirth)
+    "rwsw_dirth": {
+        "purge": (bool, lambda v: v is True, " (supported: true; --purge none skips it, "
+                                             "declared)"),
+        "precondition": (str, lambda v: v == "max-oio-steady-state",
+                         " (supported: 'max-oio-steady-state')"),
+        "round_seconds": (int, *_pos),
+        "thread_counts": (list, _grid, _GRID),
+        "queue_depths": (list, _grid, _GRID),
+        "demand_to_steady_state": (bool, None, ""),
+        "histograms": (str, lambda v: v == "last-round", " (supported: 'last-round')"),
     },
 }
 

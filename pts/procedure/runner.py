@@ -92,6 +92,9 @@ class RoundTest:
     until_steady: bool = True
     point_seconds: int | None = None     # a point's length when not --point-seconds
     max_rounds: int | None = None        # the round limit when not --max-rounds
+    # the round mode when not --round-mode: "stonewalled" for points of unequal length
+    # (rwsw-replay's steps), which pipelined rounds' fixed slots cannot hold
+    round_mode: str | None = None
 
     @property
     def until(self) -> str:
@@ -133,7 +136,7 @@ class RoundMeasure:
 
     def __init__(self, run: Run, decl: RoundTest):
         self.run, self.decl = run, decl
-        self.mode = run.settings.round_mode
+        self.mode = decl.round_mode or run.settings.round_mode
         if run.resume is not None:       # a fallback before the stop still holds
             changed = [r for r in run.resume.records
                        if isinstance(r, records.RoundMode) and r.test == decl.test]

@@ -160,8 +160,9 @@ class DirthCbwParameters(SteadyParameters):
 
 @dataclass(frozen=True, kw_only=True)
 class RwswParameters(SteadyParameters):
-    """The RWSW tests (rwsw-wsat, rwsw-streams): the Applied Test Workload they apply and
-    how (pts.workload.applied), the round length and the stop rule."""
+    """The RWSW tests (rwsw-wsat, -streams, -replay, -dirth and their -precondition): the
+    Applied Test Workload they apply and how (pts.workload.applied), the round length, the
+    stop rule, the replay's steps and the DIRTH matrix."""
     FAMILY: ClassVar[str] = "RWSW"
     REQUIRED: ClassVar[tuple[str, ...]] = Parameters.REQUIRED + ("max_rounds", "tracking",
                                                                  "atw")
@@ -176,6 +177,24 @@ class RwswParameters(SteadyParameters):
     stop_drive_fills: float | None = None   # rwsw-wsat: its WSAT stop rule
     stop_hours: float | None = None
     stop_at_steady_state: bool | None = None
+    precondition: str | None = None         # rwsw-replay/-dirth and their -precondition
+    precondition_oio: list[int] | None = None   # [TC, QD] of the preconditioning
+    preconditioning_test: str | None = None  # the "-preconditioning" ledger test before it
+    continued_by: str | None = None         # (on the -preconditioning test) the test after it
+    time_scale: float | None = None         # rwsw-replay: [rwsw_replay] x --time-scale
+    loop: str | None = None
+    min_step_seconds: int | None = None
+    round_mode: str | None = None           # "stonewalled": steps of unequal length
+    steps: list[dict] | None = None         # per step: start_s, seconds, replay_seconds,
+    #                                         oio, TC/QD, shares, in-situ iops / rt_mean_ms
+    thread_counts: list[int] | None = None  # rwsw-dirth: the TC x QD matrix run
+    queue_depths: list[int] | None = None
+    matrix: list[list[int]] | None = None   # [TC, QD] per point, highest OIO first
+    percentiles: list[float] | None = None
+    art_ceiling_us: float | None = None
+    midiops_candidates: str | None = None
+    demand_to_steady_state: bool | None = None
+    histograms: str | None = None
 
 
 # a test's name (before any "-variant") -> its family's record

@@ -8,6 +8,12 @@ written by hand: docs/workload.md). Select them with `-k rwsw`.
   Steady state is not required: the test passes when it ran to its stop rule.
 - Individual Streams-WSAT (rwsw-streams): purge, then every stream alone in turn each round
   at the ATW's OIO, until every stream's IOPS is steady (or max rounds).
+- Replay-Native (rwsw-replay): purge, the ATW to steady state, then the capture's steps
+  ([[step]] tables of the ATW) in order, each at its own mix and OIO for its length x
+  --time-scale; passes when the preconditioning was steady and every step ran.
+- DIRTH with the ATW (rwsw-dirth): purge, the ATW at max OIO to steady state, then the
+  TC x QD demand rounds (highest OIO first) to steady state, the operating points
+  (MaxIOPS, MidIOPS, MinIOPS) with their response-time histograms.
 
 Every point records each stream's achieved share of I/Os beside its target (fio's per-job
 results); a stream outside [rwsw_atw] share_tolerance_pct is said on the console and
@@ -40,3 +46,14 @@ def test_rwsw_wsat(rwsw_workload, pts_outcome):
 @pytest.mark.pts("rwsw-streams")
 def test_rwsw_streams(rwsw_workload, pts_outcome):
     assert pts_outcome.steady, pts_outcome.message
+
+
+@pytest.mark.pts("rwsw-replay")
+def test_rwsw_replay(rwsw_workload, pts_outcome):
+    """Passes when the preconditioning was steady and every capture step ran."""
+    assert pts_outcome.status == COMPLETE and pts_outcome.rounds == 1, pts_outcome.message
+
+
+@pytest.mark.pts("rwsw-dirth")
+def test_rwsw_dirth(rwsw_workload, pts_outcome):
+    assert pts_outcome.steady or pts_outcome.status == COMPLETE, pts_outcome.message

@@ -25,6 +25,8 @@ from pts.testdefs import (
     hir,
     iops,
     latency,
+    rwsw_dirth,
+    rwsw_replay,
     rwsw_streams,
     rwsw_wsat,
     throughput,
@@ -78,6 +80,10 @@ TESTS: dict[str, PtsTest] = {t.name: t for t in (
     PtsTest("rwsw-streams", lambda run, _: run_round_test(run, rwsw_streams.declare(
         run.settings, run.device)),
             lambda s, d, _: rwsw_wsat.plan_lines(s, d, rwsw_streams.declare)),
+    PtsTest("rwsw-replay", lambda run, _: rwsw_replay.run_replay(run),
+            lambda s, d, _: rwsw_replay.plan_lines(s, d)),
+    PtsTest("rwsw-dirth", lambda run, _: rwsw_dirth.run_dirth(run),
+            lambda s, d, _: rwsw_dirth.plan_lines(s, d)),
 )}
 
 

@@ -1,10 +1,14 @@
 """The RWSW tests end to end, as a user runs them: `pytest pts/ -k rwsw --workload FILE` on a
 loop device in /dev/shm, a hand-written 3-stream ATW (RND 4K R 60 %, RND 4K W 30 %,
-SEQ 128K W 10 %), 1 s points, 5 rounds (--wsat-hours 0.00125: rwsw-wsat's time limit is
-its 5th round). Checked from the ledger against fio's own JSON: per stream the achieved
-share of I/Os within 2 points of its target, every point record's sums equal to fio's,
-the steady-state evidence of every round, each stream alone in rwsw-streams, the ATW and
-the readings in test_start; the report renders. About 25 s of device time."""
+SEQ 128K W 10 %) with 3 capture steps of 2 s (--time-scale 0.5: 1 s each), 1 s points,
+5 rounds (--wsat-hours 0.00125: rwsw-wsat's time limit is its 5th round), and an RWSW spec
+variant (PTS_SPECS_DIR) whose rwsw-dirth matrix is TC 2,1 x QD 2,1 in one sweep round.
+Checked from the ledger against fio's own JSON: per stream the achieved share of I/Os within
+2 points of its target, every point record's sums equal to fio's, the steady-state evidence
+of every round, each stream alone in rwsw-streams, each replay step at its own mix, OIO and
+length beside the capture's in-situ figures, the DIRTH matrix highest OIO first with its
+operating points and their histograms from fio's bins, the ATW and the readings in
+test_start; the report renders. About 50 s of device time."""
 
 import hashlib
 import json
@@ -22,6 +26,12 @@ SIZE = 64 << 20
 STREAMS = (("RND", "R", "4KiB", 60.0, "randread", 4096),
            ("RND", "W", "4KiB", 30.0, "randwrite", 4096),
            ("SEQ", "W", "128KiB", 10.0, "write", 131072))
+# (OIO, in-situ figures, shares, the fio sections (rw, iodepth) the step must run)
+STEPS = ((4, "iops = 1500.0\nrt_mean_ms = 0.4\n", '"RND 4K R" = 80.0, "RND 4K W" = 20.0',
+          [("randread", 3), ("randwrite", 1)]),
+         (6, "", '"RND 4K R" = 50.0, "RND 4K W" = 30.0, "SEQ 128K W" = 20.0',
+          [("randread", 4), ("randwrite", 2), ("write", 2)]),
+         (1, "iops = 250.0\nrt_mean_ms = 0.1\n", '"SEQ 128K W" = 100.0', [("write", 1)]))
 ATW = """[workload]
 format = "snia-pts-atw"
 version = 1
@@ -34,12 +44,21 @@ access = "{a}"
 direction = "{d}"
 size = "{s}"
 share_pct = {p}
-""" for a, d, s, p, _, _ in STREAMS) + """
+""" for a, d, s, p, _, _ in STREAMS) + "".join(f"""
+[[step]]
+start_s = {2.0 * k}
+seconds = 2.0
+oio = {oio}
+{insitu}shares = {{ {shares} }}
+""" for k, (oio, insitu, shares, _) in enumerate(STEPS)) + """
 [provenance]
 made_by = "hand, tests/e2e/test_rwsw_integration.py"
 """
 ARGS = ("-k", "rwsw", "--point-seconds", "1", "--max-rounds", "5", "--purge", "trim",
-        "--wsat-hours", "0.00125", "--wsat-fills", "1000")
+        "--wsat-hours", "0.00125", "--wsat-fills", "1000", "--time-scale", "0.5")
+DIRTH_GRID = {"thread_counts = [32, 16, 8, 6, 4, 2, 1]": "thread_counts = [2, 1]",
+              "queue_depths = [32, 16, 8, 6, 4, 2, 1]": "queue_depths = [2, 1]",
+              "demand_to_steady_state = true": "demand_to_steady_state = false"}
 
 
 @pytest.fixture(scope="module")
@@ -50,9 +69,24 @@ def atw_file(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory, atw_file):
+def specs(tmp_path_factory):
+    """specs/ with the RWSW spec's rwsw-dirth matrix cut to 2 x 2 in one sweep round."""
+    folder = tmp_path_factory.mktemp("specs")
+    for path in (REPO / "specs").glob("*.toml"):
+        text = path.read_text(encoding="utf-8")
+        if path.name == "rwsw-1.0.7.toml":
+            for old, new in DIRTH_GRID.items():
+                assert old in text
+                text = text.replace(old, new)
+        (folder / path.name).write_text(text, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory, atw_file, specs):
     reports = tmp_path_factory.mktemp("rwsw") / "reports"
-    with loop_device(SIZE) as dev:
+    with pytest.MonkeyPatch.context() as mp, loop_device(SIZE) as dev:
+        mp.setenv("PTS_SPECS_DIR", str(specs))
         dry = run_suite("--device", dev, "--dry-run", "--workload", str(atw_file), *ARGS)
         done = run_pts(dev, reports, "--workload", str(atw_file), *ARGS)
     return done, dry
@@ -120,7 +154,12 @@ def test_individual_streams_each_alone_to_their_verdict(run):
     exp = expected_outcomes(recs, spec_rule(run.folder))["rwsw-streams"]
     end = run.of_type("test_end", "rwsw-streams")[0]
     assert (end["status"], end["rounds"], end["window"]) == (exp.status, exp.rounds, exp.window)
-    assert run.proc.returncode == (0 if exp.passed else 1), run.proc.stdout[-2000:]
+    # the run passes when every item does: rwsw-streams and the two preconditionings steady
+    verdicts = [expected_outcomes([r for r in run.records if r.get("test") == t],
+                                  spec_rule(run.folder))[t].passed
+                for t in ("rwsw-replay-preconditioning", "rwsw-dirth-preconditioning")]
+    assert run.proc.returncode == (0 if exp.passed and all(verdicts) else 1), \
+        run.proc.stdout[-2000:]
 
 
 def test_the_atw_and_readings_are_recorded(run, atw_file):
@@ -144,6 +183,10 @@ def test_the_dry_run_shows_the_generated_jobs_and_the_report_renders(run):
     assert "[p00.s2]" in dry.stdout and "flow=100" in dry.stdout and "flow_sleep=10" in \
         dry.stdout
     assert "stop rule: 1000 drive fills" in dry.stdout
+    assert "replay (rwsw-replay): one pass, 3 capture steps in order, stonewalled, time " \
+           "scale 0.5" in dry.stdout
+    assert "demand variation (rwsw-dirth): 4 points (TC x QD, highest OIO first: TC2/QD2, " \
+           "TC2/QD1, TC1/QD2, TC1/QD1)" in dry.stdout
     report = subprocess.run([sys.executable, "-m", "pts", "report", str(done.folder)],
                             cwd=REPO, capture_output=True, text=True, timeout=300)
     assert report.returncode == 0, report.stdout + report.stderr
@@ -152,7 +195,7 @@ def test_the_dry_run_shows_the_generated_jobs_and_the_report_renders(run):
 
 def test_without_a_workload_the_rwsw_tests_skip_naming_the_option():
     proc = run_suite("-k", "rwsw", "-rs")
-    assert "2 skipped" in proc.stdout, proc.stdout + proc.stderr
+    assert "4 skipped" in proc.stdout, proc.stdout + proc.stderr
     assert "give --workload FILE" in proc.stdout
 
 
@@ -162,3 +205,87 @@ def test_a_bad_workload_file_stops_the_session_naming_file_and_key(tmp_path):
     proc = run_suite("-k", "rwsw", "--workload", str(bad))
     assert proc.returncode == 4, proc.stdout + proc.stderr        # pytest's usage error
     assert f"{bad}: [[stream]] share_pct: the shares sum to 110" in proc.stderr
+
+
+def _precondition_as_its_rounds_give_it(run, test: str, sections: list[str]) -> None:
+    recs = [r for r in run.records if r.get("test") == test]
+    exp = expected_outcomes(recs, spec_rule(run.folder))[test]
+    end = run.of_type("test_end", test)[0]
+    assert (end["status"], end["rounds"], end["window"]) == (exp.status, exp.rounds, exp.window)
+    for p in run.of_type("point", test):
+        assert [j["jobname"] for j in raw(run, p)["jobs"]] == sections
+        assert p["shares_within_tolerance"] is True, p["streams"]
+
+
+def test_replay_native_runs_every_step_at_its_own_mix_oio_and_length(run):
+    run, _ = run
+    _precondition_as_its_rounds_give_it(run, "rwsw-replay-preconditioning",
+                                        ["p00.s0", "p00.s1", "p00.s2"])
+    end = run.of_type("test_end", "rwsw-replay")[0]
+    assert (end["status"], end["rounds"]) == ("complete", 1), end
+    assert end["message"] == "replay complete: all 3 capture steps ran (6 s of capture in 3 s)"
+    points = run.of_type("point", "rwsw-replay")
+    assert [(p["round"], p["step"], p["replay_seconds"], p["step_seconds"]) for p in points] == [
+        (1, 1, 1, 2.0), (1, 2, 1, 2.0), (1, 3, 1, 2.0)]
+    for p, (oio, _, _, jobs) in zip(points, STEPS, strict=True):
+        fio = raw(run, p)["jobs"]
+        opts = [j["job options"] for j in fio]
+        assert [(o["rw"], int(o["iodepth"])) for o in opts] == jobs
+        assert {o["runtime"] for o in opts} == {"1"} and p["oio_target"] == oio
+        ios = [j["read"]["total_ios"] + j["write"]["total_ios"] for j in fio]
+        for stream, n in zip(p["streams"], ios, strict=True):
+            assert stream["ios"] == n
+            assert abs(100 * n / sum(ios) - stream["target_pct"]) <= 2.0, (p["step"], stream)
+        assert p["iops"] == pytest.approx(sum(j[d]["iops"] for j in fio
+                                              for d in ("read", "write")))
+        assert p["oio_achieved"] > 0 and p["lat_max_us"] >= p["lat_mean_us"] > 0
+    assert [(p["insitu_iops"], p["insitu_rt_mean_ms"]) for p in points] == [
+        (1500.0, 0.4), (None, None), (250.0, 0.1)]
+    # steps run one after the other (stonewalled), never overlapping
+    job_file = (run.folder / points[0]["raw"]).parent / "round.fio"
+    assert job_file.read_text().count("stonewall") == 2
+    texts = [d["text"] for d in run.of_type("deviation", "rwsw-replay")]
+    assert any("capture's steps compressed by 0.5" in t for t in texts), texts
+
+
+def test_dirth_with_the_atw_sweeps_highest_oio_first_to_its_operating_points(run):
+    run, _ = run
+    _precondition_as_its_rounds_give_it(run, "rwsw-dirth-preconditioning",
+                                        ["p00.s0", "p00.s1", "p00.s2"])
+    pre = run.of_type("point", "rwsw-dirth-preconditioning")
+    assert {(p["thread_count"], p["queue_depth"]) for p in pre} == {(2, 2)}
+    end = run.of_type("test_end", "rwsw-dirth")[0]
+    assert (end["status"], end["rounds"]) == ("complete", 1), end
+    assert "one sweep round" in end["message"] and "operating points: " in end["message"]
+    points = run.of_type("point", "rwsw-dirth")
+    assert [(p["thread_count"], p["queue_depth"]) for p in points] == [
+        (2, 2), (2, 1), (1, 2), (1, 1)]
+    for p in points:
+        fio = raw(run, p)["jobs"]
+        assert all(j["job options"]["lat_percentiles"] == "1" for j in fio)
+        assert 0 < p["lat_99_999_us"] <= p["lat_max_us"]
+        assert p["ios"] == sum(j[d]["total_ios"] for j in fio for d in ("read", "write"))
+    chosen = {r["name"]: r for r in run.of_type("operating_point", "rwsw-dirth")}
+    assert set(chosen) == {"MaxIOPS", "MidIOPS", "MinIOPS"}
+    assert (chosen["MinIOPS"]["thread_count"], chosen["MinIOPS"]["queue_depth"]) == (1, 1)
+    # one round: the window's means are the points' own figures; MaxIOPS as PTS DIRTH
+    ceiling = run.of_type("test_start", "rwsw-dirth")[0]["parameters"]["art_ceiling_us"]
+    under = [p for p in points if p["lat_mean_us"] < ceiling]
+    assert chosen["MaxIOPS"]["selected"] == bool(under)
+    if under:
+        best = max(under, key=lambda p: p["iops"])
+        assert (chosen["MaxIOPS"]["thread_count"], chosen["MaxIOPS"]["queue_depth"],
+                chosen["MaxIOPS"]["iops"]) == (best["thread_count"], best["queue_depth"],
+                                               best["iops"])
+    hists = run.of_type("response_histogram", "rwsw-dirth")
+    assert {h["name"] for h in hists} == {n for n, c in chosen.items() if c["selected"]}
+    for h in hists:
+        (p,) = [p for p in points if (p["thread_count"], p["queue_depth"]) ==
+                (h["thread_count"], h["queue_depth"])]
+        bins: dict[str, int] = {}
+        for j in raw(run, p)["jobs"]:
+            for d in ("read", "write"):
+                for k, v in j[d].get("lat_ns", {}).get("bins", {}).items():
+                    bins[k] = bins.get(k, 0) + v
+        assert h["raw"] == p["raw"] and sum(h["bins"].values()) == sum(bins.values()) > 0
+        assert h["ios"] == p["ios"]

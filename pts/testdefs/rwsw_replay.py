@@ -1,0 +1,217 @@
+"""RWSW Replay-Native (`rwsw-replay`, rwsw-digest §5): the capture's steps replayed in order,
+each at its own stream mix and outstanding I/Os, beside the capture's in-situ figures.
+
+  1. "rwsw-replay-preconditioning": purge, no WIPC, then the cumulative ATW at its OIO, rounds
+     of one point until its IOPS is steady ([rwsw_replay] precondition "atw-steady-state":
+     the replay starts from steady state), pts.testdefs.rwsw_common;
+  2. "rwsw-replay": ONE pass of the ATW's [[step]] tables in order, one point per step: the
+     step's shares (its streams, in the ATW's order) at the step's OIO split as the
+     digest's replay plan (§4: TC = min(OIO, 4), QD = ceil(OIO / TC), then spread over the
+     streams by [rwsw_fio] oio_split, pts.workload.applied), closed loop ([rwsw_replay]
+     loop), for the step's length x [rwsw_replay] time_scale x --time-scale, in whole
+     seconds and at least min_step_seconds: a step that comes out shorter runs
+     min_step_seconds (declared, naming the steps). No steady state: the test is
+     "complete" when every step ran.
+
+Steps differ in length, so the replay's round runs stonewalled whatever --round-mode says
+(pipelined rounds give every point the same slot): each step starts when the one before
+has ended, with fio's ~0.3 s between them. Every step's point records IOPS, MB/s, mean and
+max response time, the OIO target and achieved, each stream's target and achieved share,
+and the capture's in-situ IOPS and mean response time beside them (the report's overlay).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from pts.config.settings import Settings
+from pts.device.identity import BlockDevice
+from pts.procedure.plan import point_lines
+from pts.procedure.rounds import Outcome
+from pts.procedure.runner import (
+    RoundMeasure,
+    RoundTest,
+    TestDefinitionError,
+    recorded_test,
+    resumed_history,
+    run_phase,
+    run_round_test,
+)
+from pts.results import records
+from pts.run import Run
+from pts.testdefs import rwsw_common, rwsw_wsat
+from pts.workload.atw import Step, Stream, Workload
+from pts.workload.derive import oio_split
+
+TEST = "rwsw-replay"
+PRE = rwsw_common.precondition_test(TEST)
+TITLE, CLAUSE = "RWSW Replay-Native", "RWSW 1.0.7 Replay-Native (rwsw-digest §5)"
+
+
+def section(settings: Settings) -> dict:
+    return rwsw_wsat.section(settings, "rwsw_replay")
+
+
+def steps(settings: Settings) -> tuple[Step, ...]:
+    """The ATW's capture steps; an ATW without any is refused, naming the fix."""
+    w = rwsw_wsat.workload(settings)
+    if not w.steps:
+        raise TestDefinitionError(
+            f"{TEST}: the ATW {w.name!r} ({settings.workload_path}) has no [[step]] tables: "
+            "Replay-Native replays the capture's steps. Write the ATW from its capture with "
+            "`python -m pts workload CAPTURE -o FILE` (it writes the steps) or add [[step]] "
+            "tables by hand (docs/workload.md). Nothing was written.")
+    return w.steps
+
+
+def time_scale(settings: Settings) -> float:
+    """[rwsw_replay] time_scale x --time-scale."""
+    return section(settings)["time_scale"] * settings.time_scale
+
+
+def step_seconds(settings: Settings, step: Step) -> int:
+    """A step's replay length: native x time scale, whole seconds, at least the minimum."""
+    return max(section(settings)["min_step_seconds"], round(step.seconds * time_scale(settings)))
+
+
+def lengthened(settings: Settings) -> list[int]:
+    """The steps (1-based) that run longer than their scaled length by more than the
+    rounding to whole seconds: shorter than min_step_seconds once scaled."""
+    least = section(settings)["min_step_seconds"]
+    return [k for k, st in enumerate(steps(settings), 1)
+            if st.seconds * time_scale(settings) < least - 0.5]
+
+
+def step_streams(w: Workload, step: Step) -> tuple[Stream, ...]:
+    """The step's streams with the step's shares, in the ATW's stream order."""
+    return tuple(Stream(s.key, step.shares[s.key]) for s in w.streams if s.key in step.shares)
+
+
+def precondition_seconds(settings: Settings) -> int:
+    if settings.point_seconds != settings.spec.common.point_seconds:
+        return settings.point_seconds          # --point-seconds (a declared deviation)
+    return section(settings)["precondition_round_seconds"]
+
+
+def declare_precondition(settings: Settings, device: BlockDevice) -> RoundTest:
+    w = rwsw_wsat.workload(settings)
+    steps(settings)                          # refused before anything is purged
+    return rwsw_common.declare_precondition(
+        settings, device, TEST, TITLE, CLAUSE, precondition_seconds(settings),
+        w.thread_count, w.queue_depth, {"precondition": section(settings)["precondition"]})
+
+
+def declare(settings: Settings, device: BlockDevice) -> RoundTest:
+    """The replay pass: one round, one point per capture step."""
+    w = rwsw_wsat.workload(settings)
+    found = steps(settings)
+    mixes = [step_streams(w, st) for st in found]
+    toio = [oio_split(st.oio) for st in found]
+    lengths = [step_seconds(settings, st) for st in found]
+    points = tuple(rwsw_common.atw_point(k, m, tc, qd, f"step {k + 1}")
+                   for k, (m, (tc, qd)) in enumerate(zip(mixes, toio, strict=True)))
+    job = rwsw_common.point_job(settings, device, w, lambda p: lengths[p.index],
+                                lambda p: mixes[p.index], lambda p: toio[p.index])
+    shares = rwsw_common.share_fields(settings, lambda p: mixes[p.index],
+                                      lambda p: found[p.index].oio)
+
+    def fields(p, r) -> dict:
+        st = found[p.index]
+        return shares(p, r) | {
+            "step": p.index + 1, "step_start_s": st.start_s, "step_seconds": st.seconds,
+            "replay_seconds": lengths[p.index], "insitu_iops": st.iops,
+            "insitu_rt_mean_ms": st.rt_mean_ms}
+    tracking = {"step 1 IOPS": points[0]}
+    r = section(settings)
+    return RoundTest(
+        test=TEST, title=TITLE, clause=CLAUSE,
+        parameters=rwsw_wsat.parameters(settings, device, w, max(lengths), 1, tracking,
+                                        job) | {
+            "time_scale": time_scale(settings), "loop": r["loop"],
+            "min_step_seconds": r["min_step_seconds"], "round_mode": "stonewalled",
+            "preconditioning_test": PRE,
+            "sections": [_section_row(j) for p in points for j in job(p).sections],
+            "steps": [{"step": k + 1, "start_s": st.start_s, "seconds": st.seconds,
+                       "replay_seconds": lengths[k], "oio": st.oio,
+                       "thread_count": toio[k][0], "queue_depth": toio[k][1],
+                       "shares": {s.key.label: s.share_pct for s in mixes[k]},
+                       "insitu_iops": st.iops, "insitu_rt_mean_ms": st.rt_mean_ms}
+                      for k, st in enumerate(found)]},
+        points=points, tracking=tracking, value_key="iops", job=job,
+        fields=rwsw_wsat.measured, thread_count=w.thread_count, queue_depth=w.queue_depth,
+        wipc_block_size=None, point_fields=fields, stop=lambda n, _: _done(found, lengths),
+        until_steady=False, point_seconds=max(lengths), max_rounds=1,
+        round_mode="stonewalled",
+        measures="one replay pass, no steady state: per step IOPS, MB/s, mean and max "
+                 "response time, OIO and shares achieved beside the capture's in-situ "
+                 "figures; ")
+
+
+def _section_row(j) -> dict:
+    return {"section": j.name, "rw": j.rw, "block_size": j.block_size, "numjobs": j.numjobs,
+            "iodepth": j.iodepth, "flow": j.flow, "offset": j.offset, "size": j.size,
+            "runtime": j.runtime}
+
+
+def _done(found, lengths) -> str:
+    return (f"replay complete: all {len(found)} capture steps ran "
+            f"({sum(st.seconds for st in found):g} s of capture in {sum(lengths)} s)")
+
+
+def deviations(settings: Settings) -> list[str]:
+    out = []
+    scale = time_scale(settings)
+    if scale != 1:
+        out.append(f"{TEST}: the capture's steps compressed by {scale:g} ([rwsw_replay] "
+                   f"time_scale x --time-scale), not replayed for their native length.")
+    if lengthened(settings):
+        out.append(f"{TEST}: steps {', '.join(map(str, lengthened(settings)))} are shorter "
+                   f"than {section(settings)['min_step_seconds']} s once scaled and ran "
+                   f"{section(settings)['min_step_seconds']} s.")
+    return out
+
+
+def run_replay(run: Run) -> Outcome:
+    """Both ledger tests; the pytest item passes when the preconditioning was steady and
+    every step ran."""
+    settings, dev = run.settings, run.device
+    pre = run_round_test(run, declare_precondition(settings, dev))
+    decl = declare(settings, dev)
+    outcome = recorded_test(run, TEST, decl.title, decl.clause, decl.parameters,
+                            lambda: _replay(run, decl), gate=None)
+    if pre.steady:
+        return outcome
+    return dataclasses.replace(outcome, status=records.NOT_STEADY, message=(
+        f"{TITLE} preconditioning: {pre.message}; replay: {outcome.message}"))
+
+
+def _replay(run: Run, decl: RoundTest) -> Outcome:
+    history = resumed_history(run, TEST, gate=None)
+    if not history:
+        for text in deviations(run.settings):
+            run.deviation(TEST, text)
+    outcome = run_phase(run, decl, RoundMeasure(run, decl), history)
+    # one pass, no steady state: complete once its round (every step) is recorded
+    return dataclasses.replace(outcome, status=records.COMPLETE, steady_round=None,
+                               message=decl.stop(1, {}))
+
+
+def plan_lines(settings: Settings, device: BlockDevice) -> list[str]:
+    """--dry-run: the preconditioning rounds, then every step's fio sections."""
+    if settings.workload is None:
+        return [f"skipped: {rwsw_wsat.NO_WORKLOAD}"]
+    lines = rwsw_wsat.plan_lines(settings, device, lambda s, d: declare_precondition(s, d))
+    decl = declare(settings, device)
+    lines.append(
+        f"replay ({TEST}): one pass, {len(decl.points)} capture steps in order, "
+        f"stonewalled, time scale {time_scale(settings):g}, closed loop at each step's "
+        f"OIO; {decl.measures}each step's fio job sections:")
+    lines += point_lines(device, decl.points, decl.job)
+    lines += [f"DEVIATION: {text}" for text in deviations(settings)]
+    lines.append(f"replay duration: {sum(p['replay_seconds'] for p in decl.parameters['steps'])}"
+                 f" s of steps plus ~0.3 s of fio between steps")
+    return lines
+
+
+__all__ = ["PRE", "TEST", "declare", "declare_precondition", "plan_lines", "run_replay",
+           "step_seconds", "step_streams", "steps", "time_scale"]

@@ -1,0 +1,207 @@
+"""rwsw-replay (pts.testdefs.rwsw_replay) as declarations, without a device: the ATW's capture
+steps -> one point each (its shares in the ATW's stream order, its OIO split TC = min(OIO, 4),
+QD = ceil(OIO / TC), its fio sections), the time scale and the 1 s minimum, the refusal of an
+ATW without steps, the preconditioning, the per-step fields beside the capture's in-situ
+figures, one pass ending "complete", the --dry-run plan and the typed parameters."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from pts.config.settings import make_settings
+from pts.config.spec import load_spec
+from pts.procedure import plan, runner
+from pts.procedure.progress import Progress
+from pts.procedure.rounds import run_rounds
+from pts.results import parameters
+from pts.results.ledger import Ledger
+from pts.session.options import with_workload
+from pts.testdefs import registry, rwsw_replay, rwsw_wsat
+from pts.tools.fio import summarize
+from pts.tools.fio_round import PointResult
+
+AR = 1 << 30
+DEVICE = SimpleNamespace(capacity_bytes=AR, logical_sector=512, path="/dev/x")
+HEAD = """[workload]
+format = "snia-pts-atw"
+version = 1
+name = "three"
+thread_count = 2
+queue_depth = 8
+""" + "".join(f"""
+[[stream]]
+access = "{a}"
+direction = "{d}"
+size = "{s}"
+share_pct = {p}
+""" for a, d, s, p in (("RND", "R", "4KiB", 60.0), ("RND", "W", "4KiB", 30.0),
+                       ("SEQ", "W", "128KiB", 10.0)))
+STEPS = """
+[[step]]
+start_s = 0.0
+seconds = {s}
+oio = 4
+iops = 1000.0
+rt_mean_ms = 0.5
+shares = {{ "RND 4K W" = 20.0, "RND 4K R" = 80.0 }}
+
+[[step]]
+start_s = {s}
+seconds = {s}
+oio = 6
+shares = {{ "RND 4K R" = 50.0, "RND 4K W" = 30.0, "SEQ 128K W" = 20.0 }}
+
+[[step]]
+start_s = 7.0
+seconds = {last}
+oio = 1
+iops = 300.0
+rt_mean_ms = 0.2
+shares = {{ "SEQ 128K W" = 100.0 }}
+"""
+
+
+def settings_with(tmp_path: Path, text: str, **kw):
+    path = tmp_path / "w.toml"
+    path.write_text(text)
+    s = make_settings(load_spec("pts-2.0.2-enterprise"), device="/dev/x", destructive=True,
+                      point_seconds=1, max_rounds=5, purge="trim", reports_dir=tmp_path, **kw)
+    return with_workload(s, str(path))
+
+
+def replay(tmp_path, seconds=2.0, last=2.0, **kw):
+    return settings_with(tmp_path, HEAD + STEPS.format(s=seconds, last=last), **kw)
+
+
+def test_each_capture_step_is_one_point_at_its_shares_and_oio(tmp_path):
+    decl = rwsw_replay.declare(replay(tmp_path), DEVICE)
+    assert [p.label for p in decl.points] == ["ATW step 1 80/20 TC4/QD1",
+                                              "ATW step 2 50/50 TC4/QD2",
+                                              "ATW step 3 0/100 TC1/QD1"]
+    jobs = [decl.job(p).sections for p in decl.points]
+    # step 1: its two streams in the ATW's order (not the file's), OIO 4 spread by share
+    assert [(j.name, j.rw, j.iodepth, j.flow, j.flow_id, j.runtime) for j in jobs[0]] == [
+        ("p00.s0", "randread", 3, 800, 1, 2), ("p00.s1", "randwrite", 1, 200, 1, 2)]
+    # step 2: OIO 6 -> TC4 x QD2 = 8 nominal, spread 50/30/20 -> 4, 2, 2 (SEQ in its region)
+    assert [(j.rw, j.iodepth, j.flow) for j in jobs[1]] == [
+        ("randread", 4, 500), ("randwrite", 2, 300), ("write", 2, 200)]
+    assert jobs[1][2].offset == 0 and jobs[1][2].size == AR
+    # step 3: one stream alone, no flow, its whole OIO
+    (alone,) = jobs[2]
+    assert (alone.rw, alone.block_size, alone.numjobs, alone.iodepth, alone.flow_id) == (
+        "write", 131072, 1, 1, None)
+    assert decl.round_mode == "stonewalled" and decl.max_rounds == 1
+    assert decl.until_steady is False and decl.wipc_block_size is None
+    assert decl.point_seconds == 2
+
+
+def test_time_scale_compresses_every_step_and_is_declared(tmp_path):
+    s = replay(tmp_path, seconds=4.0, last=2.0, time_scale=0.5)
+    decl = rwsw_replay.declare(s, DEVICE)
+    assert [decl.job(p).sections[0].runtime for p in decl.points] == [2, 2, 1]
+    assert [st["replay_seconds"] for st in decl.parameters["steps"]] == [2, 2, 1]
+    assert decl.parameters["time_scale"] == 0.5
+    (text,) = rwsw_replay.deviations(s)
+    assert "compressed by 0.5" in text and "--time-scale" in text
+    assert rwsw_replay.deviations(replay(tmp_path)) == []
+
+
+def test_a_step_shorter_than_one_second_once_scaled_runs_one_second_declared(tmp_path):
+    s = replay(tmp_path, seconds=3.0, last=0.4, time_scale=0.5)
+    assert [rwsw_replay.step_seconds(s, st) for st in s.workload.steps] == [2, 2, 1]
+    assert rwsw_replay.lengthened(s) == [3]
+    assert "steps 3 are shorter than 1 s once scaled and ran 1 s" in \
+        rwsw_replay.deviations(s)[1]
+
+
+def test_an_atw_without_steps_is_refused_naming_the_fix(tmp_path):
+    s = settings_with(tmp_path, HEAD)
+    for declare in (rwsw_replay.declare, rwsw_replay.declare_precondition):
+        with pytest.raises(runner.TestDefinitionError) as err:
+            declare(s, DEVICE)
+        assert "has no [[step]] tables" in str(err.value)
+        assert "python -m pts workload CAPTURE -o FILE" in str(err.value)
+
+
+def test_the_preconditioning_is_the_cumulative_atw_to_steady_state(tmp_path):
+    pre = rwsw_replay.declare_precondition(replay(tmp_path), DEVICE)
+    assert pre.test == "rwsw-replay-preconditioning" and pre.until_steady
+    assert [(j.rw, j.iodepth, j.flow) for j in pre.job(pre.points[0]).sections] == [
+        ("randread", 10, 600), ("randwrite", 5, 300), ("write", 2, 100)]
+    assert pre.point_seconds == 1                 # --point-seconds 1: the round length
+    assert pre.parameters["precondition"] == "atw-steady-state"
+
+
+def doc(*ios) -> dict:
+    def d(n):
+        return {"total_ios": n, "iops": float(n), "io_bytes": n * 4096, "bw_bytes": n * 4096.0,
+                "runtime": 1000, "lat_ns": {"mean": 2e5, "max": 1e6}}
+    return {"jobs": [{"jobname": f"p00.s{k}", "error": 0, "read": d(r), "write": d(w)}
+                     for k, (r, w) in enumerate(ios)]}
+
+
+def test_a_step_records_its_shares_oio_and_the_captures_in_situ_figures(tmp_path):
+    decl = rwsw_replay.declare(replay(tmp_path), DEVICE)
+    whole = doc((790, 0), (0, 210))
+    result = PointResult("p00", summarize(whole), Path("p00.json"), 0.0, 1.0, None,
+                         tuple((j["jobname"], summarize({"jobs": [j]})) for j in whole["jobs"]))
+    f = decl.point_fields(decl.points[0], result)
+    assert [(r["stream"], r["target_pct"], r["achieved_pct"]) for r in f["streams"]] == [
+        ("RND 4K R", 80.0, 79.0), ("RND 4K W", 20.0, 21.0)]
+    assert (f["oio_target"], f["step"], f["step_seconds"], f["replay_seconds"]) == (4, 1, 2.0, 2)
+    assert (f["insitu_iops"], f["insitu_rt_mean_ms"]) == (1000.0, 0.5)
+    assert f["shares_within_tolerance"] is True
+    f3 = decl.point_fields(decl.points[2], PointResult(
+        "p02", summarize(doc((0, 5))), Path("p02.json"), 0, 1, None,
+        (("p02.s0", summarize(doc((0, 5)))),)))
+    assert (f3["insitu_iops"], f3["oio_target"], f3["step"]) == (300.0, 1, 3)
+
+
+def test_one_pass_ends_complete_without_steady_state(tmp_path):
+    decl = rwsw_replay.declare(replay(tmp_path), DEVICE)
+    rule = load_spec("pts-2.0.2-enterprise").steady_state
+    seen = []
+    out = run_rounds(
+        test=decl.test, points=list(decl.points), tracking=decl.tracking,
+        measure=lambda pts, r: seen.append(r) or {p.index: {"iops": 10.0 * p.index}
+                                                  for p in pts},
+        rule=rule, max_rounds=decl.max_rounds, ledger=Ledger(tmp_path / "ledger.jsonl"),
+        progress=Progress(lambda s: None, "t", 3, 2, 5, 1), stop=decl.stop,
+        until_steady=decl.until_steady)
+    assert seen == [1]
+    assert (out.status, out.rounds, out.steady_round) == ("complete", 1, None)
+    assert out.message.startswith("replay complete: all 3 capture steps ran (6 s of capture "
+                                  "in 6 s)")
+
+
+def test_the_plan_shows_every_steps_sections_and_the_deviation(tmp_path, monkeypatch):
+    monkeypatch.setattr(plan, "setup_lines", lambda *a: ["(set-up lines)"])
+    s = replay(tmp_path, seconds=4.0, last=2.0, time_scale=0.5)
+    lines = registry.get("rwsw-replay").plan(s, DEVICE, None)
+    text = "\n".join(lines)
+    assert lines[0].startswith("RWSW Replay-Native Preconditioning test")
+    assert "replay (rwsw-replay): one pass, 3 capture steps in order, stonewalled, time " \
+           "scale 0.5" in text
+    for section in ("[p00.s1]", "[p01.s2]", "[p02.s0]"):
+        assert "    " + section in lines
+    assert "DEVIATION: rwsw-replay: the capture's steps compressed by 0.5" in text
+    assert "replay duration: 5 s of steps" in text
+    assert registry.get("rwsw-replay").plan(dataclasses.replace(s, workload=None), DEVICE,
+                                            None) == [f"skipped: {rwsw_wsat.NO_WORKLOAD}"]
+
+
+def test_the_parameters_are_the_rwsw_record(tmp_path):
+    s = replay(tmp_path)
+    for decl in (rwsw_replay.declare_precondition(s, DEVICE), rwsw_replay.declare(s, DEVICE)):
+        assert parameters.typed(decl.test, decl.parameters).as_dict() == decl.parameters
+    steps = rwsw_replay.declare(s, DEVICE).parameters["steps"]
+    assert steps[0] == {"step": 1, "start_s": 0.0, "seconds": 2.0, "replay_seconds": 2,
+                        "oio": 4, "thread_count": 4, "queue_depth": 1,
+                        "shares": {"RND 4K R": 80.0, "RND 4K W": 20.0},
+                        "insitu_iops": 1000.0, "insitu_rt_mean_ms": 0.5}
+    keys = {r["key"] for r in s.spec.readings_for("rwsw-replay")}
+    assert {"rwsw_replay.time_scale", "rwsw_replay.loop", "rwsw_replay.precondition"} <= keys
