@@ -87,3 +87,21 @@ def test_bulk_walk_equals_the_entry_by_entry_walk():
             ref_s += [x + p * 4096 for x in s]
             ref_t += t
         assert list(starts) == ref_s and list(times) == ref_t and ref_s
+
+
+def test_every_entry_kind_of_a_hand_built_page():
+    """Entries the recorded pages lack (ring_buffer.c): an event with its length in the
+    next word (type_len 0), padding that is not the page's end, a time extend."""
+    words = np.zeros(1024, "<u4")
+    words[0], words[2] = 1000, 13 * 4                 # page time stamp; commit: 13 words
+    entries = [(5 << 5) | 2, 0, 0,                    # event, 8 bytes of data
+               (7 << 5) | 0, 12, 0, 0,                # event, length 12 in the next word
+               (3 << 5) | 30, 1,                      # time extend: 1 << 27 | 3
+               (9 << 5) | 29, 4,                      # padding of 8 bytes (time ignored)
+               (2 << 5) | 1, 0]                       # event, 4 bytes
+    words[4:4 + len(entries)] = entries
+    page = words.tobytes()
+    expect = ([20, 36, 64], [1005, 1012, 1012 + (1 << 27 | 3) + 2])
+    assert ringbuf.walk_page(page, layout()) == expect
+    starts, times = ringbuf.walk(page, layout())
+    assert (list(starts), list(times)) == expect
