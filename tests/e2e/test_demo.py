@@ -15,6 +15,8 @@ import pytest
 from pts.config.spec import load_spec
 from pts.results.ledger import read_ledger
 from pts.stored.data import load_run
+from pts.workload import atw
+from pts.workload.events import open_capture
 from tests.support.helpers import REPO, free_port
 from tests.support.pages import chart_shows, console_errors
 from tests.support.ptsrun import check_outcomes
@@ -175,3 +177,33 @@ def test_emulator_gone_after_the_demo(demo):
                                         text=True).stdout
     with open("/proc/mounts") as fh:
         assert serial not in fh.read()
+
+
+@pytest.mark.needs("db_bench", "mkfs.ext4", "mount", "umount")
+def test_rwsw_demo_captures_db_bench_and_runs_its_workload_to_a_pdf(tmp_path):
+    """`python -m pts demo --rwsw` (issue 32 §5): db_bench captured on an ext4 loop device
+    the demo makes, its ATW run as rwsw-wsat on the emulated SSD (10 rounds of 1 s) to a
+    PDF; the capture and the ATW kept; its loop device, mount and file gone. ~35 s here."""
+    p = subprocess.run([sys.executable, "-m", "pts", "demo", "--rwsw", "--size", "128M",
+                        "--reports-dir", str(tmp_path)], cwd=REPO, capture_output=True,
+                       text=True, timeout=600)
+    print(p.stdout[-3000:], p.stderr[-2000:])
+    assert p.returncode == 0, p.stderr
+    last = p.stdout.strip().splitlines()[-1]
+    assert last.startswith("PDF report: ") and last.endswith("report.pdf")
+    with open(last.removeprefix("PDF report: "), "rb") as fh:
+        assert fh.read(5) == b"%PDF-"
+    (work,) = tmp_path.glob("rwsw-demo-*")
+    cap = open_capture(work / "db_bench.parquet")
+    assert cap.info.lost_events == 0 and cap.info.events > 10000
+    workload = atw.load(work / "db_bench.toml")
+    assert workload.streams[0].key.label in ("RND 4K R", "RND 4.5K R")
+    folder = next(tmp_path.glob("*/*/ledger.jsonl")).parent
+    records = [r.data for r in read_ledger(folder / "ledger.jsonl")[0]]
+    end = next(r for r in records if r["type"] == "test_end")
+    assert (end["test"], end["status"], end["rounds"]) == ("rwsw-wsat", "complete", 10), end
+    assert all(r["shares_within_tolerance"] for r in records if r["type"] == "point")
+    assert "snia-pts-demo-rwsw" not in subprocess.run(["losetup", "-a"], capture_output=True,
+                                                      text=True).stdout
+    with open("/proc/mounts") as fh:
+        assert "snia-pts-demo-rwsw" not in fh.read()
