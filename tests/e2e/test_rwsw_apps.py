@@ -115,7 +115,8 @@ def test_db_bench_process_share_and_the_process_filter(db_bench):
 
 def test_db_bench_atw_runs_as_rwsw_wsat_on_an_emulated_ssd(db_bench, tmp_path):
     """The capture -> `python -m pts workload` -> the ATW as rwsw-wsat on an emulated SSD
-    (1 s rounds, a 3-round time limit) -> report.pdf."""
+    (1 s rounds, a 3-round time limit) -> report.pdf with the workload's and the test's
+    RWSW pages."""
     workload = tmp_path / "db_bench.toml"
     # --top-n 2: db_bench's two read streams (99.8 % of its I/Os). With the default 9 the
     # ATW holds SEQ write streams, and pts/workload/applied.py gives each SEQ stream a
@@ -144,7 +145,10 @@ def test_db_bench_atw_runs_as_rwsw_wsat_on_an_emulated_ssd(db_bench, tmp_path):
                             cwd=REPO, capture_output=True, text=True, timeout=300)
     assert report.returncode == 0, report.stdout + report.stderr
     text = pdf_text(run.folder / "report.pdf")
-    assert "rwsw-wsat" in text and w.streams[0].key.label in text
+    for page in ("Capture Descriptor", "Cumulative Workload", "IO Stream Map",
+                 "Applied Test Workload", "IOPS vs Time", "ATW Target vs Achieved"):
+        assert f"RWSW Multi-WSAT — {page}" in text, page
+    assert all(s.key.label in text for s in w.streams)
 
 
 # fio's known mix (digest §3/§8): per direction a size split; norandommap so fio never
