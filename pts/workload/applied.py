@@ -55,6 +55,19 @@ def _rw(stream: Stream) -> str:
             ("W", False): "write"}[(stream.key.direction, rnd)]
 
 
+# A SEQ stream's region starts on a MiB boundary (4 KiB when the ActiveRange is too small for
+# that): an O_DIRECT offset must be a multiple of the logical sector, and 64 MiB / 6 regions
+# is not (fio: EINVAL on the first I/O).
+REGION_ALIGN, REGION_ALIGN_MIN = 1 << 20, 4096
+
+
+def seq_region(ar_bytes: int, n_seq: int) -> int:
+    """The size of each SEQ stream's region of the ActiveRange, aligned."""
+    share = ar_bytes // max(1, n_seq)
+    align = REGION_ALIGN if share >= REGION_ALIGN else REGION_ALIGN_MIN
+    return share // align * align
+
+
 def sections(w: Workload, point: str, *, flow_id: int, runtime: int, ar_bytes: int,
              split: str, flow_sleep_us: int, streams: tuple[Stream, ...] | None = None,
              oio: tuple[int, int] | None = None) -> JobSet:
@@ -67,7 +80,7 @@ def sections(w: Workload, point: str, *, flow_id: int, runtime: int, ar_bytes: i
     shape = [(tc, qd)] if one else depths(
         Workload(w.name, streams, tc, qd), split)
     seq = [s for s in streams if s.key.access == "SEQ"]
-    region = ar_bytes // max(1, len(seq))
+    region = seq_region(ar_bytes, len(seq))
     out = []
     for k, (stream, (numjobs, iodepth)) in enumerate(zip(streams, shape, strict=True)):
         offset, size, step = 0, ar_bytes, 0

@@ -96,6 +96,21 @@ def test_seq_streams_each_get_their_own_region():
                          flow_sleep_us=10)
 
 
+def test_seq_regions_start_on_aligned_offsets():
+    # 64 MiB over 6 SEQ streams is 11184810 bytes each: not a sector multiple, which fio
+    # refuses for O_DIRECT (EINVAL). Regions start on MiB boundaries.
+    w = atw.Workload("six", tuple(atw.Stream(atw.StreamKey("SEQ", d, size), share)
+                                  for d, size, share in (("R", 4096, 20.0), ("W", 4096, 20.0),
+                                                         ("R", 8192, 20.0), ("W", 8192, 20.0),
+                                                         ("R", 65536, 10.0),
+                                                         ("W", 65536, 10.0))), 1, 6)
+    js = applied.sections(w, "p00", flow_id=1, runtime=1, ar_bytes=64 << 20, split="share",
+                          flow_sleep_us=10)
+    assert [j.offset for j in js.sections] == [k * (10 << 20) for k in range(6)]
+    assert all(j.offset + j.size <= 64 << 20 for j in js.sections)
+    assert applied.seq_region(3 << 20, 4) == 786432           # under 1 MiB each: 4 KiB grain
+
+
 def test_a_stream_alone_has_no_flow_and_the_whole_oio():
     w = three()
     (job,) = sections(w, streams=(w.streams[2],)).sections
