@@ -86,39 +86,41 @@ def walk(pages: bytes, layout: Layout) -> tuple[np.ndarray, np.ndarray]:
     """(byte offset of each data event's payload, its time in ns), in page order.
 
     All pages are walked at once: each step moves every page's cursor to its next entry
-    (numpy over the pages), so the Python loop runs once per entry *position* (at most a
-    page's entries, ~80), not once per event. A page holding an absolute time stamp is
-    walked by `walk_page` (rare: absolute stamps are not the default)."""
+    (numpy over the pages), so the Python loop runs once per entry *rank* (at most a page's
+    entries, ~80), not once per event, and only the entries' words are read. A page holding
+    an absolute time stamp is walked by `walk_page` (rare: not the default)."""
     per_page = layout.page_size // 4
     n = len(pages) // layout.page_size
     if not n:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     w = np.frombuffer(pages, dtype="<u4", count=n * per_page).reshape(n, per_page)
-    w = w.astype(np.int64)
-    nxt = np.r_[w.reshape(-1)[1:], 0].reshape(n, per_page)     # the word after each
-    kind, delta = w & 31, w >> 5
-    step = np.where((kind >= 1) & (kind <= 28), kind + 1, 2)
-    sized = (kind == 0) | ((kind == PADDING) & (delta != 0))
-    step = np.where(sized, 1 + (nxt + 3) // 4, step)
     first = layout.data_offset // 4
-    end = first + ((w[:, 2] & COMMIT_MASK) + 3) // 4
-    step = np.where((kind == PADDING) & (delta == 0), per_page, step)   # page's end
-    rows, cols = [], []
-    cur = np.full(n, first, np.int64)
-    page = np.arange(n)
-    while True:
-        live = cur < end
-        if not live.any():
-            break
-        rows.append(page[live])
-        cols.append(cur[live])
-        cur = np.where(live, cur + step[page, np.minimum(cur, per_page - 1)], cur)
+    end = first + ((w[:, 2].astype(np.int64) & COMMIT_MASK) + 3) // 4
+    page = np.flatnonzero(end > first)
+    cur = np.full(len(page), first, np.int64)
+    rows, cols, heads, words = [], [], [], []
+    while len(page):            # one step: every page's cursor to its next entry
+        h = w[page, cur].astype(np.int64)
+        nxt = w[page, np.minimum(cur + 1, per_page - 1)].astype(np.int64)
+        kind, delta = h & 31, h >> 5
+        step = np.where((kind >= 1) & (kind <= 28), kind + 1, 2)
+        sized = (kind == 0) | ((kind == PADDING) & (delta != 0))
+        step = np.where(sized, 1 + (nxt + 3) // 4, step)
+        step = np.where((kind == PADDING) & (delta == 0), per_page, step)   # page's end
+        rows.append(page)
+        cols.append(cur)
+        heads.append(h)
+        words.append(nxt)
+        cur = cur + step
+        more = cur < end[page]
+        page, cur = page[more], cur[more]
     if not rows:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    r, c = np.concatenate(rows), np.concatenate(cols)
-    order = np.lexsort((c, r))
-    r, c = r[order], c[order]
-    k, d = kind[r, c], delta[r, c]
+    r = np.concatenate(rows)
+    order = np.argsort(r, kind="stable")     # per page, entries stay in walk order
+    r, c = r[order], np.concatenate(cols)[order]
+    h, nxt = np.concatenate(heads)[order], np.concatenate(words)[order]
+    k, d = h & 31, h >> 5
     s_starts: list[int] = []
     s_times: list[int] = []
     if (k == TIME_STAMP).any():           # absolute stamps: those pages the slow way
@@ -128,12 +130,12 @@ def walk(pages: bytes, layout: Layout) -> tuple[np.ndarray, np.ndarray]:
             s_starts += [x + p * layout.page_size for x in a]
             s_times += t
         fast = ~np.isin(r, slow)
-        r, c, k, d = r[fast], c[fast], k[fast], d[fast]
-    add = np.where(k <= 28, d, 0) + np.where(k == TIME_EXTEND, nxt[r, c] << TS_SHIFT | d, 0)
+        r, c, k, d, nxt = r[fast], c[fast], k[fast], d[fast], nxt[fast]
+    add = np.where(k <= 28, d, 0) + np.where(k == TIME_EXTEND, nxt << TS_SHIFT | d, 0)
     page_start = np.r_[True, r[1:] != r[:-1]]
     total = np.cumsum(add)
     base = np.maximum.accumulate(np.where(page_start, total - add, 0))
-    ts = (w[:, 0] | w[:, 1] << 32)[r] + total - base
+    ts = (w[:, 0].astype(np.int64) | w[:, 1].astype(np.int64) << 32)[r] + total - base
     data = k <= 28
     starts = r[data] * layout.page_size + c[data] * 4 + np.where(k[data] == 0, 8, 4)
     starts = np.r_[starts, np.asarray(s_starts, np.int64)]
