@@ -139,10 +139,8 @@ def rwsw_workload(reports: Path) -> Path:
             cap.wait(timeout=CAPTURE_S + 60)
         if cap.returncode != 0:
             raise RuntimeError(f"the capture failed (exit status {cap.returncode})")
-    # --top-n 2: db_bench's two read streams (99.8 % of its I/Os); the SEQ write streams of
-    # the default 9 get SEQ regions that fio refuses (pts/workload/applied.py, reported)
     done = subprocess.run([sys.executable, "-m", "pts", "workload", str(capture), "--step", "1",
-                           "--top-n", "2", "-o", str(atw)], cwd=REPO)
+                           "-o", str(atw)], cwd=REPO)
     if done.returncode != 0:
         raise RuntimeError(f"python -m pts workload {capture} failed")
     return atw

@@ -118,13 +118,9 @@ def test_db_bench_atw_runs_as_rwsw_wsat_on_an_emulated_ssd(db_bench, tmp_path):
     (1 s rounds, a 3-round time limit) -> report.pdf with the workload's and the test's
     RWSW pages."""
     workload = tmp_path / "db_bench.toml"
-    # --top-n 2: db_bench's two read streams (99.8 % of its I/Os). With the default 9 the
-    # ATW holds SEQ write streams, and pts/workload/applied.py gives each SEQ stream a
-    # region starting at ActiveRange / (number of SEQ streams), not sector-aligned (64 MiB
-    # / 6 = 11184810): fio refuses those O_DIRECT offsets (EINVAL). Reported; back to the
-    # default once the regions are aligned.
+    # the spec's top N (9): db_bench's read streams and the SEQ write streams of its flushes
     done = subprocess.run([sys.executable, "-m", "pts", "workload", str(db_bench.every),
-                           "--step", "1", "--top-n", "2", "-o", str(workload)], cwd=REPO,
+                           "--step", "1", "-o", str(workload)], cwd=REPO,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     w = atw.load(workload)
