@@ -91,6 +91,10 @@ def test_each_requirement_item_is_collected_right_after_its_test(tmp_path):
         "test_cbw",
         "test_hir",
         "test_xsr",
+        "test_rwsw_wsat",          # the RWSW tests (they skip without --workload)
+        "test_rwsw_streams",
+        "test_rwsw_replay",
+        "test_rwsw_dirth",
     ], proc.stdout + proc.stderr
 
 
