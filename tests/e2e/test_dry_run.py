@@ -79,7 +79,11 @@ def test_plans_of_throughput_latency_and_wsat(make_loop, tmp_path):
                            "pts/suite/test_latency.py::test_latency",
                            "pts/suite/test_write_saturation.py::test_wsat",
                            "pts/suite/test_dirth.py::test_dirth", "pts/suite/test_cbw.py::test_cbw",
-                           "pts/suite/test_hir.py::test_hir", "pts/suite/test_xsr.py::test_xsr"]
+                           "pts/suite/test_hir.py::test_hir", "pts/suite/test_xsr.py::test_xsr",
+                           "pts/suite/test_rwsw.py::test_rwsw_wsat",
+                           "pts/suite/test_rwsw.py::test_rwsw_streams",
+                           "pts/suite/test_rwsw.py::test_rwsw_replay",
+                           "pts/suite/test_rwsw.py::test_rwsw_dirth"]
     hir = "\n".join(found["pts/suite/test_hir.py::test_hir"])
     assert "WIPC: none" in hir and "thinktime=50000000" in hir
     assert "wait states + baselines: 15:33:55 after preconditioning (spec: 15:30:00)" in hir
@@ -137,7 +141,7 @@ def test_plans_of_throughput_latency_and_wsat(make_loop, tmp_path):
 def test_plan_of_the_selected_items_only(make_loop, tmp_path):
     """-k throughput-128k: one plan, at 128 KiB only; WSAT stopped by its time limit."""
     dev, before = filled_loop(make_loop, 4096)
-    p = dry_run(dev, "-k", "throughput-128k or wsat", "--wsat-fills", "100",
+    p = dry_run(dev, "-k", "throughput-128k or (wsat and not rwsw)", "--wsat-fills", "100",
                 "--wsat-hours", "0.001", "--point-seconds", "1",
                 "--reports-dir", str(tmp_path / "r"))
     assert p.returncode == 0, p.stdout + p.stderr
