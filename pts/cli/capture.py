@@ -17,11 +17,12 @@ from pathlib import Path
 from pts import __version__
 from pts.config import spec
 from pts.device import identity
-from pts.tools import hosts
-from pts.workload import imports, tracefs
+from pts.tools import commands, hosts
+from pts.workload import imports, ringbuf, tracefs
 from pts.workload.capture import process_filter, record
 from pts.workload.events import CaptureError, CaptureInfo, CaptureWriter, Op, open_capture
 from pts.workload.pairing import KWORKER, Counts
+from pts.workload.remote_capture import RemoteInstance
 
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
 # choice (rwsw-digest §7): the ring buffer per CPU. Streaming kept every event of ~115 k
@@ -40,7 +41,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "no --destructive is needed and a mounted device in use is allowed. Needs root and "
         "a mounted tracefs. Or convert a capture made elsewhere: --import FILE (blkparse "
         "text output, fio iolog v2/v3). See docs/capture.md.")
-    p.add_argument("device", nargs="?", help="the whole block device, e.g. /dev/nvme0n1")
+    p.add_argument("device", nargs="?", help="the whole block device, e.g. /dev/nvme0n1, or "
+                   "one on another host: ssh://root@HOST/dev/NAME (the host needs python3)")
     p.add_argument("--seconds", type=float, help="how long to record")
     p.add_argument("-o", "--output", required=True, type=Path,
                    help="the capture file to write (Parquet; put it on another device than "
@@ -53,6 +55,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "comma-separate for several, e.g. --process 'postgres,kworker/*')")
     p.add_argument("--buffer-kb", type=int, default=BUFFER_KB,
                    help="tracing ring buffer per CPU in KiB (default %(default)s)")
+    p.add_argument("--ssh-config", metavar="FILE", default=None,
+                   help="ssh:// devices: an OpenSSH client configuration (ssh -F FILE)")
     p.add_argument("--import", dest="import_file", type=Path, metavar="FILE",
                    help="convert blkparse text output or a fio iolog (v2/v3) instead")
 
@@ -93,9 +97,6 @@ def check_output(path: Path) -> Path:
 def capture(args: argparse.Namespace, out: Path) -> CaptureInfo:
     if not args.device:
         raise BadInput("give the DEVICE to capture (or --import FILE)")
-    if hosts.is_remote(args.device):
-        raise BadInput(f"{args.device}: capturing a device on another host is not supported "
-                       "yet; run `python -m pts capture` on that host and copy the file")
     if args.seconds is None or args.seconds <= 0:
         raise BadInput("--seconds N (> 0) is required: how long to record")
     if args.buffer_kb < 64:
@@ -104,19 +105,18 @@ def capture(args: argparse.Namespace, out: Path) -> CaptureInfo:
         float(spec.load_rwsw()["rwsw_capture"]["step_seconds"])
     if step <= 0:
         raise BadInput(f"--step {step}: give a step length > 0 seconds")
-    dev = identity.resolve(args.device)
-    if os.geteuid() != 0:
-        raise BadInput("capturing needs root (tracefs instances): run it as root or with sudo")
-    root = tracefs.find_tracefs()
     patterns = tuple(p.strip() for arg in args.process for p in arg.split(",") if p.strip())
-    tracefs.clean_leftovers(root)
-    with tracefs.signals_raise(), CaptureWriter(out) as writer, \
-            tracefs.Instance(root, tracefs.kernel_dev_t(*dev.devno), args.buffer_kb) as inst:
-        rec = record(inst, args.seconds, step, process_filter(patterns), writer.append)
+    dev, tracing = device_and_instance(args)
+    with tracefs.signals_raise(), CaptureWriter(out) as writer, tracing as inst:
+        layout = inst.layout if isinstance(inst, RemoteInstance) else \
+            ringbuf.Layout.of_instance(inst.path)
+        rec = record(inst, layout, args.seconds, step, process_filter(patterns),
+                     writer.append)
         inst.close()
         info = CaptureInfo(
-            source="tracefs", device=dev.path, started_unix=rec.started_unix,
-            seconds=args.seconds, host=socket.gethostname(),
+            source="tracefs", device=dev.remote.url(dev.path) if dev.remote else dev.path,
+            started_unix=rec.started_unix, seconds=args.seconds,
+            host=dev.remote.host if dev.remote else socket.gethostname(),
             dev_t=f"{dev.devno[0]}:{dev.devno[1]}", model=dev.identity.model,
             logical_sector=dev.logical_sector, capacity_bytes=dev.capacity_bytes,
             process_filter=",".join(patterns) or None, events=writer.rows,
@@ -126,6 +126,26 @@ def capture(args: argparse.Namespace, out: Path) -> CaptureInfo:
             notes=notes(rec.counts, patterns), extra=extra(rec.counts, args.buffer_kb))
         writer.close(info)
     return info
+
+
+def device_and_instance(args: argparse.Namespace):
+    """The device resolved, and the tracing instance to enter: here (root, tracefs) or on
+    the DUT host of an ssh:// device (its agent checks root and tracefs there)."""
+    if hosts.is_remote(args.device):
+        remote, path = hosts.parse(args.device, args.ssh_config)
+        try:
+            dev = identity.resolve(args.device, remote, path)
+        except commands.ToolError as exc:
+            raise BadInput(f"{args.device}: cannot read the device on {remote.target} over "
+                           f"ssh ({(str(exc).splitlines() or [''])[0]}); check that ssh to "
+                           "it works without a password prompt") from None
+        return dev, RemoteInstance(remote, tracefs.kernel_dev_t(*dev.devno), args.buffer_kb)
+    dev = identity.resolve(args.device)
+    if os.geteuid() != 0:
+        raise BadInput("capturing needs root (tracefs instances): run it as root or with sudo")
+    root = tracefs.find_tracefs()
+    tracefs.clean_leftovers(root)
+    return dev, tracefs.Instance(root, tracefs.kernel_dev_t(*dev.devno), args.buffer_kb)
 
 
 def notes(c: Counts, patterns: tuple[str, ...]) -> tuple[str, ...]:

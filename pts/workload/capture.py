@@ -53,11 +53,13 @@ class Recorded:
     counts: Counts
 
 
-def record(instance, seconds: float, step_s: float, keep: Callable[[str], bool],
-           emit: Callable[[dict], None], poll_s: float = POLL_S) -> Recorded:
+def record(instance, layout: ringbuf.Layout, seconds: float, step_s: float,
+           keep: Callable[[str], bool], emit: Callable[[dict], None],
+           poll_s: float = POLL_S) -> Recorded:
     """Trace for `seconds`, streaming the ring buffer (digest §7: streaming kept every
-    event where a post-run read lost most), pairing and emitting rows as they come."""
-    layout = ringbuf.Layout.of_instance(instance.path)
+    event where a post-run read lost most), pairing and emitting rows as they come.
+    `instance`: a tracefs.Instance, or a remote_capture.RemoteInstance (the same methods;
+    its clock is the DUT host's)."""
     started_unix = time.time()
     start_ns = instance.start()
     pairing = Pairing(start_ns, keep, emit)
@@ -66,7 +68,7 @@ def record(instance, seconds: float, step_s: float, keep: Callable[[str], bool],
     end_ns = start_ns + int(seconds * 1e9)
     stopped = False
     while True:
-        now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        now = instance.clock()
         boundary = start_ns + int((len(lost_by_step) + 1) * step_s * 1e9)
         if now >= min(boundary, end_ns) and len(lost_by_step) < steps - 1:
             lost_now = instance.lost()

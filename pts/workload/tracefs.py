@@ -186,6 +186,10 @@ class Instance:
     def stop(self) -> None:
         self._write("tracing_on", "0")
 
+    def clock(self) -> int:
+        """Now, on the trace clock (CLOCK_MONOTONIC ns)."""
+        return time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+
     def read_pages(self, most: int) -> list[bytes]:
         """Per CPU, the ring buffer pages ready now (consumed), at most `most` each; never
         blocks. A page is returned as soon as it holds an event (partly filled)."""

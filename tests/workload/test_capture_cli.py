@@ -8,7 +8,7 @@ from pts.cli import main
 
 
 @pytest.mark.parametrize("argv, says", [
-    (["ssh://root@dut1/dev/nvme0n1", "--seconds", "1"], "not supported yet"),
+    (["ssh://root@dut1/tmp/x", "--seconds", "1"], "a remote device is ssh://"),
     (["/dev/null"], "--seconds N (> 0) is required"),
     (["/dev/null", "--seconds", "1", "--buffer-kb", "8"], "at least 64"),
     (["/dev/null", "--seconds", "1", "--step", "0"], "--step 0.0: give a step length > 0"),

@@ -1,0 +1,153 @@
+"""Capturing a drive on another host (`ssh://[USER@]HOST[:PORT]/dev/NAME`).
+
+The tracefs instance lives on the DUT host; an agent there (python3 from the host's own
+system, stdlib only: pts/workload/tracefs.py's source plus the loop below, sent as
+`python3 -c` over the suite's OpenSSH wrapper) makes it and hands over the ring buffer's
+binary pages; decoding, pairing and the capture file stay here. Protocol: a JSON request
+line on the agent's stdin; a JSON reply line on its stdout, followed by the byte blobs whose
+sizes it lists.
+
+Cleanup does not depend on this side: the agent removes its instance when its stdin closes
+(this process ended, however it ended, or the connection dropped), on SIGTERM/SIGINT, and
+removes leftovers of dead agents when it starts, as a local capture does.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import subprocess
+import time
+
+from pts.tools import hosts
+from pts.workload import ringbuf, tracefs
+
+AGENT = '''
+
+def _reply(obj, blobs=()):
+    obj["sizes"] = [len(b) for b in blobs]
+    out = sys.stdout.buffer
+    out.write(json.dumps(obj).encode() + b"\\n")
+    for blob in blobs:
+        out.write(blob)
+    out.flush()
+
+
+def _agent(dev_t, buffer_kb):
+    if os.geteuid() != 0:
+        _reply({"error": "capturing needs root on the DUT host: connect as root "
+                         "(ssh://root@HOST/dev/NAME)"})
+        return
+    try:
+        root = find_tracefs()
+        clean_leftovers(root)
+        with signals_raise(), Instance(root, dev_t, buffer_kb) as inst:
+            ev = inst.path / "events"
+            _reply({"path": str(inst.path)}, [(ev / "header_page").read_bytes(),
+                   (ev / "block/block_rq_issue/format").read_bytes(),
+                   (ev / "block/block_rq_complete/format").read_bytes()])
+            for line in sys.stdin:
+                req = json.loads(line)
+                op = req["op"]
+                if op == "start":
+                    _reply({"now": inst.start()})
+                elif op == "stop":
+                    inst.stop()
+                    _reply({})
+                elif op == "read":
+                    _reply({}, inst.read_pages(req["most"]))
+                elif op == "lost":
+                    _reply({"lost": inst.lost()})
+                else:
+                    _reply({})
+                    break
+    except (TracefsError, Interrupted) as exc:
+        _reply({"error": str(exc)})
+
+
+import json, sys
+_agent(int(sys.argv[1]), int(sys.argv[2]))
+'''
+
+
+class RemoteInstance:
+    """tracefs.Instance's interface for `record`, on the DUT host through its agent."""
+
+    def __init__(self, remote: hosts.Remote, dev_t: int, buffer_kb: int):
+        self.remote = remote
+        self.dev_t = dev_t
+        self.buffer_kb = buffer_kb
+        self.proc: subprocess.Popen | None = None
+        self.offset = 0          # remote CLOCK_MONOTONIC minus ours
+
+    def __enter__(self) -> RemoteInstance:
+        script = inspect.getsource(tracefs) + AGENT
+        argv = self.remote.ssh_argv(["python3", "-c", script, str(self.dev_t),
+                                     str(self.buffer_kb)])
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE)
+        try:
+            head, blobs = self._recv()
+        except BaseException:
+            self.close()
+            raise
+        self.path = head["path"]
+        self.layout = ringbuf.Layout.read(*(b.decode() for b in blobs),
+                                          where=f"{self.remote.target}:{self.path}")
+        return self
+
+    def _recv(self) -> tuple[dict, list[bytes]]:
+        line = self.proc.stdout.readline()
+        if not line:
+            err = self.proc.stderr.read().decode(errors="replace").strip()
+            raise tracefs.TracefsError(
+                f"{self.remote.target}: the capture agent stopped ({err.splitlines()[-1:]}); "
+                "the DUT host needs python3 and ssh access as root")
+        head = json.loads(line)
+        if "error" in head:
+            raise tracefs.TracefsError(f"{self.remote.target}: {head['error']}")
+        blobs = [self.proc.stdout.read(n) for n in head.get("sizes", [])]
+        return head, blobs
+
+    def _call(self, **req) -> tuple[dict, list[bytes]]:
+        self.proc.stdin.write(json.dumps(req).encode() + b"\n")
+        self.proc.stdin.flush()
+        return self._recv()
+
+    def start(self) -> int:
+        """Turn tracing on; returns the remote CLOCK_MONOTONIC ns event times count from."""
+        before = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        now = self._call(op="start")[0]["now"]
+        after = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        self.offset = now - (before + after) // 2
+        return now
+
+    def clock(self) -> int:
+        return time.clock_gettime_ns(time.CLOCK_MONOTONIC) + self.offset
+
+    def stop(self) -> None:
+        self._call(op="stop")
+
+    def read_pages(self, most: int) -> list[bytes]:
+        return self._call(op="read", most=most)[1]
+
+    def lost(self) -> int:
+        return self._call(op="lost")[0]["lost"]
+
+    def close(self) -> None:
+        """Ends the agent, which removes its instance (closing its stdin suffices)."""
+        if self.proc is None:
+            return
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc = None
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,99 @@
+"""`python -m pts capture ssh://root@HOST:PORT/dev/NAME`: the tracing instance on the DUT
+host through its agent, over a real sshd of the test's own (tests/support/remote_hosts.py;
+the "host" is this machine, so its loop devices and tracefs are the DUT's)."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pts.workload import tracefs
+from pts.workload.events import Op, open_capture
+from tests.support import remote_hosts
+from tests.support.helpers import REPO, loop_device
+from tests.support.tracefs_mount import ensure_tracefs
+
+pytestmark = [pytest.mark.needs("root", "fio", "losetup", "ssh", "sshd", "ssh-keygen")]
+
+
+@pytest.fixture(scope="module")
+def dut():
+    ensure_tracefs()
+    with loop_device(size=64 << 20) as dev, remote_hosts.keys() as k, \
+            remote_hosts.host(k) as h:
+        yield dev, h.url(dev), str(k.ssh_config)
+
+
+def ours(dev: str) -> set[str]:
+    """Capture instances tracing `dev` (other tests' captures may run at the same time)."""
+    major, minor = map(int, (Path("/sys/block") / Path(dev).name / "dev").read_text().split(":"))
+    found = set()
+    for p in (tracefs.find_tracefs() / "instances").iterdir():
+        try:
+            text = (p / "events/block/block_rq_issue/filter").read_text()
+        except OSError:
+            continue
+        if p.name.startswith(tracefs.PREFIX) and \
+                f"dev == {tracefs.kernel_dev_t(major, minor)}" in text:
+            found.add(p.name)
+    return found
+
+
+def start(dev: str, url: str, config: str, out: Path,
+          seconds: float) -> tuple[subprocess.Popen, str]:
+    before = ours(dev)
+    proc = subprocess.Popen([sys.executable, "-m", "pts", "capture", url, "--ssh-config",
+                             config, "--seconds", str(seconds), "--step", "1", "-o", str(out)],
+                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    end = time.monotonic() + 30
+    while not (ours(dev) - before):
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < end, "no tracing instance appeared on the DUT host"
+        time.sleep(0.05)
+    time.sleep(0.5)          # the agent turns tracing on after the instance is made
+    new = ours(dev) - before
+    assert len(new) == 1, new
+    return proc, new.pop()
+
+
+def stat(dev: str) -> np.ndarray:
+    return np.array((Path("/sys/block") / Path(dev).name / "stat").read_text().split(),
+                    dtype=np.int64)
+
+
+def test_capture_over_ssh_agrees_with_the_hosts_counters(dut, tmp_path):
+    dev, url, config = dut
+    out = tmp_path / "cap.parquet"
+    proc, name = start(dev, url, config, out, 3)
+    before = stat(dev)
+    subprocess.run(["fio", "--name=w", f"--filename={dev}", "--rw=randrw", "--rwmixread=70",
+                    "--bs=4k", "--direct=1", "--ioengine=libaio", "--iodepth=8",
+                    "--time_based", "--runtime=1", "--rate_iops=3500,1500",
+                    "--output=/dev/null"], check=True)
+    delta = stat(dev) - before
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 0, stderr
+    assert name not in ours(dev)
+    cap = open_capture(out)
+    assert cap.info.device == url and cap.info.lost_events == 0
+    ops = np.concatenate([b["op"] for b in cap.batches()])
+    for op, ios in ((Op.READ, delta[0]), (Op.WRITE, delta[4])):
+        assert ios > 1000 and abs((ops == op).sum() - ios) <= 0.01 * ios, (op, ios)
+    assert f"capture of {url}" in stdout
+
+
+def test_the_agent_removes_its_instance_when_the_capture_is_killed(dut, tmp_path):
+    dev, url, config = dut
+    proc, name = start(dev, url, config, tmp_path / "cap.parquet", 60)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    end = time.monotonic() + 20
+    while name in ours(dev) and time.monotonic() < end:
+        time.sleep(0.1)
+    assert name not in ours(dev)
