@@ -6,8 +6,6 @@ from __future__ import annotations
 import hashlib
 import signal
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +14,8 @@ import pytest
 from pts.cli import main
 from pts.workload import tracefs
 from pts.workload.events import Op, open_capture
-from tests.support.helpers import REPO, loop_device
+from tests.support.apps import diskstats, start_capture, wait_for_instance
+from tests.support.helpers import loop_device
 from tests.support.tracefs_mount import ensure_tracefs
 
 pytestmark = [pytest.mark.needs("root", "fio", "losetup")]
@@ -29,35 +28,12 @@ def loop():
         yield dev
 
 
-def start_capture(dev: str, out: Path, seconds: float, *extra: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "pts", "capture", dev, "--seconds",
-                             str(seconds), "-o", str(out), *extra], cwd=REPO,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-def wait_for_instance(proc: subprocess.Popen, timeout: float = 20) -> Path:
-    path = tracefs.find_tracefs() / "instances" / tracefs.instance_name(proc.pid)
-    end = time.monotonic() + timeout
-    while not (path / "trace_pipe").exists():
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < end, "the capture made no tracefs instance"
-        time.sleep(0.05)
-    time.sleep(0.3)            # tracing_on follows the instance's setup
-    return path
-
-
 def fio(dev: str, rw: str, seconds: float, **opts) -> None:
     argv = ["fio", "--name=w", f"--filename={dev}", f"--rw={rw}", "--bs=4k", "--direct=1",
             "--ioengine=libaio", "--iodepth=8", "--time_based", f"--runtime={seconds}",
             "--randrepeat=0", "--output=/dev/null"] + [f"--{k}={v}" for k, v in opts.items()]
     subprocess.run(argv, check=True, capture_output=True)
 
-
-def diskstats(dev: str) -> np.ndarray:
-    # /sys/block/X/stat: reads completed, merged, sectors read, ms, writes completed, merged,
-    # sectors written, ... (Documentation/block/stat.rst)
-    return np.array((Path("/sys/block") / Path(dev).name / "stat").read_text().split(),
-                    dtype=np.int64)
 
 
 def test_capture_agrees_with_the_kernels_counters(loop, tmp_path):
