@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pts.export.json_doc import cells, fob
 from pts.report.pages import qos_text
-from pts.stored import latency_qos, rwsw
+from pts.stored import demand, latency_qos, rwsw, rwsw_replay
 from pts.stored.data import load_run
 from pts.stored.model import RunView, TestResult
 
@@ -153,6 +153,10 @@ def rwsw_rows(tests: Sequence[TestResult]) -> list[CellRow]:
     rwsw-wsat its achieved share of I/Os (the same workload on another drive may not mix the
     same); every run's value by stream name (None: that run's ATW lacks the stream)."""
     name = tests[0].name
+    if name == "rwsw-replay":
+        return _replay_rows(tests)
+    if name == "rwsw-dirth":
+        return _demand_rows(tests)
     if name == "rwsw-streams":
         per_run = [{r.stream: r for r in rwsw.stream_results(t)} for t in tests]
         metrics = (("iops", "IOPS", "IOPS"), ("lat_mean_us", "ART", "us"))
@@ -162,6 +166,24 @@ def rwsw_rows(tests: Sequence[TestResult]) -> list[CellRow]:
     return [CellRow(name, f"{stream} {title}", "", 0, metric, unit,
                     tuple(getattr(run.get(stream), metric, None) for run in per_run))
             for metric, title, unit in metrics for stream in per_run[0]]
+
+
+def _replay_rows(tests: Sequence[TestResult]) -> list[CellRow]:
+    """rwsw-replay, per capture step of the first run: each run's replay IOPS and ART."""
+    per_run = [{r.step: r for r in rwsw_replay.steps(t)} for t in tests]
+    return [CellRow(tests[0].name, f"step {step} {title}", "", 0, metric, unit,
+                    tuple(getattr(run.get(step), metric, None) for run in per_run))
+            for metric, title, unit in (("iops", "IOPS", "IOPS"), ("lat_mean_us", "ART", "us"))
+            for step in per_run[0]]
+
+
+def _demand_rows(tests: Sequence[TestResult]) -> list[CellRow]:
+    """rwsw-dirth, per (TC, QD) of the first run: each run's window mean IOPS and ART."""
+    per_run = [demand.grid(t) for t in tests]
+    return [CellRow(tests[0].name, f"TC{tc}/QD{qd} {title}", "", 0, metric, unit,
+                    tuple((run.get((tc, qd)) or {}).get(metric) for run in per_run))
+            for metric, title, unit in (("iops", "IOPS", "IOPS"), ("lat_mean_us", "ART", "us"))
+            for tc, qd in per_run[0]]
 
 
 def _qos_levels(tests: Sequence[TestResult], runs: Sequence[RunView]) -> list[dict]:

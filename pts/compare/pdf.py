@@ -114,6 +114,10 @@ def run_header(run: RunView) -> list[tuple[str, str]]:
     ]
 
 
+RWSW_ROWS = {"rwsw-replay": "Per capture step of the replay",
+             "rwsw-dirth": "Per TC x QD point (means over the measurement window)"}
+
+
 def test_pages(c: Comparison, name: str) -> list[Flowable]:
     tests = c.tests(name)
     labels = [c.label(i) for i in range(len(tests))]
@@ -128,8 +132,10 @@ def test_pages(c: Comparison, name: str) -> list[Flowable]:
         return out + wsat_section(tests, labels)
     out += convergence(tests, labels)
     if name.startswith("rwsw-"):
-        # RWSW: per stream of the ATW, not a block size x R/W mix matrix (pts.stored.rwsw)
-        return out + [PageBreak(), h2("Per stream of the ATW, side by side"),
+        # RWSW: per stream of the ATW (rwsw-replay: per capture step, rwsw-dirth: per
+        # TC x QD point), not a block size x R/W mix matrix (pts.compare.data.rwsw_rows)
+        return out + [PageBreak(), h2(RWSW_ROWS.get(name, "Per stream of the ATW")
+                                      + ", side by side"),
                       side_by_side(rwsw_rows(tests), labels)]
     rows = c.rows(name)
     for metric, title, unit in metrics_of(name):

@@ -21,7 +21,7 @@ from pts.report.renderers import dirth_cbw_charts
 from pts.report.renderers.layout import grid_table, h2, image, new_page, para
 from pts.results import records
 from pts.results.ledger import read_records
-from pts.stored import fmt
+from pts.stored import demand, fmt
 from pts.stored.model import RunView, TestResult
 
 US = "µs"
@@ -33,38 +33,25 @@ def precondition(run: RunView, test: TestResult) -> list[Flowable]:
 
 def build(run: RunView, test: TestResult) -> list[Flowable]:
     found = [r for r in read_records(run.folder / "ledger.jsonl")[0] if r.test == test.name]
-    grid = _grid(test)
     story = convergence_page(test, "IOPS") + _tc32_page(run, test) + window_pages(test, "IOPS")
-    story += _variation_page(test, grid) + _intensity_page(test, grid)
-    story += _table_page(test, grid) + _cpu_page(test, grid)
-    story += _operating_page(test, found) + _histogram_pages(test)
+    story += demand_pages(test, found, "capture: the histogram capture after the point's "
+                          "pre-write.", "longer captures (a larger --time-scale)")
     return story + _prewrites(run, test, found)
 
 
-FEWEST = "fewest_ios"      # grid key: the fewest I/Os of a window point (QoS resolvability)
+def demand_pages(test: TestResult, found: list, capture: str, fix: str) -> list[Flowable]:
+    """Demand Variation (IOPS vs QD per TC), Demand Intensity (ART vs IOPS per TC), every
+    point, system CPU, the operating points and their histograms; `found`: the test's
+    ledger records; `capture`: what the operating points' histograms are (the table's
+    footnote); `fix`: what resolves more QoS levels (the histogram pages' footnote)."""
+    grid = _grid(test)
+    return (_variation_page(test, grid) + _intensity_page(test, grid)
+            + _table_page(test, grid) + _cpu_page(test, grid)
+            + _operating_page(test, found, capture)
+            + histogram.pages(test, list(test.histograms), fix))
 
 
-def _grid(test: TestResult) -> dict[tuple[int, int], dict[str, float | None]]:
-    """(TC, QD) -> {field: mean over the measurement window rounds, FEWEST: the fewest
-    I/Os of one of those points}."""
-    rounds = set(test.window_rounds) or {p.round for p in test.points}
-    acc: dict[tuple[int, int], list] = {}
-    for p in test.points:
-        tc, qd = p.get("thread_count"), p.get("queue_depth")
-        if p.round in rounds and not p.na and tc is not None:
-            acc.setdefault((int(tc), int(qd)), []).append(p.values)
-    out = {}
-    for key, rows in acc.items():
-        names = {k for r in rows for k in r}
-        out[key] = {k: _mean([r.get(k) for r in rows]) for k in names}
-        out[key][FEWEST] = min((r["ios"] for r in rows if r.get("ios") is not None),
-                               default=None)
-    return out
-
-
-def _mean(values) -> float | None:
-    vals = [v for v in values if v is not None]
-    return sum(vals) / len(vals) if vals else None
+FEWEST, _grid = demand.FEWEST, demand.grid
 
 
 def _order(values: list | None) -> list[int]:
@@ -183,7 +170,7 @@ def _cpu_page(test: TestResult, grid) -> list[Flowable]:
                     para(f"fio's system CPU % of each point ({_window_text(test)}).", "small")]
 
 
-def _operating_page(test: TestResult, found) -> list[Flowable]:
+def _operating_page(test: TestResult, found, capture: str) -> list[Flowable]:
     story = _page(test, "Operating Points")
     ops = [r for r in found if isinstance(r, records.OperatingPoint)]
     hists = {r.name: r for r in found if isinstance(r, records.ResponseHistogram)}
@@ -202,14 +189,8 @@ def _operating_page(test: TestResult, found) -> list[Flowable]:
                                 "IOPS (capture)", f"ART {US} (capture)", f"MRT {US}"],
                                rows, align_right_from=2),
                     para("Rounds: means over the measurement window rounds "
-                         f"{', '.join(map(str, rounds))}; capture: the histogram capture "
-                         "after the point's pre-write.", "small"),
+                         f"{', '.join(map(str, rounds))}; {capture}", "small"),
                     *[para(f"{o.name}: {o.rule}.") for o in ops]]
-
-
-def _histogram_pages(test: TestResult) -> list[Flowable]:
-    return histogram.pages(test, list(test.histograms),
-                                 "longer captures (a larger --time-scale)")
 
 
 def _prewrites(run: RunView, test: TestResult, found=None) -> list[Flowable]:

@@ -41,10 +41,12 @@ BUILDERS: dict[str, PageBuilder] = {
     "cbw-precondition": dirth_cbw.precondition,
     "hir": recovery.hir,
     "xsr": recovery.xsr,
-    # RWSW (issue 32 §4): one page function per test; rwsw-replay and rwsw-dirth get the
-    # family's (workload + round-test pages) until theirs are added here.
+    # RWSW (issue 32 §4): one page function per test; the preconditioning tests
+    # ("<test>-preconditioning") get the family's (workload + round-test pages).
     "rwsw-wsat": rwsw.wsat,
     "rwsw-streams": rwsw.streams,
+    "rwsw-replay": rwsw.replay,
+    "rwsw-dirth": rwsw.dirth,
     "rwsw": rwsw.generic,
 }
 

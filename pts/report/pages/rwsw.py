@@ -4,12 +4,18 @@ run and ATW), then per test:
 - rwsw-wsat (Multi-WSAT): IOPS per round vs time and vs data written (TGBW), the ATW target
   vs achieved table, the steady-state convergence and window (the shared builders);
 - rwsw-streams (Individual Streams): the per-stream table and IOPS per round per stream, the
-  steady-state windows (the shared builders).
+  steady-state windows (the shared builders);
+- rwsw-replay (Replay-Native): per capture step the replay's IOPS and mean response time
+  overlaid on the capture's in-situ figures, the step table with the totals of both
+  (pts.stored.rwsw_replay); no convergence page: one pass, no steady state;
+- rwsw-dirth: PTS DIRTH's demand pages (pts.report.pages.dirth_cbw.demand_pages: IOPS vs QD,
+  the demand-intensity curve, every TC x QD point, CPU, the operating points and their
+  histograms) with the declared histogram choice ([rwsw_dirth] histograms).
 
-Numbers come from pts.stored.rwsw. A test of the family without a page function of its own
-(rwsw-replay, rwsw-dirth until theirs are written) gets the workload pages and the shared
-round-test pages (`generic`): add `def <test>(run, test)` here and its line in
-pts.report.pages.registry.
+Numbers come from pts.stored.rwsw and pts.stored.rwsw_replay. The preconditioning tests
+("<test>-preconditioning") and any test of the family without a page function of its own get
+the workload pages and the shared round-test pages (`generic`): add `def <test>(run, test)`
+here and its line in pts.report.pages.registry.
 """
 
 from __future__ import annotations
@@ -17,11 +23,12 @@ from __future__ import annotations
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
-from pts.report.pages import workload
+from pts.report.pages import dirth_cbw, workload
 from pts.report.pages.steady import convergence_page, page_info, window_pages
-from pts.report.renderers import charts
+from pts.report.renderers import charts, dirth_cbw_charts
 from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
-from pts.stored import fmt, rwsw
+from pts.results.ledger import read_records
+from pts.stored import fmt, rwsw, rwsw_replay
 from pts.stored.model import RunView, TestResult
 from pts.stored.workload_view import from_parameters
 
@@ -55,6 +62,100 @@ def generic(run: RunView, test: TestResult) -> list[Flowable]:
     """An RWSW test without its own pages yet: the workload and the round-test pages."""
     return (convergence_page(test, "IOPS") + workload_pages(run, test)
             + window_pages(test, "IOPS"))
+
+
+def replay(run: RunView, test: TestResult) -> list[Flowable]:
+    return workload_pages(run, test) + replay_chart_pages(test) + replay_table_page(test)
+
+
+def dirth(run: RunView, test: TestResult) -> list[Flowable]:
+    found = [r for r in read_records(run.folder / "ledger.jsonl")[0] if r.test == test.name]
+    choice = test.parameters.get("histograms")
+    capture = (f"histograms: {HISTOGRAMS.get(choice, 'as recorded')} ([rwsw_dirth] "
+               f"histograms = {fmt.text(choice)!r}, a reading).")
+    return (convergence_page(test, "IOPS") + workload_pages(run, test)
+            + window_pages(test, "IOPS")
+            + dirth_cbw.demand_pages(test, found, capture,
+                                     "longer points ([rwsw_dirth] round_seconds or "
+                                     "--point-seconds)"))
+
+
+# what each [rwsw_dirth] histograms choice means (the declared choice, on the page)
+HISTOGRAMS = {"last-round": "each operating point's histogram is the json+ bins of its own "
+                            "demand point in the last round measured; no pre-write and no "
+                            "separate capture as PTS DIRTH runs"}
+
+
+def replay_chart_pages(test: TestResult) -> list[Flowable]:
+    rows = rwsw_replay.steps(test)
+    story: list[Flowable] = []
+    for name, unit, what, mine, theirs in (
+            ("IOPS per Step", "IOPS", "IOPS", "iops", "insitu_iops"),
+            ("Response Time per Step", f"Mean response time ({US})", "mean response time",
+             "lat_mean_us", "insitu_rt_us")):
+        title = f"Replay vs In-Situ: {name}"
+        story += new_page(page_info(test, title, f"Plot: {test.title} {title}")) + [h2(title)]
+        if not rows:
+            story.append(para("No capture step was recorded: nothing to plot."))
+            continue
+        steps = [r.step for r in rows]
+        series = {"Replay": (steps, [getattr(r, mine) for r in rows]),
+                  "In-situ (capture)": (steps, [getattr(r, theirs) for r in rows])}
+        story += [image(dirth_cbw_charts.xy(series, "Capture step", unit, title,
+                                            x_ticks=steps, log_x=False)),
+                  para(f"One point per capture step, in the capture's order: the replay's "
+                       f"{what} (fio) beside the capture's in-situ figure from the ATW's "
+                       f"[[step]]{_lacking(rows)}.", "small")]
+    return story
+
+
+def _lacking(rows) -> str:
+    none = rwsw_replay.without_insitu(rows)
+    return "" if not none else (
+        f"; {'step' if len(none) == 1 else 'steps'} {', '.join(map(str, none))} of the ATW "
+        "recorded no in-situ figures (no in-situ point)")
+
+
+def replay_table_page(test: TestResult) -> list[Flowable]:
+    name = "Replay Steps"
+    story = new_page(page_info(test, name, f"Table: {test.title} {name}")) + [h2(name)]
+    rows = rwsw_replay.steps(test)
+    limit = rwsw.tolerance(test)
+    table = [[str(r.step), fmt.text(r.seconds), fmt.text(r.replay_seconds),
+              fmt.text(r.oio_target), fmt.num(r.oio_achieved), fmt.num(r.iops),
+              fmt.num(r.insitu_iops), fmt.num(r.lat_mean_us), fmt.num(r.insitu_rt_us),
+              "not run" if not r.ran else "n/a" if r.within is None
+              else "yes" if r.within else "NO"] for r in rows]
+    replay_t, insitu_t = rwsw_replay.replay_total(rows), rwsw_replay.insitu_total(rows)
+    table += [["Replay total", "", fmt.text(replay_t.seconds), "", "", fmt.num(replay_t.iops),
+               "", fmt.num(replay_t.rt_us), "", ""],
+              ["In-situ total", fmt.text(insitu_t.seconds), "", "", "", "",
+               fmt.num(insitu_t.iops), "", fmt.num(insitu_t.rt_us), ""]]
+    head = ("Step", "Capture s", "Replay s", "OIO target", "OIO achieved", "IOPS",
+            "In-situ IOPS", f"ART {US}", f"In-situ RT {US}", "Shares within tol.")
+    widths = [22 * mm] + [(CONTENT_WIDTH - 22 * mm) / 9] * 9
+    story += [grid_table(head, table, widths, align_right_from=1), para(
+        f"Per capture step: its native length (capture s) and its replay length (x time scale "
+        f"{fmt.text(test.parameters.get('time_scale'))}, at least "
+        f"{fmt.text(test.parameters.get('min_step_seconds'))} s); the OIO of the step and "
+        f"the mean outstanding I/Os fio achieved; IOPS and mean response time (ART) of the "
+        f"replay beside the capture's; shares within {fmt.text(limit)} points "
+        f"(rwsw_atw.share_tolerance_pct) for every stream of the step. Totals: IOPS "
+        f"time-weighted, response time I/O-weighted; the replay over steps "
+        f"{_steps(replay_t)}, the capture over steps {_steps(insitu_t)}"
+        f"{_lacking(rows)}.", "small")]
+    bad = [r for r in rows if r.within is False]
+    if bad:
+        story.append(para(
+            '<font color="#b00020"><b>DECLARED: the replay did not reproduce its steps\' '
+            f"shares within {fmt.text(limit)} points in step "
+            + ", ".join(f"{r.step} (max miss {r.miss_pts:.2f})" for r in bad)
+            + ".</b></font>", markup=True))
+    return story
+
+
+def _steps(total: rwsw_replay.Total) -> str:
+    return ", ".join(map(str, total.steps)) or "none"
 
 
 def iops_pages(test: TestResult) -> list[Flowable]:

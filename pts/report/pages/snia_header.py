@@ -14,6 +14,8 @@ from reportlab.platypus import Flowable, Paragraph, Table, TableStyle
 
 from pts.report.renderers.layout import CONTENT_WIDTH, LIGHT, STYLES, PageMarker, esc
 from pts.results import records
+from pts.results.parameters import FAMILIES as PARAMETER_FAMILIES
+from pts.results.parameters import DirthCbwParameters
 from pts.stored import fmt
 from pts.stored.model import COMPLETE, NOT_STEADY, STEADY, RunView, TestResult
 
@@ -47,11 +49,15 @@ def cells(run: RunView, test: TestResult) -> list[Rows]:
 
 
 def family(test: TestResult) -> str:
-    if test.parameters.get("continues_from"):
-        return "dirth-cbw"
-    if test.name.endswith("-precondition"):
-        return "dirth-cbw-precondition"
-    return test.name.split("-", 1)[0]
+    """The header's family, from the test name's entry in pts.results.parameters' registry
+    (the record its test_start is typed as): DIRTH/CBW's demand phase ("dirth", "cbw") and
+    its preconditioning phase ("dirth-precondition") are two ledger tests of one family;
+    every other test is its name's first word ("throughput-1024k", "rwsw-dirth",
+    "rwsw-dirth-preconditioning"), whatever its parameters or suffix."""
+    kind = test.name.split("-", 1)[0]
+    if PARAMETER_FAMILIES.get(kind) is DirthCbwParameters:
+        return "dirth-cbw" if test.name == kind else "dirth-cbw-precondition"
+    return kind
 
 
 # ----------------------------------------------------------------------------- shared cells
@@ -75,7 +81,9 @@ def _previous(run: RunView, test: TestResult, attr: str) -> tuple:
 
 
 def precondition_of(run: RunView, test: TestResult) -> TestResult | None:
-    name = test.parameters.get("continues_from")
+    """The ledger test a test continues: DIRTH/CBW's "continues_from", rwsw-replay's and
+    rwsw-dirth's "preconditioning_test" (their purge and write cache are recorded there)."""
+    name = test.parameters.get("continues_from") or test.parameters.get("preconditioning_test")
     return next((t for t in run.tests if t.name == name), None) if name else None
 
 
@@ -291,8 +299,20 @@ def _xsr_test(run: RunView, test: TestResult) -> Rows:
 
 
 def _rwsw_setup(run: RunView, test: TestResult) -> Rows:
-    return [("Purge", _purge(test)), ("Pre-Condition 1", NO_WIPC),
-            ("Pre-Condition 2", f"none: the ATW runs from FOB, {rounds_text(test)}")]
+    """The ATW from FOB (rwsw-wsat, -streams, the preconditioning tests), or (rwsw-replay,
+    rwsw-dirth) after their "-preconditioning" test: its purge, its ATW rounds."""
+    name = test.parameters.get("preconditioning_test")
+    if not name:
+        return [("Purge", _purge(test)), ("Pre-Condition 1", NO_WIPC),
+                ("Pre-Condition 2", f"none: the ATW runs from FOB, {rounds_text(test)}")]
+    pre = precondition_of(run, test)
+    if pre is None:
+        return [("Purge", f"{MISSING} ({name} not in the ledger)"),
+                ("Pre-Condition 1", NO_WIPC), ("Pre-Condition 2", f"{MISSING} ({name})")]
+    pp = pre.typed
+    return [("Purge", _purge(pre, f" (under {name})")), ("Pre-Condition 1", NO_WIPC),
+            ("Pre-Condition 2", f"{name}: the ATW at TC/QD "
+                                f"{toio(pp.thread_count, pp.queue_depth)}, {rounds_text(pre)}")]
 
 
 def _rwsw_test(run: RunView, test: TestResult) -> Rows:
@@ -301,9 +321,17 @@ def _rwsw_test(run: RunView, test: TestResult) -> Rows:
     p, atw = test.typed, test.parameters.get("atw") or {}
     streams = ", ".join(f"{s.get('stream')} {fmt.text(s.get('share_pct'))} %"
                         for s in atw.get("streams") or ())
-    return [("Stimulus", f"ATW {atw.get('name', MISSING)!r}: {streams or MISSING}"),
-            ("TC/QD", toio(p.thread_count, p.queue_depth)),
-            ("Note", note(test))]
+    rows = [("Stimulus", f"ATW {atw.get('name', MISSING)!r}: {streams or MISSING}")]
+    if p.thread_counts:          # rwsw-dirth: the ATW at every TC x QD
+        rows += [("TC (demand)", ", ".join(map(str, p.thread_counts))),
+                 ("QD (demand)", ", ".join(map(str, p.queue_depths or []))),
+                 ("Histograms", fmt.text(p.histograms))]
+    elif p.steps:                # rwsw-replay: the capture's steps at their own OIO
+        rows += [("Steps", f"{len(p.steps)} in capture order, each at its own OIO, time "
+                           f"scale {fmt.text(p.time_scale)}")]
+    else:
+        rows.append(("TC/QD", toio(p.thread_count, p.queue_depth)))
+    return rows + [("Note", note(test))]
 
 
 FAMILIES = {
