@@ -14,6 +14,7 @@ STEADY_CURVE-like multipliers, steady at round 7.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from pts.config.spec import load_spec
@@ -140,12 +141,16 @@ def streams_test(run: RunFolder, scale: float, provenance) -> None:
 
 
 def build(root: Path, name: str = "rwsw", *, scale: float = 1.0, seq_miss: float = 0.5,
-          provenance: dict | None = None, serial: str = "SN-RWSW-1") -> Path:
+          provenance: dict | None = None, serial: str = "SN-RWSW-1",
+          more: Callable[[RunFolder], None] | None = None) -> Path:
     """A complete RWSW run folder under root/name (see the module's docstring);
-    provenance: the ATW's [provenance] (default PROVENANCE; {} as a hand-written ATW)."""
+    provenance: the ATW's [provenance] (default PROVENANCE; {} as a hand-written ATW);
+    more: records more tests after these (rwsw_replay_dirth.build)."""
     info = run_json(emulated=False)
     info["device"] = dict(info["device"], serial=serial, capacity_bytes=CAPACITY)
     run = RunFolder(root / name, info)
     wsat_test(run, scale, seq_miss, provenance)
     streams_test(run, scale, provenance)
+    if more is not None:
+        more(run)
     return run.path
