@@ -76,6 +76,7 @@ SECTIONS: dict[str, dict[str, tuple]] = {
         "precondition_round_seconds": (int, *_pos),
         "time_scale": (float, lambda v: 0 < v <= 1, " (0 < F <= 1)"),
         "loop": (str, lambda v: v == "closed", " (supported: 'closed')"),
+        "hold": (str, lambda v: v in ("oio", "shares"), " ('oio' or 'shares')"),
         "min_step_seconds": (int, *_pos),
     },
     # DIRTH with the ATW (pts.testdefs.rwsw_dirth)

@@ -93,7 +93,9 @@ def run_rounds(*, test: str, points: list[TestPoint],
     `history`: tracking values of rounds already completed (a resumed run); the loop goes on
     with the next round, and those rounds count towards the window and max rounds.
     `stop(round, measured)`: a WSAT-like stop rule (drive fills, time), asked after each
-    round's verdict is recorded; a message ends the test "complete" with it. `until_steady`
+    round's verdict is recorded (and, on a resumed run, once for the last completed round
+    with no new measurements: the stop state carries the recorded rounds); a message ends
+    the test "complete" with it. `until_steady`
     False: steady state is judged and recorded every round but does not end the loop (the
     stop rule or max rounds do)."""
     history = {label: list((history or {}).get(label, [])) for label in tracking}
@@ -103,6 +105,9 @@ def run_rounds(*, test: str, points: list[TestPoint],
         return _steady(done, rule, evidence)     # before test_end)
     first_steady = next((n for n in range(rule.window_rounds, done + 1)
                          if _judge({k: v[:n] for k, v in history.items()}, rule, n)[0]), None)
+    reason = stop(done, {}) if stop and done else None
+    if reason:       # the last completed round met the stop rule (killed before test_end):
+        return _complete(done, rule, evidence, first_steady, reason)   # no round more
     for round_no in range(done + 1, max_rounds + 1):
         values: dict[int, float] = {}
         if before_round:

@@ -183,6 +183,7 @@ class RwswParameters(SteadyParameters):
     continued_by: str | None = None         # (on the -preconditioning test) the test after it
     time_scale: float | None = None         # rwsw-replay: [rwsw_replay] x --time-scale
     loop: str | None = None
+    hold: str | None = None                 # rwsw-replay: "oio" (no fio flow) or "shares"
     min_step_seconds: int | None = None
     round_mode: str | None = None           # "stonewalled": steps of unequal length
     steps: list[dict] | None = None         # per step: start_s, seconds, replay_seconds,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,8 @@ from pts.config.report_info import ReportInfoError, make_report_info
 from pts.config.settings import PURGE_CHOICES, ROUND_MODES, Settings, SettingsError, make_settings
 from pts.config.spec import DEFAULT_SPEC, SpecError, load_spec
 from pts.emulate import session as emulated
+from pts.results import records
+from pts.results.resume import ResumeError, ResumeState
 from pts.session import parent as multi
 from pts.workload import atw
 
@@ -189,8 +192,9 @@ def settings(config: pytest.Config) -> Settings:
                              report_info=make_report_info(
                                  operator=opt.operator, auditor=opt.auditor,
                                  sponsor=opt.sponsor, file=opt.report_info))
-        return with_workload(settings, opt.workload)
-    except (SpecError, SettingsError, ReportInfoError, atw.WorkloadError) as exc:
+        return with_workload(settings, opt.workload,
+                             ResumeState.load(opt.resume) if opt.resume else None)
+    except (SpecError, SettingsError, ReportInfoError, atw.WorkloadError, ResumeError) as exc:
         raise pytest.UsageError(str(exc)) from None
 
 
@@ -203,10 +207,46 @@ def check_workload(path: str | None) -> None:
         raise pytest.UsageError(str(exc)) from None
 
 
-def with_workload(settings: Settings, path: str | None) -> Settings:
+def with_workload(settings: Settings, path: str | None,
+                  resumed: ResumeState | None = None) -> Settings:
     """`settings` with the --workload file loaded and checked (WorkloadError names the file
-    and the key); its absolute path is kept in run.json, so --resume loads the same file."""
+    and the key); its absolute path is kept in run.json, so --resume loads the same file,
+    and a resumed run (`resumed`) must find it unchanged (check_resumed_workload)."""
     if not path:
         return settings
     found = Path(path).absolute()
+    if resumed is not None:
+        check_resumed_workload(resumed, found)
     return dataclasses.replace(settings, workload=atw.load(found), workload_path=str(found))
+
+
+def recorded_workload(state: ResumeState) -> tuple[str, str] | None:
+    """(sha256, test) of the ATW the stopped run's last RWSW test_start recorded, if any."""
+    for r in reversed(state.records):
+        if isinstance(r, records.TestStart) and (r.parameters or {}).get("atw"):
+            return r.parameters["atw"].get("sha256"), r.test
+    return None
+
+
+def check_resumed_workload(state: ResumeState, path: Path) -> None:
+    """A resumed run's rounds must apply the workload its rounds before the stop applied:
+    a workload file that changed or went missing since is refused, naming both sha256 and
+    the fix, before anything is written."""
+    recorded = recorded_workload(state)
+    if recorded is None or not recorded[0]:
+        return                     # no RWSW test had started: nothing applied it yet
+    sha, test = recorded
+    try:
+        now = hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError as exc:
+        now, what = None, f"cannot be read ({exc.strerror})"
+    else:
+        what = "has changed since the run started"
+    if now == sha:
+        return
+    raise atw.WorkloadError(
+        f"--resume {state.folder}: the workload file {path} {what}: the run's {test} "
+        f"applied the ATW with sha256 {sha}, the file now has "
+        f"{'none' if now is None else 'sha256 ' + now}. The rounds after the stop must apply "
+        f"the same workload as those before: put the run's file (sha256 {sha}) back at "
+        f"{path}, or start a new run without --resume. Nothing was written.")

@@ -26,18 +26,21 @@ def precondition_test(test: str) -> str:
 
 
 def point_job(settings: Settings, device: BlockDevice, w: Workload, runtime, streams, oio,
-              percentiles: tuple[float, ...] = ()):
+              percentiles: tuple[float, ...] = (), split: str | None = None,
+              flow: bool = True):
     """point -> its job sections (pts.workload.applied) with the spec's [rwsw_fio]:
-    `runtime(p)` seconds, `streams(p)` at `oio(p)` = (TC, QD); `percentiles`: fio's
-    total-latency percentiles and json+ bins on every section (DIRTH's histograms)."""
+    `runtime(p)` seconds, `streams(p)` at `oio(p)` = (TC, QD), spread by `split` (default
+    [rwsw_fio] oio_split), with fio `flow` or not (pts.workload.applied.sections);
+    `percentiles`: fio's total-latency percentiles and json+ bins on every section (DIRTH's
+    histograms)."""
     f = rwsw_wsat.section(settings, "rwsw_fio")
     ar = active_range_bytes(device, settings.spec.common.active_range_pct)
 
     def job(p: TestPoint):
         js = applied.sections(w, f"p{p.index:02d}", flow_id=p.index + 1, runtime=runtime(p),
-                              ar_bytes=ar, split=f["oio_split"],
+                              ar_bytes=ar, split=split or f["oio_split"],
                               flow_sleep_us=f["flow_sleep_us"], streams=streams(p),
-                              oio=oio(p))
+                              oio=oio(p), flow=flow)
         if not percentiles:
             return js
         return dataclasses.replace(js, sections=tuple(
@@ -45,11 +48,13 @@ def point_job(settings: Settings, device: BlockDevice, w: Workload, runtime, str
     return job
 
 
-def share_fields(settings: Settings, streams, oio):
+def share_fields(settings: Settings, streams, oio, job):
     """point_fields of a RoundTest: each stream's achieved share against its target
-    (`streams(p)`), the OIO target `oio(p)` and the OIO achieved (pts.workload.applied)."""
+    (`streams(p)`), the OIO target `oio(p)`, the nominal OIO of the point's sections
+    (`job(p)`) and the OIO achieved (pts.workload.applied)."""
     tolerance = rwsw_wsat.section(settings, "rwsw_atw")["share_tolerance_pct"]
-    return lambda p, r: applied.achieved(streams(p), r, tolerance, oio(p))
+    return lambda p, r: applied.achieved(streams(p), r, tolerance, oio(p),
+                                         applied.nominal_oio(job(p)))
 
 
 def atw_point(index: int, streams: tuple[Stream, ...], tc: int, qd: int,
@@ -74,7 +79,7 @@ def declare_precondition(settings: Settings, device: BlockDevice, test: str, tit
             "precondition_oio": [tc, qd], "continued_by": test} | (extra or {}),
         points=(point,), tracking=tracking, value_key="iops", job=job,
         fields=rwsw_wsat.measured, thread_count=tc, queue_depth=qd, wipc_block_size=None,
-        point_fields=share_fields(settings, lambda p: w.streams, lambda p: tc * qd),
+        point_fields=share_fields(settings, lambda p: w.streams, lambda p: tc * qd, job),
         point_seconds=seconds, wipc_note="",
         measures=f"preconditioning: the ATW at TC{tc}/QD{qd}, IOPS and each stream's "
                  "achieved share; ")

@@ -117,7 +117,8 @@ def declare(settings: Settings, device: BlockDevice) -> RoundTest:
         thread_count=cells[0][0], queue_depth=cells[0][1], wipc_block_size=None,
         histograms=True, point_seconds=seconds,
         point_fields=rwsw_common.share_fields(settings, lambda p: w.streams,
-                                              lambda p: cells[p.index][0] * cells[p.index][1]),
+                                              lambda p: cells[p.index][0] * cells[p.index][1],
+                                              job),
         until_steady=steady, max_rounds=None if steady else 1,
         stop=None if steady else (lambda n, _: "one sweep round (demand_to_steady_state "
                                                "= false)"),

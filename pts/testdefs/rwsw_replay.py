@@ -5,18 +5,26 @@ each at its own stream mix and outstanding I/Os, beside the capture's in-situ fi
      of one point until its IOPS is steady ([rwsw_replay] precondition "atw-steady-state":
      the replay starts from steady state), pts.testdefs.rwsw_common;
   2. "rwsw-replay": ONE pass of the ATW's [[step]] tables in order, one point per step: the
-     step's shares (its streams, in the ATW's order) at the step's OIO split as the
-     digest's replay plan (§4: TC = min(OIO, 4), QD = ceil(OIO / TC), then spread over the
-     streams by [rwsw_fio] oio_split, pts.workload.applied), closed loop ([rwsw_replay]
-     loop), for the step's length x [rwsw_replay] time_scale x --time-scale, in whole
-     seconds and at least min_step_seconds: a step that comes out shorter runs
+     step's shares (its streams, in the ATW's order) at exactly the step's OIO: TC 1 x QD
+     OIO spread over the streams by the "share" split (pts.workload.applied.share_depths:
+     each stream one thread, the depths summing to the OIO; max(OIO, streams) when a step
+     has more streams than outstanding I/Os), whatever [rwsw_fio] oio_split says:
+     "every-stream" would run streams x OIO, and the digest's TC = min(OIO, 4),
+     QD = ceil(OIO / TC) (§4) ran OIO 6 at 8. [rwsw_replay] hold "oio" (default): no fio
+     flow, every stream's depth kept full, so the step's outstanding I/Os are held (flow
+     makes each stream wait for its turn: a step asking 32 held 3-9, benchmarks/
+     replay_oio.py) and the shares follow from the depths and the streams' latencies,
+     checked and declared as every ATW point's; "shares": flow as rwsw-wsat. Closed loop
+     ([rwsw_replay] loop), for the step's length x [rwsw_replay] time_scale x --time-scale,
+     in whole seconds and at least min_step_seconds: a step that comes out shorter runs
      min_step_seconds (declared, naming the steps). No steady state: the test is
      "complete" when every step ran.
 
 Steps differ in length, so the replay's round runs stonewalled whatever --round-mode says
 (pipelined rounds give every point the same slot): each step starts when the one before
 has ended, with fio's ~0.3 s between them. Every step's point records IOPS, MB/s, mean and
-max response time, the OIO target and achieved, each stream's target and achieved share,
+max response time, the OIO target (the step's), nominal (asked of fio) and achieved
+(Little's law; benchmarks/replay_oio.py), each stream's target and achieved share,
 and the capture's in-situ IOPS and mean response time beside them (the report's overlay).
 """
 
@@ -40,12 +48,13 @@ from pts.procedure.runner import (
 from pts.results import records
 from pts.run import Run
 from pts.testdefs import rwsw_common, rwsw_wsat
+from pts.workload import applied
 from pts.workload.atw import Step, Stream, Workload
-from pts.workload.derive import oio_split
 
 TEST = "rwsw-replay"
 PRE = rwsw_common.precondition_test(TEST)
 TITLE, CLAUSE = "RWSW Replay-Native", "RWSW 1.0.7 Replay-Native (rwsw-digest §5)"
+SPLIT = "share"          # a step's OIO is held exactly (module docstring)
 
 
 def section(settings: Settings) -> dict:
@@ -82,6 +91,11 @@ def lengthened(settings: Settings) -> list[int]:
             if st.seconds * time_scale(settings) < least - 0.5]
 
 
+def step_oio(step: Step) -> tuple[int, int]:
+    """(TC, QD) of a step: TC 1 x QD OIO, spread over its streams by the "share" split."""
+    return 1, step.oio
+
+
 def step_streams(w: Workload, step: Step) -> tuple[Stream, ...]:
     """The step's streams with the step's shares, in the ATW's stream order."""
     return tuple(Stream(s.key, step.shares[s.key]) for s in w.streams if s.key in step.shares)
@@ -106,14 +120,15 @@ def declare(settings: Settings, device: BlockDevice) -> RoundTest:
     w = rwsw_wsat.workload(settings)
     found = steps(settings)
     mixes = [step_streams(w, st) for st in found]
-    toio = [oio_split(st.oio) for st in found]
+    toio = [step_oio(st) for st in found]
     lengths = [step_seconds(settings, st) for st in found]
     points = tuple(rwsw_common.atw_point(k, m, tc, qd, f"step {k + 1}")
                    for k, (m, (tc, qd)) in enumerate(zip(mixes, toio, strict=True)))
     job = rwsw_common.point_job(settings, device, w, lambda p: lengths[p.index],
-                                lambda p: mixes[p.index], lambda p: toio[p.index])
+                                lambda p: mixes[p.index], lambda p: toio[p.index],
+                                split=SPLIT, flow=section(settings)["hold"] == "shares")
     shares = rwsw_common.share_fields(settings, lambda p: mixes[p.index],
-                                      lambda p: found[p.index].oio)
+                                      lambda p: found[p.index].oio, job)
 
     def fields(p, r) -> dict:
         st = found[p.index]
@@ -129,11 +144,12 @@ def declare(settings: Settings, device: BlockDevice) -> RoundTest:
                                         job) | {
             "time_scale": time_scale(settings), "loop": r["loop"],
             "min_step_seconds": r["min_step_seconds"], "round_mode": "stonewalled",
-            "preconditioning_test": PRE,
+            "preconditioning_test": PRE, "oio_split": SPLIT, "hold": r["hold"],
             "sections": [_section_row(j) for p in points for j in job(p).sections],
             "steps": [{"step": k + 1, "start_s": st.start_s, "seconds": st.seconds,
                        "replay_seconds": lengths[k], "oio": st.oio,
                        "thread_count": toio[k][0], "queue_depth": toio[k][1],
+                       "oio_nominal": applied.nominal_oio(job(points[k])),
                        "shares": {s.key.label: s.share_pct for s in mixes[k]},
                        "insitu_iops": st.iops, "insitu_rt_mean_ms": st.rt_mean_ms}
                       for k, st in enumerate(found)]},
@@ -214,4 +230,4 @@ def plan_lines(settings: Settings, device: BlockDevice) -> list[str]:
 
 
 __all__ = ["PRE", "TEST", "declare", "declare_precondition", "plan_lines", "run_replay",
-           "step_seconds", "step_streams", "steps", "time_scale"]
+           "step_oio", "step_seconds", "step_streams", "steps", "time_scale"]

@@ -34,6 +34,7 @@ from pts.procedure.plan import round_test_plan
 from pts.procedure.rounds import TestPoint
 from pts.procedure.runner import RoundTest, TestDefinitionError
 from pts.results import records
+from pts.results.resume import ROUND
 from pts.testdefs import fields
 from pts.testdefs import parameters as run_parameters
 from pts.tools.fio import Summary
@@ -140,11 +141,14 @@ class Stop:
 
 
 def written_before(run, test: str) -> int:
-    """Bytes written by the rounds a resumed run already recorded."""
-    if run.resume is None:
+    """Bytes written by the rounds a resumed run already recorded and goes on from: those
+    since the test's last test_start, none when it starts again from purge."""
+    if run.resume is None or run.resume.progress(test, ROUND).restart_reason is not None:
         return 0
-    return sum(r.get("write_bytes") or 0 for r in run.resume.records
-               if isinstance(r, records.Point) and r.test == test)
+    mine = [r for r in run.resume.records if r.test == test]
+    starts = [k for k, r in enumerate(mine) if isinstance(r, records.TestStart)]
+    return sum(r.get("write_bytes") or 0 for r in mine[starts[-1] if starts else 0:]
+               if isinstance(r, records.Point))
 
 
 def declare(settings: Settings, device: BlockDevice, written: int = 0) -> RoundTest:
@@ -166,7 +170,8 @@ def declare(settings: Settings, device: BlockDevice, written: int = 0) -> RoundT
             "stop_at_steady_state": ws["stop_at_steady_state"]},
         points=(point,), tracking=tracking, value_key="iops", job=job, fields=measured,
         thread_count=w.thread_count, queue_depth=w.queue_depth, wipc_block_size=None,
-        point_fields=lambda p, r: applied.achieved(w.streams, r, tolerance, w.oio),
+        point_fields=lambda p, r: applied.achieved(w.streams, r, tolerance, w.oio,
+                                                   applied.nominal_oio(job(p))),
         stop=Stop(device.capacity_bytes, fills, hours, seconds, written),
         until_steady=ws["stop_at_steady_state"], point_seconds=seconds, max_rounds=limit,
         measures="per round IOPS and each stream's achieved share of I/Os; ",

@@ -11,8 +11,9 @@ SEQ streams do not all start at offset 0 (norandommap and randrepeat=0 are globa
 
 The ATW's outstanding I/Os (OIO = TC x QD) are spread over the stream sections by
 `oio_split` (spec [rwsw_fio], a choice): "share" gives section i one thread at iodepth
-max(1, round(OIO x share_i)), so the nominal OIO is the ATW's (plus the rounding of small
-streams) and each stream's depth matches its part of the I/O, which `flow` then holds;
+OIO x share_i apportioned by largest remainder, at least 1 (`share_depths`), so the nominal
+OIO is exactly the ATW's (max(OIO, streams): a stream needs one I/O in flight) and each
+stream's depth matches its part of the I/O, which `flow` then holds;
 "every-stream" gives every section TC threads at QD (nominal OIO = streams x TC x QD, the
 slower streams' threads waiting on `flow`). Measured on this machine (3 streams 60/30/10,
 TC2/QD8, RAM and virtio loop devices, 2 s): both hold the shares to 0.1 point; the achieved
@@ -45,8 +46,34 @@ def depths(w: Workload, split: str) -> list[tuple[int, int]]:
     if split == "every-stream":
         return [(w.thread_count, w.queue_depth) for _ in w.streams]
     if split == "share":
-        return [(1, max(1, round(w.oio * s.share_pct / 100))) for s in w.streams]
+        return [(1, d) for d in share_depths(w.oio, [s.share_pct for s in w.streams])]
     raise ApplyError(f"oio_split {split!r}: one of {', '.join(SPLITS)}")
+
+
+def share_depths(oio: int, shares: list[float]) -> list[int]:
+    """Each stream's iodepth under the "share" split: its quota OIO x share apportioned by
+    largest remainder, at least 1, so the depths sum to exactly max(OIO, streams): the OIO
+    itself, unless there are more streams than outstanding I/Os (each stream needs one).
+    Rounding each quota alone drifts (OIO 16 at 60/30/10 gave 10 + 5 + 2 = 17)."""
+    total = sum(shares) or 1.0
+    quota = [oio * s / total for s in shares]
+    depth = [max(1, int(q)) for q in quota]
+    # fill up (or, when the minimum of 1 overshot, give back) one at a time, the stream
+    # furthest below (above) its quota first; ties (to 1e-9: 16 x 0.6 - 9 < 16 x 0.1 - 1 in
+    # floating point): the stream listed first, the larger share
+    while sum(depth) < oio:
+        k = max(range(len(depth)), key=lambda i: (round(quota[i] - depth[i], 9), -i))
+        depth[k] += 1
+    while sum(depth) > max(oio, len(depth)):
+        k = max((i for i in range(len(depth)) if depth[i] > 1),
+                key=lambda i: (round(depth[i] - quota[i], 9), -i))
+        depth[k] -= 1
+    return depth
+
+
+def nominal_oio(js: JobSet) -> int:
+    """The outstanding I/Os a point's sections ask fio for: sum of threads x iodepth."""
+    return sum(j.numjobs * j.iodepth for j in js.sections)
 
 
 def _rw(stream: Stream) -> str:
@@ -70,10 +97,13 @@ def seq_region(ar_bytes: int, n_seq: int) -> int:
 
 def sections(w: Workload, point: str, *, flow_id: int, runtime: int, ar_bytes: int,
              split: str, flow_sleep_us: int, streams: tuple[Stream, ...] | None = None,
-             oio: tuple[int, int] | None = None) -> JobSet:
+             oio: tuple[int, int] | None = None, flow: bool = True) -> JobSet:
     """The job sections of one point applying `streams` (default: all of the ATW's) at the
     ATW's OIO (or `oio` = (TC, QD)): named POINT.sK. One stream alone gets no flow options
-    and the whole OIO (TC threads at QD: Individual Streams-WSAT)."""
+    and the whole OIO (TC threads at QD: Individual Streams-WSAT). `flow` False: no flow
+    options either, each section keeps its iodepth full and the shares follow from the
+    depths and the streams' latencies (Little's law per stream; the replay's "oio" hold,
+    pts.testdefs.rwsw_replay), where `flow` holds the shares and lets the OIO fall."""
     streams = w.streams if streams is None else streams
     tc, qd = oio or (w.thread_count, w.queue_depth)
     one = len(streams) == 1
@@ -94,20 +124,21 @@ def sections(w: Workload, point: str, *, flow_id: int, runtime: int, ar_bytes: i
                     "device or ActiveRange")
             offset, size = seq.index(stream) * region, per_thread
             step = per_thread if numjobs > 1 else 0
-        flow = {} if one else {"flow_id": flow_id, "flow": weight(stream.share_pct),
-                               "flow_sleep_us": flow_sleep_us}
+        flowed = {} if one or not flow else {
+            "flow_id": flow_id, "flow": weight(stream.share_pct), "flow_sleep_us": flow_sleep_us}
         out.append(Job(f"{point}.s{k}", _rw(stream), stream.key.size, iodepth, numjobs,
                        offset=offset, size=size, runtime=runtime, offset_increment=step,
-                       **flow))
+                       **flowed))
     return JobSet(point, tuple(out))
 
 
 def achieved(streams: tuple[Stream, ...], result: PointResult, tolerance_pct: float,
-             oio: int) -> dict:
+             oio: int, nominal: int | None = None) -> dict:
     """A point's fields on how it reproduced the ATW, from fio's per-section results: each
     stream's target and achieved share of I/Os, the largest miss in percentage points, a
-    warning when a stream is outside `tolerance_pct`, and the OIO achieved (Little's law:
-    the sum over sections and directions of IOPS x mean total latency)."""
+    warning when a stream is outside `tolerance_pct`, the OIO target, the nominal OIO its
+    sections asked fio for (`nominal_oio`) and the OIO achieved (Little's law: the sum over
+    sections and directions of IOPS x mean total latency)."""
     counts = [s.read.total_ios + s.write.total_ios for _, s in result.sections]
     total = sum(counts)
     rows, little = [], 0.0
@@ -127,4 +158,5 @@ def achieved(streams: tuple[Stream, ...], result: PointResult, tolerance_pct: fl
             tolerance_pct, "; ".join(f"{r['stream']} {r['achieved_pct']:.1f} % (target "
                                      f"{r['target_pct']:g} %)" for r in outside))
     return {"streams": rows, "share_miss_pts": miss, "shares_within_tolerance": not outside,
-            "mix_warning": warning, "oio_target": oio, "oio_achieved": little}
+            "mix_warning": warning, "oio_target": oio, "oio_nominal": nominal,
+            "oio_achieved": little}

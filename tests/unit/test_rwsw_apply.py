@@ -74,13 +74,30 @@ def test_one_section_per_stream_in_one_flow_weighted_by_share():
 
 
 def test_the_oio_is_spread_over_the_streams_by_share_or_given_to_each():
-    # OIO 16: 60 % -> 9.6 -> 10, 30 % -> 4.8 -> 5, 10 % -> 1.6 -> 2, one thread each
-    assert [(j.numjobs, j.iodepth) for j in sections(three()).sections] == [
-        (1, 10), (1, 5), (1, 2)]
+    # OIO 16: quotas 9.6, 4.8, 1.6 -> 9, 4, 1 + the largest remainders (4.8, then 9.6 before
+    # 1.6: a tie, the first stream) -> 10, 5, 1: the nominal OIO is the ATW's 16, one thread
+    # each (rounding each alone gave 10 + 5 + 2 = 17)
+    js = sections(three())
+    assert [(j.numjobs, j.iodepth) for j in js.sections] == [(1, 10), (1, 5), (1, 1)]
+    assert applied.nominal_oio(js) == 16
     assert [(j.numjobs, j.iodepth) for j in sections(three(), "every-stream").sections] == [
         (2, 8)] * 3
     with pytest.raises(applied.ApplyError, match="oio_split 'half'"):
         applied.depths(three(), "half")
+
+
+@pytest.mark.parametrize(("oio", "shares", "depths"), [
+    (6, [50, 30, 20], [3, 2, 1]),          # 3 + 1.8 + 1.2: the 0.8 goes up
+    (4, [80, 20], [3, 1]),                 # 3.2 + 0.8: the small stream keeps its one
+    (8, [97, 1, 1, 1], [5, 1, 1, 1]),      # minimum 1 each overshoots: the big one gives back
+    (2, [40, 30, 30], [1, 1, 1]),          # more streams than OIO: max(OIO, streams)
+    # the digest's 9 streams: floors 12, 7, 4, 2, 1, 1, 1, 1, 1 = 30, then the two 0.66
+    (32, [38.1, 22.7, 13.7, 8.3, 5.2, 4.3, 4.1, 2.2, 1.5], [12, 7, 4, 3, 2, 1, 1, 1, 1]),
+    (1, [100], [1]),
+])
+def test_share_depths_sum_to_exactly_the_oio(oio, shares, depths):
+    assert applied.share_depths(oio, shares) == depths
+    assert sum(depths) == max(oio, len(shares))
 
 
 def test_seq_streams_each_get_their_own_region():
@@ -194,7 +211,8 @@ def result(ios: dict):
 def test_achieved_shares_beside_their_target_and_the_tolerance(tmp_path):
     w = three()
     good = result(IOS | {"dir": tmp_path / "a"})
-    f = applied.achieved(w.streams, good, 2.0, w.oio)
+    f = applied.achieved(w.streams, good, 2.0, w.oio, 17)
+    assert (f["oio_target"], f["oio_nominal"]) == (16, 17)
     assert [(r["stream"], r["target_pct"], r["achieved_pct"]) for r in f["streams"]] == [
         ("RND 4K R", 60.0, 60.0), ("RND 4K W", 30.0, 30.0), ("SEQ 128K W", 10.0, 10.0)]
     assert f["shares_within_tolerance"] and f["mix_warning"] is None

@@ -1,6 +1,7 @@
 """rwsw-replay (pts.testdefs.rwsw_replay) as declarations, without a device: the ATW's capture
-steps -> one point each (its shares in the ATW's stream order, its OIO split TC = min(OIO, 4),
-QD = ceil(OIO / TC), its fio sections), the time scale and the 1 s minimum, the refusal of an
+steps -> one point each (its shares in the ATW's stream order, exactly its OIO: TC 1 x QD OIO
+spread over the streams by share, the nominal recorded; its fio sections, without fio flow
+unless [rwsw_replay] hold = "shares"), the time scale and the 1 s minimum, the refusal of an
 ATW without steps, the preconditioning, the per-step fields beside the capture's in-situ
 figures, one pass ending "complete", the --dry-run plan and the typed parameters."""
 
@@ -79,16 +80,20 @@ def replay(tmp_path, seconds=2.0, last=2.0, **kw):
 
 def test_each_capture_step_is_one_point_at_its_shares_and_oio(tmp_path):
     decl = rwsw_replay.declare(replay(tmp_path), DEVICE)
-    assert [p.label for p in decl.points] == ["ATW step 1 80/20 TC4/QD1",
-                                              "ATW step 2 50/50 TC4/QD2",
+    assert [p.label for p in decl.points] == ["ATW step 1 80/20 TC1/QD4",
+                                              "ATW step 2 50/50 TC1/QD6",
                                               "ATW step 3 0/100 TC1/QD1"]
     jobs = [decl.job(p).sections for p in decl.points]
-    # step 1: its two streams in the ATW's order (not the file's), OIO 4 spread by share
+    # step 1: its two streams in the ATW's order (not the file's), OIO 4 spread by share,
+    # no fio flow ([rwsw_replay] hold "oio": every depth kept full)
     assert [(j.name, j.rw, j.iodepth, j.flow, j.flow_id, j.runtime) for j in jobs[0]] == [
-        ("p00.s0", "randread", 3, 800, 1, 2), ("p00.s1", "randwrite", 1, 200, 1, 2)]
-    # step 2: OIO 6 -> TC4 x QD2 = 8 nominal, spread 50/30/20 -> 4, 2, 2 (SEQ in its region)
-    assert [(j.rw, j.iodepth, j.flow) for j in jobs[1]] == [
-        ("randread", 4, 500), ("randwrite", 2, 300), ("write", 2, 200)]
+        ("p00.s0", "randread", 3, None, None, 2), ("p00.s1", "randwrite", 1, None, None, 2)]
+    # step 2: OIO 6 spread 50/30/20 -> 3, 2, 1: nominal 6 (TC4 x QD2 ran 8 before)
+    assert [(j.rw, j.numjobs, j.iodepth, j.flow) for j in jobs[1]] == [
+        ("randread", 1, 3, None), ("randwrite", 1, 2, None), ("write", 1, 1, None)]
+    assert decl.parameters["hold"] == "oio"
+    assert [st["oio_nominal"] for st in decl.parameters["steps"]] == [4, 6, 1]
+    assert decl.parameters["oio_split"] == "share"
     assert jobs[1][2].offset == 0 and jobs[1][2].size == AR
     # step 3: one stream alone, no flow, its whole OIO
     (alone,) = jobs[2]
@@ -97,6 +102,34 @@ def test_each_capture_step_is_one_point_at_its_shares_and_oio(tmp_path):
     assert decl.round_mode == "stonewalled" and decl.max_rounds == 1
     assert decl.until_steady is False and decl.wipc_block_size is None
     assert decl.point_seconds == 2
+
+
+def test_a_steps_oio_is_held_exactly_whatever_the_oio_split(tmp_path):
+    """[rwsw_fio] oio_split "every-stream" gives the preconditioning TC x QD per stream;
+    the replay's steps still ask fio for exactly their OIO, spread by share."""
+    s = replay(tmp_path)
+    rwsw = s.spec.rwsw
+    fio = rwsw.sections["rwsw_fio"] | {"oio_split": "every-stream"}
+    s = dataclasses.replace(s, spec=dataclasses.replace(s.spec, rwsw=dataclasses.replace(
+        rwsw, sections=rwsw.sections | {"rwsw_fio": fio})))
+    pre = rwsw_replay.declare_precondition(s, DEVICE)
+    assert [(j.numjobs, j.iodepth) for j in pre.job(pre.points[0]).sections] == [(2, 8)] * 3
+    decl = rwsw_replay.declare(s, DEVICE)
+    assert [sum(j.numjobs * j.iodepth for j in decl.job(p).sections)
+            for p in decl.points] == [4, 6, 1]
+    assert [st["oio_nominal"] for st in decl.parameters["steps"]] == [4, 6, 1]
+
+
+def test_hold_shares_applies_the_steps_with_fio_flow(tmp_path):
+    s = replay(tmp_path)
+    rwsw = s.spec.rwsw
+    r = rwsw.sections["rwsw_replay"] | {"hold": "shares"}
+    s = dataclasses.replace(s, spec=dataclasses.replace(s.spec, rwsw=dataclasses.replace(
+        rwsw, sections=rwsw.sections | {"rwsw_replay": r})))
+    decl = rwsw_replay.declare(s, DEVICE)
+    assert [(j.iodepth, j.flow, j.flow_id) for j in decl.job(decl.points[1]).sections] == [
+        (3, 500, 2), (2, 300, 2), (1, 200, 2)]
+    assert decl.parameters["hold"] == "shares"
 
 
 def test_time_scale_compresses_every_step_and_is_declared(tmp_path):
@@ -131,7 +164,7 @@ def test_the_preconditioning_is_the_cumulative_atw_to_steady_state(tmp_path):
     pre = rwsw_replay.declare_precondition(replay(tmp_path), DEVICE)
     assert pre.test == "rwsw-replay-preconditioning" and pre.until_steady
     assert [(j.rw, j.iodepth, j.flow) for j in pre.job(pre.points[0]).sections] == [
-        ("randread", 10, 600), ("randwrite", 5, 300), ("write", 2, 100)]
+        ("randread", 10, 600), ("randwrite", 5, 300), ("write", 1, 100)]
     assert pre.point_seconds == 1                 # --point-seconds 1: the round length
     assert pre.parameters["precondition"] == "atw-steady-state"
 
@@ -152,7 +185,8 @@ def test_a_step_records_its_shares_oio_and_the_captures_in_situ_figures(tmp_path
     f = decl.point_fields(decl.points[0], result)
     assert [(r["stream"], r["target_pct"], r["achieved_pct"]) for r in f["streams"]] == [
         ("RND 4K R", 80.0, 79.0), ("RND 4K W", 20.0, 21.0)]
-    assert (f["oio_target"], f["step"], f["step_seconds"], f["replay_seconds"]) == (4, 1, 2.0, 2)
+    assert (f["oio_target"], f["oio_nominal"], f["step"], f["step_seconds"],
+            f["replay_seconds"]) == (4, 4, 1, 2.0, 2)
     assert (f["insitu_iops"], f["insitu_rt_mean_ms"]) == (1000.0, 0.5)
     assert f["shares_within_tolerance"] is True
     f3 = decl.point_fields(decl.points[2], PointResult(
@@ -200,7 +234,7 @@ def test_the_parameters_are_the_rwsw_record(tmp_path):
         assert parameters.typed(decl.test, decl.parameters).as_dict() == decl.parameters
     steps = rwsw_replay.declare(s, DEVICE).parameters["steps"]
     assert steps[0] == {"step": 1, "start_s": 0.0, "seconds": 2.0, "replay_seconds": 2,
-                        "oio": 4, "thread_count": 4, "queue_depth": 1,
+                        "oio": 4, "thread_count": 1, "queue_depth": 4, "oio_nominal": 4,
                         "shares": {"RND 4K R": 80.0, "RND 4K W": 20.0},
                         "insitu_iops": 1000.0, "insitu_rt_mean_ms": 0.5}
     keys = {r["key"] for r in s.spec.readings_for("rwsw-replay")}
