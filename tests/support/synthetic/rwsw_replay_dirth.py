@@ -5,9 +5,9 @@ tests/e2e/test_rwsw_integration.py: the same record types and fields per test).
 
 Replay: three capture steps of 300 s (STEPS: OIO, in-situ IOPS / RT ms, step 2 without
 in-situ figures as a hand-written ATW may have), replayed at REPLAY_IOPS x scale; step 2's
-streams miss by `step_miss` points. DIRTH: TC 2,1 x QD 2,1, two rounds (window 1..2),
-IOPS = DIRTH_IOPS[(TC, QD)] x scale x (1, 1.02) per round; the operating points and their
-histograms (from the round-2 point, histograms = "last-round").
+streams miss by `step_miss` points. DIRTH: TC 2,1 x QD 2,1, three rounds,
+IOPS = DIRTH_IOPS[(TC, QD)] x scale x (0.8, 1, 1.02) per round (window 2..3); the operating
+points and their histograms (from the round-3 point, histograms = "last-round").
 """
 
 from __future__ import annotations
@@ -133,14 +133,14 @@ def dirth_test(run: RunFolder, scale: float, provenance) -> None:
     cells = list(DIRTH_IOPS)                       # highest OIO first, ties: higher TC
     p = rwsw_run.parameters(test, [{"label": "ATW IOPS TC2/QD2", "rw_mix": "60/40",
                                     "block_size": 0}], provenance) | {
-        "max_rounds": 2, "thread_counts": [2, 1], "queue_depths": [2, 1],
+        "max_rounds": 3, "thread_counts": [2, 1], "queue_depths": [2, 1],
         "matrix": [list(c) for c in cells], "percentiles": PERCENTILES,
         "art_ceiling_us": 5000.0, "midiops_candidates": "ART below the ceiling",
         "demand_to_steady_state": False, "histograms": "last-round",
         "preconditioning_test": f"{test}-preconditioning"}
     run.record("test_start", test=test, title="RWSW DIRTH",
                clause="RWSW 1.0.7 DIRTH with the ATW (rwsw-digest §5)", parameters=p)
-    for number, m in ((1, 1.0), (2, 1.02)):
+    for number, m in ((1, 0.8), (2, 1.0), (3, 1.02)):
         for k, (tc, qd) in enumerate(cells):
             iops = DIRTH_IOPS[(tc, qd)] * scale * m
             start = run.clock
@@ -162,8 +162,8 @@ def dirth_test(run: RunFolder, scale: float, provenance) -> None:
                    tracking={"ATW IOPS TC2/QD2": DIRTH_IOPS[(2, 2)] * scale * m},
                    steady_state={"ATW IOPS TC2/QD2": None}, steady=False)
     _operating_points(run, test, scale)
-    run.record("test_end", test=test, status="complete", rounds=2, steady_round=None,
-               window=[1, 2], message="one sweep round (demand_to_steady_state = false)")
+    run.record("test_end", test=test, status="complete", rounds=3, steady_round=None,
+               window=[2, 3], message="one sweep round (demand_to_steady_state = false)")
 
 
 def operating() -> dict[str, tuple[int, int]]:
@@ -173,13 +173,13 @@ def operating() -> dict[str, tuple[int, int]]:
 
 
 def _operating_points(run: RunFolder, test: str, scale: float) -> None:
-    mean = {c: DIRTH_IOPS[c] * scale * 1.01 for c in DIRTH_IOPS}     # window 1..2
-    last = {c: DIRTH_IOPS[c] * scale * 1.02 for c in DIRTH_IOPS}     # round 2
+    mean = {c: DIRTH_IOPS[c] * scale * 1.01 for c in DIRTH_IOPS}     # window 2..3
+    last = {c: DIRTH_IOPS[c] * scale * 1.02 for c in DIRTH_IOPS}     # round 3
     for name, (tc, qd) in operating().items():
         iops = mean[(tc, qd)]
         run.record("operating_point", test=test, name=name, selected=True, thread_count=tc,
                    queue_depth=qd, iops=iops, lat_mean_us=tc * qd * 1e6 / iops,
-                   rule=f"{name}: TC{tc}/QD{qd}", rounds=[1, 2])
+                   rule=f"{name}: TC{tc}/QD{qd}", rounds=[2, 3])
     for name, (tc, qd) in operating().items():
         iops = last[(tc, qd)]
         ios = int(iops * 60)
@@ -192,5 +192,5 @@ def _operating_points(run: RunFolder, test: str, scale: float) -> None:
                                  "resolvable": 10 ** (j + 3) <= ios}
                                 for j, q in enumerate(PERCENTILES)],
                    bins=bins, source="fio json+ total-latency bins of the operating point's "
-                   "demand point in round 2 (every stream section, reads and writes merged)",
-                   raw=f"raw/{test}/round-02/p{list(DIRTH_IOPS).index((tc, qd)):02d}.json")
+                   "demand point in round 3 (every stream section, reads and writes merged)",
+                   raw=f"raw/{test}/round-03/p{list(DIRTH_IOPS).index((tc, qd)):02d}.json")
