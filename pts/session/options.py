@@ -117,7 +117,9 @@ def add(parser: pytest.Parser) -> None:
     g.addoption("--time-scale", metavar="F", type=float, default=1.0,
                 help="0 < F <= 1: multiply the spec's fixed long durations (DIRTH/CBW "
                      "pre-writes and histogram captures, HIR write and idle lengths, XSR "
-                     "access groups; each at least 1 s) by F, to screen a drive quickly. "
+                     "access groups; each at least 1 s) by F, to screen a drive quickly; "
+                     "also rwsw-replay's capture steps: each step's seconds x [rwsw_replay] "
+                     "time_scale x F, at least min_step_seconds (1 s). "
                      "Anything but 1 is a declared deviation. Default %(default)s.")
     g.addoption("--dirth-thread-counts", metavar="LIST", default=None,
                 help="DIRTH and CBW: run only these thread counts of the demand-variation "
@@ -141,11 +143,13 @@ def add(parser: pytest.Parser) -> None:
                      "return the drive to FOB; an addition to the PTS flow, shown on the "
                      "report")
     g.addoption("--workload", metavar="FILE.toml", default=None,
-                help="the Applied Test Workload of the RWSW tests (rwsw-wsat, rwsw-streams; "
-                     "select them with -k rwsw): a TOML file written by `python -m pts "
-                     "workload CAPTURE -o FILE` or by hand (docs/workload.md). Loaded and "
-                     "checked when the session starts: a bad file stops it, naming file and "
-                     "key, before any device is touched. Without it the RWSW tests are "
+                help="the Applied Test Workload of the four RWSW tests (rwsw-wsat, "
+                     "rwsw-streams, rwsw-replay, rwsw-dirth; select them with -k rwsw; "
+                     "rwsw-replay needs the file's [[step]] tables): a TOML file written by "
+                     "`python -m pts workload CAPTURE -o FILE` or by hand (docs/workload.md). "
+                     "Loaded and checked when the session starts: a bad file stops it, "
+                     "naming file and key, before any device is touched; --resume refuses "
+                     "a file whose sha256 is not the run's. Without it the RWSW tests are "
                      "skipped.")
     add_report_fields(g)
 

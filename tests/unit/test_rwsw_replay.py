@@ -239,3 +239,20 @@ def test_the_parameters_are_the_rwsw_record(tmp_path):
                         "insitu_iops": 1000.0, "insitu_rt_mean_ms": 0.5}
     keys = {r["key"] for r in s.spec.readings_for("rwsw-replay")}
     assert {"rwsw_replay.time_scale", "rwsw_replay.loop", "rwsw_replay.precondition"} <= keys
+
+
+def test_the_option_help_names_the_rwsw_tests_and_the_replay_steps():
+    from _pytest.config.argparsing import Parser
+
+    from pts.session import options
+    parser = Parser(_ispytest=True)
+    options.add(parser)
+    helps = {o.names()[0]: " ".join(o.attrs()["help"].split())
+             for o in parser.getgroup("snia-pts").options}
+    workload = helps["--workload"]
+    for test in ("rwsw-wsat", "rwsw-streams", "rwsw-replay", "rwsw-dirth"):
+        assert test in workload
+    assert "rwsw-replay needs the file's [[step]] tables" in workload
+    assert "--resume refuses a file whose sha256 is not the run's" in workload
+    assert "rwsw-replay's capture steps: each step's seconds x [rwsw_replay] time_scale x F, " \
+           "at least min_step_seconds (1 s)" in helps["--time-scale"]
