@@ -8,7 +8,8 @@ Checked from the ledger against fio's own JSON: per stream the achieved share of
 of every round, each stream alone in rwsw-streams, each replay step at its own mix, OIO and
 length beside the capture's in-situ figures, the DIRTH matrix highest OIO first with its
 operating points and their histograms from fio's bins, the ATW and the readings in
-test_start; the report renders. About 50 s of device time."""
+test_start; the report renders; rwsw-replay killed with -9 in its preconditioning goes on
+with --resume after its last round. About 60 s of device time."""
 
 import hashlib
 import json
@@ -17,8 +18,15 @@ import sys
 
 import pytest
 
+from pts.results.ledger import read_ledger
 from tests.support.helpers import REPO, loop_device
-from tests.support.ptsrun import expected_outcomes, run_pts, run_suite, spec_rule
+from tests.support.ptsrun import (
+    expected_outcomes,
+    kill_and_resume,
+    run_pts,
+    run_suite,
+    spec_rule,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs("root", "fio", "losetup", "blkdiscard")]
 
@@ -304,3 +312,36 @@ def test_dirth_with_the_atw_sweeps_highest_oio_first_to_its_operating_points(run
         assert h["raw"] == p["raw"]
         assert sum(h["bins"].values()) == sum(bins.values()) > 0
         assert h["ios"] == p["ios"]
+
+
+def test_replay_killed_in_its_preconditioning_goes_on_after_its_last_round(atw_file,
+                                                                          tmp_path):
+    """kill -9 once rwsw-replay-preconditioning recorded its 2nd round: --resume goes on with
+    round 3 (rounds 1-2 kept as they were, no second purge or test_start), then replays every
+    step. About 10 s of device time."""
+    pre = "rwsw-replay-preconditioning"
+
+    def two_rounds(folder) -> bool:
+        text = (folder / "ledger.jsonl").read_text()
+        return text.count('"type": "round"') >= 2
+
+    with loop_device(SIZE) as dev:
+        folder, killed, out = kill_and_resume(
+            dev, tmp_path / "reports", ["--workload", str(atw_file), *ARGS[2:]],
+            "pts/suite/test_rwsw.py::test_rwsw_replay", two_rounds)   # the resumed run's too
+    recs = [r.data for r in read_ledger(folder / "ledger.jsonl")[0]]
+
+    def of(found, kind, test):
+        return [r for r in found if r["type"] == kind and r.get("test") == test]
+    done = len(of(killed, "round", pre))
+    assert done >= 2 and not of(killed, "test_end", pre)
+    (resume,) = of(recs, "resume", pre)
+    assert resume["after_round"] == done
+    rounds = of(recs, "round", pre)
+    assert [r["round"] for r in rounds] == list(range(1, len(rounds) + 1))
+    assert rounds[:done] == of(killed, "round", pre)
+    assert len(of(recs, "test_start", pre)) == 1 and len(of(recs, "purge", pre)) == 1
+    assert f"[pts {pre}] resume after round {done}" in out
+    end = of(recs, "test_end", "rwsw-replay")[-1]
+    assert (end["status"], end["rounds"]) == ("complete", 1), end
+    assert [p["step"] for p in of(recs, "point", "rwsw-replay")] == [1, 2, 3]
