@@ -17,7 +17,7 @@ from pts.results.ledger import read_ledger
 from pts.stored.data import load_run
 from pts.workload import atw
 from pts.workload.events import open_capture
-from tests.support.helpers import REPO, free_port
+from tests.support.helpers import REPO, free_port, pdf_text
 from tests.support.pages import chart_shows, console_errors
 from tests.support.ptsrun import check_outcomes
 
@@ -202,7 +202,17 @@ def test_rwsw_demo_captures_db_bench_and_runs_its_workload_to_a_pdf(tmp_path):
     records = [r.data for r in read_ledger(folder / "ledger.jsonl")[0]]
     end = next(r for r in records if r["type"] == "test_end")
     assert (end["test"], end["status"], end["rounds"]) == ("rwsw-wsat", "complete", 10), end
-    assert all(r["shares_within_tolerance"] for r in records if r["type"] == "point")
+    points = [r for r in records if r["type"] == "point"]
+    assert len(points) == 10
+    for point in points:       # db_bench's ATW, applied: every stream within 2 points
+        assert [s["stream"] for s in point["streams"]] == [s.key.label for s in workload.streams]
+        assert point["shares_within_tolerance"] is True, point["streams"]
+        assert all(abs(s["achieved_pct"] - s["target_pct"]) <= 2.0 for s in point["streams"])
+    text = pdf_text(folder / "report.pdf")     # the workload's pages and the test's
+    for page in ("Capture Descriptor", "Cumulative Workload", "IO Stream Map",
+                 "Applied Test Workload", "IOPS vs Time", "ATW Target vs Achieved"):
+        assert f"RWSW Multi-WSAT — {page}" in text, page
+    assert all(s.key.label in text for s in workload.streams)
     assert "snia-pts-demo-rwsw" not in subprocess.run(["losetup", "-a"], capture_output=True,
                                                       text=True).stdout
     with open("/proc/mounts") as fh:

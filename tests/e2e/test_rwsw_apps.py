@@ -8,7 +8,6 @@ device time."""
 from __future__ import annotations
 
 import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -17,12 +16,10 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from pts.workload import atw
 from pts.workload.characterise import characterise
 from pts.workload.events import Op, open_capture
 from tests.support import apps
-from tests.support.helpers import REPO, loop_device, pdf_text
-from tests.support.ptsrun import run_pts
+from tests.support.helpers import loop_device
 from tests.support.tracefs_mount import ensure_tracefs
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs("root", "fio", "losetup", "mkfs.ext4",
@@ -111,40 +108,6 @@ def test_db_bench_process_share_and_the_process_filter(db_bench):
     assert f"--process dropped {kw} requests issued by kworker threads" in \
         " ".join(only.info.notes)
     assert "process filter: db_bench" in db_bench.stdout[1]
-
-
-def test_db_bench_atw_runs_as_rwsw_wsat_on_an_emulated_ssd(db_bench, tmp_path):
-    """The capture -> `python -m pts workload` -> the ATW as rwsw-wsat on an emulated SSD
-    (1 s rounds, a 3-round time limit) -> report.pdf with the workload's and the test's
-    RWSW pages."""
-    workload = tmp_path / "db_bench.toml"
-    # the spec's top N (9): db_bench's read streams and the SEQ write streams of its flushes
-    done = subprocess.run([sys.executable, "-m", "pts", "workload", str(db_bench.every),
-                           "--step", "1", "-o", str(workload)], cwd=REPO,
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    w = atw.load(workload)
-    assert w.streams[0].key.direction == "R" and w.streams[0].key.access == "RND"
-    run = run_pts("emulated:64M:default", tmp_path / "reports", "-k", "rwsw_wsat",
-                  "--workload", str(workload), "--point-seconds", "1", "--purge", "auto",
-                  "--wsat-hours", str(3 / 3600), "--wsat-fills", "1000", timeout=300)
-    end = run.of_type("test_end", "rwsw-wsat")[0]
-    assert (end["status"], end["rounds"]) == ("complete", 3), end
-    points = run.of_type("point", "rwsw-wsat")
-    assert len(points) == 3
-    for p in points:
-        assert [s["stream"] for s in p["streams"]] == [s.key.label for s in w.streams]
-        assert p["shares_within_tolerance"] is True, p["streams"]
-        for s in p["streams"]:
-            assert abs(s["achieved_pct"] - s["target_pct"]) <= 2.0, s
-    report = subprocess.run([sys.executable, "-m", "pts", "report", str(run.folder)],
-                            cwd=REPO, capture_output=True, text=True, timeout=300)
-    assert report.returncode == 0, report.stdout + report.stderr
-    text = pdf_text(run.folder / "report.pdf")
-    for page in ("Capture Descriptor", "Cumulative Workload", "IO Stream Map",
-                 "Applied Test Workload", "IOPS vs Time", "ATW Target vs Achieved"):
-        assert f"RWSW Multi-WSAT — {page}" in text, page
-    assert all(s.key.label in text for s in w.streams)
 
 
 # fio's known mix (digest §3/§8): per direction a size split; norandommap so fio never
