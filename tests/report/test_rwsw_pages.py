@@ -13,7 +13,14 @@ import pytest
 
 from pts.report.document import build_html, build_pdf
 from pts.stored.data import load_run
-from tests.support.helpers import ledger_by_test, of, pdf_page_texts
+from tests.support.helpers import (
+    ledger_by_test,
+    of,
+    page_headed,
+    pdf_page_texts,
+    report_page_texts,
+    table_row,
+)
 from tests.support.synthetic import rwsw_run
 
 pytestmark = pytest.mark.needs("pdftotext")
@@ -26,9 +33,7 @@ def folder(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def pages(folder) -> list[str]:
-    pdf = folder / "report.pdf"
-    pdf.write_bytes(build_pdf(load_run(folder)))
-    return pdf_page_texts(pdf, layout=True)
+    return report_page_texts(folder)
 
 
 @pytest.fixture(scope="module")
@@ -36,32 +41,18 @@ def ledger(folder):
     return ledger_by_test(folder)
 
 
-def page(pages: list[str], heading: str) -> str:
-    found = [p for p in pages if re.search(rf"^{re.escape(heading)}\s*$", p, re.M)]
-    assert found, f"no page with the heading {heading!r}"
-    return found[0]
-
-
-def row(text: str, first: str) -> list[str]:
-    for line in text.splitlines():
-        cells = re.split(r"\s{2,}", line.strip())
-        if cells[0] == first:
-            return cells[1:]
-    raise AssertionError(f"no row {first!r} in:\n{text}")
-
-
 def close(cell: str, value: float, decimals: int = 2) -> bool:
     return math.isclose(float(cell.replace(",", "")), value, abs_tol=0.5 * 10 ** -decimals)
 
 
 def test_atw_target_vs_achieved_from_the_point_records(pages, ledger):
-    text = page(pages, "ATW Target vs Achieved")
+    text = page_headed(pages, "ATW Target vs Achieved")
     points = of(ledger["rwsw-wsat"], "point")
     for s in of(ledger["rwsw-wsat"], "test_start")[0]["parameters"]["atw"]["streams"]:
         got = [x["achieved_pct"] for p in points for x in p["streams"]
                if x["stream"] == s["stream"]]
         miss = max(abs(a - s["share_pct"]) for a in got)
-        target, achieved, max_miss, rounds, within = row(text, s["stream"])
+        target, achieved, max_miss, rounds, within = table_row(text, s["stream"])
         assert close(target, s["share_pct"]) and close(achieved, sum(got) / len(got))
         assert close(max_miss, miss) and rounds == str(len(got))
         assert within == ("yes" if miss <= 2.0 else "NO")
@@ -70,12 +61,12 @@ def test_atw_target_vs_achieved_from_the_point_records(pages, ledger):
 
 
 def test_per_stream_table_from_the_window_points(pages, ledger):
-    text = page(pages, "Per-Stream Results")
+    text = page_headed(pages, "Per-Stream Results")
     recs = ledger["rwsw-streams"]
     first, last = of(recs, "test_end")[-1]["window"]
     for k, t in enumerate(of(recs, "test_start")[0]["parameters"]["tracking"]):
         used = [p for p in of(recs, "point") if p["index"] == k and first <= p["round"] <= last]
-        iops, art, nines, steady = row(text, t["label"].removesuffix(" IOPS"))
+        iops, art, nines, steady = table_row(text, t["label"].removesuffix(" IOPS"))
         assert close(iops, sum(p["iops"] for p in used) / len(used), 0)
         assert math.isclose(float(art), sum(p["lat_mean_us"] for p in used) / len(used),
                             rel_tol=5e-4)
@@ -85,23 +76,24 @@ def test_per_stream_table_from_the_window_points(pages, ledger):
 
 def test_workload_pages_from_the_atw_provenance(pages):
     p = rwsw_run.PROVENANCE
-    desc = page(pages, "Capture Descriptor")
+    desc = page_headed(pages, "Capture Descriptor")
     assert "WARNING: 7 EVENTS WERE LOST" in desc
-    assert row(desc, "Host") == ["dbhost"] and row(desc, "Process filter") == ["db_bench"]
-    cum = page(pages, "Cumulative Workload")
+    assert table_row(desc, "Host") == ["dbhost"]
+    assert table_row(desc, "Process filter") == ["db_bench"]
+    cum = page_headed(pages, "Cumulative Workload")
     total = sum(p["cumulative_ios"])
     for n, (name, ios, nbytes) in enumerate(zip(p["cumulative_streams"], p["cumulative_ios"],
                                                 p["cumulative_bytes"], strict=True), 1):
-        shown = row(cum, str(n))
+        shown = table_row(cum, str(n))
         assert shown[0].removesuffix(" (ATW)") == name and shown[1] == str(ios)
         assert close(shown[2], 100 * ios / total)
         assert close(shown[3], 100 * nbytes / sum(p["cumulative_bytes"]))
     assert "cover 92.00 % of all I/Os" in cum
-    assert "2 steps" in page(pages, "IO Stream Map")
-    assert "median 4, p95 12, max 20" in page(pages, "Outstanding I/O Histogram")
-    atw = page(pages, "Applied Test Workload")
+    assert "2 steps" in page_headed(pages, "IO Stream Map")
+    assert "median 4, p95 12, max 20" in page_headed(pages, "Outstanding I/O Histogram")
+    atw = page_headed(pages, "Applied Test Workload")
     for name, share, _, _ in rwsw_run.STREAMS:
-        assert row(atw, name) == [f"{share:.2f}"]
+        assert table_row(atw, name) == [f"{share:.2f}"]
     # one ATW, two tests: its pages once
     assert sum(bool(re.search(r"^Cumulative Workload\s*$", t, re.M)) for t in pages) == 1
 
@@ -142,7 +134,7 @@ def test_the_readings_are_listed_and_counted_by_the_verdict(pages, folder):
 
 def test_iops_per_round_and_the_html_report(folder, pages):
     for heading in ("IOPS vs Time", "IOPS vs TGBW"):
-        assert "rounds 1..7" in page(pages, heading)
+        assert "rounds 1..7" in page_headed(pages, heading)
     html = build_html(load_run(folder))
     for heading in ("ATW Target vs Achieved", "Per-Stream Results", "Cumulative Workload",
                     "IO Stream Map", "Outstanding I/O Histogram"):

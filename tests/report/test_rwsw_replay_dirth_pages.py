@@ -12,11 +12,17 @@ import re
 import pytest
 
 from pts.compare.data import compare, rwsw_rows
-from pts.report.document import build_html, build_pdf
+from pts.report.document import build_html
 from pts.report.pages import snia_header
 from pts.stored import rwsw_replay
 from pts.stored.data import load_run
-from tests.support.helpers import ledger_by_test, of, pdf_page_texts
+from tests.support.helpers import (
+    ledger_by_test,
+    of,
+    page_headed,
+    report_page_texts,
+    table_row,
+)
 from tests.support.synthetic import rwsw_replay_dirth
 
 pytestmark = pytest.mark.needs("pdftotext")
@@ -29,28 +35,12 @@ def folder(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def pages(folder) -> list[str]:
-    pdf = folder / "report.pdf"
-    pdf.write_bytes(build_pdf(load_run(folder)))
-    return pdf_page_texts(pdf, layout=True)
+    return report_page_texts(folder)
 
 
 @pytest.fixture(scope="module")
 def ledger(folder):
     return ledger_by_test(folder)
-
-
-def page(pages: list[str], heading: str) -> str:
-    found = [p for p in pages if re.search(rf"^{re.escape(heading)}\s*$", p, re.M)]
-    assert found, f"no page with the heading {heading!r}"
-    return found[0]
-
-
-def row(text: str, first: str) -> list[str]:
-    for line in text.splitlines():
-        cells = re.split(r"\s{2,}", line.strip())
-        if cells[0] == first:
-            return cells[1:]
-    raise AssertionError(f"no row {first!r} in:\n{text}")
 
 
 def num(cell: str) -> float:
@@ -62,11 +52,11 @@ def close(cell: str, value: float) -> bool:
 
 
 def test_replay_step_table_is_the_point_records(pages, ledger):
-    text = page(pages, "Replay Steps")
+    text = page_headed(pages, "Replay Steps")
     points = of(ledger["rwsw-replay"], "point")
     assert len(points) == 3
     for p in points:
-        cells = row(text, str(p["step"]))
+        cells = table_row(text, str(p["step"]))
         assert [cells[0], cells[1], cells[2]] == [f"{p['step_seconds']:g}",
                                                   str(p["replay_seconds"]),
                                                   str(p["oio_target"])]
@@ -81,12 +71,12 @@ def test_replay_step_table_is_the_point_records(pages, ledger):
     # totals: IOPS time-weighted, RT I/O-weighted; in-situ over the steps that have figures
     secs = sum(p["replay_seconds"] for p in points)
     ios = sum(p["iops"] * p["replay_seconds"] for p in points)
-    replay = row(text, "Replay total")
+    replay = table_row(text, "Replay total")
     assert replay[0] == f"{secs:g}" and close(replay[1], ios / secs)
     assert close(replay[2], sum(p["lat_mean_us"] * p["iops"] * p["replay_seconds"]
                                 for p in points) / ios)
     had = [p for p in points if p["insitu_iops"] is not None]
-    insitu = row(text, "In-situ total")
+    insitu = table_row(text, "In-situ total")
     w = sum(p["insitu_iops"] * p["step_seconds"] for p in had)
     assert insitu[0] == f"{sum(p['step_seconds'] for p in had):g}"
     assert close(insitu[1], w / sum(p["step_seconds"] for p in had))
@@ -100,7 +90,7 @@ def test_replay_step_table_is_the_point_records(pages, ledger):
 
 def test_replay_overlay_pages_and_no_convergence_page(pages, folder, ledger):
     for name in ("IOPS per Step", "Response Time per Step"):
-        text = " ".join(page(pages, f"Replay vs In-Situ: {name}").split())
+        text = " ".join(page_headed(pages, f"Replay vs In-Situ: {name}").split())
         assert "One point per capture step, in the capture's order" in text
         assert "step 2 of the ATW recorded no in-situ figures" in text
     # what the overlay plots: per step the replay's figures and the ATW step's in-situ ones
@@ -129,32 +119,32 @@ def _grid(recs) -> dict[tuple[int, int], dict[str, float]]:
 
 def test_dirth_tc_x_qd_table_is_the_window_means(pages, ledger):
     grid = _grid(ledger["rwsw-dirth"])
-    text = page(pages, "All Points")
+    text = page_headed(pages, "All Points")
     assert len(grid) == 4
     for (tc, qd), v in grid.items():
         line = next(c for c in (re.split(r"\s{2,}", x.strip()) for x in text.splitlines())
                     if c[:2] == [str(tc), str(qd)])
         assert close(line[2], v["iops"]) and close(line[3], v["lat_mean_us"])
         assert close(line[4], v["lat_max_us"])
-    cpu = page(pages, "System CPU Utilisation (%)")
+    cpu = page_headed(pages, "System CPU Utilisation (%)")
     for tc in (2, 1):
-        assert [num(c) for c in row(cpu, f"TC{tc}")] == pytest.approx(
+        assert [num(c) for c in table_row(cpu, f"TC{tc}")] == pytest.approx(
             [grid[(tc, qd)]["sys_cpu_pct"] for qd in (2, 1)], rel=5e-4)
     assert "Demand Intensity: ART vs IOPS" in " ".join(pages)
 
 
 def test_dirth_operating_points_histograms_and_the_declared_choice(pages, ledger):
     recs = ledger["rwsw-dirth"]
-    text = page(pages, "Operating Points")
+    text = page_headed(pages, "Operating Points")
     hists = {h["name"]: h for h in of(recs, "response_histogram")}
     for o in of(recs, "operating_point"):
         h = hists[o["name"]]
-        cells = row(text, o["name"])
+        cells = table_row(text, o["name"])
         assert cells[0] == f"TC{o['thread_count']}/QD{o['queue_depth']}"
         assert close(cells[1], o["iops"]) and close(cells[2], o["lat_mean_us"])
         assert close(cells[3], h["iops"]) and close(cells[4], h["lat_mean_us"])
         assert close(cells[5], h["lat_max_us"])
-        page(pages, f"Response Time Histogram: {o['name']} "
+        page_headed(pages, f"Response Time Histogram: {o['name']} "
                     f"(TC{o['thread_count']}/QD{o['queue_depth']})")
     flat = " ".join(text.split())
     assert "each operating point's histogram is the json+ bins of its own demand point in " \

@@ -134,6 +134,33 @@ def pdf_page_texts(path: Path | str, layout: bool = False) -> list[str]:
     return texts if layout else [re.sub(r"\s+", " ", t) for t in texts]
 
 
+def report_page_texts(folder: Path) -> list[str]:
+    """The run folder's report built to folder/report.pdf, the text of each page in layout
+    (table rows on one line)."""
+    from pts.report.document import build_pdf
+    from pts.stored.data import load_run
+    pdf = folder / "report.pdf"
+    pdf.write_bytes(build_pdf(load_run(folder)))
+    return pdf_page_texts(pdf, layout=True)
+
+
+def page_headed(pages: list[str], heading: str) -> str:
+    """The first page with a line that is `heading` alone."""
+    found = [p for p in pages if re.search(rf"^{re.escape(heading)}\s*$", p, re.M)]
+    assert found, f"no page with the heading {heading!r}"
+    return found[0]
+
+
+def table_row(text: str, first: str) -> list[str]:
+    """The cells (split at 2+ spaces) after the first cell of the first row whose first cell
+    is `first` (a layout pdftotext page)."""
+    for line in text.splitlines():
+        cells = re.split(r"\s{2,}", line.strip())
+        if cells[0] == first:
+            return cells[1:]
+    raise AssertionError(f"no row {first!r} in:\n{text}")
+
+
 def pdf_pages(path: Path | str) -> int:
     """The PDF's page count, as pdfinfo (poppler-utils) reads it."""
     out = subprocess.run(["pdfinfo", str(path)], check=True, capture_output=True,

@@ -5,13 +5,12 @@ to the characterisation's, the lost events loud; bad input writes nothing."""
 from __future__ import annotations
 
 import math
-import re
 
 import pytest
 
 from pts.cli.main import main
 from pts.workload.characterise import characterise
-from tests.support.helpers import pdf_page_texts
+from tests.support.helpers import pdf_page_texts, table_row
 from tests.support.synthetic_capture import R, W, rows, write
 
 pytestmark = pytest.mark.needs("pdftotext")
@@ -25,14 +24,6 @@ def capture(tmp_path):
                  device="/dev/loop9", process_filter="db_bench", host="dbhost")
 
 
-def row(text: str, first: str) -> list[str]:
-    for line in text.splitlines():
-        cells = re.split(r"\s{2,}", line.strip())
-        if cells[0] == first:
-            return cells[1:]
-    raise AssertionError(f"no row {first!r} in:\n{text}")
-
-
 def test_pdf_pages_hold_the_characterisations_figures(capture, tmp_path):
     out = tmp_path / "w.pdf"
     assert main(["workload", str(capture), "--pdf", "-o", str(out), "--step", "0.005",
@@ -41,14 +32,15 @@ def test_pdf_pages_hold_the_characterisations_figures(capture, tmp_path):
     ch = characterise(capture, step_s=0.005, top_n=2)
     desc = pages[0]
     assert "WARNING: 5 EVENTS WERE LOST" in desc
-    assert row(desc, "Device") == ["/dev/loop9"] and row(desc, "Host") == ["dbhost"]
-    assert row(desc, "Process filter") == ["db_bench"] and row(desc, "Lost events") == ["5"]
-    assert row(desc, "Steps") == [f"{len(ch.steps)} of 0.005 s"]
-    assert row(desc, "Events")[0].startswith(f"{ch.events} (I/Os {ch.ios},")
+    assert table_row(desc, "Device") == ["/dev/loop9"] and table_row(desc, "Host") == ["dbhost"]
+    assert table_row(desc, "Process filter") == ["db_bench"]
+    assert table_row(desc, "Lost events") == ["5"]
+    assert table_row(desc, "Steps") == [f"{len(ch.steps)} of 0.005 s"]
+    assert table_row(desc, "Events")[0].startswith(f"{ch.events} (I/Os {ch.ios},")
     table = next(p for p in pages if "Cumulative Workload" in p)
     assert len(ch.streams) == 4
     for n, s in enumerate(ch.streams, 1):
-        name, ios, by_ios, by_bytes = row(table, str(n))
+        name, ios, by_ios, by_bytes = table_row(table, str(n))
         assert name.removesuffix(" (ATW)") == s.key.label and int(ios) == s.ios
         assert math.isclose(float(by_ios), s.share_ios_pct, abs_tol=0.005)
         assert math.isclose(float(by_bytes), s.share_bytes_pct, abs_tol=0.005)
