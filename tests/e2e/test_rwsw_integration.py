@@ -27,6 +27,7 @@ from tests.support.ptsrun import (
     run_suite,
     spec_rule,
 )
+from tests.support.rwsw import atw_text
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs("root", "fio", "losetup", "blkdiscard")]
 
@@ -41,19 +42,7 @@ STEPS = ((4, "iops = 1500.0\nrt_mean_ms = 0.4\n", '"RND 4K R" = 80.0, "RND 4K W"
          (6, "", '"RND 4K R" = 50.0, "RND 4K W" = 30.0, "SEQ 128K W" = 20.0',
           [("randread", 3), ("randwrite", 2), ("write", 1)]),
          (1, "iops = 250.0\nrt_mean_ms = 0.1\n", '"SEQ 128K W" = 100.0', [("write", 1)]))
-ATW = """[workload]
-format = "snia-pts-atw"
-version = 1
-name = "three streams"
-thread_count = 2
-queue_depth = 8
-""" + "".join(f"""
-[[stream]]
-access = "{a}"
-direction = "{d}"
-size = "{s}"
-share_pct = {p}
-""" for a, d, s, p, _, _ in STREAMS) + "".join(f"""
+ATW = atw_text("three streams", [s[:4] for s in STREAMS]) + "".join(f"""
 [[step]]
 start_s = {2.0 * k}
 seconds = 2.0

@@ -25,23 +25,12 @@ from pts.testdefs import rwsw_streams, rwsw_wsat
 from pts.tools.fio import JobSet, job_file, random_job
 from pts.tools.fio_round import run_round
 from pts.workload import applied, atw
+from tests.support import rwsw
+from tests.support.rwsw import THREE_STREAMS, atw_text
 
 T0 = 1_800_000_000_000
 AR = 1 << 30
-ATW = """[workload]
-format = "snia-pts-atw"
-version = 1
-name = "three"
-thread_count = 2
-queue_depth = 8
-""" + "".join(f"""
-[[stream]]
-access = "{a}"
-direction = "{d}"
-size = "{s}"
-share_pct = {p}
-""" for a, d, s, p in (("RND", "R", "4KiB", 60.0), ("RND", "W", "4KiB", 30.0),
-                       ("SEQ", "W", "128KiB", 10.0)))
+ATW = atw_text("three", THREE_STREAMS)
 
 
 def three() -> atw.Workload:
@@ -302,11 +291,7 @@ def test_stop_rule_drive_fills_or_time():
 
 
 def settings_with(tmp_path: Path, text: str = ATW, **kw):
-    path = tmp_path / "w.toml"
-    path.write_text(text)
-    s = make_settings(load_spec("pts-e-1.1"), device="/dev/x", destructive=True,
-                      point_seconds=1, max_rounds=5, purge="trim", reports_dir=tmp_path, **kw)
-    return with_workload(s, str(path))
+    return rwsw.settings_with(tmp_path, text, spec="pts-e-1.1", **kw)
 
 
 DEVICE = SimpleNamespace(capacity_bytes=AR, logical_sector=512, path="/dev/x")

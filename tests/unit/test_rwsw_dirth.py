@@ -6,7 +6,6 @@ histogram from its own point in the last round, the --dry-run plan, the typed pa
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 from types import SimpleNamespace
@@ -14,44 +13,21 @@ from types import SimpleNamespace
 import pytest
 
 from pts.config import spec_rwsw
-from pts.config.settings import make_settings
-from pts.config.spec import SpecError, _Reader, load_spec
+from pts.config.spec import SpecError, _Reader
 from pts.procedure import plan
 from pts.procedure.rounds import Outcome, point_record
 from pts.results import parameters, records
 from pts.results.ledger import Ledger, read_records
-from pts.session.options import with_workload
 from pts.testdefs import registry, rwsw_dirth
+from tests.support.rwsw import atw_text, settings_with, with_rwsw
 
 AR = 1 << 30
 DEVICE = SimpleNamespace(capacity_bytes=AR, logical_sector=512, path="/dev/x")
-ATW = """[workload]
-format = "snia-pts-atw"
-version = 1
-name = "two"
-thread_count = 2
-queue_depth = 8
-
-[[stream]]
-access = "RND"
-direction = "R"
-size = "4KiB"
-share_pct = 70.0
-
-[[stream]]
-access = "SEQ"
-direction = "W"
-size = "128KiB"
-share_pct = 30.0
-"""
+ATW = atw_text("two", (("RND", "R", "4KiB", 70.0), ("SEQ", "W", "128KiB", 30.0)))
 
 
 def settings(tmp_path: Path, **kw):
-    path = tmp_path / "w.toml"
-    path.write_text(ATW)
-    s = make_settings(load_spec("pts-2.0.2-enterprise"), device="/dev/x", destructive=True,
-                      point_seconds=1, max_rounds=5, purge="trim", reports_dir=tmp_path, **kw)
-    return with_workload(s, str(path))
+    return settings_with(tmp_path, ATW, **kw)
 
 
 def reduced(tmp_path):
@@ -115,11 +91,7 @@ def test_the_spec_grid_must_run_highest_first_and_keep_one(tmp_path, bad):
 
 
 def test_one_sweep_round_when_the_spec_says_so(tmp_path):
-    s = reduced(tmp_path)
-    sections = dict(s.spec.rwsw.sections, rwsw_dirth=dict(
-        s.spec.rwsw["rwsw_dirth"], demand_to_steady_state=False))
-    s = dataclasses.replace(s, spec=dataclasses.replace(
-        s.spec, rwsw=dataclasses.replace(s.spec.rwsw, sections=sections)))
+    s = with_rwsw(reduced(tmp_path), {"rwsw_dirth": {"demand_to_steady_state": False}})
     decl = rwsw_dirth.declare(s, DEVICE)
     assert (decl.until_steady, decl.max_rounds) == (False, 1)
     assert "one sweep round" in decl.stop(1, {})

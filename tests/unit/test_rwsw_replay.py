@@ -13,34 +13,20 @@ from types import SimpleNamespace
 
 import pytest
 
-from pts.config.settings import make_settings
 from pts.config.spec import load_spec
 from pts.procedure import plan, runner
 from pts.procedure.progress import Progress
 from pts.procedure.rounds import run_rounds
 from pts.results import parameters
 from pts.results.ledger import Ledger
-from pts.session.options import with_workload
 from pts.testdefs import registry, rwsw_replay, rwsw_wsat
 from pts.tools.fio import summarize
 from pts.tools.fio_round import PointResult
+from tests.support.rwsw import THREE_STREAMS, atw_text, settings_with, with_rwsw
 
 AR = 1 << 30
 DEVICE = SimpleNamespace(capacity_bytes=AR, logical_sector=512, path="/dev/x")
-HEAD = """[workload]
-format = "snia-pts-atw"
-version = 1
-name = "three"
-thread_count = 2
-queue_depth = 8
-""" + "".join(f"""
-[[stream]]
-access = "{a}"
-direction = "{d}"
-size = "{s}"
-share_pct = {p}
-""" for a, d, s, p in (("RND", "R", "4KiB", 60.0), ("RND", "W", "4KiB", 30.0),
-                       ("SEQ", "W", "128KiB", 10.0)))
+HEAD = atw_text("three", THREE_STREAMS)
 STEPS = """
 [[step]]
 start_s = 0.0
@@ -64,14 +50,6 @@ iops = 300.0
 rt_mean_ms = 0.2
 shares = {{ "SEQ 128K W" = 100.0 }}
 """
-
-
-def settings_with(tmp_path: Path, text: str, **kw):
-    path = tmp_path / "w.toml"
-    path.write_text(text)
-    s = make_settings(load_spec("pts-2.0.2-enterprise"), device="/dev/x", destructive=True,
-                      point_seconds=1, max_rounds=5, purge="trim", reports_dir=tmp_path, **kw)
-    return with_workload(s, str(path))
 
 
 def replay(tmp_path, seconds=2.0, last=2.0, **kw):
@@ -107,11 +85,7 @@ def test_each_capture_step_is_one_point_at_its_shares_and_oio(tmp_path):
 def test_a_steps_oio_is_held_exactly_whatever_the_oio_split(tmp_path):
     """[rwsw_fio] oio_split "every-stream" gives the preconditioning TC x QD per stream;
     the replay's steps still ask fio for exactly their OIO, spread by share."""
-    s = replay(tmp_path)
-    rwsw = s.spec.rwsw
-    fio = rwsw.sections["rwsw_fio"] | {"oio_split": "every-stream"}
-    s = dataclasses.replace(s, spec=dataclasses.replace(s.spec, rwsw=dataclasses.replace(
-        rwsw, sections=rwsw.sections | {"rwsw_fio": fio})))
+    s = with_rwsw(replay(tmp_path), {"rwsw_fio": {"oio_split": "every-stream"}})
     pre = rwsw_replay.declare_precondition(s, DEVICE)
     assert [(j.numjobs, j.iodepth) for j in pre.job(pre.points[0]).sections] == [(2, 8)] * 3
     decl = rwsw_replay.declare(s, DEVICE)
@@ -121,11 +95,7 @@ def test_a_steps_oio_is_held_exactly_whatever_the_oio_split(tmp_path):
 
 
 def test_hold_shares_applies_the_steps_with_fio_flow(tmp_path):
-    s = replay(tmp_path)
-    rwsw = s.spec.rwsw
-    r = rwsw.sections["rwsw_replay"] | {"hold": "shares"}
-    s = dataclasses.replace(s, spec=dataclasses.replace(s.spec, rwsw=dataclasses.replace(
-        rwsw, sections=rwsw.sections | {"rwsw_replay": r})))
+    s = with_rwsw(replay(tmp_path), {"rwsw_replay": {"hold": "shares"}})
     decl = rwsw_replay.declare(s, DEVICE)
     assert [(j.iodepth, j.flow, j.flow_id) for j in decl.job(decl.points[1]).sections] == [
         (3, 500, 2), (2, 300, 2), (1, 200, 2)]

@@ -8,7 +8,6 @@ a round that would be measured raises."""
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 from pathlib import Path
@@ -17,8 +16,6 @@ import pytest
 
 from pts.conditioning import write_cache
 from pts.conditioning.write_cache import CacheState
-from pts.config.settings import make_settings
-from pts.config.spec import load_spec
 from pts.procedure import runner
 from pts.procedure.rounds import point_record
 from pts.results import records
@@ -30,27 +27,10 @@ from pts.workload.atw import WorkloadError
 from tests.support import fake_run
 from tests.support.fake_run import purge
 from tests.support.ptsrun import run_suite
+from tests.support.rwsw import atw_text, settings_with
 
 MIB = 1 << 20
-ATW = """[workload]
-format = "snia-pts-atw"
-version = 1
-name = "two"
-thread_count = 2
-queue_depth = 8
-
-[[stream]]
-access = "RND"
-direction = "R"
-size = "4KiB"
-share_pct = 70.0
-
-[[stream]]
-access = "RND"
-direction = "W"
-size = "4KiB"
-share_pct = 30.0
-
+ATW = atw_text("two", (("RND", "R", "4KiB", 70.0), ("RND", "W", "4KiB", 30.0))) + """
 [[step]]
 start_s = 0.0
 seconds = 1.0
@@ -99,17 +79,9 @@ def no_device(monkeypatch):
 
 
 def settings(tmp_path: Path, rwsw: dict | None = None, **kw):
-    path = tmp_path / "w.toml"
-    if not path.exists():
-        path.write_text(ATW)
-    s = make_settings(load_spec("pts-2.0.2-enterprise"), device="/dev/x", destructive=True,
-                      point_seconds=1, max_rounds=5, purge="trim", reports_dir=tmp_path, **kw)
-    s = with_workload(s, str(path))
-    if rwsw:
-        sections = {k: s.spec.rwsw[k] | rwsw.get(k, {}) for k in s.spec.rwsw.sections}
-        s = dataclasses.replace(s, spec=dataclasses.replace(
-            s.spec, rwsw=dataclasses.replace(s.spec.rwsw, sections=sections)))
-    return s
+    """The ATW in tmp_path/w.toml (written unless a test wrote it)."""
+    text = None if (tmp_path / "w.toml").exists() else ATW
+    return settings_with(tmp_path, text, rwsw=rwsw, **kw)
 
 
 def start(decl: runner.RoundTest) -> records.TestStart:

@@ -6,26 +6,10 @@ import pytest
 
 from pts.workload import atw
 from pts.workload.atw import Step, Stream, StreamKey, Workload
+from tests.support.rwsw import atw_text
 
-GOOD = """[workload]
-format = "snia-pts-atw"
-version = 1
-name = "hand"
-thread_count = 2
-queue_depth = 4
-
-[[stream]]
-access = "RND"
-direction = "R"
-size = "4KiB"
-share_pct = 70.0
-
-[[stream]]
-access = "SEQ"
-direction = "W"
-size = 131072
-share_pct = 30.0
-
+GOOD = atw_text("hand", (("RND", "R", "4KiB", 70.0), ("SEQ", "W", 131072, 30.0)),
+                queue_depth=4) + """
 [[step]]
 start_s = 0.0
 seconds = 5.0
