@@ -23,6 +23,14 @@ PREFIX = "rwsw-"          # RWSW spec files in specs/ are named rwsw-*.toml
 _pos = (lambda v: v > 0, " (> 0)")
 _pct = (lambda v: 0 <= v <= 100, " (0..100)")
 _GRID = " (whole numbers >= 1, highest first, distinct, with 1: MinIOPS is TC1/QD1)"
+# the rows several RWSW tests' sections share
+_PURGE = (bool, lambda v: v is True, " (supported: true; --purge none skips it, declared)")
+_NO_WIPC = (bool, lambda v: v is False, " (supported: false: the test starts at FOB)")
+
+
+def _only(value: str) -> tuple:
+    """(str, check, hint) of a setting whose one supported value is `value`."""
+    return (str, lambda v: v == value, f" (supported: {value!r})")
 
 
 def _grid(v: list) -> bool:
@@ -33,7 +41,7 @@ def _grid(v: list) -> bool:
 SECTIONS: dict[str, dict[str, tuple]] = {
     "rwsw_capture": {
         "step_seconds": (float, *_pos),
-        "seq_rule": (str, lambda v: v == "previous-end", " (supported: 'previous-end')"),
+        "seq_rule": _only("previous-end"),
         "seq_scope": (str, lambda v: v in ("device", "process"), " ('device' or 'process')"),
     },
     "rwsw_atw": {
@@ -53,9 +61,8 @@ SECTIONS: dict[str, dict[str, tuple]] = {
     },
     # Multi-WSAT (pts.testdefs.rwsw_wsat) and Individual Streams-WSAT (rwsw_streams)
     "rwsw_wsat": {
-        "purge": (bool, lambda v: v is True, " (supported: true; --purge none skips it, "
-                                             "declared)"),
-        "wipc": (bool, lambda v: v is False, " (supported: false: the test starts at FOB)"),
+        "purge": _PURGE,
+        "wipc": _NO_WIPC,
         "round_seconds": (int, *_pos),
         "stop_drive_fills": (float, *_pos),
         "stop_hours": (float, *_pos),
@@ -63,33 +70,29 @@ SECTIONS: dict[str, dict[str, tuple]] = {
     },
     "rwsw_streams": {
         "purge": (str, lambda v: v == "once", " (supported: 'once': before the first stream)"),
-        "wipc": (bool, lambda v: v is False, " (supported: false: the test starts at FOB)"),
+        "wipc": _NO_WIPC,
         "round_seconds": (int, *_pos),
         "stop_at_steady_state": (bool, lambda v: v is True, " (supported: true)"),
     },
     # Replay-Native (pts.testdefs.rwsw_replay)
     "rwsw_replay": {
-        "purge": (bool, lambda v: v is True, " (supported: true; --purge none skips it, "
-                                             "declared)"),
-        "precondition": (str, lambda v: v == "atw-steady-state",
-                         " (supported: 'atw-steady-state')"),
+        "purge": _PURGE,
+        "precondition": _only("atw-steady-state"),
         "precondition_round_seconds": (int, *_pos),
         "time_scale": (float, lambda v: 0 < v <= 1, " (0 < F <= 1)"),
-        "loop": (str, lambda v: v == "closed", " (supported: 'closed')"),
+        "loop": _only("closed"),
         "hold": (str, lambda v: v in ("oio", "shares"), " ('oio' or 'shares')"),
         "min_step_seconds": (int, *_pos),
     },
     # DIRTH with the ATW (pts.testdefs.rwsw_dirth)
     "rwsw_dirth": {
-        "purge": (bool, lambda v: v is True, " (supported: true; --purge none skips it, "
-                                             "declared)"),
-        "precondition": (str, lambda v: v == "max-oio-steady-state",
-                         " (supported: 'max-oio-steady-state')"),
+        "purge": _PURGE,
+        "precondition": _only("max-oio-steady-state"),
         "round_seconds": (int, *_pos),
         "thread_counts": (list, _grid, _GRID),
         "queue_depths": (list, _grid, _GRID),
         "demand_to_steady_state": (bool, None, ""),
-        "histograms": (str, lambda v: v == "last-round", " (supported: 'last-round')"),
+        "histograms": _only("last-round"),
     },
 }
 
