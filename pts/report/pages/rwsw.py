@@ -144,14 +144,20 @@ def replay_table_page(test: TestResult) -> list[Flowable]:
         f"time-weighted, response time I/O-weighted; the replay over steps "
         f"{_steps(replay_t)}, the capture over steps {_steps(insitu_t)}"
         f"{_lacking(rows)}.", "small")]
-    bad = [r for r in rows if r.within is False]
-    if bad:
-        story.append(para(
-            '<font color="#b00020"><b>DECLARED: the replay did not reproduce its steps\' '
-            f"shares within {fmt.text(limit)} points in step "
-            + ", ".join(f"{r.step} (max miss {r.miss_pts:.2f})" for r in bad)
-            + ".</b></font>", markup=True))
-    return story
+    return story + _declared_misses(
+        "the replay did not reproduce its steps' shares", limit, "in step",
+        [(r.step, r.miss_pts) for r in rows if r.within is False])
+
+
+def _declared_misses(what: str, limit, where: str, misses: list[tuple]) -> list[Flowable]:
+    """The red DECLARED line naming each (name, max miss in points) outside the share
+    tolerance `limit`; none: nothing."""
+    if not misses:
+        return []
+    return [para(
+        f'<font color="#b00020"><b>DECLARED: {what} within {fmt.text(limit)} points {where} '
+        + ", ".join(f"{name} (max miss {miss:.2f})" for name, miss in misses)
+        + ".</b></font>", markup=True)]
 
 
 def _steps(total: rwsw_replay.Total) -> str:
@@ -194,14 +200,9 @@ def shares_page(test: TestResult) -> list[Flowable]:
                    f"tolerance {fmt.text(limit)} points (rwsw_atw.share_tolerance_pct)."),
               grid_table(("IO stream", "Target %", "Achieved % (mean)", "Max miss (pts)",
                           "Rounds", "Within tolerance"), table, widths, align_right_from=1)]
-    bad = rwsw.outside(rows)
-    if bad:
-        story.append(para(
-            '<font color="#b00020"><b>DECLARED: the applied workload did not reproduce the '
-            f"ATW within {fmt.text(limit)} points for "
-            + ", ".join(f"{r.stream} (max miss {r.max_miss_pts:.2f})" for r in bad)
-            + ".</b></font>", markup=True))
-    return story
+    return story + _declared_misses(
+        "the applied workload did not reproduce the ATW", limit, "for",
+        [(r.stream, r.max_miss_pts) for r in rwsw.outside(rows)])
 
 
 def _pct(value: float | None) -> str:
