@@ -46,12 +46,8 @@ def _preconditioning(run: RunFolder, test: str, title: str, tc: int, qd: int,
                                     "block_size": 0}], provenance) | {
         "thread_count": tc, "queue_depth": qd, "precondition_oio": [tc, qd],
         "continued_by": test, "precondition": "atw-steady-state"}
-    run.record("test_start", test=name, title=f"{title} Preconditioning",
-               clause="RWSW 1.0.7 (rwsw-digest §5)", parameters=p)
-    run.record("purge", test=name, method="nvme-format", command=["nvme", "format"], ok=True,
-               seconds=5.0, deviation=False)
-    run.record("write_cache", test=name, required="WCD", actual="write through",
-               settable=True, when="before test")
+    rwsw_run.start_purged(run, name, f"{title} Preconditioning", "RWSW 1.0.7 (rwsw-digest §5)",
+                          p)
     history: dict[str, list[float]] = {"ATW IOPS": []}
     for number, m in enumerate(rwsw_run.CURVE, 1):
         iops = 40000.0 * m * scale

@@ -66,16 +66,20 @@ def miss(seq_miss: float) -> dict[str, float]:
     return {"RND 4K R": -seq_miss * 0.5, "RND 4K W": -seq_miss * 0.5, "SEQ 128K W": seq_miss}
 
 
-def wsat_test(run: RunFolder, scale: float, seq_miss: float, provenance) -> None:
-    test = "rwsw-wsat"
-    p = parameters(test, [{"label": "ATW IOPS", "rw_mix": "60/40", "block_size": 0}],
-                   provenance) | {"stop_drive_fills": 2.0, "stop_hours": 24.0}
-    run.record("test_start", test=test, title="RWSW Multi-WSAT",
-               clause="RWSW 1.0.7 Multi-WSAT (rwsw-digest §5)", parameters=p)
+def start_purged(run: RunFolder, test: str, title: str, clause: str, p: dict) -> None:
+    """An RWSW test's opening records: its test_start, the purge, the write cache set."""
+    run.record("test_start", test=test, title=title, clause=clause, parameters=p)
     run.record("purge", test=test, method="nvme-format", command=["nvme", "format"], ok=True,
                seconds=5.0, deviation=False)
     run.record("write_cache", test=test, required="WCD", actual="write through",
                settable=True, when="before test")
+
+
+def wsat_test(run: RunFolder, scale: float, seq_miss: float, provenance) -> None:
+    test = "rwsw-wsat"
+    p = parameters(test, [{"label": "ATW IOPS", "rw_mix": "60/40", "block_size": 0}],
+                   provenance) | {"stop_drive_fills": 2.0, "stop_hours": 24.0}
+    start_purged(run, test, "RWSW Multi-WSAT", "RWSW 1.0.7 Multi-WSAT (rwsw-digest §5)", p)
     history: dict[str, list[float]] = {"ATW IOPS": []}
     off = miss(seq_miss)
     for number, base in enumerate(WSAT_IOPS, 1):
@@ -107,13 +111,9 @@ def streams_test(run: RunFolder, scale: float, provenance) -> None:
     test = "rwsw-streams"
     tracking = [{"label": f"{s} IOPS", "rw_mix": mix, "block_size": bs}
                 for s, _, mix, bs in STREAMS]
-    run.record("test_start", test=test, title="RWSW Individual Streams-WSAT",
-               clause="RWSW 1.0.7 Individual Streams-WSAT (rwsw-digest §5)",
-               parameters=parameters(test, tracking, provenance))
-    run.record("purge", test=test, method="nvme-format", command=["nvme", "format"], ok=True,
-               seconds=5.0, deviation=False)
-    run.record("write_cache", test=test, required="WCD", actual="write through",
-               settable=True, when="before test")
+    start_purged(run, test, "RWSW Individual Streams-WSAT",
+                 "RWSW 1.0.7 Individual Streams-WSAT (rwsw-digest §5)",
+                 parameters(test, tracking, provenance))
     history: dict[str, list[float]] = {t["label"]: [] for t in tracking}
     for number, m in enumerate(CURVE, 1):
         for k, (s, _, mix, bs) in enumerate(STREAMS):
