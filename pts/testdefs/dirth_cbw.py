@@ -151,19 +151,30 @@ def operating_points(run: Run, kind: str, outcome: Outcome,
     """MaxIOPS, MidIOPS, MinIOPS from the measurement window, each recorded once: one a
     resumed run had recorded stands as it was (never chosen or recorded again)."""
     table = dirth_cbw_jobs.section(run.settings, kind)
+    return record_operating_points(run, kind, outcome, recorded, table.art_ceiling_us,
+                                   table.midiops_candidates, "not selected and not captured")
+
+
+def record_operating_points(run: Run, test: str, outcome: Outcome,
+                            recorded: dict[str, dirth_cbw_select.Choice], art_ceiling_us: float,
+                            midiops_candidates: str,
+                            unselected: str) -> list[dirth_cbw_select.Choice]:
+    """The operating points chosen (pts.testdefs.dirth_cbw_select) from `test`'s window means
+    with these limits, each not yet `recorded` recorded as an OperatingPoint; one not
+    selected is declared "<name> <unselected>: <rule>." (also rwsw-dirth's)."""
     chosen = [recorded.get(c.name, c) for c in dirth_cbw_select.select(
-        window_points(run, kind, outcome), table.art_ceiling_us, table.midiops_candidates)]
+        window_points(run, test, outcome), art_ceiling_us, midiops_candidates)]
     rounds = list(range(outcome.window[0], outcome.window[1] + 1))
     for c in chosen:
         if c.name in recorded:
             continue
         p = c.point
         run.ledger.append(records.OperatingPoint(
-            test=kind, name=c.name, selected=p is not None,
+            test=test, name=c.name, selected=p is not None,
             thread_count=p and p.thread_count, queue_depth=p and p.queue_depth,
             iops=p and p.iops, lat_mean_us=p and p.lat_mean_us, rule=c.rule, rounds=rounds))
         if p is None:
-            run.deviation(kind, f"{c.name} not selected and not captured: {c.rule}.")
+            run.deviation(test, f"{c.name} {unselected}: {c.rule}.")
     return chosen
 
 

@@ -181,20 +181,8 @@ def operating_points(run: Run, outcome: Outcome, recorded) -> list[dirth_cbw_sel
     """MaxIOPS, MidIOPS, MinIOPS from the window means (pts.testdefs.dirth_cbw_select),
     each recorded once."""
     d = run.settings.spec.dirth
-    chosen = [recorded.get(c.name, c) for c in dirth_cbw_select.select(
-        dirth_cbw.window_points(run, TEST, outcome), d.art_ceiling_us, d.midiops_candidates)]
-    rounds = list(range(outcome.window[0], outcome.window[1] + 1))
-    for c in chosen:
-        if c.name in recorded:
-            continue
-        p = c.point
-        run.ledger.append(records.OperatingPoint(
-            test=TEST, name=c.name, selected=p is not None,
-            thread_count=p and p.thread_count, queue_depth=p and p.queue_depth,
-            iops=p and p.iops, lat_mean_us=p and p.lat_mean_us, rule=c.rule, rounds=rounds))
-        if p is None:
-            run.deviation(TEST, f"{c.name} not selected, no histogram: {c.rule}.")
-    return chosen
+    return dirth_cbw.record_operating_points(run, TEST, outcome, recorded, d.art_ceiling_us,
+                                             d.midiops_candidates, "not selected, no histogram")
 
 
 def record_histogram(run: Run, choice: dirth_cbw_select.Choice, last_round: int) -> None:
