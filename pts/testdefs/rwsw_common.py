@@ -14,8 +14,10 @@ import dataclasses
 from pts.config.settings import Settings
 from pts.config.spec import RwMix
 from pts.device.identity import BlockDevice, active_range_bytes
-from pts.procedure.rounds import TestPoint
-from pts.procedure.runner import RoundTest
+from pts.procedure.rounds import Outcome, TestPoint
+from pts.procedure.runner import RoundTest, recorded_test, resumed_history, run_round_test
+from pts.results import records
+from pts.run import Run
 from pts.testdefs import rwsw_wsat
 from pts.workload import applied
 from pts.workload.atw import Stream, Workload
@@ -23,6 +25,33 @@ from pts.workload.atw import Stream, Workload
 
 def precondition_test(test: str) -> str:
     return f"{test}-preconditioning"
+
+
+def run_preconditioned(run: Run, title: str, phase: str, declare_precondition, declare,
+                       measured) -> Outcome:
+    """Both ledger tests: the preconditioning (`declare_precondition(settings, device)`),
+    then the measured test (`declare(...)`, its body `measured(run, decl)`); the pytest item
+    passes only if the preconditioning was steady and the measured test passed, the message
+    naming both ("<title> preconditioning: ...; <phase>: ...")."""
+    settings, dev = run.settings, run.device
+    pre = run_round_test(run, declare_precondition(settings, dev))
+    decl = declare(settings, dev)
+    outcome = recorded_test(run, decl.test, decl.title, decl.clause, decl.parameters,
+                            lambda: measured(run, decl), gate=None)
+    if pre.steady:
+        return outcome
+    return dataclasses.replace(outcome, status=records.NOT_STEADY, message=(
+        f"{title} preconditioning: {pre.message}; {phase}: {outcome.message}"))
+
+
+def resumed_or_declared(run: Run, test: str, deviations: list[str]) -> dict:
+    """The rounds of `test` a resumed run had recorded; none: a fresh test, whose
+    `deviations` are recorded now (once, not again on resume)."""
+    history = resumed_history(run, test, gate=None)
+    if not history:
+        for text in deviations:
+            run.deviation(test, text)
+    return history
 
 
 def point_job(settings: Settings, device: BlockDevice, w: Workload, runtime, streams, oio,

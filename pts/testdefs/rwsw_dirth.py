@@ -37,10 +37,7 @@ from pts.procedure.rounds import Outcome
 from pts.procedure.runner import (
     RoundMeasure,
     RoundTest,
-    recorded_test,
-    resumed_history,
     run_phase,
-    run_round_test,
 )
 from pts.results import records
 from pts.results.ledger import read_records
@@ -140,23 +137,13 @@ def deviations(settings: Settings) -> list[str]:
 
 def run_dirth(run: Run) -> Outcome:
     """Both ledger tests; the pytest item passes only if both are steady (or complete)."""
-    settings, dev = run.settings, run.device
-    pre = run_round_test(run, declare_precondition(settings, dev))
-    decl = declare(settings, dev)
-    outcome = recorded_test(run, TEST, decl.title, decl.clause, decl.parameters,
-                            lambda: _demand(run, decl), gate=None)
-    if pre.steady:
-        return outcome
-    return dataclasses.replace(outcome, status=records.NOT_STEADY, message=(
-        f"{TITLE} preconditioning: {pre.message}; demand variation: {outcome.message}"))
+    return rwsw_common.run_preconditioned(run, TITLE, "demand variation",
+                                          declare_precondition, declare, _demand)
 
 
 def _demand(run: Run, decl: RoundTest) -> Outcome:
     recorded = dirth_cbw.recorded_choices(run, TEST)
-    history = resumed_history(run, TEST, gate=None)
-    if not history:
-        for text in deviations(run.settings):
-            run.deviation(TEST, text)
+    history = rwsw_common.resumed_or_declared(run, TEST, deviations(run.settings))
     outcome = outcome_of(run, decl, history) if recorded else run_phase(
         run, decl, RoundMeasure(run, decl), history)
     chosen = operating_points(run, outcome, recorded)

@@ -40,10 +40,7 @@ from pts.procedure.runner import (
     RoundMeasure,
     RoundTest,
     TestDefinitionError,
-    recorded_test,
-    resumed_history,
     run_phase,
-    run_round_test,
 )
 from pts.results import records
 from pts.run import Run
@@ -190,22 +187,12 @@ def deviations(settings: Settings) -> list[str]:
 def run_replay(run: Run) -> Outcome:
     """Both ledger tests; the pytest item passes when the preconditioning was steady and
     every step ran."""
-    settings, dev = run.settings, run.device
-    pre = run_round_test(run, declare_precondition(settings, dev))
-    decl = declare(settings, dev)
-    outcome = recorded_test(run, TEST, decl.title, decl.clause, decl.parameters,
-                            lambda: _replay(run, decl), gate=None)
-    if pre.steady:
-        return outcome
-    return dataclasses.replace(outcome, status=records.NOT_STEADY, message=(
-        f"{TITLE} preconditioning: {pre.message}; replay: {outcome.message}"))
+    return rwsw_common.run_preconditioned(run, TITLE, "replay", declare_precondition,
+                                          declare, _replay)
 
 
 def _replay(run: Run, decl: RoundTest) -> Outcome:
-    history = resumed_history(run, TEST, gate=None)
-    if not history:
-        for text in deviations(run.settings):
-            run.deviation(TEST, text)
+    history = rwsw_common.resumed_or_declared(run, TEST, deviations(run.settings))
     outcome = run_phase(run, decl, RoundMeasure(run, decl), history)
     # one pass, no steady state: complete once its round (every step) is recorded
     return dataclasses.replace(outcome, status=records.COMPLETE, steady_round=None,
