@@ -20,8 +20,8 @@ from tests.support.guest import image
 from tests.support.helpers import REPO, TOOLS
 
 # Tools of Essential packages (present on every Debian; apt-get and dpkg run the install).
-BASE = {"sh": "dash", "sleep": "coreutils", "true": "coreutils", "apt-get": "apt", "apt-cache": "apt",
-        "dpkg": "dpkg"}
+BASE = {"sh": "dash", "sleep": "coreutils", "true": "coreutils", "apt-get": "apt",
+        "apt-cache": "apt", "dpkg": "dpkg"}
 NOT_TOOLS = {"nosuch-tool-xyz"}     # tests/unit/test_commands.py: a tool that must not exist
 CALLS = {"run", "Popen", "check_output", "check_call", "call"}
 
