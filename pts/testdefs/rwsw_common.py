@@ -96,7 +96,7 @@ def declare_precondition(settings: Settings, device: BlockDevice, test: str, tit
                          clause: str, seconds: int, tc: int, qd: int,
                          extra: dict | None = None) -> RoundTest:
     """The ATW at TC x QD, rounds of one `seconds` point until its IOPS is steady."""
-    w = rwsw_wsat.workload(settings)
+    w = rwsw_wsat.workload(settings, device)
     point = atw_point(0, w.streams, tc, qd, f"{len(w.streams)} streams")
     tracking = {"ATW IOPS": point}
     job = point_job(settings, device, w, lambda p: seconds, lambda p: w.streams,

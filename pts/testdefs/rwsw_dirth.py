@@ -88,7 +88,7 @@ def declare_precondition(settings: Settings, device: BlockDevice) -> RoundTest:
 
 def declare(settings: Settings, device: BlockDevice) -> RoundTest:
     """The demand rounds: one point per (TC, QD), the ATW at OIO TC x QD."""
-    w = rwsw_wsat.workload(settings)
+    w = rwsw_wsat.workload(settings, device)
     d, s = settings.spec.dirth, section(settings)
     seconds = point_seconds(settings)
     cells = matrix(*grid(settings))

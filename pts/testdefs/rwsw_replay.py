@@ -105,7 +105,7 @@ def precondition_seconds(settings: Settings) -> int:
 
 
 def declare_precondition(settings: Settings, device: BlockDevice) -> RoundTest:
-    w = rwsw_wsat.workload(settings)
+    w = rwsw_wsat.workload(settings, device)
     steps(settings)                          # refused before anything is purged
     return rwsw_common.declare_precondition(
         settings, device, TEST, TITLE, CLAUSE, precondition_seconds(settings),
@@ -114,7 +114,7 @@ def declare_precondition(settings: Settings, device: BlockDevice) -> RoundTest:
 
 def declare(settings: Settings, device: BlockDevice) -> RoundTest:
     """The replay pass: one round, one point per capture step."""
-    w = rwsw_wsat.workload(settings)
+    w = rwsw_wsat.workload(settings, device)
     found = steps(settings)
     mixes = [step_streams(w, st) for st in found]
     toio = [step_oio(st) for st in found]

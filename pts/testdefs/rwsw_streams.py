@@ -30,7 +30,7 @@ def points(w) -> tuple[TestPoint, ...]:
 
 
 def declare(settings: Settings, device: BlockDevice) -> RoundTest:
-    w = rwsw_wsat.workload(settings)
+    w = rwsw_wsat.workload(settings, device)
     seconds = rwsw_wsat.round_seconds(settings, "rwsw_streams")
     found = points(w)
     tracking = {f"{s.key.label} IOPS": p for s, p in zip(w.streams, found, strict=True)}

@@ -45,10 +45,24 @@ TEST = "rwsw-wsat"
 NO_WORKLOAD = "the RWSW tests apply an Applied Test Workload: give one with --workload FILE"
 
 
-def workload(settings: Settings) -> Workload:
+def workload(settings: Settings, device: BlockDevice | None = None) -> Workload:
+    """The ATW of --workload; with `device`, checked to be one this device can apply:
+    O_DIRECT I/O is whole logical sectors, so a captured 4.5 KiB read (RocksDB's) cannot
+    run on a 4 KiB-sector drive. Refused before anything is written, naming the fix."""
     if settings.workload is None:
         raise TestDefinitionError(NO_WORKLOAD)
-    return settings.workload
+    w = settings.workload
+    sector = device.logical_sector if device is not None else 1
+    odd = [s.key for s in w.streams if s.key.size % sector]
+    if odd:
+        listed = ", ".join(f"{k.label} ({k.size} bytes)" for k in odd)
+        raise TestDefinitionError(
+            f"ATW {w.name}: {listed} not a whole number of this device's logical sectors "
+            f"({sector} bytes): the device cannot do such I/O. Nothing was written. Use a "
+            f"device formatted with smaller sectors, or edit the workload file: round these "
+            f"sizes up to a multiple of {sector} bytes, or drop those streams and normalise "
+            "the shares again (docs/workload.md)")
+    return w
 
 
 def section(settings: Settings, name: str) -> dict:
@@ -152,7 +166,7 @@ def written_before(run, test: str) -> int:
 
 
 def declare(settings: Settings, device: BlockDevice, written: int = 0) -> RoundTest:
-    w = workload(settings)
+    w = workload(settings, device)
     seconds = round_seconds(settings, "rwsw_wsat")
     fills, hours = stop_rule(settings)
     point = TestPoint(0, RwMix(read_pct(w.streams)), 0, access="ATW",

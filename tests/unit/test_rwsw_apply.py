@@ -17,11 +17,11 @@ from pts.config.settings import make_settings
 from pts.config.spec import load_spec
 from pts.procedure.progress import Progress
 from pts.procedure.rounds import TestPoint, run_rounds
-from pts.procedure.runner import RoundMeasure, RoundTest
+from pts.procedure.runner import RoundMeasure, RoundTest, TestDefinitionError
 from pts.results import parameters, records
 from pts.results.ledger import Ledger, read_records
 from pts.session.options import with_workload
-from pts.testdefs import rwsw_streams, rwsw_wsat
+from pts.testdefs import rwsw_dirth, rwsw_replay, rwsw_streams, rwsw_wsat
 from pts.tools.fio import JobSet, job_file, random_job
 from pts.tools.fio_round import run_round
 from pts.workload import applied, atw
@@ -334,3 +334,20 @@ def test_no_workload_no_rwsw_test(tmp_path):
     assert rwsw_wsat.plan_lines(s, DEVICE, rwsw_wsat.declare) == [
         f"skipped: {rwsw_wsat.NO_WORKLOAD}"]
     assert isinstance(sections(three()), JobSet)
+
+
+def test_streams_a_device_cannot_issue_are_refused_before_anything_runs(tmp_path):
+    # RocksDB reads 4.5 KiB blocks (tests/data/rwsw/): not whole 4 KiB sectors, so every
+    # RWSW test on a 4Kn drive refuses the ATW when it is declared, before purge or WIPC.
+    text = atw_text("rocks", (("RND", "R", "4KiB", 60.0), ("RND", "R", "4608B", 40.0)))
+    s = settings_with(tmp_path, text)
+    four_k = SimpleNamespace(capacity_bytes=AR, logical_sector=4096, path="/dev/x")
+    for module in (rwsw_wsat, rwsw_streams, rwsw_replay, rwsw_dirth):
+        with pytest.raises(TestDefinitionError) as exc:
+            module.declare(s, four_k)
+        assert "RND 4.5K R (4608 bytes) not a whole number of this device's logical " \
+               "sectors (4096 bytes)" in str(exc.value) and "Nothing was written" in \
+               str(exc.value), module
+    assert rwsw_wsat.declare(s, DEVICE).test == "rwsw-wsat"        # 512-byte sectors: fine
+    with pytest.raises(TestDefinitionError, match="4608 bytes"):
+        rwsw_replay.declare_precondition(s, four_k)
