@@ -174,6 +174,7 @@ class RwswParameters(SteadyParameters):
     flow_sleep_us: int | None = None
     share_tolerance_pct: float | None = None
     capacity_bytes: int | None = None
+    rwsw_spec: str | None = None            # the RWSW spec file's title (specs/rwsw-*.toml)
     stop_drive_fills: float | None = None   # rwsw-wsat: its WSAT stop rule
     stop_hours: float | None = None
     stop_at_steady_state: bool | None = None

@@ -123,7 +123,7 @@ def parameters(settings: Settings, device: BlockDevice, w: Workload, seconds: in
                       "offset": j.offset, "size": j.size} for j in jobs],
         "oio_split": f["oio_split"], "flow_sleep_us": f["flow_sleep_us"],
         "share_tolerance_pct": section(settings, "rwsw_atw")["share_tolerance_pct"],
-        "capacity_bytes": device.capacity_bytes}
+        "capacity_bytes": device.capacity_bytes, "rwsw_spec": settings.spec.rwsw.title}
 
 
 def round_limit(settings: Settings, seconds: int, hours: float) -> int:

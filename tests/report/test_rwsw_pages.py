@@ -12,6 +12,8 @@ import re
 import pytest
 
 from pts.report.document import build_html, build_pdf
+from pts.report.renderers.layout import PageInfo
+from pts.report.renderers.pdf import band_rows
 from pts.stored.data import load_run
 from tests.support.helpers import (
     ledger_by_test,
@@ -140,3 +142,15 @@ def test_iops_per_round_and_the_html_report(folder, pages):
                     "IO Stream Map", "Outstanding I/O Histogram"):
         assert heading in html
     assert html.count("data:image/svg+xml") >= 8
+
+
+def test_rwsw_pages_name_the_rwsw_spec_in_their_band(folder, pages):
+    # The band of an RWSW test's pages names the RWSW spec the run recorded (rwsw_spec),
+    # beside the PTS one; a PTS page's band is unchanged.
+    run = load_run(folder)
+    rwsw = PageInfo("RWSW Multi-WSAT", "IOPS vs Time", "", "", False)
+    assert band_rows(run, rwsw, 1, 2)[0][0] == \
+        f"SNIA RWSW PTS for Datacenter Storage 1.0.7 (+ {run.spec_title})"
+    assert band_rows(run, PageInfo("IOPS", "x", "", "", False), 1, 2)[0][0] == \
+        f"SNIA SSS PTS — {run.spec_title}"
+    assert sum("SNIA RWSW PTS for Datacenter Storage 1.0.7 (+" in p for p in pages) >= 3

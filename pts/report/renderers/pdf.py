@@ -157,9 +157,19 @@ def band_rows(run: RunView, info: layout.PageInfo, page: int | str,
     """The header band's three lines, (left text, right-hand note): what every renderer
     puts at the top of a page."""
     dev = run.device
-    return [(f"SNIA SSS PTS — {run.spec_title}", f"Page {page} of {total or '?'}"),
+    return [(spec_band(run, info), f"Page {page} of {total or '?'}"),
             (f"{info.section} — {info.subtitle}", _run_dates(run)),
             (f"DUT: {dev.model}   S/N {dev.serial}   FW {dev.firmware}", info.status)]
+
+
+def spec_band(run: RunView, info: layout.PageInfo) -> str:
+    """The specification a page reports against: an RWSW test's pages name the RWSW spec
+    (its title as the run recorded it) beside the PTS one whose purge and steady-state rule
+    it uses."""
+    rwsw = {t.parameters.get("rwsw_spec") for t in run.tests} - {None}
+    if info.section.startswith("RWSW") and len(rwsw) == 1:
+        return f"{rwsw.pop()} (+ {run.spec_title})"
+    return f"SNIA SSS PTS — {run.spec_title}"
 
 
 def footer_left(run: RunView) -> str:

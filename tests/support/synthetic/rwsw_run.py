@@ -57,6 +57,7 @@ def parameters(test: str, tracking: list[dict], provenance: dict | None) -> dict
             "window_rounds": 5, "max_data_excursion": 0.2, "max_slope_excursion": 0.1,
             "tracking": tracking, "atw": atw(provenance), "oio_split": "share",
             "flow_sleep_us": 10, "share_tolerance_pct": 2.0, "capacity_bytes": CAPACITY,
+            "rwsw_spec": "SNIA RWSW PTS for Datacenter Storage 1.0.7",
             "stop_at_steady_state": False,
             "readings": load_spec(SPEC).readings_for(test)}
 
