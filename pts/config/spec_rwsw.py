@@ -81,7 +81,10 @@ SECTIONS: dict[str, dict[str, tuple]] = {
         "precondition_round_seconds": (int, *_pos),
         "time_scale": (float, lambda v: 0 < v <= 1, " (0 < F <= 1)"),
         "loop": _only("closed"),
-        "hold": (str, lambda v: v in ("oio", "shares"), " ('oio' or 'shares')"),
+        "hold": (str, lambda v: v in ("iolog", "oio", "shares"),
+                 " ('iolog', 'oio' or 'shares')"),
+        "iolog_iops": (int, *_pos),
+        "iolog_seed": (int, lambda v: v >= 0, " (>= 0)"),
         "min_step_seconds": (int, *_pos),
     },
     # DIRTH with the ATW (pts.testdefs.rwsw_dirth)

@@ -31,9 +31,11 @@ and the capture's in-situ IOPS and mean response time beside them (the report's 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+from pathlib import Path
 
 from pts.config.settings import Settings
-from pts.device.identity import BlockDevice
+from pts.device.identity import BlockDevice, active_range_bytes
 from pts.procedure.plan import point_lines
 from pts.procedure.rounds import Outcome
 from pts.procedure.runner import (
@@ -45,7 +47,7 @@ from pts.procedure.runner import (
 from pts.results import records
 from pts.run import Run
 from pts.testdefs import rwsw_common, rwsw_wsat
-from pts.workload import applied
+from pts.workload import applied, iolog
 from pts.workload.atw import Step, Stream, Workload
 
 TEST = "rwsw-replay"
@@ -98,6 +100,28 @@ def step_streams(w: Workload, step: Step) -> tuple[Stream, ...]:
     return tuple(Stream(s.key, step.shares[s.key]) for s in w.streams if s.key in step.shares)
 
 
+def hold(settings: Settings, device: BlockDevice) -> str:
+    """[rwsw_replay] hold; "iolog" on a remote device (fio --client) is "oio": the log
+    would have to be on the DUT host (declared, `deviations`)."""
+    h = section(settings)["hold"]
+    return "oio" if h == "iolog" and getattr(device, "remote", None) else h
+
+
+def iolog_path(settings: Settings, device: BlockDevice, k: int, mix, n: int) -> Path:
+    """Step k's iolog: named by what it holds (device, streams, I/Os, seed, ActiveRange),
+    under the reports directory while the replay runs (written by `write_iologs`)."""
+    ar = active_range_bytes(device, settings.spec.common.active_range_pct)
+    key = repr((device.path, device.logical_sector, [(s.key.label, s.share_pct) for s in mix],
+                n, iolog_seed(settings, k), ar))
+    return Path(settings.reports_dir) / ".iolog" / (
+        f"{TEST}-step{k + 1}-{hashlib.sha256(key.encode()).hexdigest()[:12]}.iolog")
+
+
+def iolog_seed(settings: Settings, k: int) -> int:
+    """Step k's generator seed: [rwsw_replay] iolog_seed + k (recorded per step)."""
+    return section(settings)["iolog_seed"] + k
+
+
 def precondition_seconds(settings: Settings) -> int:
     if settings.point_seconds != settings.spec.common.point_seconds:
         return settings.point_seconds          # --point-seconds (a declared deviation)
@@ -121,11 +145,20 @@ def declare(settings: Settings, device: BlockDevice) -> RoundTest:
     lengths = [step_seconds(settings, st) for st in found]
     points = tuple(rwsw_common.atw_point(k, m, tc, qd, f"step {k + 1}")
                    for k, (m, (tc, qd)) in enumerate(zip(mixes, toio, strict=True)))
+    held = hold(settings, device)
+    logs = [iolog.length(n, section(settings)["iolog_iops"]) for n in lengths]
+    paths = [iolog_path(settings, device, k, m, n)
+             for k, (m, n) in enumerate(zip(mixes, logs, strict=True))]
     job = rwsw_common.point_job(settings, device, w, lambda p: lengths[p.index],
                                 lambda p: mixes[p.index], lambda p: toio[p.index],
-                                split=SPLIT, flow=section(settings)["hold"] == "shares")
+                                split=SPLIT, flow=held == "shares")
     shares = rwsw_common.share_fields(settings, lambda p: mixes[p.index],
                                       lambda p: found[p.index].oio, job)
+    if held == "iolog":
+        job = lambda p: applied.iolog_section(  # noqa: E731
+            f"p{p.index:02d}", str(paths[p.index]), lengths[p.index], found[p.index].oio,
+            mixes[p.index])
+        shares = _iolog_shares(settings, found, mixes, logs, job)
 
     def fields(p, r) -> dict:
         st = found[p.index]
@@ -141,13 +174,15 @@ def declare(settings: Settings, device: BlockDevice) -> RoundTest:
                                         job) | {
             "time_scale": time_scale(settings), "loop": r["loop"],
             "min_step_seconds": r["min_step_seconds"], "round_mode": "stonewalled",
-            "preconditioning_test": PRE, "oio_split": SPLIT, "hold": r["hold"],
+            "preconditioning_test": PRE, "oio_split": SPLIT, "hold": held,
             "sections": [_section_row(j) for p in points for j in job(p).sections],
             "steps": [{"step": k + 1, "start_s": st.start_s, "seconds": st.seconds,
                        "replay_seconds": lengths[k], "oio": st.oio,
                        "thread_count": toio[k][0], "queue_depth": toio[k][1],
                        "oio_nominal": applied.nominal_oio(job(points[k])),
                        "shares": {s.key.label: s.share_pct for s in mixes[k]},
+                       "iolog": {"ios": logs[k], "seed": iolog_seed(settings, k),
+                                 "path": str(paths[k])} if held == "iolog" else None,
                        "insitu_iops": st.iops, "insitu_rt_mean_ms": st.rt_mean_ms}
                       for k, st in enumerate(found)]},
         points=points, tracking=tracking, value_key="iops", job=job,
@@ -158,6 +193,41 @@ def declare(settings: Settings, device: BlockDevice) -> RoundTest:
         measures="one replay pass, no steady state: per step IOPS, MB/s, mean and max "
                  "response time, OIO and shares achieved beside the capture's in-situ "
                  "figures; ")
+
+
+def _iolog_shares(settings: Settings, found, mixes, logs, job):
+    """point_fields of an iolog step: the shares of the log's prefix fio completed
+    (pts.workload.iolog: never looped), and whether the log ran out before runtime."""
+    tolerance = rwsw_wsat.section(settings, "rwsw_atw")["share_tolerance_pct"]
+
+    def fields(p, r) -> dict:
+        k, s = p.index, r.summary
+        done = s.read.total_ios + s.write.total_ios
+        counts = iolog.prefix_counts([m.share_pct for m in mixes[k]], logs[k],
+                                     iolog_seed(settings, k), done)
+        out = applied.achieved_counts(mixes[k], counts, r, tolerance, found[k].oio,
+                                      applied.nominal_oio(job(p)))
+        out |= {"iolog_ios": logs[k], "iolog_completed": done,
+                "iolog_exhausted": iolog.exhausted(done, logs[k])}
+        if out["iolog_exhausted"]:
+            out["mix_warning"] = "; ".join(filter(None, [out["mix_warning"], (
+                f"the step's iolog ({logs[k]:,} I/Os) ran out before its runtime: raise "
+                "[rwsw_replay] iolog_iops")]))
+        return out
+    return fields
+
+
+def write_iologs(settings: Settings, device: BlockDevice, decl: RoundTest) -> list[Path]:
+    """Write every step's iolog (hold "iolog"; none otherwise), returning their paths."""
+    rows = decl.parameters["steps"]
+    if decl.parameters["hold"] != "iolog":
+        return []
+    w = rwsw_wsat.workload(settings, device)
+    ar = active_range_bytes(device, settings.spec.common.active_range_pct)
+    for row, st in zip(rows, steps(settings), strict=True):
+        iolog.write(Path(row["iolog"]["path"]), device.path, step_streams(w, st),
+                    row["iolog"]["ios"], row["iolog"]["seed"], ar, device.logical_sector)
+    return [Path(row["iolog"]["path"]) for row in rows]
 
 
 def _section_row(j) -> dict:
@@ -171,12 +241,17 @@ def _done(found, lengths) -> str:
             f"({sum(st.seconds for st in found):g} s of capture in {sum(lengths)} s)")
 
 
-def deviations(settings: Settings) -> list[str]:
+def deviations(settings: Settings, device: BlockDevice | None = None) -> list[str]:
     out = []
     scale = time_scale(settings)
     if scale != 1:
         out.append(f"{TEST}: the capture's steps compressed by {scale:g} ([rwsw_replay] "
                    f"time_scale x --time-scale), not replayed for their native length.")
+    if section(settings)["hold"] == "iolog" and device is not None \
+            and hold(settings, device) != "iolog":
+        out.append(f"{TEST}: [rwsw_replay] hold \"iolog\" needs the iolog on the device's "
+                   "host; the remote device's steps ran with hold \"oio\" (one section per "
+                   "stream, no flow: the shares follow from the depths).")
     if lengthened(settings):
         out.append(f"{TEST}: steps {', '.join(map(str, lengthened(settings)))} are shorter "
                    f"than {section(settings)['min_step_seconds']} s once scaled and ran "
@@ -192,8 +267,13 @@ def run_replay(run: Run) -> Outcome:
 
 
 def _replay(run: Run, decl: RoundTest) -> Outcome:
-    history = rwsw_common.resumed_or_declared(run, TEST, deviations(run.settings))
-    outcome = run_phase(run, decl, RoundMeasure(run, decl), history)
+    history = rwsw_common.resumed_or_declared(run, TEST, deviations(run.settings, run.device))
+    written = write_iologs(run.settings, run.device, decl)
+    try:
+        outcome = run_phase(run, decl, RoundMeasure(run, decl), history)
+    finally:
+        for path in written:         # regenerable from the recorded seed; up to GBs
+            path.unlink(missing_ok=True)
     # one pass, no steady state: complete once its round (every step) is recorded
     return dataclasses.replace(outcome, status=records.COMPLETE, steady_round=None,
                                message=decl.stop(1, {}))
@@ -210,7 +290,7 @@ def plan_lines(settings: Settings, device: BlockDevice) -> list[str]:
         f"stonewalled, time scale {time_scale(settings):g}, closed loop at each step's "
         f"OIO; {decl.measures}each step's fio job sections:")
     lines += point_lines(device, decl.points, decl.job)
-    lines += [f"DEVIATION: {text}" for text in deviations(settings)]
+    lines += [f"DEVIATION: {text}" for text in deviations(settings, device)]
     lines.append(f"replay duration: {sum(p['replay_seconds'] for p in decl.parameters['steps'])}"
                  f" s of steps plus ~0.3 s of fio between steps")
     return lines

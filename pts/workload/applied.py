@@ -76,6 +76,16 @@ def nominal_oio(js: JobSet) -> int:
     return sum(j.numjobs * j.iodepth for j in js.sections)
 
 
+def iolog_section(point: str, log: str, runtime: int, oio: int,
+                  streams: tuple[Stream, ...]) -> JobSet:
+    """A replay step as ONE job section issuing the iolog `log` (pts.workload.iolog) in
+    order at iodepth = the step's OIO (`replay_no_stall`: no timestamps; `runtime` stops it
+    before the log ends); bs: the largest transfer, fio's buffers."""
+    return JobSet(point, (Job(f"{point}.s0", "randrw", max(s.key.size for s in streams), oio,
+                              runtime=runtime,
+                              extra=(("read_iolog", log), ("replay_no_stall", "1"))),))
+
+
 def _rw(stream: Stream) -> str:
     rnd = stream.key.access == "RND"
     return {("R", True): "randread", ("W", True): "randwrite", ("R", False): "read",
@@ -141,15 +151,37 @@ def achieved(streams: tuple[Stream, ...], result: PointResult, tolerance_pct: fl
     sections and directions of IOPS x mean total latency)."""
     counts = [s.read.total_ios + s.write.total_ios for _, s in result.sections]
     total = sum(counts)
-    rows, little = [], 0.0
+    rows = []
     for stream, (name, s), n in zip(streams, result.sections, counts, strict=True):
         share = 100 * n / total if total else 0.0
         rows.append({"stream": stream.key.label, "section": name,
                      "target_pct": stream.share_pct, "achieved_pct": share, "ios": n,
                      "iops": s.iops,
                      "lat_mean_us": None if s.lat_mean_ns is None else s.lat_mean_ns / 1e3})
-        little += sum(d.iops * d.lat_mean_ns / 1e9 for d in (s.read, s.write)
-                      if d.lat_mean_ns is not None)
+    return _judged(rows, tolerance_pct, oio, nominal, _little(result))
+
+
+def achieved_counts(streams: tuple[Stream, ...], counts: list[int], result: PointResult,
+                    tolerance_pct: float, oio: int, nominal: int | None = None) -> dict:
+    """`achieved` of a point run as one job (the replay's iolog, pts.workload.iolog):
+    each stream's I/Os `counts` from what fio issued (the log's completed prefix), the OIO
+    from fio's one section."""
+    total = sum(counts)
+    name = result.sections[0][0] if result.sections else result.name
+    rows = [{"stream": s.key.label, "section": name, "target_pct": s.share_pct,
+             "achieved_pct": 100 * n / total if total else 0.0, "ios": n}
+            for s, n in zip(streams, counts, strict=True)]
+    return _judged(rows, tolerance_pct, oio, nominal, _little(result))
+
+
+def _little(result: PointResult) -> float:
+    """Little's law: the sum over sections and directions of IOPS x mean total latency."""
+    return sum(d.iops * d.lat_mean_ns / 1e9 for _, s in result.sections
+               for d in (s.read, s.write) if d.lat_mean_ns is not None)
+
+
+def _judged(rows: list[dict], tolerance_pct: float, oio: int, nominal: int | None,
+            little: float) -> dict:
     miss = max(abs(r["achieved_pct"] - r["target_pct"]) for r in rows)
     outside = [r for r in rows if abs(r["achieved_pct"] - r["target_pct"]) > tolerance_pct]
     warning = None

@@ -52,8 +52,11 @@ shares = {{ "SEQ 128K W" = 100.0 }}
 """
 
 
-def replay(tmp_path, seconds=2.0, last=2.0, **kw):
-    return settings_with(tmp_path, HEAD + STEPS.format(s=seconds, last=last), **kw)
+def replay(tmp_path, seconds=2.0, last=2.0, hold="oio", **kw):
+    """The three-step ATW; hold "oio" (one section per stream) unless told: the iolog hold
+    (the spec's default) is tests/unit/test_rwsw_iolog.py's."""
+    return settings_with(tmp_path, HEAD + STEPS.format(s=seconds, last=last),
+                         rwsw={"rwsw_replay": {"hold": hold}}, **kw)
 
 
 def test_each_capture_step_is_one_point_at_its_shares_and_oio(tmp_path):
@@ -205,7 +208,7 @@ def test_the_parameters_are_the_rwsw_record(tmp_path):
     steps = rwsw_replay.declare(s, DEVICE).parameters["steps"]
     assert steps[0] == {"step": 1, "start_s": 0.0, "seconds": 2.0, "replay_seconds": 2,
                         "oio": 4, "thread_count": 1, "queue_depth": 4, "oio_nominal": 4,
-                        "shares": {"RND 4K R": 80.0, "RND 4K W": 20.0},
+                        "shares": {"RND 4K R": 80.0, "RND 4K W": 20.0}, "iolog": None,
                         "insitu_iops": 1000.0, "insitu_rt_mean_ms": 0.5}
     keys = {r["key"] for r in s.spec.readings_for("rwsw-replay")}
     assert {"rwsw_replay.time_scale", "rwsw_replay.loop", "rwsw_replay.precondition"} <= keys

@@ -1,0 +1,145 @@
+"""The replay's iolog hold (pts.workload.iolog, pts.testdefs.rwsw_replay hold "iolog"), without
+a device: a long generated log's stream shares match the step's, offsets aligned and inside
+the ActiveRange, SEQ streams continuing in their own region, the file in fio's iolog v2
+format; the prefix counts; a step as ONE section replaying its log at iodepth = its OIO; the
+shares a step records counted from the log's completed prefix; the remote fallback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+from pts.testdefs import rwsw_replay
+from pts.tools.fio import summarize
+from pts.tools.fio_round import PointResult
+from pts.workload import iolog
+from pts.workload.atw import Stream, StreamKey
+from tests.support.rwsw import THREE_STREAMS, atw_text, settings_with
+
+AR = 1 << 30
+DEVICE = SimpleNamespace(capacity_bytes=AR, logical_sector=512, path="/dev/x")
+MIX = (Stream(StreamKey("RND", "R", 4096), 60.0), Stream(StreamKey("RND", "W", 8192), 30.0),
+       Stream(StreamKey("SEQ", "W", 131072), 10.0))
+STEP = """
+[[step]]
+start_s = 0.0
+seconds = 2.0
+oio = 3
+shares = { "RND 4K R" = 60.0, "RND 4K W" = 30.0, "SEQ 128K W" = 10.0 }
+
+[[step]]
+start_s = 2.0
+seconds = 1.0
+oio = 1
+shares = { "RND 4K R" = 100.0 }
+"""
+
+
+def lines_of(path: Path) -> list[list[str]]:
+    return [line.split() for line in path.read_text().splitlines()]
+
+
+def test_a_long_log_holds_the_step_shares_aligned_and_seq_continuing(tmp_path):
+    path, ar = tmp_path / "s.iolog", 64 << 20
+    iolog.write(path, "/dev/x", MIX, 50_000, 7, ar, 4096)
+    rows = lines_of(path)
+    assert rows[:3] == [["fio", "version", "2", "iolog"], ["/dev/x", "add"],
+                        ["/dev/x", "open"]] and rows[-1] == ["/dev/x", "close"]
+    ios = rows[3:-1]
+    assert len(ios) == 50_000 and all(len(r) == 4 and r[0] == "/dev/x" for r in ios)
+    by = {}
+    for _, op, off, size in ios:
+        by.setdefault((op, int(size)), []).append(int(off))
+    n = {k: len(v) for k, v in by.items()}
+    assert abs(100 * n[("read", 4096)] / 50_000 - 60) < 1
+    assert abs(100 * n[("write", 8192)] / 50_000 - 30) < 1
+    assert abs(100 * n[("write", 131072)] / 50_000 - 10) < 1
+    for (_, size), offs in by.items():
+        assert all(o % size == 0 and o % 4096 == 0 and 0 <= o <= ar - size for o in offs)
+    # the RND streams spread over the whole ActiveRange
+    assert max(by[("read", 4096)]) > ar * 0.9 and min(by[("read", 4096)]) < ar * 0.1
+    # the one SEQ stream: each I/O where the one before it ended, back to 0 at the region end
+    seq = by[("write", 131072)]
+    assert seq[0] == 0
+    assert all(b == a + 131072 or (b == 0 and a + 2 * 131072 > ar)
+               for a, b in zip(seq, seq[1:], strict=False))
+
+
+def test_the_log_is_the_seeds_and_the_prefix_counts_are_its_first_lines(tmp_path):
+    a, b, c = (tmp_path / f"{k}.iolog" for k in "abc")
+    iolog.write(a, "/dev/x", MIX, 2000, 3, 1 << 26, 512)
+    iolog.write(b, "/dev/x", MIX, 2000, 3, 1 << 26, 512)
+    iolog.write(c, "/dev/x", MIX, 2000, 4, 1 << 26, 512)
+    assert a.read_text() == b.read_text() != c.read_text()
+    ios = lines_of(a)[3:-1]
+    want = [sum(1 for r in ios[:777] if (r[1], r[3]) == (op, str(s.key.size)))
+            for s, op in zip(MIX, ("read", "write", "write"), strict=True)]
+    assert iolog.prefix_counts([s.share_pct for s in MIX], 2000, 3, 777) == want
+    assert sum(iolog.prefix_counts([60, 30, 10], 2000, 3, 5000)) == 2000
+    assert iolog.exhausted(2000, 2000) and not iolog.exhausted(1999, 2000)
+
+
+def test_two_seq_streams_each_continue_in_their_own_region(tmp_path):
+    two = (Stream(StreamKey("SEQ", "R", 4096), 50.0), Stream(StreamKey("SEQ", "W", 4096), 50.0))
+    path = tmp_path / "s.iolog"
+    iolog.write(path, "/dev/x", two, 1000, 1, 8 << 20, 512)
+    ios = lines_of(path)[3:-1]
+    reads = [int(r[2]) for r in ios if r[1] == "read"]
+    writes = [int(r[2]) for r in ios if r[1] == "write"]
+    assert reads == [4096 * k for k in range(len(reads))]
+    assert writes == [(4 << 20) + 4096 * k for k in range(len(writes))]
+
+
+def iolog_replay(tmp_path, **rwsw):
+    return settings_with(tmp_path, atw_text("three", THREE_STREAMS) + STEP,
+                         rwsw={"rwsw_replay": {"hold": "iolog", **rwsw}})
+
+
+def test_a_step_is_one_job_replaying_its_log_at_its_oio(tmp_path):
+    s = iolog_replay(tmp_path, iolog_iops=1000)
+    decl = rwsw_replay.declare(s, DEVICE)
+    (job,) = decl.job(decl.points[0]).sections
+    (job2,) = decl.job(decl.points[1]).sections
+    step, step2 = decl.parameters["steps"]
+    assert (job.iodepth, job.numjobs, job.runtime, job.block_size) == (3, 1, 2, 131072)
+    assert (job2.iodepth, job2.runtime, job2.block_size) == (1, 1, 4096)
+    assert dict(job.extra) == {"read_iolog": step["iolog"]["path"], "replay_no_stall": "1"}
+    assert (step["oio_nominal"], step["iolog"]["ios"], step["iolog"]["seed"]) == (3, 2000, 1)
+    assert (step2["oio_nominal"], step2["iolog"]["ios"], step2["iolog"]["seed"]) == (1, 1000, 2)
+    assert decl.parameters["hold"] == "iolog"
+    # the logs are written only when the replay runs, and hold what the step says
+    assert not Path(step["iolog"]["path"]).exists()
+    path, path2 = rwsw_replay.write_iologs(s, DEVICE, decl)
+    assert str(path) == step["iolog"]["path"] and len(lines_of(path)) == 2000 + 4
+    assert {r[1] for r in lines_of(path2)[3:-1]} == {"read"}
+    # a remote device falls back to "oio": one section per stream, declared
+    remote = SimpleNamespace(**vars(DEVICE), remote=object())
+    far = rwsw_replay.declare(s, remote)
+    assert far.parameters["hold"] == "oio"
+    assert [j.iodepth for j in far.job(far.points[0]).sections] == [1, 1, 1]
+    (text,) = rwsw_replay.deviations(s, remote)
+    assert 'hold "iolog" needs the iolog on the device\'s host' in text
+    assert rwsw_replay.deviations(s, DEVICE) == []
+
+
+def test_a_step_records_the_shares_of_the_log_prefix_fio_completed(tmp_path):
+    s = iolog_replay(tmp_path, iolog_iops=1000)
+    decl = rwsw_replay.declare(s, DEVICE)
+
+    def result(done: int) -> PointResult:
+        d = {"total_ios": done, "iops": done / 2, "io_bytes": done * 4096,
+             "bw_bytes": 1.0, "runtime": 2000, "lat_ns": {"mean": 2e6, "max": 1e7}}
+        w = dict(d, total_ios=0, iops=0.0)
+        doc = {"jobs": [{"jobname": "p00.s0", "error": 0, "read": d, "write": w}]}
+        return PointResult("p00", summarize(doc), Path("p00.json"), 0.0, 2.0, None,
+                           (("p00.s0", summarize(doc)),))
+    f = decl.point_fields(decl.points[0], result(1500))
+    want = iolog.prefix_counts([60.0, 30.0, 10.0], 2000, 1, 1500)
+    assert [r["ios"] for r in f["streams"]] == want
+    assert [round(r["achieved_pct"], 6) for r in f["streams"]] == [
+        round(100 * n / 1500, 6) for n in want]
+    assert (f["oio_target"], f["oio_nominal"], f["iolog_completed"]) == (3, 3, 1500)
+    assert f["oio_achieved"] == 750 * 2e6 / 1e9 and f["iolog_exhausted"] is False
+    spent = decl.point_fields(decl.points[0], result(2000))
+    assert spent["iolog_exhausted"] is True
+    assert "ran out before its runtime: raise [rwsw_replay] iolog_iops" in spent["mix_warning"]
