@@ -10,7 +10,10 @@ each at its own stream mix and outstanding I/Os, beside the capture's in-situ fi
      each stream one thread, the depths summing to the OIO; max(OIO, streams) when a step
      has more streams than outstanding I/Os), whatever [rwsw_fio] oio_split says:
      "every-stream" would run streams x OIO, and the digest's TC = min(OIO, 4),
-     QD = ceil(OIO / TC) (§4) ran OIO 6 at 8. [rwsw_replay] hold "oio" (default): no fio
+     QD = ceil(OIO / TC) (§4) ran OIO 6 at 8. [rwsw_replay] hold "iolog" (default, digest
+     §8): instead ONE job replaying a generated iolog of the step's shares at iodepth OIO
+     (pts.workload.iolog), which holds both, the shares counted from the log's completed
+     prefix; a remote device gets "oio" (declared). "oio": no fio
      flow, every stream's depth kept full, so the step's outstanding I/Os are held (flow
      makes each stream wait for its turn: a step asking 32 held 3-9, benchmarks/
      replay_oio.py) and the shares follow from the depths and the streams' latencies,
