@@ -116,7 +116,9 @@ def iolog_path(settings: Settings, device: BlockDevice, k: int, mix, n: int) -> 
     ar = active_range_bytes(device, settings.spec.common.active_range_pct)
     key = repr((device.path, device.logical_sector, [(s.key.label, s.share_pct) for s in mix],
                 n, iolog_seed(settings, k), ar))
-    return Path(settings.reports_dir) / ".iolog" / (
+    # absolute: fio runs in the round's raw folder, and a --resume's reports_dir may be
+    # relative or another; not recorded in the parameters for the same reason
+    return Path(settings.reports_dir).resolve() / ".iolog" / (
         f"{TEST}-step{k + 1}-{hashlib.sha256(key.encode()).hexdigest()[:12]}.iolog")
 
 
@@ -184,8 +186,8 @@ def declare(settings: Settings, device: BlockDevice) -> RoundTest:
                        "thread_count": toio[k][0], "queue_depth": toio[k][1],
                        "oio_nominal": applied.nominal_oio(job(points[k])),
                        "shares": {s.key.label: s.share_pct for s in mixes[k]},
-                       "iolog": {"ios": logs[k], "seed": iolog_seed(settings, k),
-                                 "path": str(paths[k])} if held == "iolog" else None,
+                       "iolog": {"ios": logs[k], "seed": iolog_seed(settings, k)}
+                       if held == "iolog" else None,
                        "insitu_iops": st.iops, "insitu_rt_mean_ms": st.rt_mean_ms}
                       for k, st in enumerate(found)]},
         points=points, tracking=tracking, value_key="iops", job=job,
@@ -227,10 +229,13 @@ def write_iologs(settings: Settings, device: BlockDevice, decl: RoundTest) -> li
         return []
     w = rwsw_wsat.workload(settings, device)
     ar = active_range_bytes(device, settings.spec.common.active_range_pct)
-    for row, st in zip(rows, steps(settings), strict=True):
-        iolog.write(Path(row["iolog"]["path"]), device.path, step_streams(w, st),
-                    row["iolog"]["ios"], row["iolog"]["seed"], ar, device.logical_sector)
-    return [Path(row["iolog"]["path"]) for row in rows]
+    out = []
+    for k, (row, st) in enumerate(zip(rows, steps(settings), strict=True)):
+        mix = step_streams(w, st)
+        out.append(iolog_path(settings, device, k, mix, row["iolog"]["ios"]))
+        iolog.write(out[-1], device.path, mix, row["iolog"]["ios"], row["iolog"]["seed"], ar,
+                    device.logical_sector)
+    return out
 
 
 def _section_row(j) -> dict:

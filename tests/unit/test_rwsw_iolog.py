@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
-from pts.testdefs import rwsw_replay
+from pts.testdefs import rwsw_replay, rwsw_wsat
 from pts.tools.fio import summarize
 from pts.tools.fio_round import PointResult
 from pts.workload import iolog
@@ -103,14 +103,17 @@ def test_a_step_is_one_job_replaying_its_log_at_its_oio(tmp_path):
     step, step2 = decl.parameters["steps"]
     assert (job.iodepth, job.numjobs, job.runtime, job.block_size) == (3, 1, 2, 131072)
     assert (job2.iodepth, job2.runtime, job2.block_size) == (1, 1, 4096)
-    assert dict(job.extra) == {"read_iolog": step["iolog"]["path"], "replay_no_stall": "1"}
+    log = rwsw_replay.iolog_path(s, DEVICE, 0, rwsw_replay.step_streams(
+        rwsw_wsat.workload(s, DEVICE), rwsw_replay.steps(s)[0]), 2000)
+    assert log.is_absolute() and log.parent == tmp_path.resolve() / ".iolog"
+    assert dict(job.extra) == {"read_iolog": str(log), "replay_no_stall": "1"}
     assert (step["oio_nominal"], step["iolog"]["ios"], step["iolog"]["seed"]) == (3, 2000, 1)
     assert (step2["oio_nominal"], step2["iolog"]["ios"], step2["iolog"]["seed"]) == (1, 1000, 2)
     assert decl.parameters["hold"] == "iolog"
     # the logs are written only when the replay runs, and hold what the step says
-    assert not Path(step["iolog"]["path"]).exists()
+    assert not log.exists()
     path, path2 = rwsw_replay.write_iologs(s, DEVICE, decl)
-    assert str(path) == step["iolog"]["path"] and len(lines_of(path)) == 2000 + 4
+    assert path == log and len(lines_of(path)) == 2000 + 4
     assert {r[1] for r in lines_of(path2)[3:-1]} == {"read"}
     # a remote device falls back to "oio": one section per stream, declared
     remote = SimpleNamespace(**vars(DEVICE), remote=object())
