@@ -6,6 +6,7 @@ shares a step records counted from the log's completed prefix; the remote fallba
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -106,6 +107,10 @@ def test_a_step_is_one_job_replaying_its_log_at_its_oio(tmp_path):
     log = rwsw_replay.iolog_path(s, DEVICE, 0, rwsw_replay.step_streams(
         rwsw_wsat.workload(s, DEVICE), rwsw_replay.steps(s)[0]), 2000)
     assert log.is_absolute() and log.parent == tmp_path.resolve() / ".iolog"
+    # fio runs in the round's folder: a relative reports dir (a --resume's) made absolute
+    rel = dataclasses.replace(s, reports_dir=Path("reports"))
+    assert rwsw_replay.iolog_path(rel, DEVICE, 0, MIX, 10).parent == Path.cwd() / "reports" \
+        / ".iolog"
     assert dict(job.extra) == {"read_iolog": str(log), "replay_no_stall": "1"}
     assert (step["oio_nominal"], step["iolog"]["ios"], step["iolog"]["seed"]) == (3, 2000, 1)
     assert (step2["oio_nominal"], step2["iolog"]["ios"], step2["iolog"]["seed"]) == (1, 1000, 2)
