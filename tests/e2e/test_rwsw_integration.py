@@ -15,6 +15,7 @@ import hashlib
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -35,8 +36,9 @@ SIZE = 64 << 20
 STREAMS = (("RND", "R", "4KiB", 60.0, "randread", 4096),
            ("RND", "W", "4KiB", 30.0, "randwrite", 4096),
            ("SEQ", "W", "128KiB", 10.0, "write", 131072))
-# (OIO, in-situ figures, shares, the fio sections (rw, iodepth) the step must run: one
-# thread each, the depths summing to the step's OIO)
+# (OIO, in-situ figures, shares, the fio sections (rw, iodepth) the step would run with
+# [rwsw_replay] hold "oio": one thread each, the depths summing to the step's OIO; the spec's
+# hold "iolog" runs one job at the step's OIO)
 STEPS = ((4, "iops = 1500.0\nrt_mean_ms = 0.4\n", '"RND 4K R" = 80.0, "RND 4K W" = 20.0',
           [("randread", 3), ("randwrite", 1)]),
          (6, "", '"RND 4K R" = 50.0, "RND 4K W" = 30.0, "SEQ 128K W" = 20.0',
@@ -227,29 +229,32 @@ def test_replay_native_runs_every_step_at_its_own_mix_oio_and_length(run):
     points = run.of_type("point", "rwsw-replay")
     assert [(p["round"], p["step"], p["replay_seconds"], p["step_seconds"]) for p in points] == [
         (1, 1, 1, 2.0), (1, 2, 1, 2.0), (1, 3, 1, 2.0)]
-    for p, (oio, _, _, jobs) in zip(points, STEPS, strict=True):
-        fio = raw(run, p)["jobs"]
-        opts = [j["job options"] for j in fio]
-        assert [(o["rw"], int(o["iodepth"])) for o in opts] == jobs
-        assert {o["runtime"] for o in opts} == {"1"} and p["oio_target"] == oio
-        assert {o["numjobs"] for o in opts} == {"1"}
-        assert p["oio_nominal"] == sum(int(o["iodepth"]) for o in opts) == oio
-        assert not any("flow" in o for o in opts)      # [rwsw_replay] hold "oio": no flow
-        ios = [j["read"]["total_ios"] + j["write"]["total_ios"] for j in fio]
-        misses = []
-        for stream, n in zip(p["streams"], ios, strict=True):
-            assert stream["ios"] == n
-            misses.append(abs(100 * n / sum(ios) - stream["target_pct"]))
-        # without flow the shares follow the streams' latencies: a miss is recorded and
-        # declared, never silent
-        assert p["share_miss_pts"] == pytest.approx(max(misses))
-        assert p["shares_within_tolerance"] == (max(misses) <= 2.0)
-        declared = [d["text"] for d in run.of_type("deviation", "rwsw-replay")
+    for p, (oio, _, _, _) in zip(points, STEPS, strict=True):
+        # [rwsw_replay] hold "iolog" (the spec's): ONE job replaying the step's generated
+        # iolog at iodepth = the step's OIO, no flow
+        (job,) = raw(run, p)["jobs"]
+        o = job["job options"]
+        assert (int(o["iodepth"]), o["numjobs"], o["runtime"], o["replay_no_stall"]) == (
+            oio, "1", "1", "1") and "flow" not in o
+        assert o["read_iolog"].endswith(".iolog") and not Path(o["read_iolog"]).exists()
+        assert p["oio_target"] == p["oio_nominal"] == oio
+        reads, writes = job["read"]["total_ios"], job["write"]["total_ios"]
+        assert p["iolog_completed"] == reads + writes == sum(s["ios"] for s in p["streams"])
+        assert p["iolog_exhausted"] is False
+        # the log prefix's per-direction counts are fio's, to the I/Os in flight at the end
+        logged_r = sum(s["ios"] for s in p["streams"] if s["stream"].split()[-1] == "R")
+        assert abs(logged_r - reads) <= oio, (p["step"], logged_r, reads)
+        # both held: the shares within 2 points; the OIO never above the step's (the "oio"
+        # hold ran 3 for a 1) and near it: fio's gap between a completion and the next
+        # submission is outside Little's law, most at OIO 1 (128 KiB writes: 0.83 measured)
+        assert p["share_miss_pts"] == pytest.approx(max(
+            abs(s["achieved_pct"] - s["target_pct"]) for s in p["streams"]))
+        assert p["share_miss_pts"] <= 2.0 and p["shares_within_tolerance"], p["streams"]
+        assert 0.75 * oio <= p["oio_achieved"] <= 1.05 * oio, (p["step"], p["oio_achieved"])
+        assert not [d["text"] for d in run.of_type("deviation", "rwsw-replay")
                     if f"step {p['step']} " in d["text"] and "ATW share" in d["text"]]
-        assert bool(declared) == (max(misses) > 2.0), (p["step"], misses, declared)
-        assert p["iops"] == pytest.approx(sum(j[d]["iops"] for j in fio
-                                              for d in ("read", "write")))
-        assert p["oio_achieved"] > 0 and p["lat_max_us"] >= p["lat_mean_us"] > 0
+        assert p["iops"] == pytest.approx(sum(job[d]["iops"] for d in ("read", "write")))
+        assert p["lat_max_us"] >= p["lat_mean_us"] > 0
     assert [(p["insitu_iops"], p["insitu_rt_mean_ms"]) for p in points] == [
         (1500.0, 0.4), (None, None), (250.0, 0.1)]
     # steps run one after the other (stonewalled), never overlapping
