@@ -63,7 +63,7 @@ def little(doc: dict) -> float:
 def specs(work: Path, hold: str) -> Path:
     """A copy of specs/ whose [rwsw_replay] hold is `hold`."""
     folder = work / f"specs-{hold}"
-    folder.mkdir()
+    folder.mkdir(exist_ok=True)
     for path in (REPO / "specs").glob("*.toml"):
         text = path.read_text(encoding="utf-8")
         if path.name == "rwsw-1.0.7.toml":
