@@ -103,11 +103,30 @@ def step_streams(w: Workload, step: Step) -> tuple[Stream, ...]:
     return tuple(Stream(s.key, step.shares[s.key]) for s in w.streams if s.key in step.shares)
 
 
+# hold "iolog" writes every step's log before the replay's round (one fio process runs
+# the steps; fio does not loop a log, so a step's log holds its seconds at [rwsw_replay]
+# iolog_iops, and is drawn in memory). A native-length replay of a long capture would need
+# far more disk and memory than that is worth (a 5-min step: ~5 GB): above this many bytes
+# of logs, the replay runs with hold "oio" instead, declared (a choice of this suite, not a
+# value of RWSW; --time-scale keeps a replay under it).
+IOLOG_MAX_BYTES = 1 << 30
+
+
+def iolog_bytes(settings: Settings) -> int:
+    """About how many bytes the replay's step logs take (iolog.LINE_BYTES a line)."""
+    return sum(iolog.length(step_seconds(settings, st), section(settings)["iolog_iops"])
+               for st in steps(settings)) * iolog.LINE_BYTES
+
+
 def hold(settings: Settings, device: BlockDevice) -> str:
     """[rwsw_replay] hold; "iolog" on a remote device (fio --client) is "oio": the log
-    would have to be on the DUT host (declared, `deviations`)."""
+    would have to be on the DUT host; so is a replay whose logs would exceed
+    IOLOG_MAX_BYTES (both declared, `deviations`)."""
     h = section(settings)["hold"]
-    return "oio" if h == "iolog" and getattr(device, "remote", None) else h
+    if h == "iolog" and (getattr(device, "remote", None)
+                         or iolog_bytes(settings) > IOLOG_MAX_BYTES):
+        return "oio"
+    return h
 
 
 def iolog_path(settings: Settings, device: BlockDevice, k: int, mix, n: int) -> Path:
@@ -257,9 +276,13 @@ def deviations(settings: Settings, device: BlockDevice | None = None) -> list[st
                    f"time_scale x --time-scale), not replayed for their native length.")
     if section(settings)["hold"] == "iolog" and device is not None \
             and hold(settings, device) != "iolog":
-        out.append(f"{TEST}: [rwsw_replay] hold \"iolog\" needs the iolog on the device's "
-                   "host; the remote device's steps ran with hold \"oio\" (one section per "
-                   "stream, no flow: the shares follow from the depths).")
+        why = ("needs the iolog on the device's host" if getattr(device, "remote", None)
+               else f"would need {iolog_bytes(settings) / 2**30:,.1f} GiB of step logs "
+                    f"(more than {IOLOG_MAX_BYTES >> 30} GiB; --time-scale or a lower "
+                    "[rwsw_replay] iolog_iops shortens them)")
+        out.append(f"{TEST}: [rwsw_replay] hold \"iolog\" {why}; the steps ran with hold "
+                   "\"oio\" (one section per stream, no flow: the shares follow from the "
+                   "depths).")
     if lengthened(settings):
         out.append(f"{TEST}: steps {', '.join(map(str, lengthened(settings)))} are shorter "
                    f"than {section(settings)['min_step_seconds']} s once scaled and ran "

@@ -30,6 +30,7 @@ from pts.workload import applied
 from pts.workload.atw import Stream
 
 HEADER = "fio version 2 iolog"
+LINE_BYTES = 40                  # about, a line: "/dev/nvme0n1 write 1099511623680 4096"
 _CHUNK = 1 << 16                 # lines formatted and written at a time (bounded memory)
 
 

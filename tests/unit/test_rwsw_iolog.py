@@ -130,6 +130,20 @@ def test_a_step_is_one_job_replaying_its_log_at_its_oio(tmp_path):
     assert rwsw_replay.deviations(s, DEVICE) == []
 
 
+def test_a_replay_whose_logs_would_be_too_large_holds_oio_declared(tmp_path, monkeypatch):
+    # 3 s of steps at 1000 IOPS: 3000 lines, ~120 kB of logs; a limit below that sends the
+    # replay to hold "oio" (its sections per stream), said as a deviation with the fix.
+    s = iolog_replay(tmp_path, iolog_iops=1000)
+    assert rwsw_replay.iolog_bytes(s) == 3000 * iolog.LINE_BYTES
+    assert rwsw_replay.declare(s, DEVICE).parameters["hold"] == "iolog"
+    monkeypatch.setattr(rwsw_replay, "IOLOG_MAX_BYTES", 3000 * iolog.LINE_BYTES - 1)
+    decl = rwsw_replay.declare(s, DEVICE)
+    assert decl.parameters["hold"] == "oio" and rwsw_replay.write_iologs(s, DEVICE, decl) == []
+    assert len(decl.job(decl.points[0]).sections) == 3
+    (text,) = rwsw_replay.deviations(s, DEVICE)
+    assert 'hold "iolog" would need 0.0 GiB of step logs' in text and "--time-scale" in text
+
+
 def test_a_step_records_the_shares_of_the_log_prefix_fio_completed(tmp_path):
     s = iolog_replay(tmp_path, iolog_iops=1000)
     decl = rwsw_replay.declare(s, DEVICE)
