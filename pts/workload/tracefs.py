@@ -18,6 +18,7 @@ import contextlib
 import errno
 import os
 import signal
+import subprocess
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -59,6 +60,26 @@ def find_tracefs(mounts: Path | None = None) -> Path:
     raise TracefsError(f"tracefs is not mounted ({mounts} lists no tracefs); {MOUNT_HINT} "
                        "(needs root; debugfs-only kernels mount it under "
                        "/sys/kernel/debug/tracing)")
+
+
+MOUNT_POINT = Path("/sys/kernel/tracing")
+
+
+def mounted_tracefs(mounts: Path | None = None) -> Path:
+    """find_tracefs, mounting tracefs at MOUNT_POINT first when it is not mounted (a kernel
+    pseudo-filesystem: mounting it changes no device; left mounted for other tools). For
+    what makes its own set-up (the RWSW demo); `python -m pts capture` asks the user
+    instead. TracefsError when the mount fails too."""
+    try:
+        return find_tracefs(mounts)
+    except TracefsError:
+        done = subprocess.run(["mount", "-t", "tracefs", "nodev", str(MOUNT_POINT)],
+                              capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        if done.returncode != 0:
+            raise TracefsError(f"tracefs is not mounted and mounting it at {MOUNT_POINT} "
+                               f"failed: {done.stderr.strip()} (needs root and a kernel with "
+                               "tracing)") from None
+        return find_tracefs(mounts)
 
 
 def kernel_dev_t(major: int, minor: int) -> int:
