@@ -150,8 +150,12 @@ def _settings(config: pytest.Config, settings_of: Callable, devices: list[str],
     opt, first = vars(config.option), None
     for given in devices:
         drive = by_given.get(given)
-        saved = {k: opt.get(k) for k in (drive.options if drive else {})}
-        opt.update(drive.options if drive else {}, device=given)
+        saved = {k: opt.get(k) for k in (drive.options if drive else {})} | \
+            {"resume": opt.get("resume")}
+        # each drive as its own run sees it: its options, its device and its one --resume
+        # folder (several --resume: a resumed run's workload file is checked per drive)
+        opt.update(drive.options if drive else {}, device=given,
+                   resume=drive.resume if drive else None)
         try:
             settings = settings_of(config)
         except pytest.UsageError as exc:

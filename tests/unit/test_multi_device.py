@@ -201,3 +201,23 @@ def test_several_resumes_with_a_device_is_a_usage_error(tmp_path):
     p = run_suite("--resume", str(a), "--resume", str(b), "--device", "/dev/loop6")
     assert p.returncode == 4
     assert "several --resume: each run goes on on the device its run folder names" in p.stderr
+
+
+def test_several_resumes_give_each_drives_settings_its_own_run_folder():
+    # The session's settings are made once per drive; with several --resume each drive's
+    # make sees its own folder (a resumed run's workload file is checked against it), never
+    # the list, and the options are as they were afterwards.
+    from pts.session import parent
+    from pts.session.inventory import Drive
+    drives = {f"/dev/x{k}": Drive("h", f"/dev/x{k}", f"d{k}", (), {"purge": "trim"},
+                                  resume=f"/runs/r{k}") for k in (1, 2)}
+    config = SimpleNamespace(option=SimpleNamespace(resume=["/runs/r1", "/runs/r2"],
+                                                    device=None, purge="auto"))
+    seen = []
+
+    def settings_of(cfg):
+        seen.append((cfg.option.device, cfg.option.resume, cfg.option.purge))
+        return len(seen)
+    assert parent._settings(config, settings_of, list(drives), drives) == 1
+    assert seen == [("/dev/x1", "/runs/r1", "trim"), ("/dev/x2", "/runs/r2", "trim")]
+    assert (config.option.resume, config.option.purge) == (["/runs/r1", "/runs/r2"], "auto")
