@@ -17,6 +17,19 @@ PURGE_CHOICES = ("auto", "sanitize", "format", "security-erase", "trim", "none")
 # the points back to back, one process with each point waiting for the one before, or one
 # fio process per point.
 ROUND_MODES = ("pipelined", "stonewalled", "per-point")
+# fio's I/O engine (pts-digest §11: "ioengine=libaio or io_uring"). libaio is the default: the
+# engine of the PTS readings and of every reference tool (anchors.md), so figures compare with
+# theirs; io_uring (with fixed buffers and registered files; --io-poll: polled completion)
+# for fast drives whose libaio figure is the host's (issue 33, docs/running.md).
+IO_ENGINES = ("libaio", "io_uring")
+# The host ceiling (pts.procedure.ceiling): "auto" measures it on a RAM-backed block device
+# before each test where one can be made (root: null_blk, else a loop device over tmpfs),
+# "off" does not (declared on the report).
+HOST_CEILING_CHOICES = ("auto", "off")
+# A point is host-bound when its figure reaches this share of the host's ceiling (issue 33
+# §1: "e.g. 80 %"), or its mean latency is within this margin of the host's floor.
+HOST_BOUND_SHARE = 0.8
+HOST_FLOOR_MARGIN = 0.25
 
 
 class SettingsError(ValueError):
@@ -52,6 +65,11 @@ class Settings:
     # loaded and checked when the session starts; typed `object`: that layer is above this)
     workload: object | None = None
     workload_path: str | None = None
+    ioengine: str = "libaio"         # IO_ENGINES
+    io_poll: bool = False            # io_uring polled completion (hipri); needs poll queues
+    host_ceiling: str = "auto"       # HOST_CEILING_CHOICES
+    host_bound_share: float = HOST_BOUND_SHARE
+    host_floor_margin: float = HOST_FLOOR_MARGIN
 
     def scaled(self, seconds: float) -> int:
         """A fixed long duration of the spec x --time-scale, whole seconds, at least 1 s: the
@@ -77,7 +95,10 @@ class Settings:
                 "dirth_thread_counts": _listed(self.dirth_thread_counts),
                 "dirth_queue_depths": _listed(self.dirth_queue_depths),
                 "hir_repetitions": self.hir_repetitions, "purge_probe": self.purge_probe,
-                "workload": self.workload_path}
+                "workload": self.workload_path, "ioengine": self.ioengine,
+                "io_poll": self.io_poll, "host_ceiling": self.host_ceiling,
+                "host_bound_share": self.host_bound_share,
+                "host_floor_margin": self.host_floor_margin}
 
     def deviations(self) -> list[str]:
         """Deviations known from the options alone (more are found while running)."""
@@ -158,7 +179,10 @@ def make_settings(spec: Spec, *, device: str | None, destructive: bool,
                   dirth_thread_counts: str | None = None,
                   dirth_queue_depths: str | None = None,
                   hir_repetitions: int | None = None, purge_probe: bool = True,
-                  report_info: ReportInfo | None = None) -> Settings:
+                  report_info: ReportInfo | None = None, ioengine: str = "libaio",
+                  io_poll: bool = False, host_ceiling: str = "auto",
+                  host_bound_share: float = HOST_BOUND_SHARE,
+                  host_floor_margin: float = HOST_FLOOR_MARGIN) -> Settings:
     rule = spec.steady_state
     point_seconds = spec.common.point_seconds if point_seconds is None else point_seconds
     max_rounds = rule.max_rounds if max_rounds is None else max_rounds
@@ -174,6 +198,22 @@ def make_settings(spec: Spec, *, device: str | None, destructive: bool,
     if not 0 < time_scale <= 1:
         raise SettingsError(f"--time-scale {time_scale:g}: must be a factor with 0 < F <= 1 "
                             "(1 = the spec's durations; 0.01 makes a 5-minute pre-write 3 s)")
+    if ioengine not in IO_ENGINES:
+        raise SettingsError(f"--ioengine {ioengine}: choose one of {', '.join(IO_ENGINES)}")
+    if io_poll and ioengine != "io_uring":
+        raise SettingsError("--io-poll: polled completion is an io_uring option; add "
+                            "--ioengine io_uring")
+    if host_ceiling not in HOST_CEILING_CHOICES:
+        raise SettingsError(f"--host-ceiling {host_ceiling}: choose one of "
+                            f"{', '.join(HOST_CEILING_CHOICES)}")
+    if not 0 < host_bound_share <= 1:
+        raise SettingsError(f"--host-bound-share {host_bound_share:g}: must be a share with "
+                            f"0 < S <= 1 (default {HOST_BOUND_SHARE:g}: a point at 80 % of the "
+                            "host's ceiling is host-bound)")
+    if not host_floor_margin >= 0:
+        raise SettingsError(f"--host-floor-margin {host_floor_margin:g}: must be >= 0 (default "
+                            f"{HOST_FLOOR_MARGIN:g}: a mean latency within 25 % of the host's "
+                            "floor is host-bound)")
     if purge not in PURGE_CHOICES:
         raise SettingsError(f"--purge {purge}: choose one of {', '.join(PURGE_CHOICES)}")
     sizes = _subset("--iops-block-sizes", iops_block_sizes, parse_size, spec.iops.block_sizes,
@@ -199,7 +239,9 @@ def make_settings(spec: Spec, *, device: str | None, destructive: bool,
     return Settings(device, destructive, spec, point_seconds, max_rounds, purge,
                     Path(reports_dir), sizes, mixes, wsat_fills, wsat_hours, fob_sweep,
                     round_mode, time_scale, *grid, hir_repetitions, purge_probe,
-                    report_info or ReportInfo())
+                    report_info or ReportInfo(), ioengine=ioengine, io_poll=io_poll,
+                    host_ceiling=host_ceiling, host_bound_share=host_bound_share,
+                    host_floor_margin=host_floor_margin)
 
 
 def _grid(option: str, text: str | None, spec: Spec) -> tuple[int, ...] | None:

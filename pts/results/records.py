@@ -1,14 +1,11 @@
 """The ledger schema: every record type of ledger.jsonl and its fields, in one place.
 
-Writers build a record with its typed constructor (`Purge(test=..., method=..., ...)`: a
-missing or misspelt field is a TypeError where it is written, not a gap found by a reader);
-`Ledger.append` stamps `type` and `time`. Readers get typed records back from `parse`:
-fields missing from an older ledger read as None, fields this version does not know are
-kept in `extra`, and a type it does not know comes back as `Unknown` (skipped by readers).
-docs/results-format.md documents exactly these fields (tests/unit/test_records_doc.py).
-
-Point records carry the measured fields of their test (pts.testdefs.fields) in `measured`,
-written flat beside the fixed fields.
+Writers build typed records (a missing or misspelt field is a TypeError where it is written);
+`Ledger.append` stamps `type` and `time`. `parse` gives typed records back: fields missing
+from an older ledger read as None, unknown fields are kept in `extra`, an unknown type is
+`Unknown` (readers skip it). docs/results-format.md documents exactly these fields
+(tests/unit/test_records_doc.py). Point records carry their test's measured fields
+(pts.testdefs.fields) in `measured`, written flat beside the fixed fields.
 """
 
 from __future__ import annotations
@@ -59,9 +56,7 @@ class TestStart(Record):
     clause: str
     parameters: dict            # as stored; `typed`: its family's record
 
-    @property
-    def typed(self):
-        return typed_parameters(str(self.test), self.parameters)
+    typed = property(lambda self: typed_parameters(str(self.test), self.parameters))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -111,8 +106,7 @@ class Point(Record):
     reason: str | None = None
     measured: dict = field(default_factory=dict)   # iops, lat_mean_us, ..., start, end, raw
 
-    def get(self, name: str, default=None):
-        """A measured field (None when the point is N/A or its test does not record it)."""
+    def get(self, name: str, default=None):     # a measured field (None: N/A, not recorded)
         return self.measured.get(name, default)
 
 
@@ -137,6 +131,20 @@ class RoundMode(Record):
     round: int
     mode: str
     reason: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class HostCeiling(Record):
+    """A test's heaviest points run on a RAM-backed device of the DUT's host (docs)."""
+    TYPE: ClassVar[str] = "host_ceiling"
+    device: str | None        # "null_blk" or "tmpfs loop" (None: not measured)
+    engine: str
+    cpus: str | None
+    seconds: int | None
+    points: list              # [{label, rw, block_size, numjobs, iodepth, iops, mbps, ...}]
+    share: float
+    margin: float
+    error: str | None = None  # why it was not measured (points empty)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -260,9 +268,7 @@ class TestEnd(Record):
     window: list[int] | None
     message: str
 
-    @property
-    def finished(self) -> bool:
-        return self.status in FINISHED
+    finished = property(lambda self: self.status in FINISHED)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -367,17 +373,15 @@ class PurgeProbe(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Unknown(Record):
-    """A record type this version does not know (a newer writer): readers skip it."""
+class Unknown(Record):      # a record type this version does not know: readers skip it
     type: str = ""
 
 
 TYPES: dict[str, type[Record]] = {cls.TYPE: cls for cls in (
     TestStart, Purge, WriteCache, Wipc, Point, FobPoint, Round, RoundMode, DeviceCounters, Sample,
     WsatResult, Resume, Deviation, TestEnd, Prewrite, OperatingPoint, ResponseHistogram,
-    HirBaseline, HirWrite, HirState, XsrInterval, XsrGroup)}
-TYPES[Requirement.TYPE] = Requirement
-TYPES[PurgeProbe.TYPE] = PurgeProbe
+    HirBaseline, HirWrite, HirState, XsrInterval, XsrGroup, Requirement, PurgeProbe,
+    HostCeiling)}
 
 
 def parse(data: dict) -> Record:

@@ -11,7 +11,17 @@ import pytest
 from pts.cli import remote
 from pts.config.report_info import KEYS as REPORT_KEYS
 from pts.config.report_info import ReportInfoError, make_report_info
-from pts.config.settings import PURGE_CHOICES, ROUND_MODES, Settings, SettingsError, make_settings
+from pts.config.settings import (
+    HOST_BOUND_SHARE,
+    HOST_CEILING_CHOICES,
+    HOST_FLOOR_MARGIN,
+    IO_ENGINES,
+    PURGE_CHOICES,
+    ROUND_MODES,
+    Settings,
+    SettingsError,
+    make_settings,
+)
 from pts.config.spec import DEFAULT_SPEC, SpecError, load_spec
 from pts.emulate import session as emulated
 from pts.results import records
@@ -114,6 +124,30 @@ def add(parser: pytest.Parser) -> None:
                      "supported there). On a CPU-bound device pipelined points read a few "
                      "%% lower (the next point is set up during the last 0.5 s of a point; "
                      "README, Performance): compare drives in one mode.")
+    g.addoption("--ioengine", choices=IO_ENGINES, default="libaio",
+                help="fio's I/O engine for every job: libaio (default: the engine of the PTS "
+                     "readings and of the reference tools, so figures compare) or io_uring "
+                     "(with fixed buffers and registered files), for fast drives whose "
+                     "libaio figure is the host's. Recorded in run.json and on every page's "
+                     "header; compare says when two runs used different engines.")
+    g.addoption("--io-poll", action="store_true",
+                help="with --ioengine io_uring: polled completion (fio hipri), for a drive "
+                     "with poll queues (/sys/block/DEV/queue/io_poll = 1; NVMe: the nvme "
+                     "module's poll_queues); refused before anything is written where the "
+                     "device has none.")
+    g.addoption("--host-ceiling", choices=HOST_CEILING_CHOICES, default="auto",
+                help="auto (default): before each test, run its heaviest points on a "
+                     "RAM-backed block device of this host (null_blk where the kernel has "
+                     "it, else a loop device over tmpfs; needs root), same engine and CPUs: "
+                     "the host's ceiling (IOPS, MB/s) and latency floor. Points that reach "
+                     "--host-bound-share of it are marked host-bound on the report. off: not "
+                     "measured (said on the report).")
+    g.addoption("--host-bound-share", metavar="S", type=float, default=HOST_BOUND_SHARE,
+                help="0 < S <= 1: a point whose IOPS or MB/s reaches S x the host's ceiling "
+                     "is host-bound. Default %(default)s.")
+    g.addoption("--host-floor-margin", metavar="M", type=float, default=HOST_FLOOR_MARGIN,
+                help="M >= 0: a point whose mean latency is within (1 + M) x the host's "
+                     "latency floor is host-bound. Default %(default)s.")
     g.addoption("--time-scale", metavar="F", type=float, default=1.0,
                 help="0 < F <= 1: multiply the spec's fixed long durations (DIRTH/CBW "
                      "pre-writes and histogram captures, HIR write and idle lengths, XSR "
@@ -193,6 +227,10 @@ def settings(config: pytest.Config) -> Settings:
                              dirth_queue_depths=opt.dirth_queue_depths,
                              hir_repetitions=opt.hir_repetitions,
                              purge_probe=opt.purge_probe,
+                             ioengine=opt.ioengine, io_poll=opt.io_poll,
+                             host_ceiling=opt.host_ceiling,
+                             host_bound_share=opt.host_bound_share,
+                             host_floor_margin=opt.host_floor_margin,
                              report_info=make_report_info(
                                  operator=opt.operator, auditor=opt.auditor,
                                  sponsor=opt.sponsor, file=opt.report_info))
