@@ -149,7 +149,7 @@ class Stop:
             return (f"stop rule: {done:.2f} drive fills written ({self.written:,} bytes, "
                     f"rule {self.fills:g}) at round {round_no}")
         if round_no * self.seconds >= self.hours * 3600:
-            return (f"stop rule: time limit {self.hours:g} h reached at round {round_no} "
+            return (f"stop rule: time limit {self.hours:.3g} h reached at round {round_no} "
                     f"({done:.3f} drive fills written)")
         return None
 

@@ -17,7 +17,8 @@ from pts.config.settings import make_settings
 from pts.config.spec import load_spec
 from pts.procedure.progress import Progress
 from pts.procedure.rounds import TestPoint, run_rounds
-from pts.procedure.runner import RoundMeasure, RoundTest, TestDefinitionError
+from pts.procedure import runner
+from pts.procedure.runner import RoundMeasure, RoundTest
 from pts.results import parameters, records
 from pts.results.ledger import Ledger, read_records
 from pts.session.options import with_workload
@@ -343,11 +344,11 @@ def test_streams_a_device_cannot_issue_are_refused_before_anything_runs(tmp_path
     s = settings_with(tmp_path, text)
     four_k = SimpleNamespace(capacity_bytes=AR, logical_sector=4096, path="/dev/x")
     for module in (rwsw_wsat, rwsw_streams, rwsw_replay, rwsw_dirth):
-        with pytest.raises(TestDefinitionError) as exc:
+        with pytest.raises(runner.TestDefinitionError) as exc:
             module.declare(s, four_k)
         assert "RND 4.5K R (4608 bytes) not a whole number of this device's logical " \
                "sectors (4096 bytes)" in str(exc.value) and "Nothing was written" in \
                str(exc.value), module
     assert rwsw_wsat.declare(s, DEVICE).test == "rwsw-wsat"        # 512-byte sectors: fine
-    with pytest.raises(TestDefinitionError, match="4608 bytes"):
+    with pytest.raises(runner.TestDefinitionError, match="4608 bytes"):
         rwsw_replay.declare_precondition(s, four_k)
