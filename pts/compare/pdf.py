@@ -21,7 +21,7 @@ from pts.compare.data import CellRow, Comparison, fob_rows, metrics_of, rwsw_row
 from pts.report.pages import qos_text
 from pts.report.renderers import chart_base, layout
 from pts.report.renderers.layout import CONTENT_WIDTH, MARGIN, PAGE_SIZE, h1, h2, para
-from pts.stored import fmt
+from pts.stored import fmt, host_ceiling
 from pts.stored.model import RunView, TestResult
 
 rl_config.invariant = 1
@@ -111,6 +111,8 @@ def run_header(run: RunView) -> list[tuple[str, str]]:
         ("Verdict", run.verdict.text + ("" if run.verdict.compliant else
                                         ": " + "; ".join(run.verdict.reasons))),
         ("Tests", "; ".join(f"{t.name}: {t.status}" for t in run.tests) or "none"),
+        # issue 33: a figure reaching the host's ceiling may be the host's, not the drive's
+        ("Host-bound points", host_ceiling.summary(run)),
     ]
 
 

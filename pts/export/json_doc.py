@@ -5,7 +5,8 @@ Per test: state and status, parameters, the measurement window, per cell the mea
 measured metric over the window rounds, the steady-state evidence of each tracking variable
 over the window, the round-by-round tracking values, FOB figures where measured (--fob-sweep
 points; WSAT's wsat_result), WSAT samples, device counters; Latency: the QoS table; WSAT,
-DIRTH, CBW: the response-time histograms' QoS levels with their I/O counts.
+DIRTH, CBW: the response-time histograms' QoS levels with their I/O counts; the host's
+ceiling and the host-bound points of the measurement window (issue 33 §1).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from pts.stored import latency_qos
+from pts.stored import host_ceiling, latency_qos
 from pts.stored.cells import window_statistics
 from pts.stored.data import load_run
 from pts.stored.model import RunView, TestResult
@@ -91,6 +92,19 @@ def histograms(test: TestResult) -> dict:
     return {"histograms": rows} if rows else {}
 
 
+def host(test: TestResult) -> dict:
+    """{"host_ceiling": the test's host_ceiling record as written (null: none), "host_bound":
+    {"window_points": M, "points": [each host-bound window point with its judgement],
+    "outside_window": K}} (pts.stored.host_ceiling, as the report's page and warning)."""
+    rec, hb = test.host_ceiling, host_ceiling.of_test(test)
+    ceiling = None if rec is None else {k: v for k, v in rec.to_json().items()
+                                        if k not in ("type", "test")}
+    points = [dataclasses.asdict(b) for b in hb.window]
+    return {"host_ceiling": ceiling,
+            "host_bound": {"window_points": hb.window_points, "points": points,
+                           "outside_window": hb.outside}}
+
+
 def _evidence(ev) -> dict:
     d = dataclasses.asdict(ev)
     d["rounds"], d["values"] = list(d["rounds"]), list(d["values"])
@@ -109,7 +123,7 @@ def run_document(run: RunView) -> dict:
                     "reasons": list(run.verdict.reasons), "readings": run.verdict.readings},
         "readings": [dataclasses.asdict(r) for r in run.readings],   # the report's section
         "notes": list(run.notes),
-        "tests": [test_document(t) | qos(run, t) | histograms(t) for t in run.tests],
+        "tests": [test_document(t) | qos(run, t) | histograms(t) | host(t) for t in run.tests],
     }
 
 

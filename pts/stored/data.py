@@ -15,7 +15,7 @@ from pathlib import Path
 from pts.procedure import steady_state
 from pts.results import records
 from pts.results.ledger import LedgerError, LedgerLine, read_ledger
-from pts.stored import ledger_view, purge_check, readings, unwritten, verdict
+from pts.stored import host_ceiling, ledger_view, purge_check, readings, unwritten, verdict
 from pts.stored.cells import window_cells
 from pts.stored.ledger_view import int_or_none, is_number
 from pts.stored.model import (
@@ -78,7 +78,8 @@ def load_run(folder: str | Path) -> RunView:
         verdict=verdict.judge(device, tests, deviations, readings.count(used)),
         readings=used,
         notes=tuple(notes),
-        warnings=tuple(purge_check.warnings(tests) + unwritten.warnings(tests)),
+        warnings=tuple(purge_check.warnings(tests) + unwritten.warnings(tests)
+                       + host_ceiling.warnings(tests)),
         device_extra={k: v for k, v in (info.get("device") or {}).items()
                       if k not in DEVICE_FIELDS},
         report_info=_dict(info.get("report_info")),
@@ -173,6 +174,7 @@ def _build_test(name: str, recs: list[LedgerLine], path: Path) -> tuple[TestResu
                        if rec.type in ledger_view.RECOVERY_TYPES),
         purge_probe=_last(by_type.get("purge_probe")),
         histograms=tuple(by_type.get("response_histogram", ())),
+        host_ceiling=_last(by_type.get("host_ceiling")),
     )
     cells = window_cells(partial, "iops")
     return dataclasses.replace(partial, cells=cells), notes

@@ -89,6 +89,7 @@ def _point(rec: records.Point, where: str) -> PointView:
                                                     "end")},
         values={k: float(v) for k, v in rec.to_json().items() if is_number(v)},
         streams=tuple(dict(s) for s in rec.get("streams") or () if isinstance(s, dict)),
+        host_bound=hb if isinstance(hb := rec.get("host_bound"), dict) else None,
     )
 
 
@@ -187,7 +188,8 @@ PARSERS = {
 # pts.report.pages.recovery), and so do the response-time histograms (DIRTH/CBW operating
 # points, WSAT; TestResult.histograms).
 RECOVERY_TYPES = ("hir_baseline", "hir_write", "hir_state", "xsr_interval", "xsr_group")
-PARSERS.update({t: (lambda rec, where: rec) for t in (*RECOVERY_TYPES, "response_histogram")})
+PARSERS.update({t: (lambda rec, where: rec) for t in (*RECOVERY_TYPES, "response_histogram",
+                                                      "host_ceiling")})
 
 
 def is_number(v) -> bool:

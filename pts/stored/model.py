@@ -112,6 +112,7 @@ class PointView:
     values: dict[str, float] = field(default_factory=dict)   # every numeric field recorded
     # RWSW: per stream of the ATW, its target and achieved share (pts.workload.applied)
     streams: tuple[dict, ...] = ()
+    host_bound: dict | None = None   # issue 33: {by, figure, ceiling, ...} (stored.host_ceiling)
 
     def get(self, metric: str) -> float | None:
         """A recorded measurement by its ledger name ("iops", "write_mbps",
@@ -273,6 +274,7 @@ class TestResult:
     recovery: tuple = ()     # HIR / XSR: their typed records (pts.results.records), ledger order
     histograms: tuple = ()   # DIRTH/CBW, WSAT: their records.ResponseHistogram, ledger order
     purge_probe: PurgeProbeView | None = None  # the FOB write probe after the purge
+    host_ceiling: object = None   # its records.HostCeiling (pts.stored.host_ceiling)
 
     @property
     def window_rounds(self) -> tuple[int, ...]:

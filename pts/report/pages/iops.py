@@ -8,7 +8,7 @@ from __future__ import annotations
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
-from pts.report.pages import convergence, plot3d
+from pts.report.pages import convergence, host_ceiling, plot3d
 from pts.report.pages.steady import convergence_page, page_info, window_pages
 from pts.report.renderers import charts
 from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
@@ -37,12 +37,15 @@ def table_page(test: TestResult) -> list[Flowable]:
     story += [h2(f"{title}: IOPS"), para(f"Average IOPS, {_window_text(test)}. "
                                          "Rows: block size; columns: R/W mix (read/write %).")]
     cells = {(c.rw_mix, c.block_size): c for c in test.cells}
-    rows = [[fmt.block_size(bs)] + [cell_text(cells.get((mix, bs))) for mix in test.rw_mixes]
-            for bs in test.block_sizes]
+    marks = host_ceiling.marks(test)
+    rows = [[fmt.block_size(bs)] + [host_ceiling.cell_text(cell_text(cells.get((mix, bs))),
+                                                           (mix, bs), marks)
+                                    for mix in test.rw_mixes] for bs in test.block_sizes]
     label_w = 25 * mm
     col_w = (CONTENT_WIDTH - label_w) / max(1, len(test.rw_mixes))
     story.append(grid_table(["Block size"] + [f"R/W {m}" for m in test.rw_mixes], rows,
                             [label_w] + [col_w] * len(test.rw_mixes), align_right_from=1))
+    story += host_ceiling.footnote([test])
     reasons = sorted({c.reason for c in test.cells if c.na and c.reason})
     story += [para(f"N/A: {r}", "small") for r in reasons]
     short = [c for c in test.cells if not c.na and c.mean is not None

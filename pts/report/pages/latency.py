@@ -10,7 +10,7 @@ from __future__ import annotations
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
-from pts.report.pages import latency_qos, plot3d, qos_text
+from pts.report.pages import host_ceiling, latency_qos, plot3d, qos_text
 from pts.report.pages.steady import convergence_page, page_info, window_pages
 from pts.report.renderers import charts
 from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
@@ -77,9 +77,13 @@ def definitions(test: TestResult) -> str:
 
 def _matrix(test: TestResult, metric: str):
     cells = {(c.rw_mix, c.block_size): c for c in window_cells(test, metric)}
-    short = _short(test, metric)
-    return [[fmt.block_size(bs)] + [_text(cells.get((mix, bs)), (mix, bs) in short)
-                                    for mix in test.rw_mixes]
+    short, marks = _short(test, metric), host_ceiling.marks(test)
+
+    def text(mix: str, bs: int) -> str:      # a host-bound cell is marked (issue 33)
+        shown = _text(cells.get((mix, bs)), (mix, bs) in short)
+        return host_ceiling.cell_text(shown, (mix, bs), marks)
+
+    return [[fmt.block_size(bs)] + [text(mix, bs) for mix in test.rw_mixes]
             for bs in test.block_sizes]
 
 
@@ -110,6 +114,7 @@ def tables_page(test: TestResult) -> list[Flowable]:
         story.append(grid_table(["Block size"] + [f"R/W {m}" for m in test.rw_mixes],
                                 _matrix(test, metric),
                                 [label_w] + [col_w] * len(test.rw_mixes), align_right_from=1))
+    story += host_ceiling.footnote([test])
     reasons = sorted({c.reason for c in test.cells if c.na and c.reason})
     story += [para(f"N/A: {r}", "small") for r in reasons]
     return story + [para(definitions(test), "small")]

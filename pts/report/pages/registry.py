@@ -4,7 +4,8 @@ A builder takes (run, test) and returns flowables; each page starts with
 layout.new_page(...). Tests without an entry get the pages every round-based test shares.
 A test named "<family>-<variant>" (one Throughput test per block size, "throughput-1024k")
 uses its family's builder. Every test, whatever its builder, ends with
-its device-counters page when the ledger has device_counters records for it.
+its device-counters page when the ledger has device_counters records for it, after its Host
+Ceiling page when it has a host_ceiling record or host-bound points (issue 33).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pts.report.pages import (
     counters,
     dirth_cbw,
     fob,
+    host_ceiling,
     iops,
     latency,
     recovery,
@@ -58,5 +60,5 @@ def builder(name: str) -> PageBuilder:
 
 def pages_for(run: RunView, test: TestResult) -> list[Flowable]:
     own = builder(test.name)(run, test)
-    story = own + fob.build(run, test) + counters.build(run, test)
+    story = own + host_ceiling.page(run, test) + fob.build(run, test) + counters.build(run, test)
     return snia_header.on_every_page(run, test, story)   # the SNIA header block, each page

@@ -9,7 +9,7 @@ from __future__ import annotations
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable
 
-from pts.report.pages import convergence
+from pts.report.pages import convergence, host_ceiling
 from pts.report.pages.steady import page_info, window_pages
 from pts.report.renderers import charts
 from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
@@ -47,15 +47,18 @@ def table_page(test: TestResult, family: list[TestResult]) -> list[Flowable]:
     values, mixes = _values(family), _mixes(family)
     rows = []
     for t in family:
+        marks = host_ceiling.marks(t)
         for bs in t.block_sizes:
             window = "none" if t.window is None else f"rounds {t.window[0]}..{t.window[1]}"
-            rows.append([fmt.block_size(bs)] + [fmt.num(values.get((m, bs))) for m in mixes]
-                        + [window, t.status])
+            rows.append([fmt.block_size(bs)]
+                        + [host_ceiling.cell_text(fmt.num(values.get((m, bs))), (m, bs), marks)
+                           for m in mixes] + [window, t.status])
     label_w, num_w, win_w = 25 * mm, 30 * mm, 28 * mm
     widths = [label_w] + [num_w] * len(mixes) + [win_w]
     widths.append(CONTENT_WIDTH - sum(widths))
     story.append(grid_table(["Block size"] + [f"SEQ {m} MB/s" for m in mixes]
                             + ["Window", "Steady state"], rows, widths, align_right_from=1))
+    story += host_ceiling.footnote(family)
     story.append(para("Each block size is its own purge + WIPC + rounds cycle; its values are "
                       "the mean over its own measurement window. " + UNITS, "small"))
     return story
