@@ -20,7 +20,7 @@ from pts.device.system_facts import capture as capture_system
 from pts.results import ledger, records
 from pts.results.resume import ResumeState
 from pts.tools import atomic, nvme
-from pts.tools.fio import Fio
+from pts.tools.fio import Fio, engine_options
 
 
 class Run:
@@ -36,6 +36,8 @@ class Run:
             self.folder = resume.folder     # run.json stays as written at the start
         self.commands_log = self.folder / "commands.log"
         self.fio = Fio(log_file=self.commands_log, remote=device.remote)
+        # --ioengine/--io-poll: every fio run of the run (pts.tools.fio.Fio.placed)
+        self.fio.engine = engine_options(settings.ioengine, settings.io_poll)
         self.platform = platform_info() | (
             capture_platform(device.kname, device.transport) if device.remote is None
             else remote_platform(device))

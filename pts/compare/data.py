@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pts.export.json_doc import cells, fob
 from pts.report.pages import qos_text
-from pts.stored import demand, latency_qos, rwsw, rwsw_replay
+from pts.stored import demand, latency_qos, platform_rows, rwsw, rwsw_replay
 from pts.stored.data import load_run
 from pts.stored.model import RunView, TestResult
 
@@ -110,7 +110,12 @@ def differences(runs: Sequence[RunView]) -> tuple[str, ...]:
     specs = [run.spec.get("name") for run in runs]
     if len(set(map(str, specs))) > 1:
         out.append("spec: " + _each(specs))
-    keys = dict.fromkeys(k for run in runs for k in run.options if k not in NOT_SETTINGS)
+    engines = [platform_rows.engine(run.options) for run in runs]   # older runs: libaio
+    if len(set(engines)) > 1:
+        out.append("I/O engine (figures of one drive differ by engine on a fast drive): "
+                   + _each(engines))
+    keys = dict.fromkeys(k for run in runs for k in run.options
+                         if k not in NOT_SETTINGS and k not in platform_rows.ENGINE_KEYS)
     for key in keys:
         values = [run.options.get(key, "(not recorded)") for run in runs]
         if len({repr(v) for v in values}) > 1:

@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 
 from pts.device import identity
+from pts.tools.hosts import Host
 
 
 def _read(path: Path) -> str | None:
@@ -155,6 +156,32 @@ def irq_affinity(proc_root: Path, func: Path | None) -> dict[str, str] | None:
             for irq in irqs} or None
 
 
+def irq_queues(proc_root: Path, irqs: dict[str, str] | None) -> dict[str, str] | None:
+    """IRQ number -> the name its handler has in /proc/interrupts (the last column): for an
+    NVMe drive the queue it serves (nvme0q0 the admin queue, nvme0q1.. the I/O queues)."""
+    names = {}
+    for line in (_read(proc_root / "interrupts") or "").splitlines():
+        irq, _, rest = line.strip().partition(":")
+        if irqs and irq in irqs and rest.split():
+            names[irq] = rest.split()[-1]
+    return names or None
+
+
+def check_poll(host: Host, kname: str, given: str) -> None:
+    """--io-poll needs the device's poll queues: /sys/block/KNAME/queue/io_poll reads 1 (read
+    on the device's host). Raises DeviceError before anything is written otherwise."""
+    path = f"{identity.SYS}/block/{kname}/queue/io_poll"
+    value = host.read(path, "unreadable")
+    if value != "1":
+        where = "" if host.remote is None else f" on {host.name}"
+        raise identity.DeviceError(
+            f"--io-poll: {given} has no poll queues ({path}{where} reads {value!r}, not 1): "
+            "polled completion would fail on every I/O. Nothing was written. Run without "
+            "--io-poll, or give the drive poll queues (NVMe: load the nvme module with "
+            "poll_queues=N, e.g. `modprobe nvme poll_queues=4` after unloading it, or "
+            "nvme.poll_queues=N on the kernel command line)")
+
+
 def scheduler(text: str | None) -> str | None:
     """"[none] mq-deadline kyber" -> "none" (the active one); "none" -> "none"."""
     if not text:
@@ -185,7 +212,8 @@ def capture(kname: str, transport: str, sys_root: Path | None = None,
         "fio_numa_nodes": sorted(n for n, c in nodes.items() if c & cpus) or None,
         "cpufreq_governors": governors,
         "cpu_boost": boost,
-        "irq_affinity": irq_affinity(proc_root, func),
+        "irq_affinity": (irqs := irq_affinity(proc_root, func)),
+        "irq_queues": irq_queues(proc_root, irqs),
         "io_scheduler": scheduler(_read(queue / "scheduler")),
         "nr_requests": _int(_read(queue / "nr_requests")),
         "rq_affinity": _int(_read(queue / "rq_affinity")),
@@ -217,8 +245,36 @@ def warnings(p: dict, transport: str) -> list[str]:
     if others:
         out.append(f"CPU frequency governor {', '.join(others)} on fio's CPUs, not "
                    "performance: latency and IOPS vary with the CPU clock")
+    out += irq_warnings(p)
     sched = p.get("io_scheduler")
     if transport == "nvme" and sched not in (None, "none"):
         out.append(f"I/O scheduler {sched} on an NVMe device, not none: the scheduler, not "
                    "the drive, may limit the result")
     return out
+
+
+def irq_warnings(p: dict) -> list[str]:
+    """The drive's I/O-queue interrupts (the admin queue, NAMEq0, serves no I/O) bound to no
+    CPU fio runs on (every completion interrupts another CPU, across the node when fio is on
+    the device's node), or all to one CPU while fio runs on several (one core takes every
+    completion: the "interrupts all on core 0" a review of fast drives found costing up to a
+    third of the write throughput, issue 33)."""
+    names = p.get("irq_queues") or {}
+    io = [parse_cpulist(cpus) for irq, cpus in (p.get("irq_affinity") or {}).items()
+          if not names.get(irq, "").endswith("q0")]
+    bound = set().union(*io) if io and all(io) else set()
+    fio = parse_cpulist(p.get("fio_cpus"))
+    if not bound or not fio:
+        return []
+    node = " (the device's NUMA node)" if p.get("fio_cpu_affinity") else ""
+    if not bound & fio:
+        return [f"the drive's interrupts are bound to CPUs {format_cpulist(bound)}, none of "
+                f"the CPUs fio runs on ({p.get('fio_cpus')}{node}): every completion "
+                "interrupts another CPU; bind them to fio's CPUs (/proc/irq/N/"
+                "smp_affinity_list, or stop irqbalance)"]
+    if len(bound) == 1 and len(fio) > 1:
+        return [f"all of the drive's interrupts are bound to CPU {format_cpulist(bound)} "
+                f"while fio runs on CPUs {p.get('fio_cpus')}: one core takes every "
+                "completion; spread them (/proc/irq/N/smp_affinity_list, irqbalance) or "
+                "let the driver manage them"]
+    return []

@@ -24,6 +24,7 @@ from pts.device import openers, safety
 from pts.device.identity import BlockDevice, DeviceError, active_range_bytes
 from pts.device.lock import DeviceLock
 from pts.device.platform_device import capture as capture_platform
+from pts.device.platform_device import check_poll
 from pts.device.remote import remote_platform
 from pts.emulate import session as emulated
 from pts.procedure import plan
@@ -152,13 +153,16 @@ def _check_reports_dir(reports: Path) -> None:
 
 
 def _check_capacity(dev: BlockDevice, settings: Settings) -> None:
-    """Every thread needs room for at least one of the largest I/Os."""
+    """Every thread needs room for at least one of the largest I/Os; --io-poll needs the
+    device's poll queues (checked before anything is written)."""
     spec = settings.spec
     largest = max([*settings.iops_block_sizes, spec.wipc.block_size])
     safety.check_capacity(
         dev, active_range_bytes(dev, spec.common.active_range_pct),
         spec.common.thread_count * largest,
         f"{spec.common.thread_count} threads of {largest // 1024} KiB I/O")
+    if settings.io_poll:        # polled completion needs the device's poll queues
+        check_poll(dev.host, dev.kname, dev.given)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

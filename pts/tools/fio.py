@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pts.tools import commands
-from pts.tools.commands import ToolError, ToolMissing
+from pts.tools.commands import ToolMissing
+from pts.tools.fio_errors import DeviceGone, FioError, FioFailed, FioOutputError
 from pts.tools.fio_result import Direction, Summary, errors_text, summarize
-from pts.tools.hosts import LOCAL, Host, Remote, host_for
+from pts.tools.hosts import Remote, host_for
 
 # Options every job gets, and why.
 GLOBAL_OPTIONS = {
@@ -31,24 +32,28 @@ GLOBAL_OPTIONS = {
     "thread": "0",
 }
 
+# --ioengine / --io-poll (pts.config.settings.IO_ENGINES): each engine's [global] options, in
+# place of GLOBAL_OPTIONS' ioengine. io_uring with its two set-up savings: fixedbufs (buffers
+# registered once, no per-I/O page mapping) and registerfiles (no per-I/O fd lookup); both
+# checked with fio 3.33 on a loop device over /dev/shm and on the emulated SSD's loop device.
+# Polled completion (hipri) needs the device's poll queues (pts.device.platform_device.
+# check_poll refuses it before anything is written otherwise).
+IO_URING = {"ioengine": "io_uring", "fixedbufs": "1", "registerfiles": "1"}
+ENGINE_KEYS = frozenset(IO_URING) | {"hipri"}
+
+
+def engine_options(ioengine: str = "libaio", io_poll: bool = False) -> dict[str, str]:
+    """fio's engine options for --ioengine/--io-poll (libaio: the PTS readings' engine)."""
+    if ioengine == "libaio":
+        return {"ioengine": "libaio"}
+    return IO_URING | ({"hipri": "1"} if io_poll else {})
+
 
 def timing_window_ms(runtime_s: int | None) -> int:
     """Window of a point's timing log: 0.1 % of the point (1 ms at 1 s points, 60 ms at the
     spec's 60 s), so that its start and end are known well within the 1 % overlap limit and
     the log stays at about 1000 lines per thread and point."""
     return max(1, (runtime_s or 1))
-
-
-class FioError(ToolError):
-    """fio ran but its result cannot be used."""
-
-
-class FioFailed(FioError):
-    """fio exited non-zero or timed out."""
-
-
-class FioOutputError(FioError):
-    """fio's output is not the JSON we asked for."""
 
 
 @dataclass(frozen=True)
@@ -61,40 +66,6 @@ class Logs:
     prefix: str                 # absolute path prefix of the log files
     avg_msec: int
     hist_msec: int | None = None
-
-
-class DeviceGone(FioFailed):
-    """fio failed because the device under test is gone (unplugged, detached, size 0)."""
-
-    @classmethod
-    def check(cls, filename: str, host: Host = LOCAL) -> DeviceGone | None:
-        """Name the cause when a failed fio run is explained by the device having gone
-        (`host`: where the device is, pts.tools.hosts)."""
-        try:
-            node = host.stat(filename)
-        except ToolError:
-            return None              # the host cannot be asked (ssh down): cause unknown
-        if node is None:
-            return cls(f"the device under test {filename} disappeared during the test (the "
-                       "device node no longer exists)")
-        if node.kind != "block":
-            return None
-        sysfs = f"/sys/dev/block/{node.rdev[0]}:{node.rdev[1]}"
-        try:
-            gone = int(host.read(f"{sysfs}/size", "x")) == 0
-            backing = host.read(f"{sysfs}/loop/backing_file", "")
-            unreachable = bool(backing) and host.stat(backing) is None
-        except (ToolError, ValueError):
-            gone, unreachable = True, False
-        if gone:
-            return cls(f"the device under test {filename} disappeared during the test (it "
-                       "now has no capacity: detached or removed)")
-        # a loop device over a file whose file system went away (an emulated SSD whose
-        # FUSE daemon died): the node and its size stay, every I/O fails
-        return cls(f"the device under test {filename} disappeared during the test (its "
-                   f"backing file {backing} can no longer be reached: the file system "
-                   "serving it is gone; for an emulated SSD, its daemon)") if unreachable \
-            else None
 
 
 @dataclass(frozen=True)
@@ -239,10 +210,11 @@ def sequential_job(name: str, read_pct: int, block_size: int, iodepth: int, numj
                offset_increment=per_thread if numjobs > 1 else 0)
 
 
-def job_file(filename: str, jobs: list[Job]) -> str:
-    """The text of a fio job file. Sections without `stonewall` run at the same time."""
+def job_file(filename: str, jobs: list[Job], engine: dict[str, str] | None = None) -> str:
+    """The text of a fio job file. Sections without `stonewall` run at the same time;
+    `engine`: engine_options() in place of libaio (Fio.run_document puts its own in)."""
     lines = ["[global]", f"filename={filename}"]
-    lines += [f"{k}={v}" for k, v in GLOBAL_OPTIONS.items()]
+    lines += [f"{k}={v}" for k, v in (GLOBAL_OPTIONS | (engine or {})).items()]
     for job in jobs:
         if not re.fullmatch(r"[A-Za-z0-9_.-]+", job.name):
             raise ValueError(f"bad fio job name {job.name!r}")
@@ -309,6 +281,7 @@ class Fio:
         # by `fio --client=HOST,PORT` (job files, JSON and logs stay on this host).
         self.remote = remote
         self.cpus_allowed: str | None = None    # a cpulist: every job file binds fio to it
+        self.engine = engine_options()          # every job file runs with this engine
         self.version = commands.run([self.binary, "--version"], timeout=30).stdout.strip()
 
     def argv(self, json_path: Path, job_path: Path, histograms: bool = False) -> list[str]:
@@ -354,6 +327,16 @@ class Fio:
                 f"failed{': ' + said if said else ''}; is `fio --server` still running "
                 f"there? {exc}")
 
+    def placed(self, text: str) -> str:
+        """The job file `text` as this Fio runs it: its [global] section (the first) bound
+        to `cpus_allowed` and with `engine` in place of the ioengine line job_file wrote."""
+        head, sep, rest = text.partition("\n\n")
+        lines = [ln for ln in head.split("\n") if ln.split("=", 1)[0] not in ENGINE_KEYS]
+        at = lines.index("[global]") + 1 if "[global]" in lines else 0
+        lines[at:at] = [f"cpus_allowed={self.cpus_allowed}"] * bool(self.cpus_allowed) + [
+            f"{k}={v}" for k, v in self.engine.items()]
+        return "\n".join(lines) + sep + rest
+
     def run_document(self, filename: str, text: str, out_dir: Path, name: str,
                      timeout: float | None, histograms: bool, cwd: Path | None = None):
         """Run the job file `text` (kept as NAME.fio, its command as NAME.cmd, written before
@@ -366,9 +349,7 @@ class Fio:
         if callable(text):
             text = text(int(time.time() * 1000))
         job_path, json_path = out_dir / f"{name}.fio", out_dir / f"{name}.json"
-        if self.cpus_allowed:
-            text = text.replace("[global]\n", f"[global]\ncpus_allowed={self.cpus_allowed}\n", 1)
-        job_path.write_text(text, encoding="utf-8")
+        job_path.write_text(self.placed(text), encoding="utf-8")
         argv = self.argv(json_path, job_path, histograms)
         (out_dir / f"{name}.cmd").write_text(json.dumps(argv) + "\n", encoding="utf-8")
         start = time.time()
@@ -395,5 +376,5 @@ class Fio:
 
 
 __all__ = ["DeviceGone", "Direction", "Fio", "FioError", "FioFailed", "FioOutputError", "Job",
-           "JobSet", "Logs", "Summary", "ToolMissing", "job_file", "parse_output", "random_job",
-           "sequential_job", "summarize"]
+           "JobSet", "Logs", "Summary", "ToolMissing", "engine_options", "job_file",
+           "parse_output", "random_job", "sequential_job", "summarize"]

@@ -220,12 +220,23 @@ def _cache(t: Test) -> str:
             + ("; not settable" if any(not c.get("settable") for c in caches) else ""))
 
 
+def _engine(options: dict) -> str:
+    """--ioengine as run.json records it (a run from before the option: libaio); io_uring
+    runs with fixed buffers and registered files, --io-poll adds polled completion."""
+    name = options.get("ioengine", "libaio")
+    if name == "io_uring":
+        polled = ", polled completion" if options.get("io_poll") is True else ""
+        return f"io_uring (fixed buffers, registered files{polled})"
+    return name
+
+
 def expected(info: dict, t: Test, capacity: int | None) -> list[list[tuple[str, str]]]:
     pl, tools, d = info.get("platform") or {}, info.get("tools") or {}, info.get("device") or {}
     platform = [("Host", str(pl.get("hostname", "n/a"))),
                 ("OS", f"{pl.get('os', 'n/a')}, kernel {pl.get('kernel', 'n/a')}"),
                 ("CPU", f"{pl.get('cpu', 'n/a')} ({pl.get('cpus', '?')} CPUs)"),
-                ("Tools", f"{tools.get('fio', 'fio ?')}, snia-pts {tools.get('snia-pts', '?')}")]
+                ("Tools", f"{tools.get('fio', 'fio ?')}, snia-pts {tools.get('snia-pts', '?')}"),
+                ("I/O engine", _engine(info.get("options") or {}))]
     dut = [("Model", d.get("model") or "unknown model"),
            ("S/N", d.get("serial") or "unknown serial"), ("FW", d.get("firmware") or "unknown"),
            ("Capacity", f"{_num((capacity or 0) / 1e9)} GB, {d.get('transport') or 'unknown'}"

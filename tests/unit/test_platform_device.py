@@ -22,7 +22,7 @@ def _w(path: Path, text: str) -> None:
 
 def make_tree(root: Path, *, speed=("16.0 GT/s PCIe", "16.0 GT/s PCIe"), width=(4, 4),
               dev_node=0, nodes=("0-1",), governor="performance", sched="[none] mq-deadline",
-              boost="1") -> tuple[Path, Path]:
+              boost="1", irq_cpus=("0", "1"), queues=None) -> tuple[Path, Path]:
     sys_root, proc_root = root / "sys", root / "proc"
     func = sys_root / FUNC
     # the upstream bridge has a link too: the capture must take the device's own function
@@ -32,10 +32,15 @@ def make_tree(root: Path, *, speed=("16.0 GT/s PCIe", "16.0 GT/s PCIe"), width=(
     _w(func / "current_link_width", str(width[0]))
     _w(func / "max_link_width", str(width[1]))
     _w(func / "numa_node", str(dev_node))
-    for irq in ("45", "46"):
+    for n, cpus in enumerate(irq_cpus):
+        irq = str(45 + n)
         (func / "msi_irqs" / irq).parent.mkdir(parents=True, exist_ok=True)
         _w(func / "msi_irqs" / irq, "msix")
-        _w(proc_root / "irq" / irq / "smp_affinity_list", "0" if irq == "45" else "1")
+        _w(proc_root / "irq" / irq / "smp_affinity_list", cpus)
+    if queues:          # /proc/interrupts: "IRQ: counts per CPU, chip, hwirq, handler name"
+        _w(proc_root / "interrupts", "           CPU0       CPU1\n" + "\n".join(
+            f" {45 + n}:  {n}  0  PCI-MSIX-0000:01:00.0 {n}-edge  {q}"
+            for n, q in enumerate(queues)) + "\n  0:  9  0  IO-APIC 2-edge  timer")
     ns = func / "nvme" / "nvme0" / "nvme0n1"
     _w(ns / "queue" / "scheduler", sched)
     _w(ns / "queue" / "nr_requests", "1023")
@@ -85,14 +90,15 @@ def test_link_width_below_max_warns(tmp_path):
 
 def test_numa_mismatch_warns(tmp_path):
     """Device on node 1 of two, fio's CPUs (given) on node 0 only."""
-    sys_root, proc_root = make_tree(tmp_path, dev_node=1, nodes=("0-1", "2-3"))
+    sys_root, proc_root = make_tree(tmp_path, dev_node=1, nodes=("0-1", "2-3"),
+                                    irq_cpus=("2", "3"))
     p = pd.capture("nvme0n1", "nvme", sys_root, proc_root, fio_cpus={0, 1})
     # with > 1 node the suite binds fio to the device's node itself: no mismatch ...
     assert p["fio_cpus"] == "2-3" and p["fio_numa_nodes"] == [1]
     assert p["fio_cpu_affinity"] == "fio bound to the device's NUMA node 1 (CPUs 2-3)"
     assert p["warnings"] == []
     # ... and the warning fires for CPUs on another node (the check itself)
-    p = dict(p, fio_cpus="0-1", fio_numa_nodes=[0])
+    p = dict(p, fio_cpus="0-1", fio_numa_nodes=[0], irq_affinity=None)
     assert pd.warnings(p, "nvme") == ["fio runs on NUMA node(s) 0 (CPUs 0-1), the device is "
                                       "on node 1: cross-node I/O"]
 
@@ -187,3 +193,72 @@ def test_nvme_native_multipath_namespace_follows_its_controller(tmp_path):
     p = pd.capture("nvme0n1", "nvme", sys_root, proc_root, fio_cpus={0})
     assert p["pcie_link"]["pci_function"] == "0000:01:00.0"
     assert p["irq_affinity"] == {"45": "0", "46": "1"} and p["io_scheduler"] == "none"
+
+
+NVME_QUEUES = ("nvme0q0", "nvme0q1", "nvme0q2", "nvme0q3", "nvme0q4")
+
+
+def test_irqs_are_read_per_queue_and_shown_compactly(tmp_path):
+    """/proc/interrupts names each vector's queue; the driver's one-CPU-per-queue spread is
+    one entry on the report, the admin queue its own."""
+    p = capture(tmp_path, fio_cpus={0, 1, 2, 3}, nodes=("0-3",),
+                irq_cpus=("0-3", "0", "1", "2", "3"), queues=NVME_QUEUES)
+    assert p["irq_queues"] == {str(45 + n): q for n, q in enumerate(NVME_QUEUES)}
+    assert p["irq_affinity"] == {"45": "0-3", "46": "0", "47": "1", "48": "2", "49": "3"}
+    assert p["warnings"] == []
+    shown = dict(platform_rows.rows(p))
+    assert shown["IRQ affinity (irq: CPUs)"] == \
+        "nvme0q0 (irq 45): 0-3; nvme0q1-q4 (irq 46-49): CPUs 0-3, one each"
+    assert "Irq queues" not in shown
+
+
+def test_queues_out_of_step_are_listed_one_by_one():
+    shown = platform_rows.irq_text({"45": "0", "46": "2", "47": "0-1"},
+                                   {"45": "nvme0q1", "46": "nvme0q2", "47": "nvme0q3"})
+    assert shown == "nvme0q1 (irq 45): 0; nvme0q2 (irq 46): 2; nvme0q3 (irq 47): 0-1"
+
+
+def test_irqs_all_on_one_cpu_while_fio_runs_on_several_warns(tmp_path):
+    """The admin queue (nvme0q0, on CPU 3) does not count: it serves no I/O."""
+    p = capture(tmp_path, fio_cpus={0, 1, 2, 3}, nodes=("0-3",),
+                irq_cpus=("3", "0", "0", "0", "0"), queues=NVME_QUEUES)
+    assert p["warnings"] == [
+        "all of the drive's interrupts are bound to CPU 0 while fio runs on CPUs 0-3: one "
+        "core takes every completion; spread them (/proc/irq/N/smp_affinity_list, "
+        "irqbalance) or let the driver manage them"]
+    assert platform_rows.warnings(p) == p["warnings"]
+
+
+def test_irqs_outside_the_device_node_fio_runs_on_warn(tmp_path):
+    """Two nodes, the drive on node 1 (fio bound to CPUs 2-3), its I/O vectors on node 0."""
+    sys_root, proc_root = make_tree(tmp_path, dev_node=1, nodes=("0-1", "2-3"),
+                                    irq_cpus=("2", "0", "1"), queues=NVME_QUEUES[:3])
+    p = pd.capture("nvme0n1", "nvme", sys_root, proc_root)
+    assert p["fio_cpus"] == "2-3"
+    assert p["warnings"] == [
+        "the drive's interrupts are bound to CPUs 0-1, none of the CPUs fio runs on (2-3 "
+        "(the device's NUMA node)): every completion interrupts another CPU; bind them to "
+        "fio's CPUs (/proc/irq/N/smp_affinity_list, or stop irqbalance)"]
+
+
+class FakeHost:
+    remote, name = None, "this host"
+
+    def __init__(self, files):
+        self.files = files
+
+    def read(self, path, default=""):
+        return self.files.get(str(path), default)
+
+
+def test_io_poll_needs_the_device_poll_queues():
+    path = f"{pd.identity.SYS}/block/nvme0n1/queue/io_poll"
+    pd.check_poll(FakeHost({path: "1"}), "nvme0n1", "/dev/nvme0n1")      # accepted
+    with pytest.raises(pd.identity.DeviceError) as no:
+        pd.check_poll(FakeHost({path: "0"}), "nvme0n1", "/dev/nvme0n1")
+    said = str(no.value)
+    assert said.startswith("--io-poll: /dev/nvme0n1 has no poll queues")
+    assert path in said and "reads '0'" in said and "Nothing was written" in said
+    assert "poll_queues=" in said and "without --io-poll" in said
+    with pytest.raises(pd.identity.DeviceError, match="reads 'unreadable'"):
+        pd.check_poll(FakeHost({}), "nvme0n1", "/dev/nvme0n1")

@@ -16,7 +16,7 @@ from pts.report.renderers.layout import CONTENT_WIDTH, LIGHT, STYLES, PageMarker
 from pts.results import records
 from pts.results.parameters import FAMILIES as PARAMETER_FAMILIES
 from pts.results.parameters import DirthCbwParameters
-from pts.stored import fmt
+from pts.stored import fmt, platform_rows
 from pts.stored.model import COMPLETE, NOT_STEADY, STEADY, RunView, TestResult
 
 TINY = ParagraphStyle("snia", parent=STYLES["cell"], fontSize=6.3, leading=7.6)
@@ -39,7 +39,8 @@ def cells(run: RunView, test: TestResult) -> list[Rows]:
                 ("OS", f"{p.get('os', 'n/a')}, kernel {p.get('kernel', 'n/a')}"),
                 ("CPU", f"{p.get('cpu', 'n/a')} ({p.get('cpus', '?')} CPUs)"),
                 ("Tools", f"{run.tools.get('fio', 'fio ?')}, snia-pts "
-                          f"{run.tools.get('snia-pts', '?')}")]
+                          f"{run.tools.get('snia-pts', '?')}"),
+                ("I/O engine", platform_rows.engine(run.options))]
     dut = [("Model", d.model), ("S/N", d.serial), ("FW", d.firmware),
            ("Capacity", f"{fmt.num((d.capacity_bytes or 0) / 1e9)} GB, {d.transport}"
             + (", EMULATED" if d.emulated else "")),

@@ -1,0 +1,104 @@
+"""--ioengine / --io-poll (issue 33 §2): the engine in every job file fio runs (Fio.placed, as
+run_document writes it), in the report's header and in compare's differences; a run.json
+without `ioengine` (from before the option) reads as libaio."""
+
+from __future__ import annotations
+
+import dataclasses
+from types import SimpleNamespace
+
+import pytest
+
+from pts.compare.data import differences
+from pts.report.pages import snia_header
+from pts.stored.data import load_run
+from pts.tools.fio import Fio, FioError, engine_options, job_file, random_job
+from tests.support import snapshots
+
+IO_URING = ["ioengine=io_uring", "fixedbufs=1", "registerfiles=1"]
+
+
+def _global(text: str) -> list[str]:
+    return text.split("\n\n", 1)[0].splitlines()
+
+
+def _written(tmp_path, fio: Fio) -> str:
+    """The job file run_document writes before fio starts (fio then fails on the missing
+    file: the job file is what is looked at)."""
+    absent = "/proc/pts-no-such-folder/dev"     # fio cannot create it (it makes folders)
+    text = job_file(absent, [random_job("p00", 100, 4096, 1, 1, 1, 4096)])
+    with pytest.raises(FioError):
+        fio.run_document(absent, text, tmp_path, "t", timeout=60, histograms=False)
+    return (tmp_path / "t.fio").read_text()
+
+
+def test_default_engine_is_libaio(tmp_path):
+    glob = _global(_written(tmp_path, Fio()))
+    assert [g for g in glob if g.split("=")[0] in ("ioengine", "fixedbufs", "registerfiles",
+                                                   "hipri")] == ["ioengine=libaio"]
+
+
+def test_io_uring_job_file_has_its_options_once(tmp_path):
+    fio = Fio()
+    fio.engine = engine_options("io_uring")
+    fio.cpus_allowed = "0-1"
+    text = _written(tmp_path, fio)
+    glob = _global(text)
+    assert glob[:5] == ["[global]", "cpus_allowed=0-1", *IO_URING]
+    assert "ioengine=libaio" not in text and "hipri" not in text
+    assert text.count("ioengine=") == 1
+    assert "[p00]\nrw=randread\n" in text            # the job sections are untouched
+
+
+def test_io_poll_adds_hipri():
+    assert engine_options("io_uring", io_poll=True) == {
+        "ioengine": "io_uring", "fixedbufs": "1", "registerfiles": "1", "hipri": "1"}
+    assert engine_options("libaio") == {"ioengine": "libaio"}
+    fio = Fio()
+    fio.engine = engine_options("io_uring", io_poll=True)
+    glob = _global(fio.placed(job_file("/dev/x", [random_job("a", 0, 4096, 1, 1, 1, 4096)])))
+    assert glob[1:6] == [*IO_URING, "hipri=1", "filename=/dev/x"]
+
+
+def test_a_job_file_written_for_another_engine_runs_with_this_one():
+    """A job file that names io_uring (job_file's engine=, the dry-run plan) run by a
+    libaio Fio: none of io_uring's options stay behind."""
+    text = job_file("/dev/x", [random_job("a", 0, 4096, 1, 1, 1, 4096)],
+                    engine=engine_options("io_uring", True))
+    assert all(o in text for o in IO_URING) and "hipri=1" in text
+    glob = _global(Fio().placed(text))
+    assert [g for g in glob if g.split("=")[0] in ("ioengine", "fixedbufs", "registerfiles",
+                                                   "hipri")] == ["ioengine=libaio"]
+
+
+def _run(**options):
+    return SimpleNamespace(spec={"name": "pts-e-1.1"}, options=options)
+
+
+def test_compare_names_different_engines():
+    found = differences([_run(ioengine="libaio", io_poll=False),
+                         _run(ioengine="io_uring", io_poll=True)])
+    assert found == ("I/O engine (figures of one drive differ by engine on a fast drive): "
+                     "run 1 'libaio', run 2 'io_uring (fixed buffers, registered files, "
+                     "polled completion)'",)
+
+
+def test_compare_reads_a_run_without_ioengine_as_libaio():
+    assert differences([_run(point_seconds=60), _run(point_seconds=60, ioengine="libaio",
+                                                     io_poll=False)]) == ()
+    assert differences([_run(), _run(ioengine="io_uring", io_poll=False)]) == (
+        "I/O engine (figures of one drive differ by engine on a fast drive): run 1 'libaio', "
+        "run 2 'io_uring (fixed buffers, registered files)'",)
+
+
+@pytest.mark.parametrize("options,shown", [
+    ({}, "libaio"),                   # the reference run is from before --ioengine
+    ({"ioengine": "io_uring", "io_poll": False}, "io_uring (fixed buffers, registered files)"),
+    ({"ioengine": "io_uring", "io_poll": True},
+     "io_uring (fixed buffers, registered files, polled completion)")])
+def test_header_shows_the_engine(options, shown):
+    run = load_run(snapshots.REFERENCE_RUN)
+    run = dataclasses.replace(run, options=run.options | options)
+    for test in run.tests:
+        platform = dict(snia_header.cells(run, test)[0])
+        assert platform["I/O engine"] == shown, test.name
