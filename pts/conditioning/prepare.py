@@ -11,7 +11,7 @@ from pts.conditioning import purge_probe, wipc, write_cache
 from pts.conditioning.purge import PurgeError, purge
 from pts.conditioning.write_cache import CacheState
 from pts.config.spec import format_size
-from pts.device import health
+from pts.device import health, media_writes
 from pts.device.identity import active_range_bytes as device_active_range
 from pts.device.safety import check_writable
 from pts.emulate import session as emulated
@@ -24,11 +24,13 @@ def active_range_bytes(run: Run) -> int:
 
 
 def record_counters(run: Run, test: str, when: str, round_no: int | None = None) -> None:
-    """Device counters at each step: the emulator's FTL counters, or the NVMe smart-log.
+    """Device counters at each step: the emulator's FTL counters, or the NVMe smart-log
+    (smartctl for ATA/SCSI), each with the media writes of pts.device.media_writes.
     A smart-log read that fails is recorded (counters null, the error) and declared: once
     per distinct error in a test, naming the first step it happened at."""
     found = emulated.counters(run.device)
-    if found is not None:
+    if found is not None:       # its media writes through the keys every source uses
+        found = found | media_writes.emulator(found)
         run.ledger.append(records.DeviceCounters(test=test, when=when, round=round_no,
                                                  source="emulator", counters=found))
     smart = health.snapshot(run.device, run.commands_log)

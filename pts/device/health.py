@@ -1,6 +1,7 @@
 """Device health around each PTS test: the NVMe SMART / Health log (log page 02h) read at
 every step (test start, after purge, after WIPC, after each round, test end) and kept in the
-ledger as `device_counters` records with source "smart-log". A read that fails is recorded
+ledger as `device_counters` records with source "smart-log", with the drive's media writes
+and latency monitor (pts.device.media_writes) in the same counters. A read that fails is recorded
 too (counters null, `error` says why) and declared as a deviation.
 
 A critical warning seen at any step, or thermal throttling during the test (thermal
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from pts.device import health_smartctl
+from pts.device import health_smartctl, media_writes
 from pts.device.identity import BlockDevice
 from pts.tools import commands, nvme
 
@@ -59,9 +60,11 @@ def snapshot(dev: BlockDevice, log_file: Path | None = None) -> Snapshot | None:
     except (commands.ToolError, nvme.NvmeError, ValueError) as exc:
         # One line: it goes into a deviation and the report (stderr lines folded into it).
         return Snapshot(None, " ".join(str(exc).split()) or type(exc).__name__)
-    # host_writes/page_size in the emulator's terms, so the counters page can show them.
+    # host_writes/page_size in the emulator's terms, so the counters page can show them;
+    # media writes and the OCP latency monitor beside them (pts.device.media_writes).
     return Snapshot({"host_writes": smart.data_units_written,
-                     "page_size": nvme.DATA_UNIT_BYTES, **smart.as_dict()})
+                     "page_size": nvme.DATA_UNIT_BYTES, **smart.as_dict(),
+                     **media_writes.nvme_counters(dev.path, log_file, **_on(dev))})
 
 
 def _on(dev: BlockDevice) -> dict:

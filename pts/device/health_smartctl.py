@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pts.device import media_writes
 from pts.tools import commands, smartctl
 
 SOURCE = "smartctl"
@@ -31,7 +32,14 @@ def read(device: str, log_file: Path | None = None,
         found = smartctl.health(device, log_file, run=run)
     except (commands.ToolError, ValueError) as exc:
         return None, " ".join(str(exc).split()) or type(exc).__name__
-    return found.as_dict(), None
+    counters = found.as_dict()
+    # The one path of write amplification (pts.device.media_writes): media writes as
+    # media_bytes + media_source, the drive's host writes as host_writes x page_size.
+    counters |= media_writes.keys(found.media_bytes, found.media_attribute and
+                                  f"smartctl: {found.media_attribute}")
+    if found.sectors_written is not None and found.sector_bytes:
+        counters |= {"host_writes": found.sectors_written, "page_size": found.sector_bytes}
+    return counters, None
 
 
 def problems(counters: list[dict], whens: list[str]) -> list[str]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from pts.stored import host_ceiling, latency_qos
+from pts.stored import host_ceiling, latency_qos, waf
 from pts.stored.cells import window_statistics
 from pts.stored.data import load_run
 from pts.stored.model import RunView, TestResult
@@ -105,6 +105,14 @@ def host(test: TestResult) -> dict:
                            "outside_window": hb.outside}}
 
 
+def waf_doc(run: RunView, test: TestResult) -> dict:
+    """{"waf": {value, media_bytes, host_bytes, drive_host_bytes, source, note, from, to,
+    per_round}}: the test's write amplification from the drive's own counters
+    (pts.stored.waf); value null and source null with the note where the drive reports
+    none."""
+    return {"waf": waf.of_test(run, test).as_dict()}
+
+
 def _evidence(ev) -> dict:
     d = dataclasses.asdict(ev)
     d["rounds"], d["values"] = list(d["rounds"]), list(d["values"])
@@ -123,7 +131,8 @@ def run_document(run: RunView) -> dict:
                     "reasons": list(run.verdict.reasons), "readings": run.verdict.readings},
         "readings": [dataclasses.asdict(r) for r in run.readings],   # the report's section
         "notes": list(run.notes),
-        "tests": [test_document(t) | qos(run, t) | histograms(t) | host(t) for t in run.tests],
+        "tests": [test_document(t) | qos(run, t) | histograms(t) | host(t) | waf_doc(run, t)
+                  for t in run.tests],
     }
 
 

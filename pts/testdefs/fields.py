@@ -15,9 +15,11 @@ def us(ns: float | None) -> float | None:
 
 
 def basic(s: Summary) -> dict:
-    """What every point records (the IOPS test's fields)."""
+    """What every point records (the IOPS test's fields); `write_bytes`: the bytes it wrote
+    (fio io_bytes), the host side of the test's write amplification (pts.stored.waf)."""
     return {"iops": s.iops, "read_iops": s.read.iops, "write_iops": s.write.iops,
-            "mbps": s.mbps, "lat_mean_us": us(s.lat_mean_ns), "lat_max_us": us(s.lat_max_ns)}
+            "mbps": s.mbps, "lat_mean_us": us(s.lat_mean_ns), "lat_max_us": us(s.lat_max_ns),
+            "write_bytes": s.write.io_bytes}
 
 
 def throughput(s: Summary) -> dict:

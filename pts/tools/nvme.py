@@ -115,6 +115,7 @@ class Namespace:
     lba_format: int           # index of the LBA format in use (FLBAS)
     lba_bytes: int            # its data size
     dlfeat: int               # deallocate features: bits 2:0 = 001b, reads return zeros
+    endgid: int = 0           # Endurance Group Identifier (0: the drive has no groups)
 
     @property
     def capacity_bytes(self) -> int:
@@ -139,7 +140,8 @@ def parse_id_ns(text: str) -> Namespace:
     ds = _int(formats[index].get("ds"))
     if not 9 <= ds <= 16:     # 512 B .. 64 KiB; anything else is not a usable format
         raise NvmeError(f"nvme id-ns: LBA format {index} has data size 2^{ds}")
-    return Namespace(_int(doc.get("nsze")), index, 1 << ds, _int(doc.get("dlfeat")))
+    return Namespace(_int(doc.get("nsze")), index, 1 << ds, _int(doc.get("dlfeat")),
+                     _int(doc.get("endgid")))
 
 
 # ---------------------------------------------------------------- logs
@@ -256,6 +258,62 @@ def parse_feature_value(text: str) -> int:
     return int(m.group(1), 16)
 
 
+def uint128(value) -> int | None:
+    """A 128-bit counter as nvme-cli prints it: a decimal string or number (uint128 fields),
+    or {"hi": high 64 bits, "lo": low 64 bits} (the OCP plugin's v1 JSON). None: absent."""
+    if isinstance(value, dict) and ("hi" in value or "lo" in value):
+        return (_int(value.get("hi")) << 64) + _int(value.get("lo"))
+    return None if value is None else _int(value)
+
+
+def parse_endurance_log(text: str) -> tuple[int, int]:
+    """`nvme endurance-log -o json` (Endurance Group Information, log page 09h): (Data Units
+    Written, Media Units Written), both in data units of 512,000 bytes (NVMe Base 2.0,
+    Figure 217: "reported in thousands" of 512-byte units, as in the SMART log)."""
+    doc = _doc(text, "nvme endurance-log")
+    host = uint128(_find(doc, "data_units_written"))
+    media = uint128(_find(doc, "media_units_written"))
+    if host is None or media is None:
+        raise NvmeError(f"nvme endurance-log: no data/media_units_written in {text[:200]!r}")
+    return host, media
+
+
+def parse_ocp_smart_add_log(text: str) -> int:
+    """`nvme ocp smart-add-log -o json` (OCP Datacenter NVMe SSD spec, SMART / Health
+    Information Extended, log C0h, bytes 15:0): Physical Media Units Written, in bytes."""
+    doc = _doc(text, "nvme ocp smart-add-log")
+    found = uint128(next((v for k in ("Physical media units written",
+                                      "physical_media_units_written")
+                          if (v := _find(doc, k)) is not None), None))
+    if found is None:
+        raise NvmeError(f"nvme ocp smart-add-log: no physical media units written in "
+                        f"{text[:200]!r}")
+    return found
+
+
+LATENCY_MONITOR_KEYS = ("Active Bucket Counter", "Active Measured Latency")
+
+
+def parse_ocp_latency_monitor(text: str) -> dict:
+    """`nvme ocp latency-monitor-log -o json` (OCP log C3h): the active bucket counters and
+    the measured (max) latencies per bucket as the log gives them, e.g.
+    {"Active Bucket Counter": {"Bucket 0": {"Read": 3, "Write": 0, ...}}, ...}, plus the
+    active bucket timer (minutes) and its threshold."""
+    doc = _doc(text, "nvme ocp latency-monitor-log")
+    out: dict = {}
+    for key, value in doc.items():
+        group = next((g for g in LATENCY_MONITOR_KEYS if key.startswith(g)), None)
+        if group and isinstance(value, dict):
+            bucket = key[len(group):].strip(" :") or "all"
+            out.setdefault(group, {})[bucket] = {k: _int(v) for k, v in value.items()}
+        elif key in ("Active Bucket Timer", "Active Bucket Timer Threshold"):
+            out[key] = _int(value)
+    if not any(g in out for g in LATENCY_MONITOR_KEYS):
+        raise NvmeError(f"nvme ocp latency-monitor-log: no active bucket counters in "
+                        f"{text[:200]!r}")
+    return out
+
+
 # ---------------------------------------------------------------- commands
 
 def controller_path(block_path: str) -> str:
@@ -296,6 +354,20 @@ def smart_log(block_path: str, log_file: Path | None = None,
     ctrl = controller_path(block_path)
     return parse_smart_log(run_admin(["smart-log", ctrl, "-o", "json"], log_file,
                                      run=run).stdout)
+
+
+def endurance_log(block_path: str, group: int, log_file: Path | None = None,
+                  run: Callable | None = None) -> tuple[int, int]:
+    return parse_endurance_log(run_admin(
+        ["endurance-log", controller_path(block_path), f"--group-id={group}",
+         "--output-format=json"], log_file, run=run).stdout)
+
+
+def ocp_log(block_path: str, command: str, log_file: Path | None = None,
+            run: Callable | None = None) -> str:
+    """`nvme ocp smart-add-log|latency-monitor-log DEV -o json`: the JSON text."""
+    return run_admin(["ocp", command, controller_path(block_path), "-o", "json"], log_file,
+                     run=run).stdout
 
 
 def sanitize_log(block_path: str, log_file: Path | None = None) -> SanitizeLog:

@@ -25,6 +25,12 @@ FATAL_BITS = 0b11            # command line did not parse / device could not be 
 # ATA attribute ids (raw values): smartmontools' drivedb names.
 ATA_REALLOCATED, ATA_REPORTED_UNCORRECT, ATA_PENDING, ATA_OFFLINE_UNCORRECTABLE = 5, 187, 197, 198
 ATA_PERCENT_USED_STAT = "Percentage Used Endurance Indicator"   # device statistics page 7
+ATA_SECTORS_WRITTEN_STAT = "Logical Sectors Written"    # device statistics page 1: host writes
+# Media (NAND) writes: only vendor attributes whose smartmontools drivedb name states both
+# what they count and the unit (Intel SSDs: attribute 249 "NAND_Writes_1GiB", 243
+# "NAND_Writes_32MiB"). Others are left out: Micron 247/248 count NAND pages of an unstated
+# size, Samsung 241 "Total_LBAs_Written" is host writes.
+ATA_MEDIA_ATTRIBUTES = {"NAND_Writes_1GiB": 1 << 30, "NAND_Writes_32MiB": 1 << 25}
 
 
 class SmartctlError(commands.ToolError):
@@ -43,12 +49,16 @@ class Health:
     percent_used: int | None              # ATA device statistics / SCSI endurance indicator
     power_on_hours: int | None
     exit_status: int | None               # smartctl's bit mask (see the module docstring)
+    sectors_written: int | None = None    # ATA device statistics "Logical Sectors Written"
+    sector_bytes: int | None = None       # logical_block_size
+    media_bytes: int | None = None        # a media-writes attribute (ATA_MEDIA_ATTRIBUTES)
+    media_attribute: str | None = None    # which: "ATA attribute 249 NAND_Writes_1GiB"
 
     def as_dict(self) -> dict:
         return asdict(self)
 
 
-FIELDS = tuple(k for k in Health.__dataclass_fields__ if k != "protocol")
+FIELDS = tuple(k for k in Health.__dataclass_fields__ if k not in ("protocol", "media_attribute"))
 
 
 def argv(binary: str, device: str) -> list[str]:
@@ -73,12 +83,22 @@ def _attr_raw(doc: dict, attr_id: int) -> int | None:
     return None
 
 
-def _ata_percent_used(doc: dict) -> int | None:
+def _ata_stat(doc: dict, name: str) -> int | None:
     for page in (doc.get("ata_device_statistics") or {}).get("pages") or []:
         for entry in (page or {}).get("table") or []:
-            if isinstance(entry, dict) and entry.get("name") == ATA_PERCENT_USED_STAT:
+            if isinstance(entry, dict) and entry.get("name") == name:
                 return _int(entry.get("value"))
     return None
+
+
+def _ata_media(doc: dict) -> tuple[int | None, str | None]:
+    """(media bytes written, "ATA attribute N NAME") from ATA_MEDIA_ATTRIBUTES, or Nones."""
+    for attr in (doc.get("ata_smart_attributes") or {}).get("table") or []:
+        unit = ATA_MEDIA_ATTRIBUTES.get(attr.get("name")) if isinstance(attr, dict) else None
+        raw = _int((attr.get("raw") or {}).get("value")) if unit else None
+        if raw is not None:
+            return raw * unit, f"ATA attribute {attr.get('id')} {attr.get('name')}"
+    return None, None
 
 
 def _scsi_uncorrected(doc: dict) -> int | None:
@@ -119,9 +139,13 @@ def parse(text: str) -> Health:
         offline_uncorrectable=None if scsi else _attr_raw(doc, ATA_OFFLINE_UNCORRECTABLE),
         media_errors=_scsi_uncorrected(doc) if scsi else _attr_raw(doc, ATA_REPORTED_UNCORRECT),
         percent_used=_int(doc.get("scsi_percentage_used_endurance_indicator")) if scsi
-        else _ata_percent_used(doc),
+        else _ata_stat(doc, ATA_PERCENT_USED_STAT),
         power_on_hours=_int((doc.get("power_on_time") or {}).get("hours")),
-        exit_status=status)
+        exit_status=status,
+        sectors_written=(written := None if scsi else _ata_stat(doc, ATA_SECTORS_WRITTEN_STAT)),
+        sector_bytes=None if written is None else _int(doc.get("logical_block_size")),
+        **dict(zip(("media_bytes", "media_attribute"), (None, None) if scsi
+                   else _ata_media(doc), strict=True)))
 
 
 def health(device: str, log_file: Path | None = None, run=None) -> Health:

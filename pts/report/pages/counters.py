@@ -15,8 +15,9 @@ from reportlab.platypus import Flowable
 from pts.report.pages.steady import page_info
 from pts.report.renderers import chart_base, charts
 from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
-from pts.stored import fmt
+from pts.stored import fmt, waf
 from pts.stored.model import CountersView, RunView, TestResult
+from pts.stored.waf import TestWaf
 
 EMULATOR_TITLE, GENERIC_TITLE = "Emulated SSD: FTL counters", "Device counters"
 NO_VALUE = "—"   # an interval without host writes has no WAF (em dash is in WinAnsi)
@@ -31,7 +32,7 @@ def build(run: RunView, test: TestResult) -> list[Flowable]:
         return []
     title = page_title(test.counters)
     story = new_page(page_info(test, title, f"Table and plot: {test.title} {title}"))
-    story += [h2(title)]
+    story += [h2(title)] + waf_block(waf.of_test(run, test)) + latency_monitor(test.name, run)
     smart = [c for c in test.counters if c.health is not None]
     unread = [c for c in test.counters if c.error]
     if smart or unread:
@@ -168,3 +169,37 @@ def _waf(value: float | None, *rows: CountersView | None) -> str:
 
 def _count(value: int | None) -> str:
     return "n/a" if value is None else f"{value:,}"
+
+
+def waf_block(found: TestWaf) -> list[Flowable]:
+    """The test's write amplification from the drive's own media-write counter, with its
+    source; "not reported by this drive" (and why) where there is none."""
+    if found.source is None or found.test is None or found.value is None:
+        why = found.note if found.source is None else f"{found.note} ({found.source})"
+        return [para(f"WAF: {why}.", "small")]
+    t = found.test
+    cross = "" if t.drive_host_bytes is None else \
+        f"; the drive's own host-write counter: {_gb(t.drive_host_bytes)} GB"
+    text = (f"<b>WAF {t.value:.2f}</b> over the test ({t.start} to {t.end}): media writes "
+            f"{_gb(t.media_bytes)} GB ({found.source}) / host writes {_gb(t.host_bytes)} GB "
+            f"(what the suite's fio wrote, from the ledger{cross}).")
+    rounds = [f"{r.round}: {r.value:.2f}" for r in found.per_round
+              if r.round is not None and r.value is not None]
+    if rounds:
+        text += " Per round (where the media counter moved): " + ", ".join(rounds) + "."
+    return [para(text, "small")]
+
+
+def latency_monitor(test: str, run: RunView) -> list[Flowable]:
+    """The OCP latency monitor of the test's last step that has one, compactly."""
+    found = waf.latency_monitor(run, test)
+    if found is None:
+        return []
+    when, log = found
+    parts = []
+    for group, buckets in log.items():
+        if isinstance(buckets, dict):
+            parts.append(group + ": " + "; ".join(
+                f"{b} " + " ".join(f"{k} {v:,}" for k, v in io.items())
+                for b, io in buckets.items() if isinstance(io, dict)))
+    return [para(f"OCP latency monitor ({when}): " + " | ".join(parts), "small")]

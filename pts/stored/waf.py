@@ -1,0 +1,159 @@
+"""Write amplification per test, from the drive's own media-write counter (the device_counters
+records' `media_bytes`, one set of keys for every source: pts.device.media_writes) and the
+host writes the ledger holds (what the suite's fio wrote).
+
+  WAF = Δ media bytes / host bytes, over the steps from "after purge" (the purge's own media
+  activity is not the workload's) to the test's last step with a media reading; per round,
+  over the interval that ends at "after round N", where the media counter moved.
+
+Host bytes of an interval: the records of the test between its two device_counters records
+that wrote (WRITERS): their bytes field (wipc/wsat_result/prewrite `bytes_written`, a point's
+`write_bytes`), else the write io_bytes of their fio JSON (`raw`, each file once: the WSAT's
+purge probe is its first sample). A writer whose bytes cannot be found (UNCOUNTED, or a lost
+fio JSON) leaves the interval without a WAF rather than a wrong one. The drive's own
+host-write counter (host_writes x page_size) is shown beside it as a cross-check.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from pts.results import records
+from pts.results.ledger import read_records
+from pts.stored.model import RunView, TestResult
+from pts.tools.fio import FioOutputError, parse_output
+from pts.tools.fio_result import summarize
+
+WRITERS = ("wipc", "point", "fob_point", "purge_probe", "wsat_result", "prewrite", "hir_state")
+UNCOUNTED = ("xsr_interval",)    # writes the ledger holds no byte count or fio JSON for
+BYTES_KEYS = ("write_bytes", "bytes_written")
+NOT_REPORTED = "not reported by this drive"
+
+
+@dataclass(frozen=True)
+class IntervalWaf:
+    value: float | None
+    media_bytes: int
+    host_bytes: int | None          # the suite's fio (ledger); None: not known
+    drive_host_bytes: int | None    # the drive's own host-write counter
+    start: str                      # the steps it spans ("after purge" .. "test end")
+    end: str
+    round: int | None = None
+
+
+@dataclass(frozen=True)
+class TestWaf:
+    source: str | None              # None: no media-write counter
+    note: str                       # why there is no value ("" when there is one)
+    test: IntervalWaf | None = None
+    per_round: tuple[IntervalWaf, ...] = field(default=())
+
+    @property
+    def value(self) -> float | None:
+        return self.test.value if self.test else None
+
+    def as_dict(self) -> dict:
+        """The export's `waf` block."""
+        t = self.test
+        return {"value": self.value, "media_bytes": t and t.media_bytes,
+                "host_bytes": t and t.host_bytes, "drive_host_bytes": t and t.drive_host_bytes,
+                "source": self.source, "note": self.note, "from": t and t.start,
+                "to": t and t.end, "per_round": [asdict(r) for r in self.per_round]}
+
+
+def of_test(run: RunView, test: TestResult) -> TestWaf:
+    mine = [r for r in read_records(run.folder / "ledger.jsonl")[0]
+            if getattr(r, "test", None) == test.name]
+    return from_records(mine, run.folder)
+
+
+def from_records(mine: list[records.Record], folder: Path) -> TestWaf:
+    """The WAF of one test's records (ledger order)."""
+    steps = [i for i, r in enumerate(mine) if isinstance(r, records.DeviceCounters)
+             and isinstance(r.counters, dict) and isinstance(r.counters.get("media_bytes"), int)]
+    if not steps:
+        notes = [r.counters.get("media_note") for r in mine
+                 if isinstance(r, records.DeviceCounters) and isinstance(r.counters, dict)]
+        return TestWaf(None, next((n for n in notes if n), NOT_REPORTED))
+    source = mine[steps[0]].counters.get("media_source")
+    steps = [i for i in steps if mine[i].counters.get("media_source") == source]
+    purged = [i for i in steps if mine[i].when == "after purge"]
+    first = purged[0] if purged else steps[0]
+    whole = _interval(mine, first, steps[-1], folder) if steps[-1] > first else None
+    rounds = tuple(w for a, b in zip(steps, steps[1:], strict=False)
+                   if mine[b].round is not None and b > first
+                   and (w := _interval(mine, a, b, folder)).media_bytes > 0)
+    note = "" if whole and whole.value is not None else _why(whole)
+    return TestWaf(source, note, whole, rounds)
+
+
+def _interval(mine, a: int, b: int, folder: Path) -> IntervalWaf:
+    start, end = mine[a], mine[b]
+    media = end.counters["media_bytes"] - start.counters["media_bytes"]
+    host = host_bytes(mine[a + 1:b], folder)
+    drive = [_drive_host(r.counters) for r in (start, end)]
+    value = media / host if host and media >= 0 else None
+    return IntervalWaf(value, media, host, None if None in drive else drive[1] - drive[0],
+                       start.when, end.when, end.round)
+
+
+def host_bytes(between: list[records.Record], folder: Path) -> int | None:
+    """What the suite's fio wrote in these records; None if a writer's bytes are unknown."""
+    by_raw: dict[str, int] = {}
+    total = 0
+    for rec in between:
+        if rec.TYPE in UNCOUNTED:
+            return None
+        if rec.TYPE not in WRITERS or getattr(rec, "na", False):
+            continue
+        raw, count = _field(rec, "raw"), next((_field(rec, k) for k in BYTES_KEYS
+                                               if isinstance(_field(rec, k), int | float)), None)
+        if count is None:
+            count = _raw_write_bytes(folder, raw)
+            if count is None:
+                return None
+        if isinstance(raw, str) and raw:
+            by_raw[raw] = max(by_raw.get(raw, 0), int(count))
+        else:
+            total += int(count)
+    return total + sum(by_raw.values())
+
+
+def _field(rec: records.Record, name: str):
+    """A point's measured field, or another record's attribute."""
+    return rec.get(name) if isinstance(rec, records.Point) else getattr(rec, name, None)
+
+
+def _raw_write_bytes(folder: Path, raw) -> int | None:
+    if not isinstance(raw, str) or not raw:
+        return None
+    try:
+        return summarize(parse_output((folder / raw).read_text(encoding="utf-8"))).write.io_bytes
+    except (OSError, UnicodeDecodeError, FioOutputError, KeyError, TypeError, ValueError):
+        return None
+
+
+def _drive_host(counters: dict) -> int | None:
+    pages, size = counters.get("host_writes"), counters.get("page_size")
+    return pages * size if isinstance(pages, int) and isinstance(size, int) else None
+
+
+def _why(whole: IntervalWaf | None) -> str:
+    if whole is None:
+        return "one media-write reading only: no interval to measure"
+    if whole.host_bytes is None:
+        return "the host writes of the test are not all in the ledger"
+    if whole.media_bytes < 0:
+        return "the media-write counter went backwards (the drive or emulator restarted)"
+    return "no host writes in the test"
+
+
+def latency_monitor(run: RunView, test: str) -> tuple[str, dict] | None:
+    """(step, the OCP latency monitor log) of the test's last step that recorded one."""
+    found = [(r.when, r.counters["latency_monitor"])
+             for r in read_records(run.folder / "ledger.jsonl")[0]
+             if isinstance(r, records.DeviceCounters) and r.test == test
+             and isinstance(r.counters, dict) and isinstance(r.counters.get("latency_monitor"),
+                                                            dict)]
+    return found[-1] if found else None

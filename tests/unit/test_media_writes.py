@@ -1,0 +1,141 @@
+"""Media writes from the drive's own counters (pts.device.media_writes, pts.tools.nvme,
+pts.tools.smartctl) and the write amplification computed from them (pts.stored.waf), from
+files in tests/data/recorded (constructed from nvme-cli's printers: see its README) and
+QEMU 7.2's recorded answers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pts.device import media_writes
+from pts.report.pages.counters import waf_block
+from pts.results import records
+from pts.stored import waf
+from pts.tools import nvme, smartctl
+from tests.support.helpers import QEMU_DATA, RECORDED, RecordedRunner, Reply
+
+DEV = "/dev/nvme9n1"
+
+
+def test_endurance_log_media_units_written():
+    host, media = nvme.parse_endurance_log(
+        (RECORDED / "nvme-endurance-log_constructed.json").read_text())
+    assert (host, media) == (123_456_789, 187_654_321)     # data units of 512,000 bytes
+
+
+def test_ocp_physical_media_units_written_is_128_bit_bytes():
+    found = nvme.parse_ocp_smart_add_log(
+        (RECORDED / "nvme-ocp-smart-add-log_v1_constructed.json").read_text())
+    assert found == (1 << 64) + 527_805_403_860_992
+    assert nvme.parse_ocp_smart_add_log('{"physical_media_units_written": "4096"}') == 4096
+
+
+def test_ocp_latency_monitor_buckets():
+    log = nvme.parse_ocp_latency_monitor(
+        (RECORDED / "nvme-ocp-latency-monitor-log_constructed.json").read_text())
+    assert log["Active Bucket Counter"]["Bucket 0"] == {"Read": 12, "Write": 3,
+                                                        "Deallocate/TRIM": 0}
+    assert log["Active Measured Latency"]["Bucket 1"]["Read"] == 180
+    assert log["Active Bucket Timer"] == 1250
+    with pytest.raises(nvme.NvmeError, match="no active bucket counters"):
+        nvme.parse_ocp_latency_monitor('{"Feature Status": 1}')
+
+
+def test_sata_media_writes_only_from_a_named_nand_attribute():
+    h = smartctl.parse((RECORDED / "smartctl-json_ata_intel-nand-writes_constructed.json")
+                       .read_text())
+    assert (h.media_bytes, h.media_attribute) == (1_831_054 << 25,
+                                                  "ATA attribute 243 NAND_Writes_32MiB")
+    assert (h.sectors_written, h.sector_bytes) == (81_920_000_000, 512)
+    hdd = smartctl.parse((RECORDED / "smartctl-json_ata_wd5002abys.json").read_text())
+    assert hdd.media_bytes is None and hdd.media_attribute is None
+
+
+def test_qemu_drive_reports_none_and_is_asked_once(monkeypatch, tmp_path):
+    """QEMU 7.2: Identify Namespace ENDGID 0 (recorded), and nvme-cli's OCP logs fail: not
+    reported, and the second step asks nothing more."""
+    runner = RecordedRunner({("nvme", "id-ns"): [Reply(out="nvme-id-ns.json")],
+                             ("nvme", "ocp"): [Reply(rc=1)]}, data=QEMU_DATA).install(monkeypatch)
+    log = tmp_path / "commands.log"
+    first = media_writes.nvme_counters(DEV, log)
+    assert first["media_bytes"] is None and first["latency_monitor"] is None
+    assert first["media_note"].startswith("not reported by this drive: endgid: the namespace "
+                                          "is in no Endurance Group")
+    asked = len(runner.calls)
+    assert asked == 3      # id-ns, ocp smart-add-log, ocp latency-monitor-log
+    assert media_writes.nvme_counters(DEV, log) == first
+    assert len(runner.calls) == asked
+
+
+def test_endurance_group_drive(monkeypatch, tmp_path):
+    id_ns = (QEMU_DATA / "nvme-id-ns.json").read_text().replace('"endgid":0', '"endgid":1')
+    runner = RecordedRunner({("nvme", "id-ns"): [Reply(stdout=id_ns)],
+                             ("nvme", "endurance-log"): [Reply(
+                                 out="nvme-endurance-log_constructed.json")],
+                             ("nvme", "ocp"): [Reply(
+                                 out="nvme-ocp-latency-monitor-log_constructed.json")]}
+                            ).install(monkeypatch)
+    found = media_writes.nvme_counters(DEV, tmp_path / "c.log")
+    assert found["media_bytes"] == 187_654_321 * 512_000
+    assert found["media_source"] == media_writes.ENDURANCE
+    assert found["latency_monitor"]["Active Bucket Timer"] == 1250
+    assert ("nvme", "endurance-log", "/dev/nvme9", "--group-id=1",
+            "--output-format=json") in runner.calls
+
+
+def dc(when, rnd, host_pages, nand_pages, **extra):
+    counters = {"host_writes": host_pages, "nand_writes": nand_pages, "page_size": 4096}
+    return records.DeviceCounters(test="iops", when=when, round=rnd, source="emulator",
+                                  counters=counters | media_writes.emulator(counters) | extra)
+
+
+def point(rnd, index, written):
+    return records.Point(test="iops", round=rnd, index=index, rw_mix="0/100", read_pct=0,
+                         block_size=4096, na=False, measured={"write_bytes": written})
+
+
+def wipc(written):
+    return records.Wipc(test="iops", block_size=131072, bytes_expected=written,
+                        bytes_written=written, seconds=1.0, thread_count=1, queue_depth=1,
+                        raw="raw/wipc.json")
+
+
+# An emulated SSD: the purge writes nothing; WIPC 400 MB at WAF 1.0; round 1 two points of
+# 40.96 MB each, NAND 2.0x; round 2 the same at 3.0x.
+LEDGER = [dc("test start", None, 0, 0), dc("after purge", None, 0, 0),
+          wipc(409_600_000), dc("after WIPC", None, 100_000, 100_000),
+          point(1, 0, 40_960_000), point(1, 1, 40_960_000),
+          dc("after round 1", 1, 120_000, 140_000),
+          point(2, 0, 40_960_000), point(2, 1, 40_960_000),
+          dc("after round 2", 2, 140_000, 200_000),
+          dc("test end", None, 140_000, 200_000)]
+
+
+def test_waf_per_test_and_per_round_from_a_synthetic_ledger():
+    found = waf.from_records(LEDGER, Path("."))
+    assert found.source == "emulator FTL" and found.note == ""
+    host = 409_600_000 + 4 * 40_960_000
+    assert (found.test.media_bytes, found.test.host_bytes) == (200_000 * 4096, host)
+    assert found.value == pytest.approx(200_000 * 4096 / host)
+    assert found.test.drive_host_bytes == 140_000 * 4096      # the cross-check
+    assert [(r.round, r.value) for r in found.per_round] == [(1, 2.0), (2, 3.0)]
+    assert (found.test.start, found.test.end) == ("after purge", "test end")
+    text = waf_block(found)[0].text
+    assert "WAF 1.43" in text and "(emulator FTL)" in text and "1: 2.00, 2: 3.00" in text
+
+
+def test_waf_not_reported_and_unknown_host_writes():
+    none = [records.DeviceCounters(test="iops", when=w, round=None, source="smart-log",
+                                   counters=media_writes.keys(None, None, "endgid: 0"))
+            for w in ("after purge", "test end")]
+    found = waf.from_records(none, Path("."))
+    assert (found.source, found.value) == (None, None)
+    assert waf_block(found)[0].text == "WAF: not reported by this drive: endgid: 0."
+    lost = LEDGER[:5] + [records.Point(test="iops", round=1, index=1, rw_mix="0/100",
+                                       read_pct=0, block_size=4096, na=False,
+                                       measured={"raw": "raw/gone.json"})] + LEDGER[6:]
+    found = waf.from_records(lost, Path("."))
+    assert found.value is None and "not all in the ledger" in found.note
+    assert [r.round for r in found.per_round if r.value is not None] == [2]
