@@ -17,6 +17,7 @@ from pts.conditioning.write_cache import VWC_FEATURE, read_state
 from pts.config.settings import Settings
 from pts.config.spec import format_size
 from pts.device.identity import BlockDevice, active_range_bytes, is_ata
+from pts.procedure import ceiling
 from pts.procedure.runner import MAX_OVERLAP, PIPELINE_GAP_MS, RoundTest
 from pts.tools import hdparm, nvme, sg3
 from pts.tools.fio import Job, JobSet, job_file
@@ -175,6 +176,7 @@ def round_test_plan(settings: Settings, device: BlockDevice, decl: RoundTest,
                   *wipc_tail_lines(wipc, decl.wipc_block_size)]
     else:
         lines.append("WIPC: none: the test starts from the purged drive")
+    lines += ceiling.plan_lines(settings, decl)
     measured = [p for p in decl.points if not p.na_reason]
     seconds = decl.point_seconds or settings.point_seconds
     max_rounds = decl.max_rounds or settings.max_rounds

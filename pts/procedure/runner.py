@@ -25,7 +25,7 @@ from pathlib import Path
 from pts.conditioning import prepare
 from pts.config.spec import format_size
 from pts.device import health
-from pts.procedure import fob, resume
+from pts.procedure import ceiling, fob, resume
 from pts.procedure.progress import Progress
 from pts.procedure.rounds import Outcome, TestPoint, run_rounds
 from pts.results import health_records, records
@@ -184,7 +184,9 @@ class RoundMeasure:
         extra = decl.point_fields or (lambda p, r: {})
         return {p.index: decl.fields(r.summary) | _toio(p) | extra(p, r) | {
             "start": r.start, "end": r.end, "overlap_ms": r.overlap_ms,
-            "raw": run.relative(r.json_path)} for p, r in zip(points, results, strict=True)}
+            "raw": run.relative(r.json_path),
+            "host_bound": ceiling.point_mark(run, decl, p, r.summary)}
+            for p, r in zip(points, results, strict=True)}
 
 
 def _toio(point: TestPoint) -> dict:
@@ -224,6 +226,7 @@ def rounds_in_test(run: Run, decl: RoundTest) -> Outcome:
 
 def _rounds_body(run: Run, decl: RoundTest) -> Outcome:
     measure = RoundMeasure(run, decl)
+    ceiling.for_test(run, decl)     # before the purge: the DUT does not idle after WIPC
     history = resumed_history(run, decl.test, resume_gate(decl))
     if history is None:
         declare_na(run, decl.test, decl.na_prefix, decl.points)

@@ -1,11 +1,10 @@
 """The ledger schema: every record type of ledger.jsonl and its fields, in one place.
 
 Writers build typed records (a missing or misspelt field is a TypeError where it is written);
-`Ledger.append` stamps `type` and `time`. `parse` gives typed records back: fields missing
-from an older ledger read as None, unknown fields are kept in `extra`, an unknown type is
-`Unknown` (readers skip it). docs/results-format.md documents exactly these fields
-(tests/unit/test_records_doc.py). Point records carry their test's measured fields
-(pts.testdefs.fields) in `measured`, written flat beside the fixed fields.
+`Ledger.append` stamps `type` and `time`. `parse` gives typed records back: missing fields read
+as None, unknown ones go to `extra`, an unknown type is `Unknown` (readers skip it).
+docs/results-format.md documents exactly these fields (tests/unit/test_records_doc.py). Point
+records carry their test's measured fields (pts.testdefs.fields) in `measured`, written flat.
 """
 
 from __future__ import annotations
@@ -198,6 +197,7 @@ class WsatResult(Record):
     lat_max_us: float | None
     lat_percentile_us: float | None
     raw: str
+    host_bound: dict | None = None     # as a point's (pts.procedure.ceiling)
 
 
 @dataclass(frozen=True, kw_only=True)

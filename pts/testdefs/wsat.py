@@ -35,7 +35,7 @@ from pts.conditioning import prepare, purge_probe
 from pts.config.settings import Settings
 from pts.config.spec import format_size
 from pts.device.identity import BlockDevice, active_range_bytes
-from pts.procedure import plan, resume, rounds, steady_state
+from pts.procedure import ceiling, plan, resume, rounds, steady_state
 from pts.procedure.runner import recorded_test
 from pts.results import records
 from pts.results.resume import ResumeState
@@ -199,6 +199,8 @@ def run_wsat(run: Run) -> rounds.Outcome:
 def _body(run: Run, p: Plan) -> rounds.Outcome:
     w = run.spec.wsat
     resume.go_on(run, TEST, _where)
+    ceiling.measure(run, TEST, [ceiling.Shape(tracking_label(run), w.block_size, w.thread_count
+                                              * w.queue_depth, job(run.settings, p, ""))])
     prepare.prepare(run, TEST, p.ar_bytes, None)   # its first sample is the purge probe
     out = run.raw_dir(TEST)
     prefix = log_prefix(out)
@@ -270,7 +272,8 @@ def _finish(run: Run, p: Plan, res: FioResult, found: list[WsatInterval],
                         if k.startswith("lat_")},
         lat_percentile_us=fields.us(fields.capped(
             s.write.lat_percentile_ns(run.spec.latency.percentile), s.write.lat_max_ns)),
-        raw=run.relative(res.json_path)))
+        raw=run.relative(res.json_path), host_bound=ceiling.mark(run, TEST, fields.basic(s) | {
+            "block_size": run.spec.wsat.block_size})))
     inside = [x for x in complete if window[0] <= x.number <= window[1]]
     for rec in wsat_qos.records_of(run, res, [x.clat_histogram for x in inside],
                                    len(inside) * p.interval_s,

@@ -217,3 +217,16 @@ def test_rwsw_demo_captures_db_bench_and_runs_its_workload_to_a_pdf(tmp_path):
                                                       text=True).stdout
     with open("/proc/mounts") as fh:
         assert "snia-pts-demo-rwsw" not in fh.read()
+
+def test_the_emulated_ssd_is_not_host_bound(demo):
+    """Issue 33 §1: the demo's run (an emulated SSD, far below what this host drives) has a
+    measured host ceiling and not one point marked host-bound."""
+    _, reports = demo
+    folder = next(reports.glob("*/*/ledger.jsonl")).parent
+    recs = [r.data for r in read_ledger(folder / "ledger.jsonl")[0]]
+    ceiling = [r for r in recs if r["type"] == "host_ceiling"]
+    assert len(ceiling) == 1 and ceiling[0]["error"] is None and ceiling[0]["points"], ceiling
+    points = [r for r in recs if r["type"] == "point" and not r["na"]]
+    assert points and all(p["host_bound"] is None for p in points)
+    small = min(ceiling[0]["points"], key=lambda c: c["block_size"])
+    assert max(p["iops"] for p in points) < 0.8 * small["iops"]

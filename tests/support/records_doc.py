@@ -11,7 +11,8 @@ from tests.support.helpers import DATA, REPO
 
 DOC = REPO / "docs" / "results-format.md"
 RECORDED = DATA / "fio-3.33-jsonplus-randrw-65-35-4k-qd1.json"
-TIMING = {"start", "end", "overlap_ms", "raw"}   # added to every measured point by the runner
+# added to every measured point by the runner
+TIMING = {"start", "end", "overlap_ms", "raw", "host_bound"}
 
 
 def top_level_names(text: str) -> set[str]:

@@ -1,0 +1,141 @@
+"""The host ceiling (pts.procedure.ceiling, pts.device.ramdev) without fio or root: the
+host-bound judgement on hand-computed cases, which points are the heaviest, the RAM device's
+choice (null_blk vs a tmpfs loop device) on constructed trees, and which leftovers are ours."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from pts.config.spec import RwMix
+from pts.device import ramdev
+from pts.procedure import ceiling
+from pts.procedure.rounds import TestPoint
+from pts.procedure.runner import RoundTest
+from pts.testdefs import fields
+from pts.tools.fio import random_job, sequential_job
+from pts.tools.hosts import LOCAL
+
+# A RAM device's figures, made up to be easy to compute with: 200,000 IOPS at 4 KiB, and
+# 4,000 MB/s at 1 MiB (1,048,576 bytes: 3,814.7 IOPS), 10 us at QD 1.
+SMALL = {"label": "RND 4KiB 0/100", "block_size": 4096, "numjobs": 4, "iodepth": 32,
+         "iops": 200_000.0, "mbps": 819.2, "lat_mean_us": 640.0}
+LARGE = {"label": "RND 1024KiB 0/100", "block_size": 1 << 20, "numjobs": 4, "iodepth": 32,
+         "iops": 3814.7, "mbps": 4000.0, "lat_mean_us": 33_000.0}
+FLOOR = {"label": "RND 4KiB 0/100 QD1", "block_size": 4096, "numjobs": 1, "iodepth": 1,
+         "iops": 100_000.0, "mbps": 409.6, "lat_mean_us": 10.0}
+
+
+def point(iops, bs, mbps=None, lat=None):
+    return {"iops": iops, "block_size": bs, "mbps": iops * bs / 1e6 if mbps is None else mbps,
+            "lat_mean_us": lat}
+
+
+def test_a_small_point_at_share_of_the_iops_ceiling_is_host_bound():
+    # 4 KiB: min(200,000, 4,000e6 / 4096 = 976,562) = 200,000 IOPS (the per-I/O bound);
+    # 0.8 x 200,000 = 160,000: 160,000 reaches it, 159,999 does not
+    mark = ceiling.judge(point(160_000, 4096), [SMALL, LARGE], 0.8, 0.25)
+    assert mark == {"by": "IOPS", "figure": 160_000, "ceiling": 200_000.0,
+                    "limit": 160_000.0, "ceiling_label": "RND 4KiB 0/100"}
+    assert ceiling.judge(point(159_999, 4096), [SMALL, LARGE], 0.8, 0.25) is None
+
+
+def test_a_large_point_is_judged_on_the_bandwidth_ceiling():
+    # 64 KiB: min(200,000, 4,000e6 / 65,536 = 61,035) -> the MB/s bound, 4,000 MB/s;
+    # limit 0.9 x 4,000 = 3,600 MB/s
+    assert ceiling.judge(point(0, 65536, mbps=3600.0), [SMALL, LARGE], 0.9, 0.25) == {
+        "by": "MB/s", "figure": 3600.0, "ceiling": 4000.0, "limit": 3600.0,
+        "ceiling_label": "RND 1024KiB 0/100"}
+    assert ceiling.judge(point(0, 65536, mbps=3599.0), [SMALL, LARGE], 0.9, 0.25) is None
+
+
+def test_latency_within_the_margin_of_the_floor_at_oio_1_only():
+    # floor 10 us, margin 0.25: limit 12.5 us; 1 / 12.5 us = 80,000 IOPS < 0.8 x 200,000
+    qd1 = point(80_000, 4096, lat=12.5)
+    assert ceiling.judge(qd1, [SMALL, LARGE, FLOOR], 0.8, 0.25, oio=1) == {
+        "by": "latency", "figure": 12.5, "ceiling": 10.0, "limit": 12.5,
+        "ceiling_label": "RND 4KiB 0/100 QD1"}
+    assert ceiling.judge(point(79_000, 4096, lat=12.6), [SMALL, LARGE, FLOOR], 0.8, 0.25,
+                         oio=1) is None
+    # a point at OIO 128 is not judged on the QD 1 floor
+    assert ceiling.judge(qd1, [SMALL, LARGE, FLOOR], 0.8, 0.25, oio=128) is None
+
+
+def test_an_emulated_ssd_far_below_is_not_and_nothing_without_a_ceiling():
+    assert ceiling.judge(point(9000, 4096, lat=3500.0), [SMALL, LARGE, FLOOR], 0.8, 0.25,
+                         oio=1) is None
+    assert ceiling.judge(point(1e9, 4096), [], 0.8, 0.25) is None
+
+
+def declaration(points, tracked, tc=4, qd=32):
+    return RoundTest(test="t", title="T", clause="c", parameters={}, points=tuple(points),
+                     tracking={p.label: p for p in points if p.index in tracked},
+                     value_key="iops",
+                     job=lambda p: random_job(f"p{p.index:02d}", p.rw_mix.read_pct,
+                                              p.block_size, qd, tc, 1, 1 << 30),
+                     fields=fields.basic, thread_count=tc, queue_depth=qd,
+                     wipc_block_size=None)
+
+
+def test_heaviest_points_smallest_and_largest_size_prefer_tracking():
+    read, write = RwMix(100), RwMix(0)
+    pts = [TestPoint(0, read, 512, "N/A here"), TestPoint(1, read, 4096),
+           TestPoint(2, read, 1 << 20), TestPoint(3, write, 4096), TestPoint(4, write, 1 << 20)]
+    shapes = ceiling.heaviest(declaration(pts, tracked={3}))
+    # 512 B is N/A: the smallest measured size is 4 KiB; its tracking point (0/100) is
+    # chosen over the first; at 1 MiB no tracking point: the first in loop order
+    assert [(s.label, s.oio) for s in shapes] == [("RND 4KiB 0/100", 128),
+                                                  ("RND 1024KiB 100/0", 128)]
+
+
+def test_latency_test_adds_the_qd1_4k_floor_and_dirth_its_highest_oio():
+    write = RwMix(0)
+    lat = [TestPoint(0, write, 8192), TestPoint(1, write, 4096), TestPoint(2, write, 512)]
+    assert [s.label for s in ceiling.heaviest(declaration(lat, {1}, tc=1, qd=1))] == [
+        "RND 0.5KiB 0/100", "RND 8KiB 0/100", "RND 4KiB 0/100"]
+    grid = [TestPoint(0, RwMix(65), 4096, thread_count=tc, queue_depth=qd)
+            for tc, qd in ((1, 1), (32, 32), (4, 8))]
+    grid = [TestPoint(i, p.rw_mix, 4096, thread_count=p.thread_count,
+                      queue_depth=p.queue_depth) for i, p in enumerate(grid)]
+    assert [(s.oio, s.label) for s in ceiling.heaviest(declaration(grid, set()))] == [
+        (1024, "RND 4KiB 65/35 TC32/QD32"), (1, "RND 4KiB 65/35 TC1/QD1")]
+
+
+def test_fitted_job_keeps_the_shape_and_fits_the_ram_device():
+    job = sequential_job("p01", 0, 1 << 20, 32, 4, 60, 100 << 30)
+    fit = ceiling.fitted(job, 1 << 30, 5, "c00")
+    assert (fit.rw, fit.block_size, fit.iodepth, fit.numjobs) == ("write", 1 << 20, 32, 4)
+    assert (fit.runtime, fit.size, fit.offset_increment) == (5, 256 << 20, 256 << 20)
+    rnd = ceiling.fitted(random_job("p00", 65, 4096, 32, 4, 60, 100 << 30), 1 << 30, 1, "c01")
+    assert (rnd.size, rnd.rwmixread, rnd.runtime, rnd.name) == (None, 65, 1, "c01")
+    assert ceiling.seconds_for(60) == 5 and ceiling.seconds_for(1) == 1
+
+
+def tree(tmp_path, nullb: bool, shm_fs: str | None):
+    if nullb:
+        (tmp_path / ramdev.NULLB.lstrip("/")).mkdir(parents=True)
+    (tmp_path / "proc").mkdir()
+    lines = ["proc /proc proc rw 0 0", "/dev/vda1 / ext4 rw 0 0"]
+    if shm_fs:
+        lines.append(f"shm /dev/shm {shm_fs} rw,nosuid,nodev 0 0")
+    (tmp_path / "proc" / "mounts").write_text("\n".join(lines) + "\n")
+    return str(tmp_path)
+
+
+@pytest.mark.parametrize("nullb, shm, kind", [
+    (True, "tmpfs", ramdev.NULL_BLK), (True, None, ramdev.NULL_BLK),
+    (False, "tmpfs", ramdev.TMPFS_LOOP), (False, "ext4", None), (False, None, None)])
+def test_ram_device_choice_on_constructed_trees(tmp_path, nullb, shm, kind):
+    found, why = ramdev.choose(LOCAL, tree(tmp_path, nullb, shm))
+    assert found == kind
+    if kind is None:
+        assert "no RAM-backed block device" in why
+
+
+def test_only_our_leftovers_of_dead_processes():
+    mine = ramdev.tag(0)[:-1]        # pts-ceiling-<this host>-
+    names = [f"{mine}111.img", f"{mine}222.img", f"{mine}{os.getpid()}.img",
+             "pts-ceiling-otherhost-111.img", "pts-test-1234.img", f"{mine}333"]
+    alive = {222, os.getpid()}.__contains__
+    assert ramdev.leftovers(names, alive) == [f"{mine}111.img", f"{mine}333"]
