@@ -121,8 +121,8 @@ def ceiling(test: TestResult) -> Ceiling | None:
 
 def point_label(test: TestResult, p: PointView) -> str:
     access = str(test.parameters.get("access") or "RND")
-    size = "ATW" if not p.block_size else fmt.block_size(p.block_size).replace(" ", "")
-    label = f"{access} {size} {p.rw_mix}"
+    label = f"{access} {p.rw_mix}" if not p.block_size else \
+        f"{access} {fmt.block_size(p.block_size).replace(' ', '')} {p.rw_mix}"  # RWSW ATW: 0
     tc, qd = p.get("thread_count"), p.get("queue_depth")
     return label if tc is None or qd is None else f"{label} TC{tc:g}/QD{qd:g}"
 

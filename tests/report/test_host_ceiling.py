@@ -11,13 +11,15 @@ import math
 import re
 
 import pytest
+from reportlab.platypus import Paragraph
 
 from pts.compare.pdf import run_header
 from pts.export.json_doc import document
 from pts.report.document import build_html
+from pts.report.pages import registry, warnings
 from pts.stored.data import load_run
 from tests.support.helpers import ledger_by_test, of, report_page_texts, table_row
-from tests.support.synthetic import host_ceiling_run
+from tests.support.synthetic import host_ceiling_run, rwsw_replay_dirth
 
 pytestmark = pytest.mark.needs("pdftotext")
 DAGGER = "\u2020"
@@ -229,3 +231,37 @@ def test_compare_header_says_whether_a_run_was_host_bound(folder, clean):
         f"{want}; wsat: 1 of 1"
     assert dict(run_header(load_run(clean)))["Host-bound points"] == \
         "none (host ceiling measured)"
+
+
+def test_rwsw_and_dirth_tests_list_their_ceiling(tmp_path):
+    """The RWSW tests (rwsw-wsat's ATW points, rwsw-dirth's TC x QD grid) get the Host Ceiling
+    page too, with their host-bound window point; page 1 warns about them."""
+    folder = rwsw_replay_dirth.build(tmp_path)
+    ledger = ledger_by_test(folder)
+    jobs = {t: [host_ceiling_run.CEILING_JOBS["iops"][0]] for t in ("rwsw-wsat", "rwsw-dirth")}
+    marked = {}
+    for test in jobs:
+        last = window_points(ledger[test])[-1]
+        marked[(test, last["round"], last["index"])] = ("IOPS", "iops", 1.1 * last["iops"],
+                                                        jobs[test][0]["label"])
+    host_ceiling_run.inject(folder, jobs, marked)
+    ledger, run = ledger_by_test(folder), load_run(folder)
+    for test in jobs:
+        view = next(t for t in run.tests if t.name == test)
+        texts = [f.getPlainText() for f in registry.pages_for(run, view)
+                 if isinstance(f, Paragraph)]
+        assert "Host Ceiling: what this host drives on a RAM-backed device" in texts
+        (bound,) = bound_in_window(ledger[test])
+        (line,) = [t for t in texts if t.startswith(f"{DAGGER} round ")]
+        assert_point_line(bound, line.removeprefix(f"{DAGGER} "))
+        title = of(ledger[test], "test_start")[0]["title"]
+        assert any(w.startswith(f"Host-bound: 1 of {len(window_points(ledger[test]))} points "
+                                f"of {title} ") for w in run.warnings)
+    others = [t.name for t in run.tests if t.name not in jobs]
+    assert others and all(f"{next(t.title for t in run.tests if t.name == n)}: host ceiling "
+                          "not measured (not root)" in " ".join(warnings_block(run))
+                          for n in others)
+
+
+def warnings_block(run) -> list[str]:
+    return [f.getPlainText() for f in warnings.block(run) if isinstance(f, Paragraph)]
