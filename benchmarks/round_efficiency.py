@@ -4,22 +4,33 @@ it creates (tmpfs-backed, removed afterwards). Needs root and fio.
 
     .venv/bin/python benchmarks/round_efficiency.py [--seconds 1,5] [--points 56]
                                                     [--p2-points 12] [--p2-reps 3]
+                                                    [--rounds 4] [--emulated default]
 
 P1 harness efficiency: sum of the points' measured I/O time (each point's first I/O to last
    completion, from its fio timing log) / wall time of the round (fio, JSON split, ledger
    records), for the PTS-E IOPS round (56 points, TC 4 / QD 32) in each round mode.
    Goal: >= 97 % at 1 s points; at 60 s points it is extrapolated from the fixed cost.
+   Then --rounds consecutive pipelined rounds through the suite's RoundMeasure (the gaps it
+   learns from each point's drain, a round set aside and measured again when a point
+   overlaps): P1 per round (wall time includes the rounds measured again), the points
+   recorded with an overlap over 1 % of a point (must be 0), the rounds measured again,
+   and the largest drain and its change from the round before (what the gaps' margin has
+   to cover). Goal (issue 33): P1 >= 0.95 at 1 s points with 0 overlapping points.
 P2 fidelity: IOPS the suite records per point / plain `fio` of the same job alone on the
    same device, median and worst over the points, at every point length, for each round
-   mode. The modes and plain fio ALTERNATE (--p2-reps passes of: pipelined round,
-   stonewalled round, per-point round, plain fio per point) and each figure is the median
+   mode (pipelined: through one RoundMeasure, so with the gaps it learns). The modes and
+   plain fio ALTERNATE (--p2-reps passes of: pipelined round, stonewalled round, per-point
+   round, plain fio per point) and each figure is the median
    over the passes, so that a slow drift of the machine or device is not read as a
    difference between them; the noise floor is the spread of plain fio over its passes.
-P3 WIPC: wall time of the suite's preconditioning / plain fio running the same job file.
+P3 WIPC: wall time of the suite's preconditioning / plain fio running the same job file
+   (--p3-reps 0: not measured).
 
 The device is filled once before anything is measured: a tmpfs-backed loop device's first
 write of a block allocates memory (slow) and its never-written blocks read for free, so an
 unfilled device changes under the measurements and favours whatever runs later.
+--emulated PROFILE: the same on an emulated SSD (pts.emulate, --emulated-size, default
+256M) instead of the tmpfs loop device: a drive whose large writes drain for seconds.
 """
 
 from __future__ import annotations
@@ -32,13 +43,15 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 from pts.conditioning.wipc import plan_wipc, run_wipc
 from pts.config.settings import make_settings
 from pts.config.spec import load_spec
 from pts.device.identity import resolve
+from pts.emulate import lifecycle
 from pts.procedure.rounds import point_record
-from pts.procedure.runner import PIPELINE_GAP_MS
+from pts.procedure.runner import MAX_OVERLAP, PIPELINE_GAP_MS, RoundMeasure
 from pts.results import records
 from pts.results.ledger import Ledger
 from pts.testdefs import fields, iops
@@ -86,24 +99,100 @@ def plain_fio(dev: str, job, out: Path) -> tuple[float, float]:
     return summarize(parse_output(res.stdout)).iops, time.monotonic() - start
 
 
+class BenchRun:
+    """What RoundMeasure uses of a pts.run.Run: settings, device, fio, a ledger, raw folders."""
+
+    def __init__(self, settings, dev_path: str, fio: Fio, folder: Path):
+        folder.mkdir(parents=True, exist_ok=True)
+        self.settings, self.spec, self.fio, self.folder = settings, settings.spec, fio, folder
+        self.device, self.resume = SimpleNamespace(path=dev_path), None
+        self.ledger = Ledger(folder / "ledger.jsonl")
+        self.said: list[str] = []
+
+    def write(self, line: str) -> None:
+        self.said.append(line)
+        print(f"    {line}", flush=True)
+
+    def deviation(self, test: str, text: str) -> None:
+        self.write(f"deviation {test}: {text}")
+
+    def raw_dir(self, test: str, *parts: str) -> Path:
+        return self.folder.joinpath("raw", test, *parts)
+
+    def relative(self, path) -> str:
+        return str(Path(path).relative_to(self.folder))
+
+
+def consecutive_rounds(fio: Fio, dev_path: str, settings, decl, points, rounds: int,
+                       out: Path) -> list[dict]:
+    """`rounds` pipelined rounds through one RoundMeasure (its gaps learned round to round),
+    each recorded as the suite records it; per round P1, the recorded points overlapping
+    the previous one by more than the limit, the runs set aside, the largest drain."""
+    run = BenchRun(settings, dev_path, fio, out / f"rounds-{settings.point_seconds}s")
+    measure = RoundMeasure(run, decl)
+    limit = MAX_OVERLAP * settings.point_seconds * 1000
+    found, drains_before = [], {}
+    for round_no in range(1, rounds + 1):
+        said = len(run.said)
+        start = time.monotonic()
+        got = measure(points, round_no)
+        for p in points:
+            run.ledger.append(point_record(records.Point, decl.test, round_no, p, got[p.index]))
+        wall = time.monotonic() - start
+        busy = sum(r["end"] - r["start"] for r in got.values())
+        overlaps = [r["overlap_ms"] for r in got.values() if r["overlap_ms"] is not None]
+        drains = {i: d for i, d in measure.drains.items() if d is not None}
+        grown = [drains[i] - drains_before[i] for i in drains
+                 if i in drains_before and drains_before[i] >= 20]
+        r = {"round": round_no, "wall": wall, "busy": busy, "efficiency": busy / wall,
+             "overlapping": sum(o > limit for o in overlaps),
+             "max_overlap_ms": max(overlaps, default=float("nan")),
+             "measured_again": sum("measured again" in line for line in run.said[said:]),
+             "max_drain_ms": max(drains.values(), default=0.0),
+             "max_drain_growth_ms": max(grown, default=0.0),
+             "max_drain_growth_share": max((g / drains_before[i] for i, g in zip(
+                 [i for i in drains if i in drains_before and drains_before[i] >= 20],
+                 grown, strict=True)), default=0.0),
+             "gaps_s": sum(measure.gaps_ms(points)) / 1000, "mode": measure.mode,
+             "drains_ms": {i: round(d) for i, d in drains.items()}}
+        drains_before = drains
+        found.append(r)
+        print(f"P1 round {round_no} ({r['mode']} next), {len(points)} x "
+              f"{settings.point_seconds} s: wall {wall:.1f} s, measured I/O {busy:.1f} s, "
+              f"efficiency {r['efficiency']:.4f}; recorded points overlapping > "
+              f"{limit:.0f} ms: {r['overlapping']} (largest overlap "
+              f"{r['max_overlap_ms']:.0f} ms); runs measured again: {r['measured_again']}; "
+              f"largest drain {r['max_drain_ms']:.0f} ms, largest growth from the round "
+              f"before {r['max_drain_growth_ms']:.0f} ms ({r['max_drain_growth_share']:.0%}); "
+              f"gaps {r['gaps_s']:.2f} s", flush=True)
+    run.ledger.close()
+    return found
+
+
 MODES = ("pipelined", "stonewalled", "per-point")
 
 
 def fidelity(fio: Fio, dev_path: str, decl, points, seconds: int, reps: int,
-             out: Path) -> dict:
+             out: Path, settings) -> dict:
     """P2: per mode, the median over `reps` alternating passes of each point's IOPS / the
     median of plain fio's; median and worst over the points. Noise: plain fio's spread
     (largest / smallest of its passes), median and worst over the points."""
     found: dict[str, list[list[float]]] = {m: [[] for _ in points]
                                            for m in (*MODES, "plain")}
     slot = seconds * 1000 + PIPELINE_GAP_MS
+    measure = RoundMeasure(BenchRun(settings, dev_path, fio, out / f"p2-{seconds}s"), decl)
     for rep in range(reps):
         for mode in MODES:
-            got = run_round(fio, dev_path, [decl.job(p) for p in points],
-                            out / f"p2-{seconds}s-{mode}-{rep}", mode, slot,
-                            timeout=len(points) * seconds * 3 + 120)
-            for k, r in enumerate(got):
-                found[mode][k].append(r.summary.iops)
+            if mode == "pipelined":       # as the suite records it: learned gaps
+                got = measure(points, rep + 1)
+                iops = [got[p.index]["iops"] for p in points]
+            else:
+                iops = [r.summary.iops for r in run_round(
+                    fio, dev_path, [decl.job(p) for p in points],
+                    out / f"p2-{seconds}s-{mode}-{rep}", mode, slot,
+                    timeout=len(points) * seconds * 3 + 120)]
+            for k, value in enumerate(iops):
+                found[mode][k].append(value)
         for k, p in enumerate(points):
             found["plain"][k].append(plain_fio(dev_path, decl.job(p), out)[0])
     plain = [statistics.median(v) for v in found["plain"]]
@@ -167,38 +256,55 @@ def main() -> int:
     ap.add_argument("--p2-points", type=int, default=12,
                     help="P2: points spread over the round (default 12)")
     ap.add_argument("--p2-reps", type=int, default=3,
-                    help="P2: alternating passes of every mode and plain fio (default 3)")
+                    help="P2: alternating passes of every mode and plain fio (default 3; "
+                         "0: not measured)")
     ap.add_argument("--p3-reps", type=int, default=5,
                     help="P3: alternating passes of the suite's WIPC and plain fio (default 5)")
     ap.add_argument("--gib", type=int, default=1, help="loop device size in GiB (default 1)")
+    ap.add_argument("--rounds", type=int, default=4,
+                    help="consecutive pipelined rounds through RoundMeasure (default 4)")
+    ap.add_argument("--emulated", metavar="PROFILE", default=None,
+                    help="an emulated SSD of this profile (pts.emulate) instead of the "
+                         "tmpfs loop device")
+    ap.add_argument("--emulated-size", default="256M",
+                    help="the emulated SSD's size (default 256M)")
     args = ap.parse_args()
     lengths = [int(s) for s in args.seconds.split(",") if s.strip()]
-    results: dict = {"P1": {}, "P2": {}, "P3": None}
+    results: dict = {"P1": {}, "P2": {}, "P3": None, "rounds": {}}
     with tempfile.TemporaryDirectory(dir="/dev/shm") as shm, \
             tempfile.TemporaryDirectory() as tmp:
-        dev_path = loop_device(Path(shm), args.gib << 30)
+        if args.emulated:
+            dev_path = lifecycle.start(args.emulated_size, args.emulated).device
+        else:
+            dev_path = loop_device(Path(shm), args.gib << 30)
         out = Path(tmp)
         try:
             dev, fio = resolve(dev_path), Fio(log_file=out / "commands.log")
             spec = load_spec("pts-e-1.1")
             fill(dev_path)
-            results["P3"] = wipc_ratio(fio, dev, dev_path, spec, out, args.p3_reps)
+            if args.p3_reps:
+                results["P3"] = wipc_ratio(fio, dev, dev_path, spec, out, args.p3_reps)
             for seconds in lengths:
                 settings = make_settings(spec, device=dev_path, destructive=True,
                                          point_seconds=seconds, max_rounds=None,
                                          purge="trim", reports_dir=out)
                 decl = iops.declare(settings, dev)
                 points = [p for p in decl.points if not p.na_reason][:args.points]
+                results["rounds"][f"{seconds}s"] = consecutive_rounds(
+                    fio, dev_path, settings, decl, points, args.rounds, out)
                 for mode in ("per-point", "pipelined"):
                     r = round_once(fio, dev, decl, points, mode, seconds, out)
                     results["P1"][f"{mode} {seconds}s"] = r
-                    print(f"P1 {mode:9} {len(points)} x {seconds} s: wall {r['wall']:.1f} s, "
+                    print(f"P1 {mode:9} (one round, fixed {PIPELINE_GAP_MS} ms gaps) "
+                          f"{len(points)} x {seconds} s: wall {r['wall']:.1f} s, "
                           f"measured I/O {r['busy']:.1f} s, efficiency "
                           f"{r['efficiency']:.4f}, max overlap {r['max_overlap_ms']:.0f} ms",
                           flush=True)
+                if not args.p2_reps:
+                    continue
                 some = spread_points(points, args.p2_points)
-                results["P2"][f"{seconds}s"] = p2 = fidelity(fio, dev_path, decl, some,
-                                                             seconds, args.p2_reps, out)
+                results["P2"][f"{seconds}s"] = p2 = fidelity(
+                    fio, dev_path, decl, some, seconds, args.p2_reps, out, settings)
                 for mode in MODES:
                     print(f"P2 fidelity {mode:11} / plain fio, {len(some)} points of "
                           f"{seconds} s, median of {args.p2_reps} alternating passes: "
@@ -215,7 +321,10 @@ def main() -> int:
                 print(f"P1 {mode} at 60 s points (extrapolated from the fixed cost "
                       f"{fixed:.1f} s per round): {n * 60 / (n * 60 + fixed):.4f}")
         finally:
-            subprocess.run(["losetup", "-d", dev_path], check=False)
+            if args.emulated:
+                lifecycle.stop(dev_path)
+            else:
+                subprocess.run(["losetup", "-d", dev_path], check=False)
     print(json.dumps({k: v for k, v in results.items() if k != "P1"}
                      | {"P1": {k: {kk: vv for kk, vv in v.items() if kk != "iops"}
                                for k, v in results["P1"].items()}}))

@@ -4,9 +4,12 @@ its own result: one reporting group per point (`new_group`), its own JSON docume
 timing log (fio `write_lat_log` with `log_unix_epoch`, 10 ms windows).
 
 Modes (design.md "Speed": every fio process costs ~0.3 s of idle device time):
-  pipelined   one process; point k's I/O starts at t0 + k x (point + gap), t0 = fio's launch
-              + LEAD_MS: fio creates the job LEAD_MS early (`startdelay`) and the job waits
-              for its exact start in `exec_prerun`, before fio starts its runtime clock.
+  pipelined   one process; point k's I/O starts at t0 + the lengths of the points before it
+              + the gaps before it and before point k (one slot per point, `slot_ms`, or
+              one gap per point, `gaps_ms`: pts.procedure.runner learns them from each
+              point's drain), t0 = fio's launch + LEAD_MS: fio creates the job LEAD_MS
+              early (`startdelay`) and the job waits for its exact start in `exec_prerun`,
+              before fio starts its runtime clock.
               fio creates jobs from a loop that polls every 100 ms and waits >= 100 ms for a
               new job's set-up, so `startdelay` alone starts points 100-300 ms late, by a
               different amount each: measured here, overlaps of 80-140 ms between points
@@ -18,7 +21,8 @@ Modes (design.md "Speed": every fio process costs ~0.3 s of idle device time):
 `overlap_ms` of a point is how long its I/O ran while the previous point's was still
 running (negative: the idle gap between them); a pipelined point's I/O runs from its start
 time at the latest, even when its first completion comes later (its I/O queued behind the
-previous point's).
+previous point's). `drain_ms` of a point is how long its last completion came after the end
+of its runtime (its I/O in flight when fio stopped submitting): the gap the next point needs.
 
 A point may be several job sections that run together (`JobSet`: an Applied Test Workload,
 one section per IO stream): they share the point's start (pipelined) or its stonewall (on
@@ -77,26 +81,52 @@ class PointResult:
     overlap_ms: float | None  # with the previous point of the round (None: the first)
     # (section name, its own result) of each job section of the point, in order
     sections: tuple[tuple[str, Summary], ...] = ()
+    due: float | None = None  # Unix s: its start (pipelined: its start time) + its runtime
+
+    @property
+    def drain_ms(self) -> float | None:
+        """How long after its runtime its last I/O completed (None: not time based)."""
+        return None if self.due is None else (self.end - self.due) * 1000
 
 
 def sections_of(point: Job | JobSet) -> tuple[Job, ...]:
     return point.sections if isinstance(point, JobSet) else (point,)
 
 
-def scheduled(points: list[Job | JobSet], mode: str, slot_ms: int, log_dir: Path,
-              t0_ms: int = 0) -> list[JobSet]:
+def starts_ms(points: list[Job | JobSet], slot_ms: int | None = None,
+              gaps_ms: list[int] | None = None) -> list[int]:
+    """Each pipelined point's start after the first's: k x `slot_ms`, or with `gaps_ms`
+    (the gap before each point; the first one's is not waited for) the lengths of the
+    points before it and the gaps before it and before point k."""
+    if gaps_ms is None:
+        if slot_ms is None:
+            raise ValueError("a pipelined round needs slot_ms or gaps_ms")
+        return [k * slot_ms for k in range(len(points))]
+    if len(gaps_ms) != len(points):
+        raise ValueError(f"{len(gaps_ms)} gaps for {len(points)} points")
+    out, at = [], 0
+    for k, point in enumerate(points):
+        at += gaps_ms[k] if k else 0
+        out.append(at)
+        at += 1000 * max(job.runtime or 0 for job in sections_of(point))
+    return out
+
+
+def scheduled(points: list[Job | JobSet], mode: str, slot_ms: int | None, log_dir: Path,
+              t0_ms: int = 0, gaps_ms: list[int] | None = None) -> list[JobSet]:
     """The round's points with their sections' scheduling options and timing logs;
-    pipelined point k starts at Unix time `t0_ms` + k x `slot_ms`, all its sections at
+    pipelined point k starts at Unix time `t0_ms` + its `starts_ms`, all its sections at
     once; a stonewalled point waits on its first section (fio starts the sections after
     it together with it)."""
     out = []
+    offsets = starts_ms(points, slot_ms, gaps_ms) if mode == "pipelined" else []
     for k, point in enumerate(points):
         sections = []
         for n, job in enumerate(sections_of(point)):
             extra = {"new_group": True, "timing_log": str(log_dir / job.name)}
             if mode == "pipelined":
-                extra["startdelay_ms"] = max(0, k * slot_ms - LEAD_MS)
-                extra["start_at_ms"] = t0_ms + k * slot_ms
+                extra["startdelay_ms"] = max(0, offsets[k] - LEAD_MS)
+                extra["start_at_ms"] = t0_ms + offsets[k]
             elif mode == "stonewalled" and k and not n:
                 extra["stonewall"] = True
             sections.append(dataclasses.replace(job, **extra))
@@ -143,9 +173,11 @@ def split(doc: dict, out_dir: Path, points: list[Job | JobSet]) -> dict[str, tup
 
 
 def run_round(fio: Fio, filename: str, jobs: list[Job | JobSet], out_dir: Path, mode: str,
-              slot_ms: int, timeout: float, histograms: bool = False) -> list[PointResult]:
+              slot_ms: int | None, timeout: float, histograms: bool = False,
+              gaps_ms: list[int] | None = None) -> list[PointResult]:
     """Run the points `jobs` (a Job, or a JobSet of sections run together) as one round in
-    `mode`; the results in point order."""
+    `mode`; the results in point order. Pipelined: point k starts k x `slot_ms` after the
+    first, or, given `gaps_ms` (one per point), `gaps_ms[k]` after point k-1's runtime."""
     if mode not in MODES:
         raise ValueError(f"round mode {mode!r}: one of {', '.join(MODES)}")
     if mode == "pipelined" and _remote(fio):
@@ -153,7 +185,7 @@ def run_round(fio: Fio, filename: str, jobs: list[Job | JobSet], out_dir: Path, 
     out_dir = out_dir.absolute()
     log_dir = out_dir / "timing"
     log_dir.mkdir(parents=True, exist_ok=True)
-    planned = scheduled(jobs, mode, slot_ms, log_dir)
+    planned = scheduled(jobs, mode, slot_ms, log_dir, gaps_ms=gaps_ms)
     if mode == "per-point":
         found = {}
         for point in planned:
@@ -171,7 +203,7 @@ def run_round(fio: Fio, filename: str, jobs: list[Job | JobSet], out_dir: Path, 
 
         def text(launch_ms: int) -> str:      # absolute start times: made at fio's launch
             nonlocal planned
-            planned = scheduled(jobs, mode, slot_ms, log_dir, launch_ms + LEAD_MS)
+            planned = scheduled(jobs, mode, slot_ms, log_dir, launch_ms + LEAD_MS, gaps_ms)
             return job_file(filename, _all_sections(planned))
         doc, _, start, end, _ = fio.run_document(filename, text, out_dir, "round", timeout,
                                                  histograms, cwd=out_dir)
@@ -204,14 +236,17 @@ def _results(fio: Fio, filename: str, planned: list[JobSet], docs,
                 f"in {path}")
         start, end = io_window(point) or bounds[point.name]
         job = point.sections[0]
+        due = start
         if job.start_at_ms is not None:
             # A pipelined point submits its I/O at its start time; its first completion
             # comes later when that I/O waited behind the previous point's (slow large
             # writes outlasting their slot): the overlap counts from the start time.
-            start = min(start, job.start_at_ms / 1000)
+            start = due = min(start, job.start_at_ms / 1000)
+        runtime = max((j.runtime or 0) for j in point.sections)
+        due = due + runtime if runtime and all(j.time_based for j in point.sections) else None
         overlap = None if previous_end is None else (previous_end - start) * 1000
         sections = tuple((j.name, summarize(single | {"jobs": [entry]}))
                          for j, entry in zip(point.sections, single["jobs"], strict=True))
-        out.append(PointResult(point.name, summary, path, start, end, overlap, sections))
+        out.append(PointResult(point.name, summary, path, start, end, overlap, sections, due))
         previous_end = end
     return out

@@ -1,8 +1,9 @@
 """Pipelined rounds (pts.tools.fio_round + pts.procedure.runner.RoundMeasure) on constructed
 fio output: each point's result is split out of the round's JSON, its real start and end come
-from its timing log, and a point that overlaps the previous one by more than 1 % of a point
-makes the test fall back to stonewalled points — the overlapping round is measured again,
-recorded as a round_mode record, and never lands in the ledger."""
+from its timing log; each point gets its predecessor's drain as a gap, and a round in which a
+point overlaps the previous one by more than 1 % of a point is measured again (pipelined with
+the gaps of its drains, then stonewalled), recorded as round_mode records, and never lands in
+the ledger; only rounds that keep overlapping make the whole test stonewalled."""
 
 from __future__ import annotations
 
@@ -15,12 +16,18 @@ import pytest
 
 from pts.config.spec import load_spec
 from pts.procedure.rounds import TestPoint
-from pts.procedure.runner import RoundMeasure, RoundTest
+from pts.procedure.runner import (
+    FALLBACK_ROUNDS,
+    PIPELINE_GAP_MS,
+    WHOLE_TEST,
+    RoundMeasure,
+    RoundTest,
+)
 from pts.results import records
 from pts.results.ledger import Ledger, read_records
 from pts.testdefs import fields
 from pts.tools.fio import START_AT_SCRIPT, random_job
-from pts.tools.fio_round import LEAD_MS, run_round
+from pts.tools.fio_round import LEAD_MS, PointResult, run_round, starts_ms
 
 T0 = 1_800_000_000_000          # ms, Unix epoch
 
@@ -41,7 +48,7 @@ class FakeFio:
 
     def run_document(self, filename, text, out_dir, name, timeout, histograms, cwd=None):
         text = text(T0) if callable(text) else text
-        mode = "stonewalled" if "stonewall=1" in text else "pipelined"
+        mode = "pipelined" if "exec_prerun=" in text else "stonewalled"
         self.calls.append(mode)
         self.texts.append(text)
         names = [line[1:-1] for line in text.splitlines() if line.startswith("[p")]
@@ -102,21 +109,124 @@ def test_points_are_split_out_of_the_round_with_their_own_io_window(tmp_path):
     assert (out / START_AT_SCRIPT).stat().st_mode & 0o111
 
 
-def test_an_overlapping_round_is_measured_again_stonewalled(tmp_path):
-    # p02 starts 30 ms before p01 has finished: 3 % of a 1 s point.
-    fio = FakeFio({"pipelined": [0, 1020, 1990], "stonewalled": [0, 1300, 2600]})
+class DrainingFio(FakeFio):
+    """fio on a drive whose points drain: each run's `drains` (ms, one per point) is how
+    long a point's last completion comes after its 1 s runtime; a pipelined point starts at
+    its exact start time (its exec_prerun), a stonewalled one 300 ms after the last
+    completion of the one before. One list of drains per fio run, the last one repeated."""
+
+    def __init__(self, drains: list[list[int]]):
+        super().__init__({})
+        self.drains = drains
+
+    def run_document(self, filename, text, out_dir, name, timeout, histograms, cwd=None):
+        text = text(T0) if callable(text) else text
+        self.lengths = [1000 + d for d in self.drains[min(len(self.calls),
+                                                          len(self.drains) - 1)]]
+        at = [int(line.rsplit(" ", 1)[1]) - T0 for line in text.splitlines()
+              if line.startswith("exec_prerun=")]
+        if not at:          # stonewalled: one after the other
+            for k in range(len(self.lengths)):
+                at.append(at[k - 1] + self.lengths[k - 1] + 300 if k else 0)
+        self.starts = {"pipelined": at, "stonewalled": at}
+        return super().run_document(filename, text, out_dir, name, timeout, histograms, cwd)
+
+
+def ledger_modes(run) -> list:
+    run.ledger.close()
+    return [r for r in read_records(run.folder / "ledger.jsonl")[0]
+            if isinstance(r, records.RoundMode)]
+
+
+def test_a_round_that_overlaps_is_measured_again_pipelined_with_its_drains_as_gaps(tmp_path):
+    # p01 drains 300 ms after its runtime: p02, 10 ms after it, overlaps it by 290 ms.
+    fio = DrainingFio([[0, 300, 0]])
     run = fake_run(tmp_path, fio)
     measure = RoundMeasure(run, declaration(POINTS))
     found = measure(POINTS, 1)
-    assert fio.calls == ["pipelined", "stonewalled"] and measure.mode == "stonewalled"
-    assert found[2]["overlap_ms"] == pytest.approx(-300, abs=0.01)     # the stonewalled measurement
-    run.ledger.close()
-    recs, _ = read_records(run.folder / "ledger.jsonl")
-    (mode,) = recs
-    assert isinstance(mode, records.RoundMode) and mode.mode == "stonewalled"
-    assert "overlapped the previous point by 30 ms" in mode.reason
+    assert fio.calls == ["pipelined", "pipelined"] and measure.mode == "pipelined"
+    # the gap before p02: 10 ms + 1.5 x 300 ms, in the second run's schedule
+    assert f"exec_prerun=./{START_AT_SCRIPT} {T0 + LEAD_MS + 2010 + 460}\n" in fio.texts[1]
+    assert measure.gaps_ms(POINTS) == [10, 10, 460]
+    assert found[2]["overlap_ms"] == pytest.approx(-160, abs=0.01)
     assert (run.folder / "raw/iops/round-01-overlapped/p02.json").exists()
-    assert measure(POINTS, 2) and fio.calls[-1] == "stonewalled"    # later rounds too
+    measure(POINTS, 2)                       # the learned gap holds: one run, no record
+    assert fio.calls == ["pipelined"] * 3
+    (mode,) = ledger_modes(run)
+    assert (mode.round, mode.mode) == (1, "pipelined")
+    assert "0/100 by 290 ms" in mode.reason and "widest: 460 ms" in mode.reason
+    assert any("measured again pipelined" in line for line in run.lines)
+
+
+def test_a_round_that_overlaps_again_is_measured_stonewalled_and_the_next_goes_on(tmp_path):
+    # p01's drain grows from 300 ms to 1000 ms between the two pipelined runs.
+    fio = DrainingFio([[0, 300, 0], [0, 1000, 0], [0, 20, 0], [0, 20, 0]])
+    run = fake_run(tmp_path, fio)
+    measure = RoundMeasure(run, declaration(POINTS))
+    found = measure(POINTS, 1)
+    assert fio.calls == ["pipelined", "pipelined", "stonewalled"]
+    # only p02, which overlapped again, is measured again, alone, stonewalled
+    assert fio.texts[2].count("[p") == 1 and "[p02]" in fio.texts[2]
+    assert found[2]["raw"] == "raw/iops/round-01-stonewalled/p02.json"
+    assert found[2]["overlap_ms"] is None                  # the first of its fio run
+    assert found[1]["raw"] == "raw/iops/round-01/p01.json"  # the second pipelined run's
+    assert found[1]["overlap_ms"] == pytest.approx(-10, abs=0.01)
+    assert measure.mode == "pipelined" and measure.fallbacks == 1
+    measure(POINTS, 2)
+    assert fio.calls[3:] == ["pipelined"] and measure.fallbacks == 0
+    first, second = ledger_modes(run)
+    assert (first.mode, second.mode) == ("pipelined", "stonewalled")
+    assert "0/100 by 540 ms" in second.reason     # 1000 - (10 + 450)
+    assert "the next round goes on pipelined" in second.reason
+    assert (run.folder / "raw/iops/round-01-overlapped/p02.json").exists()
+
+
+def test_rounds_that_keep_overlapping_make_the_test_stonewalled(tmp_path):
+    # every pipelined run drains more than the last one learned
+    fio = DrainingFio([[0, 300 * 2 ** n, 0] for n in range(12)])
+    run = fake_run(tmp_path, fio)
+    measure = RoundMeasure(run, declaration(POINTS))
+    for round_no in range(1, FALLBACK_ROUNDS + 1):
+        measure(POINTS, round_no)
+    assert measure.mode == "stonewalled"
+    assert fio.calls == ["pipelined", "pipelined", "stonewalled"] * FALLBACK_ROUNDS
+    measure(POINTS, FALLBACK_ROUNDS + 1)
+    assert fio.calls[-1] == "stonewalled" and len(fio.calls) == 3 * FALLBACK_ROUNDS + 1
+    assert fio.texts[-1].count("[p") == 3           # the whole round, stonewalled
+    modes = ledger_modes(run)
+    assert modes[-1].mode == "stonewalled" and WHOLE_TEST in modes[-1].reason
+    assert sum(WHOLE_TEST in m.reason for m in modes) == 1
+
+
+def test_gaps_are_learned_from_each_points_predecessors_drain():
+    measure = RoundMeasure.__new__(RoundMeasure)
+    measure.gaps, measure.seen, measure.drains = {}, {}, {}
+    results = [PointResult(f"p{k}", SimpleNamespace(), Path("x"), 100.0 + k,
+                           101.0 + k + d / 1000, None, (), 101.0 + k)
+               for k, d in enumerate([40, -5, 0])]
+    measure.learn(POINTS, results)
+    assert measure.gaps_ms(POINTS) == [PIPELINE_GAP_MS, PIPELINE_GAP_MS + 60, PIPELINE_GAP_MS]
+    assert results[0].drain_ms == pytest.approx(40)
+
+
+def test_a_resumed_test_goes_on_pipelined_unless_it_gave_the_pipeline_up(tmp_path):
+    run = fake_run(tmp_path, DrainingFio([[0, 0, 0]]))
+    one_round = records.RoundMode(test="iops", round=2, mode="stonewalled",
+                                  reason="round 2: ... the next round goes on pipelined")
+    run.resume = SimpleNamespace(records=[one_round])
+    assert RoundMeasure(run, declaration(POINTS)).mode == "pipelined"
+    whole = records.RoundMode(test="iops", round=4, mode="stonewalled",
+                              reason=f"round 4: ...; {WHOLE_TEST}")
+    run.resume = SimpleNamespace(records=[one_round, whole])
+    assert RoundMeasure(run, declaration(POINTS)).mode == "stonewalled"
+
+
+def test_a_schedule_of_gaps_starts_each_point_after_the_one_before_and_its_gap():
+    jobs = [random_job(f"p{k:02d}", 0, 4096, 32, 1, 1, 1 << 30) for k in range(3)]
+    assert starts_ms(jobs, gaps_ms=[999, 10, 460]) == [0, 1010, 2470]
+    assert starts_ms(jobs, slot_ms=1010) == [0, 1010, 2020]
+    with pytest.raises(ValueError, match="2 gaps for 3 points"):
+        starts_ms(jobs, gaps_ms=[10, 10])
 
 
 def test_a_point_whose_io_waited_behind_the_previous_ones_overlapped_it(tmp_path):
@@ -131,12 +241,14 @@ def test_a_point_whose_io_waited_behind_the_previous_ones_overlapped_it(tmp_path
     fio.starts = {"pipelined": [planned[0], planned[1], planned[1] + 3010],
                   "stonewalled": [0, 1300, 4600]}     # one after the other
     found = measure(POINTS, 1)
-    assert fio.calls == ["pipelined", "stonewalled"] and measure.mode == "stonewalled"
+    assert fio.calls == ["pipelined", "pipelined"]
     run.ledger.close()
-    (mode,), _ = read_records(run.folder / "ledger.jsonl")
+    (again,), _ = read_records(run.folder / "ledger.jsonl")
     overlap = planned[1] + 3000 - planned[2]                     # p01's end - p02's start
-    assert f"overlapped the previous point by {overlap} ms" in mode.reason
-    assert found[2]["overlap_ms"] == pytest.approx(-300, abs=0.01)
+    assert f"by {overlap} ms" in again.reason and again.mode == "pipelined"
+    # measured again with p01's 2000 ms drain x 1.5 + 10 ms before p02
+    assert f"exec_prerun=./{START_AT_SCRIPT} {T0 + planned[1] + 1000 + 3010}\n" in fio.texts[1]
+    assert found[2]["overlap_ms"] < 10
 
 
 def test_a_gap_keeps_the_round_pipelined(tmp_path):
