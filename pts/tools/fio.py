@@ -333,8 +333,13 @@ class Fio:
         head, sep, rest = text.partition("\n\n")
         lines = [ln for ln in head.split("\n") if ln.split("=", 1)[0] not in ENGINE_KEYS]
         at = lines.index("[global]") + 1 if "[global]" in lines else 0
+        # A replayed iolog (RWSW replay) adds and opens its files itself: fio 3.33 then
+        # refuses registerfiles ("io_uring registered files require nr_files to be
+        # identical to open_files", engine init failed), so such a job file goes without.
+        engine = {k: v for k, v in self.engine.items()
+                  if k != "registerfiles" or "\nread_iolog=" not in text}
         lines[at:at] = [f"cpus_allowed={self.cpus_allowed}"] * bool(self.cpus_allowed) + [
-            f"{k}={v}" for k, v in self.engine.items()]
+            f"{k}={v}" for k, v in engine.items()]
         return "\n".join(lines) + sep + rest
 
     def run_document(self, filename: str, text: str, out_dir: Path, name: str,

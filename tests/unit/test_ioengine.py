@@ -102,3 +102,16 @@ def test_header_shows_the_engine(options, shown):
     for test in run.tests:
         platform = dict(snia_header.cells(run, test)[0])
         assert platform["I/O engine"] == shown, test.name
+
+
+def test_a_replayed_iolog_runs_without_registered_files():
+    """fio 3.33 refuses registerfiles where a read_iolog opens its own files (engine init
+    fails): that job file keeps io_uring and fixed buffers only."""
+    fio = Fio()
+    fio.engine = engine_options("io_uring")
+    plain = job_file("/dev/x", [random_job("a", 70, 4096, 2, 1, 1, 4096)])
+    replay = plain + "read_iolog=/run/step1.iolog\nreplay_no_stall=1\n"
+    assert "registerfiles=1" in _global(fio.placed(plain))
+    glob = _global(fio.placed(replay))
+    assert glob[1:3] == ["ioengine=io_uring", "fixedbufs=1"]
+    assert "registerfiles=1" not in fio.placed(replay)
