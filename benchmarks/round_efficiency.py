@@ -263,6 +263,9 @@ def main() -> int:
     ap.add_argument("--gib", type=int, default=1, help="loop device size in GiB (default 1)")
     ap.add_argument("--rounds", type=int, default=4,
                     help="consecutive pipelined rounds through RoundMeasure (default 4)")
+    ap.add_argument("--rounds-only", action="store_true",
+                    help="P1 only from the consecutive rounds (not the single rounds per "
+                         "point and with fixed gaps)")
     ap.add_argument("--emulated", metavar="PROFILE", default=None,
                     help="an emulated SSD of this profile (pts.emulate) instead of the "
                          "tmpfs loop device")
@@ -292,7 +295,7 @@ def main() -> int:
                 points = [p for p in decl.points if not p.na_reason][:args.points]
                 results["rounds"][f"{seconds}s"] = consecutive_rounds(
                     fio, dev_path, settings, decl, points, args.rounds, out)
-                for mode in ("per-point", "pipelined"):
+                for mode in ("per-point", "pipelined") if not args.rounds_only else ():
                     r = round_once(fio, dev, decl, points, mode, seconds, out)
                     results["P1"][f"{mode} {seconds}s"] = r
                     print(f"P1 {mode:9} (one round, fixed {PIPELINE_GAP_MS} ms gaps) "
@@ -315,7 +318,7 @@ def main() -> int:
                       flush=True)
             # The time that is not measurement (fio starts, gaps, JSON, records) does not grow
             # with the point length, so a round of 60 s points keeps the same fixed cost.
-            for mode in ("per-point", "pipelined") if lengths else ():
+            for mode in ("per-point", "pipelined") if lengths and not args.rounds_only else ():
                 r = results["P1"][f"{mode} {lengths[0]}s"]
                 fixed, n = r["wall"] - r["busy"], len(r["iops"])
                 print(f"P1 {mode} at 60 s points (extrapolated from the fixed cost "

@@ -18,7 +18,14 @@ from pts.config.settings import Settings
 from pts.config.spec import format_size
 from pts.device.identity import BlockDevice, active_range_bytes, is_ata
 from pts.procedure import ceiling
-from pts.procedure.runner import MAX_OVERLAP, PIPELINE_GAP_MS, RoundTest
+from pts.procedure.runner import (
+    DRAIN_MARGIN,
+    DRAIN_RUNS,
+    FALLBACK_ROUNDS,
+    MAX_OVERLAP,
+    PIPELINE_GAP_MS,
+    RoundTest,
+)
 from pts.tools import hdparm, nvme, sg3
 from pts.tools.fio import Job, JobSet, job_file
 from pts.tools.fio_round import sections_of
@@ -119,15 +126,19 @@ def cache_line(dev: BlockDevice, cache) -> str:
 def duration_lines(points: int, point_seconds: int, window: int, max_rounds: int,
                    wipc_bytes: int, mode: str = "per-point",
                    extra_round_s: float = 0) -> list[str]:
-    if mode == "pipelined":      # one fio start per round, points PIPELINE_GAP_MS apart
+    if mode == "pipelined":      # one fio start per round, points PIPELINE_GAP_MS apart at least
         per_round = points * (point_seconds + PIPELINE_GAP_MS / 1000) + FIO_OVERHEAD_S
     else:
         per_round = points * (point_seconds + FIO_OVERHEAD_S)
     if extra_round_s:            # one more fio run per round
         per_round += extra_round_s + FIO_OVERHEAD_S
     wipc = ", ".join(f"{hms(wipc_bytes / rate)} at {rate / 1e9:g} GB/s" for rate in (0.5e9, 3e9))
+    # pipelined: a drive that drains after a point's runtime adds its learned gaps, and a
+    # round that overlaps is measured again: neither is known before the drive is measured
+    more = " (more where a point's I/O drains after its runtime: the gap before the next " \
+        "point, a round measured again)" if mode == "pipelined" else ""
     return [Estimate(f"estimated duration: WIPC {wipc} (depends on the drive's SEQ write "
-                     f"speed); rounds {hms(per_round)} each: best case "
+                     f"speed); rounds {hms(per_round)} each{more}: best case "
                      f"{hms(window * per_round)} (steady by round {window}), worst case "
                      f"{hms(max_rounds * per_round)} ({max_rounds} rounds)",
                      wipc_bytes / 3e9 + window * per_round,
@@ -197,9 +208,16 @@ def mode_text(settings: Settings) -> str:
     slot = settings.point_seconds + PIPELINE_GAP_MS / 1000
     return {
         "pipelined": f"the points of a round run as ONE fio process, point k starting "
-                     f"k x {slot:g} s after it (startdelay; each point also gets new_group "
-                     f"and a timing log); a point overlapping the one before by more than "
-                     f"{MAX_OVERLAP:.0%} of a point makes the test fall back to stonewalled",
+                     f"at an exact time after point k-1's runtime and a gap: "
+                     f"{PIPELINE_GAP_MS} ms, plus {DRAIN_MARGIN:g} x the drain (I/O still "
+                     f"in flight after its runtime) point k-1 needed in its last "
+                     f"{DRAIN_RUNS} runs, learned round by round ({slot:g} s apart while "
+                     f"nothing drains; startdelay; each point also gets new_group and a "
+                     f"timing log); a round in which a point overlaps the one before by more "
+                     f"than {MAX_OVERLAP:.0%} of a point is measured again pipelined with "
+                     f"the gaps of its drains, and the points that overlap again are measured "
+                     f"again stonewalled ({FALLBACK_ROUNDS} such rounds in a row: the test's "
+                     f"later rounds run stonewalled)",
         "stonewalled": "the points of a round run as ONE fio process, each starting when the "
                        "one before has finished (stonewall, new_group, timing log)",
         "per-point": "one fio process per point",
