@@ -13,6 +13,7 @@ from types import SimpleNamespace
 import pytest
 
 from pts.config.spec import load_spec
+from pts.export import json_doc as export
 from pts.results.ledger import read_ledger
 from pts.stored.data import load_run
 from pts.workload import atw
@@ -167,6 +168,55 @@ def test_report_declares_the_emulated_device(demo):
     assert any("emulated SSD" in d.text for d in run.deviations)
 
 
+def test_write_amplification_from_the_emulator_counters(demo):
+    """Issue 33 §3 through the one path every source uses: the emulator's FTL writes as
+    media_bytes ("emulator FTL"); WAF per test = Δmedia / Δhost (the emulator's host-write
+    counter) from "after purge" to the last step, per round where the media counter moved,
+    and what the suite's fio wrote beside it (none where a round was measured again: its
+    first attempt's writes are in no point record). The export and the PDF give the figures
+    computed here from the stored records."""
+    _, reports = demo
+    folder = next(reports.glob("*/*/ledger.jsonl")).parent
+    recs = [r.data for r in read_ledger(folder / "ledger.jsonl")[0]]
+    steps = [i for i, r in enumerate(recs) if r["type"] == "device_counters"]
+    start = next(i for i in steps if recs[i]["when"] == "after purge")
+    assert all(recs[i]["counters"]["media_source"] == "emulator FTL" for i in steps)
+    assert all(recs[i]["counters"]["media_bytes"] == recs[i]["counters"]["nand_writes"]
+               * recs[i]["counters"]["page_size"] for i in steps)
+
+    def delta(a: int, b: int, key: str) -> int:
+        ca, cb = recs[a]["counters"], recs[b]["counters"]
+        return (cb[key] - ca[key]) * cb["page_size"]
+
+    def written(a: int, b: int) -> int | None:     # WIPC, points, the purge probe's fio JSON
+        out = 0
+        for r in recs[a + 1:b]:
+            if r["type"] == "round_mode":
+                return None
+            if r["type"] in ("wipc", "point") and not r.get("na"):
+                out += r.get("bytes_written", r.get("write_bytes"))
+            elif r["type"] == "purge_probe":
+                jobs = json.loads((folder / r["raw"]).read_text())["jobs"]
+                out += sum(j["write"]["io_bytes"] for j in jobs)
+        return out
+    end = steps[-1]
+    expected = delta(start, end, "nand_writes") / delta(start, end, "host_writes")
+    doc = export.document(folder)["tests"][0]["waf"]
+    print(f"WAF {doc['value']:.4f}: media {doc['media_bytes']:,} / host {doc['host_bytes']:,}"
+          f" (the suite's fio: {doc['fio_bytes']})")
+    assert doc["source"] == "emulator FTL" and doc["value"] == pytest.approx(expected, 1e-12)
+    assert doc["fio_bytes"] == written(start, end)
+    rounds = [(recs[b]["round"], delta(a, b, "nand_writes") / delta(a, b, "host_writes"),
+               written(a, b)) for a, b in zip(steps, steps[1:], strict=False)
+              if recs[b]["round"] is not None and a >= start]
+    assert [(r["round"], r["value"], r["fio_bytes"]) for r in doc["per_round"]] == [
+        (n, pytest.approx(v, 1e-12), w) for n, v, w in rounds]
+    # where the round was not measured again, the suite's fio wrote what the FTL counted
+    assert all(w == delta(a, b, "host_writes") for a, b in zip(steps, steps[1:], strict=False)
+               if recs[b]["round"] is not None and a >= start and (w := written(a, b)))
+    assert f"WAF {expected:.2f} over the test" in pdf_text(next(reports.rglob("report.pdf")))
+
+
 def test_emulator_gone_after_the_demo(demo):
     _, reports = demo
     serial = json.loads(next(reports.glob("*/*/run.json")).read_text())["device"]["serial"]
@@ -217,6 +267,7 @@ def test_rwsw_demo_captures_db_bench_and_runs_its_workload_to_a_pdf(tmp_path):
                                                       text=True).stdout
     with open("/proc/mounts") as fh:
         assert "snia-pts-demo-rwsw" not in fh.read()
+
 
 def test_the_emulated_ssd_is_not_host_bound(demo):
     """Issue 33 §1: the demo's run (an emulated SSD, far below what this host drives) has a

@@ -119,7 +119,8 @@ def test_waf_per_test_and_per_round_from_a_synthetic_ledger():
     host = 409_600_000 + 4 * 40_960_000
     assert (found.test.media_bytes, found.test.host_bytes) == (200_000 * 4096, host)
     assert found.value == pytest.approx(200_000 * 4096 / host)
-    assert found.test.drive_host_bytes == 140_000 * 4096      # the cross-check
+    assert found.test.drive_host_bytes == found.test.fio_bytes == host    # both agree here
+    assert found.test.host_source == waf.HOST_DRIVE
     assert [(r.round, r.value) for r in found.per_round] == [(1, 2.0), (2, 3.0)]
     assert (found.test.start, found.test.end) == ("after purge", "test end")
     text = waf_block(found)[0].text
@@ -133,9 +134,36 @@ def test_waf_not_reported_and_unknown_host_writes():
     found = waf.from_records(none, Path("."))
     assert (found.source, found.value) == (None, None)
     assert waf_block(found)[0].text == "WAF: not reported by this drive: endgid: 0."
-    lost = LEDGER[:5] + [records.Point(test="iops", round=1, index=1, rw_mix="0/100",
-                                       read_pct=0, block_size=4096, na=False,
-                                       measured={"raw": "raw/gone.json"})] + LEDGER[6:]
+    # A drive without a host-write counter (OCP log only): the suite's fio bytes divide,
+    # and a point whose fio JSON is lost leaves the test and its round without a WAF.
+    bare = [dc_without_host(r) for r in LEDGER]
+    assert waf.from_records(bare, Path(".")).test.host_source == waf.HOST_FIO
+    assert waf.from_records(bare, Path(".")).value == pytest.approx(
+        waf.from_records(LEDGER, Path(".")).value)
+    lost = bare[:5] + [records.Point(test="iops", round=1, index=1, rw_mix="0/100",
+                                     read_pct=0, block_size=4096, na=False,
+                                     measured={"raw": "raw/gone.json"})] + bare[6:]
     found = waf.from_records(lost, Path("."))
     assert found.value is None and "not all in the ledger" in found.note
     assert [r.round for r in found.per_round if r.value is not None] == [2]
+
+
+def dc_without_host(rec):
+    if not isinstance(rec, records.DeviceCounters):
+        return rec
+    kept = {k: v for k, v in rec.counters.items() if k != "host_writes"}
+    return records.DeviceCounters(test=rec.test, when=rec.when, round=rec.round,
+                                  source=rec.source, counters=kept)
+
+
+def test_a_round_measured_again_divides_by_the_drive_counter():
+    """The demo's case: round 1 measured again (round_mode); its first attempt wrote 81.92 MB
+    that no point record holds. The drive counted them: the WAF divides by its count."""
+    again = records.RoundMode(test="iops", round=1, mode="pipelined", reason="measured again")
+    ledger = LEDGER[:4] + [again] + LEDGER[4:6] + [dc("after round 1", 1, 140_000, 160_000)]
+    found = waf.from_records(ledger, Path("."))
+    (r1,) = found.per_round
+    assert (r1.fio_bytes, r1.drive_host_bytes, r1.host_source) == (None, 40_000 * 4096,
+                                                                   waf.HOST_DRIVE)
+    assert r1.value == 1.5
+    assert "what the suite's fio wrote is not all in the ledger" in waf_block(found)[0].text

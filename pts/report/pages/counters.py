@@ -178,11 +178,12 @@ def waf_block(found: TestWaf) -> list[Flowable]:
         why = found.note if found.source is None else f"{found.note} ({found.source})"
         return [para(f"WAF: {why}.", "small")]
     t = found.test
-    cross = "" if t.drive_host_bytes is None else \
-        f"; the drive's own host-write counter: {_gb(t.drive_host_bytes)} GB"
-    text = (f"<b>WAF {t.value:.2f}</b> over the test ({t.start} to {t.end}): media writes "
+    fio = " is not all in the ledger (a round measured again)" if t.fio_bytes is None \
+        else f": {_gb(t.fio_bytes)} GB"
+    cross = "" if t.host_source == waf.HOST_FIO else f"; what the suite's fio wrote{fio}"
+    text = (f"WAF {t.value:.2f} over the test ({t.start} to {t.end}): media writes "
             f"{_gb(t.media_bytes)} GB ({found.source}) / host writes {_gb(t.host_bytes)} GB "
-            f"(what the suite's fio wrote, from the ledger{cross}).")
+            f"({t.host_source}{cross}).")
     rounds = [f"{r.round}: {r.value:.2f}" for r in found.per_round
               if r.round is not None and r.value is not None]
     if rounds:
