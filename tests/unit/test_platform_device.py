@@ -216,6 +216,9 @@ def test_queues_out_of_step_are_listed_one_by_one():
     shown = platform_rows.irq_text({"45": "0", "46": "2", "47": "0-1"},
                                    {"45": "nvme0q1", "46": "nvme0q2", "47": "nvme0q3"})
     assert shown == "nvme0q1 (irq 45): 0; nvme0q2 (irq 46): 2; nvme0q3 (irq 47): 0-1"
+    # CPUs and irqs in step, a queue missing between: not one run "q1-q3"
+    assert platform_rows.irq_text({"45": "0", "46": "1"}, {"45": "nvme0q1", "46": "nvme0q3"}) \
+        == "nvme0q1 (irq 45): 0; nvme0q3 (irq 46): 1"
 
 
 def test_irqs_all_on_one_cpu_while_fio_runs_on_several_warns(tmp_path):
