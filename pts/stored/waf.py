@@ -22,9 +22,11 @@ be found or the interval holds writes no record counts (UNCOUNTED).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from pts.device import media_writes
 from pts.results import records
 from pts.results.ledger import read_records
 from pts.stored.model import RunView, TestResult
@@ -37,6 +39,7 @@ WRITERS = ("wipc", "point", "fob_point", "purge_probe", "wsat_result", "prewrite
 UNCOUNTED = ("xsr_interval", "round_mode")
 BYTES_KEYS = ("write_bytes", "bytes_written")
 NOT_REPORTED = "not reported by this drive"
+NOT_RECORDED = "no device counters were recorded for this test"
 HOST_DRIVE, HOST_FIO = "the drive's host-write counter", "the suite's fio (ledger)"
 
 
@@ -80,14 +83,27 @@ def of_test(run: RunView, test: TestResult) -> TestWaf:
     return from_records(mine, run.folder)
 
 
+def media(counters: dict) -> dict:
+    """A record's media keys; an emulator record written before they existed (its FTL's
+    nand_writes only, e.g. the reference run) reads through media_writes.emulator."""
+    if "media_bytes" in counters or "nand_writes" not in counters:
+        return counters
+    return counters | media_writes.emulator(counters)
+
+
 def from_records(mine: list[records.Record], folder: Path) -> TestWaf:
     """The WAF of one test's records (ledger order)."""
+    mine = [dataclasses.replace(r, counters=media(r.counters))
+            if isinstance(r, records.DeviceCounters) and isinstance(r.counters, dict) else r
+            for r in mine]
     steps = [i for i, r in enumerate(mine) if isinstance(r, records.DeviceCounters)
              and isinstance(r.counters, dict) and isinstance(r.counters.get("media_bytes"), int)]
     if not steps:
-        notes = [r.counters.get("media_note") for r in mine
-                 if isinstance(r, records.DeviceCounters) and isinstance(r.counters, dict)]
-        return TestWaf(None, next((n for n in notes if n), NOT_REPORTED))
+        read = [r.counters for r in mine
+                if isinstance(r, records.DeviceCounters) and isinstance(r.counters, dict)]
+        if not read:
+            return TestWaf(None, NOT_RECORDED)
+        return TestWaf(None, next((n for c in read if (n := c.get("media_note"))), NOT_REPORTED))
     source = mine[steps[0]].counters.get("media_source")
     steps = [i for i in steps if mine[i].counters.get("media_source") == source]
     purged = [i for i in steps if mine[i].when == "after purge"]
