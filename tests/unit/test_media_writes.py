@@ -5,6 +5,7 @@ QEMU 7.2's recorded answers."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -167,3 +168,21 @@ def test_a_round_measured_again_divides_by_the_drive_counter():
                                                                    waf.HOST_DRIVE)
     assert r1.value == 1.5
     assert "what the suite's fio wrote is not all in the ledger" in waf_block(found)[0].text
+
+
+def test_an_older_emulator_ledger_without_media_keys_gives_the_same_waf():
+    """Emulator records written before the media keys existed (the reference run) hold only
+    the FTL's nand_writes: they read through media_writes.emulator, same figures."""
+    older = [dataclasses.replace(r, counters={k: v for k, v in r.counters.items()
+                                              if not k.startswith("media_")})
+             if isinstance(r, records.DeviceCounters) else r for r in LEDGER]
+    assert all("media_bytes" not in r.counters for r in older
+               if isinstance(r, records.DeviceCounters))
+    found, new = waf.from_records(older, Path(".")), waf.from_records(LEDGER, Path("."))
+    assert found.source == "emulator FTL" and found.value == new.value
+    assert [(r.round, r.value) for r in found.per_round] == [(1, 2.0), (2, 3.0)]
+
+
+def test_a_test_without_device_counters_says_so():
+    found = waf.from_records([point(1, 0, 4096)], Path("."))
+    assert found.value is None and found.note == waf.NOT_RECORDED
