@@ -1,7 +1,9 @@
 """Two short IOPS runs on two tiny loop devices (real fio, PTS-E 1.1 with a 2 x 2 matrix,
 1 s points, at most 5 rounds), then `python -m pts compare` and `export --json` on their run
 folders, and the junit properties the IOPS item recorded (--junitxml). The first run also
-runs a short WSAT (11 s) with a datasheet (--datasheet): one requirement met, one not met."""
+runs a short WSAT (11 s) with a datasheet (--datasheet): one requirement met, one not met.
+The second runs with `--ioengine io_uring` (issue 33 §2: the IOPS test with io_uring; compare
+refuses runs of different engines unless --allow-mixed, then says so on page 1)."""
 
 import csv
 import json
@@ -11,6 +13,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from tests.support.engine import IO_URING_ARGS, check_io_uring
 from tests.support.helpers import REPO, loop_device, pdf_text
 from tests.support.ptsrun import IOPS, check_outcomes, run_pts
 
@@ -53,7 +56,8 @@ def two_runs(tmp_path_factory):
                             "--datasheet", str(root / "datasheet.toml"),
                             "-k", "iops or saturation or requirement", "-rA", timeout=600))
     with loop_device(SIZE) as dev:
-        runs.append(run_pts(dev, root / "b", *ARGS, target=IOPS, timeout=600))
+        runs.append(run_pts(dev, root / "b", *ARGS, *IO_URING_ARGS, target=IOPS,
+                            timeout=600))
     return root, runs
 
 
@@ -65,7 +69,10 @@ def pts(*args: str) -> subprocess.CompletedProcess:
 def test_compare_two_real_runs(two_runs):
     root, (a, b) = two_runs
     out = root / "out"
-    proc = pts("compare", str(a.folder), str(b.folder), "-o", str(out))
+    refused = pts("compare", str(a.folder), str(b.folder), "-o", str(root / "refused"))
+    assert refused.returncode == 2 and "I/O engine" in refused.stderr, refused.stderr
+    assert not (root / "refused" / "compare.pdf").exists()
+    proc = pts("compare", str(a.folder), str(b.folder), "-o", str(out), "--allow-mixed")
     assert proc.returncode == 0, proc.stderr
     with (out / "compare.csv").open() as fh:
         rows = [r for r in csv.DictReader(fh) if r["metric"] == "iops"]
@@ -82,6 +89,8 @@ def test_compare_two_real_runs(two_runs):
                   "IOPS by block size, per R/W mix", "Steady-state convergence"):
         assert words in text
     assert a.run_json["device"]["serial"] in text and b.run_json["device"]["serial"] in text
+    assert "io_uring" in text and "libaio" in text          # the engines, on page 1
+    check_io_uring(b)                                       # the IOPS test ran io_uring
 
 
 def test_export_json_holds_the_measured_iops_table(two_runs):

@@ -15,6 +15,7 @@ import pytest
 
 from pts.config.spec import load_spec
 from tests.support import headers
+from tests.support.engine import IO_URING_ARGS, check_io_uring
 from tests.support.ptsrun import check_outcomes, fio_job, run_pts, run_suite
 
 pytestmark = pytest.mark.needs("root", "fio", "pdftotext")
@@ -32,7 +33,8 @@ def words(text: str) -> str:
 def qos_run(tmp_path_factory):
     reports = tmp_path_factory.mktemp("dirth_cbw") / "reports"
     return run_pts("emulated:256M:4kn", reports, "-k", "dirth or cbw", "--point-seconds", "1",
-                   "--max-rounds", "5", "--time-scale", "0.001", *GRID, timeout=600)
+                   "--max-rounds", "5", "--time-scale", "0.001", *GRID, *IO_URING_ARGS,
+                   timeout=600)
 
 
 def fio_sections(text: str) -> int:
@@ -266,3 +268,8 @@ def test_dry_run_plans_on_a_4kn_device(make_loop, tmp_path):
     assert "random_distribution=zoned:50/5:30/15:20/80" in out
     assert out.count("estimated duration (without purge)") == 2
     assert "9 points (TC 32, 2, 1 x QD 32, 4, 1)" in out
+
+
+def test_every_fio_run_used_io_uring(qos_run):
+    """`--ioengine io_uring` (issue 33 §2): every job file and fio JSON of the run."""
+    check_io_uring(qos_run)

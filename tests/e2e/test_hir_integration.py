@@ -9,6 +9,8 @@ state and above the baseline. About 3 minutes."""
 import pytest
 
 from tests.support import headers
+from tests.support.engine import IO_URING_ARGS, check_io_uring
+from tests.support.helpers import pdf_text
 from tests.support.ptsrun import check_outcomes, run_pts, spec_variant
 
 INTERVALS = 2          # per preconditioning round (the reading: 30)
@@ -24,7 +26,8 @@ def hir(tmp_path_factory):
                                  f"precondition_round_intervals = {INTERVALS}"})
     return run_pts("emulated:64M:default", folder / "reports", "-k", "hir", "--spec",
                    str(spec), "--point-seconds", "2", "--max-rounds", "8",
-                   "--hir-repetitions", "2", "--time-scale", "0.2", timeout=500)
+                   "--hir-repetitions", "2", "--time-scale", "0.2", *IO_URING_ARGS,
+                   timeout=500)
 
 
 def test_hir_preconditioning_rounds_write_every_interval_and_track_the_last(hir):
@@ -127,3 +130,17 @@ def test_report_headers_state_what_ran(hir):
     bad, seen = headers.mismatches(hir.folder / "report.pdf", hir.folder)
     assert not bad, "\n".join(bad)
     assert set(seen) == {"hir"} and seen["hir"] >= 3
+
+
+def test_every_fio_run_used_io_uring(hir):
+    """`--ioengine io_uring` (issue 33 §2): every job file and fio JSON of the run."""
+    check_io_uring(hir)
+
+
+def test_every_page_header_shows_the_engine(hir):
+    """Every page's Test platform column equals run.json's, the engine from its options
+    (tests/support/headers.py), here io_uring with its options."""
+    bad, seen = headers.mismatches(hir.folder / "report.pdf", hir.folder)
+    assert seen.get("hir"), seen
+    assert not [b for b in bad if "Test platform" in b.split("\n")[0]], bad[:3]
+    assert "io_uring (fixed buffers, registered files)" in pdf_text(hir.folder / "report.pdf")

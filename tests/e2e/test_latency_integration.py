@@ -9,6 +9,7 @@ import json
 import pytest
 
 from pts.tools import histogram
+from tests.support.engine import IO_URING_ARGS, check_io_uring
 from tests.support.helpers import loop_device
 from tests.support.ptsrun import check_outcomes, fio_job, run_pts
 
@@ -24,7 +25,7 @@ def lat(tmp_path_factory):
     reports = tmp_path_factory.mktemp("lat") / "reports"
     with loop_device(SIZE, sector=4096) as dev:
         return run_pts(dev, reports, "-k", "latency", "--point-seconds", "1",
-                       "--purge", "trim", "--max-rounds", "5")
+                       "--purge", "trim", "--max-rounds", "5", *IO_URING_ARGS)
 
 
 def test_one_test_selected_and_outcome(lat):
@@ -152,3 +153,8 @@ def test_pdf_pages(lat):
                   "3D Plot: ART vs Block Size", "3D Plot: MRT vs Block Size",
                   "Response Time Histograms: RND 0/100"):
         assert title in text, title
+
+
+def test_every_fio_run_used_io_uring(lat):
+    """`--ioengine io_uring` (issue 33 §2): every job file and fio JSON of the run."""
+    check_io_uring(lat)

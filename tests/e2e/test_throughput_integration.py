@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from tests.support.engine import IO_URING_ARGS, check_io_uring
 from tests.support.helpers import loop_device
 from tests.support.ptsrun import check_outcomes, run_pts
 
@@ -22,7 +23,7 @@ def tp(tmp_path_factory):
     reports = tmp_path_factory.mktemp("tp") / "reports"
     with loop_device(SIZE, sector=4096) as dev:       # a 4Kn drive (issue 23 §4)
         return run_pts(dev, reports, "-k", "throughput", "--point-seconds", "1",
-                       "--purge", "trim", "--max-rounds", "6")
+                       "--purge", "trim", "--max-rounds", "6", *IO_URING_ARGS)
 
 
 def test_one_bracket_per_block_size_and_pytest_result(tp):
@@ -78,3 +79,8 @@ def test_pdf_pages_per_block_size(tp):
                   "Throughput Measurement Window Tabular Data: MB/s, all block sizes",
                   "2D Plot: MB/s vs Block Size", "MB/s are decimal"):
         assert title in text, title
+
+
+def test_every_fio_run_used_io_uring(tp):
+    """`--ioengine io_uring` (issue 33 §2): every job file and fio JSON of the run."""
+    check_io_uring(tp)

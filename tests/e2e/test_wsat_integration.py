@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from pts.procedure import steady_state
+from tests.support.engine import IO_URING_ARGS, check_io_uring
 from tests.support.helpers import REPO, loop_device
 from tests.support.ptsrun import run_pts
 
@@ -28,7 +29,8 @@ def loop(tmp_path_factory):
     reports = tmp_path_factory.mktemp("wsat") / "reports"
     with loop_device(SIZE, sector=4096) as dev:       # a 4Kn drive (issue 23 §4)
         return run_pts(dev, reports, "-k", "saturation", "--point-seconds", "1",
-                       "--purge", "trim", "--wsat-hours", str(HOURS), "--wsat-fills", "1000")
+                       "--purge", "trim", "--wsat-hours", str(HOURS), "--wsat-fills", "1000",
+                       *IO_URING_ARGS)
 
 
 @pytest.fixture(scope="module")
@@ -183,3 +185,8 @@ def test_emulator_gone_after_the_run(emulated):
     assert serial not in listed
     assert serial not in subprocess.run(["losetup", "-a"], capture_output=True,
                                         text=True).stdout
+
+
+def test_every_fio_run_used_io_uring(loop):
+    """`--ioengine io_uring` (issue 33 §2): every job file and fio JSON of the run."""
+    check_io_uring(loop)

@@ -8,6 +8,7 @@ import math
 import pytest
 
 from tests.support import headers
+from tests.support.engine import IO_URING_ARGS, check_io_uring
 from tests.support.ptsrun import run_pts
 
 pytestmark = [pytest.mark.slow,
@@ -18,7 +19,7 @@ pytestmark = [pytest.mark.slow,
 def xsr(tmp_path_factory):
     reports = tmp_path_factory.mktemp("xsr") / "reports"
     return run_pts("emulated:64M:4kn", reports, "-k", "xsr", "--point-seconds", "2",
-                   "--time-scale", "0.0015", timeout=400)
+                   "--time-scale", "0.0015", *IO_URING_ARGS, timeout=400)
 
 
 def test_xsr_three_groups_with_intervals(xsr):
@@ -85,3 +86,8 @@ def test_report_headers_state_what_ran(xsr):
     bad, seen = headers.mismatches(xsr.folder / "report.pdf", xsr.folder)
     assert not bad, "\n".join(bad)
     assert set(seen) == {"xsr"} and seen["xsr"] >= 3
+
+
+def test_every_fio_run_used_io_uring(xsr):
+    """`--ioengine io_uring` (issue 33 §2): every job file and fio JSON of the run."""
+    check_io_uring(xsr)
