@@ -141,13 +141,19 @@ def plan_lines(settings, decl) -> list[str]:
         f"    [{s.label}] OIO {s.oio}, {format_size(s.block_size)}" for s in shapes]
 
 
-def for_test(run, decl) -> records.HostCeiling | None:
-    """The ceiling of a round-based test, measured now (or the one this run recorded)."""
-    return measure(run, decl.test, heaviest(decl), decl.point_seconds)
+def for_test(run, decl, going_on: bool = False) -> records.HostCeiling | None:
+    """The ceiling of a round-based test, measured now (or the one this run recorded);
+    `going_on`: the test goes on after --resume with its next round."""
+    return measure(run, decl.test, heaviest(decl), decl.point_seconds, going_on)
 
 
-def measure(run, test: str, shapes: list[Shape],
-            point_seconds: int | None = None) -> records.HostCeiling | None:
+# A test resumed between its rounds is not paused for a ceiling it did not record before
+# the stop (a run of an older version): the drive would idle between two rounds.
+RESUMED = "the test went on after --resume between its rounds without one recorded"
+
+
+def measure(run, test: str, shapes: list[Shape], point_seconds: int | None = None,
+            going_on: bool = False) -> records.HostCeiling | None:
     """Run `shapes` on the RAM device (each shape once per run) and record the test's
     host_ceiling; a test that has one already in this run (an earlier phase, a resumed run)
     keeps it. None when not measured (the record says why, a deviation too)."""
@@ -157,7 +163,8 @@ def measure(run, test: str, shapes: list[Shape],
         state.tests[test] = known
         return known if known.error is None else None
     seconds = seconds_for(point_seconds or settings.point_seconds)
-    error = _why_not(run, state) if shapes else "the test has no measured point"
+    error = RESUMED if going_on else \
+        _why_not(run, state) if shapes else "the test has no measured point"
     points = []
     if error is None:
         try:

@@ -270,7 +270,7 @@ class TestResult:
     samples: tuple[SampleView, ...] = ()            # WSAT
     fob_points: tuple[PointView, ...] = ()          # --fob-sweep: informative, before WIPC
     result: dict = field(default_factory=dict)  # WSAT: the wsat_result record
-    round_modes: tuple[RoundModeView, ...] = ()     # pipelined -> stonewalled fallbacks
+    round_modes: tuple[RoundModeView, ...] = ()     # learning round, again, fallbacks
     recovery: tuple = ()     # HIR / XSR: their typed records (pts.results.records), ledger order
     histograms: tuple = ()   # DIRTH/CBW, WSAT: their records.ResponseHistogram, ledger order
     purge_probe: PurgeProbeView | None = None  # the FOB write probe after the purge

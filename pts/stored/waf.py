@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from pts.device import media_writes
+from pts.procedure.round_measure import LEARNING
 from pts.results import records
 from pts.results.ledger import read_records
 from pts.stored.model import RunView, TestResult
@@ -132,7 +133,7 @@ def host_bytes(between: list[records.Record], folder: Path) -> int | None:
     by_raw: dict[str, int] = {}
     total = 0
     for rec in between:
-        if rec.TYPE in UNCOUNTED:
+        if rec.TYPE in UNCOUNTED and not _learning(rec):
             return None
         if rec.TYPE not in WRITERS or getattr(rec, "na", False):
             continue
@@ -147,6 +148,11 @@ def host_bytes(between: list[records.Record], folder: Path) -> int | None:
         else:
             total += int(count)
     return total + sum(by_raw.values())
+
+
+def _learning(rec: records.Record) -> bool:
+    """A first round measured stonewalled to learn the drains: nothing measured twice."""
+    return isinstance(rec, records.RoundMode) and LEARNING in (rec.reason or "")
 
 
 def _field(rec: records.Record, name: str):

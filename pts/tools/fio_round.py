@@ -174,10 +174,12 @@ def split(doc: dict, out_dir: Path, points: list[Job | JobSet]) -> dict[str, tup
 
 def run_round(fio: Fio, filename: str, jobs: list[Job | JobSet], out_dir: Path, mode: str,
               slot_ms: int | None, timeout: float, histograms: bool = False,
-              gaps_ms: list[int] | None = None) -> list[PointResult]:
+              gaps_ms: list[int] | None = None, name: str = "round") -> list[PointResult]:
     """Run the points `jobs` (a Job, or a JobSet of sections run together) as one round in
     `mode`; the results in point order. Pipelined: point k starts k x `slot_ms` after the
-    first, or, given `gaps_ms` (one per point), `gaps_ms[k]` after point k-1's runtime."""
+    first, or, given `gaps_ms` (one per point), `gaps_ms[k]` after point k-1's runtime.
+    `name`: of the fio run's files in `out_dir` (NAME.fio, NAME.json; several runs of one
+    round, its segments, share the folder)."""
     if mode not in MODES:
         raise ValueError(f"round mode {mode!r}: one of {', '.join(MODES)}")
     if mode == "pipelined" and _remote(fio):
@@ -205,7 +207,7 @@ def run_round(fio: Fio, filename: str, jobs: list[Job | JobSet], out_dir: Path, 
             nonlocal planned
             planned = scheduled(jobs, mode, slot_ms, log_dir, launch_ms + LEAD_MS, gaps_ms)
             return job_file(filename, _all_sections(planned))
-        doc, _, start, end, _ = fio.run_document(filename, text, out_dir, "round", timeout,
+        doc, _, start, end, _ = fio.run_document(filename, text, out_dir, name, timeout,
                                                  histograms, cwd=out_dir)
         for empty in out_dir.glob("*.prerun.txt"):    # fio keeps exec_prerun's output
             if not empty.stat().st_size:

@@ -4,6 +4,8 @@ and the records of a constructed ledger (a stopped run's, for --resume)."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from pts.device.identity import BlockDevice, Identity
 from pts.results import records
 from pts.results.ledger import Ledger, read_records
@@ -13,10 +15,12 @@ NVME = BlockDevice("/dev/nvme9n1", "/dev/nvme9n1", "nvme9n1", (259, 9), 1 << 30,
 
 
 class FakeRun:
-    """What prepare.record_counters and runner.health_verdict use of pts.run.Run."""
+    """What prepare.record_counters, runner.health_verdict and the host ceiling's record
+    (its fio's CPUs) use of pts.run.Run."""
 
     def __init__(self, tmp_path):
         self.device = NVME
+        self.fio = SimpleNamespace(cpus_allowed=None)
         self.commands_log = tmp_path / "commands.log"
         self.ledger = Ledger(tmp_path / "ledger.jsonl")
         self.lines: list[str] = []

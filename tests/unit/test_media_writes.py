@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from pts.device import media_writes
+from pts.procedure.round_measure import LEARNING
 from pts.report.pages.counters import waf_block
 from pts.results import records
 from pts.stored import waf
@@ -186,3 +187,14 @@ def test_an_older_emulator_ledger_without_media_keys_gives_the_same_waf():
 def test_a_test_without_device_counters_says_so():
     found = waf.from_records([point(1, 0, 4096)], Path("."))
     assert found.value is None and found.note == waf.NOT_RECORDED
+
+
+def test_a_first_round_run_stonewalled_to_learn_drains_loses_no_writes():
+    """The learning round's round_mode record measured nothing twice: its points hold every
+    write, so the suite's fio bytes stay known (unlike a round measured again)."""
+    learning = records.RoundMode(test="iops", round=1, mode="stonewalled",
+                                 reason=f"round 1: {LEARNING} (...)")
+    ledger = LEDGER[:4] + [learning] + LEDGER[4:]
+    found = waf.from_records(ledger, Path("."))
+    assert found.per_round[0].fio_bytes == 2 * 40_960_000
+    assert found.test.fio_bytes == waf.from_records(LEDGER, Path(".")).test.fio_bytes

@@ -15,14 +15,15 @@ from types import SimpleNamespace
 import pytest
 
 from pts.config.spec import load_spec
-from pts.procedure.rounds import TestPoint
-from pts.procedure.runner import (
+from pts.procedure.round_measure import (
     FALLBACK_ROUNDS,
+    LEARNING,
     PIPELINE_GAP_MS,
     WHOLE_TEST,
     RoundMeasure,
-    RoundTest,
 )
+from pts.procedure.rounds import TestPoint
+from pts.procedure.runner import RoundTest
 from pts.results import records
 from pts.results.ledger import Ledger, read_records
 from pts.testdefs import fields
@@ -45,9 +46,10 @@ class FakeFio:
     def __init__(self, starts: dict[str, list[int]], lengths: list[int] | None = None):
         self.starts, self.calls, self.texts = starts, [], []
         self.lengths = lengths or [1000] * 3
+        self.t0 = T0            # the launch of the next fio run (Unix ms)
 
     def run_document(self, filename, text, out_dir, name, timeout, histograms, cwd=None):
-        text = text(T0) if callable(text) else text
+        text = text(self.t0) if callable(text) else text
         mode = "pipelined" if "exec_prerun=" in text else "stonewalled"
         self.calls.append(mode)
         self.texts.append(text)
@@ -56,14 +58,14 @@ class FakeFio:
                                         strict=False):
             prefix = next(line.split("=", 1)[1] for line in text.split(f"[{name_}]")[1]
                           .splitlines() if line.startswith("write_lat_log="))
-            stamps = range(T0 + start + 1, T0 + start + length + 1)     # 1 ms windows
+            stamps = range(self.t0 + start + 1, self.t0 + start + length + 1)   # 1 ms windows
             Path(f"{prefix}_lat.1.log").write_text(
                 "".join(f"{t}, 100000, 1, 0, 0\n" for t in stamps))
         doc = {"fio version": "fio-3.33",
                "jobs": [job_entry(n, 1000.0 * (k + 1)) for k, n in enumerate(names)]}
         path = out_dir / f"{name}.json"
         path.write_text(json.dumps(doc))
-        return doc, path, T0 / 1000, T0 / 1000 + 4, ""
+        return doc, path, self.t0 / 1000, self.t0 / 1000 + 4, ""
 
 
 def fake_run(tmp_path: Path, fio: FakeFio):
@@ -110,26 +112,37 @@ def test_points_are_split_out_of_the_round_with_their_own_io_window(tmp_path):
 
 
 class DrainingFio(FakeFio):
-    """fio on a drive whose points drain: each run's `drains` (ms, one per point) is how
+    """fio on a drive whose points drain: each run's `drains` (ms, one per point pNN) is how
     long a point's last completion comes after its 1 s runtime; a pipelined point starts at
     its exact start time (its exec_prerun), a stonewalled one 300 ms after the last
     completion of the one before. One list of drains per fio run, the last one repeated."""
 
-    def __init__(self, drains: list[list[int]]):
+    def __init__(self, drains: list[list[int]], clock: bool = False):
         super().__init__({})
-        self.drains = drains
+        self.drains, self.clock = drains, clock    # clock: each run launches after the last
 
     def run_document(self, filename, text, out_dir, name, timeout, histograms, cwd=None):
-        text = text(T0) if callable(text) else text
-        self.lengths = [1000 + d for d in self.drains[min(len(self.calls),
-                                                          len(self.drains) - 1)]]
-        at = [int(line.rsplit(" ", 1)[1]) - T0 for line in text.splitlines()
+        text = text(self.t0) if callable(text) else text
+        drains = self.drains[min(len(self.calls), len(self.drains) - 1)]
+        names = [line[1:-1] for line in text.splitlines() if line.startswith("[p")]
+        self.lengths = [1000 + drains[int(name[1:])] for name in names]     # by point
+        at = [int(line.rsplit(" ", 1)[1]) - self.t0 for line in text.splitlines()
               if line.startswith("exec_prerun=")]
         if not at:          # stonewalled: one after the other
             for k in range(len(self.lengths)):
                 at.append(at[k - 1] + self.lengths[k - 1] + 300 if k else 0)
         self.starts = {"pipelined": at, "stonewalled": at}
-        return super().run_document(filename, text, out_dir, name, timeout, histograms, cwd)
+        found = super().run_document(filename, text, out_dir, name, timeout, histograms, cwd)
+        if self.clock:      # fio exits after the last completion, the next starts 300 ms on
+            self.t0 += max(a + n for a, n in zip(at, self.lengths, strict=False)) + 300
+        return found
+
+
+def learned(measure: RoundMeasure) -> RoundMeasure:
+    """As after a first round (stonewalled, LEARNING) in which no point drained: the
+    overlap rules of the pipelined rounds after it, on their own."""
+    measure.seen = {p.index: [0.0] for p in POINTS}
+    return measure
 
 
 def ledger_modes(run) -> list:
@@ -142,7 +155,7 @@ def test_a_round_that_overlaps_is_measured_again_pipelined_with_its_drains_as_ga
     # p01 drains 300 ms after its runtime: p02, 10 ms after it, overlaps it by 290 ms.
     fio = DrainingFio([[0, 300, 0]])
     run = fake_run(tmp_path, fio)
-    measure = RoundMeasure(run, declaration(POINTS))
+    measure = learned(RoundMeasure(run, declaration(POINTS)))
     found = measure(POINTS, 1)
     assert fio.calls == ["pipelined", "pipelined"] and measure.mode == "pipelined"
     # the gap before p02: 10 ms + 1.5 x 300 ms, in the second run's schedule
@@ -162,7 +175,7 @@ def test_a_round_that_overlaps_again_is_measured_stonewalled_and_the_next_goes_o
     # p01's drain grows from 300 ms to 1000 ms between the two pipelined runs.
     fio = DrainingFio([[0, 300, 0], [0, 1000, 0], [0, 20, 0], [0, 20, 0]])
     run = fake_run(tmp_path, fio)
-    measure = RoundMeasure(run, declaration(POINTS))
+    measure = learned(RoundMeasure(run, declaration(POINTS)))
     found = measure(POINTS, 1)
     assert fio.calls == ["pipelined", "pipelined", "stonewalled"]
     # only p02, which overlapped again, is measured again, alone, stonewalled
@@ -183,9 +196,13 @@ def test_a_round_that_overlaps_again_is_measured_stonewalled_and_the_next_goes_o
 
 def test_rounds_that_keep_overlapping_make_the_test_stonewalled(tmp_path):
     # every pipelined run drains more than the last one learned
-    fio = DrainingFio([[0, 300 * 2 ** n, 0] for n in range(12)])
+    # (each pipelined run's drain beyond the gap learned, 1.5 x the last + 10 ms, by more than
+    # 10 ms, and under SEGMENT_COST_MS / 0.5: the round stays one fio run; the third run of a
+    # round is p02 alone, stonewalled)
+    fio = DrainingFio([[0, d, 0] for pair in ((40, 90), (170, 300), (500, 800))
+                       for d in (*pair, 0)])
     run = fake_run(tmp_path, fio)
-    measure = RoundMeasure(run, declaration(POINTS))
+    measure = learned(RoundMeasure(run, declaration(POINTS)))
     for round_no in range(1, FALLBACK_ROUNDS + 1):
         measure(POINTS, round_no)
     assert measure.mode == "stonewalled"
@@ -234,27 +251,27 @@ def test_a_point_whose_io_waited_behind_the_previous_ones_overlapped_it(tmp_path
     6.1 s of a 2 s slot; the next points' first completions came only after, 10 ms apart, so
     their logged I/O windows showed a gap, and their 0.01 s of I/O gave 28.8 IOPS for the
     tracking variable. Their I/O ran from their start time: an overlap, measured again."""
-    fio = FakeFio({}, lengths=[1000, 3000, 10])
+    fio = FakeFio({}, lengths=[1000, 2000, 10])
     run = fake_run(tmp_path, fio)
-    measure = RoundMeasure(run, declaration(POINTS))
+    measure = learned(RoundMeasure(run, declaration(POINTS)))
     planned = [LEAD_MS + k * measure.slot_ms for k in range(3)]  # each point's start time
-    fio.starts = {"pipelined": [planned[0], planned[1], planned[1] + 3010],
+    fio.starts = {"pipelined": [planned[0], planned[1], planned[1] + 2010],
                   "stonewalled": [0, 1300, 4600]}     # one after the other
     found = measure(POINTS, 1)
     assert fio.calls == ["pipelined", "pipelined"]
     run.ledger.close()
     (again,), _ = read_records(run.folder / "ledger.jsonl")
-    overlap = planned[1] + 3000 - planned[2]                     # p01's end - p02's start
+    overlap = planned[1] + 2000 - planned[2]                     # p01's end - p02's start
     assert f"by {overlap} ms" in again.reason and again.mode == "pipelined"
-    # measured again with p01's 2000 ms drain x 1.5 + 10 ms before p02
-    assert f"exec_prerun=./{START_AT_SCRIPT} {T0 + planned[1] + 1000 + 3010}\n" in fio.texts[1]
+    # measured again with p01's 1000 ms drain x 1.5 + 10 ms before p02
+    assert f"exec_prerun=./{START_AT_SCRIPT} {T0 + planned[1] + 1000 + 1510}\n" in fio.texts[1]
     assert found[2]["overlap_ms"] < 10
 
 
 def test_a_gap_keeps_the_round_pipelined(tmp_path):
     fio = FakeFio({"pipelined": [0, 1020, 2040]})
     run = fake_run(tmp_path, fio)
-    measure = RoundMeasure(run, declaration(POINTS))
+    measure = learned(RoundMeasure(run, declaration(POINTS)))
     measure(POINTS, 1)
     assert fio.calls == ["pipelined"] and measure.mode == "pipelined"
 
@@ -262,7 +279,7 @@ def test_a_gap_keeps_the_round_pipelined(tmp_path):
 def test_an_overlap_under_one_percent_is_tolerated(tmp_path):
     fio = FakeFio({"pipelined": [0, 1020, 2015]})          # 5 ms: 0.5 % of the point
     run = fake_run(tmp_path, fio)
-    measure = RoundMeasure(run, declaration(POINTS))
+    measure = learned(RoundMeasure(run, declaration(POINTS)))
     assert measure(POINTS, 1)[2]["overlap_ms"] == pytest.approx(5, abs=0.01)
     assert fio.calls == ["pipelined"]
 
@@ -287,3 +304,44 @@ def test_the_start_script_waits_for_its_time_and_never_fails(tmp_path):
     target = int(time.time() * 1000) + 300
     subprocess.run(["sh", "-c", f"./{START_AT_SCRIPT} {target}"], cwd=tmp_path, check=True)
     assert time.time() * 1000 >= target
+
+
+def test_the_first_round_runs_stonewalled_and_its_drains_give_the_gaps(tmp_path):
+    """Nothing is known of the drains before a test's first round (or the first after
+    --resume): it runs stonewalled, recorded and said; the next round runs pipelined with
+    the gap p01's drain needs before p02."""
+    fio = DrainingFio([[0, 300, 0]])
+    run = fake_run(tmp_path, fio)
+    measure = RoundMeasure(run, declaration(POINTS))
+    measure(POINTS, 1)
+    assert fio.calls == ["stonewalled"] and measure.mode == "pipelined"
+    assert measure.gaps_ms(POINTS) == [10, 10, 460]
+    found = measure(POINTS, 2)
+    assert fio.calls == ["stonewalled", "pipelined"]
+    assert f"exec_prerun=./{START_AT_SCRIPT} {T0 + LEAD_MS + 2010 + 460}\n" in fio.texts[1]
+    assert found[2]["overlap_ms"] == pytest.approx(-160, abs=0.01)
+    (mode,) = ledger_modes(run)
+    assert (mode.round, mode.mode) == (1, "stonewalled") and LEARNING in mode.reason
+    assert any(LEARNING in line for line in run.lines)
+
+
+def test_a_point_draining_longer_than_a_fio_start_ends_its_fio_run(tmp_path):
+    """p00 drains 2000 ms: a gap of 10 + 1.5 x 2000 ms would idle 1010 ms, more than a new
+    fio run costs (SEGMENT_COST_MS): p01 and p02 run as a second fio run, after the first
+    has finished (its own files, round-2.*); p01's overlap is its gap to p00's end."""
+    fio = DrainingFio([[2000, 0, 0]], clock=True)
+    run = fake_run(tmp_path, fio)
+    measure = RoundMeasure(run, declaration(POINTS))
+    measure(POINTS, 1)                                         # learning, stonewalled
+    assert measure.segments(POINTS, measure.gaps_ms(POINTS), "pipelined") == [(0, 1), (1, 3)]
+    assert measure.segments(POINTS, [10, 10, 10], "pipelined") == [(0, 3)]
+    assert measure.segments(POINTS, measure.gaps_ms(POINTS), "stonewalled") == [(0, 3)]
+    found = measure(POINTS, 2)
+    assert fio.calls == ["stonewalled", "pipelined", "pipelined"]
+    assert fio.texts[1].count("[p") == 1 and fio.texts[2].count("[p") == 2
+    out = run.folder / "raw/iops/round-02"
+    assert (out / "round.json").exists() and (out / "round-2.json").exists()
+    # the second run launched 300 ms after p00's last completion; p01 starts LEAD_MS later
+    assert found[1]["overlap_ms"] == pytest.approx(-(300 + LEAD_MS), abs=0.01)
+    assert found[2]["overlap_ms"] == pytest.approx(-10, abs=0.01)
+    assert not ledger_modes(run)[1:]                # nothing measured again

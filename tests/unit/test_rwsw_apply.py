@@ -15,9 +15,9 @@ import pytest
 
 from pts.config.settings import make_settings
 from pts.config.spec import load_spec
+from pts.procedure import runner
 from pts.procedure.progress import Progress
 from pts.procedure.rounds import TestPoint, run_rounds
-from pts.procedure import runner
 from pts.procedure.runner import RoundMeasure, RoundTest
 from pts.results import parameters, records
 from pts.results.ledger import Ledger, read_records

@@ -81,7 +81,7 @@ def round_mode_lines(test: TestResult) -> list[str]:
                                    f"{-worst:.0f} ms)")
         lines.append(f"Point timing from fio's own logs: a point's I/O {what}.")
     for change in test.round_modes:
-        lines.append(f"Round mode changed to {change.mode}: {change.reason}.")
+        lines.append(f"Round mode {change.mode}: {change.reason}.")
     return lines
 
 
