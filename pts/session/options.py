@@ -112,10 +112,13 @@ def add(parser: pytest.Parser) -> None:
                 help="WSAT: time limit in hours (default: the spec's, 24). Another value is "
                      "a declared deviation.")
     g.addoption("--round-mode", choices=ROUND_MODES, default=None,
-                help="how the points of a round run: pipelined = one fio process per round, "
+                help="how the points of a round run: pipelined = the first round "
+                     "stonewalled, measuring how long each point drains after its runtime, "
+                     "then one fio process per round, "
                      "points back to back (each at an exact start time, 10 ms apart plus "
                      "1.5 x the time the point before drained after its runtime in its last "
-                     "rounds), each its own fio job and result, "
+                     "rounds; after a point draining longer than 1.6 s, a new fio process), "
+                     "each its own fio job and result, "
                      "with its real start/end from fio's logs; a round in which a point's I/O "
                      "overlaps the previous one by more than 1 %% of a point is measured "
                      "again pipelined with wider gaps, the points that overlap again "
