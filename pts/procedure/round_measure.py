@@ -43,6 +43,11 @@ LEARNING = "measured stonewalled to learn each point's drain"
 # 43-49 s after a 1 s point) ends its segment: the points after it run as the next fio run,
 # started when this one has finished (no overlap possible), instead of after a long gap.
 SEGMENT_COST_MS = 800
+# A round in which at most this share of its points overlapped (a drain that grew beyond its
+# margin: the emulated SSD's drains changed by up to 136 % from one round to the next) has
+# only those points measured again, stonewalled after it (about a point and a fio start
+# each); more, and the whole round is measured again pipelined with the gaps of its drains.
+FEW_OVERLAPS = 0.25
 
 
 def point_timeout(point_seconds: int) -> int:
@@ -91,6 +96,14 @@ class RoundMeasure:
         if self.mode != "pipelined":
             return found
         over = self.overlapping(points, found)
+        if over and len(over) <= len(points) * FEW_OVERLAPS:
+            # a few points: only they are measured again, stonewalled, after the round
+            folder = f"round-{round_no:02d}-stonewalled"
+            self._said(round_no, over, found, (
+                f"these points are measured again stonewalled after the round (raw: "
+                f"{folder}); the next round goes on pipelined with the gaps learned"),
+                "stonewalled")
+            return found | self._measure(over, round_no, "stonewalled", folder)
         if over:          # the whole round again, pipelined with the gaps of its drains
             self._said(round_no, over, found, self._again_pipelined(over))
             _set_aside(self.run.raw_dir(self.decl.test, f"round-{round_no:02d}"),

@@ -345,3 +345,22 @@ def test_a_point_draining_longer_than_a_fio_start_ends_its_fio_run(tmp_path):
     assert found[1]["overlap_ms"] == pytest.approx(-(300 + LEAD_MS), abs=0.01)
     assert found[2]["overlap_ms"] == pytest.approx(-10, abs=0.01)
     assert not ledger_modes(run)[1:]                # nothing measured again
+
+
+def test_a_few_overlapping_points_alone_are_measured_again(tmp_path):
+    """One point of eight overlaps (its predecessor drained beyond its margin): only it is
+    measured again, stonewalled after the round; the round is not run again."""
+    points = [TestPoint(i, load_spec("pts-e-1.1").iops.rw_mixes[-1], 4096) for i in range(8)]
+    fio = DrainingFio([[0] * 8, [0, 0, 0, 300, 0, 0, 0, 0]], clock=True)
+    run = fake_run(tmp_path, fio)
+    measure = RoundMeasure(run, declaration(points))
+    measure(points, 1)                                         # learning: nothing drains
+    found = measure(points, 2)
+    assert fio.calls == ["stonewalled", "pipelined", "stonewalled"]
+    assert fio.texts[2].count("[p") == 1 and "[p04]" in fio.texts[2]
+    assert found[4]["raw"] == "raw/iops/round-02-stonewalled/p04.json"
+    assert found[3]["raw"] == "raw/iops/round-02/p03.json"
+    assert measure.mode == "pipelined" and measure.fallbacks == 0
+    (_, mode) = ledger_modes(run)
+    assert mode.mode == "stonewalled" and "by 290 ms" in mode.reason
+    assert measure.gaps_ms(points)[4] == 10 + 450            # learned for the next round
