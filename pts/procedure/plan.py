@@ -28,7 +28,7 @@ from pts.procedure.round_measure import (
     SEGMENT_COST_MS,
 )
 from pts.tools import hdparm, nvme, sg3
-from pts.tools.fio import Job, JobSet, job_file
+from pts.tools.fio import Job, JobSet, engine_options, job_file
 from pts.tools.fio_round import sections_of
 
 FIO_OVERHEAD_S = 0.3   # measured per fio job on our machines (design.md, Speed)
@@ -77,9 +77,10 @@ def indent(text: str) -> list[str]:
     return ["    " + line for line in text.rstrip().splitlines()]
 
 
-def job_lines(dev: BlockDevice, jobs: list[Job]) -> list[str]:
-    """A whole fio job file ([global] and sections), indented."""
-    return indent(job_file(dev.path, jobs))
+def job_lines(dev: BlockDevice, jobs: list[Job], settings: Settings | None = None) -> list[str]:
+    """A whole fio job file ([global] with the run's engine, and sections), indented."""
+    engine = engine_options(settings.ioengine, settings.io_poll) if settings else None
+    return indent(job_file(dev.path, jobs, engine))
 
 
 def section_lines(dev: BlockDevice, job: Job | JobSet) -> list[str]:
@@ -183,7 +184,7 @@ def round_test_plan(settings: Settings, device: BlockDevice, decl: RoundTest,
         wipc_bytes = wipc.bytes_expected
         lines += [f"WIPC: {wipc.bytes_expected:,} bytes of SEQ "
                   f"{format_size(decl.wipc_block_size)} writes{decl.wipc_note}; fio job file:",
-                  *job_lines(device, list(wipc.jobs)),
+                  *job_lines(device, list(wipc.jobs), settings),
                   f"WIPC amount: {wipc.amount_text(spec.common.active_range_pct)}; reading: "
                   f"{WIPC_READING}",
                   *wipc_tail_lines(wipc, decl.wipc_block_size)]

@@ -280,7 +280,7 @@ def plan_lines(settings: Settings, device: BlockDevice) -> list[str]:
                      f"{ws.wait_runtime_s} s incl. a lead-in interval), then "
                      f"{ws.baseline_repetitions} x {ws.write_s} s return-to-baseline writes")
     j = wait_job(settings, states[-1], str(Path("RUN_DIR", "raw", TEST, "wsN")), ar)
-    lines += ["fio job of the last wait state:", *plan.job_lines(device, [j]),
+    lines += ["fio job of the last wait state:", *plan.job_lines(device, [j], settings),
               plan.Estimate(f"wait states + baselines: {plan.hms(total)} after "
                             f"preconditioning (spec: {plan.hms(h.total_seconds())})",
                             total, total)]

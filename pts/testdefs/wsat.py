@@ -376,7 +376,7 @@ def plan_lines(settings: Settings, device: BlockDevice) -> list[str]:
         "WIPC: none: the test starts fresh out of the box (FOB), right after the purge",
         f"fio: ONE run of RND {format_size(w.block_size)} writes (0/100) over the "
         "ActiveRange; fio job file (RUN_DIR: the run folder, made at run time):",
-        *plan.job_lines(device, [j]),
+        *plan.job_lines(device, [j], settings),
         f"stop: {p.fills:g} drive fills = {p.bytes_planned:,} bytes (fio io_size "
         f"{p.per_thread:,} bytes per thread x TC {w.thread_count}; capacity "
         f"{p.capacity:,} bytes) or {p.hours:g} h (fio runtime {p.limit_s} s), whichever first",

@@ -257,7 +257,7 @@ def plan_lines(settings: Settings, device: BlockDevice) -> list[str]:
         j = job(settings, gp, str(Path("RUN_DIR", "raw", TEST, f"group-{gp.number}",
                                        f"g{gp.number}")), ar)
         lines += [f"{gp.label} for {plan.hms(gp.seconds)} (spec {gp.group.hours:g} h); "
-                  "fio job:", *plan.job_lines(device, [j])]
+                  "fio job:", *plan.job_lines(device, [j], settings)]
     lines += [f"intervals: {settings.point_seconds} s (--point-seconds; spec: 1 min): TP, ART, "
               "MRT per interval",
               recovery_rule(settings),

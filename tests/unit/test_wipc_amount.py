@@ -92,3 +92,15 @@ def test_report_flags_a_run_that_wrote_only_twice_the_active_range(tmp_path):
     text = wipc_text(run, test)
     assert "= 1.5 x user capacity (2 passes over the 75 % ActiveRange)" in text
     assert "LESS than the 2 x user capacity this reading asks" in text
+
+
+def test_dry_run_shows_the_engine_the_jobs_run_with(monkeypatch):
+    """--dry-run's job files carry --ioengine's options, as the run's will (Fio.placed)."""
+    monkeypatch.setattr(plan, "setup_lines", lambda *a: [])
+    dev = device(64 * MIB)
+    for engine, shown in (("libaio", "ioengine=libaio"), ("io_uring", "ioengine=io_uring")):
+        settings = make_settings(load_spec("pts-2.0.2-client"), device=dev.path,
+                                 destructive=True, point_seconds=None, max_rounds=None,
+                                 purge="trim", reports_dir="reports", ioengine=engine)
+        text = "\n".join(plan.round_test_plan(settings, dev, iops.declare(settings, dev)))
+        assert shown in text and ("fixedbufs=1" in text) == (engine == "io_uring")
