@@ -146,7 +146,7 @@ def _remove_null_blk(host: Host, folder: str, log_file) -> None:
 
 def _detach(host: Host, path: str, backing: str, log_file) -> None:
     bound = host.read(f"/sys/block/{os.path.basename(path)}/loop/backing_file")
-    if bound == backing:
+    if bound in (backing, f"{backing} (deleted)"):      # the kernel marks a removed file
         host.run(["losetup", "-d", path], log_file=log_file, check=False)
 
 
@@ -171,6 +171,14 @@ def clean_leftovers(host: Host, log_file=None) -> list[str]:
             _detach(host, line.split(":", 1)[0], backing, log_file)
         host.run(["rm", "-f", backing], log_file=log_file, check=False)
         found.append(backing)
+    # a loop device still bound to a file already removed (losetup -a: "(... (deleted))")
+    listed = host.run(["losetup", "-a"], log_file=log_file, check=False).stdout
+    for line in listed.splitlines():
+        dev, _, rest = line.partition(":")
+        backing = rest[rest.find("(") + 1:].removesuffix(")").removesuffix(" (deleted)")
+        if backing.startswith(f"{SHM}/") and leftovers([backing[len(SHM) + 1:]], _alive):
+            _detach(host, dev, backing, log_file)
+            found.append(f"{dev} ({backing}, removed)")
     for name in leftovers(host.listdir(NULLB), _alive):
         _remove_null_blk(host, f"{NULLB}/{name}", log_file)
         found.append(f"{NULLB}/{name}")

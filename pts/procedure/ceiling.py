@@ -196,15 +196,22 @@ def _why_not(run, state: _State) -> str | None:
         return "--host-ceiling off"
     if state.device is None and state.error is None:
         host = host_for(run.device.remote)
+        made = _MADE.get(host.name)
+        if made is not None:          # one device per host and process: its file is named
+            state.device = made       # after the process (ramdev.tag), never made twice
+            return None
         try:
             ramdev.clean_leftovers(host, run.commands_log)
-            state.device = ramdev.make(host, run.commands_log)
+            state.device = _MADE[host.name] = ramdev.make(host, run.commands_log)
         except (ramdev.RamDeviceError, OSError) as exc:
             state.error = str(exc)
         else:
             atexit.register(ramdev.remove, host, state.device, run.commands_log)
             run.write(f"[pts] host ceiling: {ramdev.describe(state.device)} made for it")
     return state.error
+
+
+_MADE: dict[str, ramdev.RamDevice] = {}      # host name -> the RAM device made for it
 
 
 def _points(run, state: _State, test: str, shapes: list[Shape], seconds: int) -> list[dict]:

@@ -139,3 +139,39 @@ def test_only_our_leftovers_of_dead_processes():
              "pts-ceiling-otherhost-111.img", "pts-test-1234.img", f"{mine}333"]
     alive = {222, os.getpid()}.__contains__
     assert ramdev.leftovers(names, alive) == [f"{mine}111.img", f"{mine}333"]
+
+
+class LoopHost:
+    """A host whose `losetup -a` lists loop devices; what the clean-up ran is kept."""
+    name = "this host"
+
+    def __init__(self, listed: str, bound: dict[str, str]):
+        self.listed, self.bound, self.ran = listed, bound, []
+
+    def run(self, argv, log_file=None, check=True, timeout=None):
+        self.ran.append(argv)
+        return type("R", (), {"stdout": self.listed if argv == ["losetup", "-a"] else ""})
+
+    def listdir(self, path):
+        return []
+
+    def read(self, path, default=None):
+        return self.bound.get(path, default)
+
+
+def test_a_loop_device_left_bound_to_a_removed_file_is_detached():
+    """A run that removed its file but not its loop device (or was killed between the two):
+    the kernel lists the file as '(deleted)'; the next run detaches it, only if it is ours
+    and its process is gone."""
+    dead = ramdev.tag(0)[:-1] + "111.img"
+    other = "pts-ceiling-otherhost-111.img"
+    host = LoopHost(
+        f"/dev/loop7: [0027]:1314 (/dev/shm/{dead} (deleted))\n"
+        f"/dev/loop8: [0027]:1315 (/dev/shm/{other} (deleted))\n"
+        "/dev/loop9: [0027]:1316 (/dev/shm/someone-elses.img)\n",
+        {"/sys/block/loop7/loop/backing_file": f"/dev/shm/{dead} (deleted)",
+         "/sys/block/loop8/loop/backing_file": f"/dev/shm/{other} (deleted)"})
+    found = ramdev.clean_leftovers(host)
+    assert found == [f"/dev/loop7 (/dev/shm/{dead}, removed)"]
+    assert ["losetup", "-d", "/dev/loop7"] in host.ran
+    assert not [a for a in host.ran if a[:2] == ["losetup", "-d"] and a[2] != "/dev/loop7"]
