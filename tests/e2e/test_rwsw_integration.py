@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 
 from pts.results.ledger import read_ledger
-from tests.support.engine import IO_URING_ARGS, check_io_uring
 from tests.support.helpers import REPO, loop_device
 from tests.support.ptsrun import (
     expected_outcomes,
@@ -56,8 +55,7 @@ oio = {oio}
 made_by = "hand, tests/e2e/test_rwsw_integration.py"
 """
 ARGS = ("-k", "rwsw", "--point-seconds", "1", "--max-rounds", "5", "--purge", "trim",
-        "--wsat-hours", "0.00125", "--wsat-fills", "1000", "--time-scale", "0.5",
-        *IO_URING_ARGS)
+        "--wsat-hours", "0.00125", "--wsat-fills", "1000", "--time-scale", "0.5")
 DIRTH_GRID = {"thread_counts = [32, 16, 8, 6, 4, 2, 1]": "thread_counts = [2, 1]",
               "queue_depths = [32, 16, 8, 6, 4, 2, 1]": "queue_depths = [2, 1]",
               "demand_to_steady_state = true": "demand_to_steady_state = false"}
@@ -342,8 +340,3 @@ def test_replay_killed_in_its_preconditioning_goes_on_after_its_last_round(atw_f
     assert (end["status"], end["rounds"]) == ("complete", 1), end
     assert [p["step"] for p in of(recs, "point", "rwsw-replay")] == [1, 2, 3]
 
-
-def test_every_fio_run_used_io_uring(run):
-    """`--ioengine io_uring` (issue 33 §2): every job file and fio JSON of the four RWSW
-    tests (a replayed iolog without registered files: fio refuses them there)."""
-    check_io_uring(run[0])
