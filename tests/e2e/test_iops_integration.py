@@ -38,7 +38,8 @@ def iops_run(tmp_path_factory):
         return run_pts(dev, reports, "--point-seconds", "1", "--purge", "trim",
                        "--max-rounds", "10", "--iops-rw-mixes", ",".join(MIXES),
                        "--iops-block-sizes", ",".join(SIZES), "--operator", OPERATOR,
-                       "--report-info", str(info), "--host-bound-share", HOST_SHARE,
+                       "--report-info", str(info), "--host-ceiling", "auto",
+                       "--host-bound-share", HOST_SHARE,
                        target=IOPS)
 
 

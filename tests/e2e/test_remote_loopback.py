@@ -98,6 +98,7 @@ def runs(tmp_path_factory):
         mounted = refused_mounted(dut, base)
         session = run_suite("--device", dut.url, "--device", local_dev, "--destructive",
                             "--reports-dir", str(base / "reports"), *dut.args(), *ARGS,
+                            "--host-ceiling", "auto",
                             target=IOPS, timeout=600)
         print(session.stdout[-4000:], session.stderr[-2000:])
         procs, folder = (dut.sshd, dut.fio), dut.folder
@@ -168,6 +169,25 @@ def test_remote_run_goes_through_ssh_and_fio_client_server(runs):
     assert all(parse_output(p.read_text())["jobs"] for p in rounds)
     # fio's logs came back from the server to the controller (.log.HOST)
     assert list(r.folder.glob("raw/iops/round-*/timing/*.log.127.0.0.1"))
+
+
+def test_the_host_ceiling_is_measured_on_the_dut_host_through_its_fio_server(runs):
+    """Issue 33 §1, remote drives: the RAM-backed device is made on the DUT host (over ssh)
+    and the ceiling's fio job runs through the DUT host's fio server, like the points; the
+    local drive's ceiling is made and run here."""
+    for kind, remote in (("remote", True), ("local", False)):
+        r = runs[kind]
+        (rec,) = r.of_type("host_ceiling")
+        assert rec["error"] is None and rec["device"] == "tmpfs loop", rec
+        logged = [json.loads(line)["argv"] for line in
+                  (r.folder / "commands.log").read_text().splitlines()]
+        made = [a for a in logged if "pts-ceiling-" in " ".join(a) and "--find" in " ".join(a)]
+        assert made and all((a[0] == "ssh") == remote for a in made), made
+        for job in rec["points"]:
+            (fio_job,) = parse_output((r.folder / job["raw"]).read_text())["jobs"]
+            where = (fio_job.get("hostname"), fio_job.get("port"))
+            assert where == (("127.0.0.1", runs["fio_port"]) if remote else (None, None))
+            assert job["iops"] == pytest.approx(fio_job["write"]["iops"])
 
 
 def test_remote_and_local_devices_mix_in_one_session(runs):
