@@ -127,11 +127,16 @@ def engine_text(settings) -> str:
 
 
 def plan_lines(settings, decl) -> list[str]:
-    """--dry-run: what the ceiling would run before the test's purge."""
+    """--dry-run: what the ceiling would run before a round-based test's purge."""
+    return shapes_plan_lines(settings, heaviest(decl), decl.point_seconds)
+
+
+def shapes_plan_lines(settings, shapes: list[Shape], point_seconds: int | None = None
+                      ) -> list[str]:
+    """--dry-run: what the ceiling would run (`shapes`) before the test's purge."""
     if settings.host_ceiling == "off":
         return ["host ceiling: off (--host-ceiling off): not measured; declared on the report"]
-    shapes = heaviest(decl)
-    secs = seconds_for(decl.point_seconds or settings.point_seconds)
+    secs = seconds_for(point_seconds or settings.point_seconds)
     where = "on the DUT's host" if settings.device and settings.device.startswith("ssh://") \
         else "on this host"
     return [f"host ceiling: before the purge, {len(shapes)} job(s) of {secs} s in one fio "

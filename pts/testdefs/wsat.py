@@ -186,8 +186,14 @@ def parameters(run: Run, p: Plan) -> dict:
     }
 
 
-def tracking_label(run: Run) -> str:
+def tracking_label(run: Run | Settings) -> str:
     return f"RND {format_size(run.spec.wsat.block_size).replace(' ', '')} 0/100"
+
+
+def ceiling_shapes(settings: Settings, p: Plan) -> list[ceiling.Shape]:
+    w = settings.spec.wsat          # the host ceiling's one job: the WSAT's own (issue 33 §1)
+    return [ceiling.Shape(tracking_label(settings), w.block_size,
+                          w.thread_count * w.queue_depth, job(settings, p, ""))]
 
 
 def run_wsat(run: Run) -> rounds.Outcome:
@@ -199,8 +205,7 @@ def run_wsat(run: Run) -> rounds.Outcome:
 def _body(run: Run, p: Plan) -> rounds.Outcome:
     w = run.spec.wsat
     resume.go_on(run, TEST, _where)
-    ceiling.measure(run, TEST, [ceiling.Shape(tracking_label(run), w.block_size, w.thread_count
-                                              * w.queue_depth, job(run.settings, p, ""))])
+    ceiling.measure(run, TEST, ceiling_shapes(run.settings, p))
     prepare.prepare(run, TEST, p.ar_bytes, None)   # its first sample is the purge probe
     out = run.raw_dir(TEST)
     prefix = log_prefix(out)
@@ -374,6 +379,7 @@ def plan_lines(settings: Settings, device: BlockDevice) -> list[str]:
         *plan.setup_lines(settings, device, w.thread_count, w.queue_depth),
         *purge_probe.plan_lines(settings, w.thread_count, w.queue_depth, first_sample=True),
         "WIPC: none: the test starts fresh out of the box (FOB), right after the purge",
+        *ceiling.shapes_plan_lines(settings, ceiling_shapes(settings, p)),
         f"fio: ONE run of RND {format_size(w.block_size)} writes (0/100) over the "
         "ActiveRange; fio job file (RUN_DIR: the run folder, made at run time):",
         *plan.job_lines(device, [j], settings),

@@ -98,3 +98,17 @@ def test_time_limit_shorter_than_a_sample_names_wsat_hours():
     assert text.startswith("WSAT: fio ran 4.0 s (time limit 0.001 h), shorter than one 60 s "
                            "sample: nothing to report.")
     assert "raise --wsat-hours (at least 0.0834 h for 5 x 60 s)" in text
+
+
+def test_dry_run_shows_the_host_ceiling_plan():
+    """Issue 33 §1: --dry-run shows the ceiling's job (the WSAT's own: RND 4 KiB writes at TC
+    x QD) before the purge, or that it is off."""
+    w = load_spec().wsat
+    lines = wsat.plan_lines(settings(point_seconds=3), device(10 * GIB))
+    at = next(k for k, line in enumerate(lines) if line.startswith("host ceiling: "))
+    assert lines[at].startswith("host ceiling: before the purge, 1 job(s) of 3 s in one fio")
+    assert "engine libaio" in lines[at]
+    assert lines[at + 1] == f"    [RND 4KiB 0/100] OIO {w.thread_count * w.queue_depth}, 4 KiB"
+    assert at < next(k for k, line in enumerate(lines) if line.startswith("fio: ONE run"))
+    off = wsat.plan_lines(settings(host_ceiling="off"), device(10 * GIB))
+    assert "host ceiling: off (--host-ceiling off): not measured; declared on the report" in off
