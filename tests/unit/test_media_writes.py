@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from pts.device import media_writes
 from pts.procedure.round_measure import LEARNING
+from pts.report.pages import counters as counters_page
 from pts.report.pages.counters import waf_block
 from pts.results import records
+from pts.results.ledger import Ledger
 from pts.stored import waf
 from pts.tools import nvme, smartctl
 from tests.support.helpers import QEMU_DATA, RECORDED, RecordedRunner, Reply
@@ -198,3 +201,31 @@ def test_a_first_round_run_stonewalled_to_learn_drains_loses_no_writes():
     found = waf.from_records(ledger, Path("."))
     assert found.per_round[0].fio_bytes == 2 * 40_960_000
     assert found.test.fio_bytes == waf.from_records(LEDGER, Path(".")).test.fio_bytes
+
+
+def test_the_counters_page_shows_the_last_latency_monitor_of_the_test(tmp_path):
+    """The OCP latency monitor recorded beside the health log (issue 33 §3): the test's last
+    step that has one is on its counters page, every bucket's counts as the log gave them."""
+    log = nvme.parse_ocp_latency_monitor(
+        (RECORDED / "nvme-ocp-latency-monitor-log_constructed.json").read_text())
+    older = {g: {b: {k: 0 for k in io} for b, io in buckets.items()}
+             for g, buckets in log.items() if isinstance(buckets, dict)}
+    ledger = Ledger(tmp_path / "ledger.jsonl")
+    for rec in (dc("after purge", None, 0, 0, latency_monitor=older),
+                dc("after round 1", 1, 10, 20, latency_monitor=log),
+                dc("test end", None, 10, 20, latency_monitor=None),
+                records.DeviceCounters(test="latency", when="test end", round=None,
+                                       source="emulator", counters={})):
+        ledger.append(rec)
+    ledger.close()
+    run = SimpleNamespace(folder=tmp_path)
+    assert waf.latency_monitor(run, "iops") == ("after round 1", log)
+    (shown,) = counters_page.latency_monitor("iops", run)
+    text = shown.text
+    assert text.startswith("OCP latency monitor (after round 1): Active Bucket Counter: ")
+    groups = [(g, b) for g, b in log.items() if isinstance(b, dict)]
+    assert len(groups) == 2
+    for group, buckets in groups:      # each group with all its buckets, in the log's order
+        assert f"{group}: " + "; ".join(f"{b} " + " ".join(f"{k} {v:,}" for k, v in io.items())
+                                        for b, io in buckets.items()) in text
+    assert counters_page.latency_monitor("latency", run) == []
