@@ -16,6 +16,12 @@ from pathlib import Path
 
 from pts.tools import commands
 from pts.tools.commands import ToolMissing
+from pts.tools.fio_engine import (
+    ENGINE_KEYS,
+    engine_options,
+    rounded_depth_error,
+    rounded_depths,
+)
 from pts.tools.fio_errors import DeviceGone, FioError, FioFailed, FioOutputError
 from pts.tools.fio_result import Direction, Summary, errors_text, summarize
 from pts.tools.hosts import Remote, host_for
@@ -31,23 +37,6 @@ GLOBAL_OPTIONS = {
     "refill_buffers": "1",           # random, incompressible data on every write (§3.5)
     "thread": "0",
 }
-
-# --ioengine / --io-poll (pts.config.settings.IO_ENGINES): each engine's [global] options, in
-# place of GLOBAL_OPTIONS' ioengine. io_uring with its two set-up savings: fixedbufs (buffers
-# registered once, no per-I/O page mapping) and registerfiles (no per-I/O fd lookup); both
-# checked with fio 3.33 on a loop device over /dev/shm and on the emulated SSD's loop device.
-# Polled completion (hipri) needs the device's poll queues (pts.device.platform_device.
-# check_poll refuses it before anything is written otherwise).
-IO_URING = {"ioengine": "io_uring", "fixedbufs": "1", "registerfiles": "1"}
-ENGINE_KEYS = frozenset(IO_URING) | {"hipri"}
-
-
-def engine_options(ioengine: str = "libaio", io_poll: bool = False) -> dict[str, str]:
-    """fio's engine options for --ioengine/--io-poll (libaio: the PTS readings' engine)."""
-    if ioengine == "libaio":
-        return {"ioengine": "libaio"}
-    return IO_URING | ({"hipri": "1"} if io_poll else {})
-
 
 def timing_window_ms(runtime_s: int | None) -> int:
     """Window of a point's timing log: 0.1 % of the point (1 ms at 1 s points, 60 ms at the
@@ -354,6 +343,8 @@ class Fio:
         if callable(text):
             text = text(int(time.time() * 1000))
         job_path, json_path = out_dir / f"{name}.fio", out_dir / f"{name}.json"
+        if depths := rounded_depths(text, self.engine, self.version):
+            raise FioFailed(rounded_depth_error(depths, self.version))   # before any I/O
         job_path.write_text(self.placed(text), encoding="utf-8")
         argv = self.argv(json_path, job_path, histograms)
         (out_dir / f"{name}.cmd").write_text(json.dumps(argv) + "\n", encoding="utf-8")
