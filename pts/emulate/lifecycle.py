@@ -17,7 +17,6 @@ if it is bound to this instance's image (see system.detach_loop).
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import importlib
 import json
 import os
@@ -27,7 +26,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
@@ -136,16 +135,11 @@ def check_host() -> None:
 
 # ------------------------------------------------------------------------- state files
 
-@contextlib.contextmanager
-def locked() -> Iterator[None]:
-    """Serialise reaping and registration between processes (flock on STATE_ROOT/.lock)."""
+def locked(on_wait: Callable[[str], None] | None = None) -> contextlib.AbstractContextManager[None]:
+    """Serialise reaping and registration between processes (flock on STATE_ROOT/.lock);
+    on_wait is told who holds it if it is taken (see system.flocked)."""
     STATE_ROOT.mkdir(parents=True, exist_ok=True, mode=0o700)
-    with open(STATE_ROOT / ".lock", "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    return system.flocked(STATE_ROOT / ".lock", on_wait)
 
 
 def _write_state(inst: Instance) -> None:
@@ -330,23 +324,27 @@ def reap_stale(lock_held: bool = False) -> list[str]:
     return reaped
 
 
-def teardown(state_dir: Path, kill_daemon: bool = True) -> None:
+def teardown(state_dir: Path, kill_daemon: bool = True,
+             log: Callable[[str], None] = lambda message: None) -> None:
     """Loop device, then mount, then daemon, then files: each step tolerates being done.
 
     Call with the lock held (`stop`, `reap_stale`, the daemon's owner watchdog do).
+    `log` is told each step (the watchdog writes them to daemon.log).
     """
     inst = _read_state(state_dir)
     paths = _paths(state_dir.name)
     for device, backing in _our_loops(inst, paths["image"]):
-        system.detach_loop(device, backing)
-        system.wait_loop_released(device, backing, timeout=5.0)
+        log(f"detach {device} from {backing}: asked {system.detach_loop(device, backing)}")
+        log(f"{device} released: {system.wait_loop_released(device, backing, timeout=5.0)}")
     unmount_error = _try_unmount(paths["mount"])
+    log(f"unmount {paths['mount']}: {unmount_error or 'done'}")
     pid, pid_start = _daemon_process(state_dir, inst)
     if kill_daemon and pid:
         system.terminate(pid, pid_start)
     if unmount_error and _try_unmount(paths["mount"]):
         # Never rmtree through a live mount; the next reap will try again.
         raise EmulateError(f"cannot unmount {paths['mount']}: {unmount_error}")
+    log(f"remove {paths['backing']} and {state_dir}")
     with contextlib.suppress(FileNotFoundError):
         os.unlink(paths["backing"])
     shutil.rmtree(state_dir, ignore_errors=True)

@@ -7,11 +7,13 @@ Other processes on the machine have loop devices of their own.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import signal
 import subprocess
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 LOOP_CLR_FD = 0x4C01          # linux/loop.h
@@ -156,3 +158,53 @@ def _reap_child(pid: int) -> None:
         os.waitpid(pid, os.WNOHANG)
     except ChildProcessError:
         pass
+
+
+# ------------------------------------------------------------------------------ locks
+
+@contextlib.contextmanager
+def flocked(path: Path, on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
+    """Hold an exclusive flock on `path`; if it is taken, tell on_wait who holds it, then
+    when we got it. The descriptor is close-on-exec (Python's default), and the explicit
+    unlock frees the lock even if a fork kept a copy of the descriptor (flock locks belong
+    to the open file description, which a fork shares)."""
+    with open(path, "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            t0 = time.monotonic()
+            if on_wait:
+                on_wait(f"waiting for {path}, held by: {'; '.join(lock_holders(path))}")
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if on_wait:
+                on_wait(f"got {path} after {time.monotonic() - t0:.1f} s")
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def lock_holders(path: Path | str) -> list[str]:
+    """The /proc/locks lines on `path`'s inode ('->' lines wait for it), each with its
+    process's command line. The pid is the one that took the lock: a fork that inherited
+    the descriptor is not named."""
+    try:
+        st = os.stat(path)
+        lines = Path("/proc/locks").read_text().splitlines()
+    except OSError as exc:
+        return [f"(cannot tell: {exc})"]
+    inode = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    found = []
+    for line in lines:
+        fields = line.replace("->", "").split()
+        if inode in fields:
+            pid = fields[fields.index(inode) - 1]
+            found.append(f"{line.strip()} [pid {pid}: {_cmdline(pid)}]")
+    return found or ["(nobody in /proc/locks)"]
+
+
+def _cmdline(pid: str) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()[:200]
+    except (OSError, ValueError):
+        return "(gone)"
