@@ -8,6 +8,11 @@ device over a file in /dev/shm (tmpfs), attached with `losetup --find --show
 --direct-io=on`, the file filled once with written pages (a sparse tmpfs file reads its
 holes as the shared zero page, which would make reads nearly free). Both need root.
 
+How large (`fit`): SIZE, or less on a small host (at most 1/SHARE of MemAvailable and, for
+the loop device, of /dev/shm's free space), never below FLOOR: a host with less is refused
+at once, with the figures, before anything is written (a 1 GiB dd into a small /dev/shm
+failed only after the fill). `describe` says the size and why.
+
 Only devices this module made are touched: their names carry PREFIX, this controller's
 host name and process id (`tag`), so that a later run on the same controller can remove the
 leftovers of one that was killed (`clean_leftovers`: only files and null_blk devices with
@@ -19,6 +24,7 @@ an ssh:// drive, on the DUT's host.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shlex
@@ -38,6 +44,15 @@ NULL_BLK, TMPFS_LOOP = "null_blk", "tmpfs loop"
 # memory for the run on the small hosts CI uses.
 SIZE = 1 << 30
 FILL_BLOCK = 4 << 20
+# The smallest device made: 2x the data the heaviest ceiling job keeps in flight (1024 KiB
+# at TC 4 / QD 32 in the IOPS test: 128 MiB), so that each SEQ thread's slice (64 MiB) is
+# still twice its 32 MiB in flight, and still above the last-level cache a core sees on
+# most CPUs (tens of MiB). Below it the ceiling is refused, not measured on a toy device.
+FLOOR = 256 << 20
+# Of what is free, the device takes at most half (MemAvailable; /dev/shm's free space for
+# a loop device, whose file's pages are RAM as well): the run itself (Python, fio, the
+# report, the DUT's own buffers; in tests other devices' files in /dev/shm) needs the rest.
+SHARE = 2
 
 
 class RamDeviceError(RuntimeError):
@@ -51,6 +66,7 @@ class RamDevice:
     size: int                  # bytes
     backing: str | None = None     # the tmpfs file of a loop device
     config: str | None = None      # the configfs folder of a null_blk device
+    sized: str = ""                # why this size (`fit`): what was free on the host
 
 
 def tag(pid: int | None = None) -> str:
@@ -78,18 +94,61 @@ def choose(host: Host, root: str = "") -> tuple[str | None, str]:
                   "RAM-backed block device can be made on this host")
 
 
+def mem_available(host: Host, root: str = "") -> int | None:
+    """MemAvailable of /proc/meminfo in bytes (None: not given)."""
+    for line in host.read(root + "/proc/meminfo").splitlines():
+        name, _, rest = line.partition(":")
+        if name == "MemAvailable" and rest.split() and rest.split()[0].isdigit():
+            return int(rest.split()[0]) * 1024          # "kB" in /proc/meminfo is KiB
+    return None
+
+
+def shm_free(host: Host, log_file=None) -> int | None:
+    """Free bytes of /dev/shm (`df -Pk`: POSIX output, also busybox's; None: not given)."""
+    out = host.run(["df", "-Pk", SHM], log_file=log_file, check=False).stdout.splitlines()
+    fields = out[-1].split() if len(out) > 1 else []
+    return int(fields[3]) * 1024 if len(fields) > 3 and fields[3].isdigit() else None
+
+
+def _mib(n: int) -> str:
+    return f"{n / (1 << 20):,.0f} MiB"
+
+
+def fit(kind: str, mem: int | None, shm: int | None, wanted: int = SIZE) -> tuple[int, str]:
+    """(size, why) of a `kind` device from what is free (bytes; None: not known): at most
+    `wanted`, at most 1/SHARE of MemAvailable (and of /dev/shm's free space for a loop
+    device), in whole FILL_BLOCKs; RamDeviceError when that is below FLOOR."""
+    limits = [("MemAvailable", mem)] + ([(f"free in {SHM}", shm)] if kind == TMPFS_LOOP else [])
+    known = [(name, free) for name, free in limits if free is not None]
+    size = min([wanted] + [free // SHARE for _, free in known]) // FILL_BLOCK * FILL_BLOCK
+    free_text = ", ".join(f"{name} {_mib(free)}" for name, free in known) or "free memory unknown"
+    if size < FLOOR:
+        raise RamDeviceError(
+            f"too little memory for a {kind} device: {free_text}; the device takes at most "
+            f"1/{SHARE} of it, and at least {_mib(FLOOR)} is needed (free memory"
+            + (f" or grow {SHM}: mount -o remount,size=... {SHM}" if kind == TMPFS_LOOP else "")
+            + ", or run with --host-ceiling off)")
+    if size == wanted:
+        return size, f"{_mib(size)} ({free_text})"
+    return size, f"{_mib(size)}, 1/{SHARE} of the least free ({free_text}), not {_mib(wanted)}"
+
+
 def make(host: Host, log_file=None, size: int = SIZE, root: str = "") -> RamDevice:
-    """A RAM-backed device of `size` bytes, made now (RamDeviceError: why not)."""
+    """A RAM-backed device of up to `size` bytes, sized to what the host has free (`fit`),
+    made now (RamDeviceError: why not, before anything is written)."""
     if not is_root(host):
         raise RamDeviceError(f"not root on {host.name} (losetup and null_blk need root)")
     kind, why = choose(host, root)
     if kind is None:
         raise RamDeviceError(why)
+    size, sized = fit(kind, mem_available(host, root),
+                      shm_free(host, log_file) if kind == TMPFS_LOOP else None, size)
     try:
-        return _null_blk(host, log_file, size) if kind == NULL_BLK else \
+        made = _null_blk(host, log_file, size) if kind == NULL_BLK else \
             _tmpfs_loop(host, log_file, size)
     except ToolError as exc:
-        raise RamDeviceError(f"making a {kind} device failed: {exc}") from None
+        raise RamDeviceError(f"making a {kind} device of {sized} failed: {exc}") from None
+    return dataclasses.replace(made, sized=sized)
 
 
 def _write(host: Host, path: str, value: str, log_file) -> None:
@@ -106,9 +165,14 @@ def _null_blk(host: Host, log_file, size: int) -> RamDevice:
                             ("blocksize", "512"), ("power", "1")):
             _write(host, f"{folder}/{name}", value, log_file)
         path = f"/dev/nullb{host.read(f'{folder}/index', '?')}"
+        # devtmpfs makes the node after power=1 returns (in the QEMU guest it was not there
+        # 0.17 s later: dd then made a regular file in /dev and failed): wait up to 10 s
+        # for it, and dd never creates one (conv=nocreat)
+        host.run(["sh", "-c", 'n=0; while [ ! -b "$1" ] && [ $n -lt 200 ]; do sleep 0.05; '
+                  'n=$((n + 1)); done; test -b "$1"', "sh", path], log_file=log_file)
         host.run(["dd", "if=/dev/zero", f"of={path}", f"bs={FILL_BLOCK}",
-                  f"count={size // FILL_BLOCK}", "oflag=direct", "status=none"],
-                 log_file=log_file, timeout=300)
+                  f"count={size // FILL_BLOCK}", "oflag=direct", "conv=nocreat",
+                  "status=none"], log_file=log_file, timeout=300)
     except ToolError:
         _remove_null_blk(host, folder, log_file)
         raise
@@ -186,5 +250,5 @@ def clean_leftovers(host: Host, log_file=None) -> list[str]:
 
 
 def describe(dev: RamDevice) -> str:
-    return f"{dev.kind} {dev.path} ({dev.size >> 20} MiB" + (
-        f", backing file {shlex.quote(dev.backing)})" if dev.backing else ")")
+    return f"{dev.kind} {dev.path} ({dev.sized or _mib(dev.size)}" + (
+        f"; backing file {shlex.quote(dev.backing)})" if dev.backing else ")")

@@ -175,3 +175,91 @@ def test_a_loop_device_left_bound_to_a_removed_file_is_detached():
     assert found == [f"/dev/loop7 (/dev/shm/{dead}, removed)"]
     assert ["losetup", "-d", "/dev/loop7"] in host.ran
     assert not [a for a in host.ran if a[:2] == ["losetup", "-d"] and a[2] != "/dev/loop7"]
+
+
+MIB = 1 << 20
+
+
+@pytest.mark.parametrize("kind, mem, shm, size", [
+    # a large host: the full 1 GiB
+    (ramdev.TMPFS_LOOP, 24 << 30, 23 << 30, ramdev.SIZE),
+    # the QEMU guest (-m 2G, /dev/shm half of it): 1/2 of 990 MiB, in 4 MiB blocks: 492 MiB
+    (ramdev.TMPFS_LOOP, 1600 * MIB, 990 * MIB, 492 * MIB),
+    # null_blk does not live in /dev/shm: only MemAvailable counts (1600 / 2 = 800 MiB)
+    (ramdev.NULL_BLK, 1600 * MIB, 100 * MIB, 800 * MIB),
+    (ramdev.NULL_BLK, 514 * MIB, None, 256 * MIB),        # 257 -> 256 MiB: the floor itself
+    (ramdev.TMPFS_LOOP, None, None, ramdev.SIZE)])        # nothing known: as before
+def test_the_ram_device_is_sized_to_what_the_host_has_free(kind, mem, shm, size):
+    got, why = ramdev.fit(kind, mem, shm)
+    assert got == size
+    assert why.startswith(f"{size // MIB:,} MiB")
+    assert (", not 1,024 MiB" in why) == (size < ramdev.SIZE)
+
+
+@pytest.mark.parametrize("kind, mem, shm, names", [
+    (ramdev.TMPFS_LOOP, 8 << 30, 400 * MIB, "free in /dev/shm 400 MiB"),
+    (ramdev.NULL_BLK, 500 * MIB, 8 << 30, "MemAvailable 500 MiB")])
+def test_too_little_free_memory_is_refused_with_the_figures(kind, mem, shm, names):
+    with pytest.raises(ramdev.RamDeviceError) as err:
+        ramdev.fit(kind, mem, shm)
+    assert names in str(err.value) and "at least 256 MiB" in str(err.value)
+    assert "--host-ceiling off" in str(err.value)
+
+
+class TreeHost:
+    """A root host over a constructed tree (/proc/meminfo, /dev/shm's `df -Pk`) that keeps
+    what `make` ran and answers each command as the tools would."""
+    remote, name = "constructed", "constructed host"
+
+    def __init__(self, root, shm_kib: int):
+        self.root, self.shm_kib, self.ran = root, shm_kib, []
+
+    def run(self, argv, log_file=None, check=True, timeout=None):
+        self.ran.append(argv)
+        out = {"id": "0\n", "losetup": "/dev/loop5\n",
+               "df": f"Filesystem 1024-blocks Used Available Capacity Mounted on\n"
+                     f"tmpfs 9999999 0 {self.shm_kib} 0% /dev/shm\n"}.get(argv[0], "")
+        return type("R", (), {"stdout": out})
+
+    def read(self, path, default=""):
+        return LOCAL.read(self.root + path if not path.startswith(self.root) else path, default)
+
+    def exists(self, path):
+        return LOCAL.exists(path)
+
+
+def meminfo(tmp_path, root, mem_kib):
+    (tmp_path / "proc" / "meminfo").write_text(
+        f"MemTotal:        2000000 kB\nMemFree:          900000 kB\n"
+        f"MemAvailable:    {mem_kib} kB\n")
+
+
+def test_make_sizes_the_loop_device_and_refuses_before_writing(tmp_path):
+    root = tree(tmp_path, False, "tmpfs")
+    meminfo(tmp_path, root, 1600 * 1024)                  # 1600 MiB available
+    host = TreeHost(root, 990 * 1024)                     # 990 MiB free in /dev/shm
+    dev = ramdev.make(host, root=root)
+    assert (dev.kind, dev.path, dev.size) == (ramdev.TMPFS_LOOP, "/dev/loop5", 492 * MIB)
+    (dd,) = [a for a in host.ran if a[0] == "dd"]
+    assert f"bs={ramdev.FILL_BLOCK}" in dd and f"count={492 // 4}" in dd
+    assert "492 MiB, 1/2 of the least free (MemAvailable 1,600 MiB, free in /dev/shm 990 MiB)" \
+        in ramdev.describe(dev)
+    small = TreeHost(root, 300 * 1024)
+    with pytest.raises(ramdev.RamDeviceError, match="free in /dev/shm 300 MiB"):
+        ramdev.make(small, root=root)
+    assert [a[0] for a in small.ran] == ["id", "df"]      # no dd, no losetup: nothing written
+
+
+def test_make_sizes_null_blk_to_memavailable_in_mib(tmp_path):
+    root = tree(tmp_path, True, None)
+    meminfo(tmp_path, root, 700 * 1024)                   # 700 MiB -> 350 -> 348 MiB
+    host = TreeHost(root, 0)                              # /dev/shm does not count
+    dev = ramdev.make(host, root=root)
+    assert (dev.kind, dev.size) == (ramdev.NULL_BLK, 348 * MIB)
+    size_write = next(a for a in host.ran if a[0] == "sh" and a[-1].endswith("/size"))
+    assert size_write[-2] == "348"                         # configfs size is in MiB
+    assert "df" not in [a[0] for a in host.ran]
+    # dd only once the node is there (devtmpfs makes it after power=1), never making a file
+    wait = next(i for i, a in enumerate(host.ran) if a[0] == "sh" and "test -b" in a[2])
+    dd = next(i for i, a in enumerate(host.ran) if a[0] == "dd")
+    assert wait < dd and "conv=nocreat" in host.ran[dd]
