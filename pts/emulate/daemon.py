@@ -48,10 +48,13 @@ def main(argv: list[str] | None = None) -> int:
     watchdog = OwnerWatchdog(state_dir, state, mods)
     if state.get("owner_pid"):
         threading.Thread(target=watchdog.run, name="owner-watchdog", daemon=True).start()
-    _serve(state, mods)
-    # Unmounting ends _serve; if the watchdog did that, let it finish removing the files
-    # (daemon threads die with the interpreter).
-    watchdog.wait_if_busy()
+    try:
+        _serve(state, mods)
+    finally:
+        # Unmounting ends _serve, and a teardown before the mount makes it fail (the owner
+        # killed while starting us); either way let the watchdog finish removing the files:
+        # daemon threads die with the interpreter (seen: a state dir left half removed).
+        watchdog.wait_if_busy()
     return 0
 
 

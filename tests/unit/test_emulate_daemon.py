@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+
 from pts.emulate import daemon, lifecycle
 from tests.support.helpers import REPO
 
@@ -126,3 +128,31 @@ def test_teardown_reports_each_step(tmp_path, monkeypatch):
     assert steps == [f"unmount {state_dir / 'mnt'}: done",
                      f"remove {backing} and {state_dir}"]
     assert not state_dir.exists() and not backing.exists()
+
+
+def test_a_failed_serve_still_lets_the_watchdog_finish(tmp_path, monkeypatch):
+    """The owner killed while the daemon starts: the watchdog removes the mount point and
+    the mount fails; the daemon must not exit (killing the watchdog) before it is done."""
+    (tmp_path / "state.json").write_text(json.dumps({"owner_pid": 12345, "serial": "EMUX"}))
+    waited = []
+
+    class Watchdog:
+        def __init__(self, state_dir, state, mods) -> None:
+            pass
+
+        def run(self) -> None:
+            pass
+
+        def wait_if_busy(self) -> None:
+            waited.append(True)
+
+    def serve(state, mods):
+        raise RuntimeError("bad mount point (made up by the test)")
+
+    monkeypatch.setattr(daemon.os, "fork", lambda: 0)
+    monkeypatch.setattr(daemon.os, "setsid", lambda: None)
+    monkeypatch.setattr(daemon, "OwnerWatchdog", Watchdog)
+    monkeypatch.setattr(daemon, "_serve", serve)
+    with pytest.raises(RuntimeError, match="bad mount point"):
+        daemon.main([str(tmp_path)])
+    assert waited == [True]
