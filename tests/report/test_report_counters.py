@@ -10,6 +10,7 @@ from reportlab.platypus import Paragraph
 from pts.report import render
 from pts.report.pages import registry
 from pts.report.pages.counters import EMULATOR_TITLE, GENERIC_TITLE
+from pts.stored import waf
 from pts.stored.data import load_run
 from pts.stored.model import RunFolderError
 from tests.support.helpers import pdf_text
@@ -54,6 +55,21 @@ def test_title_and_hand_computed_interval_waf(emulated_pdf):
     # cumulative 930,000 / 700,000 = 1.33; 700,000 x 4096 B = 2.867 GB, 930,000 -> 3.809 GB.
     assert "after round 2 2.867 3.809 2.70 1.33 40 45 12" in pdf_text(emulated_pdf, layout=True)
     assert "not drive measurements" in text
+
+
+@pytest.mark.needs("pdftotext")
+def test_page_one_gives_each_test_its_waf(emulated_pdf, tmp_path):
+    """Issue 33 §3: page 1's Test results table has the test's WAF from the drive's counters
+    (after the purge to its last step: 2,525,000 NAND / 1,200,000 host pages = 2.10), the
+    same figure as the counters page's and the export's; "-" where no counter reports it."""
+    row = "IOPS Steady state reached at round 7 (window 3..7) 7 3..7 "
+    assert row + "2.10 Device under test" in pdf_text(emulated_pdf)
+    folder = emulated_pdf.parent
+    (test,) = load_run(folder).tests
+    assert f"{waf.of_test(load_run(folder), test).value:.2f}" == "2.10"
+    assert "WAF 2.10 " in pdf_text(emulated_pdf)                 # the counters page's line
+    plain = render(build_run(tmp_path / "plain"))              # no device_counters at all
+    assert row + "- Device under test" in pdf_text(plain)
 
 
 @pytest.mark.needs("pdftotext")

@@ -26,7 +26,7 @@ from pts.report.renderers.layout import (
     para,
 )
 from pts.results import records
-from pts.stored import fmt, purge_check, report_fields
+from pts.stored import fmt, purge_check, report_fields, waf
 from pts.stored import platform_rows as platform_table
 from pts.stored.model import RunView, TestResult
 
@@ -98,9 +98,17 @@ def tests_table(run: RunView) -> Flowable:
     if not run.tests:
         return para("No test recorded in the ledger.")
     rows = [(t.title, t.status, _extent(t),
-             "" if t.window is None else f"{t.window[0]}..{t.window[1]}") for t in run.tests]
-    widths = [25 * mm, CONTENT_WIDTH - 61 * mm, 16 * mm, 20 * mm]
-    return grid_table(("Test", "Status", "Rounds", "Window"), rows, widths)
+             "" if t.window is None else f"{t.window[0]}..{t.window[1]}", _waf(run, t))
+            for t in run.tests]
+    widths = [25 * mm, CONTENT_WIDTH - 75 * mm, 16 * mm, 20 * mm, 14 * mm]
+    return grid_table(("Test", "Status", "Rounds", "Window", "WAF"), rows, widths)
+
+
+def _waf(run: RunView, test: TestResult) -> str:
+    """The test's write amplification from the drive's own counters (its counters page says
+    from which, and why not where it is "-"): issue 33 §3."""
+    found = waf.of_test(run, test).value
+    return "-" if found is None else f"{found:.2f}"
 
 
 def _extent(test: TestResult) -> str:
