@@ -92,11 +92,11 @@ def wait_until_clean(inst: lifecycle.Instance, timeout: float) -> list[str]:
 
 
 def explain(inst: lifecycle.Instance) -> str:
-    """For a failed cleanup: the tail of the instance's daemon.log (the watchdog logs each
-    teardown step there) and who holds the emulator's lock, per /proc/locks."""
+    """For a failed cleanup: the instance's daemon.log, its start and its end (the watchdog
+    logs each teardown step there), and who holds the emulator's lock, per /proc/locks."""
     try:
-        log = (Path(inst.state_dir) / "daemon.log").read_text(errors="replace")
-        tail = log.splitlines()[-40:]
+        lines = (Path(inst.state_dir) / "daemon.log").read_text(errors="replace").splitlines()
+        tail = lines if len(lines) <= 50 else [*lines[:10], "[...]", *lines[-40:]]
     except OSError as exc:
         tail = [f"(no daemon.log: {exc})"]
     holders = system.lock_holders(lifecycle.STATE_ROOT / ".lock")
@@ -338,4 +338,5 @@ def test_cli_start_list_stats_stop():
     finally:
         stopped = cli("stop", data["device"])
     assert stopped.returncode == 0, stopped.stderr
-    assert leftovers(lifecycle.Instance.from_dict(data)) == []
+    inst = lifecycle.Instance.from_dict(data)
+    assert leftovers(inst) == [], explain(inst)
