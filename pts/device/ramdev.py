@@ -61,7 +61,7 @@ class RamDeviceError(RuntimeError):
 
 @dataclass(frozen=True)
 class RamDevice:
-    path: str                  # /dev/loopN or /dev/nullbN
+    path: str                  # /dev/loopN, or null_blk's /dev/<folder> (/dev/nullbN)
     kind: str                  # NULL_BLK or TMPFS_LOOP
     size: int                  # bytes
     backing: str | None = None     # the tmpfs file of a loop device
@@ -164,12 +164,16 @@ def _null_blk(host: Host, log_file, size: int) -> RamDevice:
         for name, value in (("size", str(size >> 20)), ("memory_backed", "1"),
                             ("blocksize", "512"), ("power", "1")):
             _write(host, f"{folder}/{name}", value, log_file)
-        path = f"/dev/nullb{host.read(f'{folder}/index', '?')}"
-        # devtmpfs makes the node after power=1 returns (in the QEMU guest it was not there
-        # 0.17 s later: dd then made a regular file in /dev and failed): wait up to 10 s
-        # for it, and dd never creates one (conv=nocreat)
-        host.run(["sh", "-c", 'n=0; while [ ! -b "$1" ] && [ $n -lt 200 ]; do sleep 0.05; '
-                  'n=$((n + 1)); done; test -b "$1"', "sh", path], log_file=log_file)
+        # The disk's name: the configfs folder's since Linux 6.0 (null_blk "Use configfs dir
+        # name as the device name"; the QEMU guest's 6.1: /dev/pts-ceiling-...), nullb<index>
+        # before. devtmpfs makes the node after power=1 returns: wait for either (200 x
+        # 50 ms), and dd never creates a file (conv=nocreat: a missing node once left a
+        # regular file /dev/nullb0 and failed).
+        names = (f"/dev/{os.path.basename(folder)}",
+                 f"/dev/nullb{host.read(f'{folder}/index', '?')}")
+        path = host.run(["sh", "-c", 'n=0; while [ $n -lt 200 ]; do for d; do [ ! -b "$d" ] || '
+                         '{ echo "$d"; exit 0; }; done; sleep 0.05; n=$((n + 1)); done; exit 1',
+                         "sh", *names], log_file=log_file).stdout.strip()
         host.run(["dd", "if=/dev/zero", f"of={path}", f"bs={FILL_BLOCK}",
                   f"count={size // FILL_BLOCK}", "oflag=direct", "conv=nocreat",
                   "status=none"], log_file=log_file, timeout=300)

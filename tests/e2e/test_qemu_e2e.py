@@ -97,6 +97,31 @@ def test_iops_run_identity(guest):
     assert device["capacity_bytes"] == DISK_BYTES and device["transport"] == "nvme"
 
 
+def test_iops_run_measured_its_host_ceiling_on_null_blk_and_removed_it(guest):
+    """Issue 33 §1 on a kernel with null_blk (the guest loads it with nr_devices=0 and mounts
+    configfs): the suite run with --host-ceiling auto made its RAM device through
+    /sys/kernel/config/nullb, sized to the guest's memory, ran the IOPS test's heaviest
+    points on it before the purge (each figure fio's own), and left nothing behind."""
+    (c,) = guest.ledger("host_ceiling")
+    assert c["error"] is None and c["device"] == "null_blk", c
+    assert c["seconds"] == 1
+    assert [(p["label"], p["block_size"]) for p in c["points"]] == [
+        ("RND 4KiB 0/100", 4096), ("RND 64KiB 100/0", 65536)]
+    for p in c["points"]:
+        job = json.loads((guest.run_folder() / p["raw"]).read_text())["jobs"][0]
+        assert job["job options"]["bs"] == str(p["block_size"])
+        assert job["job options"]["rw"] == p["rw"]
+        assert p["iops"] > 0
+        assert p["iops"] == pytest.approx(job["read"]["iops"] + job["write"]["iops"], rel=1e-9)
+        assert p["mbps"] == pytest.approx(
+            (job["read"]["bw_bytes"] + job["write"]["bw_bytes"]) / 1e6, rel=1e-9)
+    made = re.search(r"host ceiling: null_blk (/dev/\S+) \(([\d,]+) MiB", guest.text("suite"))
+    assert made, guest.text("suite")[-4000:]
+    print(f"\nhost ceiling in guest: {made.group(0)}; {c['points']}")
+    # the device is gone after the run: no configfs folder, no /dev/nullbN
+    assert (guest.out / "nullb-after").read_text().split() == []
+
+
 def test_iops_run_captured_the_pci_function(guest):
     """The guest's /dev/nvme0n1 sits under a real (emulated) PCI function: the platform
     block names it and its interrupt vectors; the link values are those sysfs shows (null

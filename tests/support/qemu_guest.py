@@ -89,8 +89,14 @@ run sanitize @PTS_IOPS@ @COMMON@ --purge sanitize --reports-dir /tmp/share/refus
     --junitxml=/tmp/share/sanitize.xml &
 sata refused2 sanitize                 # no ATA SANITIZE feature set: refused
 wait
+# The one guest run with a host ceiling: on null_blk (image.py loads it, init.sh mounts
+# configfs), the device sized to the guest's memory; what is left of it after the run:
 run suite @PTS_IOPS@ @COMMON@ --purge auto --reports-dir /tmp/share/reports \
-    --junitxml=/tmp/share/suite.xml
+    --junitxml=/tmp/share/suite.xml --host-ceiling auto
+{ find /sys/kernel/config/nullb -mindepth 1 -maxdepth 1 -type d
+  for f in /dev/nullb* /dev/pts-ceiling-*; do [ ! -e "$f" ] || ls -ld "$f"; done
+} > $O/nullb-after 2>&1
+grep MemAvailable /proc/meminfo > $O/meminfo-after
 # Over-temperature threshold 300 K, below QEMU's constant 323 K: the controller then reports
 # critical warning bit 1 (temperature) in its SMART log, as a hot drive would.
 run hot-threshold nvme set-feature /dev/nvme0 --feature-id=4 --value=300

@@ -219,6 +219,8 @@ class TreeHost:
         out = {"id": "0\n", "losetup": "/dev/loop5\n",
                "df": f"Filesystem 1024-blocks Used Available Capacity Mounted on\n"
                      f"tmpfs 9999999 0 {self.shm_kib} 0% /dev/shm\n"}.get(argv[0], "")
+        if argv[0] == "sh" and "for d;" in argv[2]:        # null_blk's node: the first name
+            out = argv[4] + "\n"
         return type("R", (), {"stdout": out})
 
     def read(self, path, default=""):
@@ -259,7 +261,10 @@ def test_make_sizes_null_blk_to_memavailable_in_mib(tmp_path):
     size_write = next(a for a in host.ran if a[0] == "sh" and a[-1].endswith("/size"))
     assert size_write[-2] == "348"                         # configfs size is in MiB
     assert "df" not in [a[0] for a in host.ran]
-    # dd only once the node is there (devtmpfs makes it after power=1), never making a file
-    wait = next(i for i, a in enumerate(host.ran) if a[0] == "sh" and "test -b" in a[2])
+    # dd only once the node is there (devtmpfs makes it after power=1), never making a file;
+    # its name is the configfs folder's (Linux >= 6.0) or nullb<index> (older)
+    wait = next(i for i, a in enumerate(host.ran) if a[0] == "sh" and "for d;" in a[2])
+    assert host.ran[wait][4:] == [f"/dev/{ramdev.tag()}", "/dev/nullb?"]
     dd = next(i for i, a in enumerate(host.ran) if a[0] == "dd")
-    assert wait < dd and "conv=nocreat" in host.ran[dd]
+    assert wait < dd and "conv=nocreat" in host.ran[dd] and dev.path == f"/dev/{ramdev.tag()}"
+    assert f"of=/dev/{ramdev.tag()}" in host.ran[dd]

@@ -2,7 +2,7 @@
 
 The kernel is Debian's own (the package linux-image-amd64 depends on), fetched with
 `apt-get download` and unpacked with `dpkg -x`; it is never installed on the host. The
-initramfs holds a static busybox, the modules the guest needs (NVMe, virtio-pci, 9p) and
+initramfs holds a static busybox, the modules the guest needs (NVMe, virtio-pci, 9p, ...) and
 init.sh as /init. It is keyed by a hash of everything that goes into it, so editing init.sh
 builds a new one on the next run while an unchanged set-up reuses the cached file.
 
@@ -33,8 +33,14 @@ BUSYBOX = Path("/bin/busybox")
 # What the guest loads, in this order (dependencies are added by modprobe --show-depends).
 # NVMe, 9p; SATA (AHCI, libata) and SCSI (virtio-scsi) disks with the SCSI disk and generic
 # drivers (tests/e2e/test_qemu_sata_sas.py).
+# null_blk (with configfs): the host ceiling's RAM device (pts.device.ramdev), made through
+# /sys/kernel/config/nullb, which init.sh mounts.
 MODULES = ("virtio_pci", "nvme", "9pnet_virtio", "9p", "ahci", "virtio_scsi", "sd_mod", "sg",
-           "dm_mod", "raid1")      # device-mapper (LVM, dm-linear) and MD RAID1: real holders
+           "dm_mod", "raid1",      # device-mapper (LVM, dm-linear) and MD RAID1: real holders
+           "null_blk")
+# insmod parameters: null_blk makes /dev/nullb0 (250 GiB, not memory backed) at load unless
+# told nr_devices=0; the suite makes its own through configfs.
+MODULE_PARAMS = {"null_blk": "nr_devices=0"}
 BUILD_VERSION = "1"     # bump when the layout of the initramfs changes
 
 # tool -> Debian package that provides it
@@ -164,7 +170,8 @@ def _unpack_kernel(package: str, version: str, kdir: Path) -> None:
 
 def _initramfs_key(version: str) -> str:
     h = hashlib.sha256()
-    for part in (BUILD_VERSION, version, " ".join(MODULES)):
+    params = repr(sorted(MODULE_PARAMS.items()))
+    for part in (BUILD_VERSION, version, " ".join(MODULES), params):
         h.update(part.encode() + b"\0")
     h.update(INIT_SCRIPT.read_bytes())
     h.update(_file_digest(BUSYBOX).encode())
@@ -198,7 +205,8 @@ def _build_initramfs(kroot: Path, version: str, target: Path) -> None:
             rel = f.relative_to(kroot)
             (root / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(f, root / rel)
-            order.append(f"/{rel}")
+            params = MODULE_PARAMS.get(f.name.split(".")[0].replace("-", "_"), "")
+            order.append(f"/{rel} {params}".rstrip())
         (root / "etc" / "modules.load").write_text("\n".join(order) + "\n")
         shutil.copy2(INIT_SCRIPT, root / "init")
         os.chmod(root / "init", 0o755)

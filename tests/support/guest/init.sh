@@ -1,8 +1,9 @@
 #!/bin/busybox sh
 # /init of the snia-pts QEMU test guest (tests/support/guest; packed into the initramfs by image.py).
 #
-# Loads the modules, mounts the host's / read-only over 9p (tag hostroot) at /newroot with
-# proc/sys/dev and tmpfs on /run, /tmp and /dev/shm, mounts the writable 9p share (tag share)
+# Loads the modules (null_blk without a device), mounts the host's / read-only over 9p (tag
+# hostroot) at /newroot with proc, sys (configfs at sys/kernel/config), dev and tmpfs on /run,
+# /tmp and /dev/shm, mounts the writable 9p share (tag share)
 # at /newroot/tmp/share and runs `sh /tmp/share/guest.sh` chrooted there. Leaves in the share:
 #   ready       /proc/uptime when the script starts
 #   guest.log   the script's stdout+stderr (also on the console)
@@ -34,8 +35,8 @@ retry() {   # retry N CMD...: up to N tries 50 ms apart
     done
 }
 
-while read -r m; do
-    insmod "$m" || say "insmod $m failed"
+while read -r m params; do     # params: image.py's MODULE_PARAMS (word-split on purpose)
+    insmod "$m" $params || say "insmod $m $params failed"
 done < /etc/modules.load
 
 O9P=trans=virtio,version=9p2000.L,msize=512000
@@ -45,6 +46,8 @@ retry 100 mount -t 9p -o $O9P,cache=loose,ro hostroot /newroot ||
     fatal "cannot mount the 9p tag hostroot (virtio-pci/9p modules: $(lsmod | cut -d' ' -f1 | tr '\n' ' '))"
 mount -t proc proc /newroot/proc
 mount -t sysfs sysfs /newroot/sys
+# configfs: null_blk's devices are made there (the host ceiling, pts.device.ramdev)
+mount -t configfs configfs /newroot/sys/kernel/config || say "no configfs"
 mount -t devtmpfs devtmpfs /newroot/dev
 mkdir -p /newroot/dev/pts /newroot/dev/shm
 mount -t devpts devpts /newroot/dev/pts
