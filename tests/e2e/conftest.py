@@ -12,6 +12,7 @@ then wait for its end. PTS_TEST_GUEST=in-turn boots it when its first test comes
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -39,6 +40,14 @@ class EarlyGuest:
     def __init__(self, share):
         self.share, self.inst, self.guest, self.error = share, None, None, None
         self.started = time.monotonic()
+        # What the thread imports is imported here, before it starts: two threads importing
+        # at once can see a half-run module (the emulator daemon's watchdog thread died of
+        # it: dataclasses read a half-run typing, 8 in 40 daemons; pts/emulate/daemon.py)
+        from pts import emulate  # noqa: F401
+        from tests.support import qemu_guest  # noqa: F401
+        from tests.support.guest import image  # noqa: F401
+        with contextlib.suppress(ImportError):      # mfusepy: its absence is the boot's to say
+            from pts.emulate import fusefs  # noqa: F401
         self.thread = threading.Thread(target=self._boot, name="qemu-guest", daemon=True)
         self.thread.start()
 

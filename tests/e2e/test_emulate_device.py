@@ -248,17 +248,20 @@ def test_start_stop_leaves_nothing_behind():
     assert lifecycle.find(inst.device) is None
 
 
-def test_failed_start_leaves_nothing_behind(monkeypatch):
+def test_failed_start_leaves_nothing_behind():
+    """A start whose daemon cannot start (its python is /bin/false) removes what it made. It
+    runs in a child process: patching this process's sys.executable would also fail the QEMU
+    guest's start, which may run in a thread of this session at the same moment."""
     lifecycle.STATE_ROOT.mkdir(parents=True, exist_ok=True)
     before = set(os.listdir(lifecycle.STATE_ROOT))
-    # this session's others (the QEMU guest's emulated SSD, booting in the background)
-    others = [i for i in lifecycle.list_instances() if i.owner_pid == os.getpid()]
-    monkeypatch.setattr(sys, "executable", "/bin/false")      # the daemon cannot start
-    with pytest.raises(lifecycle.EmulateError, match="daemon failed to start"):
-        lifecycle.start("32M", "fast")
-    monkeypatch.undo()
-    ours = [i for i in lifecycle.list_instances() if i.owner_pid == os.getpid()]
-    assert ours == others
+    code = ("import json, os, sys; from pts.emulate import lifecycle; sys.executable = "
+            "'/bin/false'\ntry:\n    lifecycle.start('32M', 'fast')\nexcept lifecycle.EmulateError"
+            " as exc:\n    print(json.dumps({'pid': os.getpid(), 'error': str(exc)}))\n")
+    child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           cwd=REPO, timeout=120)
+    failed = json.loads(child.stdout or "{}")
+    assert "daemon failed to start" in failed.get("error", ""), child.stdout + child.stderr
+    assert not [i for i in lifecycle.list_instances() if i.owner_pid == failed["pid"]]
     after = set(os.listdir(lifecycle.STATE_ROOT))
     assert not [f for f in os.listdir(lifecycle.BACKING_DIR)
                 if f.startswith("snia-pts-EMU") and f[9:-4] not in after | before]
