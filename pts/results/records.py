@@ -16,8 +16,7 @@ from typing import Any, ClassVar
 from pts.results.parameters import current as current_parameters
 from pts.results.parameters import typed as typed_parameters
 
-# test_end statuses
-STEADY, NOT_STEADY, COMPLETE = "steady", "not_steady", "complete"
+STEADY, NOT_STEADY, COMPLETE = "steady", "not_steady", "complete"      # test_end statuses
 HEALTH_FAILURE = "device_health_failure"
 INTERRUPTED, ERROR = "interrupted", "error"
 # A test ended with one of these is finished: --resume does not run it again.
@@ -356,6 +355,7 @@ class XsrGroup(Record):
     recovery_s: float | None        # after the switch into this group (None: group 1 or never)
     recovered: bool | None          # None for group 1
     raw: str
+    host_bound: dict | None = None  # the group's whole-run figure, as a point's (ceiling)
 
 
 @dataclass(frozen=True, kw_only=True)

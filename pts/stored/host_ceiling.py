@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pts.results import records
 from pts.stored import fmt
 from pts.stored.ledger_view import float_or_none, int_or_none
 from pts.stored.model import PointView, RunView, TestResult
@@ -93,7 +94,8 @@ class HostBound:
     window: tuple[BoundPoint, ...]     # host-bound points of the measurement window
     window_points: int                 # points of the measurement window (M of "N of M")
     outside: int                       # host-bound points outside the window
-    rounds: tuple[int, int] | None = None   # the measurement window (None: WSAT, none)
+    rounds: tuple[int, int] | None = None   # the measurement window (None: WSAT, XSR, none)
+    unit: str = "points"               # what window_points counts (XSR: "access groups")
 
     def by(self) -> dict[str, int]:
         """How many window points are host-bound by each measure, in a fixed order."""
@@ -155,6 +157,17 @@ def of_test(test: TestResult) -> HostBound:
         b = bound(test.result.get("host_bound"), None, "0/100", None, "WSAT result")
         if b is not None:
             inside.append(b)
+    groups = {g.group: g for g in test.recovery if isinstance(g, records.XsrGroup)}
+    for g in groups.values():             # XSR: each access group's whole-run figure (the
+        count += 1                        # last record of a group run again wins)
+        label = f"Group {g.group}: {str(g.pattern).upper()} " \
+            f"{fmt.block_size(g.block_size).replace(' ', '')} W"
+        b = bound(g.host_bound, None, "0/100", g.block_size, label)
+        if b is not None:
+            inside.append(b)
+    if groups:
+        return HostBound(test.name, test.title, ceiling(test), tuple(inside), count, outside,
+                         None, "access groups")
     return HostBound(test.name, test.title, ceiling(test), tuple(inside), count, outside,
                      test.window)
 
@@ -176,6 +189,10 @@ def warning_text(hb: HostBound) -> str | None:
     if not hb.window:
         return None
     by = ", ".join(f"by {k}: {n}" for k, n in hb.by().items())
+    if hb.unit != "points":               # XSR: no result table carries the marks
+        return (f"Host-bound: {len(hb.window)} of {hb.window_points} {hb.unit} of {hb.title} "
+                f"are host-bound ({by}): their figures may be the host's, not the drive's "
+                "(its Host Ceiling page lists them with both figures)")
     if hb.rounds is None and all(b.round is None for b in hb.window):     # WSAT's result
         return (f"Host-bound: the result of {hb.title} is host-bound ({by}): its figures may "
                 "be the host's, not the drive's (its Host Ceiling page gives both figures)")

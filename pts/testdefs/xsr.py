@@ -29,7 +29,7 @@ from pts.config.settings import Settings
 from pts.config.spec import format_size
 from pts.config.spec_recovery import XsrGroup
 from pts.device.identity import BlockDevice, active_range_bytes
-from pts.procedure import plan, resume
+from pts.procedure import ceiling, plan, resume
 from pts.procedure.rounds import Outcome
 from pts.procedure.runner import recorded_test
 from pts.results import records
@@ -67,6 +67,17 @@ def job(settings: Settings, gp: GroupPlan, prefix: str, ar: int) -> Job:
     base = make(f"xsr-g{gp.number}", 0, gp.group.block_size, x.queue_depth, x.thread_count,
                 gp.seconds, ar)
     return Job(**{**base.__dict__, "logs": Logs(prefix, ms, ms)})
+
+
+def ceiling_shapes(settings: Settings, ar: int) -> list[ceiling.Shape]:
+    """The host ceiling's jobs (issue 33 §1): one per access pattern of the groups (SEQ
+    1024 KiB, RND 8 KiB), each the group's own job at the test's TC x QD."""
+    x, seen = settings.spec.xsr, {}
+    for gp in groups(settings):
+        seen.setdefault((gp.group.pattern, gp.group.block_size), gp)
+    return [ceiling.Shape(gp.label.split(": ", 1)[1], gp.group.block_size,
+                          x.thread_count * x.queue_depth, job(settings, gp, "", ar))
+            for gp in seen.values()]
 
 
 def parameters(settings: Settings, ar: int) -> dict:
@@ -158,6 +169,7 @@ def group_problems(gp: GroupPlan, found: list[fio_logs.Interval], seconds: int) 
 
 def _body(run: Run, ar: int) -> Outcome:
     done = _resume_point(run)
+    ceiling.measure(run, TEST, ceiling_shapes(run.settings, ar), going_on=bool(done))
     if not done:
         prepare.prepare(run, TEST, ar, None)
     plans = groups(run.settings)
@@ -233,7 +245,9 @@ def _group(run: Run, gp: GroupPlan, ar: int, offset: float) -> list[str]:
         seconds=gp.seconds, intervals=len(found), end_tp_mbps=tps[-1] if tps else 0.0,
         final_level_mbps=rec.final_level, peak_lat_mean_us=peak_art,
         peak_clat_max_us=peak_mrt, recovery_s=None if first else rec.seconds,
-        recovered=None if first else rec.recovered, raw=run.relative(res.json_path)))
+        recovered=None if first else rec.recovered, raw=run.relative(res.json_path),
+        host_bound=ceiling.mark(run, TEST, fields.basic(res.summary) | {
+            "block_size": gp.group.block_size})))
     after = "" if first else f"; recovery {rec.text()}"
     run.write(f"[pts {TEST}] {gp.label}: {len(found)} intervals, end TP "
               f"{tps[-1] if tps else 0:,.1f} MB/s, final level {rec.final_level:,.1f} MB/s"
@@ -252,7 +266,8 @@ def plan_lines(settings: Settings, device: BlockDevice) -> list[str]:
     spec_total = sum(g.hours for g in x.groups) * 3600
     lines = [f"{TITLE} test ({x.clause})",
              *plan.setup_lines(settings, device, x.thread_count, x.queue_depth),
-             "WIPC: none: the test starts from the purged drive"]
+             "WIPC: none: the test starts from the purged drive",
+             *ceiling.shapes_plan_lines(settings, ceiling_shapes(settings, ar))]
     for gp in plans:
         j = job(settings, gp, str(Path("RUN_DIR", "raw", TEST, f"group-{gp.number}",
                                        f"g{gp.number}")), ar)

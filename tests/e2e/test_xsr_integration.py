@@ -3,6 +3,7 @@
 TP/ART/MRT per interval, the SEQ -> RND fall and the RND -> SEQ recovery with a recovery
 time, the report's pages. About 2.5 min."""
 
+import json
 import math
 
 import pytest
@@ -19,7 +20,8 @@ pytestmark = [pytest.mark.slow,
 def xsr(tmp_path_factory):
     reports = tmp_path_factory.mktemp("xsr") / "reports"
     return run_pts("emulated:64M:4kn", reports, "-k", "xsr", "--point-seconds", "2",
-                   "--time-scale", "0.0015", *IO_URING_ARGS, timeout=400)
+                   "--time-scale", "0.0015", "--host-ceiling", "auto", *IO_URING_ARGS,
+                   timeout=400)
 
 
 def test_xsr_three_groups_with_intervals(xsr):
@@ -91,3 +93,28 @@ def test_report_headers_state_what_ran(xsr):
 def test_every_fio_run_used_io_uring(xsr):
     """`--ioengine io_uring` (issue 33 §2): every job file and fio JSON of the run."""
     check_io_uring(xsr)
+
+
+def test_host_ceiling_runs_the_groups_patterns_and_judges_each_group(xsr):
+    """Issue 33 §1 for XSR: before the purge, one ceiling job per access pattern of its groups
+    (SEQ 1024 KiB and RND 8 KiB writes at the test's TC x QD), each figure fio's own; every
+    group's whole-run figure judged against it: this emulated SSD, far below what the host
+    drives (its figures under 80 % of both the IOPS and the MB/s ceiling), has none marked."""
+    (c,) = xsr.of_type("host_ceiling")
+    assert c["error"] is None and c["device"] in ("tmpfs loop", "null_blk"), c
+    kinds = [r["type"] for r in xsr.records]
+    assert kinds.index("host_ceiling") < kinds.index("purge")
+    p = xsr.of_type("test_start")[0]["parameters"]
+    oio = p["thread_count"] * p["queue_depth"]
+    assert [(j["label"], j["rw"], j["block_size"], j["numjobs"] * j["iodepth"])
+            for j in c["points"]] == [("SEQ 1024KiB W", "write", 1 << 20, oio),
+                                      ("RND 8KiB W", "randwrite", 8192, oio)]
+    for j in c["points"]:
+        job = json.loads((xsr.folder / j["raw"]).read_text())["jobs"][0]
+        assert j["iops"] == pytest.approx(job["write"]["iops"], rel=1e-9)
+        assert j["mbps"] == pytest.approx(job["write"]["bw_bytes"] / 1e6, rel=1e-9)
+    large, small = c["points"]
+    for g in xsr.of_type("xsr_group"):
+        assert "host_bound" in g and g["host_bound"] is None, g
+        w = json.loads((xsr.folder / g["raw"]).read_text())["jobs"][0]["write"]
+        assert w["iops"] < 0.8 * small["iops"] and w["bw_bytes"] / 1e6 < 0.8 * large["mbps"]

@@ -7,8 +7,11 @@ without host-bound points says nothing of the kind."""
 
 from __future__ import annotations
 
+import json
 import math
 import re
+import shutil
+from pathlib import Path
 
 import pytest
 from reportlab.platypus import Paragraph
@@ -23,6 +26,7 @@ from tests.support.synthetic import host_ceiling_run, rwsw_replay_dirth
 
 pytestmark = pytest.mark.needs("pdftotext")
 DAGGER = "\u2020"
+REFERENCE = Path(__file__).parents[1] / "data" / "reference-run"
 UNIT = {"IOPS": "IOPS", "MB/s": "MB/s", "latency": "\u00b5s"}
 
 
@@ -265,3 +269,45 @@ def test_rwsw_and_dirth_tests_list_their_ceiling(tmp_path):
 
 def warnings_block(run) -> list[str]:
     return [f.getPlainText() for f in warnings.block(run) if isinstance(f, Paragraph)]
+
+
+def test_xsr_judges_each_access_group(tmp_path):
+    """XSR (no rounds, no result table): its ceiling's jobs are its groups' patterns, and each
+    access group's whole-run figure is judged; page 1 counts host-bound groups, its Host
+    Ceiling page lists them with both figures, the export has them."""
+    folder = tmp_path / "ref"
+    shutil.copytree(REFERENCE, folder)
+    ceiling = [{"label": "SEQ 1024KiB W", "rw": "write", "block_size": 1048576, "numjobs": 4,
+                "iodepth": 32, "iops": 2480.0, "mbps": 2600.5, "lat_mean_us": 51_600.0,
+                "raw": "raw/xsr/host-ceiling/c00.json"},
+               {"label": "RND 8KiB W", "rw": "randwrite", "block_size": 8192, "numjobs": 4,
+                "iodepth": 32, "iops": 98_000.0, "mbps": 802.8, "lat_mean_us": 1306.0,
+                "raw": "raw/xsr/host-ceiling/c01.json"}]
+    judged = {"by": "MB/s", "figure": 2401.7, "ceiling": 2600.5, "limit": 0.8 * 2600.5,
+              "ceiling_label": "SEQ 1024KiB W"}
+    out = []
+    for line in (folder / "ledger.jsonl").read_text().splitlines():
+        rec = json.loads(line)
+        if rec["type"] == "test_start" and rec["test"] == "xsr":
+            out.append(json.dumps({"type": "host_ceiling", "time": rec["time"] - 1, "test": "xsr",
+                                   "device": "tmpfs loop", "engine": "libaio", "cpus": None,
+                                   "seconds": 5, "points": ceiling, "share": 0.8,
+                                   "margin": 0.25, "error": None}))
+        if rec["type"] == "xsr_group":
+            rec["host_bound"] = judged if rec["group"] == 1 else None
+        out.append(json.dumps(rec))
+    (folder / "ledger.jsonl").write_text("\n".join(out) + "\n")
+    run = load_run(folder)
+    view = next(t for t in run.tests if t.name == "xsr")
+    assert ("Host-bound: 1 of 3 access groups of Cross Stimulus Recovery are host-bound (by "
+            "MB/s: 1): their figures may be the host's, not the drive's (its Host Ceiling page "
+            "lists them with both figures)") in run.warnings
+    texts = [f.getPlainText() for f in registry.pages_for(run, view) if isinstance(f, Paragraph)]
+    assert "Host-bound access groups (1 of 3: each group's whole-run figure)" in texts
+    assert (f"{DAGGER} Group 1: SEQ 1024KiB W: 2,402 MB/s; host ceiling 2,600 MB/s (limit "
+            "2,080 MB/s; ceiling job SEQ 1024KiB W)") in texts, [t for t in texts if DAGGER in t]
+    doc = next(t for t in document(folder)["tests"] if t["name"] == "xsr")
+    assert doc["host_ceiling"]["points"] == ceiling
+    (point,) = doc["host_bound"]["points"]
+    assert doc["host_bound"]["window_points"] == 3 and point["figure"] == 2401.7
+    assert point["label"] == "Group 1: SEQ 1024KiB W" and point["ceiling"] == 2600.5

@@ -8,7 +8,8 @@ import pytest
 
 from pts.config.settings import make_settings
 from pts.config.spec import load_spec
-from pts.testdefs.xsr import group_problems, groups, logged_intervals
+from pts.procedure import ceiling
+from pts.testdefs.xsr import ceiling_shapes, group_problems, groups, logged_intervals
 
 SECS = 2
 
@@ -83,3 +84,21 @@ def test_no_log_at_all_is_an_error_not_a_pass(tmp_path):
     from pts.tools.fio_logs import FioLogError
     with pytest.raises(FioLogError, match="no fio IOPS log"):
         logged_intervals(tmp_path / "g1", plans()[0], SECS)
+
+
+def test_host_ceiling_jobs_are_the_groups_patterns():
+    """Issue 33 §1: XSR's ceiling runs one job per access pattern of its groups (group 3
+    repeats group 1's), at the groups' own shape; --dry-run shows them."""
+    settings = make_settings(load_spec(), device=None, destructive=False, point_seconds=2,
+                             max_rounds=None, purge="auto", reports_dir="reports")
+    x = settings.spec.xsr
+    shapes = ceiling_shapes(settings, 1 << 30)
+    assert [(s.label, s.block_size, s.oio) for s in shapes] == [
+        ("SEQ 1024KiB W", 1 << 20, x.thread_count * x.queue_depth),
+        ("RND 8KiB W", 8192, x.thread_count * x.queue_depth)]
+    assert [(s.job.rw, s.job.iodepth, s.job.numjobs) for s in shapes] == [
+        ("write", x.queue_depth, x.thread_count), ("randwrite", x.queue_depth, x.thread_count)]
+    lines = ceiling.shapes_plan_lines(settings, shapes)
+    assert lines[0].startswith("host ceiling: before the purge, 2 job(s) of 2 s")
+    assert lines[1:] == [f"    [SEQ 1024KiB W] OIO {x.thread_count * x.queue_depth}, 1024 KiB",
+                         f"    [RND 8KiB W] OIO {x.thread_count * x.queue_depth}, 8 KiB"]

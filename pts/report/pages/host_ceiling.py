@@ -33,11 +33,14 @@ def page(run: RunView, test: TestResult) -> list[Flowable]:
     story = new_page(page_info(test, TITLE, f"Table: {test.title} {TITLE}"))
     story += [h2(f"{TITLE}: what this host drives on a RAM-backed device")]
     story += ceiling_block(hb.ceiling)
-    what = "the measurement window" if hb.rounds else "the test's result"
-    story.append(h2(f"Host-bound points ({len(hb.window)} of {hb.window_points}: {what})"))
+    what = "the measurement window" if hb.rounds else "the test's result" \
+        if hb.unit == "points" else "each group's whole-run figure"
+    story.append(h2(f"Host-bound {hb.unit} ({len(hb.window)} of {hb.window_points}: {what})"))
     if not hb.window:
-        story.append(para("None: no point of the measurement window reached the host's "
-                          "ceiling." if hb.ceiling is not None and hb.ceiling.measured else
+        what = "point of the measurement window" if hb.unit == "points" else "group"
+        story.append(para(f"None: no {what} reached the host's ceiling."
+                          if hb.ceiling is not None and
+                          hb.ceiling.measured else
                           "Not judged: the host's ceiling was not measured."))
     story += [para(f"{stored.MARK} {b.text()}", "small") for b in hb.window]
     if hb.outside:
