@@ -141,8 +141,9 @@ def shapes_plan_lines(settings, shapes: list[Shape], point_seconds: int | None =
         else "on this host"
     return [f"host ceiling: before the purge, {len(shapes)} job(s) of {secs} s in one fio "
             f"process (stonewalled; shapes already measured in this run are not run again) on "
-            f"a RAM-backed device {where} (null_blk if loaded, else a {ramdev.SIZE >> 20} MiB "
-            f"loop device over tmpfs; needs root), engine {engine_text(settings)}:"] + [
+            f"a RAM-backed device {where} of up to {ramdev.SIZE >> 20} MiB (null_blk if "
+            f"loaded, else a loop device over tmpfs; at most half the free memory; needs "
+            f"root), engine {engine_text(settings)}:"] + [
         f"    [{s.label}] OIO {s.oio}, {format_size(s.block_size)}" for s in shapes]
 
 
