@@ -10,15 +10,19 @@ P1 harness efficiency: sum of the points' measured I/O time (each point's first 
    completion, from its fio timing log) / wall time of the round (fio, JSON split, ledger
    records), for the PTS-E IOPS round (56 points, TC 4 / QD 32) in each round mode.
    Goal: >= 97 % at 1 s points; at 60 s points it is extrapolated from the fixed cost.
-   Then --rounds consecutive pipelined rounds through the suite's RoundMeasure (the gaps it
-   learns from each point's drain, a round set aside and measured again when a point
-   overlaps): P1 per round (wall time includes the rounds measured again), the points
-   recorded with an overlap over 1 % of a point (must be 0), the rounds measured again,
-   and the largest drain and its change from the round before (what the gaps' margin has
-   to cover). Goal (issue 33): P1 >= 0.95 at 1 s points with 0 overlapping points.
+   Then --rounds consecutive pipelined rounds through the suite's RoundMeasure (each point
+   started when the one before it has completed its I/O; a point that overlaps anyway is
+   measured again stonewalled): P1 per round (wall time includes the points measured
+   again), where the round's wall time went (runtimes, drains, idle between points, the
+   rest), the points recorded with an overlap over 1 % of a point (must be 0), the runs
+   measured again, the largest drain and its change from the round before. A point's drain
+   (its I/O in flight when its runtime ends) counts as measured I/O: fio waits for it
+   before it stops the point's clock, so it is in the point's runtime and figures (checked:
+   fio's own runtimes are printed beside it). Goal (issue 33): P1 >= 0.95 at 1 s points
+   with 0 overlapping points.
 P2 fidelity: IOPS the suite records per point / plain `fio` of the same job alone on the
    same device, median and worst over the points, at every point length, for each round
-   mode (pipelined: through one RoundMeasure, so with the gaps it learns). The modes and
+   mode (pipelined: through one RoundMeasure, as the suite records it). The modes and
    plain fio ALTERNATE (--p2-reps passes of: pipelined round, stonewalled round, per-point
    round, plain fio per point) and each figure is the median
    over the passes, so that a slow drift of the machine or device is not read as a
@@ -51,7 +55,7 @@ from pts.config.spec import load_spec
 from pts.device.identity import resolve
 from pts.emulate import lifecycle
 from pts.procedure.rounds import point_record
-from pts.procedure.runner import MAX_OVERLAP, PIPELINE_GAP_MS, RoundMeasure
+from pts.procedure.runner import MAX_OVERLAP, RoundMeasure
 from pts.results import records
 from pts.results.ledger import Ledger
 from pts.testdefs import fields, iops
@@ -72,10 +76,9 @@ def loop_device(folder: Path, size: int = SIZE) -> str:
 def round_once(fio: Fio, dev, decl, points, mode: str, seconds: int, out: Path) -> dict:
     """One round through the suite's path; its efficiency and the points' IOPS."""
     ledger = Ledger(out / f"{mode}-{seconds}s.jsonl")
-    slot = seconds * 1000 + PIPELINE_GAP_MS
     start = time.monotonic()
     found = run_round(fio, dev.path, [decl.job(p) for p in points], out / f"{mode}-{seconds}s",
-                      mode, slot, timeout=len(points) * seconds * 3 + 120)
+                      mode, timeout=len(points) * seconds * 3 + 120)
     for p, r in zip(points, found, strict=True):
         ledger.append(point_record(records.Point, "iops", 1, p, fields.basic(r.summary)
                                    | {"start": r.start, "end": r.end,
@@ -125,8 +128,8 @@ class BenchRun:
 
 def consecutive_rounds(fio: Fio, dev_path: str, settings, decl, points, rounds: int,
                        out: Path) -> list[dict]:
-    """`rounds` pipelined rounds through one RoundMeasure (its gaps learned round to round),
-    each recorded as the suite records it; per round P1, the recorded points overlapping
+    """`rounds` pipelined rounds through one RoundMeasure, each recorded as the suite
+    records it; per round P1, the recorded points overlapping
     the previous one by more than the limit, the runs set aside, the largest drain."""
     run = BenchRun(settings, dev_path, fio, out / f"rounds-{settings.point_seconds}s")
     measure = RoundMeasure(run, decl)
@@ -139,34 +142,57 @@ def consecutive_rounds(fio: Fio, dev_path: str, settings, decl, points, rounds: 
         for p in points:
             run.ledger.append(point_record(records.Point, decl.test, round_no, p, got[p.index]))
         wall = time.monotonic() - start
-        busy = sum(r["end"] - r["start"] for r in got.values())
-        overlaps = [r["overlap_ms"] for r in got.values() if r["overlap_ms"] is not None]
+        r = where_time_goes(run, points, got, measure, wall, settings.point_seconds)
+        overlaps = [x["overlap_ms"] for x in got.values() if x["overlap_ms"] is not None]
         drains = {i: d for i, d in measure.drains.items() if d is not None}
         grown = [drains[i] - drains_before[i] for i in drains
                  if i in drains_before and drains_before[i] >= 20]
-        r = {"round": round_no, "wall": wall, "busy": busy, "efficiency": busy / wall,
-             "overlapping": sum(o > limit for o in overlaps),
-             "max_overlap_ms": max(overlaps, default=float("nan")),
-             "measured_again": sum("measured again" in line for line in run.said[said:]),
-             "max_drain_ms": max(drains.values(), default=0.0),
-             "max_drain_growth_ms": max(grown, default=0.0),
-             "max_drain_growth_share": max((g / drains_before[i] for i, g in zip(
-                 [i for i in drains if i in drains_before and drains_before[i] >= 20],
-                 grown, strict=True)), default=0.0),
-             "gaps_s": sum(measure.gaps_ms(points)) / 1000, "mode": measure.mode,
-             "drains_ms": {i: round(d) for i, d in drains.items()}}
+        r |= {"round": round_no, "overlapping": sum(o > limit for o in overlaps),
+              "max_overlap_ms": max(overlaps, default=float("nan")),
+              "measured_again": sum("measured again" in line for line in run.said[said:]),
+              "max_drain_ms": max(drains.values(), default=0.0),
+              "max_drain_growth_ms": max(grown, default=0.0),
+              "max_drain_growth_share": max((g / drains_before[i] for i, g in zip(
+                  [i for i in drains if i in drains_before and drains_before[i] >= 20],
+                  grown, strict=True)), default=0.0),
+              "mode": measure.mode, "drains_ms": {i: round(d) for i, d in drains.items()}}
         drains_before = drains
         found.append(r)
         print(f"P1 round {round_no} ({r['mode']} next), {len(points)} x "
-              f"{settings.point_seconds} s: wall {wall:.1f} s, measured I/O {busy:.1f} s, "
-              f"efficiency {r['efficiency']:.4f}; recorded points overlapping > "
-              f"{limit:.0f} ms: {r['overlapping']} (largest overlap "
-              f"{r['max_overlap_ms']:.0f} ms); runs measured again: {r['measured_again']}; "
-              f"largest drain {r['max_drain_ms']:.0f} ms, largest growth from the round "
-              f"before {r['max_drain_growth_ms']:.0f} ms ({r['max_drain_growth_share']:.0%}); "
-              f"gaps {r['gaps_s']:.2f} s", flush=True)
+              f"{settings.point_seconds} s: wall {wall:.1f} s, measured I/O {r['busy']:.1f} s "
+              f"(fio's own runtimes {r['fio_runtime_s']:.1f} s), efficiency "
+              f"{r['efficiency']:.4f}; recorded points overlapping > {limit:.0f} ms: "
+              f"{r['overlapping']} (largest overlap {r['max_overlap_ms']:.0f} ms); runs "
+              f"measured again: {r['measured_again']}; largest drain {r['max_drain_ms']:.0f} "
+              f"ms, largest growth from the round before {r['max_drain_growth_ms']:.0f} ms "
+              f"({r['max_drain_growth_share']:.0%})", flush=True)
+        print(f"    where the round's {wall:.1f} s went: runtimes {r['runtime_s']:.1f} s, "
+              f"drains {r['drain_s']:.1f} s, idle between points {r['between_s']:.1f} s, "
+              f"the rest (fio start and exit, JSON, records, points measured again) "
+              f"{r['rest_s']:.1f} s", flush=True)
     run.ledger.close()
     return found
+
+
+def where_time_goes(run: BenchRun, points, got: dict, measure, wall: float,
+                    seconds: int) -> dict:
+    """A round's wall time, split: the points' runtimes, their drains (I/O in flight after
+    the runtime, completed before the next point starts: in fio's own runtime of the point,
+    so in its figures), the idle between a point's last completion and the next one's start,
+    and the rest. P1 = (runtimes + drains) / wall; fio's runtimes (its JSON, the longest
+    section of each point) check that numerator against what fio measured."""
+    busy = sum(x["end"] - x["start"] for x in got.values())
+    drain = sum(max(0.0, measure.drains.get(p.index) or 0.0) for p in points) / 1000
+    between = sum(max(0.0, -x["overlap_ms"]) for x in got.values()
+                  if x["overlap_ms"] is not None) / 1000
+    fio_runtime = 0.0
+    for x in got.values():
+        jobs = json.loads((run.folder / x["raw"]).read_text())["jobs"]
+        fio_runtime += max(max(j[d]["runtime"] for d in ("read", "write") if d in j)
+                           for j in jobs) / 1000
+    return {"wall": wall, "busy": busy, "efficiency": busy / wall, "fio_runtime_s": fio_runtime,
+            "runtime_s": len(points) * seconds, "drain_s": drain, "between_s": between,
+            "rest_s": wall - busy - between}
 
 
 MODES = ("pipelined", "stonewalled", "per-point")
@@ -179,17 +205,16 @@ def fidelity(fio: Fio, dev_path: str, decl, points, seconds: int, reps: int,
     (largest / smallest of its passes), median and worst over the points."""
     found: dict[str, list[list[float]]] = {m: [[] for _ in points]
                                            for m in (*MODES, "plain")}
-    slot = seconds * 1000 + PIPELINE_GAP_MS
     measure = RoundMeasure(BenchRun(settings, dev_path, fio, out / f"p2-{seconds}s"), decl)
     for rep in range(reps):
         for mode in MODES:
-            if mode == "pipelined":       # as the suite records it: learned gaps
+            if mode == "pipelined":       # as the suite records it
                 got = measure(points, rep + 1)
                 iops = [got[p.index]["iops"] for p in points]
             else:
                 iops = [r.summary.iops for r in run_round(
                     fio, dev_path, [decl.job(p) for p in points],
-                    out / f"p2-{seconds}s-{mode}-{rep}", mode, slot,
+                    out / f"p2-{seconds}s-{mode}-{rep}", mode,
                     timeout=len(points) * seconds * 3 + 120)]
             for k, value in enumerate(iops):
                 found[mode][k].append(value)
@@ -265,7 +290,7 @@ def main() -> int:
                     help="consecutive pipelined rounds through RoundMeasure (default 4)")
     ap.add_argument("--rounds-only", action="store_true",
                     help="P1 only from the consecutive rounds (not the single rounds per "
-                         "point and with fixed gaps)")
+                         "point and pipelined)")
     ap.add_argument("--emulated", metavar="PROFILE", default=None,
                     help="an emulated SSD of this profile (pts.emulate) instead of the "
                          "tmpfs loop device")
@@ -298,7 +323,7 @@ def main() -> int:
                 for mode in ("per-point", "pipelined") if not args.rounds_only else ():
                     r = round_once(fio, dev, decl, points, mode, seconds, out)
                     results["P1"][f"{mode} {seconds}s"] = r
-                    print(f"P1 {mode:9} (one round, fixed {PIPELINE_GAP_MS} ms gaps) "
+                    print(f"P1 {mode:9} (one round, nothing learned before it) "
                           f"{len(points)} x {seconds} s: wall {r['wall']:.1f} s, "
                           f"measured I/O {r['busy']:.1f} s, efficiency "
                           f"{r['efficiency']:.4f}, max overlap {r['max_overlap_ms']:.0f} ms",

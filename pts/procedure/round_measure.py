@@ -1,53 +1,38 @@
-"""Measuring one round of a round-based test (`RoundMeasure`): its points as one fio run (or
-a few, pts.tools.fio_round) in the run's round mode; pipelined rounds with the gap each point
-needs, learned from its predecessor's drain, and the rules for a round that overlaps anyway
-(measured again, never recorded overlapping)."""
+"""Measuring one round of a round-based test (`RoundMeasure`): its points as one fio run
+(pts.tools.fio_round) in the run's round mode; pipelined, each point starts when the one
+before it has completed all its I/O, and a point that overlaps anyway is measured again
+(never recorded overlapping)."""
 
 from __future__ import annotations
-
-import dataclasses
-from pathlib import Path
 
 from pts.procedure import ceiling
 from pts.procedure.declaration import RoundTest
 from pts.procedure.rounds import TestPoint
 from pts.results import records
 from pts.run import Run
-from pts.tools.fio_round import PointResult, run_round
+from pts.tools.fio_round import run_round
 
 # A round's fio run gets this long before it is called hung: three times its points (fio
 # start-up, ramp and a device that drains slowly) plus two minutes of slack for a slow host.
 TIMEOUT_FACTOR, TIMEOUT_SLACK_S = 3, 120
-# Pipelined rounds: point k's I/O starts at an exact time, a gap after point k-1's runtime
-# (pts.tools.fio_round). 10 ms between points keeps a point's last completions clear of the
-# next one's first I/O on the devices we measured (56-point rounds at 1 s on a tmpfs loop
-# device, load 3.4: largest overlap 9 ms with 10 ms gaps, 16 ms with 5 ms) and costs 1 % at
-# 1 s points, 0.02 % at the spec's 60 s; a point overlapping the one before by more than
-# 1 % of a point (issue: "measurements never overlap silently") is not recorded.
-PIPELINE_GAP_MS, MAX_OVERLAP = 10, 0.01
-# A point still draining after its runtime (128 x 1 MiB writes) delays the next one: the gap
-# before point k is PIPELINE_GAP_MS + DRAIN_MARGIN x the largest of its predecessor's last
-# DRAIN_RUNS drains (measured: docs/performance.md, "Pipelined rounds that hold"). A round
-# that overlaps is measured again pipelined with the gaps of its drains; the points that
-# overlap again, again stonewalled; FALLBACK_ROUNDS such rounds in a row and WHOLE_TEST.
-DRAIN_MARGIN, DRAIN_RUNS, FALLBACK_ROUNDS = 1.5, 3, 3
+# Pipelined rounds: point k's I/O starts when point k-1's has all completed (fio_round's
+# gate): measured 2.6-5.5 ms from the last completion to the next point's first I/O (tmpfs
+# loop device, docs/performance.md "Pipelined rounds that hold"). PIPELINE_GAP_MS is what
+# the time estimates allow between points (pts.procedure.plan). A point overlapping the one
+# before by more than MAX_OVERLAP of a point (issue: "measurements never overlap silently";
+# the gate makes it a fault: a timing log or a gate gone wrong) is not recorded: it is
+# measured again stonewalled after the round; FALLBACK_ROUNDS such rounds in a row and
+# WHOLE_TEST.
+PIPELINE_GAP_MS, MAX_OVERLAP, FALLBACK_ROUNDS = 10, 0.01, 3
 WHOLE_TEST = "the test's later rounds run stonewalled"    # a RoundMode that holds on --resume
-# Where nothing is known of the points' drains yet (the first round a RoundMeasure runs: the
-# test's first, or the first after --resume) the round runs stonewalled and its drains give
-# the gaps: a pipelined first round with 10 ms gaps overlapped on every device seen (a tmpfs
-# loop device: 4 points by up to 71 ms) and was measured twice (P1 of that round ~0.45).
+# Before the gate, a test's first round ran stonewalled to learn each point's drain (the
+# reason its round_mode record carries: pts.stored.waf reads it in runs made then), the gap
+# before point k was PIPELINE_GAP_MS + DRAIN_MARGIN x the largest of point k-1's last
+# DRAIN_RUNS drains, and a point after one draining longer than SEGMENT_COST_MS of idle
+# started a new fio run. No round uses them now; pts.procedure.plan's --dry-run text still
+# names them (its wording is to be changed with them).
 LEARNING = "measured stonewalled to learn each point's drain"
-# A gap costs its idle part, (DRAIN_MARGIN - 1) x the drain; a new fio run after the point
-# has drained costs SEGMENT_COST_MS (a fio start ~0.3 s, design.md "Speed", + LEAD_MS of job
-# set-up). A point draining longer than that (an emulated SSD: 128 x 1 MiB writes drained
-# 43-49 s after a 1 s point) ends its segment: the points after it run as the next fio run,
-# started when this one has finished (no overlap possible), instead of after a long gap.
-SEGMENT_COST_MS = 800
-# A round in which at most this share of its points overlapped (a drain that grew beyond its
-# margin: the emulated SSD's drains changed by up to 136 % from one round to the next) has
-# only those points measured again, stonewalled after it (about a point and a fio start
-# each); more, and the whole round is measured again pipelined with the gaps of its drains.
-FEW_OVERLAPS = 0.25
+DRAIN_MARGIN, DRAIN_RUNS, SEGMENT_COST_MS = 1.5, 3, 800
 
 
 def point_timeout(point_seconds: int) -> int:
@@ -56,9 +41,9 @@ def point_timeout(point_seconds: int) -> int:
 
 class RoundMeasure:
     """Measures the points of one round as one fio run (pts.tools.fio_round) in the run's
-    round mode; pipelined, with the gaps learned from the points' drains (`gaps`). A point
-    overlapping the previous one by more than `MAX_OVERLAP` of a point is never recorded:
-    the round is measured again (round_mode records, said on the console)."""
+    round mode. A point overlapping the previous one by more than `MAX_OVERLAP` of a point
+    is never recorded: it is measured again stonewalled (round_mode records, said on the
+    console)."""
 
     def __init__(self, run: Run, decl: RoundTest):
         self.run, self.decl = run, decl
@@ -68,12 +53,8 @@ class RoundMeasure:
                    and WHOLE_TEST in (r.reason or "") for r in run.resume.records):
                 self.mode = "stonewalled"
         self.seconds = decl.point_seconds or run.settings.point_seconds
-        self.slot_ms = self.seconds * 1000 + PIPELINE_GAP_MS
-        self.gaps: dict[int, int] = {}   # point index -> gap before it (ms), learned
         self.drains: dict[int, float | None] = {}    # point index -> its last drain (ms)
-        self.seen: dict[int, list[float]] = {}  # point index -> its drains, last DRAIN_RUNS
         self.fallbacks = 0               # rounds in a row with points measured stonewalled
-        self.order: list[TestPoint] = []     # the last round's points, in loop order
 
     def __call__(self, points: list[TestPoint], round_no: int) -> dict[int, dict]:
         found = self._round(points, round_no)
@@ -85,43 +66,20 @@ class RoundMeasure:
         return found
 
     def _round(self, points: list[TestPoint], round_no: int) -> dict[int, dict]:
-        if self.mode == "pipelined" and not self.seen and len(points) > 1:
-            reason = (f"round {round_no}: {LEARNING} (the gap the point after it needs); "
-                      "the next rounds run pipelined with those gaps")
-            self.run.write(f"[pts {self.decl.test}] {reason}")
-            self.run.ledger.append(records.RoundMode(test=self.decl.test, round=round_no,
-                                                     mode="stonewalled", reason=reason))
-            return self._measure(points, round_no, "stonewalled")
         found = self._measure(points, round_no, self.mode)
-        if self.mode != "pipelined":
-            return found
-        over = self.overlapping(points, found)
-        if over and len(over) <= len(points) * FEW_OVERLAPS:
-            # a few points: only they are measured again, stonewalled, after the round
-            folder = f"round-{round_no:02d}-stonewalled"
-            self._said(round_no, over, found, (
-                f"these points are measured again stonewalled after the round (raw: "
-                f"{folder}); the next round goes on pipelined with the gaps learned"),
-                "stonewalled")
-            return found | self._measure(over, round_no, "stonewalled", folder)
-        if over:          # the whole round again, pipelined with the gaps of its drains
-            self._said(round_no, over, found, self._again_pipelined(over))
-            _set_aside(self.run.raw_dir(self.decl.test, f"round-{round_no:02d}"),
-                       "overlapped")         # its raw output is kept, never recorded
-            found = self._measure(points, round_no, "pipelined")
-            over = self.overlapping(points, found)
+        over = self.overlapping(points, found) if self.mode == "pipelined" else []
         if not over:
-            self.fallbacks = 0
+            self.fallbacks = 0 if self.mode == "pipelined" else self.fallbacks
             return found
-        # Only the points that overlapped again are measured again, stonewalled (their own
-        # fio run after the round); the round's other points stand.
+        # Only the points that overlapped are measured again, stonewalled (their own fio
+        # run after the round); the round's other points stand.
         self.fallbacks += 1
         whole = self.fallbacks >= FALLBACK_ROUNDS
         folder = f"round-{round_no:02d}-stonewalled"
         self._said(round_no, over, found, (
             f"these points are measured again stonewalled after the round (raw: {folder}); "
-            + (f"{WHOLE_TEST} ({FALLBACK_ROUNDS} rounds in a row overlapped twice)" if whole
-               else "the next round goes on pipelined with the gaps learned")), "stonewalled")
+            + (f"{WHOLE_TEST} ({FALLBACK_ROUNDS} rounds in a row overlapped)" if whole
+               else "the next round goes on pipelined")))
         self.mode = "stonewalled" if whole else self.mode
         return found | self._measure(over, round_no, "stonewalled", folder)
 
@@ -130,14 +88,9 @@ class RoundMeasure:
         limit = MAX_OVERLAP * self.seconds * 1000
         return [p for p in points if (found[p.index]["overlap_ms"] or 0) > limit]
 
-    def _again_pipelined(self, over: list[TestPoint]) -> str:
-        widest = max(over, key=lambda p: self.gaps.get(p.index, PIPELINE_GAP_MS))
-        return (f"this round is measured again pipelined with the gaps of its drains (widest: "
-                f"{self.gaps.get(widest.index, PIPELINE_GAP_MS)} ms before {widest.label})")
-
-    def _said(self, round_no: int, over: list[TestPoint], found: dict[int, dict], how: str,
-              mode: str = "pipelined") -> None:
-        """Say and record (a round_mode record) why and how the round is measured again."""
+    def _said(self, round_no: int, over: list[TestPoint], found: dict[int, dict],
+              how: str) -> None:
+        """Say and record (a round_mode record) why and how points are measured again."""
         ranked = sorted(over, key=lambda p: -found[p.index]["overlap_ms"])
         said = ", ".join(f"{p.label} by {found[p.index]['overlap_ms']:.0f} ms"
                          for p in ranked[:3])
@@ -146,61 +99,17 @@ class RoundMeasure:
                   f"more than {MAX_OVERLAP:.0%} of a point ({said}{more}); {how}")
         self.run.write(f"[pts {self.decl.test}] {reason}")
         self.run.ledger.append(records.RoundMode(test=self.decl.test, round=round_no,
-                                                 mode=mode, reason=reason))
-
-    def learn(self, points: list[TestPoint], results: list[PointResult],
-              order: list[TestPoint] | None = None) -> None:
-        """Each measured point's drain; the gap before each point of the round (`order`:
-        its points in loop order) from its predecessor's largest of its last drains."""
-        self.drains |= {p.index: r.drain_ms for p, r in zip(points, results, strict=True)}
-        for p, r in zip(points, results, strict=True):
-            seen = self.seen.setdefault(p.index, [])
-            seen[:] = [*seen, max(0.0, r.drain_ms or 0.0)][-DRAIN_RUNS:]
-        order = order or points
-        for before, point in zip(order, order[1:], strict=False):
-            drain = max(self.seen.get(before.index) or [0.0])
-            self.gaps[point.index] = PIPELINE_GAP_MS + int(DRAIN_MARGIN * drain + 0.999)
-
-    def gaps_ms(self, points: list[TestPoint]) -> list[int]:
-        return [self.gaps.get(p.index, PIPELINE_GAP_MS) for p in points]
-
-    def segments(self, points: list[TestPoint], gaps: list[int],
-                 mode: str) -> list[tuple[int, int]]:
-        """(first, end) of each fio run of a round: pipelined points run as one until a
-        point whose predecessor drains longer than SEGMENT_COST_MS idles in its gap
-        (SEGMENT_COST_MS); it starts the next run. One run in the other modes."""
-        if mode != "pipelined":
-            return [(0, len(points))]
-        cuts = [k for k in range(1, len(points))
-                if gaps[k] - PIPELINE_GAP_MS - self._drain_before(points, k) > SEGMENT_COST_MS]
-        bounds = [0, *cuts, len(points)]
-        return list(zip(bounds, bounds[1:], strict=False))
-
-    def _drain_before(self, points: list[TestPoint], k: int) -> float:
-        """The largest recent drain of the point before point k (what its gap covers)."""
-        return max(self.seen.get(points[k - 1].index) or [0.0])
+                                                 mode="stonewalled", reason=reason))
 
     def _measure(self, points: list[TestPoint], round_no: int, mode: str,
                  folder: str | None = None) -> dict[int, dict]:
         """`points` in one fio run (`folder`: points measured again after their round)."""
         run, decl = self.run, self.decl
         out = run.raw_dir(decl.test, folder or f"round-{round_no:02d}")
-        gaps = self.gaps_ms(points) if mode == "pipelined" else [PIPELINE_GAP_MS] * len(points)
-        results: list[PointResult] = []
-        for n, (first, last) in enumerate(self.segments(points, gaps, mode)):
-            jobs = [decl.job(p) for p in points[first:last]]
-            seconds = len(jobs) * self.seconds + sum(gaps[first + 1:last]) / 1000
-            found = run_round(run.fio, run.device.path, jobs, out, mode, self.slot_ms,
-                              timeout=point_timeout(int(seconds) + 1),
-                              histograms=decl.histograms,
-                              gaps_ms=gaps[first:last] if mode == "pipelined" else None,
-                              name=f"round-{n + 1}" if n else "round")
-            if results:           # the first of a segment: its gap to the one before it
-                found[0] = dataclasses.replace(
-                    found[0], overlap_ms=(results[-1].end - found[0].start) * 1000)
-            results += found
-        self.order = self.order if folder else points
-        self.learn(points, results, self.order)
+        results = run_round(run.fio, run.device.path, [decl.job(p) for p in points], out, mode,
+                            timeout=point_timeout(len(points) * self.seconds),
+                            histograms=decl.histograms)
+        self.drains |= {p.index: r.drain_ms for p, r in zip(points, results, strict=True)}
         extra = decl.point_fields or (lambda p, r: {})
         return {p.index: decl.fields(r.summary) | _toio(p) | extra(p, r) | {
             "start": r.start, "end": r.end, "overlap_ms": r.overlap_ms,
@@ -214,12 +123,3 @@ def _toio(point: TestPoint) -> dict:
     if point.thread_count is None:
         return {}
     return {"thread_count": point.thread_count, "queue_depth": point.queue_depth}
-
-
-def _set_aside(folder: Path, why: str) -> None:
-    """Rename `folder` to `folder-why` (or `folder-why-N` when that is taken)."""
-    for n in range(100):
-        target = folder.with_name(f"{folder.name}-{why}" + (f"-{n}" if n else ""))
-        if not target.exists():
-            folder.rename(target)
-            return

@@ -4,25 +4,32 @@ its own result: one reporting group per point (`new_group`), its own JSON docume
 timing log (fio `write_lat_log` with `log_unix_epoch`, 10 ms windows).
 
 Modes (design.md "Speed": every fio process costs ~0.3 s of idle device time):
-  pipelined   one process; point k's I/O starts at t0 + the lengths of the points before it
-              + the gaps before it and before point k (one slot per point, `slot_ms`, or
-              one gap per point, `gaps_ms`: pts.procedure.runner learns them from each
-              point's drain), t0 = fio's launch + LEAD_MS: fio creates the job LEAD_MS
-              early (`startdelay`) and the job waits for its exact start in `exec_prerun`,
-              before fio starts its runtime clock.
-              fio creates jobs from a loop that polls every 100 ms and waits >= 100 ms for a
-              new job's set-up, so `startdelay` alone starts points 100-300 ms late, by a
-              different amount each: measured here, overlaps of 80-140 ms between points
-              under load; with the exact start, 5-15 ms (the 10 ms log windows' grain).
+  pipelined   one process; the first point's I/O starts at t0 = fio's launch + LEAD_MS
+              (fio creates it LEAD_MS early and it waits for t0 in `exec_prerun`); each
+              later point's I/O starts when ALL the I/O of the point before it has completed
+              (completion-triggered, GATE_SCRIPT): every clone of point k-1 runs `exec_postrun`
+              after its last completion (fio reaps what is in flight when the runtime ends,
+              then writes its logs, then runs exec_postrun), the last one releases point
+              k's clones, which wait in `exec_prerun`, before fio starts their runtime clock.
+              Point k is created (`wait_for`) when point k-2 has exited, so its set-up
+              (>= 100 ms: fio's job-creation loop polls every 100 ms) runs while point k-1
+              measures, and at most two points hold their buffers at a time.
+              Measured (docs/performance.md, "the gate"): 3.2-8.8 ms from a point's last
+              completion to the next one's start (tmpfs loop device, 128 KiB, TC 4 / QD
+              32; `stonewall` 296-309 ms, `wait_for` alone 198-210 ms), 9-22 ms a point on
+              average on a loaded host; before, a start time predicted from earlier drains
+              left an idle margin over each drain (an emulated SSD's drains of 8-10 s after
+              a 1 s point change by up to 130 % from one round to the next).
   stonewalled one process; each point starts when the one before it has finished
               (`stonewall`): never overlapping, but ~0.3 s idle between points
   per-point   one fio process per point (the reference: what TKperf and plain fio scripts do)
 
 `overlap_ms` of a point is how long its I/O ran while the previous point's was still
 running (negative: the idle gap between them); a pipelined point's I/O runs from its start
-time at the latest, even when its first completion comes later (its I/O queued behind the
-previous point's). `drain_ms` of a point is how long its last completion came after the end
-of its runtime (its I/O in flight when fio stopped submitting): the gap the next point needs.
+(its start time, or its release by the gate) at the latest, even when its first completion
+comes later. `drain_ms` of a point is how long its last completion came after the end of its
+runtime (its I/O in flight when fio stopped submitting; fio counts it in the point's runtime
+and figures, and the gate waits it out before the next point).
 
 A point may be several job sections that run together (`JobSet`: an Applied Test Workload,
 one section per IO stream): they share the point's start (pipelined) or its stonewall (on
@@ -35,6 +42,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,45 +101,66 @@ def sections_of(point: Job | JobSet) -> tuple[Job, ...]:
     return point.sections if isinstance(point, JobSet) else (point,)
 
 
-def starts_ms(points: list[Job | JobSet], slot_ms: int | None = None,
-              gaps_ms: list[int] | None = None) -> list[int]:
-    """Each pipelined point's start after the first's: k x `slot_ms`, or with `gaps_ms`
-    (the gap before each point; the first one's is not waited for) the lengths of the
-    points before it and the gaps before it and before point k."""
-    if gaps_ms is None:
-        if slot_ms is None:
-            raise ValueError("a pipelined round needs slot_ms or gaps_ms")
-        return [k * slot_ms for k in range(len(points))]
-    if len(gaps_ms) != len(points):
-        raise ValueError(f"{len(gaps_ms)} gaps for {len(points)} points")
-    out, at = [], 0
-    for k, point in enumerate(points):
-        at += gaps_ms[k] if k else 0
-        out.append(at)
-        at += 1000 * max(job.runtime or 0 for job in sections_of(point))
-    return out
+def clones(point: Job | JobSet) -> int:
+    """How many fio threads a point runs (each section's numjobs): each runs exec_postrun."""
+    return sum(job.numjobs for job in sections_of(point))
 
 
-def scheduled(points: list[Job | JobSet], mode: str, slot_ms: int | None, log_dir: Path,
-              t0_ms: int = 0, gaps_ms: list[int] | None = None) -> list[JobSet]:
-    """The round's points with their sections' scheduling options and timing logs;
-    pipelined point k starts at Unix time `t0_ms` + its `starts_ms`, all its sections at
-    once; a stonewalled point waits on its first section (fio starts the sections after
-    it together with it)."""
+def scheduled(points: list[Job | JobSet], mode: str, log_dir: Path, t0_ms: int = 0,
+              wait_s: int = 0) -> list[JobSet]:
+    """The round's points with their sections' scheduling options and timing logs.
+    Pipelined: point 0 starts at Unix time `t0_ms`; point k waits (at most `wait_s`) in
+    `exec_prerun` until point k-1's threads have all run their `exec_postrun` (GATE), and
+    is created when point k-2 has exited (`wait_for`). Stonewalled: a point waits on its
+    first section (fio starts the sections after it together with it)."""
     out = []
-    offsets = starts_ms(points, slot_ms, gaps_ms) if mode == "pipelined" else []
     for k, point in enumerate(points):
         sections = []
         for n, job in enumerate(sections_of(point)):
-            extra = {"new_group": True, "timing_log": str(log_dir / job.name)}
+            extra: dict = {"new_group": True, "timing_log": str(log_dir / job.name)}
             if mode == "pipelined":
-                extra["startdelay_ms"] = max(0, offsets[k] - LEAD_MS)
-                extra["start_at_ms"] = t0_ms + offsets[k]
+                gate: tuple[tuple[str, str], ...] = ()
+                if k:
+                    gate += (("exec_prerun", f"./{GATE_SCRIPT} wait {k} {wait_s}"),)
+                else:
+                    extra["start_at_ms"] = t0_ms
+                if k >= 2:
+                    gate += (("wait_for", sections_of(points[k - 2])[0].name),)
+                if k + 1 < len(points):
+                    gate += (("exec_postrun", f"./{GATE_SCRIPT} done {k} {clones(point)} "
+                                              f"{clones(points[k + 1])}"),)
+                extra["extra"] = job.extra + gate
             elif mode == "stonewalled" and k and not n:
                 extra["stonewall"] = True
             sections.append(dataclasses.replace(job, **extra))
         out.append(JobSet(point.name, tuple(sections)))
     return out
+
+
+# The completion trigger of pipelined points (fio runs exec_prerun/exec_postrun through
+# system() in its working directory; `;` and `#` start comments in a job file, hence a
+# script). `done K N M`: a thread of point K has completed all its I/O; the last of its N
+# threads (two finishing together may both count N: extra lines are never read) writes one
+# line per thread of point K+1 (M) into the FIFO gate-(K+1). `wait K S`: a thread of point K
+# reads one line (at most S seconds: a point that failed never releases the next; fio then
+# reports the error) and notes when it was released (gate-K.started: the point's start).
+# run_round holds every FIFO open for reading and writing, so no open blocks and no line is
+# lost. Bash: read -t and $EPOCHREALTIME (µs) without a process per poll.
+GATE_SCRIPT = "pts-gate.sh"
+GATE_TEXT = """#!/bin/bash
+# snia-pts: start point K when all the I/O of point K-1 has completed (fio exec_pre/postrun)
+LC_ALL=C
+if [ "$1" = done ]; then
+  printf '%s\\n' "$EPOCHREALTIME" >> "gate-$2.done"
+  mapfile -t seen < "gate-$2.done"
+  if [ "${#seen[@]}" -ge "$3" ]; then
+    for ((i = 0; i < $4; i++)); do echo go; done > "gate-$(($2 + 1))"
+  fi
+  exit 0
+fi
+read -r -t "$3" _ < "gate-$2" || exit 1
+printf '%s\\n' "$EPOCHREALTIME" >> "gate-$2.started"
+"""
 
 
 def _all_sections(points: list[JobSet]) -> list[Job]:
@@ -173,13 +202,13 @@ def split(doc: dict, out_dir: Path, points: list[Job | JobSet]) -> dict[str, tup
 
 
 def run_round(fio: Fio, filename: str, jobs: list[Job | JobSet], out_dir: Path, mode: str,
-              slot_ms: int | None, timeout: float, histograms: bool = False,
-              gaps_ms: list[int] | None = None, name: str = "round") -> list[PointResult]:
+              slot_ms: int | None = None, timeout: float = 0, histograms: bool = False,
+              name: str = "round") -> list[PointResult]:
     """Run the points `jobs` (a Job, or a JobSet of sections run together) as one round in
-    `mode`; the results in point order. Pipelined: point k starts k x `slot_ms` after the
-    first, or, given `gaps_ms` (one per point), `gaps_ms[k]` after point k-1's runtime.
-    `name`: of the fio run's files in `out_dir` (NAME.fio, NAME.json; several runs of one
-    round, its segments, share the folder)."""
+    `mode`; the results in point order. Pipelined: each point after the first starts when
+    the one before it has completed all its I/O (`scheduled`). `slot_ms`: not used (the
+    fixed slots that came before the completion trigger; callers still pass it).
+    `name`: of the fio run's files in `out_dir` (NAME.fio, NAME.json)."""
     if mode not in MODES:
         raise ValueError(f"round mode {mode!r}: one of {', '.join(MODES)}")
     if mode == "pipelined" and _remote(fio):
@@ -187,7 +216,9 @@ def run_round(fio: Fio, filename: str, jobs: list[Job | JobSet], out_dir: Path, 
     out_dir = out_dir.absolute()
     log_dir = out_dir / "timing"
     log_dir.mkdir(parents=True, exist_ok=True)
-    planned = scheduled(jobs, mode, slot_ms, log_dir, gaps_ms=gaps_ms)
+    wait_s = int(timeout) + 1
+    planned = scheduled(jobs, mode, log_dir, wait_s=wait_s)
+    released: dict[int, float] = {}
     if mode == "per-point":
         found = {}
         for point in planned:
@@ -198,23 +229,58 @@ def run_round(fio: Fio, filename: str, jobs: list[Job | JobSet], out_dir: Path, 
         docs = {p.name: split(found[p.name][0], out_dir, [p])[p.name] for p in planned}
         bounds = {n: (s, e) for n, (_, s, e) in found.items()}
     else:
-        if mode == "pipelined":
-            script = out_dir / START_AT_SCRIPT
-            script.write_text(START_AT_TEXT, encoding="utf-8")
-            script.chmod(0o755)
+        gates = _open_gates(out_dir, len(planned)) if mode == "pipelined" else []
 
-        def text(launch_ms: int) -> str:      # absolute start times: made at fio's launch
+        def text(launch_ms: int) -> str:      # the first point's start: made at fio's launch
             nonlocal planned
-            planned = scheduled(jobs, mode, slot_ms, log_dir, launch_ms + LEAD_MS, gaps_ms)
+            planned = scheduled(jobs, mode, log_dir, launch_ms + LEAD_MS, wait_s)
             return job_file(filename, _all_sections(planned))
-        doc, _, start, end, _ = fio.run_document(filename, text, out_dir, name, timeout,
-                                                 histograms, cwd=out_dir)
-        for empty in out_dir.glob("*.prerun.txt"):    # fio keeps exec_prerun's output
-            if not empty.stat().st_size:
+        try:
+            doc, _, start, end, _ = fio.run_document(filename, text, out_dir, name, timeout,
+                                                     histograms, cwd=out_dir)
+        finally:
+            released = _close_gates(out_dir, gates)
+        for empty in [*out_dir.glob("*.prerun.txt"), *out_dir.glob("*.postrun.txt")]:
+            if not empty.stat().st_size:      # fio keeps exec_prerun's and _postrun's output
                 empty.unlink()
         docs = split(doc, out_dir, planned)
         bounds = {p.name: (start, end) for p in planned}
-    return _results(fio, filename, planned, docs, bounds)
+    return _results(fio, filename, planned, docs, bounds, released)
+
+
+def _open_gates(out_dir: Path, points: int) -> list[int]:
+    """The start-at script and one FIFO per point after the first (gate-K), held open here
+    for reading and writing for the whole fio run: no script's open blocks, no line is lost
+    before its reader opens it."""
+    for script, text in ((START_AT_SCRIPT, START_AT_TEXT), (GATE_SCRIPT, GATE_TEXT)):
+        (out_dir / script).write_text(text, encoding="utf-8")
+        (out_dir / script).chmod(0o755)
+    fds = []
+    for k in range(1, points):
+        fifo = out_dir / f"gate-{k}"
+        fifo.unlink(missing_ok=True)
+        for stale in (f"gate-{k - 1}.done", f"gate-{k}.started"):
+            (out_dir / stale).unlink(missing_ok=True)
+        os.mkfifo(fifo)
+        fds.append(os.open(fifo, os.O_RDWR | os.O_NONBLOCK))
+    return fds
+
+
+def _close_gates(out_dir: Path, fds: list[int]) -> dict[int, float]:
+    """Close and remove the FIFOs; each released point's start (Unix s: the first of its
+    threads released), from gate-K.started (removed with the gate-K.done files)."""
+    for fd in fds:
+        os.close(fd)
+    released = {}
+    for k in range(1, len(fds) + 1):
+        (out_dir / f"gate-{k}").unlink(missing_ok=True)
+        started = out_dir / f"gate-{k}.started"
+        if started.exists():
+            stamps = [float(x.replace(",", ".")) for x in started.read_text().split()]
+            released[k] = min(stamps) if stamps else None
+            started.unlink()
+        (out_dir / f"gate-{k - 1}.done").unlink(missing_ok=True)
+    return {k: t for k, t in released.items() if t is not None}
 
 
 def _remote(fio: Fio) -> bool:
@@ -226,10 +292,10 @@ def _gone(fio: Fio, filename: str) -> DeviceGone | None:
     return fio.device_gone(filename) if _remote(fio) else DeviceGone.check(filename)
 
 
-def _results(fio: Fio, filename: str, planned: list[JobSet], docs,
-             bounds) -> list[PointResult]:
+def _results(fio: Fio, filename: str, planned: list[JobSet], docs, bounds,
+             released: dict[int, float]) -> list[PointResult]:
     out, previous_end = [], None
-    for point in planned:
+    for k, point in enumerate(planned):
         single, path = docs[point.name]
         summary = summarize(single)          # the sum over the point's sections
         if summary.errors:
@@ -239,11 +305,12 @@ def _results(fio: Fio, filename: str, planned: list[JobSet], docs,
         start, end = io_window(point) or bounds[point.name]
         job = point.sections[0]
         due = start
-        if job.start_at_ms is not None:
-            # A pipelined point submits its I/O at its start time; its first completion
-            # comes later when that I/O waited behind the previous point's (slow large
-            # writes outlasting their slot): the overlap counts from the start time.
-            start = due = min(start, job.start_at_ms / 1000)
+        begun = job.start_at_ms / 1000 if job.start_at_ms is not None else released.get(k)
+        if begun is not None:
+            # A pipelined point submits its I/O when it is started (its start time, or its
+            # release by the gate); its first completion comes later (and its first log
+            # window earlier): the point and its overlap count from its start.
+            start = due = min(start, begun) if job.start_at_ms is not None else begun
         runtime = max((j.runtime or 0) for j in point.sections)
         due = due + runtime if runtime and all(j.time_based for j in point.sections) else None
         overlap = None if previous_end is None else (previous_end - start) * 1000
