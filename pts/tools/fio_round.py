@@ -43,6 +43,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shlex
+import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -145,11 +148,14 @@ def scheduled(points: list[Job | JobSet], mode: str, log_dir: Path, t0_ms: int =
 # reads one line (at most S seconds: a point that failed never releases the next; fio then
 # reports the error) and notes when it was released (gate-K.started: the point's start).
 # run_round holds every FIFO open for reading and writing, so no open blocks and no line is
-# lost. Bash: read -t and $EPOCHREALTIME (µs) without a process per poll.
+# lost. Bash: read -t and $EPOCHREALTIME (µs) without a process per poll. The FIFOs and
+# their notes live in a folder of their own on a local file system (gate_text): the run
+# folder may not take a FIFO (the QEMU guest's 9p share: mkfifo ENXIO).
 GATE_SCRIPT = "pts-gate.sh"
 GATE_TEXT = """#!/bin/bash
 # snia-pts: start point K when all the I/O of point K-1 has completed (fio exec_pre/postrun)
 LC_ALL=C
+cd -- @GATES@ || exit 1
 if [ "$1" = done ]; then
   printf '%s\\n' "$EPOCHREALTIME" >> "gate-$2.done"
   mapfile -t seen < "gate-$2.done"
@@ -161,6 +167,11 @@ fi
 read -r -t "$3" _ < "gate-$2" || exit 1
 printf '%s\\n' "$EPOCHREALTIME" >> "gate-$2.started"
 """
+
+
+def gate_text(gates: Path) -> str:
+    """The gate script for the FIFOs in folder `gates`."""
+    return GATE_TEXT.replace("@GATES@", shlex.quote(str(gates)))
 
 
 def _all_sections(points: list[JobSet]) -> list[Job]:
@@ -229,7 +240,7 @@ def run_round(fio: Fio, filename: str, jobs: list[Job | JobSet], out_dir: Path, 
         docs = {p.name: split(found[p.name][0], out_dir, [p])[p.name] for p in planned}
         bounds = {n: (s, e) for n, (_, s, e) in found.items()}
     else:
-        gates = _open_gates(out_dir, len(planned)) if mode == "pipelined" else []
+        gates = _open_gates(out_dir, len(planned)) if mode == "pipelined" else None
 
         def text(launch_ms: int) -> str:      # the first point's start: made at fio's launch
             nonlocal planned
@@ -239,7 +250,7 @@ def run_round(fio: Fio, filename: str, jobs: list[Job | JobSet], out_dir: Path, 
             doc, _, start, end, _ = fio.run_document(filename, text, out_dir, name, timeout,
                                                      histograms, cwd=out_dir)
         finally:
-            released = _close_gates(out_dir, gates)
+            released = _close_gates(*gates) if gates else {}
         for empty in [*out_dir.glob("*.prerun.txt"), *out_dir.glob("*.postrun.txt")]:
             if not empty.stat().st_size:      # fio keeps exec_prerun's and _postrun's output
                 empty.unlink()
@@ -248,38 +259,38 @@ def run_round(fio: Fio, filename: str, jobs: list[Job | JobSet], out_dir: Path, 
     return _results(fio, filename, planned, docs, bounds, released)
 
 
-def _open_gates(out_dir: Path, points: int) -> list[int]:
-    """The start-at script and one FIFO per point after the first (gate-K), held open here
-    for reading and writing for the whole fio run: no script's open blocks, no line is lost
-    before its reader opens it."""
-    for script, text in ((START_AT_SCRIPT, START_AT_TEXT), (GATE_SCRIPT, GATE_TEXT)):
+def _open_gates(out_dir: Path, points: int) -> tuple[Path, list[int]]:
+    """The scripts (in `out_dir`, fio's working directory) and one FIFO per point after the
+    first (gate-K, in a new local folder: gate_text), held open here for reading and writing
+    for the whole fio run: no script's open blocks, no line is lost before its reader
+    opens it."""
+    gates = Path(tempfile.mkdtemp(prefix="pts-gates-"))
+    for script, text in ((START_AT_SCRIPT, START_AT_TEXT), (GATE_SCRIPT, gate_text(gates))):
         (out_dir / script).write_text(text, encoding="utf-8")
         (out_dir / script).chmod(0o755)
     fds = []
-    for k in range(1, points):
-        fifo = out_dir / f"gate-{k}"
-        fifo.unlink(missing_ok=True)
-        for stale in (f"gate-{k - 1}.done", f"gate-{k}.started"):
-            (out_dir / stale).unlink(missing_ok=True)
-        os.mkfifo(fifo)
-        fds.append(os.open(fifo, os.O_RDWR | os.O_NONBLOCK))
-    return fds
+    try:
+        for k in range(1, points):
+            os.mkfifo(gates / f"gate-{k}")
+            fds.append(os.open(gates / f"gate-{k}", os.O_RDWR | os.O_NONBLOCK))
+    except OSError:
+        _close_gates(gates, fds)
+        raise
+    return gates, fds
 
 
-def _close_gates(out_dir: Path, fds: list[int]) -> dict[int, float]:
-    """Close and remove the FIFOs; each released point's start (Unix s: the first of its
-    threads released), from gate-K.started (removed with the gate-K.done files)."""
+def _close_gates(gates: Path, fds: list[int]) -> dict[int, float]:
+    """Close the FIFOs and remove their folder; each released point's start (Unix s: the
+    first of its threads released), from gate-K.started."""
     for fd in fds:
         os.close(fd)
     released = {}
     for k in range(1, len(fds) + 1):
-        (out_dir / f"gate-{k}").unlink(missing_ok=True)
-        started = out_dir / f"gate-{k}.started"
+        started = gates / f"gate-{k}.started"
         if started.exists():
             stamps = [float(x.replace(",", ".")) for x in started.read_text().split()]
             released[k] = min(stamps) if stamps else None
-            started.unlink()
-        (out_dir / f"gate-{k - 1}.done").unlink(missing_ok=True)
+    shutil.rmtree(gates, ignore_errors=True)
     return {k: t for k, t in released.items() if t is not None}
 
 

@@ -227,24 +227,23 @@ def test_host_ceiling_recorded_from_fio_and_the_tmpfs_dut_is_host_bound(iops_run
             assert r["iops"] < 0.5 * small["iops"]
 
 
-def test_rounds_stay_pipelined_with_the_gaps_their_drains_need(iops_run):
-    """Issue 33 §4: the RND 1 MiB points at TC 4 / QD 32 still have I/O in flight after their
-    1 s runtime on this device; the point after each gets its predecessor's drain as a gap
-    (learned round by round), so the test never gives the pipeline up: every round after the
-    first ran as one pipelined fio run (exact start times), a gap beyond the 10 ms default
-    was learned, and no recorded point overlapped its predecessor by more than 1 % of a
-    point (10 ms)."""
+def test_rounds_stay_pipelined_each_point_started_when_the_one_before_completed(iops_run):
+    """Issue 33 §4: each point after the first starts when every thread of the one before
+    it has completed its I/O (fio_round's gate; the RND 1 MiB points at TC 4 / QD 32 still
+    have I/O in flight after their 1 s runtime on this device): every round ran as one
+    pipelined fio run with a gate before each later point and one after each earlier point,
+    none was measured again, and no recorded point overlapped its predecessor by more than
+    1 % of a point (10 ms)."""
     end = iops_run.of_type("test_end")[0]
     modes = iops_run.of_type("round_mode")
-    assert not any("later rounds run stonewalled" in m["reason"] for m in modes), modes
-    widest = 0
-    for n in range(2, end["rounds"] + 1):
+    assert not modes, modes
+    points = len(MIXES) * (len(SIZES) - 1)                   # 0.5 KiB: N/A on 4Kn
+    for n in range(1, end["rounds"] + 1):
         job = (iops_run.folder / "raw" / "iops" / f"round-{n:02d}" / "round.fio").read_text()
-        starts = [int(line.rsplit(" ", 1)[1]) for line in job.splitlines()
-                  if line.startswith("exec_prerun=")]
-        assert len(starts) == len(MIXES) * (len(SIZES) - 1), (n, job)      # pipelined
-        widest = max(widest, *(b - a - 1000 for a, b in zip(starts, starts[1:], strict=False)))
-    assert widest > 10, widest
+        lines = job.splitlines()
+        waits = [ln for ln in lines if ln.startswith("exec_prerun=./pts-gate.sh wait ")]
+        dones = [ln for ln in lines if ln.startswith("exec_postrun=./pts-gate.sh done ")]
+        assert len(waits) == len(dones) == points - 1, (n, job)
     for p in iops_run.of_type("point"):
         if not p["na"] and p["overlap_ms"] is not None:
             assert p["overlap_ms"] <= 10, (p["round"], p["rw_mix"], p["block_size"], modes)

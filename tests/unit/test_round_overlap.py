@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -23,7 +24,7 @@ from pts.results import records
 from pts.results.ledger import Ledger, read_records
 from pts.testdefs import fields
 from pts.tools.fio import START_AT_SCRIPT, JobSet, random_job
-from pts.tools.fio_round import GATE_SCRIPT, GATE_TEXT, LEAD_MS, run_round, scheduled
+from pts.tools.fio_round import GATE_SCRIPT, LEAD_MS, gate_text, run_round, scheduled
 
 T0 = 1_800_000_000_000          # ms, Unix epoch
 
@@ -46,6 +47,7 @@ class FakeFio:
         self.lengths = lengths or [1000] * 3
         self.released = released
         self.t0 = T0            # the launch of the next fio run (Unix ms)
+        self.gates: list[Path] = []
 
     def run_document(self, filename, text, out_dir, name, timeout, histograms, cwd=None):
         text = text(self.t0) if callable(text) else text
@@ -60,10 +62,13 @@ class FakeFio:
             stamps = range(self.t0 + start + 1, self.t0 + start + length + 1)   # 1 ms windows
             Path(f"{prefix}_lat.1.log").write_text(
                 "".join(f"{t}, 100000, 1, 0, 0\n" for t in stamps))
-        if mode == "pipelined":
+        if mode == "pipelined":       # the gate script's folder of FIFOs (fio_round.gate_text)
+            gates = Path(re.search(r"^cd -- (\S+) \|\|", (cwd / GATE_SCRIPT).read_text(),
+                                   re.M).group(1))
+            self.gates.append(gates)
             for k in range(1, len(names)):
                 at = (self.released or self.starts[mode])[k]
-                (cwd / f"gate-{k}.started").write_text(f"{(self.t0 + at) / 1000:.6f}\n")
+                (gates / f"gate-{k}.started").write_text(f"{(self.t0 + at) / 1000:.6f}\n")
         doc = {"fio version": "fio-3.33",
                "jobs": [job_entry(n, 1000.0 * (k + 1)) for k, n in enumerate(names)]}
         path = out_dir / f"{name}.json"
@@ -113,7 +118,8 @@ def test_points_are_split_out_of_the_round_with_their_own_io_window(tmp_path):
     assert f"exec_prerun=./{GATE_SCRIPT} wait 1 61\n" in text
     assert (out / START_AT_SCRIPT).stat().st_mode & 0o111
     assert (out / GATE_SCRIPT).stat().st_mode & 0o111
-    assert not list(out.glob("gate-*"))            # the FIFOs and their notes removed
+    assert not list(out.glob("gate-*"))            # the FIFOs and their notes: elsewhere,
+    assert fio.gates and not fio.gates[0].exists()  # in a folder removed after the run
 
 
 def test_each_point_waits_for_all_the_threads_of_the_one_before_it(tmp_path):
@@ -145,15 +151,19 @@ def test_the_gate_releases_a_point_when_every_thread_of_the_one_before_is_done(t
     import os
     import subprocess
 
-    script = tmp_path / GATE_SCRIPT
-    script.write_text(GATE_TEXT)
+    work, gates = tmp_path / "fio's cwd", tmp_path / "gates"
+    work.mkdir()
+    gates.mkdir()
+    script = work / GATE_SCRIPT
+    script.write_text(gate_text(gates))
     script.chmod(0o755)
-    os.mkfifo(tmp_path / "gate-1")
-    held = os.open(tmp_path / "gate-1", os.O_RDWR | os.O_NONBLOCK)
+    os.mkfifo(gates / "gate-1")
+    held = os.open(gates / "gate-1", os.O_RDWR | os.O_NONBLOCK)
+    tmp_path = gates                      # where its notes go
 
     def gate(*args: str) -> int:
         return subprocess.run(["sh", "-c", f"./{GATE_SCRIPT} {' '.join(args)}"],
-                              cwd=tmp_path, timeout=30).returncode
+                              cwd=work, timeout=30).returncode
     try:
         assert gate("done", "0", "2", "2") == 0               # one of point 0's threads
         assert gate("wait", "1", "0.2") == 1                   # nothing to read: not released
