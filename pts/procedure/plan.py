@@ -19,14 +19,7 @@ from pts.config.spec import format_size
 from pts.device.identity import BlockDevice, active_range_bytes, is_ata
 from pts.procedure import ceiling
 from pts.procedure.declaration import RoundTest
-from pts.procedure.round_measure import (
-    DRAIN_MARGIN,
-    DRAIN_RUNS,
-    FALLBACK_ROUNDS,
-    MAX_OVERLAP,
-    PIPELINE_GAP_MS,
-    SEGMENT_COST_MS,
-)
+from pts.procedure.round_measure import FALLBACK_ROUNDS, MAX_OVERLAP, PIPELINE_GAP_MS
 from pts.tools import hdparm, nvme, sg3
 from pts.tools.fio import Job, JobSet, engine_options, job_file
 from pts.tools.fio_round import sections_of
@@ -135,11 +128,10 @@ def duration_lines(points: int, point_seconds: int, window: int, max_rounds: int
     if extra_round_s:            # one more fio run per round
         per_round += extra_round_s + FIO_OVERHEAD_S
     wipc = ", ".join(f"{hms(wipc_bytes / rate)} at {rate / 1e9:g} GB/s" for rate in (0.5e9, 3e9))
-    # pipelined: a drive that drains after a point's runtime adds its learned gaps, and a
-    # round that overlaps is measured again: neither is known before the drive is measured
-    more = " (more where a point's I/O drains after its runtime: the gap before the next " \
-        "point, a round measured again; the first round runs stonewalled)" \
-        if mode == "pipelined" else ""
+    # pipelined: a point waits for the one before to complete its I/O: a drive that drains
+    # after a point's runtime adds its drains, not known before the drive is measured
+    more = " (more where a point's I/O drains after its runtime: the next point waits for " \
+        "it)" if mode == "pipelined" else ""
     return [Estimate(f"estimated duration: WIPC {wipc} (depends on the drive's SEQ write "
                      f"speed); rounds {hms(per_round)} each{more}: best case "
                      f"{hms(window * per_round)} (steady by round {window}), worst case "
@@ -208,21 +200,15 @@ def round_test_plan(settings: Settings, device: BlockDevice, decl: RoundTest,
 
 
 def mode_text(settings: Settings) -> str:
-    slot = settings.point_seconds + PIPELINE_GAP_MS / 1000
     return {
-        "pipelined": f"the first round runs stonewalled and measures each point's drain (I/O "
-                     f"still in flight after its runtime); the later rounds run as ONE fio "
-                     f"process, point k starting at an exact time after point k-1's runtime "
-                     f"and a gap: {PIPELINE_GAP_MS} ms, plus {DRAIN_MARGIN:g} x the largest "
-                     f"drain of point k-1 in its last {DRAIN_RUNS} runs ({slot:g} s apart "
-                     f"while nothing drains; startdelay; each point also gets new_group and a "
-                     f"timing log); a point whose predecessor drains so long that its gap "
-                     f"would idle more than a fio start ({SEGMENT_COST_MS} ms) starts a new "
-                     f"fio process once the one before has finished; a round in which a point "
-                     f"overlaps the one before by more than {MAX_OVERLAP:.0%} of a point is "
-                     f"measured again pipelined with the gaps of its drains, and the points "
-                     f"that overlap again are measured again stonewalled ({FALLBACK_ROUNDS} "
-                     f"such rounds in a row: the test's later rounds run stonewalled)",
+        "pipelined": f"the points of a round run as ONE fio process, each point starting when "
+                     f"every fio thread of the one before has completed its I/O (exec_postrun "
+                     f"of point k-1 releases exec_prerun of point k; point k is set up while "
+                     f"k-1 runs: wait_for point k-2; each point also gets new_group and a "
+                     f"timing log); a point overlapping the one before by more than "
+                     f"{MAX_OVERLAP:.0%} of a point is measured again stonewalled after the "
+                     f"round ({FALLBACK_ROUNDS} such rounds in a row: the test's later rounds "
+                     f"run stonewalled)",
         "stonewalled": "the points of a round run as ONE fio process, each starting when the "
                        "one before has finished (stonewall, new_group, timing log)",
         "per-point": "one fio process per point",

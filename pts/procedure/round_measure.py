@@ -25,14 +25,9 @@ TIMEOUT_FACTOR, TIMEOUT_SLACK_S = 3, 120
 # WHOLE_TEST.
 PIPELINE_GAP_MS, MAX_OVERLAP, FALLBACK_ROUNDS = 10, 0.01, 3
 WHOLE_TEST = "the test's later rounds run stonewalled"    # a RoundMode that holds on --resume
-# Before the gate, a test's first round ran stonewalled to learn each point's drain (the
-# reason its round_mode record carries: pts.stored.waf reads it in runs made then), the gap
-# before point k was PIPELINE_GAP_MS + DRAIN_MARGIN x the largest of point k-1's last
-# DRAIN_RUNS drains, and a point after one draining longer than SEGMENT_COST_MS of idle
-# started a new fio run. No round uses them now; pts.procedure.plan's --dry-run text still
-# names them (its wording is to be changed with them).
+# Before the gate, a test's first round ran stonewalled to learn each point's drain: the
+# reason its round_mode record carries, which pts.stored.waf reads in runs made then.
 LEARNING = "measured stonewalled to learn each point's drain"
-DRAIN_MARGIN, DRAIN_RUNS, SEGMENT_COST_MS = 1.5, 3, 800
 
 
 def point_timeout(point_seconds: int) -> int:
