@@ -148,7 +148,12 @@ def scheduled(points: list[Job | JobSet], mode: str, log_dir: Path, t0_ms: int =
 # reads one line (at most S seconds: a point that failed never releases the next; fio then
 # reports the error) and notes when it was released (gate-K.started: the point's start).
 # run_round holds every FIFO open for reading and writing, so no open blocks and no line is
-# lost. Bash: read -t and $EPOCHREALTIME (µs) without a process per poll. The FIFOs and
+# lost. Bash: read -t and $EPOCHREALTIME (µs) without a process per poll. fio's jobs are
+# session leaders (fio setsid()s them), out of reach of commands.run's process-group
+# clean-up, and the `sh -c` fio runs the script through holds fio's output pipes: so a
+# waiting script reads at most 1 s at a time and ends when its fio job (the leader of its
+# session) is gone; fio killed, the suite then waits at most 1 s for fio's output (before,
+# it waited the script's whole timeout: test_faults' kill of fio hung). The FIFOs and
 # their notes live in a folder of their own on a local file system (gate_text): the run
 # folder may not take a FIFO (the QEMU guest's 9p share: mkfifo ENXIO).
 GATE_SCRIPT = "pts-gate.sh"
@@ -164,8 +169,18 @@ if [ "$1" = done ]; then
   fi
   exit 0
 fi
-read -r -t "$3" _ < "gate-$2" || exit 1
-printf '%s\\n' "$EPOCHREALTIME" >> "gate-$2.started"
+read -r -a stat < /proc/$$/stat        # its 6th field: the session, led by fio's job
+left=$3                                 # seconds; a fractional one: a single read of it
+while :; do
+  if [[ $left == *.* ]] || ((left <= 1)); then step=$left; else step=1; fi
+  if read -r -t "$step" _ < "gate-$2"; then
+    printf '%s\\n' "$EPOCHREALTIME" >> "gate-$2.started"
+    exit 0
+  fi
+  [ -e "/proc/${stat[5]}" ] || exit 1   # fio's job is gone: nobody waits for this gate
+  [ "$step" = "$left" ] && exit 1
+  left=$((left - 1))
+done
 """
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -289,3 +290,40 @@ def test_the_start_script_waits_for_its_time_and_never_fails(tmp_path):
     target = int(time.time() * 1000) + 300
     subprocess.run(["sh", "-c", f"./{START_AT_SCRIPT} {target}"], cwd=tmp_path, check=True)
     assert time.time() * 1000 >= target
+
+
+def test_a_waiting_gate_ends_with_its_fio_job(tmp_path):
+    """fio killed mid-round (test_faults): its jobs lead their own sessions, and the `sh -c`
+    running a waiting gate holds fio's output pipe, so the suite read fio's output until the
+    gate's whole timeout (120 s and more). The gate ends when the leader of its session (the
+    fio job) is gone: here a stand-in job that waits 30 s at the gate is killed at once, and
+    the pipe it held reaches EOF long before those 30 s."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    work, gates = tmp_path / "work", tmp_path / "gates"
+    work.mkdir()
+    gates.mkdir()
+    (work / GATE_SCRIPT).write_text(gate_text(gates))
+    (work / GATE_SCRIPT).chmod(0o755)
+    os.mkfifo(gates / "gate-1")
+    held = os.open(gates / "gate-1", os.O_RDWR | os.O_NONBLOCK)   # as run_round holds it
+    job = ("import os, subprocess, time; os.setsid(); "      # a fio job: a session leader
+           f"subprocess.Popen(['sh', '-c', './{GATE_SCRIPT} wait 1 30 > p.prerun.txt 2>&1']); "
+           "print('waiting', flush=True); time.sleep(60)")
+    proc = subprocess.Popen([sys.executable, "-c", job], cwd=work, stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout.readline() == "waiting\n"
+        time.sleep(0.5)
+        os.kill(proc.pid, signal.SIGKILL)                   # fio's job killed (-9)
+        proc.wait()
+        # the gate's shell inherited the job's stdout: EOF once the gate has ended
+        done = subprocess.run(["timeout", "15", "cat"], stdin=proc.stdout,
+                              capture_output=True).returncode
+        assert done == 0, "the gate kept waiting after its fio job was gone"
+    finally:
+        os.close(held)
+        proc.stdout.close()
