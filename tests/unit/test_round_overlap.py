@@ -299,6 +299,7 @@ def test_a_waiting_gate_ends_with_its_fio_job(tmp_path):
     fio job) is gone: here a stand-in job that waits 30 s at the gate is killed at once, and
     the pipe it held reaches EOF long before those 30 s."""
     import os
+    import select
     import signal
     import subprocess
     import sys
@@ -321,9 +322,11 @@ def test_a_waiting_gate_ends_with_its_fio_job(tmp_path):
         os.kill(proc.pid, signal.SIGKILL)                   # fio's job killed (-9)
         proc.wait()
         # the gate's shell inherited the job's stdout: EOF once the gate has ended
-        done = subprocess.run(["timeout", "15", "cat"], stdin=proc.stdout,
-                              capture_output=True).returncode
-        assert done == 0, "the gate kept waiting after its fio job was gone"
+        fd, deadline, ended = proc.stdout.fileno(), time.monotonic() + 15, False
+        while not ended and time.monotonic() < deadline:
+            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+            ended = bool(ready) and not os.read(fd, 4096)
+        assert ended, "the gate kept waiting after its fio job was gone"
     finally:
         os.close(held)
         proc.stdout.close()
