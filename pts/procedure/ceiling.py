@@ -228,7 +228,7 @@ def _points(run, state: _State, test: str, shapes: list[Shape], seconds: int) ->
         run.write(f"[pts {test}] host ceiling: {len(jobs)} job(s) of {seconds} s on "
                   f"{ramdev.describe(dev)}")
         out = run.raw_dir(test, "host-ceiling")
-        results = run_round(run.fio, dev.path, jobs, out, "stonewalled", seconds * 1000,
+        results = run_round(run.fio, dev.path, jobs, out, "stonewalled",
                             timeout=len(jobs) * (seconds * 3 + 30) + 60)
         for s, job, r in zip(new, jobs, results, strict=True):
             first = sections_of(job)[0]

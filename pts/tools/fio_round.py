@@ -228,13 +228,12 @@ def split(doc: dict, out_dir: Path, points: list[Job | JobSet]) -> dict[str, tup
 
 
 def run_round(fio: Fio, filename: str, jobs: list[Job | JobSet], out_dir: Path, mode: str,
-              slot_ms: int | None = None, timeout: float = 0, histograms: bool = False,
+              timeout: float = 0, histograms: bool = False,
               name: str = "round") -> list[PointResult]:
     """Run the points `jobs` (a Job, or a JobSet of sections run together) as one round in
     `mode`; the results in point order. Pipelined: each point after the first starts when
-    the one before it has completed all its I/O (`scheduled`). `slot_ms`: not used (the
-    fixed slots that came before the completion trigger; callers still pass it).
-    `name`: of the fio run's files in `out_dir` (NAME.fio, NAME.json)."""
+    the one before it has completed all its I/O (`scheduled`). `name`: of the fio run's
+    files in `out_dir` (NAME.fio, NAME.json)."""
     if mode not in MODES:
         raise ValueError(f"round mode {mode!r}: one of {', '.join(MODES)}")
     if mode == "pipelined" and _remote(fio):

@@ -161,7 +161,7 @@ IOS = {"p00.s0": (600, 0), "p00.s1": (0, 300), "p00.s2": (0, 100), "p01": (0, 50
 def test_a_point_of_sections_runs_as_one_point_split_per_stream_and_summed(tmp_path):
     fio = FakeFio(IOS)
     points = [sections(three()), random_job("p01", 0, 4096, 8, 1, 1, AR)]
-    found = run_round(fio, "/dev/x", points, tmp_path, "pipelined", 1010, timeout=60)
+    found = run_round(fio, "/dev/x", points, tmp_path, "pipelined", timeout=60)
     text = fio.texts[0]
     assert text.count("new_group=1") == 4                     # every section its own group
     head = text.split("[p01]")[0]
@@ -181,7 +181,7 @@ def test_a_point_of_sections_runs_as_one_point_split_per_stream_and_summed(tmp_p
 def test_stonewalled_waits_on_the_first_section_of_a_point_only(tmp_path):
     fio = FakeFio(IOS)
     points = [random_job("p01", 0, 4096, 8, 1, 1, AR), sections(three())]
-    run_round(fio, "/dev/x", points, tmp_path, "stonewalled", 1010, timeout=60)
+    run_round(fio, "/dev/x", points, tmp_path, "stonewalled", timeout=60)
     text = fio.texts[0]
     assert text.count("stonewall=1") == 1
     assert "stonewall=1" in text.split("[p00.s0]")[1].split("[p00.s1]")[0]
@@ -189,13 +189,13 @@ def test_stonewalled_waits_on_the_first_section_of_a_point_only(tmp_path):
 
 def test_per_point_runs_a_point_of_sections_as_one_fio_process(tmp_path):
     fio = FakeFio(IOS)
-    run_round(fio, "/dev/x", [sections(three())], tmp_path, "per-point", 1010, timeout=60)
+    run_round(fio, "/dev/x", [sections(three())], tmp_path, "per-point", timeout=60)
     assert len(fio.texts) == 1 and fio.texts[0].count("[p00.s") == 3
 
 
 def result(ios: dict):
     return run_round(FakeFio(ios), "/dev/x", [sections(three())], Path(ios["dir"]),
-                     "per-point", 1010, timeout=60)[0]
+                     "per-point", timeout=60)[0]
 
 
 def test_achieved_shares_beside_their_target_and_the_tolerance(tmp_path):
