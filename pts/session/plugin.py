@@ -75,6 +75,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[REPORTS] = []
     _bind_dashboard(config)
     if multi.configure(config, options.settings, _check_capacity, _check_reports_dir):
+        # Ctrl-C honoured however the parent was started (see _honour_interrupts); its
+        # SIGTERM is handled by pts.session.children.run_all
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         _start_dashboard(config)
         return          # several --device: pts.session.parent runs one child per device
     if config.option.resume:
@@ -111,10 +114,20 @@ def pytest_configure(config: pytest.Config) -> None:
         _check_reports_dir(config.stash[SETTINGS].reports_dir)
     if config.option.destructive:
         config.stash[SIGNATURES] = safety.signatures(dev)
-    # SIGTERM takes the Ctrl-C path: fio is stopped, the interruption is recorded and a
-    # partial report is rendered. A second signal (or Ctrl-C) stops at once.
-    signal.signal(signal.SIGTERM, _interrupt)
+    _honour_interrupts()
     _start_dashboard(config)
+
+
+def _honour_interrupts() -> None:
+    """Ctrl-C (SIGINT) and SIGTERM take the interrupt path: fio is stopped, the interruption
+    is recorded and a partial report is rendered; a second signal stops at once. SIGINT's
+    handler is installed explicitly: a shell script that starts the suite with `&` (no job
+    control) starts it with SIGINT ignored, Python then installs no KeyboardInterrupt
+    handler, and `kill -INT` was silently ignored (the run went on to its next round). The
+    tools the suite starts get the default disposition back at exec (a handled signal is
+    reset to SIG_DFL; an ignored one would stay ignored)."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _interrupt)
 
 
 def _bind_dashboard(config: pytest.Config) -> None:

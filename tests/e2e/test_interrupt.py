@@ -1,6 +1,8 @@
 """Interrupting a run (Ctrl-C = SIGINT, or SIGTERM) mid-round (a round is one fio process):
 fio is stopped, the ledger records the interruption, a partial report marked INCOMPLETE is
-rendered, no fio is left."""
+rendered, no fio is left. The suite is started with SIGINT and SIGQUIT ignored, as a shell
+script's `&` starts it: it must still honour SIGINT (it installs its own handler), whatever
+disposition it inherits."""
 
 import signal
 import subprocess
@@ -24,7 +26,8 @@ def test_interrupt_mid_round(make_loop, tmp_path, sig):
     dev = make_loop(64 << 20)
     reports = tmp_path / "reports"
     proc = start_suite("--device", dev, "--destructive", "--purge", "trim",
-                       "--point-seconds", "3", "--reports-dir", str(reports), target=IOPS)
+                       "--point-seconds", "3", "--reports-dir", str(reports), target=IOPS,
+                       ignored=(signal.SIGINT, signal.SIGQUIT))
     try:
         deadline = time.monotonic() + 120
         ledger = None

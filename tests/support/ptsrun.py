@@ -67,10 +67,17 @@ def run_suite(*args: str, target: str = "pts/",
                           text=True, timeout=timeout)
 
 
-def start_suite(*args: str, target: str = "pts/") -> subprocess.Popen:
-    """The suite started from the checkout, stdout and stderr together in .stdout (text)."""
+def start_suite(*args: str, target: str = "pts/",
+                ignored: tuple[signal.Signals, ...] = ()) -> subprocess.Popen:
+    """The suite started from the checkout, stdout and stderr together in .stdout (text).
+    `ignored`: signals it inherits as ignored (SIG_IGN), as a shell script's `&` without
+    job control starts it with SIGINT and SIGQUIT ignored."""
+    def inherit() -> None:
+        for sig in ignored:
+            signal.signal(sig, signal.SIG_IGN)
     return subprocess.Popen(pts_argv(*args, target=target), cwd=REPO, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+                            stderr=subprocess.STDOUT, text=True,
+                            preexec_fn=inherit if ignored else None)
 
 
 def run_pts(device: str, reports: Path, *args: str, target: str = "pts/",
