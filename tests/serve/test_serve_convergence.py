@@ -8,6 +8,7 @@ import re
 
 from starlette.testclient import TestClient
 
+from pts.results.ledger import read_ledger
 from pts.serve.app import create_app
 from pts.stored.data import load_run
 from tests.support.serve_runs import append, make, round_record, unfinished
@@ -42,10 +43,15 @@ def test_a_finished_test_shows_its_measurement_window(tmp_path):
     with TestClient(create_app([tmp_path])) as client:
         shown = texts(chart(client, "Done_SN-D/20261101T000000").text)
         page = client.get("/runs/Done_SN-D/20261101T000000").text
-    first, last = (int(n) for n in
-                   re.search(r"measurement window \(rounds (\d+)\.\.(\d+)\)",
-                             " ".join(shown)).groups())
-    assert last - first == 4 and first >= 1
+    shown_window = [int(n) for n in
+                    re.search(r"measurement window \(rounds (\d+)\.\.(\d+)\)",
+                              " ".join(shown)).groups()]
+    # the window the run's test_end records, which is the synthetic run's first steady one
+    # (tests/support/synthetic/runfactory.py: rounds 1..7, window 3..7), not any 5 rounds
+    (end,) = [r.data for r in read_ledger(folder / "ledger.jsonl")[0]
+              if r.data["type"] == "test_end"]
+    assert end["window"] == [3, 7]
+    assert shown_window == end["window"], (shown_window, end["window"])
     assert 'src="/runs/Done_SN-D/20261101T000000/convergence.svg?r=' in page
     assert folder.is_dir()
 
