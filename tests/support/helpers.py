@@ -53,6 +53,8 @@ TOOLS |= {"ssh": "openssh-client", "ssh-keygen": "openssh-client", "sshd": "open
 TOOLS |= {"chromium": "chromium", "chromedriver": "chromium-driver"}
 # DUT hosts in network namespaces of their own (tests/support/remote_hosts.py, test_lab_hosts.py)
 TOOLS["ip"] = "iproute2"
+# a real read of this machine's host adapters (tests/unit/test_system_facts.py)
+TOOLS["lspci"] = "pciutils"
 # the SATA and SCSI disks of the QEMU guest, driven for real (tests/e2e/test_qemu_sata_sas.py)
 TOOLS |= {"hdparm": "hdparm", "sdparm": "sdparm", "sg_format": "sg3-utils",
           "sg_sanitize": "sg3-utils", "smartctl": "smartmontools"}
