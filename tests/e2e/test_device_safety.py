@@ -105,7 +105,7 @@ def test_partition_rejected_and_mounted_partition_refused(make_loop, tmp_path):
     assert sha(dev) == before
 
 
-@pytest.mark.needs("mkswap")
+@pytest.mark.needs("mkswap", "swapon", "swapoff")
 def test_active_swap_refused(make_loop):
     dev = make_loop(32 << 20)
     subprocess.run(["mkswap", "-q", dev], check=True, capture_output=True)
@@ -169,6 +169,7 @@ def test_no_destructive_no_write(make_loop):
     check_writable(resolve(dev), destructive=True)     # free loop device + opt-in: allowed
 
 
+@pytest.mark.needs("blockdev")
 def test_read_only_device_refused(make_loop):
     dev = make_loop()
     subprocess.run(["blockdev", "--setro", dev], check=True)

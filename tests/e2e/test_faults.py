@@ -108,6 +108,7 @@ def stuck_fio(dev: str, folder: Path):
         fio.wait()
 
 
+@pytest.mark.needs("mount", "umount")
 def test_reports_dir_fills_up_mid_round_then_resumes(make_loop, tmp_path):
     """The reports folder's file system fills up while round 2 runs: fio's JSON cannot be
     written, the error says so and how to go on; round 1 stays in the ledger; once the space
@@ -153,6 +154,7 @@ def test_reports_dir_fills_up_mid_round_then_resumes(make_loop, tmp_path):
         subprocess.run(["umount", str(small)], check=True)
 
 
+@pytest.mark.needs("pkill")
 def test_fio_killed_mid_point(make_loop, tmp_path):
     dev = make_loop(64 << 20)
     reports = tmp_path / "reports"

@@ -13,7 +13,7 @@ import pytest
 from pts.results.ledger import read_ledger
 from tests.support.ptsrun import IOPS, start_suite
 
-pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")
+pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext", "pgrep")
 
 
 def fio_processes(folder) -> list[str]:

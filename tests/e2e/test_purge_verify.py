@@ -26,7 +26,7 @@ def test_loop_device_auto_refuses_and_trim_is_a_deviation(make_loop):
     assert chosen.deviation and chosen.command == ["blkdiscard", "-v", dev.path]
 
 
-@pytest.mark.needs("root")
+@pytest.mark.needs("root", "blkdiscard")
 def test_markers_are_gone_after_a_discard_and_survive_without_one(make_loop):
     dev = resolve(make_loop(16 << 20))
     markers = purge_verify.write_markers(dev)
@@ -48,7 +48,7 @@ def test_a_purge_that_erased_nothing_fails_closed(make_loop, monkeypatch):
         purge.purge("auto", dev, say=print)
 
 
-@pytest.mark.needs("root")
+@pytest.mark.needs("root", "blkdiscard")
 def test_a_purge_that_erased_passes_with_its_verification(make_loop, monkeypatch):
     dev = dataclasses.replace(resolve(make_loop(16 << 20)), transport="nvme")
 
