@@ -15,7 +15,7 @@ from pts.config.settings import Settings
 from pts.device.identity import BlockDevice
 from pts.device.platform import platform_info
 from pts.device.platform_device import capture as capture_platform
-from pts.device.remote import remote_platform, remote_tools
+from pts.device.remote import fio_version, remote_platform, remote_tools
 from pts.device.system_facts import capture as capture_system
 from pts.results import ledger, records
 from pts.results.resume import ResumeState
@@ -38,6 +38,8 @@ class Run:
         self.fio = Fio(log_file=self.commands_log, remote=device.remote)
         # --ioengine/--io-poll: every fio run of the run (pts.tools.fio.Fio.placed)
         self.fio.engine = engine_options(settings.ioengine, settings.io_poll)
+        if device.remote is not None:       # the I/O runs under the DUT host's fio
+            self.fio.engine_version = fio_version(device, self.commands_log)
         self.platform = platform_info() | (
             capture_platform(device.kname, device.transport) if device.remote is None
             else remote_platform(device))

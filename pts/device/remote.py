@@ -26,6 +26,21 @@ def remote_tools(dev: BlockDevice, log_file: Path | None = None) -> dict:
     return out
 
 
+def fio_version(dev: BlockDevice, log_file: Path | None = None) -> str:
+    """`fio --version` of the fio whose engine runs the drive's I/O: this host's for a local
+    drive, the DUT host's (its fio --server) for an ssh:// one. A DUT host whose fio is not
+    on ssh's PATH: this host's, the closest reading there is (fio's client/server protocol
+    needs a server of the same protocol version: pts.cli.remote checks both when it can)."""
+    if dev.remote is not None:
+        try:
+            text = dev.host.run(["fio", "--version"], log_file=log_file, timeout=60).stdout
+            if text.strip():
+                return text.strip().splitlines()[0]
+        except commands.ToolError:
+            pass
+    return commands.run(["fio", "--version"], log_file=log_file, timeout=30).stdout.strip()
+
+
 def remote_platform(dev: BlockDevice) -> dict:
     """The device part of run.json's platform block for a DUT on another host: not
     captured (PCIe link, NUMA, governors, I/O scheduler are the DUT host's), said so as a

@@ -131,7 +131,10 @@ def add(parser: pytest.Parser) -> None:
                      "readings and of the reference tools, so figures compare) or io_uring "
                      "(with fixed buffers and registered files), for fast drives whose "
                      "libaio figure is the host's. Recorded in run.json and on every page's "
-                     "header; compare says when two runs used different engines.")
+                     "header; compare says when two runs used different engines. io_uring "
+                     "under a fio before 3.39 runs a non-power-of-two queue depth higher: a "
+                     "selection with one (the full DIRTH/CBW grids' QD 6) is refused at the "
+                     "start, --dry-run too.")
     g.addoption("--io-poll", action="store_true",
                 help="with --ioengine io_uring: polled completion (fio hipri), for a drive "
                      "with poll queues (/sys/block/DEV/queue/io_poll = 1; NVMe: the nvme "

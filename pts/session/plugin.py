@@ -29,13 +29,12 @@ from pts.device.remote import remote_platform
 from pts.emulate import session as emulated
 from pts.procedure import plan
 from pts.procedure.properties import junit_properties
-from pts.procedure.runner import TestDefinitionError
 from pts.report import console
 from pts.results import health_records
 from pts.results.resume import NOT_TAKEN, ResumeError, ResumeState, stopped
 from pts.run import Run
 from pts.serve import background
-from pts.session import options
+from pts.session import engine_check, options
 from pts.session import parent as multi
 from pts.testdefs import registry
 from pts.tools import slots
@@ -320,6 +319,18 @@ def pts_outcome(request: pytest.FixtureRequest, pts_run, pts_variant):
     return outcome
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What the selected tests' plans refuse stops the session now, before the first test
+    purges (a run) or plans (--dry-run): io_uring with a depth this fio would round up."""
+    config = session.config
+    if DEVICE not in config.stash or config.option.collectonly or not (
+            config.option.destructive or config.option.dry_run):
+        return
+    if why := engine_check.refusal(config.stash[SETTINGS], config.stash[DEVICE],
+                                   session.items):
+        raise pytest.UsageError(why)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtestloop(session: pytest.Session):
     """--dry-run: print the plans instead of running anything."""
@@ -340,15 +351,10 @@ def pytest_runtestloop(session: pytest.Session):
     planned: list[str] = []
     for item in session.items:
         write(f"--- {item.nodeid}")
-        marker = item.get_closest_marker("pts")
-        if marker is None:
+        lines = engine_check.item_plan(config.stash[SETTINGS], dev, item)
+        if lines is None:
             write("(not a PTS test: no @pytest.mark.pts; nothing to plan)")
             continue
-        variant = getattr(item, "callspec", None) and item.callspec.params.get("pts_variant")
-        try:
-            lines = registry.get(marker.args[0]).plan(config.stash[SETTINGS], dev, variant)
-        except TestDefinitionError as exc:
-            lines = [f"REFUSED at run time: {exc}"]
         planned += lines
         for line in lines:
             write(line)

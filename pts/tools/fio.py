@@ -272,6 +272,9 @@ class Fio:
         self.cpus_allowed: str | None = None    # a cpulist: every job file binds fio to it
         self.engine = engine_options()          # every job file runs with this engine
         self.version = commands.run([self.binary, "--version"], timeout=30).stdout.strip()
+        # the fio whose engine runs the I/O: the DUT host's (fio --server) for an ssh://
+        # drive, set by the run (pts.device.remote.fio_version)
+        self.engine_version = self.version
 
     def argv(self, json_path: Path, job_path: Path, histograms: bool = False) -> list[str]:
         """fio's command line: stand-alone, or as the client of the DUT host's fio server
@@ -343,8 +346,8 @@ class Fio:
         if callable(text):
             text = text(int(time.time() * 1000))
         job_path, json_path = out_dir / f"{name}.fio", out_dir / f"{name}.json"
-        if depths := rounded_depths(text, self.engine, self.version):
-            raise FioFailed(rounded_depth_error(depths, self.version))   # before any I/O
+        if depths := rounded_depths(text, self.engine, self.engine_version):   # before any I/O
+            raise FioFailed(rounded_depth_error(depths, self.engine_version))
         job_path.write_text(self.placed(text), encoding="utf-8")
         argv = self.argv(json_path, job_path, histograms)
         (out_dir / f"{name}.cmd").write_text(json.dumps(argv) + "\n", encoding="utf-8")

@@ -28,22 +28,33 @@ def version_tuple(version: str) -> tuple[int, ...]:
     return (int(m.group(1)), int(m.group(2))) if m else ()
 
 
+def rounds_depths(engine: dict[str, str], version: str) -> bool:
+    """Whether this engine under this fio runs a non-power-of-two iodepth higher than asked
+    (io_uring before fio 3.39: IO_URING_EXACT_DEPTH)."""
+    return engine.get("ioengine") == "io_uring" and \
+        version_tuple(version) < IO_URING_EXACT_DEPTH
+
+
 def rounded_depths(text: str, engine: dict[str, str], version: str) -> list[int]:
-    """The iodepths of job file `text` that this fio would run higher than asked (a
-    non-power-of-two under io_uring before fio 3.39: IO_URING_EXACT_DEPTH)."""
-    if engine.get("ioengine") != "io_uring" or \
-            version_tuple(version) >= IO_URING_EXACT_DEPTH:
+    """The iodepths of job file `text` that this fio would run higher than asked. `text`
+    may be indented (--dry-run's plan prints job files indented)."""
+    if not rounds_depths(engine, version):
         return []
-    depths = {int(v) for v in re.findall(r"^iodepth=(\d+)$", text, re.M)}
+    depths = {int(v) for v in re.findall(r"^\s*iodepth=(\d+)\s*$", text, re.M)}
     return sorted(d for d in depths if d & (d - 1))
 
 
-def rounded_depth_error(depths: list[int], version: str) -> str:
-    ups = ", ".join(f"{d} as {1 << (d - 1).bit_length()}" for d in depths)
-    return (f"--ioengine io_uring: {version or 'this fio'} runs a non-power-of-two iodepth at "
-            f"the next power of two ({ups}; fixed in fio 3.39), so the drive would see more "
-            "I/Os in flight than the test asks: run with --ioengine libaio, or install fio "
-            "3.39 or later")
+def rounded_depth_error(depths: list[int], version: str, where: str = "",
+                        tests: dict[int, list[str]] | None = None) -> str:
+    """Why such a job file is refused, naming the depths (and `tests`: the tests that run
+    each) and the fix; `where`: whose fio it is (the DUT host's for an ssh:// drive)."""
+    ups = ", ".join(f"{d} as {1 << (d - 1).bit_length()}"
+                    + (f" in {', '.join(tests[d])}" if tests and tests.get(d) else "")
+                    for d in depths)
+    return (f"--ioengine io_uring: {version or 'this fio'}{where} runs a non-power-of-two "
+            f"iodepth at the next power of two ({ups}; fixed in fio 3.39), so the drive would "
+            "see more I/Os in flight than the test asks: run with --ioengine libaio, or "
+            "install fio 3.39 or later")
 
 
 def engine_options(ioengine: str = "libaio", io_poll: bool = False) -> dict[str, str]:

@@ -3,10 +3,12 @@
 import hashlib
 import os
 import re
+import subprocess
 
 import pytest
 
 from pts.device.safety import _disks_under
+from pts.tools.fio_engine import IO_URING_EXACT_DEPTH, version_tuple
 from tests.support.ptsrun import run_suite
 
 pytestmark = pytest.mark.needs("root", "losetup")
@@ -214,3 +216,28 @@ def test_the_whole_runs_estimate_adds_up_every_tests_estimate(make_loop, tmp_pat
     assert n == int(m[7]) == 10      # IOPS, TP x 2, LAT, WSAT, DIRTH, CBW, HIR x 2, XSR
     # each estimate is rounded to whole seconds in its text
     assert abs(_s(m) - best) <= n and abs(_s(m, 4) - worst) <= n, (total[0], best, worst)
+
+
+def test_io_uring_depth_six_refused_at_session_start_run_and_dry_run(make_loop, tmp_path):
+    """The full DIRTH and CBW grids have QD 6: under io_uring, fio before 3.39 runs it as 8
+    (pts.tools.fio_engine). Refused at session start, from the plans, in --dry-run and in a
+    real run alike: nothing written, no run folder, the depths, tests and fix named."""
+    version = subprocess.run(["fio", "--version"], capture_output=True, text=True).stdout
+    assert version_tuple(version) < IO_URING_EXACT_DEPTH, \
+        f"this test's premise: Debian 12's fio 3.33 (README command 2), not {version}"
+    dev, before = filled_loop(make_loop, 4096)
+    args = ("--destructive", "--purge", "trim", "--ioengine", "io_uring",
+            "--reports-dir", str(tmp_path / "r"))
+    for extra in (["--dry-run"], []):
+        p = run_suite("--device", dev, *args, *extra, target="pts/suite/test_dirth.py")
+        assert p.returncode == 4, p.stdout + p.stderr
+        assert ("6 as 8 in test_dirth; fixed in fio 3.39), so the drive would see more I/Os "
+                "in flight than the test asks: run with --ioengine libaio, or install fio 3.39 "
+                "or later (refused before anything is written)") in p.stderr, p.stderr
+        assert "DRY RUN" not in p.stdout and "--- pts/" not in p.stdout    # no plan printed
+    p = run_suite("--device", dev, *args, "--dry-run", target="pts/suite/test_iops.py")
+    # TC 4 / QD 32 only: runs as asked
+    assert p.returncode == 0 and "ioengine=io_uring" in p.stdout, p.stdout + p.stderr
+    assert digest(dev) == before
+    # no run folder: the real run's start made --reports-dir (its write check) and no more
+    assert list((tmp_path / "r").iterdir()) == []
