@@ -5,7 +5,9 @@ them as `Parameters` (the options every test records) extended by its family's r
 (`RoundParameters` for IOPS, Throughput and Latency, `WsatParameters`, `HirParameters`,
 `XsrParameters`, `DirthCbwParameters`), built by `typed` from the stored object. A name this
 version does not know, or a family's required option missing, is a `ParametersError` naming
-the option and the test, said where the run is loaded, not a KeyError in a page builder.
+the option and the test, said where the run is loaded, not a KeyError in a page builder;
+so is a value of another type than its field's (a count stored as "4", a list as a string):
+the pages would otherwise fail on it, or worse, draw it.
 `as_dict` gives back exactly the stored object (the names present, in their order).
 
 `--point-seconds` is `point_seconds` in every test: the length of a round's point (IOPS,
@@ -18,6 +20,9 @@ calls `current` for every test_start), so no reader ever needs the old names.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import types
+import typing
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -231,4 +236,52 @@ def typed(test: str, parameters: dict, required: bool = True) -> Parameters:
     if missing:
         raise ParametersError(f"test_start of \"{test}\": the {cls.FAMILY} parameters "
                               f"({cls.__name__}) have no \"{missing[0]}\"")
+    for key, value in data.items():
+        wrong = _wrong_type(value, _hints(cls)[key])
+        if wrong:
+            raise ParametersError(
+                f"test_start of \"{test}\": parameter \"{key}\" is {wrong} ({value!r:.60}), "
+                f"must be {_expected(_hints(cls)[key])} (or null) in {cls.__name__}: a "
+                "broken ledger, or a run stored by another version")
     return cls(**data, keys=tuple(data))
+
+
+@functools.cache
+def _hints(cls: type[Parameters]) -> dict[str, Any]:
+    """The fields' types (the annotations are strings: `from __future__ import annotations`)."""
+    return typing.get_type_hints(cls)
+
+
+def _expected(hint) -> str:
+    """`int | None` -> "int", `list[dict] | None` -> "list[dict]" (null is always allowed:
+    an option a stored run does not hold)."""
+    args = [a for a in typing.get_args(hint) if a is not type(None)] \
+        if isinstance(hint, types.UnionType) else [hint]
+    return " | ".join(getattr(a, "__name__", None) if not typing.get_args(a) else
+                      str(a).replace("typing.", "") for a in args)
+
+
+def _wrong_type(value, hint) -> str | None:
+    """None if `value` (as JSON gives it) fits `hint`, else what it is ("str", "list holding
+    a str"). A float field takes a whole number (JSON writes 60.0 as 60); a bool is never a
+    number, though Python's bool is an int."""
+    if value is None:
+        return None
+    if isinstance(hint, types.UnionType):
+        found = [_wrong_type(value, a) for a in typing.get_args(hint) if a is not type(None)]
+        return None if None in found else found[0]
+    origin, args = typing.get_origin(hint) or hint, typing.get_args(hint)
+    if isinstance(value, bool) and origin is not bool:
+        return "bool"
+    if origin is float:
+        ok = isinstance(value, int | float)
+    else:
+        ok = isinstance(value, origin)
+    if not ok:
+        return type(value).__name__
+    if origin is list and args:
+        for item in value:
+            inner = _wrong_type(item, args[0])
+            if inner:
+                return f"list holding a {inner}"
+    return None

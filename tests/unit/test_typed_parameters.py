@@ -16,7 +16,21 @@ from pts.config.spec import load_spec
 from pts.results import parameters, records
 from pts.stored.data import load_run
 from pts.stored.model import RunFolderError
-from pts.testdefs import dirth_cbw_jobs, hir, iops, latency, throughput, wsat, xsr
+from pts.testdefs import (
+    dirth_cbw_jobs,
+    hir,
+    iops,
+    latency,
+    registry,
+    rwsw_dirth,
+    rwsw_replay,
+    rwsw_streams,
+    rwsw_wsat,
+    throughput,
+    wsat,
+    xsr,
+)
+from tests.support import rwsw
 from tests.support.helpers import DATA
 from tests.support.synthetic.synthrun import CAPACITY
 
@@ -125,3 +139,102 @@ def test_what_every_testdef_writes_is_its_familys_record():
              "cbw": dirth_cbw_jobs.parameters(s, "cbw", CAPACITY, w, [], dirth_cbw_jobs.WRITES)}
     for test, stored in every.items():
         assert parameters.typed(test, stored).as_dict() == stored, test
+
+
+# the RWSW family (pts.testdefs.rwsw_*, their settings from specs/rwsw-*.toml through
+# pts.config.spec_rwsw): an ATW of two streams with two capture steps, so rwsw-replay
+# declares its steps (with the spec's default hold, "iolog") and rwsw-dirth its matrix
+RWSW_ATW = rwsw.atw_text("two", (("RND", "R", "4KiB", 70.0), ("SEQ", "W", "128KiB", 30.0))) \
+    + "".join(f"""
+[[step]]
+start_s = {start}
+seconds = 2.0
+oio = {oio}
+iops = 1000.0
+rt_mean_ms = 0.5
+shares = {{ "RND 4K R" = 60.0, "SEQ 128K W" = 40.0 }}
+""" for start, oio in ((0.0, 4), (2.0, 1)))
+RWSW_DEVICE = SimpleNamespace(capacity_bytes=CAPACITY, logical_sector=512, path="/dev/x")
+
+
+def rwsw_declarations(tmp_path):
+    """Every RWSW test's declaration (their -preconditioning tests too), by ledger name."""
+    s = rwsw.settings_with(tmp_path, RWSW_ATW, dirth_thread_counts="32,1",
+                           dirth_queue_depths="32,1")
+    made = [rwsw_wsat.declare(s, RWSW_DEVICE), rwsw_streams.declare(s, RWSW_DEVICE),
+            rwsw_replay.declare_precondition(s, RWSW_DEVICE),
+            rwsw_replay.declare(s, RWSW_DEVICE),
+            rwsw_dirth.declare_precondition(s, RWSW_DEVICE),
+            rwsw_dirth.declare(s, RWSW_DEVICE)]
+    return {d.test: d for d in made}
+
+
+def test_what_every_rwsw_testdef_writes_is_the_rwsw_record(tmp_path):
+    """As above for the RWSW family: a new option an RWSW test records without its field in
+    RwswParameters, or of another type than the field's, fails here."""
+    every = rwsw_declarations(tmp_path)
+    registered = {name for name in registry.TESTS if name.startswith("rwsw-")}
+    assert registered <= set(every), "an RWSW test the guard does not declare"
+    assert set(every) == registered | {"rwsw-replay-preconditioning",
+                                       "rwsw-dirth-preconditioning"}
+    for test, decl in every.items():
+        typed = parameters.typed(test, decl.parameters)
+        assert type(typed) is parameters.RwswParameters, test
+        assert typed.as_dict() == decl.parameters, test
+        assert list(typed.as_dict()) == list(decl.parameters), test
+    # what sets the family apart is there (not an empty record passing by accident)
+    assert every["rwsw-replay"].parameters["hold"] == "iolog"
+    assert len(every["rwsw-replay"].parameters["steps"]) == 2
+    assert every["rwsw-dirth"].parameters["matrix"] == [[32, 32], [32, 1], [1, 32], [1, 1]]
+    assert every["rwsw-wsat"].parameters["stop_hours"] > 0
+
+
+@pytest.mark.parametrize("test,option,value,found,expected", [
+    ("iops", "thread_count", "4", "str", "int"),
+    ("iops", "queue_depth", True, "bool", "int"),
+    ("iops", "point_seconds", "60", "str", "float"),
+    ("iops", "tracking", {"label": "x"}, "dict", "list[dict]"),
+    ("hir", "idle_seconds", [5, "10"], "list holding a str", "list[int]"),
+    ("xsr", "groups", "RND 128K", "str", "list[dict]"),
+    ("wsat", "stop_hours", None, None, None),          # null: not recorded, allowed
+    ("wsat", "capacity_bytes", 1.5, "float", "int"),
+])
+def test_a_value_of_the_wrong_type_is_refused_naming_key_and_types(test, option, value,
+                                                                  found, expected):
+    stored = {**stored_starts()[test]["parameters"], option: value}
+    if found is None:
+        assert getattr(parameters.typed(test, stored, required=False), option) is None
+        return
+    with pytest.raises(parameters.ParametersError) as err:
+        parameters.typed(test, stored)
+    text = str(err.value)
+    assert f'"{option}"' in text and f'"{test}"' in text, text
+    assert f"is {found} " in text and f"must be {expected}" in text, text
+
+
+def test_the_rwsw_record_checks_types_too(tmp_path):
+    decl = rwsw_declarations(tmp_path)["rwsw-dirth"]
+    bad = {**decl.parameters, "matrix": [[32, 32], [32, "1"]]}
+    with pytest.raises(parameters.ParametersError,
+                       match=r'"matrix" is list holding a list holding a str .*'
+                             r"must be list\[list\[int\]\]"):
+        parameters.typed("rwsw-dirth", bad)
+    with pytest.raises(parameters.ParametersError, match='"atw" is list .*must be dict'):
+        parameters.typed("rwsw-dirth", {**decl.parameters, "atw": []})
+
+
+def test_loading_a_run_with_a_value_of_the_wrong_type_says_where(tmp_path):
+    folder = tmp_path / "run"
+    shutil.copytree(REFERENCE, folder)
+    ledger = folder / "ledger.jsonl"
+    lines = ledger.read_text(encoding="utf-8").splitlines()
+    at = next(k for k, line in enumerate(lines) if '"test_start"' in line and '"xsr"' in line)
+    rec = json.loads(lines[at])
+    rec["parameters"]["thread_count"] = "1"
+    lines[at] = json.dumps(rec)
+    ledger.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(RunFolderError) as err:
+        load_run(folder)
+    text = str(err.value)
+    assert f"ledger.jsonl line {at + 1}" in text and '"thread_count" is str' in text, text
+    assert "must be int" in text and "XsrParameters" in text, text
