@@ -35,8 +35,9 @@ def read(device: str, log_file: Path | None = None,
     counters = found.as_dict()
     # The one path of write amplification (pts.device.media_writes): media writes as
     # media_bytes + media_source, the drive's host writes as host_writes x page_size.
-    counters |= media_writes.keys(found.media_bytes, found.media_attribute and
-                                  f"smartctl: {found.media_attribute}")
+    source = found.media_attribute and f"smartctl: {found.media_attribute}"
+    counters |= media_writes.keys(found.media_bytes, source,
+                                  unit=media_writes.unit_of({"media_source": source}))
     if found.sectors_written is not None and found.sector_bytes:
         counters |= {"host_writes": found.sectors_written, "page_size": found.sector_bytes}
     return counters, None

@@ -7,13 +7,21 @@ for every source, so one WAF function serves them all:
   media_note     when not reported: why ("not reported by this drive: ...")
 
 NVMe: the Endurance Group Information log (`nvme endurance-log`, log 09h: Media Units
-Written) when the namespace belongs to an Endurance Group (Identify Namespace ENDGID != 0),
-else the OCP extended SMART log (`nvme ocp smart-add-log`, log C0h: Physical Media Units
-Written). ATA: pts.device.health_smartctl. The emulated SSD: its FTL's NAND page writes.
-The OCP latency monitor (`nvme ocp latency-monitor-log`, log C3h) is read beside them.
+Written, in units of 10^9 bytes) when the namespace belongs to an Endurance Group (Identify
+Namespace ENDGID != 0), else the OCP extended SMART log (`nvme ocp smart-add-log`, log C0h:
+Physical Media Units Written, in bytes). ATA: pts.device.health_smartctl. The emulated SSD:
+its FTL's NAND page writes. The OCP latency monitor (`nvme ocp latency-monitor-log`, log
+C3h) is read beside them.
 
-A log the drive does not answer is "not reported by this drive", recorded, not an error: the
-first attempt in a run decides (keyed by the run's commands log), and it is not asked again.
+  media_unit     bytes per unit of the counter (its resolution: 10^9 for log 09h, 1 for
+                 C0h, the page or attribute unit otherwise); pts.stored.waf gives no WAF
+                 over an interval that moved it by too few units.
+
+A log the drive refuses (an NVMe status saying it has no such log or command, or ENDGID 0)
+is "not reported by this drive", remembered for the run (keyed by the run's commands log)
+and not asked again. Any other failure (a timeout, output that does not parse) is "not read
+at this step" with the error, and the log is asked again at the next step: one bad read
+does not turn the WAF off for the whole run.
 """
 
 from __future__ import annotations
@@ -21,26 +29,58 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from pts.tools import commands, nvme
+from pts.tools import commands, nvme, nvme_ocp, smartctl
 
 NOT_REPORTED = "not reported by this drive"
+NOT_READ = "not read at this step"
+# nvme-cli's status text (libnvme's strings) when the drive answers that it has no such log
+# or command: a refusal that the next step would get again.
+REFUSALS = ("Invalid Log Page", "Invalid Field in Command", "Invalid Command Opcode",
+            "INVALID_LOG_PAGE", "INVALID_FIELD", "INVALID_OPCODE")
 ENDURANCE = "nvme endurance-log: Media Units Written"
 OCP = "ocp smart-add-log: Physical Media Units Written"
 EMULATOR = "emulator FTL"
 MEDIA_SOURCES = (ENDURANCE, OCP, EMULATOR)
 LATENCY_MONITOR = "latency_monitor"
 
-# (run's commands log, device, log) -> why it is not reported; a log that answered once is
-# not listed and is asked at every step.
+# (run's commands log, device, log) -> why it is not reported: the drive refused it, and
+# it is not asked again in this run. A log that answered, or failed otherwise, is not listed.
 _unsupported: dict[tuple[str, str, str], str] = {}
+# the same key -> why it was not read at the latest step (asked again at the next one)
+_failed: dict[tuple[str, str, str], str] = {}
 
 
-def keys(media_bytes: int | None, source: str | None, why: str = "") -> dict:
-    """The counters' media keys: a value and its source, or the note saying why none."""
+class Refused(ValueError):
+    """The drive says it has no such log (or no Endurance Group): not asked again."""
+
+
+def keys(media_bytes: int | None, source: str | None, why: str = "",
+         unit: int | None = 1, label: str = NOT_REPORTED) -> dict:
+    """The counters' media keys: a value, its source and unit (bytes per count of the
+    counter), or the note saying why none."""
     if media_bytes is None or not source:
         return {"media_bytes": None, "media_source": None,
-                "media_note": f"{NOT_REPORTED}{': ' + why if why else ''}"}
-    return {"media_bytes": int(media_bytes), "media_source": source}
+                "media_note": f"{label}{': ' + why if why else ''}"}
+    found = {"media_bytes": int(media_bytes), "media_source": source}
+    return found | ({"media_unit": int(unit)} if unit else {})
+
+
+def unit_of(counters: dict) -> int | None:
+    """Bytes per count of a record's media counter: its media_unit, or for a record written
+    before that key existed, what its source counts in (None: not known)."""
+    unit = counters.get("media_unit")
+    if isinstance(unit, int) and unit > 0:
+        return unit
+    source = str(counters.get("media_source") or "")
+    if source == ENDURANCE:
+        return nvme.ENDURANCE_UNIT_BYTES
+    if source == OCP:
+        return 1
+    if source == EMULATOR:
+        page = counters.get("page_size")
+        return page if isinstance(page, int) and page > 0 else None
+    return next((u for name, u in smartctl.ATA_MEDIA_ATTRIBUTES.items()
+                 if source.endswith(f" {name}")), None)
 
 
 def emulator(counters: dict) -> dict:
@@ -48,18 +88,21 @@ def emulator(counters: dict) -> dict:
     nand, page = counters.get("nand_writes"), counters.get("page_size")
     if not isinstance(nand, int) or not isinstance(page, int):
         return keys(None, None, "the emulator recorded no nand_writes / page_size")
-    return keys(nand * page, EMULATOR)
+    return keys(nand * page, EMULATOR, unit=page)
 
 
 def _once(key: tuple[str, str, str], read: Callable):
-    """read(), or None with the reason remembered when the drive did not answer it (then
-    the later steps of the run do not ask again)."""
+    """read(), or None with why: a refusal is remembered (`_unsupported`, the later steps of
+    the run do not ask again); any other failure only for this step (`_failed`)."""
+    _failed.pop(key, None)
     if key in _unsupported:
         return None
     try:
         return read()
     except (commands.ToolError, nvme.NvmeError, ValueError) as exc:
-        _unsupported[key] = " ".join(str(exc).split())[:300] or type(exc).__name__
+        text = " ".join(str(exc).split())[:300] or type(exc).__name__
+        refused = isinstance(exc, Refused) or any(r in text for r in REFUSALS)
+        (_unsupported if refused else _failed)[key] = text
         return None
 
 
@@ -74,22 +117,29 @@ def nvme_counters(path: str, log_file: Path | None, run: Callable | None = None)
         units = _once((*base, "endurance-log"),
                       lambda: nvme.endurance_log(path, group, log_file, **on)[1])
         if units is not None:
-            out = keys(units * nvme.DATA_UNIT_BYTES, ENDURANCE)
+            out = keys(units * nvme.ENDURANCE_UNIT_BYTES, ENDURANCE,
+                       unit=nvme.ENDURANCE_UNIT_BYTES)
     if out is None:
-        found = _once((*base, "ocp smart-add-log"), lambda: nvme.parse_ocp_smart_add_log(
+        found = _once((*base, "ocp smart-add-log"), lambda: nvme_ocp.parse_ocp_smart_add_log(
             nvme.ocp_log(path, "smart-add-log", log_file, **on)))
-        out = keys(found, OCP) if found is not None else keys(None, None, why(base))
-    monitor = _once((*base, "ocp latency-monitor-log"), lambda: nvme.parse_ocp_latency_monitor(
+        unread = any((*base, n) in _failed for n in SOURCE_LOGS)
+        out = keys(found, OCP) if found is not None else \
+            keys(None, None, why(base), label=NOT_READ if unread else NOT_REPORTED)
+    monitor = _once((*base, "ocp latency-monitor-log"), lambda: nvme_ocp.parse_ocp_latency_monitor(
         nvme.ocp_log(path, "latency-monitor-log", log_file, **on)))
     return out | {LATENCY_MONITOR: monitor}
 
 
+SOURCE_LOGS = ("endgid", "endurance-log", "ocp smart-add-log")
+
+
 def why(base: tuple[str, str]) -> str:
-    """What each NVMe source answered, for the record's media_note."""
-    parts = [f"{name}: {_unsupported[(*base, name)]}" for name in
-             ("endgid", "endurance-log", "ocp smart-add-log") if (*base, name) in _unsupported]
+    """What each NVMe source answered, for the record's media_note: a refusal, or the error
+    of this step's read (then the note starts NOT_READ: it is asked again next step)."""
+    parts = [f"{name}: {found[(*base, name)]}" for name in SOURCE_LOGS
+             for found in (_unsupported, _failed) if (*base, name) in found]
     return "; ".join(parts)
 
 
 def _raise(text: str):
-    raise ValueError(text)
+    raise Refused(text)

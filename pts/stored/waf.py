@@ -13,6 +13,14 @@ are not the denominator where the drive counts: a round measured again (a `round
 record) keeps only the second attempt's points, and the demo on the emulated SSD measured
 them 39-55 % below the drive's count in such rounds (equal in every other round).
 
+Resolution: a drive's counters move in whole units (log 09h's Media Units Written in 10^9
+bytes, the SMART log's Data Units Written in 512,000 bytes: `media_unit`, `page_size`), and
+each reading drops the part of a unit not yet complete, so the difference of two readings
+is off by up to one unit. An interval's WAF is given only when each counter it divides moved
+by at least MIN_UNITS units (then each is known to within 1 %); otherwise the interval says
+"not given" with the writes and the resolution, instead of a ratio of a few units (a 3 GB
+interval read at 1 GB could print anything from 0.5 to 2.0).
+
 The suite's fio bytes of an interval: the test's records between its two device_counters
 records that wrote (WRITERS): their bytes field (wipc/wsat_result/prewrite `bytes_written`,
 a point's `write_bytes`), else the write io_bytes of their fio JSON (`raw`, each file once:
@@ -31,6 +39,7 @@ from pts.procedure.round_measure import LEARNING
 from pts.results import records
 from pts.results.ledger import read_records
 from pts.stored.model import RunView, TestResult
+from pts.tools import nvme
 from pts.tools.fio import FioOutputError, parse_output
 from pts.tools.fio_result import summarize
 
@@ -42,6 +51,12 @@ BYTES_KEYS = ("write_bytes", "bytes_written")
 NOT_REPORTED = "not reported by this drive"
 NOT_RECORDED = "no device counters were recorded for this test"
 HOST_DRIVE, HOST_FIO = "the drive's host-write counter", "the suite's fio (ledger)"
+# Fewest units a counter must move over an interval for its WAF: a difference of two
+# truncated readings is off by under one unit, so under 1 % from 100 units on.
+MIN_UNITS = 100
+# a record of the endurance log written before its unit was fixed (media_unit absent): its
+# media_bytes were units x 512,000 (the SMART log's unit), not units x 10^9
+OLD_ENDURANCE_UNIT = 512_000
 
 
 @dataclass(frozen=True)
@@ -55,6 +70,7 @@ class IntervalWaf:
     start: str                      # the steps it spans ("after purge" .. "test end")
     end: str
     round: int | None = None
+    note: str = ""                  # why value is None though both moved (too few units)
 
 
 @dataclass(frozen=True)
@@ -63,6 +79,7 @@ class TestWaf:
     note: str                       # why there is no value ("" when there is one)
     test: IntervalWaf | None = None
     per_round: tuple[IntervalWaf, ...] = field(default=())
+    unread: tuple[str, ...] = field(default=())   # "step: why" where the counter was not read
 
     @property
     def value(self) -> float | None:
@@ -75,7 +92,8 @@ class TestWaf:
                 "host_bytes": t and t.host_bytes, "host_source": t and t.host_source,
                 "fio_bytes": t and t.fio_bytes, "drive_host_bytes": t and t.drive_host_bytes,
                 "source": self.source, "note": self.note, "from": t and t.start,
-                "to": t and t.end, "per_round": [asdict(r) for r in self.per_round]}
+                "to": t and t.end, "per_round": [asdict(r) for r in self.per_round],
+                "unread": list(self.unread)}
 
 
 def of_test(run: RunView, test: TestResult) -> TestWaf:
@@ -86,7 +104,13 @@ def of_test(run: RunView, test: TestResult) -> TestWaf:
 
 def media(counters: dict) -> dict:
     """A record's media keys; an emulator record written before they existed (its FTL's
-    nand_writes only, e.g. the reference run) reads through media_writes.emulator."""
+    nand_writes only, e.g. the reference run) reads through media_writes.emulator; an
+    endurance-log record written before its unit was fixed (no media_unit) is corrected."""
+    if counters.get("media_source") == media_writes.ENDURANCE and "media_unit" not in counters \
+            and isinstance(counters.get("media_bytes"), int):
+        units = counters["media_bytes"] // OLD_ENDURANCE_UNIT
+        return counters | {"media_bytes": units * nvme.ENDURANCE_UNIT_BYTES,
+                           "media_unit": nvme.ENDURANCE_UNIT_BYTES}
     if "media_bytes" in counters or "nand_writes" not in counters:
         return counters
     return counters | media_writes.emulator(counters)
@@ -114,7 +138,11 @@ def from_records(mine: list[records.Record], folder: Path) -> TestWaf:
                    if mine[b].round is not None and b > first
                    and (w := _interval(mine, a, b, folder)).media_bytes > 0)
     note = "" if whole and whole.value is not None else _why(whole)
-    return TestWaf(source, note, whole, rounds)
+    unread = tuple(f"{r.when}: {n}" for r in mine if isinstance(r, records.DeviceCounters)
+                   and isinstance(r.counters, dict) and r.counters.get("media_bytes") is None
+                   and str(n := r.counters.get("media_note") or "").startswith(
+                       media_writes.NOT_READ))
+    return TestWaf(source, note, whole, rounds, unread)
 
 
 def _interval(mine, a: int, b: int, folder: Path) -> IntervalWaf:
@@ -125,7 +153,35 @@ def _interval(mine, a: int, b: int, folder: Path) -> IntervalWaf:
     drive = None if None in ends else ends[1] - ends[0]
     host, by = (drive, HOST_DRIVE) if drive is not None else (fio, HOST_FIO)
     value = media / host if host and host > 0 and media >= 0 else None
-    return IntervalWaf(value, media, host, by, fio, drive, start.when, end.when, end.round)
+    host_unit = end.counters.get("page_size") if by == HOST_DRIVE else 1
+    note = "" if value is None else coarse(media, media_writes.unit_of(end.counters),
+                                           host, host_unit)
+    return IntervalWaf(None if note else value, media, host, by, fio, drive, start.when,
+                       end.when, end.round, note)
+
+
+def coarse(media: int, media_unit: int | None, host: int, host_unit) -> str:
+    """Why an interval's WAF is not given ("" when it is): a counter moved by fewer than
+    MIN_UNITS of its units, with the writes and the resolution."""
+    short = [(what, unit) for what, moved, unit in (("media", media, media_unit),
+                                                    ("host", host, host_unit))
+             if isinstance(unit, int) and unit > 1 and moved < MIN_UNITS * unit]
+    if not short:
+        return ""
+    at = " and ".join(f"the {what} counter at {resolution(unit)}" for what, unit in short)
+    return (f"not given: {_gb(host)} GB of host writes and {_gb(media)} GB of media writes "
+            f"between the readings, {at} resolution: under {MIN_UNITS} units (each reading "
+            f"drops the part of a unit not yet complete, so under {MIN_UNITS} units the "
+            "WAF is uncertain by more than 1 %)")
+
+
+def resolution(unit: int) -> str:
+    """A counter's unit for the page: "1 GB", "512,000 B", "33,554,432 B"."""
+    return f"{unit // 10**9:,} GB" if unit % 10**9 == 0 else f"{unit:,} B"
+
+
+def _gb(nbytes: int) -> str:
+    return f"{nbytes / 1e9:,.3g}" if nbytes < 1e12 else f"{nbytes / 1e9:,.0f}"
 
 
 def host_bytes(between: list[records.Record], folder: Path) -> int | None:
@@ -177,6 +233,8 @@ def _drive_host(counters: dict) -> int | None:
 def _why(whole: IntervalWaf | None) -> str:
     if whole is None:
         return "one media-write reading only: no interval to measure"
+    if whole.note:
+        return whole.note
     if whole.host_bytes is None:
         return ("no host-write counter, and the host writes of the test are not all in the "
                 "ledger")

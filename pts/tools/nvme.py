@@ -16,51 +16,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pts.tools import commands
+from pts.tools.nvme_json import NvmeError, uint128
+from pts.tools.nvme_json import find as _find
+from pts.tools.nvme_json import first_int as _first
+from pts.tools.nvme_json import read_doc as _doc
+from pts.tools.nvme_json import to_int as _int
 
 PACKAGE = "nvme-cli"
 DATA_UNIT_BYTES = 512 * 1000   # SMART data units: thousands of 512-byte units (log 02h)
-
-
-class NvmeError(RuntimeError):
-    """An nvme-cli command failed or printed something we cannot read."""
-
-
-def _doc(text: str, what: str) -> dict:
-    try:
-        doc = json.loads(text)
-    except ValueError as exc:
-        raise NvmeError(f"{what}: nvme-cli printed no JSON ({exc}): {text[:200]!r}") from None
-    if not isinstance(doc, dict):
-        raise NvmeError(f"{what}: nvme-cli JSON is not an object: {text[:200]!r}")
-    return doc
-
-
-def _int(value, default: int = 0) -> int:
-    """An integer from nvme-cli JSON: 5, "5", "0x5", "(5) text", {"value": 5}."""
-    if isinstance(value, dict):
-        value = value.get("value", default)
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, int | float):
-        return int(value)
-    if isinstance(value, str):
-        m = re.search(r"0x[0-9a-fA-F]+|-?\d+", value.replace(",", ""))
-        if m:
-            return int(m.group(0), 0)
-    return default
-
-
-def _find(doc, key: str):
-    """The first value of `key` anywhere in a nested document (nvme-cli sometimes nests a
-    log under the device name)."""
-    if isinstance(doc, dict):
-        if key in doc:
-            return doc[key]
-        for value in doc.values():
-            found = _find(value, key)
-            if found is not None:
-                return found
-    return None
+# Endurance Group Information (log 09h) Data / Media Units Written are "reported in
+# billions" of bytes (NVMe Base Specification 2.0, Endurance Group Information log page: a
+# value of 1 is 1,000,000,000 bytes), not in the SMART log's 512,000-byte data units.
+ENDURANCE_UNIT_BYTES = 1_000_000_000
 
 
 # ---------------------------------------------------------------- identify
@@ -178,14 +145,6 @@ CRITICAL_WARNING_BITS = {0: "available spare below threshold", 1: "temperature t
                          4: "volatile memory backup failed", 5: "persistent memory read-only"}
 
 
-def _first(doc: dict, *keys: str) -> int:
-    for key in keys:
-        value = _find(doc, key)
-        if value is not None:
-            return _int(value)
-    return 0
-
-
 def _celsius(value) -> int:
     """nvme-cli 2.x prints Kelvin as an integer; others print "50 C" / "323 K" strings."""
     if isinstance(value, str) and "C" in value and "K" not in value:
@@ -258,60 +217,18 @@ def parse_feature_value(text: str) -> int:
     return int(m.group(1), 16)
 
 
-def uint128(value) -> int | None:
-    """A 128-bit counter as nvme-cli prints it: a decimal string or number (uint128 fields),
-    or {"hi": high 64 bits, "lo": low 64 bits} (the OCP plugin's v1 JSON). None: absent."""
-    if isinstance(value, dict) and ("hi" in value or "lo" in value):
-        return (_int(value.get("hi")) << 64) + _int(value.get("lo"))
-    return None if value is None else _int(value)
-
-
 def parse_endurance_log(text: str) -> tuple[int, int]:
     """`nvme endurance-log -o json` (Endurance Group Information, log page 09h): (Data Units
-    Written, Media Units Written), both in data units of 512,000 bytes (NVMe Base 2.0,
-    Figure 217: "reported in thousands" of 512-byte units, as in the SMART log)."""
+    Written, Media Units Written), both in units of ENDURANCE_UNIT_BYTES (10^9 bytes: NVMe
+    Base Specification 2.0, Endurance Group Information log page, "reported in billions";
+    unlike the SMART log's thousands of 512-byte units). QEMU's log 09h reads the same way
+    (its NVMe maintainer on qemu-devel, February 2023, when the log was added)."""
     doc = _doc(text, "nvme endurance-log")
     host = uint128(_find(doc, "data_units_written"))
     media = uint128(_find(doc, "media_units_written"))
     if host is None or media is None:
         raise NvmeError(f"nvme endurance-log: no data/media_units_written in {text[:200]!r}")
     return host, media
-
-
-def parse_ocp_smart_add_log(text: str) -> int:
-    """`nvme ocp smart-add-log -o json` (OCP Datacenter NVMe SSD spec, SMART / Health
-    Information Extended, log C0h, bytes 15:0): Physical Media Units Written, in bytes."""
-    doc = _doc(text, "nvme ocp smart-add-log")
-    found = uint128(next((v for k in ("Physical media units written",
-                                      "physical_media_units_written")
-                          if (v := _find(doc, k)) is not None), None))
-    if found is None:
-        raise NvmeError(f"nvme ocp smart-add-log: no physical media units written in "
-                        f"{text[:200]!r}")
-    return found
-
-
-LATENCY_MONITOR_KEYS = ("Active Bucket Counter", "Active Measured Latency")
-
-
-def parse_ocp_latency_monitor(text: str) -> dict:
-    """`nvme ocp latency-monitor-log -o json` (OCP log C3h): the active bucket counters and
-    the measured (max) latencies per bucket as the log gives them, e.g.
-    {"Active Bucket Counter": {"Bucket 0": {"Read": 3, "Write": 0, ...}}, ...}, plus the
-    active bucket timer (minutes) and its threshold."""
-    doc = _doc(text, "nvme ocp latency-monitor-log")
-    out: dict = {}
-    for key, value in doc.items():
-        group = next((g for g in LATENCY_MONITOR_KEYS if key.startswith(g)), None)
-        if group and isinstance(value, dict):
-            bucket = key[len(group):].strip(" :") or "all"
-            out.setdefault(group, {})[bucket] = {k: _int(v) for k, v in value.items()}
-        elif key in ("Active Bucket Timer", "Active Bucket Timer Threshold"):
-            out[key] = _int(value)
-    if not any(g in out for g in LATENCY_MONITOR_KEYS):
-        raise NvmeError(f"nvme ocp latency-monitor-log: no active bucket counters in "
-                        f"{text[:200]!r}")
-    return out
 
 
 # ---------------------------------------------------------------- commands

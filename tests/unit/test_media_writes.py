@@ -18,34 +18,39 @@ from pts.report.pages.counters import waf_block
 from pts.results import records
 from pts.results.ledger import Ledger
 from pts.stored import waf
-from pts.tools import nvme, smartctl
+from pts.tools import commands, nvme, nvme_ocp, smartctl
 from tests.support.helpers import QEMU_DATA, RECORDED, RecordedRunner, Reply
 
 DEV = "/dev/nvme9n1"
 
 
 def test_endurance_log_media_units_written():
+    """Log 09h counts in units of 10^9 bytes ("reported in billions", NVMe Base
+    Specification), not the SMART log's 512,000 bytes: the constructed file's 1,851 media
+    units are 1,851 x 1,000,000,000 = 1,851,000,000,000 bytes (1.851 TB), where 512,000-byte
+    units would have made 947,712,000 bytes, 1,953.125 times too few."""
     host, media = nvme.parse_endurance_log(
         (RECORDED / "nvme-endurance-log_constructed.json").read_text())
-    assert (host, media) == (123_456_789, 187_654_321)     # data units of 512,000 bytes
+    assert (host, media) == (1_234, 1_851)          # units of 10^9 bytes
+    assert nvme.ENDURANCE_UNIT_BYTES == 1_000_000_000
 
 
 def test_ocp_physical_media_units_written_is_128_bit_bytes():
-    found = nvme.parse_ocp_smart_add_log(
+    found = nvme_ocp.parse_ocp_smart_add_log(
         (RECORDED / "nvme-ocp-smart-add-log_v1_constructed.json").read_text())
     assert found == (1 << 64) + 527_805_403_860_992
-    assert nvme.parse_ocp_smart_add_log('{"physical_media_units_written": "4096"}') == 4096
+    assert nvme_ocp.parse_ocp_smart_add_log('{"physical_media_units_written": "4096"}') == 4096
 
 
 def test_ocp_latency_monitor_buckets():
-    log = nvme.parse_ocp_latency_monitor(
+    log = nvme_ocp.parse_ocp_latency_monitor(
         (RECORDED / "nvme-ocp-latency-monitor-log_constructed.json").read_text())
     assert log["Active Bucket Counter"]["Bucket 0"] == {"Read": 12, "Write": 3,
                                                         "Deallocate/TRIM": 0}
     assert log["Active Measured Latency"]["Bucket 1"]["Read"] == 180
     assert log["Active Bucket Timer"] == 1250
     with pytest.raises(nvme.NvmeError, match="no active bucket counters"):
-        nvme.parse_ocp_latency_monitor('{"Feature Status": 1}')
+        nvme_ocp.parse_ocp_latency_monitor('{"Feature Status": 1}')
 
 
 def test_sata_media_writes_only_from_a_named_nand_attribute():
@@ -59,10 +64,13 @@ def test_sata_media_writes_only_from_a_named_nand_attribute():
 
 
 def test_qemu_drive_reports_none_and_is_asked_once(monkeypatch, tmp_path):
-    """QEMU 7.2: Identify Namespace ENDGID 0 (recorded), and nvme-cli's OCP logs fail: not
-    reported, and the second step asks nothing more."""
+    """QEMU 7.2: Identify Namespace ENDGID 0 (recorded), and the OCP logs refused with the
+    status QEMU answers a log page it lacks (Invalid Field in Command, recorded for its
+    sanitize log): not reported, and the second step asks nothing more."""
     runner = RecordedRunner({("nvme", "id-ns"): [Reply(out="nvme-id-ns.json")],
-                             ("nvme", "ocp"): [Reply(rc=1)]}, data=QEMU_DATA).install(monkeypatch)
+                             ("nvme", "ocp"): [Reply(
+                                 rc=1, err="nvme-sanitize-log_invalid-field.stderr.txt")]},
+                            data=QEMU_DATA).install(monkeypatch)
     log = tmp_path / "commands.log"
     first = media_writes.nvme_counters(DEV, log)
     assert first["media_bytes"] is None and first["latency_monitor"] is None
@@ -83,8 +91,9 @@ def test_endurance_group_drive(monkeypatch, tmp_path):
                                  out="nvme-ocp-latency-monitor-log_constructed.json")]}
                             ).install(monkeypatch)
     found = media_writes.nvme_counters(DEV, tmp_path / "c.log")
-    assert found["media_bytes"] == 187_654_321 * 512_000
-    assert found["media_source"] == media_writes.ENDURANCE
+    assert found["media_bytes"] == 1_851_000_000_000        # 1,851 x 10^9 bytes
+    assert (found["media_source"], found["media_unit"]) == (media_writes.ENDURANCE,
+                                                            1_000_000_000)
     assert found["latency_monitor"]["Active Bucket Timer"] == 1250
     assert ("nvme", "endurance-log", "/dev/nvme9", "--group-id=1",
             "--output-format=json") in runner.calls
@@ -206,7 +215,7 @@ def test_a_first_round_run_stonewalled_to_learn_drains_loses_no_writes():
 def test_the_counters_page_shows_the_last_latency_monitor_of_the_test(tmp_path):
     """The OCP latency monitor recorded beside the health log (issue 33 §3): the test's last
     step that has one is on its counters page, every bucket's counts as the log gave them."""
-    log = nvme.parse_ocp_latency_monitor(
+    log = nvme_ocp.parse_ocp_latency_monitor(
         (RECORDED / "nvme-ocp-latency-monitor-log_constructed.json").read_text())
     older = {g: {b: {k: 0 for k in io} for b, io in buckets.items()}
              for g, buckets in log.items() if isinstance(buckets, dict)}
@@ -229,3 +238,40 @@ def test_the_counters_page_shows_the_last_latency_monitor_of_the_test(tmp_path):
         assert f"{group}: " + "; ".join(f"{b} " + " ".join(f"{k} {v:,}" for k, v in io.items())
                                         for b, io in buckets.items()) in text
     assert counters_page.latency_monitor("latency", run) == []
+
+
+def test_a_failed_first_read_is_asked_again_and_says_what_happened(monkeypatch, tmp_path):
+    """A first OCP read that fails without the drive refusing the log (here nvme-cli times
+    out) is not "not reported by this drive" for the whole run: the step's note says it was
+    not read and why, and the next step asks again and gets the counter."""
+    timeout = commands.ToolFailed("nvme did not finish within 60 s: nvme ocp smart-add-log")
+    runner = RecordedRunner({("nvme", "id-ns"): [Reply(out="nvme-id-ns.json")],
+                             ("nvme", "ocp", "smart-add-log"): [
+                                 Reply(raise_=timeout),
+                                 Reply(out="../recorded/nvme-ocp-smart-add-log_v1_constructed"
+                                           ".json")],
+                             ("nvme", "ocp", "latency-monitor-log"): [Reply(
+                                 rc=1, err="nvme-sanitize-log_invalid-field.stderr.txt")]},
+                            data=QEMU_DATA).install(monkeypatch)
+    log = tmp_path / "commands.log"
+    first = media_writes.nvme_counters(DEV, log)
+    assert first["media_bytes"] is None
+    assert first["media_note"].startswith("not read at this step: ")
+    assert "ocp smart-add-log: nvme did not finish within 60 s" in first["media_note"]
+    second = media_writes.nvme_counters(DEV, log)
+    assert (second["media_bytes"], second["media_source"]) == ((1 << 64) + 527_805_403_860_992,
+                                                               media_writes.OCP)
+    assert runner.calls.count(("nvme", "ocp", "smart-add-log", "/dev/nvme9", "-o",
+                               "json")) == 2
+    # the latency monitor was refused (Invalid Field): asked once only
+    assert sum(c[:3] == ("nvme", "ocp", "latency-monitor-log") for c in runner.calls) == 1
+    # the WAF starts at the first step read, and the page names the step that was not
+    steps = [records.DeviceCounters(test="iops", when=w, round=None, source="smart-log",
+                                    counters=c | {"host_writes": h, "page_size": 512_000})
+             for w, c, h in (("after purge", first, 0), ("after WIPC", second, 10),
+                             ("test end", second, 20))]
+    found = waf.from_records(steps, Path("."))
+    assert found.test.start == "after WIPC"
+    assert found.unread == ("after purge: " + first["media_note"],)
+    shown = " ".join(f.text for f in waf_block(found))
+    assert "Media-write counter not read at: after purge: not read at this step: " in shown

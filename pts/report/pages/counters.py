@@ -176,7 +176,7 @@ def waf_block(found: TestWaf) -> list[Flowable]:
     source; "not reported by this drive" (and why) where there is none."""
     if found.source is None or found.test is None or found.value is None:
         why = found.note if found.source is None else f"{found.note} ({found.source})"
-        return [para(f"WAF: {why}.", "small")]
+        return [para(f"WAF: {why}.", "small")] + unread_media(found)
     t = found.test
     fio = " is not all in the ledger (a round measured again)" if t.fio_bytes is None \
         else f": {_gb(t.fio_bytes)} GB"
@@ -188,7 +188,24 @@ def waf_block(found: TestWaf) -> list[Flowable]:
               if r.round is not None and r.value is not None]
     if rounds:
         text += " Per round (where the media counter moved): " + ", ".join(rounds) + "."
-    return [para(text, "small")]
+    return [para(text, "small")] + coarse_rounds(found) + unread_media(found)
+
+
+def coarse_rounds(found: TestWaf) -> list[Flowable]:
+    """The rounds whose media counter moved too few units for a WAF (waf.MIN_UNITS)."""
+    short = [r for r in found.per_round if r.value is None and r.note]
+    if not short:
+        return []
+    return [para(f"Per-round WAF not given for round{'s' if len(short) > 1 else ''} "
+                 f"{', '.join(str(r.round) for r in short)}: {short[0].note.split(': ', 1)[1]}"
+                 f" (round {short[0].round}).", "small")]
+
+
+def unread_media(found: TestWaf) -> list[Flowable]:
+    """The steps whose media-write log could not be read (asked again at the next step)."""
+    if not found.unread:
+        return []
+    return [para("Media-write counter not read at: " + "; ".join(found.unread) + ".", "small")]
 
 
 def latency_monitor(test: str, run: RunView) -> list[Flowable]:
