@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from pts.cli import conformance as command
+from pts.cli.main import main
 from pts.config import conformance
 from pts.config.conformance import CONFIRMED, DEVIATION, READING, ROWS
 from tests.support.helpers import REPO
@@ -99,3 +101,23 @@ def test_docs_conformance_md_is_what_the_generator_gives():
 
 def test_readme_links_the_matrix():
     assert "docs/conformance.md" in (REPO / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_command_prints_the_matrix_as_docs_holds_it():
+    """`python -m pts conformance` (the command the failure above names) run as a user runs
+    it: exit 0 and exactly the document, nothing else on stdout or stderr."""
+    done = subprocess.run([sys.executable, "-m", "pts", "conformance"], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    assert done.stdout == (REPO / "docs" / "conformance.md").read_text(encoding="utf-8")
+
+
+def test_the_command_writes_the_matrix_with_write(tmp_path, monkeypatch, capsys):
+    """--write through the command's own parser (pts.cli.main), its target moved to a temporary
+    file so that the repository's copy is not touched: the file is the generator's text and
+    its path is printed."""
+    target = tmp_path / "conformance.md"
+    monkeypatch.setattr(command, "DOC", target)
+    assert main(["conformance", "--write"]) == 0
+    assert target.read_text(encoding="utf-8") == conformance.render()
+    assert capsys.readouterr().out == f"{target}\n"
