@@ -16,7 +16,9 @@ failed only after the fill). `describe` says the size and why.
 Only devices this module made are touched: their names carry PREFIX, this controller's
 host name and process id (`tag`), so that a later run on the same controller can remove the
 leftovers of one that was killed (`clean_leftovers`: only files and null_blk devices with
-its own prefix and host name whose process is gone).
+its own prefix and host name whose process is gone). A name is at most DISK_NAME characters
+(a long host name is replaced by a digest of it), and null_blk's disk is read back from the
+kernel (`disk_name`), never derived from the folder's name.
 
 Every command goes through a Host (pts.tools.hosts): the same code on this machine and, for
 an ssh:// drive, on the DUT's host.
@@ -25,6 +27,7 @@ an ssh:// drive, on the DUT's host.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 import re
 import shlex
@@ -53,6 +56,11 @@ FLOOR = 256 << 20
 # a loop device, whose file's pages are RAM as well): the run itself (Python, fio, the
 # report, the DUT's own buffers; in tests other devices' files in /dev/shm) needs the rest.
 SHARE = 2
+# null_blk names its disk after its configfs folder since Linux 6.0 (drivers/block/null_blk/
+# main.c null_add_dev: snprintf into disk_name[DISK_NAME_LEN], DISK_NAME_LEN 32 in
+# include/linux/blkdev.h): at most 31 characters, the rest cut off. Our names stay within
+# it, so that two controllers' folders never truncate to one disk name.
+DISK_NAME = 31
 
 
 class RamDeviceError(RuntimeError):
@@ -69,10 +77,20 @@ class RamDevice:
     sized: str = ""                # why this size (`fit`): what was free on the host
 
 
-def tag(pid: int | None = None) -> str:
-    """This controller's mark on what it makes: host name and process id."""
+def _host_marks() -> tuple[str, str]:
+    """This controller's host name (as a file name may carry it) and its short mark: the
+    first 8 hex digits of its SHA-1, for a name too long for DISK_NAME."""
     host = re.sub(r"[^A-Za-z0-9.-]", "_", socket.gethostname()) or "host"
-    return f"{PREFIX}{host}-{os.getpid() if pid is None else pid}"
+    return host, hashlib.sha1(host.encode()).hexdigest()[:8]
+
+
+def tag(pid: int | None = None) -> str:
+    """This controller's mark on what it makes: host name (its digest when the name would
+    pass DISK_NAME characters: PREFIX + 8 + '-' + a 7-digit pid fit) and process id."""
+    host, short = _host_marks()
+    pid = os.getpid() if pid is None else pid
+    name = f"{PREFIX}{host}-{pid}"
+    return name if len(name) <= DISK_NAME else f"{PREFIX}{short}-{pid}"
 
 
 def is_root(host: Host) -> bool:
@@ -164,23 +182,38 @@ def _null_blk(host: Host, log_file, size: int) -> RamDevice:
         for name, value in (("size", str(size >> 20)), ("memory_backed", "1"),
                             ("blocksize", "512"), ("power", "1")):
             _write(host, f"{folder}/{name}", value, log_file)
-        # The disk's name: the configfs folder's since Linux 6.0 (null_blk "Use configfs dir
-        # name as the device name"; the QEMU guest's 6.1: /dev/pts-ceiling-...), nullb<index>
-        # before. devtmpfs makes the node after power=1 returns: wait for either (200 x
-        # 50 ms), and dd never creates a file (conv=nocreat: a missing node once left a
-        # regular file /dev/nullb0 and failed).
-        names = (f"/dev/{os.path.basename(folder)}",
-                 f"/dev/nullb{host.read(f'{folder}/index', '?')}")
-        path = host.run(["sh", "-c", 'n=0; while [ $n -lt 200 ]; do for d; do [ ! -b "$d" ] || '
-                         '{ echo "$d"; exit 0; }; done; sleep 0.05; n=$((n + 1)); done; exit 1',
-                         "sh", *names], log_file=log_file).stdout.strip()
+        # The disk is registered when power=1 returns; devtmpfs makes its node after: wait
+        # for it (200 x 50 ms), and dd never creates a file (conv=nocreat: a missing node
+        # once left a regular file /dev/nullb0 and failed).
+        path = f"/dev/{disk_name(host, folder)}"
+        host.run(["sh", "-c", 'n=0; while [ $n -lt 200 ]; do [ ! -b "$1" ] || exit 0; '
+                  'sleep 0.05; n=$((n + 1)); done; exit 1', "sh", path], log_file=log_file)
         host.run(["dd", "if=/dev/zero", f"of={path}", f"bs={FILL_BLOCK}",
                   f"count={size // FILL_BLOCK}", "oflag=direct", "conv=nocreat",
                   "status=none"], log_file=log_file, timeout=300)
-    except ToolError:
+    except (ToolError, RamDeviceError):
         _remove_null_blk(host, folder, log_file)
         raise
     return RamDevice(path, NULL_BLK, size, config=folder)
+
+
+def disk_name(host: Host, folder: str) -> str:
+    """The disk of null_blk's configfs `folder`, read back from the kernel: the folder's
+    name cut to DISK_NAME since Linux 6.0, nullb<index> before (a guess of either was wrong
+    on hosts with long names). null_gendisk_register gives the disk null_blk's major ("nullb"
+    in /proc/devices) and its index (configfs `index`) as minor: /sys/dev/block/MAJ:MIN
+    links to the disk's sysfs folder, named as the disk."""
+    index = host.read(f"{folder}/index", "").strip()
+    major = next((f[0] for f in (line.split() for line in host.read(
+        "/proc/devices", "").split("Block devices:")[-1].splitlines())
+        if f[1:] == ["nullb"]), None)
+    link = f"/sys/dev/block/{major or '?'}:{index or '?'}"
+    found = host.realpath(link) if major and index.isdigit() else ""
+    if not found.startswith("/sys/devices/"):          # not a link: no such disk
+        raise RamDeviceError(f"null_blk device {folder}: its disk could not be read back "
+                             f"(configfs index {index or '?'}, null_blk's major in "
+                             f"/proc/devices {major or '?'}: {link} is no link to a disk)")
+    return os.path.basename(found)
 
 
 def _tmpfs_loop(host: Host, log_file, size: int) -> RamDevice:
@@ -221,7 +254,8 @@ def _detach(host: Host, path: str, backing: str, log_file) -> None:
 def leftovers(names: list[str], alive) -> list[str]:
     """Names (files or null_blk folders) this controller's runs made whose process is gone:
     PREFIX + this host name + '-' + pid (+ '.img'); `alive(pid)` says whether it runs."""
-    mine = re.compile(re.escape(tag(0)[:-1]) + r"(\d+)(\.img)?$")
+    host, short = _host_marks()       # named by `tag`: with the host name or its digest
+    mine = re.compile(f"{re.escape(PREFIX)}(?:{re.escape(host)}|{short})-" + r"(\d+)(\.img)?$")
     return [n for n in names if (m := mine.match(n)) and not alive(int(m.group(1)))]
 
 

@@ -219,12 +219,13 @@ class TreeHost:
         out = {"id": "0\n", "losetup": "/dev/loop5\n",
                "df": f"Filesystem 1024-blocks Used Available Capacity Mounted on\n"
                      f"tmpfs 9999999 0 {self.shm_kib} 0% /dev/shm\n"}.get(argv[0], "")
-        if argv[0] == "sh" and "for d;" in argv[2]:        # null_blk's node: the first name
-            out = argv[4] + "\n"
         return type("R", (), {"stdout": out})
 
     def read(self, path, default=""):
         return LOCAL.read(self.root + path if not path.startswith(self.root) else path, default)
+
+    def realpath(self, path):
+        return LOCAL.realpath(self.root + path).removeprefix(self.root)
 
     def exists(self, path):
         return LOCAL.exists(path)
@@ -252,19 +253,73 @@ def test_make_sizes_the_loop_device_and_refuses_before_writing(tmp_path):
     assert [a[0] for a in small.ran] == ["id", "df"]      # no dd, no losetup: nothing written
 
 
+def nullb_disk(tmp_path, disk: str, index: int = 3, major: int = 251) -> None:
+    """The kernel's view of our null_blk device in a constructed tree: configfs `index`,
+    null_blk's major in /proc/devices and /sys/dev/block/MAJ:MIN linking to disk `disk`."""
+    (tmp_path / ramdev.NULLB.lstrip("/") / ramdev.tag()).mkdir(parents=True)
+    (tmp_path / ramdev.NULLB.lstrip("/") / ramdev.tag() / "index").write_text(f"{index}\n")
+    (tmp_path / "proc" / "devices").write_text(
+        f"Character devices:\n  1 mem\n{major} nullb_char\n\nBlock devices:\n  7 loop\n"
+        f"{major} nullb\n259 blkext\n")
+    (tmp_path / "sys" / "devices" / "virtual" / "block" / disk).mkdir(parents=True)
+    (tmp_path / "sys" / "dev" / "block").mkdir(parents=True)
+    (tmp_path / "sys" / "dev" / "block" / f"{major}:{index}").symlink_to(
+        f"../../devices/virtual/block/{disk}")
+
+
 def test_make_sizes_null_blk_to_memavailable_in_mib(tmp_path):
     root = tree(tmp_path, True, None)
     meminfo(tmp_path, root, 700 * 1024)                   # 700 MiB -> 350 -> 348 MiB
+    nullb_disk(tmp_path, ramdev.tag())                    # Linux >= 6.0: the folder's name
     host = TreeHost(root, 0)                              # /dev/shm does not count
     dev = ramdev.make(host, root=root)
     assert (dev.kind, dev.size) == (ramdev.NULL_BLK, 348 * MIB)
     size_write = next(a for a in host.ran if a[0] == "sh" and a[-1].endswith("/size"))
     assert size_write[-2] == "348"                         # configfs size is in MiB
     assert "df" not in [a[0] for a in host.ran]
-    # dd only once the node is there (devtmpfs makes it after power=1), never making a file;
-    # its name is the configfs folder's (Linux >= 6.0) or nullb<index> (older)
-    wait = next(i for i, a in enumerate(host.ran) if a[0] == "sh" and "for d;" in a[2])
-    assert host.ran[wait][4:] == [f"/dev/{ramdev.tag()}", "/dev/nullb?"]
+    # dd only once the node is there (devtmpfs makes it after power=1), never making a file
+    wait = next(i for i, a in enumerate(host.ran) if a[0] == "sh" and "-b" in a[2])
+    assert host.ran[wait][4:] == [f"/dev/{ramdev.tag()}"]
     dd = next(i for i, a in enumerate(host.ran) if a[0] == "dd")
     assert wait < dd and "conv=nocreat" in host.ran[dd] and dev.path == f"/dev/{ramdev.tag()}"
     assert f"of=/dev/{ramdev.tag()}" in host.ran[dd]
+
+
+LONG_HOST = "ci-runner-" + "x" * 40 + ".lab.example.com"      # 66 characters
+
+
+@pytest.mark.parametrize("disk", ["nullb3", None])     # before 6.0; 6.0+: the folder cut to 31
+def test_a_long_host_name_makes_a_null_blk_disk_read_back_from_the_kernel(
+        tmp_path, monkeypatch, disk):
+    """A host name of 66 characters: `pts-ceiling-<host>-<pid>` would be cut to 31 by null_blk
+    (Linux >= 6.0) and the guessed /dev/<folder> never appear. The folder's name fits in
+    31 (a digest of the host name), and the disk is the one the kernel links to our index."""
+    monkeypatch.setattr(ramdev.socket, "gethostname", lambda: LONG_HOST)
+    folder = ramdev.tag()
+    assert len(folder) <= ramdev.DISK_NAME == 31 and LONG_HOST not in folder
+    assert len(ramdev.tag(4_194_304)) <= 31                 # the largest pid (pid_max 2^22)
+    disk = disk or folder[:31]
+    root = tree(tmp_path, True, None)
+    meminfo(tmp_path, root, 700 * 1024)
+    nullb_disk(tmp_path, disk, index=12)
+    host = TreeHost(root, 0)
+    dev = ramdev.make(host, root=root)
+    assert (dev.path, dev.config) == (f"/dev/{disk}", f"{ramdev.NULLB}/{folder}")
+    assert ["mkdir", f"{ramdev.NULLB}/{folder}"] in host.ran
+    assert f"of=/dev/{disk}" in next(a for a in host.ran if a[0] == "dd")
+    # its leftovers are still ours (digest) and so are names made with the whole host name
+    names = [folder.rsplit("-", 1)[0] + "-111", f"pts-ceiling-{LONG_HOST}-222.img",
+             "pts-ceiling-0badc0de-333"]
+    assert ramdev.leftovers(names, lambda pid: False) == names[:2]
+
+
+def test_a_disk_that_cannot_be_read_back_removes_the_folder(tmp_path):
+    root = tree(tmp_path, True, None)
+    meminfo(tmp_path, root, 700 * 1024)
+    nullb_disk(tmp_path, "nullb3", index=3)
+    (tmp_path / ramdev.NULLB.lstrip("/") / ramdev.tag() / "index").write_text("4\n")
+    host = TreeHost(root, 0)
+    with pytest.raises(ramdev.RamDeviceError, match="/sys/dev/block/251:4 is no link to a disk"):
+        ramdev.make(host, root=root)
+    assert "dd" not in [a[0] for a in host.ran]
+    assert host.ran[-1] == ["rmdir", f"{ramdev.NULLB}/{ramdev.tag()}"]
