@@ -175,6 +175,7 @@ def _build_test(name: str, recs: list[LedgerLine], path: Path) -> tuple[TestResu
         purge_probe=_last(by_type.get("purge_probe")),
         histograms=tuple(by_type.get("response_histogram", ())),
         host_ceiling=_last(by_type.get("host_ceiling")),
+        started=start.get("time"),
     )
     cells = window_cells(partial, "iops")
     return dataclasses.replace(partial, cells=cells), notes

@@ -54,7 +54,8 @@ def _test_start(rec: records.TestStart, where: str) -> dict:
         raise RunFolderError(f"{where}: test_start \"parameters\" is not an object")
     if rec.parameters:          # its family's record: an unknown or missing option says so here
         _ = rec.typed
-    return {"title": rec.title, "clause": rec.clause, "parameters": rec.parameters}
+    return {"title": rec.title, "clause": rec.clause, "parameters": rec.parameters,
+            "time": rec.time if is_number(rec.time) else None}
 
 
 def _purge(rec: records.Purge, where: str) -> PurgeView:

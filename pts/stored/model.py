@@ -275,6 +275,7 @@ class TestResult:
     histograms: tuple = ()   # DIRTH/CBW, WSAT: their records.ResponseHistogram, ledger order
     purge_probe: PurgeProbeView | None = None  # the FOB write probe after the purge
     host_ceiling: object = None   # its records.HostCeiling (pts.stored.host_ceiling)
+    started: float | None = None  # its test_start record's time (None: none recorded)
 
     @property
     def window_rounds(self) -> tuple[int, ...]:
