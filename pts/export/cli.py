@@ -1,6 +1,7 @@
-"""`python -m pts export RUN_DIR --csv|--json [-o PATH]`: the run's results per cell as CSV,
-or every table of the report as one JSON document (pts.export.json_doc), from its stored
-data only (run.json + ledger.jsonl; no device).
+"""`python -m pts export RUN_DIR --csv|--json|--ocptv [-o PATH]`: the run's results per cell
+as CSV, every table of the report as one JSON document (pts.export.json_doc), or the run as
+OCP Test & Validation line-delimited JSON (pts.export.ocptv), from its stored data only
+(run.json + ledger.jsonl; no device).
 
 One row per test cell: the steady-state (measurement window) value, and where the run has a
 fresh-out-of-box figure for the cell (IOPS cells with --fob-sweep; WSAT's first sample) that
@@ -17,6 +18,7 @@ import json
 import sys
 from pathlib import Path
 
+from pts.export import ocptv
 from pts.export.json_doc import document
 from pts.stored.cells import fob_vs_window, window_cells
 from pts.stored.data import load_run
@@ -32,7 +34,8 @@ METRICS = {"iops": ("iops", "IOPS"), "throughput": ("mbps", "MB/s"),
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.description = ("Export a run folder's results from its stored data: per cell as CSV "
                      "(steady state, and FOB and the FOB / steady-state ratio where the run "
-                     "has them), or every table of the report as one JSON document.")
+                     "has them), every table of the report as one JSON document, or the run "
+                     "as OCP Test & Validation (OCPTV) line-delimited JSON.")
     p.add_argument("run_dir", metavar="RUN_DIR", help="the run folder")
     fmt = p.add_mutually_exclusive_group(required=True)
     fmt.add_argument("--csv", action="store_true", help="one CSV row per test cell")
@@ -40,6 +43,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                      help="one JSON document: per test its cells (window means of every "
                           "metric), steady-state evidence, FOB figures, WSAT samples "
                           "(docs/results-format.md)")
+    fmt.add_argument("--ocptv", action="store_true",
+                     help="OCP Test & Validation output (spec 2.0), one JSON object per line: "
+                          "the run a testRun (dutInfo: the drive; the spec and settings its "
+                          "parameters), each PTS test a testStep with its headline figures as "
+                          "measurements (steady-state excursions with their limits as "
+                          "validators), steady-state evidence as diagnoses, deviations as "
+                          "logs; testRunEnd COMPLETE/PASS for a compliant run, COMPLETE/FAIL "
+                          "for a not compliant one, ERROR/NOT_APPLICABLE for an incomplete "
+                          "one; times from the stored records (docs/results-format.md)")
     p.add_argument("-o", "--output", metavar="PATH", help="write here (default: stdout)")
 
 
@@ -83,8 +95,10 @@ def csv_text(run: RunView) -> str:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        text = (json.dumps(document(args.run_dir), indent=1) + "\n" if args.json
-                else to_csv(args.run_dir))
+        if args.json:
+            text = json.dumps(document(args.run_dir), indent=1) + "\n"
+        else:
+            text = ocptv.text(args.run_dir) if args.ocptv else to_csv(args.run_dir)
     except RunFolderError as exc:
         print(f"export: {exc}", file=sys.stderr)
         return 2

@@ -1,0 +1,269 @@
+"""`python -m pts export RUN_DIR --ocptv`: the run as OCP Test & Validation (OCPTV) output,
+line-delimited JSON of the OCPTV output specification 2.0 (opencomputeproject/ocp-diag-core,
+json_spec/; the schema is kept in tests/data/ocptv-schema/ and every line is validated against
+it in tests/export/test_export_ocptv.py), from the run folder's stored data only (pts.stored).
+
+The lines are written here from the schema rather than through the `ocptv` package (0.1.7):
+that package stamps every line with the clock at the moment it is emitted (its
+output/emit.py calls time.time()), while an export of a stored run must carry the times the
+run recorded; and it holds its writer and sequence in process-wide state.
+
+The mapping (docs/results-format.md, "Export OCPTV"):
+- the run is one testRun. testRunStart: name "snia-pts", version (run.json tools), the
+  spec and the settings (run.json spec, options, run_id) as parameters, the drive as dutInfo
+  (model, serial number, firmware as a FIRMWARE softwareInfo; capacity, sectors, transport,
+  path, emulated in its metadata; the host as platformInfos). commandLine is "": run.json
+  does not record the command the run was started with.
+- run-level deviations (a test's own ones are on its step) and warnings: testRunArtifact
+  logs (WARNING), report notes (INFO); the verdict and its reasons: a log before testRunEnd.
+- each PTS test (ledger order) is a testStep named by the test ("iops", "wsat", ...): its
+  status line and deviations as logs; the headline figures as measurements (below); per
+  tracking variable its steady-state evidence as a diagnosis ("steady-state", PASS / FAIL)
+  and the test's outcome as a diagnosis; a test that ended in error or never ended an error
+  artifact.
+- measurements: per tracking variable the window average and the data and slope excursions,
+  each excursion with its limit as a LESS_THAN_OR_EQUAL validator (PTS 2.0.2 steady state:
+  range within 20 % and slope excursion within 10 % of the window average, the limits
+  recorded in the test_start parameters); per cell of the measurement window its mean of the
+  family's figure (IOPS, MB/s, ART and MRT in us) as the report's tables show it
+  (pts.stored.cells); WSAT's FOB IOPS, steady-state average and FOB / steady-state ratio;
+  the test's write amplification from the drive's counters (pts.stored.waf) where it has
+  one. A figure the run does not have is a log line saying so, never a 0.
+- timestamps: testRunStart at run.json "started"; a step's start at its test_start
+  record's time; its figures, diagnoses and end at its test_end record's time (a test that
+  never ended: its last point's end); testRunEnd at the last ledger record's time. Where a
+  record has no time the previous line's time is used.
+
+The verdict's mapping (testRunEnd status / result):
+- COMPLIANT RUN: COMPLETE / PASS.
+- NOT A COMPLIANT RUN with every test ended: COMPLETE / FAIL. PTS judges the run, not the
+  drive, and a deviation or a test that did not reach steady state makes the run fail to show
+  what the specification asks; the reasons are in the log line before testRunEnd.
+- incomplete (no test recorded, or a test ended in error or never ended, as after a killed
+  run): ERROR / NOT_APPLICABLE: no verdict on the drive can be given from it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import UTC, datetime
+
+from pts.export.json_doc import cell_label, finite
+from pts.stored import waf
+from pts.stored.cells import window_statistics
+from pts.stored.data import load_run
+from pts.stored.model import COMPLETE, ERROR, INCOMPLETE, STEADY, RunView, TestResult
+
+# OCPTV output specification 2.0 (ocp-diag-core json_spec/README.md "Version 2.0"; root.json
+# holds major 2, minor 0 as constants).
+SCHEMA_VERSION = {"major": 2, "minor": 0}
+DUT_ID, FIRMWARE_ID = "dut", "dut-firmware"
+# The figure a test family's cells are reported in (the report's tables; cli.METRICS).
+FAMILY_METRICS = {"iops": (("iops", "IOPS"),), "throughput": (("mbps", "MB/s"),),
+                  "latency": (("lat_mean_us", "us"), ("lat_max_us", "us"))}
+TRACKING_UNITS = {"throughput": "MB/s", "latency": "us"}
+WSAT_FIGURES = (("fob_iops", "IOPS"), ("ss_average", "IOPS"), ("fob_ss_ratio", ""))
+
+
+def family(test: TestResult) -> str:
+    return test.name.split("-", 1)[0]
+
+
+def iso(ts: float) -> str:
+    """A Unix time as OCPTV writes it (RFC 3339, UTC, "Z": as the ocptv package formats)."""
+    return datetime.fromtimestamp(ts, UTC).isoformat().replace("+00:00", "Z")
+
+
+def epoch(text) -> float | None:
+    try:
+        return datetime.fromisoformat(str(text)).timestamp()
+    except ValueError:
+        return None
+
+
+class Lines:
+    """The output lines in order: sequence numbers from 0, each line stamped with a stored
+    time (the previous line's where the record has none)."""
+
+    def __init__(self, first: float | None):
+        self.out: list[dict] = []
+        self.time = first if first is not None else 0.0
+
+    def add(self, body: dict, when: float | None = None) -> None:
+        if when is not None:
+            self.time = when
+        self.out.append({"sequenceNumber": len(self.out), "timestamp": iso(self.time)} | body)
+
+    def run(self, kind: str, body: dict, when: float | None = None) -> None:
+        self.add({"testRunArtifact": {kind: body}}, when)
+
+    def step(self, step_id: str, kind: str, body: dict, when: float | None = None) -> None:
+        self.add({"testStepArtifact": {"testStepId": step_id, kind: body}}, when)
+
+
+def lines(run: RunView) -> list[dict]:
+    started = epoch(run.started) if run.started else None
+    if started is None:
+        started = next((t.started for t in run.tests if t.started is not None), None)
+    out = Lines(started)
+    out.add({"schemaVersion": SCHEMA_VERSION})
+    out.run("testRunStart", run_start(run))
+    for dev in (d for d in run.deviations if d.test is None):   # a test's: on its step
+        out.run("log", log("WARNING", f"deviation from the specification ({dev.source}): "
+                                      f"{dev.text}"))
+    for text in run.warnings:
+        out.run("log", log("WARNING", text))
+    for text in run.notes:
+        out.run("log", log("INFO", text))
+    for n, test in enumerate(run.tests, 1):
+        step(out, str(n), run, test)
+    status, result = run_end(run)
+    reasons = "".join(f"; {r}" for r in run.verdict.reasons)
+    out.run("log", log("INFO" if run.verdict.compliant else "WARNING",
+                       f"verdict: {run.verdict.text}{reasons}"), run.finished)
+    out.run("testRunEnd", {"status": status, "result": result})
+    return out.out
+
+
+def run_end(run: RunView) -> tuple[str, str]:
+    """(status, result) of testRunEnd from the run's verdict (the module's docstring)."""
+    if not run.tests or any(t.state in (ERROR, INCOMPLETE) for t in run.tests):
+        return "ERROR", "NOT_APPLICABLE"
+    return "COMPLETE", "PASS" if run.verdict.compliant else "FAIL"
+
+
+def log(severity: str, message: str) -> dict:
+    return {"severity": severity, "message": message}
+
+
+def run_start(run: RunView) -> dict:
+    return {"name": "snia-pts", "version": str(run.tools.get("snia-pts") or "unknown"),
+            "commandLine": "",
+            "parameters": finite({"run_id": run.run_id, "spec": run.spec,
+                                "options": run.options}),
+            "dutInfo": dut_info(run),
+            "metadata": finite({"folder": str(run.folder), "tools": run.tools,
+                              "report_info": run.report_info})}
+
+
+def dut_info(run: RunView) -> dict:
+    dev, host = run.device, run.platform
+    hardware = {"hardwareInfoId": DUT_ID, "name": dev.model, "serialNumber": dev.serial,
+                "location": dev.path}
+    firmware = {"softwareInfoId": FIRMWARE_ID, "name": f"{dev.model} firmware",
+                "version": dev.firmware, "softwareType": "FIRMWARE"}
+    system = {"softwareInfoId": "host-os", "name": str(host.get("os") or "unknown OS"),
+              "version": str(host.get("kernel") or "unknown"), "softwareType": "SYSTEM"}
+    platform = [f"{k}: {v}" for k, v in host.items() if v not in (None, "")]
+    platform += [f"{k}: {v}" for k, v in (run.system.get("dmi") or {}).items() if v]
+    return {"dutInfoId": f"{dev.model} {dev.serial}", "name": dev.model,
+            "platformInfos": [{"info": p} for p in platform],
+            "softwareInfos": [firmware, system], "hardwareInfos": [hardware],
+            "metadata": finite({"capacity_bytes": dev.capacity_bytes,
+                              "logical_sector": dev.logical_sector,
+                              "physical_sector": dev.physical_sector,
+                              "transport": dev.transport, "kname": dev.kname,
+                              "identity_source": dev.identity_source,
+                              "emulated": dev.emulated, "host": host.get("hostname"),
+                              **run.device_extra})}
+
+
+def step_end_time(test: TestResult) -> float | None:
+    if test.end is not None and test.end.time is not None:
+        return test.end.time
+    ends = [p.end for p in test.points if p.end is not None]
+    return max(ends) if ends else None
+
+
+def step(out: Lines, sid: str, run: RunView, test: TestResult) -> None:
+    out.step(sid, "testStepStart", {"name": test.name}, test.started)
+    clause = f" ({test.clause})" if test.clause else ""
+    out.step(sid, "log", log("INFO", f"{test.title}{clause}: {test.status}"))
+    for dev in test.deviations:
+        out.step(sid, "log", log("WARNING", f"deviation from the specification: {dev.text}"))
+    when = step_end_time(test)
+    for body in figures(run, test):
+        out.step(sid, "measurement" if "value" in body else "log", body, when)
+    for label, ev in test.window_evidence.items():
+        out.step(sid, "diagnosis", evidence_diagnosis(label, ev), when)
+    if test.state in (ERROR, INCOMPLETE):
+        what = "ended in error" if test.state == ERROR else "has no test_end record"
+        out.step(sid, "error", {"symptom": f"test-{test.state}",
+                                "message": f"{test.title} {what}: {test.status}"}, when)
+        status = "ERROR"
+    else:
+        passed = test.state in (STEADY, COMPLETE)
+        out.step(sid, "diagnosis", {"verdict": f"pts-{test.state}".replace("_", "-"),
+                                    "type": "PASS" if passed else "FAIL",
+                                    "message": test.status, "hardwareInfoId": DUT_ID}, when)
+        status = "COMPLETE"
+    out.step(sid, "testStepEnd", {"status": status}, when)
+
+
+def measurement(name: str, value, unit: str, validators=(), metadata=None) -> dict:
+    """A measurement, or a log saying the figure is not given (OCPTV has no null value)."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return log("INFO", f"{name}: not given by this run")
+    body = {"name": name, "value": value, "unit": unit, "hardwareInfoId": DUT_ID}
+    if validators:
+        body["validators"] = list(validators)
+    if metadata:
+        body["metadata"] = finite(metadata)
+    return body
+
+
+def figures(run: RunView, test: TestResult) -> list[dict]:
+    """The test's headline figures (measurement bodies; a log body where one is not given)."""
+    unit = TRACKING_UNITS.get(family(test), "IOPS")
+    out = []
+    for label, ev in test.window_evidence.items():
+        if ev is None:
+            out.append(log("INFO", f"{label}: no steady-state evidence (no full window)"))
+            continue
+        window = {"rounds": list(ev.rounds)}
+        out.append(measurement(f"{label} window average", ev.average, unit, (), window))
+        for what, value, limit, fraction in (
+                ("data excursion", ev.data_excursion, ev.max_data_excursion,
+                 ev.data_excursion_limit),
+                ("slope excursion", ev.slope_excursion, ev.max_slope_excursion,
+                 ev.slope_excursion_limit)):
+            check = {"name": f"PTS steady state: {what} within {fraction:.0%} of the window "
+                             "average", "type": "LESS_THAN_OR_EQUAL", "value": limit}
+            out.append(measurement(f"{label} {what}", value, unit, [check], window))
+    if test.window is not None:
+        for cell in window_statistics(test):
+            label = cell_label(test, cell.rw_mix, cell.block_size)
+            if cell.na:
+                out.append(log("INFO", f"{label}: N/A ({cell.reason or 'no reason recorded'})"))
+                continue
+            for metric, m_unit in FAMILY_METRICS.get(family(test), (("iops", "IOPS"),)):
+                out.append(measurement(f"{label} {metric}", cell.means.get(metric), m_unit,
+                                       (), {"window_rounds": list(cell.rounds)}))
+    if test.samples:
+        for key, m_unit in WSAT_FIGURES:
+            out.append(measurement(f"wsat {key}", test.result.get(key), m_unit))
+    found = waf.of_test(run, test)
+    if found.value is not None:
+        out.append(measurement("write amplification", found.value, "",
+                               metadata={"source": found.source}))
+    elif test.counters:
+        out.append(log("INFO", f"write amplification: not given ({found.note})"))
+    return out
+
+
+def evidence_diagnosis(label: str, ev) -> dict:
+    if ev is None:
+        return {"verdict": "steady-state-not-judged", "type": "UNKNOWN",
+                "message": f"{label}: no measurement window", "hardwareInfoId": DUT_ID}
+    msg = (f"{label}: rounds {ev.window_first}..{ev.window_last}, average {ev.average:.6g}, "
+           f"range {ev.minimum:.6g}..{ev.maximum:.6g} (data excursion {ev.data_excursion:.6g},"
+           f" limit {ev.max_data_excursion:.6g}), slope {ev.slope:.6g} per round (slope "
+           f"excursion {ev.slope_excursion:.6g}, limit {ev.max_slope_excursion:.6g})")
+    return {"verdict": "steady-state" if ev.steady else "steady-state-not-reached",
+            "type": "PASS" if ev.steady else "FAIL", "message": msg, "hardwareInfoId": DUT_ID}
+
+
+def text(run_dir) -> str:
+    """The OCPTV lines of `run_dir`, one JSON object per line."""
+    return "".join(json.dumps(line) + "\n" for line in lines(load_run(run_dir)))
