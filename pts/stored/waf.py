@@ -80,6 +80,8 @@ class TestWaf:
     test: IntervalWaf | None = None
     per_round: tuple[IntervalWaf, ...] = field(default=())
     unread: tuple[str, ...] = field(default=())   # "step: why" where the counter was not read
+    lifetime: float | None = None   # the drive's WAF since manufacture at its first reading
+    lifetime_at: str = ""           # that reading's step
 
     @property
     def value(self) -> float | None:
@@ -93,7 +95,8 @@ class TestWaf:
                 "fio_bytes": t and t.fio_bytes, "drive_host_bytes": t and t.drive_host_bytes,
                 "source": self.source, "note": self.note, "from": t and t.start,
                 "to": t and t.end, "per_round": [asdict(r) for r in self.per_round],
-                "unread": list(self.unread)}
+                "unread": list(self.unread), "lifetime": self.lifetime,
+                "lifetime_at": self.lifetime_at or None}
 
 
 def of_test(run: RunView, test: TestResult) -> TestWaf:
@@ -142,7 +145,10 @@ def from_records(mine: list[records.Record], folder: Path) -> TestWaf:
                    and isinstance(r.counters, dict) and r.counters.get("media_bytes") is None
                    and str(n := r.counters.get("media_note") or "").startswith(
                        media_writes.NOT_READ))
-    return TestWaf(source, note, whole, rounds, unread)
+    # the emulator's counters start with the emulator, not with a drive: no lifetime figure
+    life = None if source == media_writes.EMULATOR else lifetime(mine[steps[0]].counters)
+    return TestWaf(source, note, whole, rounds, unread, life,
+                   mine[steps[0]].when if life is not None else "")
 
 
 def _interval(mine, a: int, b: int, folder: Path) -> IntervalWaf:
@@ -241,6 +247,19 @@ def _why(whole: IntervalWaf | None) -> str:
     if whole.media_bytes < 0:
         return "the media-write counter went backwards (the drive or emulator restarted)"
     return "no host writes in the test"
+
+
+def lifetime(counters: dict) -> float | None:
+    """A drive's WAF since it was made, from one reading of its cumulative counters (media
+    bytes / host bytes: the drive's own host-write counter); None where either is not given,
+    or moved by too few units to mean anything (coarse)."""
+    counters = media(counters)
+    found, host = counters.get("media_bytes"), _drive_host(counters)
+    if not isinstance(found, int) or not host:
+        return None
+    if coarse(found, media_writes.unit_of(counters), host, counters.get("page_size")):
+        return None
+    return found / host
 
 
 def latency_monitor(run: RunView, test: str) -> tuple[str, dict] | None:

@@ -129,6 +129,8 @@ def parse(text: str) -> Health:
     protocol = str((doc.get("device") or {}).get("protocol") or "unknown")
     passed = (doc.get("smart_status") or {}).get("passed")
     scsi = protocol == "SCSI"
+    if protocol == "NVMe":
+        return _nvme(doc, status, passed)
     return Health(
         protocol=protocol,
         smart_passed=None if not isinstance(passed, bool) else int(passed),
@@ -146,6 +148,23 @@ def parse(text: str) -> Health:
         sector_bytes=None if written is None else _int(doc.get("logical_block_size")),
         **dict(zip(("media_bytes", "media_attribute"), (None, None) if scsi
                    else _ata_media(doc), strict=True)))
+
+
+def _nvme(doc: dict, status: int | None, passed) -> Health:
+    """An NVMe drive's smartctl JSON: its SMART / Health log (02h) as smartctl prints it.
+    Host writes: Data Units Written, thousands of 512-byte units (NVMe Base Specification,
+    log 02h), as sectors of 512 bytes. NVMe has no reallocated, pending or offline-
+    uncorrectable sector counts: not given (None)."""
+    log = doc.get("nvme_smart_health_information_log") or {}
+    units = _int(log.get("data_units_written"))
+    return Health(
+        protocol="NVMe", smart_passed=None if not isinstance(passed, bool) else int(passed),
+        temperature_c=_int((doc.get("temperature") or {}).get("current")),
+        reallocated_sectors=None, pending_sectors=None, offline_uncorrectable=None,
+        media_errors=_int(log.get("media_errors")), percent_used=_int(log.get("percentage_used")),
+        power_on_hours=_int((doc.get("power_on_time") or {}).get("hours")), exit_status=status,
+        sectors_written=None if units is None else units * 1000,
+        sector_bytes=None if units is None else 512)
 
 
 def health(device: str, log_file: Path | None = None, run=None) -> Health:

@@ -176,7 +176,7 @@ def waf_block(found: TestWaf) -> list[Flowable]:
     source; "not reported by this drive" (and why) where there is none."""
     if found.source is None or found.test is None or found.value is None:
         why = found.note if found.source is None else f"{found.note} ({found.source})"
-        return [para(f"WAF: {why}.", "small")] + unread_media(found)
+        return [para(f"WAF: {why}.", "small")] + unread_media(found) + life(found)
     t = found.test
     fio = " is not all in the ledger (a round measured again)" if t.fio_bytes is None \
         else f": {_gb(t.fio_bytes)} GB"
@@ -188,7 +188,16 @@ def waf_block(found: TestWaf) -> list[Flowable]:
               if r.round is not None and r.value is not None]
     if rounds:
         text += " Per round (where the media counter moved): " + ", ".join(rounds) + "."
-    return [para(text, "small")] + coarse_rounds(found) + unread_media(found)
+    return [para(text, "small")] + coarse_rounds(found) + unread_media(found) + life(found)
+
+
+def life(found: TestWaf) -> list[Flowable]:
+    """The drive's lifetime WAF at its first reading (its counters since manufacture)."""
+    if found.lifetime is None:
+        return []
+    return [para(f"Lifetime WAF of the drive at {found.lifetime_at}: {found.lifetime:.3f} "
+                 f"(its own media and host-write counters since manufacture; {found.source}).",
+                 "small")]
 
 
 def coarse_rounds(found: TestWaf) -> list[Flowable]:
