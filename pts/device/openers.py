@@ -35,11 +35,11 @@ class Opener:
         return f"{self.name} (pid {self.pid}: {shown})"
 
 
-def _pids(proc: Path) -> list[int]:
+def pids(proc: Path) -> list[int]:
     return [int(p) for p in os.listdir(proc) if p.isdigit() and int(p) != os.getpid()]
 
 
-def _opener(pid: int, proc: Path) -> Opener | None:
+def opener(pid: int, proc: Path) -> Opener | None:
     try:
         name = (proc / str(pid) / "comm").read_text(errors="replace").strip()
         argv = (proc / str(pid) / "cmdline").read_bytes().split(b"\0")
@@ -66,8 +66,8 @@ def _has_open(pid: int, devnos: set[tuple[int, int]], proc: Path) -> bool:
 
 def _scan(devnos: set[tuple[int, int]], proc: Path) -> dict[int, Opener]:
     found = {}
-    for pid in _pids(proc):
-        if _has_open(pid, devnos, proc) and (o := _opener(pid, proc)) is not None:
+    for pid in pids(proc):
+        if _has_open(pid, devnos, proc) and (o := opener(pid, proc)) is not None:
             found[pid] = o
     return found
 
@@ -87,7 +87,7 @@ def holding(devnos: set[tuple[int, int]], proc: Path = PROC,
 def left_by(folder: Path, proc: Path = PROC) -> list[Opener]:
     """fio processes whose command line names the run folder `folder`."""
     where = str(Path(folder).absolute())
-    found = [_opener(pid, proc) for pid in _pids(proc)]
+    found = [opener(pid, proc) for pid in pids(proc)]
     return [o for o in found if o is not None and o.name == "fio" and where in o.command]
 
 
@@ -102,12 +102,12 @@ def reap(folder: Path, say: Callable[[str], None], proc: Path = PROC) -> list[Op
         except ProcessLookupError:
             pass
     deadline = time.monotonic() + REAP_WAIT_S
-    while any(_alive(o.pid, proc) for o in left) and time.monotonic() < deadline:
+    while any(alive(o.pid, proc) for o in left) and time.monotonic() < deadline:
         time.sleep(0.05)
     return left
 
 
-def _alive(pid: int, proc: Path) -> bool:
+def alive(pid: int, proc: Path) -> bool:
     """Running, or dead with descriptors still open (a zombie has none)."""
     try:
         return bool(os.listdir(proc / str(pid) / "fd"))

@@ -20,7 +20,7 @@ from pts.config.settings import (
     Settings,
 )
 from pts.config.spec import SpecError, available_specs, load_spec
-from pts.device import openers, safety
+from pts.device import leftovers, safety
 from pts.device.identity import BlockDevice, DeviceError, active_range_bytes
 from pts.device.lock import DeviceLock
 from pts.device.platform_device import capture as capture_platform
@@ -100,8 +100,10 @@ def pytest_configure(config: pytest.Config) -> None:
             config.stash[RESUME].check_data_units(
                 dev, health_records.resume_counters(dev, config.stash[RESUME]))
         if config.option.destructive:
-            if RESUME in config.stash and dev.remote is None:
-                openers.reap(config.stash[RESUME].folder, _writer(config))
+            if dev.remote is None:     # what dead runs left: fio, gates, ceiling devices
+                resumed = config.stash[RESUME].folder if RESUME in config.stash else None
+                leftovers.sweep(_writer(config), resumed,
+                                resumed / "commands.log" if resumed else None)
             safety.check_writable(dev, destructive=True)
             config.stash[LOCK] = DeviceLock(dev).acquire()
     except (DeviceError, emulated.EmulatedDeviceError) as exc:

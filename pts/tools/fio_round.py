@@ -7,10 +7,11 @@ Modes (design.md "Speed": every fio process costs ~0.3 s of idle device time):
   pipelined   one process; the first point's I/O starts at t0 = fio's launch + LEAD_MS
               (fio creates it LEAD_MS early and it waits for t0 in `exec_prerun`); each
               later point's I/O starts when ALL the I/O of the point before it has completed
-              (completion-triggered, GATE_SCRIPT): every clone of point k-1 runs `exec_postrun`
-              after its last completion (fio reaps what is in flight when the runtime ends,
-              then writes its logs, then runs exec_postrun), the last one releases point
-              k's clones, which wait in `exec_prerun`, before fio starts their runtime clock.
+              (completion-triggered, GATE_SCRIPT: pts.tools.fio_gate): every clone of point
+              k-1 runs `exec_postrun` after its last completion (fio reaps what is in
+              flight when the runtime ends, then writes its logs, then runs exec_postrun),
+              the last one releases point k's clones, which wait in `exec_prerun`, before
+              fio starts their runtime clock.
               Point k is created (`wait_for`) when point k-2 has exited, so its set-up
               (>= 100 ms: fio's job-creation loop polls every 100 ms) runs while point k-1
               measures, and at most two points hold their buffers at a time.
@@ -42,10 +43,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import shlex
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,9 +62,10 @@ from pts.tools.fio import (
     summarize,
     timing_window_ms,
 )
+from pts.tools.fio_gate import GATE_SCRIPT, close_gates, gate_text, open_gates
 from pts.tools.fio_result import errors_text
 
-__all__ = ["MODES", "PointResult", "run_round", "sections_of"]
+__all__ = ["GATE_SCRIPT", "MODES", "PointResult", "gate_text", "run_round", "sections_of"]
 
 # How long before its start a pipelined point's fio job is created: fio's job-creation loop
 # (<= 100 ms late), the job's set-up (>= 100 ms: fio polls for it every 100 ms) and a
@@ -140,55 +138,6 @@ def scheduled(points: list[Job | JobSet], mode: str, log_dir: Path, t0_ms: int =
     return out
 
 
-# The completion trigger of pipelined points (fio runs exec_prerun/exec_postrun through
-# system() in its working directory; `;` and `#` start comments in a job file, hence a
-# script). `done K N M`: a thread of point K has completed all its I/O; the last of its N
-# threads (two finishing together may both count N: extra lines are never read) writes one
-# line per thread of point K+1 (M) into the FIFO gate-(K+1). `wait K S`: a thread of point K
-# reads one line (at most S seconds: a point that failed never releases the next; fio then
-# reports the error) and notes when it was released (gate-K.started: the point's start).
-# run_round holds every FIFO open for reading and writing, so no open blocks and no line is
-# lost. Bash: read -t and $EPOCHREALTIME (µs) without a process per poll. fio's jobs are
-# session leaders (fio setsid()s them), out of reach of commands.run's process-group
-# clean-up, and the `sh -c` fio runs the script through holds fio's output pipes: so a
-# waiting script reads at most 1 s at a time and ends when its fio job (the leader of its
-# session) is gone; fio killed, the suite then waits at most 1 s for fio's output (before,
-# it waited the script's whole timeout: test_faults' kill of fio hung). The FIFOs and
-# their notes live in a folder of their own on a local file system (gate_text): the run
-# folder may not take a FIFO (the QEMU guest's 9p share: mkfifo ENXIO).
-GATE_SCRIPT = "pts-gate.sh"
-GATE_TEXT = """#!/bin/bash
-# snia-pts: start point K when all the I/O of point K-1 has completed (fio exec_pre/postrun)
-LC_ALL=C
-cd -- @GATES@ || exit 1
-if [ "$1" = done ]; then
-  printf '%s\\n' "$EPOCHREALTIME" >> "gate-$2.done"
-  mapfile -t seen < "gate-$2.done"
-  if [ "${#seen[@]}" -ge "$3" ]; then
-    for ((i = 0; i < $4; i++)); do echo go; done > "gate-$(($2 + 1))"
-  fi
-  exit 0
-fi
-read -r -a stat < /proc/$$/stat        # its 6th field: the session, led by fio's job
-left=$3                                 # seconds; a fractional one: a single read of it
-while :; do
-  if [[ $left == *.* ]] || ((left <= 1)); then step=$left; else step=1; fi
-  if read -r -t "$step" _ < "gate-$2"; then
-    printf '%s\\n' "$EPOCHREALTIME" >> "gate-$2.started"
-    exit 0
-  fi
-  [ -e "/proc/${stat[5]}" ] || exit 1   # fio's job is gone: nobody waits for this gate
-  [ "$step" = "$left" ] && exit 1
-  left=$((left - 1))
-done
-"""
-
-
-def gate_text(gates: Path) -> str:
-    """The gate script for the FIFOs in folder `gates`."""
-    return GATE_TEXT.replace("@GATES@", shlex.quote(str(gates)))
-
-
 def _all_sections(points: list[JobSet]) -> list[Job]:
     return [job for point in points for job in point.sections]
 
@@ -254,7 +203,8 @@ def run_round(fio: Fio, filename: str, jobs: list[Job | JobSet], out_dir: Path, 
         docs = {p.name: split(found[p.name][0], out_dir, [p])[p.name] for p in planned}
         bounds = {n: (s, e) for n, (_, s, e) in found.items()}
     else:
-        gates = _open_gates(out_dir, len(planned)) if mode == "pipelined" else None
+        gates = open_gates(out_dir, len(planned), {START_AT_SCRIPT: START_AT_TEXT}) \
+            if mode == "pipelined" else None
 
         def text(launch_ms: int) -> str:      # the first point's start: made at fio's launch
             nonlocal planned
@@ -264,48 +214,13 @@ def run_round(fio: Fio, filename: str, jobs: list[Job | JobSet], out_dir: Path, 
             doc, _, start, end, _ = fio.run_document(filename, text, out_dir, name, timeout,
                                                      histograms, cwd=out_dir)
         finally:
-            released = _close_gates(*gates) if gates else {}
+            released = close_gates(*gates) if gates else {}
         for empty in [*out_dir.glob("*.prerun.txt"), *out_dir.glob("*.postrun.txt")]:
             if not empty.stat().st_size:      # fio keeps exec_prerun's and _postrun's output
                 empty.unlink()
         docs = split(doc, out_dir, planned)
         bounds = {p.name: (start, end) for p in planned}
     return _results(fio, filename, planned, docs, bounds, released)
-
-
-def _open_gates(out_dir: Path, points: int) -> tuple[Path, list[int]]:
-    """The scripts (in `out_dir`, fio's working directory) and one FIFO per point after the
-    first (gate-K, in a new local folder: gate_text), held open here for reading and writing
-    for the whole fio run: no script's open blocks, no line is lost before its reader
-    opens it."""
-    gates = Path(tempfile.mkdtemp(prefix="pts-gates-"))
-    for script, text in ((START_AT_SCRIPT, START_AT_TEXT), (GATE_SCRIPT, gate_text(gates))):
-        (out_dir / script).write_text(text, encoding="utf-8")
-        (out_dir / script).chmod(0o755)
-    fds = []
-    try:
-        for k in range(1, points):
-            os.mkfifo(gates / f"gate-{k}")
-            fds.append(os.open(gates / f"gate-{k}", os.O_RDWR | os.O_NONBLOCK))
-    except OSError:
-        _close_gates(gates, fds)
-        raise
-    return gates, fds
-
-
-def _close_gates(gates: Path, fds: list[int]) -> dict[int, float]:
-    """Close the FIFOs and remove their folder; each released point's start (Unix s: the
-    first of its threads released), from gate-K.started."""
-    for fd in fds:
-        os.close(fd)
-    released = {}
-    for k in range(1, len(fds) + 1):
-        started = gates / f"gate-{k}.started"
-        if started.exists():
-            stamps = [float(x.replace(",", ".")) for x in started.read_text().split()]
-            released[k] = min(stamps) if stamps else None
-    shutil.rmtree(gates, ignore_errors=True)
-    return {k: t for k, t in released.items() if t is not None}
 
 
 def _remote(fio: Fio) -> bool:

@@ -1,0 +1,159 @@
+"""The gate of pipelined rounds (pts.tools.fio_round): the script fio's exec_prerun and
+exec_postrun run, the folder of FIFOs it waits on, and who owns them.
+
+`done K N M`: a thread of point K has completed all its I/O; the last of its N threads (two
+finishing together may both count N: extra lines are never read) writes one line per
+thread of point K+1 (M) into the FIFO gate-(K+1). `wait K S`: a thread of point K reads one
+line (at most S seconds: a point that failed never releases the next; fio then reports the
+error) and notes when it was released (gate-K.started: the point's start). fio runs them
+through system() in its working directory (`;` and `#` start comments in a job file, hence
+a script). Bash: read -t and $EPOCHREALTIME (µs) without a process per poll.
+
+Nothing left behind at any instant (issue 38 §1): the suite killed with SIGKILL mid-round,
+fio gets SIGTERM (PR_SET_PDEATHSIG) but waits for the job in its exec_postrun; a `done`
+that opened its FIFO write-only blocked there for good (no reader once run_round, which
+held the FIFOs, was dead: 17 minutes seen), and held the drive open. So:
+- every FIFO is opened read-write (`<>`), which never blocks on Linux (fifo(7)); run_round
+  holds them read-write too, so no line is lost before its reader opens it;
+- a waiting script reads at most 1 s at a time and ends when its fio job (the leader of its
+  session: fio setsid()s its jobs) or the suite that owns the round is gone. The owner is
+  named by its pid AND its start time (/proc/PID/stat field 22), so another process given
+  the same pid cannot keep a dead run's gate waiting; every script checks it first;
+- the folder is named after its owner (pts-gates-PID-...) and holds an `owner` file, and
+  the script in fio's working directory names the owner too (`# owner: PID START`), so a
+  later run can tell a dead run's folder and scripts from a live one's
+  (pts.device.leftovers).
+The FIFOs live in a folder of their own on a local file system: the run folder may not take
+a FIFO (the QEMU guest's 9p share: mkfifo ENXIO).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import tempfile
+from pathlib import Path
+
+GATE_SCRIPT = "pts-gate.sh"
+GATES_PREFIX = "pts-gates-"
+OWNER_FILE = "owner"
+GATE_TEXT = """#!/bin/bash
+# snia-pts: start point K when all the I/O of point K-1 has completed (fio exec_pre/postrun)
+# owner: @PID@ @START@
+LC_ALL=C
+owner() {          # the suite that runs this round is alive: its pid with its start time
+  local s f
+  { read -r s < /proc/@PID@/stat; } 2>/dev/null || return 1
+  f=(${s##*\\)})    # the fields after comm (which may hold spaces and parentheses)
+  [ "${f[19]}" = @START@ ]       # field 22: the start time (another process on the pid)
+}
+owner || exit 1
+cd -- @GATES@ || exit 1
+if [ "$1" = done ]; then
+  printf '%s\\n' "$EPOCHREALTIME" >> "gate-$2.done"
+  mapfile -t seen < "gate-$2.done"
+  if [ "${#seen[@]}" -ge "$3" ]; then
+    exec 3<> "gate-$(($2 + 1))" || exit 1     # read-write: never blocks, reader or not
+    for ((i = 0; i < $4; i++)); do echo go; done >&3
+  fi
+  exit 0
+fi
+read -r -a stat < /proc/$$/stat        # its 6th field: the session, led by fio's job
+exec 3<> "gate-$2" || exit 1            # read-write: never blocks, writer or not
+left=$3                                 # seconds; a fractional one: a single read of it
+while :; do
+  if [[ $left == *.* ]] || ((left <= 1)); then step=$left; else step=1; fi
+  if read -r -t "$step" _ <&3; then
+    printf '%s\\n' "$EPOCHREALTIME" >> "gate-$2.started"
+    exit 0
+  fi
+  # fio's job or the suite is gone: nobody waits for this gate
+  [ -e "/proc/${stat[5]}" ] && owner || exit 1
+  [ "$step" = "$left" ] && exit 1
+  left=$((left - 1))
+done
+"""
+OWNER_LINE = re.compile(r"^# owner: (\d+) (\d+)$", re.M)
+
+Owner = tuple[int, int]          # (pid, start time in clock ticks after boot)
+
+
+def start_time(pid: int) -> int | None:
+    """Field 22 of /proc/PID/stat (None: no such process). Read after the last ')': the
+    command name (field 2) may hold spaces and parentheses."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text(errors="replace")
+    except OSError:
+        return None
+    fields = text.rsplit(")", 1)[-1].split()
+    return int(fields[19]) if len(fields) > 19 and fields[19].isdigit() else None
+
+
+def me() -> Owner:
+    """This process as the owner of what it makes."""
+    return os.getpid(), start_time(os.getpid()) or 0
+
+
+def alive(owner: Owner) -> bool:
+    """Does the process `owner` names still run (the same process, not one on its pid)?"""
+    return start_time(owner[0]) == owner[1]
+
+
+def gate_text(gates: Path, owner: Owner | None = None) -> str:
+    """The gate script for the FIFOs in folder `gates`, owned by `owner` (this process)."""
+    pid, start = owner or me()
+    return (GATE_TEXT.replace("@GATES@", shlex.quote(str(gates)))
+            .replace("@PID@", str(pid)).replace("@START@", str(start)))
+
+
+def owner_of(folder: Path) -> Owner | None:
+    """The owner of a gate folder (its owner file) or of fio's working directory (the gate
+    script in it); None: neither says."""
+    for path, found in ((folder / OWNER_FILE, r"^(\d+) (\d+)$"), (folder / GATE_SCRIPT, None)):
+        try:
+            text = path.read_text(errors="replace")
+        except OSError:
+            continue
+        m = re.search(found, text, re.M) if found else OWNER_LINE.search(text)
+        if m:
+            return int(m.group(1)), int(m.group(2))
+    return None
+
+
+def open_gates(out_dir: Path, points: int, scripts: dict[str, str]) -> tuple[Path, list[int]]:
+    """The scripts (`scripts`, name -> text, and the gate script, in `out_dir`: fio's working
+    directory) and one FIFO per point after the first (gate-K, in a new local folder named
+    after this process, with its owner file), held open here read-write for the whole fio
+    run: no line is lost before its reader opens it."""
+    owner = me()
+    gates = Path(tempfile.mkdtemp(prefix=f"{GATES_PREFIX}{owner[0]}-"))
+    (gates / OWNER_FILE).write_text(f"{owner[0]} {owner[1]}\n", encoding="utf-8")
+    for script, text in (*scripts.items(), (GATE_SCRIPT, gate_text(gates, owner))):
+        (out_dir / script).write_text(text, encoding="utf-8")
+        (out_dir / script).chmod(0o755)
+    fds = []
+    try:
+        for k in range(1, points):
+            os.mkfifo(gates / f"gate-{k}")
+            fds.append(os.open(gates / f"gate-{k}", os.O_RDWR | os.O_NONBLOCK))
+    except OSError:
+        close_gates(gates, fds)
+        raise
+    return gates, fds
+
+
+def close_gates(gates: Path, fds: list[int]) -> dict[int, float]:
+    """Close the FIFOs and remove their folder; each released point's start (Unix s: the
+    first of its threads released), from gate-K.started."""
+    for fd in fds:
+        os.close(fd)
+    released = {}
+    for k in range(1, len(fds) + 1):
+        started = gates / f"gate-{k}.started"
+        if started.exists():
+            stamps = [float(x.replace(",", ".")) for x in started.read_text().split()]
+            released[k] = min(stamps) if stamps else None
+    shutil.rmtree(gates, ignore_errors=True)
+    return {k: t for k, t in released.items() if t is not None}
