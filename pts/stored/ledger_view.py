@@ -90,6 +90,7 @@ def _point(rec: records.Point, where: str) -> PointView:
                                                     "end")},
         values={k: float(v) for k, v in rec.to_json().items() if is_number(v)},
         streams=tuple(dict(s) for s in rec.get("streams") or () if isinstance(s, dict)),
+        log_vs_fio=tuple(dict(s) for s in rec.get("log_vs_fio") or () if isinstance(s, dict)),
         host_bound=hb if isinstance(hb := rec.get("host_bound"), dict) else None,
     )
 

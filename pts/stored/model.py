@@ -112,6 +112,8 @@ class PointView:
     values: dict[str, float] = field(default_factory=dict)   # every numeric field recorded
     # RWSW: per stream of the ATW, its target and achieved share (pts.workload.applied)
     streams: tuple[dict, ...] = ()
+    # rwsw-replay hold "iolog": per direction, the replayed log's I/Os and bytes beside fio's
+    log_vs_fio: tuple[dict, ...] = ()
     host_bound: dict | None = None   # issue 33: {by, figure, ceiling, ...} (stored.host_ceiling)
 
     def get(self, metric: str) -> float | None:

@@ -10,6 +10,11 @@ Totals: the mean IOPS weighted by time (IOPS x seconds / seconds) and the mean r
 weighted by I/Os (RT x IOPS x seconds / I/Os), the replay over its steps' replay lengths,
 the capture over the native lengths of the steps that recorded in-situ figures (a step
 without them is named, never read as 0).
+
+A step replayed from its iolog ([rwsw_replay] hold "iolog") records the shares of the
+replayed log (the part fio completed: fio's one job cannot tell the streams apart) and that
+part's I/Os and bytes per direction beside fio's (`log_vs_fio`): its shares are labelled "of
+the replayed log", and a step whose log is not what fio did is not within tolerance.
 """
 
 from __future__ import annotations
@@ -38,6 +43,8 @@ class StepRow:
     miss_pts: float | None         # the largest |achieved - target| share of its streams
     within: bool | None            # miss within the test's share tolerance (None: unknown)
     ran: bool                      # a point was recorded for the step
+    of_log: bool = False           # its shares are those of the replayed iolog
+    log_matches_fio: bool | None = None  # that log's I/Os and bytes per direction = fio's
 
 
 @dataclass(frozen=True)
@@ -65,6 +72,8 @@ def steps(test: TestResult) -> list[StepRow]:
         got = p.get if p is not None else _none
         rt_ms = _first(got("insitu_rt_mean_ms"), s.get("insitu_rt_mean_ms"))
         miss = got("share_miss_pts")
+        checked = p.log_vs_fio if p is not None else ()
+        matches = None if not checked else all(c.get("match") is True for c in checked)
         rows.append(StepRow(
             number, _first(got("step_start_s"), s.get("start_s")),
             _first(got("step_seconds"), s.get("seconds")),
@@ -74,7 +83,8 @@ def steps(test: TestResult) -> list[StepRow]:
             _first(got("insitu_iops"), s.get("insitu_iops")),
             p.lat_mean_us if p is not None else None,
             None if rt_ms is None else rt_ms * MS_US, miss,
-            None if miss is None or limit is None else miss <= limit, p is not None))
+            None if miss is None or limit is None else miss <= limit and matches is not False,
+            p is not None, bool(checked), matches))
     return rows
 
 
@@ -109,3 +119,13 @@ def _total(rows) -> Total:
 
 def without_insitu(rows: list[StepRow]) -> list[int]:
     return [r.step for r in rows if r.insitu_iops is None]
+
+
+def log_steps(rows: list[StepRow]) -> list[int]:
+    """The steps whose shares are those of the replayed log (hold "iolog")."""
+    return [r.step for r in rows if r.of_log]
+
+
+def log_mismatches(rows: list[StepRow]) -> list[int]:
+    """The steps whose replayed log's I/Os or bytes per direction are not fio's."""
+    return [r.step for r in rows if r.log_matches_fio is False]

@@ -221,7 +221,9 @@ def declare(settings: Settings, device: BlockDevice) -> RoundTest:
 
 def _iolog_shares(settings: Settings, found, mixes, logs, job):
     """point_fields of an iolog step: the shares of the log's prefix fio completed
-    (pts.workload.iolog: never looped), and whether the log ran out before runtime."""
+    (pts.workload.iolog: never looped; "shares_of": "replayed log"), that prefix's I/Os and
+    bytes per direction beside fio's ("log_vs_fio": a mismatch fails the shares), and
+    whether the log ran out before runtime."""
     tolerance = rwsw_wsat.section(settings, "rwsw_atw")["share_tolerance_pct"]
 
     def fields(p, r) -> dict:
@@ -231,8 +233,19 @@ def _iolog_shares(settings: Settings, found, mixes, logs, job):
                                      iolog_seed(settings, k), done)
         out = applied.achieved_counts(mixes[k], counts, r, tolerance, found[k].oio,
                                       applied.nominal_oio(job(p)))
+        rows = iolog.directions(mixes[k], counts, s, found[k].oio)
         out |= {"iolog_ios": logs[k], "iolog_completed": done,
-                "iolog_exhausted": iolog.exhausted(done, logs[k])}
+                "iolog_exhausted": iolog.exhausted(done, logs[k]),
+                "shares_of": "replayed log", "log_vs_fio": rows}
+        if not all(row["match"] for row in rows):
+            out["shares_within_tolerance"] = False
+            out["mix_warning"] = "; ".join(filter(None, [out["mix_warning"], (
+                "fio's I/Os and bytes per direction are not those of the replayed log's "
+                "completed part (" + ", ".join(
+                    f"{row['direction']}s {row['fio_ios']:,} I/Os {row['fio_bytes']:,} B, "
+                    f"log {row['log_ios']:,} I/Os {row['log_bytes']:,} B"
+                    for row in rows if not row["match"]) + "): the shares of the log are "
+                "not what the drive was given")]))
         if out["iolog_exhausted"]:
             out["mix_warning"] = "; ".join(filter(None, [out["mix_warning"], (
                 f"the step's iolog ({logs[k]:,} I/Os) ran out before its runtime: raise "

@@ -16,7 +16,10 @@ the job ends when the log does, with `time_based=1` and with `loops=100000` alik
 completes the whole log ran out before its runtime (`exhausted`, warned). Because the log is
 never looped, the I/Os fio completed are the log's first `total_ios` lines, and the shares
 achieved are counted from that prefix (`prefix_counts`: the choices regenerated from the
-seed, not read back), up to the OIO in flight when runtime ended.
+seed, not read back), up to the OIO in flight when runtime ended. Those are the shares *of
+the replayed log*: fio's one job cannot tell the streams apart, so what is measured is fio's
+I/Os and bytes per direction, compared with the prefix's (`directions`): a log that is not
+what fio issued (another seed, another file, a log fio read in part) shows there.
 """
 
 from __future__ import annotations
@@ -105,3 +108,25 @@ def length(seconds: int, iops_bound: int) -> int:
 def exhausted(total_ios: int, n: int) -> bool:
     """fio completed the whole log: the step ran out of I/Os before its runtime."""
     return total_ios >= n
+
+
+DIRECTIONS = (("read", "R"), ("write", "W"))
+
+
+def directions(streams: tuple[Stream, ...], counts: list[int], summary, oio: int) -> list[dict]:
+    """Per direction: the I/Os and bytes of the log's completed prefix (each stream's
+    `counts` x its transfer size) beside fio's own (`summary`: its read and write total_ios
+    and io_bytes), and whether they agree to the I/Os in flight when runtime ended (`oio`
+    of them, each at most the direction's largest transfer)."""
+    out = []
+    for name, d in DIRECTIONS:
+        mine = [(n, s.key.size) for s, n in zip(streams, counts, strict=True)
+                if s.key.direction == d]
+        ios, size = sum(n for n, _ in mine), sum(n * b for n, b in mine)
+        fio = getattr(summary, name)
+        slack = oio * max((b for _, b in mine), default=0)
+        out.append({"direction": name, "log_ios": ios, "fio_ios": fio.total_ios,
+                    "log_bytes": size, "fio_bytes": fio.io_bytes,
+                    "match": abs(ios - fio.total_ios) <= (oio if mine else 0)
+                    and abs(size - fio.io_bytes) <= slack})
+    return out

@@ -30,7 +30,8 @@ pytestmark = pytest.mark.needs("pdftotext")
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
-    return rwsw_replay_dirth.build(tmp_path_factory.mktemp("rwsw-rd"), step_miss=3.0)
+    return rwsw_replay_dirth.build(tmp_path_factory.mktemp("rwsw-rd"), step_miss=3.0,
+                                   log_mismatch=3)
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +68,10 @@ def test_replay_step_table_is_the_point_records(pages, ledger):
         else:
             assert close(cells[5], p["insitu_iops"])
             assert close(cells[7], p["insitu_rt_mean_ms"] * 1000)
-        assert cells[8] == ("yes" if p["share_miss_pts"] <= 2.0 else "NO")
+        # hold "iolog": the shares are those of the replayed log (*), within tolerance only
+        # when that log's I/Os and bytes per direction are fio's (step 3's writes are not)
+        assert cells[8] == ("yes*" if p["share_miss_pts"] <= 2.0 and p["step"] != 3
+                            else "NO*")
     # totals: IOPS time-weighted, RT I/O-weighted; in-situ over the steps that have figures
     secs = sum(p["replay_seconds"] for p in points)
     ios = sum(p["iops"] * p["replay_seconds"] for p in points)
@@ -85,7 +89,12 @@ def test_replay_step_table_is_the_point_records(pages, ledger):
     flat = " ".join(text.split())
     assert "the capture over steps 1, 3; step 2 of the ATW recorded no in-situ figures" in flat
     assert "DECLARED: the replay did not reproduce its steps' shares within 2 points in " \
-           "step 2 (max miss 3.00)" in flat
+           "step 2 (max miss 3.00)." in flat
+    assert "* steps 1, 2, 3: the shares of the replayed log (the part of the step's iolog fio " \
+           "completed; one fio job cannot tell the streams apart), its I/Os and bytes per " \
+           "direction compared with fio's" in flat
+    assert "DECLARED: fio's I/Os or bytes per direction are not those of the replayed log in " \
+           "step 3: the shares of the log are not what the drive was given." in flat
 
 
 def test_replay_overlay_pages_and_no_convergence_page(pages, folder, ledger):

@@ -144,24 +144,68 @@ def test_a_replay_whose_logs_would_be_too_large_holds_oio_declared(tmp_path, mon
     assert 'hold "iolog" would need 0.0 GiB of step logs' in text and "--time-scale" in text
 
 
+def fio_result(reads: int, writes: int, read_bytes: int, write_bytes: int) -> PointResult:
+    """fio's JSON of a 2 s step run as one job: its reads and writes, I/Os and bytes."""
+    def side(n, size):
+        return {"total_ios": n, "iops": n / 2, "io_bytes": size, "bw_bytes": 1.0,
+                "runtime": 2000, "lat_ns": {"mean": 2e6, "max": 1e7}}
+    doc = {"jobs": [{"jobname": "p00.s0", "error": 0, "read": side(reads, read_bytes),
+                     "write": side(writes, write_bytes)}]}
+    return PointResult("p00", summarize(doc), Path("p00.json"), 0.0, 2.0, None,
+                       (("p00.s0", summarize(doc)),))
+
+
 def test_a_step_records_the_shares_of_the_log_prefix_fio_completed(tmp_path):
     s = iolog_replay(tmp_path, iolog_iops=1000)
     decl = rwsw_replay.declare(s, DEVICE)
+    sizes = (4096, 4096, 131072)          # the step's streams: RND 4K R, RND 4K W, SEQ 128K W
 
-    def result(done: int) -> PointResult:
-        d = {"total_ios": done, "iops": done / 2, "io_bytes": done * 4096,
-             "bw_bytes": 1.0, "runtime": 2000, "lat_ns": {"mean": 2e6, "max": 1e7}}
-        w = dict(d, total_ios=0, iops=0.0)
-        doc = {"jobs": [{"jobname": "p00.s0", "error": 0, "read": d, "write": w}]}
-        return PointResult("p00", summarize(doc), Path("p00.json"), 0.0, 2.0, None,
-                           (("p00.s0", summarize(doc)),))
+    def result(done: int, extra_write_bytes: int = 0) -> PointResult:
+        # what fio did when it replayed the log's first `done` lines: per direction
+        r, w4, w128 = iolog.prefix_counts([60.0, 30.0, 10.0], 2000, 1, done)
+        return fio_result(r, w4 + w128, r * sizes[0],
+                          w4 * sizes[1] + w128 * sizes[2] + extra_write_bytes)
     f = decl.point_fields(decl.points[0], result(1500))
     want = iolog.prefix_counts([60.0, 30.0, 10.0], 2000, 1, 1500)
     assert [r["ios"] for r in f["streams"]] == want
     assert [round(r["achieved_pct"], 6) for r in f["streams"]] == [
         round(100 * n / 1500, 6) for n in want]
     assert (f["oio_target"], f["oio_nominal"], f["iolog_completed"]) == (3, 3, 1500)
-    assert f["oio_achieved"] == 750 * 2e6 / 1e9 and f["iolog_exhausted"] is False
+    assert f["oio_achieved"] == 1500 / 2 * 2e6 / 1e9 and f["iolog_exhausted"] is False
+    # the shares are the replayed log's; what is measured is fio's per direction, beside it
+    assert f["shares_of"] == "replayed log"
+    assert f["log_vs_fio"] == [
+        {"direction": "read", "log_ios": want[0], "fio_ios": want[0],
+         "log_bytes": want[0] * 4096, "fio_bytes": want[0] * 4096, "match": True},
+        {"direction": "write", "log_ios": want[1] + want[2], "fio_ios": want[1] + want[2],
+         "log_bytes": want[1] * 4096 + want[2] * 131072,
+         "fio_bytes": want[1] * 4096 + want[2] * 131072, "match": True}]
+    assert f["shares_within_tolerance"] is True and f["mix_warning"] is None
     spent = decl.point_fields(decl.points[0], result(2000))
     assert spent["iolog_exhausted"] is True
     assert "ran out before its runtime: raise [rwsw_replay] iolog_iops" in spent["mix_warning"]
+    # up to the OIO (3) I/Os of the largest size in flight at the end: still the log's
+    near = decl.point_fields(decl.points[0], result(1500, 3 * 131072))
+    assert near["shares_within_tolerance"] is True and near["mix_warning"] is None
+    # fio wrote what the log does not hold (another log, another seed): the shares fail
+    off = decl.point_fields(decl.points[0], result(1500, 3 * 131072 + 4096))
+    assert off["shares_within_tolerance"] is False
+    assert [r["match"] for r in off["log_vs_fio"]] == [True, False]
+    assert "fio's I/Os and bytes per direction are not those of the replayed log's " \
+           f"completed part (writes {want[1] + want[2]:,} I/Os" in off["mix_warning"]
+    # a log whose reads and writes come out swapped (counts): caught on the I/Os alone
+    r, w4, w128 = want
+    swapped = decl.point_fields(decl.points[0], fio_result(
+        w4 + w128, r, (w4 + w128) * 4096, r * 4096))
+    assert [row["match"] for row in swapped["log_vs_fio"]] == [False, False]
+
+
+def test_directions_count_each_streams_transfer_size():
+    counts = [10, 5, 2]
+    rows = iolog.directions(MIX, counts, fio_result(10, 7, 40960, 5 * 8192 + 2 * 131072).summary,
+                            1)
+    assert [(r["log_ios"], r["log_bytes"], r["match"]) for r in rows] == [
+        (10, 40960, True), (7, 5 * 8192 + 2 * 131072, True)]
+    # a direction the log never uses must be empty in fio's too
+    (_, w) = iolog.directions(MIX[:1], [10], fio_result(10, 1, 40960, 4096).summary, 3)
+    assert (w["log_ios"], w["match"]) == (0, False)

@@ -125,7 +125,7 @@ def replay_table_page(test: TestResult) -> list[Flowable]:
               fmt.text(r.oio_target), fmt.num(r.oio_achieved), fmt.num(r.iops),
               fmt.num(r.insitu_iops), fmt.num(r.lat_mean_us), fmt.num(r.insitu_rt_us),
               "not run" if not r.ran else "n/a" if r.within is None
-              else "yes" if r.within else "NO"] for r in rows]
+              else ("yes" if r.within else "NO") + ("*" if r.of_log else "")] for r in rows]
     replay_t, insitu_t = rwsw_replay.replay_total(rows), rwsw_replay.insitu_total(rows)
     table += [["Replay total", "", fmt.text(replay_t.seconds), "", "", fmt.num(replay_t.iops),
                "", fmt.num(replay_t.rt_us), "", ""],
@@ -140,13 +140,33 @@ def replay_table_page(test: TestResult) -> list[Flowable]:
         f"{fmt.text(test.parameters.get('min_step_seconds'))} s); the OIO of the step and "
         f"the mean outstanding I/Os fio achieved; IOPS and mean response time (ART) of the "
         f"replay beside the capture's; shares within {fmt.text(limit)} points "
-        f"(rwsw_atw.share_tolerance_pct) for every stream of the step. Totals: IOPS "
+        f"(rwsw_atw.share_tolerance_pct) for every stream of the step{_of_log(rows)}. "
+        f"Totals: IOPS "
         f"time-weighted, response time I/O-weighted; the replay over steps "
         f"{_steps(replay_t)}, the capture over steps {_steps(insitu_t)}"
         f"{_lacking(rows)}.", "small")]
-    return story + _declared_misses(
+    story += _declared_misses(
         "the replay did not reproduce its steps' shares", limit, "in step",
-        [(r.step, r.miss_pts) for r in rows if r.within is False])
+        [(r.step, r.miss_pts) for r in rows if r.within is False
+         and r.miss_pts is not None and limit is not None and r.miss_pts > limit])
+    if rwsw_replay.log_mismatches(rows):
+        story.append(para(
+            '<font color="#b00020"><b>DECLARED: fio\'s I/Os or bytes per direction are not '
+            "those of the replayed log in step "
+            + ", ".join(map(str, rwsw_replay.log_mismatches(rows)))
+            + ": the shares of the log are not what the drive was given.</b></font>",
+            markup=True))
+    return story
+
+
+def _of_log(rows) -> str:
+    """What the shares of the steps replayed from their iolog are (pts.stored.rwsw_replay)."""
+    steps = rwsw_replay.log_steps(rows)
+    return "" if not steps else (
+        f"; * {'step' if len(steps) == 1 else 'steps'} {', '.join(map(str, steps))}: the "
+        "shares of the replayed log (the part of the step's iolog fio completed; one fio job "
+        "cannot tell the streams apart), its I/Os and bytes per direction compared with "
+        "fio's")
 
 
 def _declared_misses(what: str, limit, where: str, misses: list[tuple]) -> list[Flowable]:

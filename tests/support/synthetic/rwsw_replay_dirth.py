@@ -30,11 +30,12 @@ PERCENTILES = [99.9, 99.99, 99.999, 99.9999]
 
 
 def build(root: Path, name: str = "rwsw", *, scale: float = 1.0, step_miss: float = 0.0,
-          serial: str = "SN-RWSW-1") -> Path:
+          serial: str = "SN-RWSW-1", log_mismatch: int | None = None) -> Path:
     """rwsw_run.build's run (rwsw-wsat, rwsw-streams) with rwsw-replay and rwsw-dirth after
-    it, each after its preconditioning test."""
+    it, each after its preconditioning test. The replay's steps are hold "iolog" (shares of
+    the replayed log); step `log_mismatch`'s log is not what fio did (its writes)."""
     def more(run: RunFolder) -> None:
-        replay_test(run, scale, step_miss, None)
+        replay_test(run, scale, step_miss, None, log_mismatch)
         dirth_test(run, scale, None)
     return rwsw_run.build(root, name, scale=scale, serial=serial, more=more)
 
@@ -80,7 +81,20 @@ def _streams(shares: dict[str, float], iops: float, miss: float) -> list[dict]:
              "lat_mean_us": 60.0 + k} for k, (s, t) in enumerate(shares.items())]
 
 
-def replay_test(run: RunFolder, scale: float, step_miss: float, provenance) -> None:
+def _log_vs_fio(iops: float, seconds: int, mismatch: bool) -> list[dict]:
+    """A step's replayed log beside fio, per direction (pts.workload.iolog.directions): the
+    point's read and write bytes; `mismatch`: fio wrote a tenth more than the log holds."""
+    out = []
+    for name, ios, size in (("read", int(iops * seconds * 0.6), int(iops * seconds * 2458)),
+                            ("write", int(iops * seconds * 0.4), int(iops * seconds * 1638))):
+        fio = size + (size // 10 if mismatch and name == "write" else 0)
+        out.append({"direction": name, "log_ios": ios, "fio_ios": ios, "log_bytes": size,
+                    "fio_bytes": fio, "match": fio == size})
+    return out
+
+
+def replay_test(run: RunFolder, scale: float, step_miss: float, provenance,
+                log_mismatch: int | None = None) -> None:
     test = "rwsw-replay"
     _preconditioning(run, test, "RWSW Replay-Native", 2, 2, provenance, scale)
     lengths = [max(1, round(s[1] * TIME_SCALE)) for s in STEPS]
@@ -92,7 +106,7 @@ def replay_test(run: RunFolder, scale: float, step_miss: float, provenance) -> N
                                     "block_size": 0}], provenance) | {
         "point_seconds": max(lengths), "max_rounds": 1, "time_scale": TIME_SCALE,
         "loop": "closed", "min_step_seconds": 1, "round_mode": "stonewalled",
-        "preconditioning_test": f"{test}-preconditioning", "steps": steps}
+        "preconditioning_test": f"{test}-preconditioning", "steps": steps, "hold": "iolog"}
     run.record("test_start", test=test, title="RWSW Replay-Native",
                clause="RWSW 1.0.7 Replay-Native (rwsw-digest §5)", parameters=p)
     run.record("deviation", test=test, text=f"{test}: the capture's steps compressed by "
@@ -111,7 +125,9 @@ def replay_test(run: RunFolder, scale: float, step_miss: float, provenance) -> N
                    thread_count=st["thread_count"], queue_depth=st["queue_depth"],
                    streams=streams, share_miss_pts=max(abs(s["achieved_pct"] - s["target_pct"])
                                                        for s in streams),
-                   shares_within_tolerance=miss <= 2.0, mix_warning=None,
+                   shares_within_tolerance=miss <= 2.0 and k + 1 != log_mismatch,
+                   mix_warning=None, shares_of="replayed log",
+                   log_vs_fio=_log_vs_fio(iops, seconds, k + 1 == log_mismatch),
                    oio_target=st["oio"], oio_achieved=st["oio"] * 0.85, step=k + 1,
                    step_start_s=st["start_s"], step_seconds=st["seconds"],
                    replay_seconds=seconds, insitu_iops=st["insitu_iops"],
