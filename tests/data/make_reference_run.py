@@ -11,7 +11,9 @@ and FTL
 counters, both Throughput sizes, Latency 3 x 3 with json+ bins, WSAT 40 samples, DIRTH and
 CBW on a 3 x 3 grid, HIR, XSR, two datasheet requirements; made-up figures, 7 rounds). It
 was made once and is committed: the tests read it, they do not make it. Re-making it gives
-the same bytes as long as tests/support/synthetic/synthrun*.py are unchanged.
+the same data as long as tests/support/synthetic/synthrun*.py are unchanged: the same files,
+the ledger's records equal as the reader reads them (the stored one predates the names
+point_seconds and host_bound); tests/report/test_reference_run.py checks it.
 
 tests/data/page-baselines/ holds every page of its report as a small 2-bit grey PNG. Refresh
 them ON PURPOSE, after a change to the report's layout that you have looked at (the failing
