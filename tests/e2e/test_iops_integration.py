@@ -5,6 +5,7 @@ sectors, so the 0.5 KiB cells must come out N/A), real fio, short points, a redu
 import json
 import re
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -225,6 +226,20 @@ def test_host_ceiling_recorded_from_fio_and_the_tmpfs_dut_is_host_bound(iops_run
     for r in iops_run.of_type("point"):
         if not r["na"] and r["host_bound"] is None and r["block_size"] == 4096:
             assert r["iops"] < 0.5 * small["iops"]
+
+
+def test_the_ceilings_tmpfs_loop_device_and_its_file_are_gone_after_the_run(iops_run):
+    """The RAM device the run made for its ceiling (a loop device over a 1 GiB-at-most file
+    in /dev/shm: RAM) is removed when the run's process ends: the file is gone and no loop
+    device is bound to it, not even as '(deleted)'."""
+    made = re.search(r"host ceiling: tmpfs loop (/dev/loop\d+) \(.*; backing file "
+                     r"(/dev/shm/pts-ceiling-\S+\.img)\) made for it", iops_run.proc.stdout)
+    assert made, iops_run.proc.stdout
+    loop, backing = made.groups()
+    assert not Path(backing).exists(), f"{backing} left behind"
+    bound = [line for line in subprocess.run(["losetup", "-a"], capture_output=True, text=True,
+                                             check=True).stdout.splitlines() if backing in line]
+    assert bound == [], f"{loop} left bound: {bound}"
 
 
 def test_rounds_stay_pipelined_each_point_started_when_the_one_before_completed(iops_run):
