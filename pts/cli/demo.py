@@ -122,6 +122,8 @@ def rwsw_workload(reports: Path) -> Path:
     """Capture db_bench on an ext4 loop device made for it, derive the ATW; its path."""
     db_bench = commands.require("db_bench", "rocksdb-tools")
     commands.require("mkfs.ext4", "e2fsprogs")
+    for tool in ("mount", "umount"):        # the ext4 the capture watches (package mount)
+        commands.require(tool, "mount")
     if os.geteuid() != 0:
         raise RuntimeError("capturing needs root (loop devices, tracefs): run it as root")
     tracefs.mounted_tracefs()                # mounted for the demo when it is not

@@ -218,6 +218,7 @@ def test_the_whole_runs_estimate_adds_up_every_tests_estimate(make_loop, tmp_pat
     assert abs(_s(m) - best) <= n and abs(_s(m, 4) - worst) <= n, (total[0], best, worst)
 
 
+@pytest.mark.needs("fio")      # its premise is this host's fio version (fio --version)
 def test_io_uring_depth_six_refused_at_session_start_run_and_dry_run(make_loop, tmp_path):
     """The full DIRTH and CBW grids have QD 6: under io_uring, fio before 3.39 runs it as 8
     (pts.tools.fio_engine). Refused at session start, from the plans, in --dry-run and in a

@@ -13,6 +13,7 @@ import re
 import shlex
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -97,6 +98,51 @@ def test_every_tool_the_tests_run_is_declared():
     undeclared = {tool: where for tool, where in tools_the_tests_run().items()
                   if tool not in TOOLS and tool not in BASE and tool not in NOT_TOOLS}
     assert not undeclared, f"tools the tests run that TOOLS does not declare: {undeclared}"
+
+
+def _needs(node: ast.AST) -> set[str]:
+    """The arguments of every needs(...) marker call under `node`."""
+    return {a.value for n in ast.walk(node) if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute) and n.func.attr == "needs"
+            for a in n.args if isinstance(a, ast.Constant)}
+
+
+def undeclared_in_module(path: Path) -> dict[str, list[str]]:
+    """Tools a test module runs (a literal argv as in tools_the_tests_run) that no needs
+    marker covers: in a test function, its own marks or the module's pytestmark; elsewhere
+    in the module (a helper, a fixture), any needs marker of the module."""
+    tree = ast.parse(path.read_text(), str(path))
+    module = set().union(*(_needs(n.value) for n in tree.body if isinstance(n, ast.Assign)
+                           and any(getattr(t, "id", "") == "pytestmark" for t in n.targets)))
+    anywhere = _needs(tree)
+    scope = {id(n): module | set().union(*(_needs(d) for d in f.decorator_list))
+             for f in tree.body if isinstance(f, ast.FunctionDef) and f.name.startswith("test_")
+             for n in ast.walk(f)}
+    missing: dict[str, list[str]] = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.List)
+                and node.args[0].elts and isinstance(node.args[0].elts[0], ast.Constant)):
+            continue
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else \
+            getattr(node.func, "id", "")
+        tool = node.args[0].elts[0].value
+        if name not in CALLS or not isinstance(tool, str) or tool in BASE or tool in NOT_TOOLS:
+            continue
+        if tool not in scope.get(id(node), anywhere):
+            missing.setdefault(tool, []).append(f"{path.relative_to(REPO)}:{node.lineno}")
+    return missing
+
+
+def test_every_test_module_declares_the_tools_it_runs():
+    """A tool a test runs is named by its needs marker (the test's own or the module's), so
+    that a host without it skips the test with the package to install (or, with
+    --require-all / CI, fails it saying so) instead of failing inside with FileNotFoundError;
+    a marker on another test of the module does not count."""
+    undeclared = {}
+    for path in sorted((REPO / "tests").rglob("test_*.py")):
+        for tool, where in undeclared_in_module(path).items():
+            undeclared.setdefault(tool, []).extend(where)
+    assert not undeclared, f"tools run without a needs marker naming them: {undeclared}"
 
 
 SYSTEM_BIN = {"/usr/bin", "/usr/sbin", "/bin", "/sbin"}
