@@ -19,7 +19,9 @@ DIRTH = "pts/suite/test_dirth.py"
 ARGS = ["--point-seconds", "1", "--max-rounds", "6", "--purge", "trim", "--time-scale",
         "0.001", "--dirth-thread-counts", "32,1", "--dirth-queue-depths", "32,1"]
 
-pytestmark = [pytest.mark.needs("root", "fio", "losetup", "blkdiscard"), pytest.mark.slow]
+# pgrep: tests.support.ptsrun.kill_and_resume runs it
+pytestmark = [pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pgrep"),
+              pytest.mark.slow]
 
 
 def demand_rounds(recs: list[dict]) -> int:

@@ -17,7 +17,9 @@ import pytest
 from pts.results.ledger import read_ledger
 from tests.support.ptsrun import kill_and_resume
 
-pytestmark = [pytest.mark.needs("root", "fio", "losetup", "blkdiscard"), pytest.mark.slow]
+# pgrep: tests.support.ptsrun.kill_and_resume runs it
+pytestmark = [pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pgrep"),
+              pytest.mark.slow]
 
 
 XSR = "pts/suite/test_xsr.py"
