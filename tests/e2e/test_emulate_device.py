@@ -16,11 +16,13 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from pts.emulate import lifecycle, system
+from pts.emulate.throttle import DEFAULT_BURST_S
 from tests.support.helpers import REPO
 
 pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "fusermount3",
@@ -121,37 +123,84 @@ def start_in_child() -> tuple[subprocess.Popen, lifecycle.Instance]:
 
 # ------------------------------------------------------------------------- (a) FOB -> SS
 
+@dataclass
+class Window:
+    """One fio run of RND 4 KiB writes: fio's IOPS (wall clock: what the host managed), the
+    model's (the pages written over the die time the throttle charged for them: what the
+    modelled drive allows, whatever the host's load), that die time and the run's wall time."""
+    fio_iops: float
+    model_iops: float
+    relocations: int
+    busy_s: float
+    wall_s: float
+
+
+def rnd_write_window(inst: lifecycle.Instance, seconds: int) -> Window:
+    before = lifecycle.read_stats(inst)
+    t0 = time.monotonic()
+    fio_iops = rnd_write_iops(inst.device, seconds)
+    wall = time.monotonic() - t0
+    after = lifecycle.read_stats(inst)
+    pages = (after["host_write_bytes"] - before["host_write_bytes"]) / 4096
+    busy = after["throttle"]["busy_s"] - before["throttle"]["busy_s"]
+    return Window(fio_iops, pages / busy, after["relocations"] - before["relocations"], busy,
+                  wall)
+
+
+# The device's pace is the throttle's virtual clock (pts/emulate/throttle.py); the host's CPU
+# only caps it from above. The FOB and after-discard figures are CPU-bound on a loaded 2-core
+# machine (the Python daemon serves every command), so fio's own ratios are not asserted here
+# but printed, and measured by benchmarks/emulated_ssd.py (fob_iops, steady_state_iops,
+# after_discard_over_fob). Seen under load (CI's QEMU guest booting and two CPU hogs, 64M
+# default profile, 3 s runs): fio FOB 4876, steady 1380, after discard 2644 IOPS (54 % of
+# FOB, where the old 'recovered >= 0.8 x FOB' failed); the model's figures do not move with it.
+FOB_OVER_SS = 2.5         # the default profile: 6.7k FOB -> ~1.5k steady (pts/emulate/README)
+# 2 s windows: at the model's FOB pace (6.7k IOPS) 13.3k of the 64M drive's 16,384 pages,
+# so no FOB window reaches garbage collection even on an idle host
+SECONDS = 2
+
+
 @pytest.mark.slow
 def test_fob_falls_to_steady_state_and_discard_restores_it():
-    """RND 4 KiB QD32 write IOPS: FOB, after writing 2x capacity, after a whole discard.
+    """RND 4 KiB QD32 writes for 3 s: FOB, after writing 2x capacity, after a whole discard.
 
     The 2x capacity is written the PTS way (one sequential 128 KiB pass, like a WIPC
-    pass, then one capacity of random 4 KiB writes) so that every LBA is mapped.
+    pass, then one capacity of random 4 KiB writes) so that every LBA is mapped. Asserted on
+    the model's clock (robust to a loaded host): steady state at most 1/2.5 of FOB, the
+    discard giving back FOB's cost per page; and the throttle held: no run took less wall
+    time than the die time charged for it (at steady state the host could go faster).
     """
     with emulated("64M", "default") as inst:
         blkdiscard(inst.device)
-        fob = rnd_write_iops(inst.device, 3)
+        fob = rnd_write_window(inst, SECONDS)
         t0 = time.monotonic()
         fio(inst.device, "--ioengine=libaio", "--direct=1", "--rw=write", "--bs=128k",
             "--iodepth=32", "--size=100%")
         fio(inst.device, *FIO_RND_WRITE, f"--io_size={inst.size // 4}")  # 4 jobs x 1/4
         fill_s = time.monotonic() - t0
         stats = lifecycle.read_stats(inst)
-        steady = rnd_write_iops(inst.device, 3)
+        steady = rnd_write_window(inst, SECONDS)
         after_ss = lifecycle.read_stats(inst)
         blkdiscard(inst.device)
         discarded = lifecycle.read_stats(inst)
-        recovered = rnd_write_iops(inst.device, 3)
-    print(f"\nFOB {fob:.0f} IOPS; steady state {steady:.0f} IOPS (ratio {fob / steady:.2f}); "
-          f"after discard {recovered:.0f} IOPS ({recovered / fob:.0%} of FOB); "
-          f"2x capacity written in {fill_s:.1f} s; WAF after fill {stats['waf']:.2f}, "
-          f"host bytes {stats['host_write_bytes']}")
+        recovered = rnd_write_window(inst, SECONDS)
+    print(f"\nfio IOPS: FOB {fob.fio_iops:.0f}, steady state {steady.fio_iops:.0f} (ratio "
+          f"{fob.fio_iops / steady.fio_iops:.2f}), after discard {recovered.fio_iops:.0f} "
+          f"({recovered.fio_iops / fob.fio_iops:.0%} of FOB); model IOPS: FOB "
+          f"{fob.model_iops:.0f}, steady state {steady.model_iops:.0f} (ratio "
+          f"{fob.model_iops / steady.model_iops:.2f}), after discard {recovered.model_iops:.0f}"
+          f"; relocations {fob.relocations}/{steady.relocations}/{recovered.relocations}; "
+          f"2x capacity written in {fill_s:.1f} s; WAF after fill {stats['waf']:.2f}")
     assert stats["host_write_bytes"] >= 2 * inst.size
-    assert after_ss["gc_runs"] > 0 and after_ss["relocations"] > 0
-    assert fob / steady >= 2.5
+    assert after_ss["gc_runs"] > 0 and after_ss["relocations"] > 0 and steady.relocations > 0
+    assert fob.model_iops / steady.model_iops >= FOB_OVER_SS
     assert discarded["free_blocks"] == discarded["blocks"] and discarded["valid_pages"] == 0
     assert discarded["formats"] >= 1
-    assert recovered >= 0.8 * fob
+    # after the discard as at FOB: no page relocated, the same die time per page
+    assert (fob.relocations, recovered.relocations) == (0, 0)
+    assert recovered.model_iops == pytest.approx(fob.model_iops, rel=0.01)
+    for w in (fob, steady, recovered):
+        assert w.busy_s <= w.wall_s + DEFAULT_BURST_S, w
 
 
 # ------------------------------------------------------------------------- (b) integrity
