@@ -123,7 +123,8 @@ def capture(args: argparse.Namespace, out: Path) -> CaptureInfo:
             lost_events=rec.lost_events, lost_by_step=rec.lost_by_step, step_s=step,
             kernel=platform.release(),
             tool=f"snia-pts {__version__} (tracefs block_rq_issue/block_rq_complete)",
-            notes=notes(rec.counts, patterns), extra=extra(rec.counts, args.buffer_kb))
+            notes=notes(rec.counts, patterns, rec.lost_events, args.buffer_kb),
+            extra=extra(rec.counts, args.buffer_kb))
         writer.close(info)
     return info
 
@@ -148,8 +149,16 @@ def device_and_instance(args: argparse.Namespace):
     return dev, tracefs.Instance(root, tracefs.kernel_dev_t(*dev.devno), args.buffer_kb)
 
 
-def notes(c: Counts, patterns: tuple[str, ...]) -> tuple[str, ...]:
+def notes(c: Counts, patterns: tuple[str, ...], lost: int = 0,
+          buffer_kb: int = BUFFER_KB) -> tuple[str, ...]:
     out = []
+    if lost:
+        # first: it qualifies every other figure (the pairing's too: a lost issue leaves its
+        # completion unmatched, a lost completion its request without a completion time)
+        out.append(f"{lost} events lost (tracing ring buffer overruns: the reader fell "
+                   f"behind a {buffer_kb} KiB per-CPU buffer): requests are missing and "
+                   "every figure undercounts; capture again with a larger --buffer-kb "
+                   f"(default {BUFFER_KB})")
     if c.incomplete:
         out.append(f"{c.incomplete} requests were still in flight at the end (or lost their "
                    "completion event): written without a completion time")

@@ -11,6 +11,8 @@ capture started beside them, and the kernel's own per-device counters.
   with a small shared_buffers, stopped at the end; pgbench_init(), pgbench()
 - start_capture(), wait_for_instance(): `python -m pts capture` started as a user does and
   its tracefs instance seen in place (tracing on)
+- ran_inside(): the guard of every test that compares a capture with what a workload did:
+  the workload began and ended inside the capture's window, else a clear failure
 - diskstats(): /sys/block/DEV/stat as integers
 """
 
@@ -30,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from pts.workload import tracefs
+from pts.workload.events import open_capture
 from tests.support.helpers import REPO, loop_device
 
 # db_bench (rocksdb-tools 7.8.3): a 1 MiB block cache so reads miss it; reads, flushes and
@@ -135,6 +138,28 @@ def wait_for_instance(proc: subprocess.Popen, timeout: float = 20) -> Path:
         time.sleep(0.05)
     time.sleep(0.3)            # tracing_on follows the instance's setup
     return path
+
+
+def ran_inside(capture: Path, began: float, ended: float, what: str) -> None:
+    """Fail, naming both windows, unless the workload ran inside the capture's window.
+
+    `began`: time.time() just before the workload started; `ended`: time.time() once it was
+    over (its process exited, and whatever the test compares was read: the file system
+    synced, /sys/block stat read). The capture's window is its descriptor's: from
+    `started_unix` (issue_ns 0) for `seconds` (tracing stops at that instant or a poll
+    later, never earlier). A workload that outlasted the capture, on a slow or loaded
+    machine, would otherwise fail later as a count that does not match, or pass on a
+    truncated capture: this says what happened instead. It costs no time: the test's
+    captures are sized with a margin, and this checks the margin held."""
+    info = open_capture(capture).info
+    start, stop = info.started_unix, info.started_unix + info.seconds
+    if began < start or ended > stop:
+        raise AssertionError(
+            f"{what} ran from {began - start:+.2f} s to {ended - start:+.2f} s of the capture "
+            f"{capture.name}, whose window is 0 to {info.seconds:g} s: the workload did not "
+            f"{'start' if began < start else 'end'} inside the capture (a slow or loaded "
+            "machine?), so the capture is not of the whole workload and nothing measured "
+            "from it can be compared")
 
 
 def diskstats(dev: str) -> np.ndarray:
