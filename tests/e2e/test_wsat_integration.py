@@ -7,6 +7,7 @@ full) at the spec's 4 drive fills: the stop by fills, IOPS falling from FOB to a
 level at least 2x lower, and nothing of the emulator left behind."""
 
 import json
+import statistics
 import subprocess
 import sys
 
@@ -152,10 +153,16 @@ def test_emulated_falls_from_fob_to_a_steady_level(emulated):
           f"{result['drive_fills']:.3f} fills; IOPS {[round(v) for v in iops]}")
     assert emulated.proc.returncode == 0, emulated.proc.stdout
     assert result["stop"] == "fills" and 4 <= result["drive_fills"] < 4.01
-    assert result["fob_ss_ratio"] >= 2
     assert result["fob_iops"] == iops[0]
-    assert max(iops[:5]) > 2 * result["ss_average"]          # the fall is in the samples
     assert result["ss_average"] == pytest.approx(sum(iops[-5:]) / 5)
+    assert result["fob_ss_ratio"] == pytest.approx(iops[0] / result["ss_average"])
+    # The fall, judged over several 1 s samples: the median of the first five against the
+    # last five's mean, not the first sample alone (fio's start-up on a loaded host lands in
+    # it). Seen under load (CI's QEMU guest booting and two CPU hogs): first five 4007, 3332,
+    # 4986, 4885, 4472 (median 4472), last five 1420 on average: 3.15x; the first sample
+    # alone 2.82x. The model's fall is 6.7k -> ~1.5k (pts/emulate/README.md): 2x leaves a
+    # margin of a third.
+    assert statistics.median(iops[:5]) >= 2 * result["ss_average"], iops[:5]
 
 
 def test_emulated_first_sample_is_the_purge_probe(emulated):
