@@ -28,7 +28,8 @@ The mapping (docs/results-format.md, "Export OCPTV"):
   family's figure (IOPS, MB/s, ART and MRT in us) as the report's tables show it
   (pts.stored.cells); WSAT's FOB IOPS, steady-state average and FOB / steady-state ratio;
   the test's write amplification from the drive's counters (pts.stored.waf) where it has
-  one. A figure the run does not have is a log line saying so, never a 0.
+  one; DIRTH/CBW operating points, HIR's baseline and wait states, XSR's access groups
+  (recovery_figures). A figure the run does not have is a log line saying so, never a 0.
 - timestamps: testRunStart at run.json "started"; a step's start at its test_start
   record's time; its figures, diagnoses and end at its test_end record's time (a test that
   never ended: its last point's end); testRunEnd at the last ledger record's time. Where a
@@ -50,6 +51,8 @@ import math
 from datetime import UTC, datetime
 
 from pts.export.json_doc import cell_label, finite
+from pts.results import records
+from pts.results.ledger import read_records
 from pts.stored import waf
 from pts.stored.cells import window_statistics
 from pts.stored.data import load_run
@@ -116,8 +119,9 @@ def lines(run: RunView) -> list[dict]:
         out.run("log", log("WARNING", text))
     for text in run.notes:
         out.run("log", log("INFO", text))
+    found = read_records(run.folder / "ledger.jsonl")[0]
     for n, test in enumerate(run.tests, 1):
-        step(out, str(n), run, test)
+        step(out, str(n), run, test, [r for r in found if getattr(r, "test", None) == test.name])
     status, result = run_end(run)
     reasons = "".join(f"; {r}" for r in run.verdict.reasons)
     out.run("log", log("INFO" if run.verdict.compliant else "WARNING",
@@ -176,14 +180,14 @@ def step_end_time(test: TestResult) -> float | None:
     return max(ends) if ends else None
 
 
-def step(out: Lines, sid: str, run: RunView, test: TestResult) -> None:
+def step(out: Lines, sid: str, run: RunView, test: TestResult, recs: list) -> None:
     out.step(sid, "testStepStart", {"name": test.name}, test.started)
     clause = f" ({test.clause})" if test.clause else ""
     out.step(sid, "log", log("INFO", f"{test.title}{clause}: {test.status}"))
     for dev in test.deviations:
         out.step(sid, "log", log("WARNING", f"deviation from the specification: {dev.text}"))
     when = step_end_time(test)
-    for body in figures(run, test):
+    for body in figures(run, test) + recovery_figures(recs):
         out.step(sid, "measurement" if "value" in body else "log", body, when)
     for label, ev in test.window_evidence.items():
         out.step(sid, "diagnosis", evidence_diagnosis(label, ev), when)
@@ -249,6 +253,36 @@ def figures(run: RunView, test: TestResult) -> list[dict]:
                                metadata={"source": found.source}))
     elif test.counters:
         out.append(log("INFO", f"write amplification: not given ({found.note})"))
+    return out
+
+
+def recovery_figures(recs: list) -> list[dict]:
+    """The figures of the tests whose report tables are not a cell matrix, from their
+    records as the report's pages read them: DIRTH/CBW operating points (IOPS, ART at the
+    chosen TC/QD), HIR's baseline and per wait state its IOPS and ratio to the baseline,
+    XSR's per access group final level and recovery time."""
+    out = []
+    for r in recs:
+        if isinstance(r, records.OperatingPoint) and not r.selected:
+            out.append(log("INFO", f"{r.name}: not selected ({r.rule})"))
+        elif isinstance(r, records.OperatingPoint):
+            meta = {"thread_count": r.thread_count, "queue_depth": r.queue_depth,
+                    "rounds": list(r.rounds), "rule": r.rule}
+            out.append(measurement(f"{r.name} iops", r.iops, "IOPS", (), meta))
+            out.append(measurement(f"{r.name} lat_mean_us", r.lat_mean_us, "us", (), meta))
+        elif isinstance(r, records.HirBaseline):
+            out.append(measurement("hir baseline ss_iops", r.ss_iops, "IOPS", (),
+                                   {"window": list(r.window), "steady": r.steady}))
+        elif isinstance(r, records.HirState):
+            name = f"hir state {r.state} ({r.idle_s} s idle)"
+            out.append(measurement(f"{name} wait_iops", r.wait_iops, "IOPS"))
+            out.append(measurement(f"{name} ratio to baseline", r.ratio, ""))
+        elif isinstance(r, records.XsrGroup):
+            name = f"xsr group {r.group} ({r.pattern} {r.block_size / 1024:g}KiB)"
+            out.append(measurement(f"{name} final_level_mbps", r.final_level_mbps, "MB/s"))
+            if r.group > 1:
+                out.append(measurement(f"{name} recovery_s", r.recovery_s, "s", (),
+                                       {"recovered": r.recovered}))
     return out
 
 

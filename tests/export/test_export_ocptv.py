@@ -117,6 +117,42 @@ def test_reference_run_every_line_valid_and_every_test_a_step(validator, capsys)
     assert names["RND 4KiB 0/100 lat_mean_us"]["unit"] == "us"
 
 
+def test_reference_run_operating_points_hir_and_xsr_figures(capsys):
+    """The tests without a cell matrix: their figures as their ledger records hold them."""
+    lines = export(REFERENCE, capsys)
+    recs = [json.loads(t) for t in (REFERENCE / "ledger.jsonl").read_text().splitlines()]
+    steps = {s["testStepStart"]["name"]: s["testStepId"] for s in
+             (ln.get("testStepArtifact", {}) for ln in lines) if "testStepStart" in s}
+    for test in ("dirth", "cbw"):
+        got = measurements(lines, steps[test])
+        ops = [r for r in recs if r["type"] == "operating_point" and r["test"] == test]
+        assert len(ops) == 3
+        for op in ops:
+            m = got[f"{op['name']} iops"]
+            assert m["value"] == op["iops"] and m["unit"] == "IOPS"
+            assert (m["metadata"]["thread_count"], m["metadata"]["queue_depth"]) == (
+                op["thread_count"], op["queue_depth"])
+            assert got[f"{op['name']} lat_mean_us"]["value"] == op["lat_mean_us"]
+    hir = measurements(lines, steps["hir"])
+    states = [r for r in recs if r["type"] == "hir_state"]
+    assert len(states) == 5
+    for st in states:
+        name = f"hir state {st['state']} ({st['idle_s']} s idle)"
+        assert hir[f"{name} ratio to baseline"]["value"] == st["ratio"]
+        assert hir[f"{name} wait_iops"]["value"] == st["wait_iops"]
+    (base,) = [r for r in recs if r["type"] == "hir_baseline"]
+    assert hir["hir baseline ss_iops"]["value"] == base["ss_iops"]
+    xsr = measurements(lines, steps["xsr"])
+    groups = [r for r in recs if r["type"] == "xsr_group"]
+    finals = {n: m["value"] for n, m in xsr.items() if n.endswith("final_level_mbps")}
+    assert sorted(finals.values()) == sorted(g["final_level_mbps"] for g in groups)
+    assert sum(n.endswith("recovery_s") for n in xsr) == sum(
+        g["recovery_s"] is not None for g in groups if g["group"] > 1)
+    # group 1 has no switch before it: no recovery figure, not even a "not given" line
+    assert not [lg for lg in step_artifacts(lines, "log", steps["xsr"])
+                if "group 1" in lg["message"] and "recovery" in lg["message"]]
+
+
 def test_compliant_run_is_pass_with_the_drive_and_the_window_figures(tmp_path, validator,
                                                                       capsys):
     folder = build_run(tmp_path)
