@@ -281,4 +281,6 @@ def test_the_emulated_ssd_is_not_host_bound(demo):
     points = [r for r in recs if r["type"] == "point" and not r["na"]]
     assert points and all(p["host_bound"] is None for p in points)
     small = min(ceiling[0]["points"], key=lambda c: c["block_size"])
+    # seen under load (CI's slow tier with the QEMU guest booting): ceiling 187,567 IOPS,
+    # the demo's highest point 17,265 IOPS (9 %): 0.8 holds with a factor of 9 to spare
     assert max(p["iops"] for p in points) < 0.8 * small["iops"]

@@ -45,6 +45,10 @@ def test_xsr_falls_to_rnd_and_recovers_to_seq(xsr):
     print(f"XSR emulated: final TP {g1['final_level_mbps']:.1f} -> {g2['final_level_mbps']:.1f}"
           f" -> {g3['final_level_mbps']:.1f} MB/s; recovery {g2['recovery_s']} s, "
           f"{g3['recovery_s']} s")
+    # Final levels are means over each group's last quarter of 2 s intervals (4-6 of
+    # them), not one interval. Seen under load (CI's QEMU guest booting and two CPU hogs):
+    # 19.9 -> 4.7 -> 19.2 MB/s, a fall to 0.24x and a rise of 4.1x against the bounds' 0.6x
+    # and 1.5x (single RND intervals ranged 3.7-5.6 MB/s, after the first at 9.6).
     assert g2["final_level_mbps"] < 0.6 * g1["final_level_mbps"]      # SEQ -> RND fall
     assert g3["final_level_mbps"] > 1.5 * g2["final_level_mbps"]      # RND -> SEQ back
     assert any(g["recovered"] and g["recovery_s"] is not None for g in (g2, g3))
@@ -114,6 +118,9 @@ def test_host_ceiling_runs_the_groups_patterns_and_judges_each_group(xsr):
         assert j["iops"] == pytest.approx(job["write"]["iops"], rel=1e-9)
         assert j["mbps"] == pytest.approx(job["write"]["bw_bytes"] / 1e6, rel=1e-9)
     large, small = c["points"]
+    # Seen under load (CI's QEMU guest booting and two CPU hogs): ceiling (tmpfs loop) 1091
+    # IOPS / 1144 MB/s SEQ 1 MiB, 73054 IOPS RND 8 KiB; the groups at most 1.8 % of the MB/s
+    # ceiling and 0.8 % of the IOPS one: 0.8 holds with a factor of 40 to spare.
     for g in xsr.of_type("xsr_group"):
         assert "host_bound" in g and g["host_bound"] is None, g
         w = json.loads((xsr.folder / g["raw"]).read_text())["jobs"][0]["write"]
