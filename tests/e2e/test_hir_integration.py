@@ -102,6 +102,13 @@ def test_hir_long_idle_recovers_write_iops_on_the_emulated_ssd(hir):
     base = hir.of_type("hir_baseline")[0]["ss_iops"]
     print(f"HIR emulated: baseline {base:.0f} IOPS; " + ", ".join(
         f"{i} s idle {s['wait_iops']:.0f} ({s['ratio']:.2f}x)" for i, s in states.items()))
+    # Each state's wait_iops is the mean of its --hir-repetitions (2) wait writes, the
+    # baseline the mean of the preconditioning's 5-round window: several measurements each.
+    # Seen under load (CI's QEMU guest booting and two CPU hogs): 10 s idle 2957 and 3372
+    # IOPS, 1 s idle 1484 and 1438, baseline 1507: 2.17x and 2.10x; even the weakest pair
+    # of single writes (2957 / 1484) is 1.99x. 1.3x leaves that a margin of a third: the
+    # recovery is the model's (idle GC: 20 blocks/s after 0.5 s idle), the host's CPU only
+    # caps the burst from above.
     assert states[10]["wait_iops"] > 1.3 * states[1]["wait_iops"]
     assert states[10]["wait_iops"] > 1.3 * base
 
