@@ -5,7 +5,10 @@ tests/e2e/test_rwsw_integration.py runs it) on a loop device over /dev/shm it ma
 with --emulated, on an emulated SSD made for the session: `--device emulated:SIZE`); prints
 per step the target OIO (the step's), the nominal (the threads x iodepth the step's fio
 sections asked for), the achieved (Little's law: each section's IOPS x mean total latency,
-summed, recomputed here from fio's JSON), achieved / target and the worst stream's share miss
+summed, recomputed here from fio's JSON), achieved / target, the busy fraction (Little's law +
+fio's user CPU share: fio's own per-I/O work outside the latency it reports, refill_buffers'
+data for every write; at OIO 1 near 1 unless the replay idles, tests/e2e/
+test_rwsw_integration.py BUSY_LOW; per OIO, as the ratio) and the worst stream's share miss
 (points), for each [rwsw_replay] hold asked (--hold: "iolog", one job replaying a generated
 iolog; "oio", one section per stream at share depths; "shares", fio flow), each in its own
 copy of specs/ (PTS_SPECS_DIR). Not a test: run it by hand as root; it detaches its own loop
@@ -60,6 +63,12 @@ def little(doc: dict) -> float:
                for d in ("read", "write") if j[d]["total_ios"])
 
 
+def busy(doc: dict) -> float:
+    """Little's law + fio's user CPU share (the work fio does between a completion and the
+    next submission), per section, summed."""
+    return little(doc) + sum(j["usr_cpu"] / 100 for j in doc["jobs"])
+
+
 def specs(work: Path, hold: str) -> Path:
     """A copy of specs/ whose [rwsw_replay] hold is `hold`."""
     folder = work / f"specs-{hold}"
@@ -90,19 +99,19 @@ def replay(device: str, work: Path, seconds: float, hold: str) -> list[tuple]:
                       for j in doc["jobs"])
         achieved = little(doc)
         rows.append((p["step"], p["oio_target"], p["oio_nominal"], nominal, achieved,
-                     p["oio_achieved"], p["iops"], p["share_miss_pts"]))
+                     p["oio_achieved"], busy(doc), p["iops"], p["share_miss_pts"]))
     return rows
 
 
 def show(label: str, rows: list[tuple]) -> None:
     print(f"\n{label}")
     print(f"{'step':>4} {'target':>6} {'nominal':>7} {'achieved':>8} {'ratio':>6} "
-          f"{'IOPS':>9} {'miss pts':>8}")
-    for step, target, nominal, from_jobs, achieved, recorded, iops, miss in rows:
+          f"{'busy':>6} {'IOPS':>9} {'miss pts':>8}")
+    for step, target, nominal, from_jobs, achieved, recorded, busy_, iops, miss in rows:
         assert nominal == from_jobs, (nominal, from_jobs)     # the record = fio's jobs
         assert abs(achieved - recorded) <= 1e-6 * max(1.0, achieved), (achieved, recorded)
         print(f"{step:>4} {target:>6} {nominal:>7} {achieved:>8.2f} "
-              f"{achieved / target:>6.2f} {iops:>9,.0f} {miss:>8.1f}")
+              f"{achieved / target:>6.2f} {busy_ / target:>6.2f} {iops:>9,.0f} {miss:>8.1f}")
 
 
 def main() -> None:
