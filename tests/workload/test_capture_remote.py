@@ -16,6 +16,7 @@ import pytest
 from pts.workload import tracefs
 from pts.workload.events import Op, open_capture
 from tests.support import remote_hosts
+from tests.support.apps import ran_inside
 from tests.support.helpers import REPO, loop_device
 from tests.support.tracefs_mount import ensure_tracefs
 
@@ -71,14 +72,17 @@ def test_capture_over_ssh_agrees_with_the_hosts_counters(dut, tmp_path):
     dev, url, config = dut
     out = tmp_path / "cap.parquet"
     proc, name = start(dev, url, config, out, 3)
+    began = time.time()
     before = stat(dev)
     subprocess.run(["fio", "--name=w", f"--filename={dev}", "--rw=randrw", "--rwmixread=70",
                     "--bs=4k", "--direct=1", "--ioengine=libaio", "--iodepth=8",
                     "--time_based", "--runtime=1", "--rate_iops=3500,1500",
                     "--output=/dev/null"], check=True)
     delta = stat(dev) - before
+    ended = time.time()
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 0, stderr
+    ran_inside(out, began, ended, "fio (1 s)")
     assert name not in ours(dev)
     cap = open_capture(out)
     assert cap.info.device == url and cap.info.lost_events == 0
