@@ -74,6 +74,16 @@ def purged(tmp_path_factory):
                    *REDUCED, target=IOPS)
 
 
+# FOB/SS as the report computes it: the 3 s probe over the mean of the window's RND 4 KiB
+# writes (5 rounds of 1 s points, each a separate fio point: several measurements). The
+# threshold 1.1 is the spec file's (fob_ss_min_ratio), not the test's, so the margins are
+# the drive's: seen under load (CI's QEMU guest booting and two CPU hogs, 32M drives):
+# purged 4695 / 1570 = 2.99 (>= 1.1); filled, --purge none 1552 / 1589 = 0.98 and filled,
+# mapping kept 1689 / 1592 = 1.06 (< 1.1). The window holds round 1 (2217-2333 IOPS: random
+# writes right after WIPC's sequential pass find cheap victims) and rounds 2-5 at 1361-1480;
+# the probe of a filled drive is what idle GC gave it in the suite's start-up (20 blocks/s,
+# up to full compaction), which a loaded host's slower start-up can only raise to that
+# bound: 1.06 is the highest seen, and the threshold is not this test's to widen.
 def ratio(run) -> float:
     probe = run.of_type("purge_probe")[0]
     ss = [p["iops"] for p in run.of_type("point")
