@@ -1,0 +1,388 @@
+"""Verdicts on the OCP Datacenter NVMe SSD requirements (pts.config.ocp_requirements) from
+what a stored run recorded: PASS, FAIL or NOT CHECKED, each with its reason and its evidence
+(the log, the step it was read at, the figure, the spec's line). Stored data only.
+
+What a run stores that these verdicts read (the ledger, pts/results/records.py):
+  - device_counters records of source "smart-log" (NVMe log 02h at each step: test start,
+    after purge, after WIPC, after round N, test end), with the C0h page beside them
+    (`ocp_c0`: version, GUID, every field, pts.device.media_writes.c0_summary) where the
+    media writes came from C0h;
+  - purge records: the command (nvme format --ses=N / nvme sanitize --sanact=N) and its
+    wall time in seconds (pts.conditioning.purge_nvme).
+A run on a loop device or the emulated SSD has no NVMe counters: every row that needs them
+is NOT CHECKED with that reason. A requirement is never passed by default: no data, no PASS.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from pts.conditioning.purge_nvme import POLL_S
+from pts.config import ocp_requirements as ocp
+from pts.device import health, media_writes
+from pts.results import records
+from pts.results.ledger import read_records
+from pts.stored import fmt
+from pts.stored.model import RunView
+
+PASS, FAIL, NOT_CHECKED = "PASS", "FAIL", "NOT CHECKED"
+# A Format's recorded seconds also hold nvme-cli's start and the Identify Namespace read
+# after it (pts.conditioning.purge_nvme._format_plan): a time up to this much over a limit
+# is not called a failure (a choice of this suite, not a spec value).
+FORMAT_OVERHEAD_S = 1.0
+# counters of log 02h and C0h that a purge must not reset (STD-LOG-23) nor a run decrease
+KEPT_02H = ("data_units_written", "data_units_read", "media_errors", "error_log_entries",
+            "percent_used")
+KEPT_C0 = ("physical_media_units_written", "physical_media_units_read")
+# nvme-cli's status texts of a drive that has no such log (pts.device.media_writes)
+REFUSALS = media_writes.REFUSALS
+
+
+@dataclass(frozen=True)
+class OcpVerdict:
+    requirement: ocp.OcpRequirement
+    verdict: str                      # PASS, FAIL, NOT_CHECKED
+    reason: str
+    evidence: tuple[str, ...] = ()
+    readings: tuple[str, ...] = ()    # the readings (unconfirmed values) the verdict rests on
+
+    def as_dict(self) -> dict:
+        r = self.requirement
+        return {"version": r.version, "id": r.id, "subject": r.subject, "verdict": self.verdict,
+                "reason": self.reason, "evidence": list(self.evidence),
+                "readings": list(self.readings), "spec_line": r.line,
+                "spec_text": ocp.SPEC_TEXT[r.version]}
+
+
+@dataclass
+class Stored:
+    """What the run recorded that the verdicts read, in ledger order."""
+    run: RunView
+    smart: list = field(default_factory=list)       # DeviceCounters, source smart-log
+    purges: list = field(default_factory=list)      # Purge records that completed
+    ordered: list = field(default_factory=list)     # both kinds, ledger order
+
+    @classmethod
+    def of(cls, run: RunView) -> Stored:
+        found = cls(run)
+        for r in read_records(run.folder / "ledger.jsonl")[0]:
+            if isinstance(r, records.DeviceCounters) and r.source == health.SOURCE:
+                found.smart.append(r)
+                found.ordered.append(r)
+            elif isinstance(r, records.Purge) and r.ok:
+                found.purges.append(r)
+                found.ordered.append(r)
+        return found
+
+    @property
+    def read(self) -> list:
+        """The smart-log records whose counters were read."""
+        return [r for r in self.smart if isinstance(r.counters, dict)]
+
+    @property
+    def pages(self) -> list:
+        """(record, C0h summary) where the C0h page was read."""
+        return [(r, r.counters[media_writes.OCP_C0]) for r in self.read
+                if isinstance(r.counters.get(media_writes.OCP_C0), dict)]
+
+    def no_counters(self) -> str:
+        d = self.run.device
+        kind = "the emulated SSD" if d.emulated else f"transport {d.transport}"
+        return (f"the run recorded no NVMe SMART / Health counters ({d.path}: {kind}); "
+                "nothing to judge it from")
+
+    def no_c0(self) -> str:
+        if not self.read:
+            return self.no_counters()
+        first = self.read[0].counters
+        how = first.get("media_source") or first.get("media_note") or "no media counter"
+        return f"the run recorded no C0h page (media writes: {how})"
+
+
+def step(rec) -> str:
+    return f"{rec.test} {rec.when}"
+
+
+def judge_all(run: RunView, version: str) -> list[OcpVerdict]:
+    """One verdict per requirement of the version's table, in its order."""
+    stored = Stored.of(run)
+    return [judge(stored, req) for req in ocp.requirements(version)]
+
+
+def judge(stored: Stored, req: ocp.OcpRequirement) -> OcpVerdict:
+    readings = tuple(f"{x.status}: {x.text}" for x in req.readings)
+    if req.check is None:
+        evidence = _endud3_evidence(stored) if req.id == "ENDUD-3" else ()
+        return OcpVerdict(req, NOT_CHECKED, req.not_checked, evidence)
+    verdict, reason, evidence = CHECKS[req.check](stored, req)
+    if req.check == ocp.PURGE_TIME:       # only the readings of the purges judged
+        kinds = {k[0] for p in stored.purges if (k := purge_kind(p)) in req.limit.purges}
+        readings = tuple(f"{x.status}: {x.text}" for x in req.readings
+                         if not x.applies_to or x.applies_to in kinds)
+    return OcpVerdict(req, verdict, reason, tuple(evidence), readings)
+
+
+Result = tuple[str, str, list]
+
+
+def _first_page(stored: Stored) -> tuple | None:
+    return stored.pages[0] if stored.pages else None
+
+
+def _given(page: dict, name: str) -> tuple[int | None, str]:
+    value = page["fields"].get(name)
+    if value is not None:
+        return value, f"{name} = {value:,}"
+    if name in page.get("not_supported", ()):
+        return None, f"{name}: all ones (not supported)"
+    if name in page.get("not_in_version", ()):
+        return None, f"{name}: not in log page version {page['version']}"
+    return None, f"{name}: not printed by nvme-cli"
+
+
+def c0_field(stored: Stored, req: ocp.OcpRequirement) -> Result:
+    first = _first_page(stored)
+    if first is None:
+        return NOT_CHECKED, stored.no_c0(), []
+    rec, page = first
+    found = [_given(page, name) for name in req.fields]
+    evidence = [f"C0h log page version {page['version']} at {step(rec)}: "
+                + "; ".join(text for _, text in found)]
+    missing = [text for value, text in found if value is None]
+    if missing:
+        return FAIL, f"the drive does not give {req.subject} ({'; '.join(missing)})", evidence
+    for name in set(req.fields) & set(KEPT_C0):
+        drop = _decrease(stored.pages, lambda p, n=name: p["fields"].get(n))
+        if drop:
+            return FAIL, f"{name} decreased: {drop}", evidence
+    return PASS, f"C0h gives {req.subject} (its value is not judged)", evidence
+
+
+def _decrease(pairs: list, value: Callable) -> str:
+    """'A at step -> B at step' where a counter fell between two readings, else ''."""
+    last = None
+    for rec, item in pairs:
+        v = value(item)
+        if v is None:
+            continue
+        if last is not None and v < last[1]:
+            return f"{last[1]:,} at {step(last[0])} -> {v:,} at {step(rec)}"
+        last = (rec, v)
+    return ""
+
+
+def c0_version(stored: Stored, req: ocp.OcpRequirement) -> Result:
+    first = _first_page(stored)
+    if first is None:
+        return NOT_CHECKED, stored.no_c0(), []
+    rec, page = first
+    want, _, source = ocp.C0_LOG_VERSION[req.version]
+    evidence = [f"C0h at {step(rec)}: log page version {page['version']}", f"required: "
+                f"{want} ({source})"]
+    if page["version"] == want:
+        return PASS, f"log page version {want}", evidence
+    return FAIL, f"log page version {page['version']}, not {want}", evidence
+
+
+def c0_guid(stored: Stored, req: ocp.OcpRequirement) -> Result:
+    first = _first_page(stored)
+    if first is None:
+        return NOT_CHECKED, stored.no_c0(), []
+    rec, page = first
+    want, _, source = ocp.C0_GUID_VALUE[req.version]
+    evidence = [f"C0h at {step(rec)}: log page GUID {page['guid']}", f"required: {source}"]
+    if page["guid"] == want:
+        return PASS, "the OCP C0h GUID", evidence
+    return FAIL, f"log page GUID {page['guid']}, not {want}", evidence
+
+
+def c0_dssd(stored: Stored, req: ocp.OcpRequirement) -> Result:
+    first = _first_page(stored)
+    if first is None:
+        return NOT_CHECKED, stored.no_c0(), []
+    rec, page = first
+    want = ocp.DSSD_VERSION[req.version]
+    found = {name: page["fields"].get(name) for name in want}
+    shown = ", ".join(f"{k} {v}" for k, v in found.items())
+    evidence = [f"C0h log page version {page['version']} at {step(rec)}: {shown}",
+                "required: " + ", ".join(f"{k} {v}" for k, v in want.items())
+                + " (SMART-13, line 1396-1400)"]
+    if any(v is None for v in found.values()):
+        return FAIL, (f"the page (log page version {page['version']}) gives no DSSD "
+                      "specification version"), evidence
+    if found != want:
+        return FAIL, (f"declares DSSD {found['major_version']}.{found['minor_version']}."
+                      f"{found['point_version']} (errata {found['errata_version']}), not "
+                      f"{req.version}"), evidence
+    return PASS, f"declares DSSD {req.version}", evidence
+
+
+def _after_purge(stored: Stored, purge) -> object | None:
+    """The first smart-log record of the purge's test after it (its "after purge" step)."""
+    at = _index(stored.ordered, purge)
+    return next((r for r in stored.ordered[at + 1:] if isinstance(r, records.DeviceCounters)
+                 and r.test == purge.test), None)
+
+
+def _before_purge(stored: Stored, purge) -> object | None:
+    at = _index(stored.ordered, purge)
+    return next((r for r in reversed(stored.ordered[:at])
+                 if isinstance(r, records.DeviceCounters) and r.test == purge.test), None)
+
+
+def _index(items: list, item) -> int:
+    return next(i for i, x in enumerate(items) if x is item)
+
+
+def purge_kind(purge) -> tuple[str, int] | None:
+    """("format", SES) or ("sanitize", SANACT) from the purge's nvme-cli command; None for
+    another purge (ATA, SCSI, blkdiscard)."""
+    argv = [str(a) for a in purge.command or ()]
+    if argv[:1] != ["nvme"] or len(argv) < 2 or argv[1] not in ("format", "sanitize"):
+        return None
+    option = "ses" if argv[1] == "format" else "sanact"
+    value = next((m.group(1) for a in argv if (m := re.fullmatch(rf"(?:--{option}|-s)=(\d+)",
+                                                                  a))), None)
+    return argv[1], int(value) if value is not None else 0
+
+
+def _kinds_text(kinds) -> str:
+    names = {ocp.FORMAT_UDE: "Format SES=1 (user data erase)",
+             ocp.FORMAT_CRYPTO: "Format SES=2 (crypto erase)",
+             ocp.FORMAT_NONE: "Format SES=0", ocp.SANITIZE_BLOCK: "Sanitize block erase",
+             ocp.SANITIZE_CRYPTO: "Sanitize crypto erase"}
+    return " or ".join(names.get(k, f"{k[0]} {k[1]}") for k in kinds)
+
+
+def nuse_after_format(stored: Stored, req: ocp.OcpRequirement) -> Result:
+    formats = [p for p in stored.purges if purge_kind(p) == ocp.FORMAT_UDE]
+    if not formats:
+        return NOT_CHECKED, ("no Format SES=1 (user data erase) ran in this run (purges: "
+                             f"{_purges_text(stored)})"), []
+    evidence, values = [], []
+    for p in formats:
+        after = _after_purge(stored, p)
+        page = after.counters.get(media_writes.OCP_C0) if after is not None and \
+            isinstance(after.counters, dict) else None
+        if page is None:
+            evidence.append(f"{p.test}: no C0h page read after the Format")
+            continue
+        value, text = _given(page, "nuse")
+        evidence.append(f"C0h at {step(after)}, after `{' '.join(p.command)}`: {text}")
+        if value is not None:
+            values.append(value)
+    if not values:
+        return NOT_CHECKED, "no NUSE read after a Format SES=1", evidence
+    if any(values):
+        return FAIL, f"NUSE {max(values):,} blocks after a Format SES=1, not 0", evidence
+    return PASS, f"NUSE 0 after each of {len(values)} Format SES=1", evidence
+
+
+def _purges_text(stored: Stored) -> str:
+    return ", ".join(f"{p.test}: {p.method}" for p in stored.purges) or "none completed"
+
+
+def purge_time(stored: Stored, req: ocp.OcpRequirement) -> Result:
+    limit = req.limit
+    mine = [p for p in stored.purges if purge_kind(p) in limit.purges]
+    if not mine:
+        return NOT_CHECKED, (f"no {_kinds_text(limit.purges)} ran in this run (purges: "
+                             f"{_purges_text(stored)})"), []
+    capacity = stored.run.device.capacity_bytes
+    if limit.per_tb and not capacity:
+        return NOT_CHECKED, "the run does not record the device's capacity", []
+    seconds = limit.seconds * (capacity / 1e12 if limit.per_tb else 1)
+    how = (f"{fmt.num(limit.seconds)} s/TB x {capacity / 1e12:.3f} TB = {seconds:.1f} s"
+           if limit.per_tb else f"{fmt.num(seconds)} s")
+    verdicts, evidence = [], []
+    for p in mine:
+        slack = POLL_S if purge_kind(p)[0] == "sanitize" else FORMAT_OVERHEAD_S
+        if p.seconds is None:
+            verdicts.append(NOT_CHECKED)
+            evidence.append(f"{p.test}: {p.method}: no time recorded")
+            continue
+        v = PASS if p.seconds <= seconds else FAIL if p.seconds - slack > seconds else \
+            NOT_CHECKED
+        verdicts.append(v)
+        evidence.append(f"{p.test}: `{' '.join(p.command)}` took {p.seconds:.1f} s: {v}")
+    kinds = {purge_kind(p)[0] for p in mine}
+    evidence.append(f"limit {how}; a recorded time is up to "
+                    + " / ".join(f"{fmt.num(POLL_S if k == 'sanitize' else FORMAT_OVERHEAD_S)}"
+                                 f" s ({k})" for k in sorted(kinds))
+                    + " over the drive's: over the limit by less is NOT CHECKED")
+    if FAIL in verdicts:
+        return FAIL, f"a {_kinds_text(limit.purges)} took longer than {how}", evidence
+    if NOT_CHECKED in verdicts:
+        return NOT_CHECKED, ("over the limit by less than the recorded time's resolution, "
+                             "or not timed"), evidence
+    return PASS, f"{len(mine)} purge(s) within {how}", evidence
+
+
+def smart_log_read(stored: Stored, req: ocp.OcpRequirement) -> Result:
+    if stored.read:
+        return PASS, f"log 02h read at {len(stored.read)} steps", \
+            [f"nvme smart-log at {step(stored.read[0])}: data_units_written "
+             f"{stored.read[0].counters.get('data_units_written')}"]
+    if not stored.smart:
+        return NOT_CHECKED, stored.no_counters(), []
+    errors = [f"{step(r)}: {r.error}" for r in stored.smart]
+    if all(any(x in str(r.error) for x in REFUSALS) for r in stored.smart):
+        return FAIL, "the drive refused log 02h at every step", errors
+    return NOT_CHECKED, "log 02h could not be read (not a refusal by the drive)", errors
+
+
+def percent_used_kept(stored: Stored, req: ocp.OcpRequirement) -> Result:
+    found = [(r, r.counters.get("percent_used")) for r in stored.read
+             if r.counters.get("percent_used") is not None]
+    if len(found) < 2:
+        return NOT_CHECKED, (stored.no_counters() if not stored.read else
+                             f"Percentage Used read at {len(found)} step(s); two are needed"), []
+    drop = _decrease(found, lambda v: v)
+    evidence = [f"Percentage Used {found[0][1]} % at {step(found[0][0])} .. {found[-1][1]} % "
+                f"at {step(found[-1][0])} ({len(found)} readings)"]
+    if drop:
+        return FAIL, f"Percentage Used decreased: {drop}", evidence
+    return PASS, f"never decreased over {len(found)} readings", evidence
+
+
+def logs_kept_over_purge(stored: Stored, req: ocp.OcpRequirement) -> Result:
+    pairs = [(b, p, a) for p in stored.purges
+             if (b := _before_purge(stored, p)) is not None and isinstance(b.counters, dict)
+             and (a := _after_purge(stored, p)) is not None and isinstance(a.counters, dict)]
+    if not pairs:
+        return NOT_CHECKED, (stored.no_counters() if not stored.read else
+                             "no purge with log 02h read before and after it"), []
+    evidence, lost = [], []
+    for before, purge, after in pairs:
+        got = [(f"02h {k}", before.counters.get(k), after.counters.get(k)) for k in KEPT_02H]
+        b0, a0 = (r.counters.get(media_writes.OCP_C0) for r in (before, after))
+        if isinstance(b0, dict) and isinstance(a0, dict):
+            got += [(f"C0h {k}", b0["fields"].get(k), a0["fields"].get(k)) for k in KEPT_C0]
+        got = [g for g in got if g[1] is not None and g[2] is not None]
+        evidence.append(f"{purge.test}: {purge.method}: " + "; ".join(
+            f"{k} {x:,} -> {y:,}" for k, x, y in got))
+        lost += [f"{purge.test}: {k} {x:,} -> {y:,}" for k, x, y in got if y < x]
+    if lost:
+        return FAIL, "counters reset by the purge: " + "; ".join(lost), evidence
+    return PASS, f"02h{' and C0h' if any('C0h' in e for e in evidence) else ''} counters " \
+                 f"kept over {len(pairs)} purge(s)", evidence
+
+
+def _endud3_evidence(stored: Stored) -> tuple[str, ...]:
+    found = [r for r in stored.read if r.counters.get("percent_used") is not None]
+    if len(found) < 2:
+        return ()
+    a, b = found[0].counters, found[-1].counters
+    written = (b.get("data_units_written") or 0) - (a.get("data_units_written") or 0)
+    return (f"Percentage Used {a['percent_used']} % -> {b['percent_used']} % while Data Units "
+            f"Written rose by {written:,} (x 512,000 bytes)",)
+
+
+CHECKS: dict[str, Callable[[Stored, ocp.OcpRequirement], Result]] = {
+    ocp.C0_FIELD: c0_field, ocp.C0_VERSION: c0_version, ocp.C0_GUID: c0_guid,
+    ocp.C0_DSSD: c0_dssd, ocp.NUSE_AFTER_FORMAT: nuse_after_format,
+    ocp.PURGE_TIME: purge_time, ocp.SMART_LOG_READ: smart_log_read,
+    ocp.PERCENT_USED_KEPT: percent_used_kept, ocp.LOGS_KEPT_OVER_PURGE: logs_kept_over_purge,
+}
