@@ -42,6 +42,7 @@ OCP = "ocp smart-add-log: Physical Media Units Written"
 EMULATOR = "emulator FTL"
 MEDIA_SOURCES = (ENDURANCE, OCP, EMULATOR)
 LATENCY_MONITOR = "latency_monitor"
+OCP_C0 = "ocp_c0"     # the C0h page read for the media writes (c0_summary)
 
 # (run's commands log, device, log) -> why it is not reported: the drive refused it, and
 # it is not asked again in this run. A log that answered, or failed otherwise, is not listed.
@@ -119,15 +120,34 @@ def nvme_counters(path: str, log_file: Path | None, run: Callable | None = None)
         if units is not None:
             out = keys(units * nvme.ENDURANCE_UNIT_BYTES, ENDURANCE,
                        unit=nvme.ENDURANCE_UNIT_BYTES)
+    page = None
     if out is None:
-        found = _once((*base, "ocp smart-add-log"), lambda: nvme_ocp.parse_ocp_smart_add_log(
+        page = _once((*base, "ocp smart-add-log"), lambda: _c0_with_media_writes(
             nvme.ocp_log(path, "smart-add-log", log_file, **on)))
+        found = page and page.fields["physical_media_units_written"]
         unread = any((*base, n) in _failed for n in SOURCE_LOGS)
         out = keys(found, OCP) if found is not None else \
             keys(None, None, why(base), label=NOT_READ if unread else NOT_REPORTED)
     monitor = _once((*base, "ocp latency-monitor-log"), lambda: nvme_ocp.parse_ocp_latency_monitor(
         nvme.ocp_log(path, "latency-monitor-log", log_file, **on)))
-    return out | {LATENCY_MONITOR: monitor}
+    return out | {LATENCY_MONITOR: monitor, OCP_C0: c0_summary(page)}
+
+
+def _c0_with_media_writes(text: str) -> nvme_ocp.OcpC0:
+    nvme_ocp.parse_ocp_smart_add_log(text)      # raises when it gives no media writes
+    return nvme_ocp.parse_ocp_c0(text)
+
+
+def c0_summary(page: nvme_ocp.OcpC0 | None) -> dict | None:
+    """The C0h page as a record keeps it (OCP_C0), for the OCP requirement verdicts
+    (pts.qualify.ocp): its version, GUID and every field read (None: not given), and which
+    fields were all ones (not supported) or later than the page's version. None: not read
+    at this step (the endurance log gave the media writes, or the drive has no C0h)."""
+    if page is None:
+        return None
+    return {"version": page.version, "guid": page.guid, "fields": dict(page.fields),
+            "not_supported": list(page.not_supported),
+            "not_in_version": list(page.not_in_version)}
 
 
 SOURCE_LOGS = ("endgid", "endurance-log", "ocp smart-add-log")

@@ -1,7 +1,10 @@
-"""`python -m pts qualify RUN_DIR --datasheet FILE.toml`: judge a stored run against a
-datasheet (docs/datasheet.md) without a device. One line per requirement; exit 0 if every
-requirement is met, 1 if one is not met or cannot be judged (its test did not run, its cell
-is missing or N/A, ...), 2 if the run folder or the datasheet cannot be used.
+"""`python -m pts qualify RUN_DIR --datasheet FILE.toml` and/or `--ocp VERSION`: judge a stored
+run without a device, against a datasheet (docs/datasheet.md; one line per requirement) and/or
+the OCP Datacenter NVMe SSD Specification's requirements (pts.qualify.ocp; one line per
+requirement of the version's table: PASS, FAIL or NOT CHECKED with the reason and evidence).
+Exit 0 if every datasheet requirement is met and no OCP requirement FAILs (NOT CHECKED is
+not a failure: most are outside what a host measures); 1 if one is not met, cannot be
+judged, or FAILs; 2 if the run folder, the datasheet or the OCP version cannot be used.
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ import argparse
 import sys
 
 from pts.config.datasheet import DatasheetError, load
+from pts.config.ocp_requirements import VERSIONS, UnknownVersion, requirements
+from pts.qualify import ocp
 from pts.qualify.judge import MET, judge_all
 from pts.stored.data import load_run
 from pts.stored.model import RunFolderError
@@ -18,25 +23,61 @@ EXIT_MET, EXIT_NOT_MET, EXIT_BAD_INPUT = 0, 1, 2
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.description = ("Judge a run folder against a datasheet's requirements (TOML, "
-                     "docs/datasheet.md) from its stored data; no device is touched. Exit 0 "
-                     "all met, 1 some not met or not judgeable, 2 bad input.")
+    p.description = ("Judge a run folder from its stored data (no device is touched) against "
+                     "a datasheet's requirements (TOML, docs/datasheet.md) and/or the OCP "
+                     "Datacenter NVMe SSD Specification's requirements (--ocp). Exit 0 all met "
+                     "and no OCP FAIL, 1 some not met, not judgeable or FAIL, 2 bad input.")
     p.add_argument("run_dir", metavar="RUN_DIR", help="the run folder")
-    p.add_argument("--datasheet", metavar="FILE.toml", required=True,
+    p.add_argument("--datasheet", metavar="FILE.toml",
                    help="the requirements ([[require]] tables)")
+    p.add_argument("--ocp", metavar="VERSION", choices=VERSIONS,
+                   help="verdicts on the OCP Datacenter NVMe SSD Specification's requirements "
+                        f"of this version ({', '.join(VERSIONS)}): PASS, FAIL or NOT CHECKED "
+                        "per requirement ID with the reason and the evidence (C0h and SMART "
+                        "fields, purge timings, ...); docs/report.md")
 
 
 def run(args: argparse.Namespace) -> int:
+    if not args.datasheet and not args.ocp:
+        print("qualify: give --datasheet FILE.toml, --ocp VERSION or both", file=sys.stderr)
+        return EXIT_BAD_INPUT
     try:
-        requirements = load(args.datasheet)
+        requirements_ = load(args.datasheet) if args.datasheet else None
+        if args.ocp:
+            requirements(args.ocp)
         found = load_run(args.run_dir)
-    except (DatasheetError, RunFolderError) as exc:
+    except (DatasheetError, RunFolderError, UnknownVersion) as exc:
         print(f"qualify: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    judgements = judge_all(found, requirements)
-    for j in judgements:
-        print(f"{j.verdict.upper():8} {j.requirement.id}: {j.text} [{j.requirement.where}]")
-    met = sum(j.verdict == MET for j in judgements)
-    print(f"{met} of {len(judgements)} requirements met ({found.device.model} "
-          f"{found.device.serial}, run {found.run_id})")
-    return EXIT_MET if met == len(judgements) else EXIT_NOT_MET
+    code = EXIT_MET
+    if requirements_ is not None:
+        judgements = judge_all(found, requirements_)
+        for j in judgements:
+            print(f"{j.verdict.upper():8} {j.requirement.id}: {j.text} [{j.requirement.where}]")
+        met = sum(j.verdict == MET for j in judgements)
+        print(f"{met} of {len(judgements)} requirements met ({found.device.model} "
+              f"{found.device.serial}, run {found.run_id})")
+        code = EXIT_MET if met == len(judgements) else EXIT_NOT_MET
+    if args.ocp:
+        verdicts = ocp.judge_all(found, args.ocp)
+        for v in verdicts:
+            print(ocp_line(v))
+        counts = {k: sum(v.verdict == k for v in verdicts)
+                  for k in (ocp.PASS, ocp.FAIL, ocp.NOT_CHECKED)}
+        print(f"OCP DC NVMe SSD {args.ocp}: " + ", ".join(f"{n} {k}" for k, n in counts.items())
+              + f" of {len(verdicts)} requirements ({found.device.model} {found.device.serial},"
+              f" run {found.run_id}); spec text: {ocp.ocp.SPEC_TEXT[args.ocp]}; not tabulated:"
+              f" {ocp.ocp.OTHER_GROUPS}")
+        if counts[ocp.FAIL]:
+            code = EXIT_NOT_MET
+    return code
+
+
+def ocp_line(v: ocp.OcpVerdict) -> str:
+    r = v.requirement
+    text = f"{v.verdict:11} {r.id} {r.subject}: {v.reason}"
+    if v.evidence:
+        text += " | evidence: " + "; ".join(v.evidence)
+    if v.readings:
+        text += " | readings: " + "; ".join(v.readings)
+    return f"{text} [line {r.line}]"
