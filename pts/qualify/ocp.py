@@ -24,7 +24,6 @@ from pts.config import ocp_requirements as ocp
 from pts.device import health, media_writes
 from pts.results import records
 from pts.results.ledger import read_records
-from pts.stored import fmt
 from pts.stored.model import RunView
 
 PASS, FAIL, NOT_CHECKED = "PASS", "FAIL", "NOT CHECKED"
@@ -294,8 +293,8 @@ def purge_time(stored: Stored, req: ocp.OcpRequirement) -> Result:
     if limit.per_tb and not capacity:
         return NOT_CHECKED, "the run does not record the device's capacity", []
     seconds = limit.seconds * (capacity / 1e12 if limit.per_tb else 1)
-    how = (f"{fmt.num(limit.seconds)} s/TB x {capacity / 1e12:.3f} TB = {seconds:.1f} s"
-           if limit.per_tb else f"{fmt.num(seconds)} s")
+    how = (f"{limit.seconds:g} s/TB x {capacity / 1e12:.3f} TB = {seconds:.1f} s"
+           if limit.per_tb else f"{seconds:g} s")
     verdicts, evidence = [], []
     for p in mine:
         slack = POLL_S if purge_kind(p)[0] == "sanitize" else FORMAT_OVERHEAD_S
@@ -309,8 +308,8 @@ def purge_time(stored: Stored, req: ocp.OcpRequirement) -> Result:
         evidence.append(f"{p.test}: `{' '.join(p.command)}` took {p.seconds:.1f} s: {v}")
     kinds = {purge_kind(p)[0] for p in mine}
     evidence.append(f"limit {how}; a recorded time is up to "
-                    + " / ".join(f"{fmt.num(POLL_S if k == 'sanitize' else FORMAT_OVERHEAD_S)}"
-                                 f" s ({k})" for k in sorted(kinds))
+                    + " / ".join(f"{POLL_S if k == 'sanitize' else FORMAT_OVERHEAD_S:g} s ({k})"
+                                 for k in sorted(kinds))
                     + " over the drive's: over the limit by less is NOT CHECKED")
     if FAIL in verdicts:
         return FAIL, f"a {_kinds_text(limit.purges)} took longer than {how}", evidence

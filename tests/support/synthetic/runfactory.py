@@ -160,14 +160,18 @@ def write_iops_test(run: RunFolder, curve: Sequence[float], *, finished: bool = 
                     counters_source: str = "emulator",
                     round_modes: Mapping[int, str] | None = None,
                     purge_probe_iops: float | None = None,
-                    readings: Sequence[dict] | None = None) -> None:
+                    readings: Sequence[dict] | None = None,
+                    purge_command: Sequence[str] | None = None,
+                    purge_seconds: float = 12.5) -> None:
     """The records of one IOPS test whose rounds follow `curve` (one multiplier per round).
 
-    counters maps a step ("after purge", "after WIPC", "after round N") to the `counters`
-    value of the device_counters record written right after that step, as the runner does;
-    the value is written as given (so a test can store a malformed one). round_modes: a
+    counters maps a step ("test start", "after purge", "after WIPC", "after round N") to the
+    `counters` value of the device_counters record written right after that step, as the
+    runner does; the value is written as given (so a test can store a malformed one). round_modes: a
     round_mode record (mode "stonewalled", this reason) right before the given rounds.
-    readings: the test_start `readings` as pts.procedure.runner records them (None: none)."""
+    readings: the test_start `readings` as pts.procedure.runner records them (None: none).
+    purge_command / purge_seconds: the purge record's command (default `nvme format ... --ses=1`)
+    and its time."""
     def step_done(when: str, number: int | None = None) -> None:
         if counters is not None and when in counters:
             run.record("device_counters", test="iops", when=when, round=number,
@@ -177,10 +181,11 @@ def write_iops_test(run: RunFolder, curve: Sequence[float], *, finished: bool = 
     if readings is not None:
         params["readings"] = list(readings)
     run.record("test_start", test="iops", title="IOPS", clause="7", parameters=params)
-    command = None if purge_method in ("none", "trim") else ["nvme", "format", "/dev/nvme9n1",
-                                                             "--ses=1"]
+    step_done("test start")
+    command = list(purge_command) if purge_command is not None else None if purge_method in (
+        "none", "trim") else ["nvme", "format", "/dev/nvme9n1", "--ses=1"]
     run.record("purge", test="iops", method=purge_method, command=command, ok=True,
-               seconds=12.5, deviation=purge_deviation)
+               seconds=purge_seconds, deviation=purge_deviation)
     step_done("after purge")
     run.record("write_cache", test="iops", required="WCD", actual=write_cache_actual,
                settable=write_cache_settable, when="before WIPC")

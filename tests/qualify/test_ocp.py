@@ -1,0 +1,248 @@
+"""`python -m pts qualify RUN --ocp 2.7`: verdicts on the OCP Datacenter NVMe SSD
+requirements (pts.qualify.ocp), on synthetic run folders (tests/support/synthetic/runfactory)
+whose device_counters records carry what real drives printed (tests/data/recorded: the FADU
+DELTA U.2's and the KIOXIA CD8's smart-log and OCP C0h, read through the suite's own
+pts.device.media_writes with nvme-cli answering from those files), and on the reference run.
+Each check is seen passing and failing here."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from pts.cli.main import main
+from pts.config import ocp_requirements as table
+from pts.device import media_writes
+from pts.qualify import ocp
+from pts.stored.data import load_run
+from pts.tools import nvme
+from tests.support.helpers import RECORDED, REPO, RecordedRunner, Reply
+from tests.support.synthetic.runfactory import build_run
+
+REFERENCE = REPO / "tests" / "data" / "reference-run"
+STEPS = ("test start", "after purge", "after WIPC", "after round 1", "after round 2")
+
+
+def recorded_counters(monkeypatch, tmp_path, drive: str) -> dict:
+    """A smart-log device_counters record's counters as pts.device.health.snapshot makes
+    them, nvme-cli answering from the drive's recorded outputs (no Endurance Group: QEMU's
+    recorded id-ns with ENDGID 0, so the media writes come from C0h)."""
+    RecordedRunner({("nvme", "id-ns"): [Reply(out="../qemu-7.2/nvme-id-ns.json")],
+                    ("nvme", "ocp", "smart-add-log"): [Reply(
+                        out=f"nvme-ocp-smart-add-log_{drive}.json")],
+                    ("nvme", "ocp", "latency-monitor-log"): [Reply(
+                        rc=1, err="../qemu-7.2/nvme-sanitize-log_invalid-field.stderr.txt")]}
+                   ).install(monkeypatch)
+    smart = nvme.parse_smart_log((RECORDED / f"nvme-smart-log_{drive}.json").read_text())
+    return {"host_writes": smart.data_units_written, "page_size": nvme.DATA_UNIT_BYTES,
+            **smart.as_dict(),
+            **media_writes.nvme_counters("/dev/nvme9n1", tmp_path / f"{drive}.log")}
+
+
+def growing(first: dict, *, nuse_after_purge: int = 0) -> dict:
+    """The drive's counters at each step of a test: from its recorded reading, 10 GB more
+    host writes (19,532 data units) and 11 GB more media writes a step; NUSE 0 after the
+    Format, then growing."""
+    out = {}
+    for i, when in enumerate(STEPS):
+        c = copy.deepcopy(first)
+        c["data_units_written"] = c["host_writes"] = first["host_writes"] + 19_532 * i
+        c["media_bytes"] = first["media_bytes"] + 11_000_000_000 * i
+        page = c[media_writes.OCP_C0]
+        page["fields"]["physical_media_units_written"] = c["media_bytes"]
+        if when != "test start":
+            page["fields"]["nuse"] = nuse_after_purge if when == "after purge" else 2_000_000 * i
+        out[when] = c
+    return out
+
+
+def verdicts(path) -> dict[str, ocp.OcpVerdict]:
+    return {v.requirement.id: v for v in ocp.judge_all(load_run(path), "2.7")}
+
+
+def nvme_run(tmp_path, counters: dict, name: str = "run", **options):
+    return verdicts(build_run(tmp_path, name, counters=counters,
+                              counters_source="smart-log", **options))
+
+
+@pytest.fixture
+def fadu(monkeypatch, tmp_path):
+    return recorded_counters(monkeypatch, tmp_path, "fadu-delta-u2")
+
+
+@pytest.fixture
+def cd8(monkeypatch, tmp_path):
+    return recorded_counters(monkeypatch, tmp_path, "kioxia-cd8")
+
+
+def test_the_c0h_page_is_recorded_whole(fadu, cd8):
+    assert fadu[media_writes.OCP_C0]["version"] == 2 and cd8[media_writes.OCP_C0]["version"] == 3
+    assert cd8[media_writes.OCP_C0]["fields"]["major_version"] == 2
+    assert "bad_system_nand_blocks_raw" in cd8[media_writes.OCP_C0]["not_supported"]
+    json.dumps(fadu)        # a record's counters are JSON
+
+
+def test_c0h_fields_version_guid_and_dssd_version_of_the_real_drives(tmp_path, fadu, cd8):
+    f = nvme_run(tmp_path, growing(fadu), "fadu")
+    k = nvme_run(tmp_path, growing(cd8), "cd8")
+    # SMART-1: both give Physical Media Units Written, rising with the writes
+    for v in (f, k):
+        assert v["SMART-1"].verdict == ocp.PASS
+    assert "physical_media_units_written = 1,011,179,618,304" in f["SMART-1"].evidence[0]
+    assert "at iops test start" in f["SMART-1"].evidence[0]
+    # SMART-27: log page version 6 in 2.7; the FADU's page is version 2, the CD8's 3
+    assert (f["SMART-27"].verdict, f["SMART-27"].reason) == (ocp.FAIL,
+                                                             "log page version 2, not 6")
+    assert k["SMART-27"].reason == "log page version 3, not 6"
+    # SMART-28: both carry the OCP GUID
+    assert f["SMART-28"].verdict == k["SMART-28"].verdict == ocp.PASS
+    # SMART-13: the v2 page has no DSSD version; the CD8 declares 2.0.0
+    assert f["SMART-13"].verdict == ocp.FAIL and "gives no DSSD" in f["SMART-13"].reason
+    assert k["SMART-13"].verdict == ocp.FAIL
+    assert k["SMART-13"].reason == "declares DSSD 2.0.0 (errata 0), not 2.7"
+    # SMART-4: the CD8's bad system NAND blocks are all ones (not supported); FADU gives them
+    assert f["SMART-4"].verdict == ocp.PASS
+    assert k["SMART-4"].verdict == ocp.FAIL and "all ones (not supported)" in k["SMART-4"].reason
+    # SMART-29: a field of log page version 4 on: in neither page
+    assert "not in log page version 2" in f["SMART-29"].reason
+    # fields nvme-cli 2.3 does not print and reserved bytes: not checked
+    assert f["SMART-46"].verdict == f["SMART-16"].verdict == ocp.NOT_CHECKED
+
+
+def test_the_media_counter_must_not_fall(tmp_path, fadu):
+    steps = growing(fadu)
+    steps["after round 2"][media_writes.OCP_C0]["fields"]["physical_media_units_written"] = 5
+    v = nvme_run(tmp_path, steps)["SMART-1"]
+    assert v.verdict == ocp.FAIL and "physical_media_units_written decreased" in v.reason
+    assert "-> 5 at iops after round 2" in v.reason
+
+
+def test_nuse_after_a_format(tmp_path, cd8):
+    ok = nvme_run(tmp_path, growing(cd8), "zero")["NUSE-1"]
+    assert ok.verdict == ocp.PASS and "nuse = 0" in ok.evidence[0]
+    assert any("Total NUSE" in r for r in ok.readings)
+    bad = nvme_run(tmp_path, growing(cd8, nuse_after_purge=1234), "kept")["NUSE-1"]
+    assert bad.verdict == ocp.FAIL and "NUSE 1,234 blocks after a Format SES=1" in bad.reason
+    sanitized = nvme_run(tmp_path, growing(cd8), "sanitize",
+                         purge_command=["nvme", "sanitize", "/dev/nvme9", "--sanact=2"])
+    assert sanitized["NUSE-1"].verdict == ocp.NOT_CHECKED
+    assert "no Format SES=1" in sanitized["NUSE-1"].reason
+
+
+@pytest.mark.parametrize("command, seconds, rid, verdict", [
+    # the factory's drive: 960,197,124,096 bytes -> CTO-8 limit 9.6 s; a Format's recorded time
+    # is up to 1 s over the drive's, a sanitize's up to 5 s (poll)
+    (["nvme", "format", "/dev/nvme9n1", "--ses=1"], 9.0, "CTO-8", ocp.PASS),
+    (["nvme", "format", "/dev/nvme9n1", "--ses=1"], 10.3, "CTO-8", ocp.NOT_CHECKED),
+    (["nvme", "format", "/dev/nvme9n1", "--ses=1"], 12.5, "CTO-8", ocp.FAIL),
+    (["nvme", "sanitize", "/dev/nvme9", "--sanact=2"], 14.0, "CTO-8", ocp.NOT_CHECKED),
+    (["nvme", "sanitize", "/dev/nvme9", "--sanact=2"], 15.0, "CTO-8", ocp.FAIL),
+    (["nvme", "sanitize", "/dev/nvme9", "--sanact=4"], 8.0, "CTO-7", ocp.PASS),
+    (["nvme", "sanitize", "/dev/nvme9", "--sanact=4"], 15.5, "CTO-7", ocp.FAIL),
+    (["nvme", "format", "/dev/nvme9n1", "--ses=2", "--lbaf=0"], 4.0, "CTO-2", ocp.PASS),
+    (["nvme", "format", "/dev/nvme9n1", "--ses=2", "--lbaf=0"], 11.5, "CTO-11", ocp.FAIL),
+])
+def test_purge_times(tmp_path, command, seconds, rid, verdict):
+    v = verdicts(build_run(tmp_path, purge_command=command, purge_seconds=seconds))[rid]
+    assert v.verdict == verdict, v
+    assert f"took {seconds:.1f} s: {verdict}" in v.evidence[0]
+
+
+def test_purge_times_name_what_did_not_run_and_the_readings(tmp_path):
+    v = verdicts(build_run(tmp_path, purge_seconds=9.0))
+    assert v["CTO-7"].verdict == ocp.NOT_CHECKED
+    assert v["CTO-7"].reason.startswith("no Sanitize crypto erase ran in this run (purges: iops")
+    assert v["CTO-8"].evidence[-1] == ("limit 10 s/TB x 0.960 TB = 9.6 s; a recorded time is "
+                                       "up to 1 s (format) over the drive's: over the limit "
+                                       "by less is NOT CHECKED")
+    assert [r.split(":")[0] for r in v["CTO-8"].readings] == ["reading"]   # TB; no sanitize
+
+
+def test_percent_used_and_counters_over_the_purge(tmp_path, cd8):
+    good = nvme_run(tmp_path, growing(cd8), "good")
+    assert good["STD-LOG-3"].verdict == ocp.PASS
+    assert good["STD-LOG-23"].verdict == ocp.PASS
+    assert "C0h physical_media_units_written" in good["STD-LOG-23"].evidence[0]
+    assert good["STD-LOG-2"].verdict == ocp.PASS
+    steps = growing(cd8)
+    steps["after round 2"]["percent_used"] = 0
+    steps["after purge"]["data_units_written"] = 7
+    bad = nvme_run(tmp_path, steps, "bad")
+    assert bad["STD-LOG-3"].verdict == ocp.FAIL
+    assert bad["STD-LOG-3"].reason == ("Percentage Used decreased: 1 at iops after round 1 -> "
+                                       "0 at iops after round 2")
+    assert bad["STD-LOG-23"].verdict == ocp.FAIL
+    assert "02h data_units_written 1,832,600,650 -> 7" in bad["STD-LOG-23"].reason
+
+
+def test_a_drive_refusing_the_smart_log(tmp_path):
+    run = build_run(tmp_path, counters={}, counters_source="smart-log")
+    # records whose counters could not be read: the drive's refusal at every step
+    with (run / "ledger.jsonl").open("a") as fh:
+        for when in ("after round 1", "test end"):
+            fh.write(json.dumps({"type": "device_counters", "time": 1.8e9, "test": "iops",
+                                 "when": when, "round": None, "source": "smart-log",
+                                 "counters": None, "error": "NVMe status: Invalid Log Page: "
+                                 "The log page indicated is invalid(0x4109)"}) + "\n")
+    v = verdicts(run)["STD-LOG-2"]
+    assert v.verdict == ocp.FAIL and v.reason == "the drive refused log 02h at every step"
+
+
+def test_no_nvme_counters_is_not_checked_with_the_reason(tmp_path):
+    """The emulated SSD's counters (the emulator's FTL) are no NVMe logs."""
+    run = build_run(tmp_path, emulated=True, counters={"after purge": {"host_writes": 1,
+                                                                       "page_size": 4096}})
+    v = verdicts(run)
+    for rid in ("SMART-1", "SMART-27", "STD-LOG-2", "STD-LOG-3", "STD-LOG-23", "NUSE-1"):
+        assert v[rid].verdict == ocp.NOT_CHECKED, rid
+    assert "the run recorded no NVMe SMART / Health counters" in v["SMART-1"].reason
+    assert "emulated SSD" in v["SMART-1"].reason
+
+
+def test_the_reference_run(capsys):
+    """Its counters are the emulator's: only the purge times are judged: 7 Formats SES=1 of
+    12.5 s on 7.68 TB, limit 76.8 s."""
+    assert main(["qualify", str(REFERENCE), "--ocp", "2.7"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    rows = [line for line in out if line.split()[0] in ("PASS", "FAIL", "NOT")]
+    assert len(rows) == len(table.requirements("2.7"))
+    assert [r for r in rows if r.startswith("PASS")][0].startswith("PASS        CTO-8 ")
+    assert "limit 10 s/TB x 7.682 TB = 76.8 s;" in rows[[r.split()[1] for r in rows].index(
+        "CTO-8")]
+    assert out[-1].startswith("OCP DC NVMe SSD 2.7: 1 PASS, 0 FAIL, 134 NOT CHECKED of 135")
+
+
+def test_every_requirement_of_the_table_is_listed_never_left_out(tmp_path, fadu, capsys):
+    path = build_run(tmp_path, counters=growing(fadu),
+                     counters_source="smart-log")
+    assert main(["qualify", str(path), "--ocp", "2.7"]) == 1          # FAILs: exit 1
+    out = capsys.readouterr().out
+    for req in table.requirements("2.7"):
+        assert f" {req.id} {req.subject}:" in out and f"[line {req.line}]" in out
+    for v in ocp.judge_all(load_run(path), "2.7"):
+        assert v.reason, v.requirement.id        # every row says why
+    assert table.requirements("2.7")[0].key == ("2.7", "SMART-1")
+    with pytest.raises(table.UnknownVersion, match="no OCP .* table for version '2.0'"):
+        table.requirements("2.0")
+
+
+def test_bad_input(tmp_path, capsys):
+    assert main(["qualify", str(REFERENCE)]) == 2
+    assert "give --datasheet FILE.toml, --ocp VERSION or both" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["qualify", str(REFERENCE), "--ocp", "2.0"])
+    assert exc.value.code == 2 and "invalid choice: '2.0'" in capsys.readouterr().err
+
+
+def test_a_c0h_page_of_another_guid(tmp_path, fadu):
+    """A C0h page with another GUID (a vendor's own C0h layout, e.g. FEMU's statistics page,
+    which clashes with OCP's) is not the OCP page: SMART-28 FAILs naming both GUIDs."""
+    steps = growing(fadu)
+    for c in steps.values():
+        c[media_writes.OCP_C0]["guid"] = "0x0123456789abcdef0123456789abcdef"
+    v = nvme_run(tmp_path, steps)["SMART-28"]
+    assert v.verdict == ocp.FAIL
+    assert v.reason == ("log page GUID 0x0123456789abcdef0123456789abcdef, not "
+                        "0xafd514c97c6f4f9ca4f2bfea2810afc5")
