@@ -1,6 +1,6 @@
 """The OCP Datacenter NVMe SSD Specification's requirements a host can look at, keyed by
 (spec version, requirement ID): IDs were renumbered between versions (v2.0's NUSE field is
-SMART-24, v2.7's SMART-23), so an ID alone names nothing. pts.qualify.ocp gives each one a
+SMART-24, v2.7's SMART-23), so an ID alone names nothing. pts.stored.ocp_verdicts gives each one a
 verdict (PASS, FAIL, NOT CHECKED) from a stored run; a requirement the suite does not check
 is in the table with the reason, never left out.
 
@@ -37,7 +37,7 @@ OTHER_GROUPS = ("PCI, SEC, TCG*, TEL*, NVMe-AD, NVMe-IO, NVMe-OPT, NVMe-CFG, NVM
                 "spec's other groups: not tabulated (nothing the suite runs or reads "
                 "reaches them)")
 
-# Checks (pts.qualify.ocp.CHECKS) and what they judge
+# Checks (pts.stored.ocp_verdicts.CHECKS) and what they judge
 C0_FIELD = "c0 field"              # the C0h fields named are given by the drive
 C0_VERSION = "c0 version"          # Log Page Version
 C0_GUID = "c0 guid"                # Log Page GUID

@@ -140,7 +140,7 @@ def _c0_with_media_writes(text: str) -> nvme_ocp.OcpC0:
 
 def c0_summary(page: nvme_ocp.OcpC0 | None) -> dict | None:
     """The C0h page as a record keeps it (OCP_C0), for the OCP requirement verdicts
-    (pts.qualify.ocp): its version, GUID and every field read (None: not given), and which
+    (pts.stored.ocp_verdicts): its version, GUID and every field read (None: not given), and which
     fields were all ones (not supported) or later than the page's version. None: not read
     at this step (the endurance log gave the media writes, or the drive has no C0h)."""
     if page is None:

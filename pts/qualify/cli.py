@@ -1,6 +1,6 @@
 """`python -m pts qualify RUN_DIR --datasheet FILE.toml` and/or `--ocp VERSION`: judge a stored
 run without a device, against a datasheet (docs/datasheet.md; one line per requirement) and/or
-the OCP Datacenter NVMe SSD Specification's requirements (pts.qualify.ocp; one line per
+the OCP Datacenter NVMe SSD Specification's requirements (pts.stored.ocp_verdicts; one line per
 requirement of the version's table: PASS, FAIL or NOT CHECKED with the reason and evidence).
 Exit 0 if every datasheet requirement is met and no OCP requirement FAILs (NOT CHECKED is
 not a failure: most are outside what a host measures); 1 if one is not met, cannot be
@@ -14,8 +14,8 @@ import sys
 
 from pts.config.datasheet import DatasheetError, load
 from pts.config.ocp_requirements import VERSIONS, UnknownVersion, requirements
-from pts.qualify import ocp
 from pts.qualify.judge import MET, judge_all
+from pts.stored import ocp_verdicts as ocp
 from pts.stored.data import load_run
 from pts.stored.model import RunFolderError
 

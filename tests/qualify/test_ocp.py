@@ -1,9 +1,9 @@
 """`python -m pts qualify RUN --ocp 2.7`: verdicts on the OCP Datacenter NVMe SSD
-requirements (pts.qualify.ocp), on synthetic run folders (tests/support/synthetic/runfactory)
-whose device_counters records carry what real drives printed (tests/data/recorded: the FADU
-DELTA U.2's and the KIOXIA CD8's smart-log and OCP C0h, read through the suite's own
-pts.device.media_writes with nvme-cli answering from those files), and on the reference run.
-Each check is seen passing and failing here."""
+requirements (pts.stored.ocp_verdicts), on synthetic run folders
+(tests/support/synthetic/runfactory) whose device_counters records carry what real drives
+printed (tests/data/recorded: the FADU DELTA U.2's and the KIOXIA CD8's smart-log and OCP
+C0h, read through the suite's own pts.device.media_writes with nvme-cli answering from those
+files), and on the reference run. Each check is seen passing and failing here."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 from pts.cli.main import main
 from pts.config import ocp_requirements as table
 from pts.device import media_writes
-from pts.qualify import ocp
+from pts.stored import ocp_verdicts as ocp
 from pts.stored.data import load_run
 from pts.tools import nvme
 from tests.support.helpers import RECORDED, REPO, RecordedRunner, Reply

@@ -1,5 +1,6 @@
 """Verdicts on the OCP Datacenter NVMe SSD requirements (pts.config.ocp_requirements) from
-what a stored run recorded: PASS, FAIL or NOT CHECKED, each with its reason and its evidence
+what a stored run recorded (here, below every reader of a stored run: `qualify --ocp`, the
+export): PASS, FAIL or NOT CHECKED, each with its reason and its evidence
 (the log, the step it was read at, the figure, the spec's line). Stored data only.
 
 What a run stores that these verdicts read (the ledger, pts/results/records.py):
