@@ -6,7 +6,9 @@ measured metric over the window rounds, the steady-state evidence of each tracki
 over the window, the round-by-round tracking values, FOB figures where measured (--fob-sweep
 points; WSAT's wsat_result), WSAT samples, device counters; Latency: the QoS table; WSAT,
 DIRTH, CBW: the response-time histograms' QoS levels with their I/O counts; the host's
-ceiling and the host-bound points of the measurement window (issue 33 §1).
+ceiling and the host-bound points of the measurement window (issue 33 §1). Run-wide: the
+verdicts on the OCP Datacenter NVMe SSD requirements of each tabulated version
+(pts.stored.ocp_verdicts, what `qualify --ocp` prints).
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from pts.stored import host_ceiling, latency_qos, waf
+from pts.config.ocp_requirements import VERSIONS as OCP_VERSIONS
+from pts.stored import host_ceiling, latency_qos, ocp_verdicts, waf
 from pts.stored.cells import window_statistics
 from pts.stored.data import load_run
 from pts.stored.model import RunView, TestResult
@@ -131,6 +134,8 @@ def run_document(run: RunView) -> dict:
                     "reasons": list(run.verdict.reasons), "readings": run.verdict.readings},
         "readings": [dataclasses.asdict(r) for r in run.readings],   # the report's section
         "notes": list(run.notes),
+        "ocp_requirements": {v: [x.as_dict() for x in ocp_verdicts.judge_all(run, v)]
+                             for v in OCP_VERSIONS},
         "tests": [test_document(t) | qos(run, t) | histograms(t) | host(t) | waf_doc(run, t)
                   for t in run.tests],
     }
