@@ -1,7 +1,9 @@
 """test_start `parameters` as a typed record (pts.results.parameters): every family's stored
 object reads as its record and gives back the same object (names and order), the old names
-of --point-seconds still read, and a name this version does not know or a family's required
-option missing is refused with the option and the test named, where the run is loaded."""
+of --point-seconds still read, and a name this version does not know, a family's required
+option missing or a value of another type than its field's is refused with the option and
+the test named (and the types), where the run is loaded; what every test writes, the RWSW
+family's included, is its family's record."""
 
 from __future__ import annotations
 
