@@ -1,8 +1,12 @@
 """kill -9 of the suite 10 times in ONE run, `--resume` after each: the first kill in its
-purge, the second in its WIPC, the others at seeded random moments (mid-round — a round is
-one fio process —, between rounds, report); the phase each kill hit is read from the run's
-files and at least three must differ. At the end the ledger is readable, no completed round
-was lost or measured twice, no fio outlived the suite, the verdict is the one the
+purge, the second in its WIPC, the third while a pipelined point's threads wait at the gate
+for the point before (`pts-gate.sh wait`), the fourth in a point's postrun (`pts-gate.sh
+done`, issue 38 §1), the others at seeded random moments (mid-round — a round is one fio
+process —, between rounds, report); the phase each kill hit is read from the run's files
+(the gate's instants: as aimed) and at least three must differ. After each kill no process
+of the run (fio, a gate script, anything holding the drive) is left 10 s later; at the end
+no gate folder of the killed suites is left (the resume's leftovers sweep removed it), the
+ledger is readable, no completed round was lost or measured twice, the verdict is the one the
 recorded rounds give, a kill in WIPC restarted the test from its purge, every resume after a
 round set the write cache again, and the report declares the resume. (It replaced the three
 single kills of tests/e2e/test_resume.py, whose checks are here.)"""
@@ -11,7 +15,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.campaign import WIPC, kill_campaign, ledger_records
+from tests.support.campaign import (
+    GATE_DONE,
+    GATE_WAIT,
+    LEFT_LIMIT_S,
+    WIPC,
+    kill_campaign,
+    ledger_records,
+)
 from tests.support.helpers import pdf_text
 from tests.support.ptsrun import IOPS, check_outcomes
 
@@ -20,8 +31,9 @@ ARGS = ["--spec", "pts-e-1.1", "--point-seconds", "1", "--max-rounds", "9", "--p
 KILLS, SEED = 10, 20261123
 # the first kill as soon as the run purges, the next (the test restarted from its purge) in
 # its WIPC: only a run started afresh goes through them, in ~4 s here, so random moments
-# seldom hit them (a campaign of random kills alone hit mid-round 7 times and report 3)
-AIM = ("purge", "WIPC")
+# seldom hit them (a campaign of random kills alone hit mid-round 7 times and report 3);
+# then the two instants of a pipelined round between its points (issue 38 §1)
+AIM = ("purge", "WIPC", GATE_WAIT, GATE_DONE)
 # seconds from a (re)started run's first new record to the other kills
 SPREAD = (0.5, 8.0)
 
@@ -36,7 +48,9 @@ def test_kill9_at_random_moments_then_resume(make_loop, tmp_path):
     # at each kill (tests.support.campaign.kill_phase), not only one of them
     assert len(c.phases) == KILLS and len(set(c.phases)) >= 3, c.phases
     assert c.seen >= 1, "no completed round before a kill: the kills tested only start-up"
-    assert c.fio_left == 0, "a fio of the killed run outlived the suite"
+    assert GATE_WAIT in c.phases and GATE_DONE in c.phases, c.phases
+    assert c.fio_left == 0, f"a process of the killed run outlived it by {LEFT_LIMIT_S} s: {c.left}"
+    assert c.leftovers == [], "a gate folder of a killed suite was left"
     assert c.twice == [], "a completed unit was measured twice"
     assert c.lost == [], "a completed unit was lost or changed"
     # the verdict the recorded rounds give: in the ledger, the report and the exit status
@@ -56,4 +70,5 @@ def test_kill9_at_random_moments_then_resume(make_loop, tmp_path):
         assert cache["when"] == "on resume", (i, cache)
     assert "Resumed run" in pdf_text(c.folder / "report.pdf")
     print(f"{c.kills} kills, {c.resumes} resumes, {c.seen} units seen at a kill, {c.units} "
-          f"units, {len(rounds)} rounds; kills in {c.phases}")
+          f"units, {len(rounds)} rounds; kills in {c.phases}; nothing of the run left "
+          f"{max(c.gone_s):.2f} s after a kill at most ({c.gone_s})")

@@ -8,18 +8,22 @@ benchmarks/faults.py (every test type)."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import signal
 import subprocess
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pts.device import leftovers, openers
 from pts.results import records
 from pts.results.ledger import read_ledger
 from pts.results.resume import stopped
-from tests.support.ptsrun import expected_outcomes, spec_rule, start_suite
+from pts.tools import fio_gate
+from tests.support.ptsrun import expected_outcomes, spec_rule, start_suite, stop_suite
 
 # record type -> the fields that name one unit of it within its test (a unit is recorded
 # once, when it is complete; records of a unit in flight, points and intervals, are redone
@@ -77,6 +81,13 @@ class Tally:
 # command, logged before it starts), by time.
 PURGE, WIPC, MID_ROUND, BETWEEN, REPORT, START_UP = (
     "purge", "WIPC", "mid-round", "between rounds", "report", "start-up")
+# Instants of a pipelined round (issue 38 §1), aimed at with `aim` and recorded as such when
+# hit: a point's threads waiting at the gate for the point before (`pts-gate.sh wait`), and
+# the postrun of a point (`pts-gate.sh done`: its first thread has noted its end).
+GATE_WAIT, GATE_DONE = "gate wait", "gate done"
+GATE_AIMS = (GATE_WAIT, GATE_DONE)
+# "No process of the run left within 10 s of the kill" (issue 38's acceptance)
+LEFT_LIMIT_S = 10.0
 AFTER_RECORD = {"test_start": PURGE, "purge": PURGE, "purge_probe": PURGE,
                 "wipc": BETWEEN,          # before round 1
                 "point": BETWEEN, "round": BETWEEN, "resume": START_UP}
@@ -133,6 +144,61 @@ def fio_gone(folder: Path | str, seconds: float = 30) -> bool:
     return True
 
 
+def gates_of(owner: int) -> list[openers.Opener]:
+    """The gate scripts (and the shells running them) of the suite process `owner`: their
+    command line names neither the run folder nor the device; their working directory
+    names the owner (pts.tools.fio_gate: the gate folder pts-gates-PID-*, or the script in
+    fio's working directory)."""
+    found = []
+    for pid in openers.pids(openers.PROC):
+        o = openers.opener(pid, openers.PROC)
+        if o is None or not leftovers.RUNS_GATE.search(o.command):
+            continue
+        try:
+            cwd = Path(os.readlink(f"/proc/{pid}/cwd").removesuffix(" (deleted)"))
+        except OSError:
+            continue
+        named = (fio_gate.owner_of(cwd) or (None,))[0]
+        if named == owner or cwd.name.startswith(f"{fio_gate.GATES_PREFIX}{owner}-"):
+            found.append(o)
+    return found
+
+
+def run_left(folder: Path | None, device: str, owner: int) -> list[str]:
+    """What of the killed suite `owner` still runs: fio naming its run folder, its gate
+    scripts, and any process holding the device."""
+    found = []
+    if folder is not None:
+        out = subprocess.run(["pgrep", "-af", str(folder)], capture_output=True, text=True)
+        found += out.stdout.splitlines()
+    found += [str(o) for o in gates_of(owner)]
+    rdev = os.stat(device).st_rdev
+    found += [str(o) for o in openers.holding({(os.major(rdev), os.minor(rdev))},
+                                              settle=0.05)]
+    return found
+
+
+def gone_after(folder: Path | None, device: str, owner: int, killed_at: float,
+               seconds: float = 30) -> tuple[float, list[str]]:
+    """Wait until nothing of the killed suite `owner` runs (run_left): (seconds from the
+    kill, monotonic `killed_at`, to that; what was still there at the end, [] if nothing)."""
+    deadline = time.monotonic() + seconds
+    while (left := run_left(folder, device, owner)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return time.monotonic() - killed_at, left
+
+
+def gate_folders(owners: Sequence[int]) -> list[Path]:
+    """Gate folders of the suite processes `owners` in the temporary directory."""
+    tmp = Path(tempfile.gettempdir())
+    return sorted(p for pid in owners for p in tmp.glob(f"{fio_gate.GATES_PREFIX}{pid}-*"))
+
+
+def ceiling_devices(owners: Sequence[int]) -> list[Path]:
+    """Host-ceiling RAM devices' files of the suite processes `owners` (pts.device.ramdev)."""
+    return sorted(p for pid in owners for p in Path("/dev/shm").glob(f"pts-ceiling-*-{pid}.img"))
+
+
 @dataclass
 class Campaign:
     folder: Path
@@ -140,17 +206,23 @@ class Campaign:
     resumes: int
     lost: list[tuple]
     twice: list[tuple]
-    fio_left: int               # stops after which a fio of the run outlived the suite
+    fio_left: int               # kills after which a process of the run (fio, a gate, a
+                                # holder of the device) outlived the suite by LEFT_LIMIT_S
     rc: int
     expected_rc: int
     out: str
     units: int                  # completed units in the final ledger
     seen: int                   # of them, recorded before a kill (and kept through it)
     phases: list[str] = field(default_factory=list)   # each kill's phase (kill_phase)
+    gone_s: list[float] = field(default_factory=list)  # per kill: s until nothing was left
+    left: list[str] = field(default_factory=list)      # what outlived a kill by LEFT_LIMIT_S
+    # at the end: gate folders and host-ceiling devices of the campaign's suites
+    leftovers: list[Path] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return not (self.lost or self.twice or self.fio_left) and self.rc == self.expected_rc
+        return not (self.lost or self.twice or self.fio_left or self.leftovers) \
+            and self.rc == self.expected_rc
 
 
 def kill_campaign(device: str, reports: Path, args: list[str], target: str, kills: int,
@@ -166,13 +238,19 @@ def kill_campaign(device: str, reports: Path, args: list[str], target: str, kill
     `spread` would otherwise be killed only before it). `aim`: the first kills are made as
     soon as the run is in these phases instead (kill_phase read while it runs; e.g. purge
     and WIPC, which only a run started afresh goes through, for a few seconds). Each kill's
-    phase is recorded as the run's files give it after the kill. The kills must be done
+    phase is recorded as the run's files give it after the kill (an aimed gate instant,
+    GATE_AIMS, as aimed when it was met). After each stop, how long until nothing of the
+    run was left (gone_after: fio, its gate scripts, any holder of the device; more than
+    LEFT_LIMIT_S counts in fio_left); at the end, the gate folders and host-ceiling devices
+    of every suite process it started that are still there (`leftovers`: the resumes'
+    sweep must have removed them). The suite is killed whatever stops the campaign (a
+    deadline, an assertion). The kills must be done
     within `limit` seconds (AssertionError naming the step it was at), the last run within
     `timeout`."""
     rng, tally, phases = random.Random(seed), Tally(), []
     first = ["--device", device, "--destructive", "--reports-dir", str(reports), *args]
     proc, folder, done, resumes, fio_left = start_suite(*first, target=target), None, 0, 0, 0
-    deadline, ended = time.monotonic() + limit, 0
+    deadline, ended, owners, gone_s, left = time.monotonic() + limit, 0, [proc.pid], [], []
 
     def in_time(now_at: str) -> None:
         assert time.monotonic() < deadline, (
@@ -180,46 +258,87 @@ def kill_campaign(device: str, reports: Path, args: list[str], target: str, kill
             f"{ended} (re)starts ended before their kill moment, in {limit:.0f} s; "
             f"phases so far {phases}; run folder {folder}")
 
-    while done < kills:
-        in_time("waiting for the (re)started run's first new ledger record")
-        folder = working(proc, reports, folder)
-        done_already = folder is not None and not stopped(folder)
-        if done < len(aim):
-            in_time(f"waiting for the run's {aim[done]} phase")
-            folder = in_phase(proc, reports, folder, aim[done], deadline)
-        else:
-            if unit_every and done % unit_every == unit_every - 1 and folder \
-                    and not done_already:
-                in_time("waiting for the run's next completed unit")
-                next_unit(proc, folder)     # (a finished run's --resume records no unit)
-            time.sleep(rng.uniform(*(RESUME_START if done_already else spread)))
-        in_time("at a kill moment")
-        killed = proc.poll() is None
-        if killed:
-            proc.send_signal(signal.SIGKILL)
-            done += 1
-        else:
-            ended += 1
-        proc.communicate(timeout=60)
-        folder = folder or next((p.parent for p in reports.glob("*/*/ledger.jsonl")), None)
-        if killed:
-            phases.append(kill_phase(folder))
-        in_time("waiting for the killed run's fio to exit")
-        if not fio_gone(folder or device):
-            fio_left += 1
-        if folder is None:                     # killed before the run folder existed
-            proc = start_suite(*first, target=target)
-            continue
-        tally.note(ledger_records(folder))
-        proc, resumes = start_suite("--resume", str(folder), "--destructive", target=target), \
-            resumes + 1
-    out, _ = proc.communicate(timeout=timeout)
+    try:
+        while done < kills:
+            in_time("waiting for the (re)started run's first new ledger record")
+            folder = working(proc, reports, folder)
+            done_already = folder is not None and not stopped(folder)
+            hit = None
+            if done < len(aim):
+                in_time(f"waiting for the run's {aim[done]} phase")
+                if aim[done] in GATE_AIMS:
+                    folder, hit = at_gate(proc, reports, folder, aim[done], deadline)
+                else:
+                    folder = in_phase(proc, reports, folder, aim[done], deadline)
+            else:
+                if unit_every and done % unit_every == unit_every - 1 and folder \
+                        and not done_already:
+                    in_time("waiting for the run's next completed unit")
+                    next_unit(proc, folder)     # (a finished run's --resume records no unit)
+                time.sleep(rng.uniform(*(RESUME_START if done_already else spread)))
+            in_time("at a kill moment")
+            killed = proc.poll() is None
+            if killed:
+                proc.send_signal(signal.SIGKILL)
+                done += 1
+            else:
+                ended += 1
+            stopped_at = time.monotonic()
+            proc.communicate(timeout=60)
+            folder = folder or next((p.parent for p in reports.glob("*/*/ledger.jsonl")), None)
+            if killed:
+                phases.append(hit or kill_phase(folder))
+            in_time("waiting for the killed run's fio and gates to exit")
+            took, still = gone_after(folder, device, proc.pid, stopped_at)
+            if killed:
+                gone_s.append(round(took, 2))
+            if still or took > LEFT_LIMIT_S:
+                fio_left += 1
+                left.append(f"{took:.1f} s after the stop of {proc.pid}: "
+                            + ("; ".join(still) or "gone by then"))
+            if folder is None:                     # killed before the run folder existed
+                proc = start_suite(*first, target=target)
+                owners.append(proc.pid)
+                continue
+            tally.note(ledger_records(folder))
+            proc, resumes = start_suite("--resume", str(folder), "--destructive",
+                                        target=target), resumes + 1
+            owners.append(proc.pid)
+        out, _ = proc.communicate(timeout=timeout)
+    finally:
+        stop_suite(proc)        # a deadline or an assertion: the suite does not outlive it
     assert folder is not None, out[-3000:]
     final = ledger_records(folder)
     expected = 0 if all(e.passed for e in expected_outcomes(final, spec_rule(folder)).values()) \
         else 1
     return Campaign(folder, done, resumes, tally.lost(final), Tally.twice(final), fio_left,
-                    proc.returncode, expected, out, len(units(final)), len(tally.seen), phases)
+                    proc.returncode, expected, out, len(units(final)), len(tally.seen), phases,
+                    gone_s, left, gate_folders(owners) + ceiling_devices(owners))
+
+
+def at_gate(proc, reports: Path, folder: Path | None, aim: str,
+            deadline: float) -> tuple[Path | None, str | None]:
+    """Wait until the run `proc` is at the gate instant `aim` of a pipelined round (or has
+    ended): GATE_WAIT, a `pts-gate.sh wait` of it is waiting (the next point's threads, while
+    the point before runs); GATE_DONE, a point's first thread has just run its postrun (a
+    gate-K.done note appeared in its gate folder: seen within a few ms, while its other
+    threads run theirs). (its run folder, `aim` if it was met, else None). AssertionError at
+    `deadline` (monotonic)."""
+    seen: set[Path] | None = None
+    while proc.poll() is None:
+        folder = folder or next((p.parent for p in reports.glob("*/*/ledger.jsonl")), None)
+        if aim == GATE_DONE:
+            notes = {n for g in gate_folders([proc.pid]) for n in g.glob("gate-*.done")}
+            if seen is not None and notes - seen:
+                return folder, aim
+            seen = notes if seen is None else seen | notes
+            time.sleep(0.002)
+        else:
+            if any(" wait " in o.command for o in gates_of(proc.pid)):
+                return folder, aim
+            time.sleep(0.01)
+        assert time.monotonic() < deadline, f"the run never reached {aim}"
+    return folder, None
 
 
 def in_phase(proc, reports: Path, folder: Path | None, phase: str,

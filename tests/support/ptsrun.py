@@ -12,6 +12,7 @@ round-based test's outcome recomputed from its recorded rounds (expected_outcome
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -75,9 +76,22 @@ def start_suite(*args: str, target: str = "pts/",
     def inherit() -> None:
         for sig in ignored:
             signal.signal(sig, signal.SIG_IGN)
+    # its own process group, which stop_suite kills (the tools it starts have their own)
     return subprocess.Popen(pts_argv(*args, target=target), cwd=REPO, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True,
-                            preexec_fn=inherit if ignored else None)
+                            preexec_fn=inherit if ignored else None, start_new_session=True)
+
+
+def stop_suite(proc: subprocess.Popen) -> None:
+    """kill -9 the suite's process group if it still runs (a test's deadline fired, or an
+    assertion, while it ran): the suite does not outlive the test; its fio then gets
+    SIGTERM from the kernel (PR_SET_PDEATHSIG) and its gates end without their suite."""
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    proc.wait()
 
 
 def run_pts(device: str, reports: Path, *args: str, target: str = "pts/",
@@ -119,8 +133,7 @@ def kill_and_resume(device: str, reports: Path, args: list[str], target: str,
         first.send_signal(signal.SIGKILL)
         first.wait(timeout=30)
     finally:
-        if first.poll() is None:
-            first.kill()
+        stop_suite(first)
     killed = [r.data for r in read_ledger(folder / "ledger.jsonl")[0]]
     # fio got SIGTERM from the kernel when the suite died (PR_SET_PDEATHSIG); it ends its
     # jobs and exits, which takes a moment on a loaded machine.
@@ -129,7 +142,10 @@ def kill_and_resume(device: str, reports: Path, args: list[str], target: str,
         assert time.monotonic() < deadline, "a fio of the killed run is still running"
         time.sleep(0.1)
     second = start_suite("--resume", str(folder), "--destructive", target=target)
-    out, _ = second.communicate(timeout=600)
+    try:
+        out, _ = second.communicate(timeout=600)
+    finally:
+        stop_suite(second)
     expected = expected_outcomes([r.data for r in read_ledger(folder / "ledger.jsonl")[0]],
                                  spec_rule(folder))
     assert second.returncode == (0 if all(e.passed for e in expected.values()) else 1), \

@@ -19,6 +19,7 @@ import pytest
 from pts.device import leftovers
 from pts.tools import fio_gate
 from pts.tools.fio_gate import GATE_SCRIPT, gate_text
+from tests.support import campaign
 
 
 def dead_owner() -> fio_gate.Owner:
@@ -146,8 +147,8 @@ def test_the_sweep_kills_a_dead_owners_hung_gate_and_the_fio_above_it(tmp_path):
     version, with an owner line as the new ones have), under a process named fio (a copy of
     bash): the sweep kills the script, its shell and the fio, not the live owner's gate nor
     this process; each kill is said."""
-    hung = {}
-    for name, owner in (("dead", dead_owner()), ("live", fio_gate.me())):
+    hung, dead = {}, dead_owner()
+    for name, owner in (("dead", dead), ("live", fio_gate.me())):
         work, gates = tmp_path / name / "work", tmp_path / name / "gates"
         work.mkdir(parents=True)
         gates.mkdir()
@@ -165,6 +166,11 @@ def test_the_sweep_kills_a_dead_owners_hung_gate_and_the_fio_above_it(tmp_path):
     try:
         time.sleep(1.0)
         assert all(p.poll() is None for p in hung.values())
+        # the kill campaign counts them as the dead suite's (their command line names
+        # neither its run folder nor the drive: `pgrep -f FOLDER` missed them)
+        counted = campaign.gates_of(dead[0])
+        assert {"sh", GATE_SCRIPT} <= {o.name for o in counted}, counted
+        assert all("/dead/" in os.readlink(f"/proc/{o.pid}/cwd") for o in counted), counted
         said: list[str] = []
         removed = leftovers.gates_left(said.append)
         names = sorted(o.name for o in removed)
