@@ -15,13 +15,18 @@ next is done (the device re-attached, space freed, the server restarted) and the
   operating points and histograms, test ends; tests/support/campaign.py) recorded before the fault
   and missing or changed in the run folder afterwards: must be 0;
 - twice: completed units recorded more than once: must be 0;
-- fio left: stops after which a fio of the run outlived the suite: must be 0;
+- fio left: stops after which a fio of the run outlived the suite (the kill rows: any
+  process of the run, fio, a gate script or a holder of the drive, 10 s after the kill;
+  and, for kill-gate, a gate folder or ceiling device left at the end): must be 0;
 - resumed: how `--resume` ended (the verdict the recorded rounds give, or its refusal when
   the device cannot come back: an emulated SSD does not outlive its session).
 
-The kill -9 rows stop ONE run of each test type at --kills seeded random moments
-(tests/support/campaign.py), resuming after each. Needs root, fio, losetup, blkdiscard, fuse3 and
-mfusepy (emulated SSD), ssh/sshd (remote rows). Prints one JSON line per fault, then a
+kill-gate kills the suite between two pipelined points (issue 38 §1: while a point's
+threads wait at the gate, and in a point's postrun), with the host ceiling on, and says how
+long after each kill nothing of the run was left. The kill -9 rows stop ONE run of each
+test type at --kills seeded random moments (tests/support/campaign.py), resuming after each.
+Needs root, fio, losetup, blkdiscard, fuse3 and mfusepy (emulated SSD), ssh/sshd (remote
+rows). Prints one JSON line per fault, then a
 Markdown table.
 """
 
@@ -45,7 +50,14 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 from pts.emulate import lifecycle  # noqa: E402
 from tests.support import remote_hosts  # noqa: E402
-from tests.support.campaign import Tally, fio_gone, kill_campaign, ledger_records  # noqa: E402
+from tests.support.campaign import (  # noqa: E402
+    GATE_DONE,
+    GATE_WAIT,
+    Tally,
+    fio_gone,
+    kill_campaign,
+    ledger_records,
+)
 from tests.support.helpers import loop_device  # noqa: E402
 from tests.support.ptsrun import expected_outcomes, spec_variant, start_suite  # noqa: E402
 
@@ -348,6 +360,35 @@ def kill_args(tmp: Path) -> dict[str, tuple[str, list[str], tuple[float, float]]
     }
 
 
+def kill_between_points(tmp: Path, kills: int = 6, seed: int = 20261127) -> Row:
+    """kill -9 of the suite between two pipelined points (issue 38 §1), alternately while a
+    point's threads wait at the gate for the one before (`pts-gate.sh wait`) and in a
+    point's postrun (`pts-gate.sh done`), the host ceiling on (its RAM device made at the
+    start): how long after each kill fio, the gate scripts and every holder of the drive
+    were gone; then the run resumed, and no gate folder or ceiling device left."""
+    t0 = time.monotonic()
+    aims = tuple((GATE_WAIT, GATE_DONE)[k % 2] for k in range(kills))
+    with loop_device(256 << 20) as dev:
+        c = kill_campaign(dev, tmp / "kill-gate", [*SHORT, "--max-rounds", "9",
+                                                   "--host-ceiling", "auto"],
+                          IOPS, kills, seed, (0.5, 4.0), aim=aims)
+    hit = {a: c.phases.count(a) for a in (GATE_WAIT, GATE_DONE)}
+    gone = sorted(c.gone_s)
+    verdict = (f"ok: rc {c.rc}, as the records give" if c.rc == c.expected_rc
+               else f"WRONG: rc {c.rc}, want {c.expected_rc}")
+    left = f"; left: {', '.join(str(p) for p in c.leftovers)}" if c.leftovers else \
+        "; no gate folder or ceiling device left"
+    print(json.dumps({"gone_s": c.gone_s, "phases": c.phases, "left": c.left,
+                      "leftovers": [str(p) for p in c.leftovers]}), flush=True)
+    return Row("kill -9 of the suite between pipelined points (IOPS, host ceiling on)",
+               f"{c.kills} kills: {hit[GATE_WAIT]} while a gate's wait waited, "
+               f"{hit[GATE_DONE]} in a point's postrun (done); {c.resumes} resumes",
+               f"fio, gates and holders of the drive gone {gone[0]:.1f}-{gone[-1]:.1f} s "
+               f"after the kill (median {gone[len(gone) // 2]:.1f} s)",
+               len(c.lost), len(c.twice), c.fio_left + len(c.leftovers), verdict + left,
+               round(time.monotonic() - t0, 1))
+
+
 # every 2nd kill waits for the run's next completed unit (a round, sample, wait state ...):
 # without it, the kills of WSAT, HIR and XSR at these settings all fell before their first
 UNIT_EVERY = 2
@@ -386,7 +427,7 @@ def kill_rows(tmp: Path, kills: int, seed: int, sector: int, only: set[str]) -> 
 
 FAULTS = {"detach": loop_detached, "emulator": emulator_killed, "eio": write_errors,
           "full": reports_full, "fio-server": fio_server_dies, "ssh": ssh_drops,
-          "host-down": host_down}
+          "host-down": host_down, "kill-gate": kill_between_points}
 
 
 def table(rows: list[Row]) -> str:
