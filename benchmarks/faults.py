@@ -26,8 +26,7 @@ threads wait at the gate, and in a point's postrun), with the host ceiling on, a
 long after each kill nothing of the run was left. The kill -9 rows stop ONE run of each
 test type at --kills seeded random moments (tests/support/campaign.py), resuming after each.
 Needs root, fio, losetup, blkdiscard, fuse3 and mfusepy (emulated SSD), ssh/sshd (remote
-rows). Prints one JSON line per fault, then a
-Markdown table.
+rows). Prints one JSON line per fault, then a Markdown table.
 """
 
 from __future__ import annotations
