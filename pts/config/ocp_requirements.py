@@ -111,6 +111,7 @@ SANITIZE_POLL_READING = Readings(READING, "a sanitize's time is the suite's wall
                                           "more than the drive took", "sanitize")
 
 NOT_READ = "not read by the suite"
+C0_NOT_PRINTED = "a C0h field nvme-cli 2.3's OCP plugin does not print: not read by the suite"
 NEEDS_POWER = "needs a power cycle or an unsafe power down; the suite never removes power"
 NEEDS_DOCS = "a vendor disclosure or documentation requirement: nothing a host measures"
 NO_LM = ("the suite reads the latency monitor log (C3h) but never configures it (Set "
@@ -122,8 +123,7 @@ def _smart(n: int, line: int, subject: str, fields: tuple[str, ...] = (), *,
     if fields:
         check = C0_FIELD
     return OcpRequirement("2.7", f"SMART-{n}", line, subject, check,
-                          "" if check else (why or f"C0h {subject}: {NOT_READ} (nvme-cli "
-                                            "2.3's OCP plugin does not print it)"), fields)
+                          "" if check else (why or C0_NOT_PRINTED), fields)
 
 
 def _row(rid: str, line: int, subject: str, why: str = "", check: str | None = None,

@@ -1,5 +1,6 @@
 """The report as a document: which pages it has, in which order — the run's summary, the
-contents, the readings of the spec, the datasheet judgements, then each test's pages
+contents, the readings of the spec, the datasheet judgements, the OCP requirement verdicts
+(NVMe drives), then each test's pages
 (pts.report.pages) — and the layout passes that settle the page numbers the text itself
 names (pts.report.renderers.pdf lays out one pass)."""
 
@@ -10,7 +11,7 @@ import dataclasses
 
 from reportlab.platypus import Flowable
 
-from pts.report.pages import qualification, readings, registry, summary, toc
+from pts.report.pages import ocp, qualification, readings, registry, summary, toc
 from pts.report.renderers import chart_base, html, pdf
 from pts.stored.model import RunView
 from pts.stored.readings import TITLE as READINGS_TITLE
@@ -19,7 +20,7 @@ from pts.stored.verdict import on_page
 
 def story_for(run: RunView) -> list[Flowable]:
     first = summary.pages(run)
-    rest = readings.page(run) + qualification.build(run)
+    rest = readings.page(run) + qualification.build(run) + ocp.build(run)
     for test in run.tests:
         rest += registry.pages_for(run, test)
     return first + toc.page(run, first, rest) + rest

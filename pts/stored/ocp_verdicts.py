@@ -258,6 +258,8 @@ def _kinds_text(kinds) -> str:
 
 def nuse_after_format(stored: Stored, req: ocp.OcpRequirement) -> Result:
     formats = [p for p in stored.purges if purge_kind(p) == ocp.FORMAT_UDE]
+    if not stored.read:
+        return NOT_CHECKED, stored.no_counters(), []
     if not formats:
         return NOT_CHECKED, ("no Format SES=1 (user data erase) ran in this run (purges: "
                              f"{_purges_text(stored)})"), []

@@ -7,7 +7,6 @@ files), and on the reference run. Each check is seen passing and failing here.""
 
 from __future__ import annotations
 
-import copy
 import json
 
 import pytest
@@ -17,45 +16,11 @@ from pts.config import ocp_requirements as table
 from pts.device import media_writes
 from pts.stored import ocp_verdicts as ocp
 from pts.stored.data import load_run
-from pts.tools import nvme
-from tests.support.helpers import RECORDED, REPO, RecordedRunner, Reply
+from tests.support.helpers import REPO
+from tests.support.synthetic.drive_logs import growing, recorded_counters
 from tests.support.synthetic.runfactory import build_run
 
 REFERENCE = REPO / "tests" / "data" / "reference-run"
-STEPS = ("test start", "after purge", "after WIPC", "after round 1", "after round 2")
-
-
-def recorded_counters(monkeypatch, tmp_path, drive: str) -> dict:
-    """A smart-log device_counters record's counters as pts.device.health.snapshot makes
-    them, nvme-cli answering from the drive's recorded outputs (no Endurance Group: QEMU's
-    recorded id-ns with ENDGID 0, so the media writes come from C0h)."""
-    RecordedRunner({("nvme", "id-ns"): [Reply(out="../qemu-7.2/nvme-id-ns.json")],
-                    ("nvme", "ocp", "smart-add-log"): [Reply(
-                        out=f"nvme-ocp-smart-add-log_{drive}.json")],
-                    ("nvme", "ocp", "latency-monitor-log"): [Reply(
-                        rc=1, err="../qemu-7.2/nvme-sanitize-log_invalid-field.stderr.txt")]}
-                   ).install(monkeypatch)
-    smart = nvme.parse_smart_log((RECORDED / f"nvme-smart-log_{drive}.json").read_text())
-    return {"host_writes": smart.data_units_written, "page_size": nvme.DATA_UNIT_BYTES,
-            **smart.as_dict(),
-            **media_writes.nvme_counters("/dev/nvme9n1", tmp_path / f"{drive}.log")}
-
-
-def growing(first: dict, *, nuse_after_purge: int = 0) -> dict:
-    """The drive's counters at each step of a test: from its recorded reading, 10 GB more
-    host writes (19,532 data units) and 11 GB more media writes a step; NUSE 0 after the
-    Format, then growing."""
-    out = {}
-    for i, when in enumerate(STEPS):
-        c = copy.deepcopy(first)
-        c["data_units_written"] = c["host_writes"] = first["host_writes"] + 19_532 * i
-        c["media_bytes"] = first["media_bytes"] + 11_000_000_000 * i
-        page = c[media_writes.OCP_C0]
-        page["fields"]["physical_media_units_written"] = c["media_bytes"]
-        if when != "test start":
-            page["fields"]["nuse"] = nuse_after_purge if when == "after purge" else 2_000_000 * i
-        out[when] = c
-    return out
 
 
 def verdicts(path) -> dict[str, ocp.OcpVerdict]:
