@@ -97,6 +97,9 @@ class Stored:
         if not self.read:
             return self.no_counters()
         first = self.read[0].counters
+        if first.get("media_source") == media_writes.OCP and media_writes.OCP_C0 not in first:
+            return ("the run read C0h for its media writes but kept only them (recorded "
+                    "before the C0h page was kept whole)")
         how = first.get("media_source") or first.get("media_note") or "no media counter"
         return f"the run recorded no C0h page (media writes: {how})"
 

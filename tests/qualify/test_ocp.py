@@ -211,3 +211,15 @@ def test_a_c0h_page_of_another_guid(tmp_path, fadu):
     assert v.verdict == ocp.FAIL
     assert v.reason == ("log page GUID 0x0123456789abcdef0123456789abcdef, not "
                         "0xafd514c97c6f4f9ca4f2bfea2810afc5")
+
+
+def test_a_run_recorded_before_the_c0h_page_was_kept(tmp_path, cd8):
+    """Its C0h rows are NOT CHECKED saying why, not judged from an absent page."""
+    steps = growing(cd8)
+    for c in steps.values():
+        del c[media_writes.OCP_C0]
+    v = nvme_run(tmp_path, steps)
+    assert v["SMART-27"].verdict == v["SMART-1"].verdict == ocp.NOT_CHECKED
+    assert v["SMART-27"].reason == ("the run read C0h for its media writes but kept only them "
+                                    "(recorded before the C0h page was kept whole)")
+    assert v["STD-LOG-3"].verdict == ocp.PASS          # log 02h is still judged
