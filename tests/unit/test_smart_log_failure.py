@@ -23,7 +23,7 @@ from tests.support.fake_run import NVME, FakeRun, ledger
 from tests.support.helpers import QEMU_DATA, RecordedRunner, Reply, pdf_text
 from tests.support.synthetic.runfactory import RunFolder, run_json, write_iops_test
 
-MEDIA_KEYS = ("media_bytes", "media_source", "media_note", "latency_monitor")
+MEDIA_KEYS = ("media_bytes", "media_source", "media_note", "latency_monitor", "ocp_c0")
 FAILURE = "nvme exited with status 1: nvme smart-log /dev/nvme9 -o json"
 
 
@@ -98,6 +98,7 @@ def test_resume_refuses_when_the_data_units_check_cannot_be_made(tmp_path, monke
     found = health_records.resume_counters(NVME, state)
     # and the media-write keys: QEMU 7.2 reports no media writes (pts.device.media_writes)
     assert found["media_bytes"] is None and found["latency_monitor"] is None
+    assert found["ocp_c0"] is None                  # no C0h page read (pts.device.media_writes)
     assert {k: v for k, v in found.items() if k not in MEDIA_KEYS} == {
         "host_writes": 0, "page_size": 512000, "critical_warning": 0, "temperature_c": 50,
         "percent_used": 0, "data_units_read": 1, "data_units_written": 0, "media_errors": 0,
