@@ -19,7 +19,8 @@ from pts.report.pages.counters import waf_block
 from pts.results import records
 from pts.stored import waf
 from pts.tools import nvme, nvme_ocp, smartctl
-from tests.support.helpers import RECORDED, RecordedRunner, Reply
+from tests.support.helpers import RECORDED
+from tests.support.synthetic.drive_logs import recorded_counters
 
 DRIVES = ("fadu-delta-u2", "kioxia-cd8")
 
@@ -175,32 +176,17 @@ def test_smartctl_json_of_an_nvme_drive():
     assert (fadu.percent_used, fadu.sectors_written) == (0, 1_803_919 * 1000)
 
 
-def drive_counters(monkeypatch, tmp_path, drive: str) -> dict:
-    """A device_counters record's counters as pts.device.health.snapshot makes them, with
-    nvme-cli answering from the drive's recorded outputs (neither has an Endurance Group
-    log captured: Identify Namespace ENDGID 0, QEMU's recorded answer, so the OCP log)."""
-    RecordedRunner({("nvme", "id-ns"): [Reply(out="../qemu-7.2/nvme-id-ns.json")],
-                    ("nvme", "ocp", "smart-add-log"): [Reply(
-                        out=f"nvme-ocp-smart-add-log_{drive}.json")],
-                    ("nvme", "ocp", "latency-monitor-log"): [Reply(
-                        rc=1, err="../qemu-7.2/nvme-sanitize-log_invalid-field.stderr.txt")]}
-                   ).install(monkeypatch)
-    smart = nvme.parse_smart_log(text("nvme-smart-log", drive))
-    return {"host_writes": smart.data_units_written, "page_size": nvme.DATA_UNIT_BYTES} | \
-        media_writes.nvme_counters("/dev/nvme9n1", tmp_path / "commands.log")
-
-
 def test_lifetime_waf_of_the_real_drives(monkeypatch, tmp_path):
     """Lifetime WAF = Physical Media Units Written (C0h, bytes) / (Data Units Written x
     512,000 bytes), by hand:
       FADU: 1,011,179,618,304 / (1,803,919 x 512,000 = 923,606,528,000) = 1.09482
       CD8:  1,359,892,586,692,608 / (1,832,600,650 x 512,000 = 938,291,532,800,000) = 1.44933
     """
-    fadu = drive_counters(monkeypatch, tmp_path, "fadu-delta-u2")
+    fadu = recorded_counters(monkeypatch, tmp_path, "fadu-delta-u2")
     assert fadu["media_source"] == media_writes.OCP
     assert waf.lifetime(fadu) == pytest.approx(1_011_179_618_304 / 923_606_528_000)
     assert waf.lifetime(fadu) == pytest.approx(1.095, abs=0.0005)
-    cd8 = drive_counters(monkeypatch, tmp_path / "cd8", "kioxia-cd8")
+    cd8 = recorded_counters(monkeypatch, tmp_path / "cd8", "kioxia-cd8")
     assert waf.lifetime(cd8) == pytest.approx(1_359_892_586_692_608 / 938_291_532_800_000)
     assert waf.lifetime(cd8) == pytest.approx(1.449, abs=0.0005)
     # a drive without a media counter has no lifetime WAF: not given, not 0
@@ -211,7 +197,7 @@ def test_lifetime_waf_of_the_real_drives(monkeypatch, tmp_path):
 def test_the_counters_page_gives_the_drive_lifetime_waf(monkeypatch, tmp_path):
     """The CD8's counters at two steps of a test (the second 100 GB later, hand-made): the
     page gives the test's WAF and the drive's lifetime WAF at its first reading, 1.449."""
-    first = drive_counters(monkeypatch, tmp_path, "kioxia-cd8")
+    first = recorded_counters(monkeypatch, tmp_path, "kioxia-cd8")
     later = first | {"host_writes": first["host_writes"] + 195_313,      # 100.000256 GB
                      "media_bytes": first["media_bytes"] + 150_000_000_000}
     found = waf.from_records([records.DeviceCounters(test="iops", when=w, round=None,
