@@ -26,6 +26,7 @@ does not turn the WAF off for the whole run.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -37,6 +38,14 @@ NOT_READ = "not read at this step"
 # or command: a refusal that the next step would get again.
 REFUSALS = ("Invalid Log Page", "Invalid Field in Command", "Invalid Command Opcode",
             "INVALID_LOG_PAGE", "INVALID_FIELD", "INVALID_OPCODE")
+# nvme-cli's OCP plugin prints the raw NVMe status instead of its name (nvme-cli 2.3 in the
+# QEMU 7.2 guest: "Failure reading the C0 Log Page, ret = 16386", 0x4002 = Do Not Retry +
+# Invalid Field in Command; tests/data/qemu-7.2). Bits 10:0 of the status are its Status Code
+# Type and Status Code (NVMe Base Specification, Completion Queue Entry: Status Field): the
+# refusals are Invalid Command Opcode (0/01h), Invalid Field in Command (0/02h) and Invalid
+# Log Page (1/09h).
+REFUSAL_STATUS = (0x001, 0x002, 0x109)
+_RET = re.compile(r"\bret = (\d+)")
 ENDURANCE = "nvme endurance-log: Media Units Written"
 OCP = "ocp smart-add-log: Physical Media Units Written"
 EMULATOR = "emulator FTL"
@@ -102,9 +111,16 @@ def _once(key: tuple[str, str, str], read: Callable):
         return read()
     except (commands.ToolError, nvme.NvmeError, ValueError) as exc:
         text = " ".join(str(exc).split())[:300] or type(exc).__name__
-        refused = isinstance(exc, Refused) or any(r in text for r in REFUSALS)
+        refused = isinstance(exc, Refused) or is_refusal(text)
         (_unsupported if refused else _failed)[key] = text
         return None
+
+
+def is_refusal(text: str) -> bool:
+    """Does nvme-cli's message say the drive has no such log or command (by the status's
+    name, or its number as the OCP plugin prints it)?"""
+    return any(r in text for r in REFUSALS) or any(
+        int(n) & 0x7FF in REFUSAL_STATUS for n in _RET.findall(text))
 
 
 def nvme_counters(path: str, log_file: Path | None, run: Callable | None = None) -> dict:

@@ -64,10 +64,14 @@ def test_sata_media_writes_only_from_a_named_nand_attribute():
 
 
 def test_qemu_drive_reports_none_and_is_asked_once(monkeypatch, tmp_path):
-    """QEMU 7.2: Identify Namespace ENDGID 0 (recorded), and the OCP logs refused with the
-    status QEMU answers a log page it lacks (Invalid Field in Command, recorded for its
-    sanitize log): not reported, and the second step asks nothing more."""
+    """QEMU 7.2: Identify Namespace ENDGID 0 (recorded), C0h refused as nvme-cli 2.3's OCP
+    plugin prints it there (the status as a number, 'ret = 16386' = 0x4002, Invalid Field in
+    Command; recorded in the guest), the latency monitor with the status QEMU answers a log
+    page it lacks by name (recorded for its sanitize log): not reported, and the second step
+    asks nothing more."""
     runner = RecordedRunner({("nvme", "id-ns"): [Reply(out="nvme-id-ns.json")],
+                             ("nvme", "ocp", "smart-add-log"): [Reply(
+                                 rc=1, err="nvme-ocp-smart-add-log_invalid-field.stderr.txt")],
                              ("nvme", "ocp"): [Reply(
                                  rc=1, err="nvme-sanitize-log_invalid-field.stderr.txt")]},
                             data=QEMU_DATA).install(monkeypatch)
@@ -275,3 +279,15 @@ def test_a_failed_first_read_is_asked_again_and_says_what_happened(monkeypatch, 
     assert found.unread == ("after purge: " + first["media_note"],)
     shown = " ".join(f.text for f in waf_block(found))
     assert "Media-write counter not read at: after purge: not read at this step: " in shown
+
+
+@pytest.mark.parametrize("text, refused", [
+    ("ERROR : OCP : Failure reading the C0 Log Page, ret = 16386", True),   # 0x4002
+    ("Failure reading the C3 Log Page, ret = 16649", True),        # 0x4109 Invalid Log Page
+    ("ret = 1", True),                                              # Invalid Command Opcode
+    ("ret = 16390", False),         # 0x4006 Internal Error: asked again at the next step
+    ("ret = -5", False),            # an errno (EIO), not a status
+    ("NVMe status: Invalid Field in Command: ... (0x4002)", True),
+    ("nvme did not finish within 60 s", False)])
+def test_a_refusal_by_name_or_by_number(text, refused):
+    assert media_writes.is_refusal(text) is refused
