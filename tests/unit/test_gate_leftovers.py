@@ -11,6 +11,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -72,7 +73,10 @@ def test_a_waiting_gate_ends_within_seconds_when_its_suite_is_gone(tmp_path):
     owner = (owner_proc.pid, fio_gate.start_time(owner_proc.pid))
     work, gates = gate_dirs(tmp_path, owner)
     held = os.open(gates / "gate-1", os.O_RDWR | os.O_NONBLOCK)
-    waiting = subprocess.Popen(["sh", "-c", f"./{GATE_SCRIPT} wait 1 30"], cwd=work)
+    # its own session, as fio's job is (fio setsid()s it): the script also ends when the
+    # leader of its session is gone, and pytest's own session leader may be anywhere
+    waiting = subprocess.Popen(["sh", "-c", f"./{GATE_SCRIPT} wait 1 30"], cwd=work,
+                               start_new_session=True)
     try:
         time.sleep(1.5)
         assert waiting.poll() is None, "the gate did not wait while its owner ran"
@@ -89,6 +93,38 @@ def test_a_waiting_gate_ends_within_seconds_when_its_suite_is_gone(tmp_path):
     print(f"the waiting gate ended {took:.2f} s after its owner")
     assert rc == 1 and took < 3
     assert not (gates / "gate-1.started").exists()
+
+
+SESSION_ZERO = """
+import os, sys, time, subprocess
+from pathlib import Path
+from pts.tools import fio_gate
+work, gates = Path(sys.argv[1]), Path(sys.argv[2])
+(work / fio_gate.GATE_SCRIPT).write_text(fio_gate.gate_text(gates))   # owner: this process
+(work / fio_gate.GATE_SCRIPT).chmod(0o755)
+held = os.open(gates / "gate-1", os.O_RDWR | os.O_NONBLOCK)
+t0 = time.monotonic()
+rc = subprocess.run(["sh", "-c", f"./{fio_gate.GATE_SCRIPT} wait 1 3"], cwd=work).returncode
+sid = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[3]
+print(rc, round(time.monotonic() - t0, 2), sid)
+"""
+
+
+@pytest.mark.needs("root")
+def test_a_gate_waits_its_time_when_its_session_leader_is_out_of_sight(tmp_path):
+    """CI's runner starts the suite in a pid namespace whose session leader is outside it:
+    /proc/PID/stat says session 0 and there is no /proc/0. A waiting gate took that for its
+    fio job gone and gave up after 1 s of its 30 (CI of stop 37: the test above failed).
+    Here the owner (a Python process, pid 1 of a new pid namespace) runs a `wait` of 3 s
+    not released: it waits all of it."""
+    work, gates = gate_dirs(tmp_path)
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", sys.executable, "-c",
+                          SESSION_ZERO, str(work), str(gates)], cwd=root, capture_output=True,
+                         text=True, timeout=30, check=True).stdout.split()
+    rc, took, sid = int(out[0]), float(out[1]), out[2]
+    assert sid == "0", f"the namespace's session leader was visible (session {sid})"
+    assert rc == 1 and 2.8 < took < 6, f"the gate ended with {rc} after {took} s of 3"
 
 
 def test_a_gate_whose_suite_is_gone_ends_at_once(tmp_path):
