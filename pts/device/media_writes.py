@@ -9,9 +9,12 @@ for every source, so one WAF function serves them all:
 NVMe: the Endurance Group Information log (`nvme endurance-log`, log 09h: Media Units
 Written, in units of 10^9 bytes) when the namespace belongs to an Endurance Group (Identify
 Namespace ENDGID != 0), else the OCP extended SMART log (`nvme ocp smart-add-log`, log C0h:
-Physical Media Units Written, in bytes). ATA: pts.device.health_smartctl. The emulated SSD:
-its FTL's NAND page writes. The OCP latency monitor (`nvme ocp latency-monitor-log`, log
-C3h) is read beside them.
+Physical Media Units Written, in bytes). The C0h page is read at every step either way and
+kept whole (OCP_C0): a drive with both logs (QEMU 10's NVMe controller in a subsystem: ENDGID
+1 and `ocp=on`) has its C0h figures and log page version recorded beside log 09h's media
+writes, for the OCP requirement verdicts and a WAF at C0h's 1-byte resolution. ATA:
+pts.device.health_smartctl. The emulated SSD: its FTL's NAND page writes. The OCP latency
+monitor (`nvme ocp latency-monitor-log`, log C3h) is read beside them.
 
   media_unit     bytes per unit of the counter (its resolution: 10^9 for log 09h, 1 for
                  C0h, the page or attribute unit otherwise); pts.stored.waf gives no WAF
@@ -136,10 +139,10 @@ def nvme_counters(path: str, log_file: Path | None, run: Callable | None = None)
         if units is not None:
             out = keys(units * nvme.ENDURANCE_UNIT_BYTES, ENDURANCE,
                        unit=nvme.ENDURANCE_UNIT_BYTES)
-    page = None
+    # C0h at every step, also when log 09h gave the media writes (kept under OCP_C0)
+    page = _once((*base, "ocp smart-add-log"), lambda: _c0_with_media_writes(
+        nvme.ocp_log(path, "smart-add-log", log_file, **on)))
     if out is None:
-        page = _once((*base, "ocp smart-add-log"), lambda: _c0_with_media_writes(
-            nvme.ocp_log(path, "smart-add-log", log_file, **on)))
         found = page and page.fields["physical_media_units_written"]
         unread = any((*base, n) in _failed for n in SOURCE_LOGS)
         out = keys(found, OCP) if found is not None else \
@@ -158,7 +161,7 @@ def c0_summary(page: nvme_ocp.OcpC0 | None) -> dict | None:
     """The C0h page as a record keeps it (OCP_C0), for the OCP requirement verdicts
     (pts.stored.ocp_verdicts): its version, GUID and every field read (None: not given), and which
     fields were all ones (not supported) or later than the page's version. None: not read
-    at this step (the endurance log gave the media writes, or the drive has no C0h)."""
+    at this step (the drive has no C0h, or its read failed)."""
     if page is None:
         return None
     return {"version": page.version, "guid": page.guid, "fields": dict(page.fields),

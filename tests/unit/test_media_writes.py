@@ -87,10 +87,14 @@ def test_qemu_drive_reports_none_and_is_asked_once(monkeypatch, tmp_path):
 
 
 def test_endurance_group_drive(monkeypatch, tmp_path):
+    """A drive with log 09h and C0h (QEMU 10's NVMe controller in a subsystem has both): the
+    media writes from log 09h, and the C0h page read at the same step and kept whole."""
     id_ns = (QEMU_DATA / "nvme-id-ns.json").read_text().replace('"endgid":0', '"endgid":1')
     runner = RecordedRunner({("nvme", "id-ns"): [Reply(stdout=id_ns)],
                              ("nvme", "endurance-log"): [Reply(
                                  out="nvme-endurance-log_constructed.json")],
+                             ("nvme", "ocp", "smart-add-log"): [Reply(
+                                 out="nvme-ocp-smart-add-log_v1_constructed.json")],
                              ("nvme", "ocp"): [Reply(
                                  out="nvme-ocp-latency-monitor-log_constructed.json")]}
                             ).install(monkeypatch)
@@ -99,6 +103,9 @@ def test_endurance_group_drive(monkeypatch, tmp_path):
     assert (found["media_source"], found["media_unit"]) == (media_writes.ENDURANCE,
                                                             1_000_000_000)
     assert found["latency_monitor"]["Active Bucket Timer"] == 1250
+    c0 = found[media_writes.OCP_C0]
+    assert c0 is not None, "C0h not read beside log 09h"
+    assert c0["fields"]["physical_media_units_written"] == (1 << 64) + 527_805_403_860_992
     assert ("nvme", "endurance-log", "/dev/nvme9", "--group-id=1",
             "--output-format=json") in runner.calls
 
