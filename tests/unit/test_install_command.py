@@ -37,19 +37,27 @@ def readme_command_2() -> str:
 
 def ci_command() -> str:
     lines = [line for line in (REPO / ".ci" / "run").read_text().splitlines()
-             if line.startswith("apt-get ")]
+             if "apt-get install" in line and not line.startswith("#")]
     assert len(lines) == 1, ".ci/run: expected exactly one apt-get command line"
     return lines[0].strip()
 
 
 def apt_install(command: str) -> tuple[set[str], set[str]]:
-    """(options, packages) of the `apt-get install` in `command`."""
+    """(options, packages) of the `apt-get install` in `command`; a package asked for from a
+    suite (qemu-system-x86/bookworm-backports) by its name."""
+    options, packages = apt_install_suites(command)
+    return options, set(packages)
+
+
+def apt_install_suites(command: str) -> tuple[set[str], dict[str, str | None]]:
+    """(options, {package: the suite asked for, or None}) of the `apt-get install`."""
     for part in command.split("&&"):
         words = shlex.split(part)
         if "apt-get" in words and "install" in words:
             args = words[words.index("install") + 1:]
             return ({a for a in args if a.startswith("-")},
-                    {a for a in args if not a.startswith("-")})
+                    {a.partition("/")[0]: a.partition("/")[2] or None
+                     for a in args if not a.startswith("-")})
     raise AssertionError(f"no apt-get install in {command!r}")
 
 
@@ -83,6 +91,19 @@ def test_command_2_installs_without_recommends():
     # qemu-system-x86 Depends on its firmware (the guest boots SeaBIOS); name it anyway so
     # that the guest's needs are explicit whatever the dependency declarations become.
     assert {"qemu-system-x86", "seabios"} <= packages
+
+
+def test_command_2_takes_only_qemu_from_backports():
+    """The QEMU test guest needs QEMU >= 10.0 (tests/support/guest/qemu.py QEMU_MIN): command
+    2 adds the backports suite (.ci/backports.sh, from apt's own Debian source) before its
+    apt-get update, and asks it for qemu-system-x86 and the SeaBIOS that QEMU 10 requires
+    (>> 1.16.3-1~; Debian 12 has 1.16.2) by name; every other package from the release."""
+    command = readme_command_2()
+    parts = [p.strip() for p in command.split("&&")]
+    assert parts[0] == ".ci/backports.sh" and parts[1].startswith("apt-get update")
+    _, suites = apt_install_suites(command)
+    assert {p: s for p, s in suites.items() if s} == {
+        "qemu-system-x86": "bookworm-backports", "seabios": "bookworm-backports"}
 
 
 def test_every_tool_maps_to_a_package_command_2_installs():
