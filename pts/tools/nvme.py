@@ -96,7 +96,8 @@ class Namespace:
 def parse_id_ns(text: str) -> Namespace:
     """`nvme id-ns -o json`: capacity = NSZE x LBA data size of the format in use (FLBAS
     bits 3:0, plus bits 6:5 as the high bits for more than 16 formats). Capacity never comes
-    from id-ctrl tnvmcap: some controllers (QEMU) report 0 there."""
+    from id-ctrl tnvmcap: some controllers report 0 there (QEMU; a real Intel Optane P1600X,
+    tests/data/recorded)."""
     doc = _doc(text, "nvme id-ns")
     flbas = _int(doc.get("flbas"))
     index = (flbas & 0xF) | ((flbas >> 5) & 0x3) << 4

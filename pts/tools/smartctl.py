@@ -53,6 +53,7 @@ class Health:
     sector_bytes: int | None = None       # logical_block_size
     media_bytes: int | None = None        # a media-writes attribute (ATA_MEDIA_ATTRIBUTES)
     media_attribute: str | None = None    # which: "ATA attribute 249 NAND_Writes_1GiB"
+    critical_warning: int | None = None   # NVMe log 02h byte 0 (bits: nvme.CRITICAL_WARNING_BITS)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -154,7 +155,10 @@ def _nvme(doc: dict, status: int | None, passed) -> Health:
     """An NVMe drive's smartctl JSON: its SMART / Health log (02h) as smartctl prints it.
     Host writes: Data Units Written, thousands of 512-byte units (NVMe Base Specification,
     log 02h), as sectors of 512 bytes. NVMe has no reallocated, pending or offline-
-    uncorrectable sector counts: not given (None)."""
+    uncorrectable sector counts: not given (None). smartctl's overall health of an NVMe drive
+    is FAILED when a Critical Warning bit is set (a Samsung PM1725b with bit 4, volatile
+    memory backup failed: passed false, exit status 8); the warning itself is kept, so the
+    report can say which bit, where the verdict alone would not."""
     log = doc.get("nvme_smart_health_information_log") or {}
     units = _int(log.get("data_units_written"))
     return Health(
@@ -164,7 +168,8 @@ def _nvme(doc: dict, status: int | None, passed) -> Health:
         media_errors=_int(log.get("media_errors")), percent_used=_int(log.get("percentage_used")),
         power_on_hours=_int((doc.get("power_on_time") or {}).get("hours")), exit_status=status,
         sectors_written=None if units is None else units * 1000,
-        sector_bytes=None if units is None else 512)
+        sector_bytes=None if units is None else 512,
+        critical_warning=_int(log.get("critical_warning")))
 
 
 def health(device: str, log_file: Path | None = None, run=None) -> Health:
