@@ -157,8 +157,8 @@ def _nvme(doc: dict, status: int | None, passed) -> Health:
     log 02h), as sectors of 512 bytes. NVMe has no reallocated, pending or offline-
     uncorrectable sector counts: not given (None). smartctl's overall health of an NVMe drive
     is FAILED when a Critical Warning bit is set (a Samsung PM1725b with bit 4, volatile
-    memory backup failed: passed false, exit status 8); the warning itself is kept, so the
-    report can say which bit, where the verdict alone would not."""
+    memory backup failed: passed false, exit status 8); the warning itself is kept in the
+    counters, which say which bit where the verdict alone would not."""
     log = doc.get("nvme_smart_health_information_log") or {}
     units = _int(log.get("data_units_written"))
     return Health(
