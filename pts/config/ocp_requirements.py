@@ -98,6 +98,9 @@ class OcpRequirement:
 
 FORMAT_UDE, FORMAT_CRYPTO, FORMAT_NONE = ("format", 1), ("format", 2), ("format", 0)
 SANITIZE_BLOCK, SANITIZE_CRYPTO = ("sanitize", 2), ("sanitize", 4)   # SANACT codes
+PURGE_NAMES = {FORMAT_UDE: "Format SES=1 (user data erase)", FORMAT_CRYPTO: "Format SES=2 "
+               "(crypto erase)", FORMAT_NONE: "Format SES=0", SANITIZE_BLOCK: "Sanitize block "
+               "erase", SANITIZE_CRYPTO: "Sanitize crypto erase"}
 TB_READING = Readings(READING, "TB read as 10^12 bytes: the text gives '10 seconds per TB of "
                                "device capacity' and a 4TB example without defining TB; drive "
                                "capacities are given in decimal TB")

@@ -1,7 +1,9 @@
 """`create_app(folders)`: the dashboard's routes (Starlette), read-only.
 
     /                          the runs list (filters: model, serial, test, verdict, state)
-    /runs/<id>                 a run (or a several-device session); live part while it runs
+    /runs/<id>                 a run (or a several-device session); live part while it runs;
+                               an NVMe drive's run: its OCP requirement verdicts
+                               (pts.stored.ocp_verdicts, as `qualify --ocp` and the report)
     /runs/<id>/events          server-sent events: its live state (pts.serve.live)
     /runs/<id>/report          its report as HTML (pts.report.document.build_html), cached
     /runs/<id>/convergence.svg its (current) test's tracking variables per round, cached
@@ -40,6 +42,7 @@ from pts.report.document import build_html
 from pts.serve import access, auth, comparing, convergence, metrics, safe, state
 from pts.serve.index import Entry, RunIndex
 from pts.serve.live import LiveFeeds
+from pts.stored import ocp_verdicts
 
 TEMPLATES = Path(__file__).parent / "templates"
 REPORT_CACHE = 8            # HTML reports kept in memory (a full run's is a few MB)
@@ -76,9 +79,11 @@ def create_app(folders: list[str | Path], *, stale_after: float = state.STALE_AF
     def run_page(request: Request) -> Response:
         entry = entry_or_404(request)
         name = "session.html" if entry.kind == "session" else "run.html"
+        ocp = ocp_verdicts.summary(entry.view) if entry.kind == "run" and entry.view else None
         return pages.TemplateResponse(request, name, {
             "row": row(entry, stale_after, index), "run": entry.view, "entry": entry,
-            "live": state.live(entry, stale_after), "devices": session_devices(entry, index)})
+            "live": state.live(entry, stale_after), "devices": session_devices(entry, index),
+            "ocp": ocp})
 
     async def events(request: Request) -> Response:
         entry = entry_or_404(request)

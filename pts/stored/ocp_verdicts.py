@@ -16,7 +16,6 @@ is NOT CHECKED with that reason. A requirement is never passed by default: no da
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -26,6 +25,13 @@ from pts.device import health, media_writes
 from pts.results import records
 from pts.results.ledger import read_records
 from pts.stored.model import RunView
+from pts.stored.ocp_purges import (
+    counters_after,
+    counters_before,
+    kinds_text,
+    purge_kind,
+    purges_text,
+)
 
 PASS, FAIL, NOT_CHECKED = "PASS", "FAIL", "NOT CHECKED"
 # A Format's recorded seconds also hold nvme-cli's start and the Identify Namespace read
@@ -36,8 +42,6 @@ FORMAT_OVERHEAD_S = 1.0
 KEPT_02H = ("data_units_written", "data_units_read", "media_errors", "error_log_entries",
             "percent_used")
 KEPT_C0 = ("physical_media_units_written", "physical_media_units_read")
-# nvme-cli's status texts of a drive that has no such log (pts.device.media_writes)
-REFUSALS = media_writes.REFUSALS
 
 
 @dataclass(frozen=True)
@@ -114,6 +118,32 @@ def judge_all(run: RunView, version: str) -> list[OcpVerdict]:
     return [judge(stored, req) for req in ocp.requirements(version)]
 
 
+@dataclass(frozen=True)
+class Summary:
+    """The newest tabulated version's verdicts on a run, in table order, as its readers show
+    them (the report's page, the dashboard's run page)."""
+    version: str
+    verdicts: list[OcpVerdict]
+
+    def of(self, *words: str) -> list[OcpVerdict]:
+        return [v for v in self.verdicts if v.verdict in words]
+
+    @property
+    def counts(self) -> str:
+        return ", ".join(f"{len(self.of(w))} {w}" for w in (PASS, FAIL, NOT_CHECKED))
+
+    @property
+    def spec_text(self) -> str:
+        return ocp.SPEC_TEXT[self.version]
+
+
+def summary(run: RunView) -> Summary | None:
+    """None for a run on a device without NVMe logs (loop, the emulated SSD, SATA / SAS)."""
+    if run.device.transport != "nvme" or run.device.emulated:
+        return None
+    return Summary(ocp.VERSIONS[-1], judge_all(run, ocp.VERSIONS[-1]))
+
+
 def judge(stored: Stored, req: ocp.OcpRequirement) -> OcpVerdict:
     readings = tuple(f"{x.status}: {x.text}" for x in req.readings)
     if req.check is None:
@@ -130,8 +160,15 @@ def judge(stored: Stored, req: ocp.OcpRequirement) -> OcpVerdict:
 Result = tuple[str, str, list]
 
 
-def _first_page(stored: Stored) -> tuple | None:
-    return stored.pages[0] if stored.pages else None
+def _on_c0_page(check: Callable) -> Callable[[Stored, ocp.OcpRequirement], Result]:
+    """A check judged on the first C0h page the run read (check(stored, req, rec, page));
+    NOT CHECKED, saying why, when the run read none."""
+    def judged(stored: Stored, req: ocp.OcpRequirement) -> Result:
+        if not stored.pages:
+            return NOT_CHECKED, stored.no_c0(), []
+        rec, page = stored.pages[0]
+        return check(stored, req, rec, page)
+    return judged
 
 
 def _given(page: dict, name: str) -> tuple[int | None, str]:
@@ -145,11 +182,8 @@ def _given(page: dict, name: str) -> tuple[int | None, str]:
     return None, f"{name}: not printed by nvme-cli"
 
 
-def c0_field(stored: Stored, req: ocp.OcpRequirement) -> Result:
-    first = _first_page(stored)
-    if first is None:
-        return NOT_CHECKED, stored.no_c0(), []
-    rec, page = first
+@_on_c0_page
+def c0_field(stored: Stored, req: ocp.OcpRequirement, rec, page: dict) -> Result:
     found = [_given(page, name) for name in req.fields]
     evidence = [f"C0h log page version {page['version']} at {step(rec)}: "
                 + "; ".join(text for _, text in found)]
@@ -176,36 +210,25 @@ def _decrease(pairs: list, value: Callable) -> str:
     return ""
 
 
-def c0_version(stored: Stored, req: ocp.OcpRequirement) -> Result:
-    first = _first_page(stored)
-    if first is None:
-        return NOT_CHECKED, stored.no_c0(), []
-    rec, page = first
-    want, _, source = ocp.C0_LOG_VERSION[req.version]
-    evidence = [f"C0h at {step(rec)}: log page version {page['version']}", f"required: "
-                f"{want} ({source})"]
-    if page["version"] == want:
-        return PASS, f"log page version {want}", evidence
-    return FAIL, f"log page version {page['version']}, not {want}", evidence
+def _c0_value(key: str, label: str, required: dict) -> Callable:
+    """The page's `key` equal to the version's value in `required` ({version: (value,
+    status, source)}): SMART-27's log page version, SMART-28's GUID."""
+    @_on_c0_page
+    def check(stored: Stored, req: ocp.OcpRequirement, rec, page: dict) -> Result:
+        want, _, source = required[req.version]
+        evidence = [f"C0h at {step(rec)}: {label} {page[key]}", f"required: {want} ({source})"]
+        if page[key] == want:
+            return PASS, f"{label} {want}", evidence
+        return FAIL, f"{label} {page[key]}, not {want}", evidence
+    return check
 
 
-def c0_guid(stored: Stored, req: ocp.OcpRequirement) -> Result:
-    first = _first_page(stored)
-    if first is None:
-        return NOT_CHECKED, stored.no_c0(), []
-    rec, page = first
-    want, _, source = ocp.C0_GUID_VALUE[req.version]
-    evidence = [f"C0h at {step(rec)}: log page GUID {page['guid']}", f"required: {source}"]
-    if page["guid"] == want:
-        return PASS, "the OCP C0h GUID", evidence
-    return FAIL, f"log page GUID {page['guid']}, not {want}", evidence
+c0_version = _c0_value("version", "log page version", ocp.C0_LOG_VERSION)
+c0_guid = _c0_value("guid", "log page GUID", ocp.C0_GUID_VALUE)
 
 
-def c0_dssd(stored: Stored, req: ocp.OcpRequirement) -> Result:
-    first = _first_page(stored)
-    if first is None:
-        return NOT_CHECKED, stored.no_c0(), []
-    rec, page = first
+@_on_c0_page
+def c0_dssd(stored: Stored, req: ocp.OcpRequirement, rec, page: dict) -> Result:
     want = ocp.DSSD_VERSION[req.version]
     found = {name: page["fields"].get(name) for name in want}
     shown = ", ".join(f"{k} {v}" for k, v in found.items())
@@ -222,53 +245,16 @@ def c0_dssd(stored: Stored, req: ocp.OcpRequirement) -> Result:
     return PASS, f"declares DSSD {req.version}", evidence
 
 
-def _after_purge(stored: Stored, purge) -> object | None:
-    """The first smart-log record of the purge's test after it (its "after purge" step)."""
-    at = _index(stored.ordered, purge)
-    return next((r for r in stored.ordered[at + 1:] if isinstance(r, records.DeviceCounters)
-                 and r.test == purge.test), None)
-
-
-def _before_purge(stored: Stored, purge) -> object | None:
-    at = _index(stored.ordered, purge)
-    return next((r for r in reversed(stored.ordered[:at])
-                 if isinstance(r, records.DeviceCounters) and r.test == purge.test), None)
-
-
-def _index(items: list, item) -> int:
-    return next(i for i, x in enumerate(items) if x is item)
-
-
-def purge_kind(purge) -> tuple[str, int] | None:
-    """("format", SES) or ("sanitize", SANACT) from the purge's nvme-cli command; None for
-    another purge (ATA, SCSI, blkdiscard)."""
-    argv = [str(a) for a in purge.command or ()]
-    if argv[:1] != ["nvme"] or len(argv) < 2 or argv[1] not in ("format", "sanitize"):
-        return None
-    option = "ses" if argv[1] == "format" else "sanact"
-    value = next((m.group(1) for a in argv if (m := re.fullmatch(rf"(?:--{option}|-s)=(\d+)",
-                                                                  a))), None)
-    return argv[1], int(value) if value is not None else 0
-
-
-def _kinds_text(kinds) -> str:
-    names = {ocp.FORMAT_UDE: "Format SES=1 (user data erase)",
-             ocp.FORMAT_CRYPTO: "Format SES=2 (crypto erase)",
-             ocp.FORMAT_NONE: "Format SES=0", ocp.SANITIZE_BLOCK: "Sanitize block erase",
-             ocp.SANITIZE_CRYPTO: "Sanitize crypto erase"}
-    return " or ".join(names.get(k, f"{k[0]} {k[1]}") for k in kinds)
-
-
 def nuse_after_format(stored: Stored, req: ocp.OcpRequirement) -> Result:
     formats = [p for p in stored.purges if purge_kind(p) == ocp.FORMAT_UDE]
     if not stored.read:
         return NOT_CHECKED, stored.no_counters(), []
     if not formats:
         return NOT_CHECKED, ("no Format SES=1 (user data erase) ran in this run (purges: "
-                             f"{_purges_text(stored)})"), []
+                             f"{purges_text(stored.purges)})"), []
     evidence, values = [], []
     for p in formats:
-        after = _after_purge(stored, p)
+        after = counters_after(stored.ordered, p)
         page = after.counters.get(media_writes.OCP_C0) if after is not None and \
             isinstance(after.counters, dict) else None
         if page is None:
@@ -285,16 +271,12 @@ def nuse_after_format(stored: Stored, req: ocp.OcpRequirement) -> Result:
     return PASS, f"NUSE 0 after each of {len(values)} Format SES=1", evidence
 
 
-def _purges_text(stored: Stored) -> str:
-    return ", ".join(f"{p.test}: {p.method}" for p in stored.purges) or "none completed"
-
-
 def purge_time(stored: Stored, req: ocp.OcpRequirement) -> Result:
     limit = req.limit
     mine = [p for p in stored.purges if purge_kind(p) in limit.purges]
     if not mine:
-        return NOT_CHECKED, (f"no {_kinds_text(limit.purges)} ran in this run (purges: "
-                             f"{_purges_text(stored)})"), []
+        return NOT_CHECKED, (f"no {kinds_text(limit.purges)} ran in this run (purges: "
+                             f"{purges_text(stored.purges)})"), []
     capacity = stored.run.device.capacity_bytes
     if limit.per_tb and not capacity:
         return NOT_CHECKED, "the run does not record the device's capacity", []
@@ -318,7 +300,7 @@ def purge_time(stored: Stored, req: ocp.OcpRequirement) -> Result:
                                  for k in sorted(kinds))
                     + " over the drive's: over the limit by less is NOT CHECKED")
     if FAIL in verdicts:
-        return FAIL, f"a {_kinds_text(limit.purges)} took longer than {how}", evidence
+        return FAIL, f"a {kinds_text(limit.purges)} took longer than {how}", evidence
     if NOT_CHECKED in verdicts:
         return NOT_CHECKED, ("over the limit by less than the recorded time's resolution, "
                              "or not timed"), evidence
@@ -333,7 +315,7 @@ def smart_log_read(stored: Stored, req: ocp.OcpRequirement) -> Result:
     if not stored.smart:
         return NOT_CHECKED, stored.no_counters(), []
     errors = [f"{step(r)}: {r.error}" for r in stored.smart]
-    if all(any(x in str(r.error) for x in REFUSALS) for r in stored.smart):
+    if all(media_writes.is_refusal(str(r.error)) for r in stored.smart):
         return FAIL, "the drive refused log 02h at every step", errors
     return NOT_CHECKED, "log 02h could not be read (not a refusal by the drive)", errors
 
@@ -354,8 +336,10 @@ def percent_used_kept(stored: Stored, req: ocp.OcpRequirement) -> Result:
 
 def logs_kept_over_purge(stored: Stored, req: ocp.OcpRequirement) -> Result:
     pairs = [(b, p, a) for p in stored.purges
-             if (b := _before_purge(stored, p)) is not None and isinstance(b.counters, dict)
-             and (a := _after_purge(stored, p)) is not None and isinstance(a.counters, dict)]
+             if isinstance(getattr(b := counters_before(stored.ordered, p), "counters", None),
+                           dict)
+             and isinstance(getattr(a := counters_after(stored.ordered, p), "counters", None),
+                            dict)]
     if not pairs:
         return NOT_CHECKED, (stored.no_counters() if not stored.read else
                              "no purge with log 02h read before and after it"), []

@@ -9,43 +9,38 @@ from __future__ import annotations
 
 from reportlab.platypus import Flowable
 
-from pts.config.ocp_requirements import OTHER_GROUPS, SPEC_TEXT, VERSIONS
+from pts.config.ocp_requirements import OTHER_GROUPS, SPEC_TEXT
 from pts.report.renderers.layout import GREEN, RED, PageInfo, grid_table, h1, h2, mm, new_page, para
 from pts.stored import ocp_verdicts
 from pts.stored.model import RunView
 
 TITLE = "OCP requirements"
-VERSION = VERSIONS[-1]          # the newest tabulated version
 
 
 def build(run: RunView) -> list[Flowable]:
-    if run.device.transport != "nvme" or run.device.emulated:
+    found = ocp_verdicts.summary(run)
+    if found is None:
         return []
-    verdicts = ocp_verdicts.judge_all(run, VERSION)
-    passed = sum(v.verdict == ocp_verdicts.PASS for v in verdicts)
-    failed = sum(v.verdict == ocp_verdicts.FAIL for v in verdicts)
-    unchecked = len(verdicts) - passed - failed
-    counts = f"{passed} PASS, {failed} FAIL, {unchecked} NOT CHECKED"
-    info = PageInfo(TITLE, f"OCP Datacenter NVMe SSD {VERSION}",
-                    "Table: OCP requirements, verdict and evidence", counts, alarm=bool(failed))
-    judged = [v for v in verdicts if v.verdict != ocp_verdicts.NOT_CHECKED]
+    verdicts, version, counts = found.verdicts, found.version, found.counts
+    info = PageInfo(TITLE, f"OCP Datacenter NVMe SSD {version}",
+                    "Table: OCP requirements, verdict and evidence", counts,
+                    alarm=bool(found.of(ocp_verdicts.FAIL)))
     rows = [[v.requirement.id, v.requirement.subject, _verdict(v.verdict),
              v.reason + (" | " + "; ".join(v.evidence) if v.evidence else "")
              + (" | " + "; ".join(v.readings) if v.readings else ""),
-             str(v.requirement.line)] for v in judged]
+             str(v.requirement.line)] for v in found.of(ocp_verdicts.PASS, ocp_verdicts.FAIL)]
     groups: dict[str, list[str]] = {}
-    for v in verdicts:
-        if v.verdict == ocp_verdicts.NOT_CHECKED:
-            groups.setdefault(v.reason, []).append(v.requirement.id)
+    for v in found.of(ocp_verdicts.NOT_CHECKED):
+        groups.setdefault(v.reason, []).append(v.requirement.id)
     story = new_page(info) + [
         h1(TITLE),
         para(f"<b>{counts}</b> of the {len(verdicts)} requirements tabulated for the OCP "
-             f"Datacenter NVMe SSD Specification {VERSION} (python -m pts qualify RUN --ocp "
-             f"{VERSION}), judged from what this run stored: the drive's SMART / Health and "
+             f"Datacenter NVMe SSD Specification {version} (python -m pts qualify RUN --ocp "
+             f"{version}), judged from what this run stored: the drive's SMART / Health and "
              "C0h logs at each step and the purge's command and time. A requirement is "
              "never passed without data; \"reading:\" marks a value of the specification "
              "this project had to interpret. Line numbers are those of the spec text "
-             f"{SPEC_TEXT[VERSION]}.", markup=True),
+             f"{SPEC_TEXT[version]}.", markup=True),
     ]
     if rows:
         story += [h2("OCP requirements judged"), grid_table(
