@@ -106,6 +106,12 @@ def test_endurance_group_drive(monkeypatch, tmp_path):
     c0 = found[media_writes.OCP_C0]
     assert c0 is not None, "C0h not read beside log 09h"
     assert c0["fields"]["physical_media_units_written"] == (1 << 64) + 527_805_403_860_992
+    # the next step asks the logs again, not Identify Namespace (its ENDGID is kept)
+    asked = [c[:2] for c in runner.calls]
+    again = media_writes.nvme_counters(DEV, tmp_path / "c.log")
+    assert again["media_bytes"] == found["media_bytes"]
+    assert [c[:2] for c in runner.calls[len(asked):]].count(("nvme", "id-ns")) == 0
+    assert asked.count(("nvme", "id-ns")) == 1
     assert ("nvme", "endurance-log", "/dev/nvme9", "--group-id=1",
             "--output-format=json") in runner.calls
 
