@@ -1,6 +1,7 @@
 """The report's "OCP requirements" page (pts.report.pages.ocp): on a run whose counters are
-the KIOXIA CD8's recorded logs (tests/support/synthetic/drive_logs.py), every requirement of
-the table on it, judged ones in rows of their own; no page for a run on the emulated SSD."""
+each real drive's recorded logs (the KIOXIA CD8's and the FADU DELTA U.2's, through
+tests/support/synthetic/drive_logs.py), every requirement of the table on it, judged ones in
+rows of their own; no page for a run on the emulated SSD."""
 
 import re
 
@@ -11,13 +12,22 @@ from tests.support.synthetic.drive_logs import growing, recorded_counters
 from tests.support.synthetic.runfactory import build_run
 
 
-def test_the_page_of_a_real_drives_logs(monkeypatch, tmp_path):
-    folder = build_run(tmp_path, counters=growing(recorded_counters(monkeypatch, tmp_path,
-                                                                    "kioxia-cd8")),
+def page_of(monkeypatch, tmp_path, drive: str) -> str:
+    """The report's text for a run (the factory's 0.96 TB drive, one Format SES=1 of 12.5 s)
+    whose smart-log and C0h readings are the drive's recorded ones, growing step by step."""
+    folder = build_run(tmp_path, drive, counters=growing(recorded_counters(monkeypatch,
+                                                                           tmp_path, drive)),
                        counters_source="smart-log")
     assert main(["report", str(folder)]) == 0
     text = pdf_text(folder / "report.pdf")
     assert "OCP requirements — OCP Datacenter NVMe SSD 2.7" in text
+    for req in table.requirements("2.7"):          # never left out
+        assert re.search(rf"(?<![\w-]){re.escape(req.id)}(?![\w-])", text), req.id
+    return text
+
+
+def test_the_page_of_the_kioxia_cd8s_logs(monkeypatch, tmp_path):
+    text = page_of(monkeypatch, tmp_path, "kioxia-cd8")
     # Counted by hand: 24 C0h field rows, of which the CD8's version 3 page fails 4 (SMART-4
     # all ones; SMART-20, -29, -31 from version 4 on); SMART-13 (DSSD 2.0.0) and SMART-27
     # (version 3) FAIL, SMART-28 passes; NUSE-1, STD-LOG-2, -3, -23 pass; CTO-8 FAILs (0.96
@@ -25,8 +35,23 @@ def test_the_page_of_a_real_drives_logs(monkeypatch, tmp_path):
     assert "CTO-8" in text and "log page version 3, not 6" in text
     assert "declares DSSD 2.0.0 (errata 0), not 2.7" in text
     assert "25 PASS, 7 FAIL, 103 NOT CHECKED of the 135 requirements" in text
-    for req in table.requirements("2.7"):          # never left out
-        assert re.search(rf"(?<![\w-]){re.escape(req.id)}(?![\w-])", text), req.id
+
+
+def test_the_page_of_the_fadu_delta_u2s_logs(monkeypatch, tmp_path):
+    text = page_of(monkeypatch, tmp_path, "fadu-delta-u2")
+    # Counted by hand from tests/data/recorded/nvme-ocp-smart-add-log_fadu-delta-u2.json and
+    # nvme-smart-log_fadu-delta-u2.json: "Log page version": 2, so of the 24 C0h field rows
+    # SMART-20 (NVMe Base Errata), -29 (PCIe Link Retraining) and -31 (Power State Change),
+    # fields from version 4 on, FAIL; the other 21 are printed and none is all ones (bad
+    # system NAND blocks raw 0, normalised 100: SMART-4 passes, unlike the CD8's); SMART-13
+    # FAILs (the DSSD version fields start at version 3), SMART-27 FAILs (version 2, not 6),
+    # SMART-28 passes (the OCP GUID); NUSE-1 (NUSE 0 after the Format), STD-LOG-2, -3
+    # (percent_used 0 at every step) and -23 pass; CTO-8 FAILs (0.96 TB, Format 12.5 s >
+    # 9.6 s + 1 s): 26 PASS, 6 FAIL
+    assert "log page version 2, not 6" in text
+    assert "the page (log page version 2) gives no DSSD specification version" in text
+    assert "pcie_link_retraining_count: not in log page version 2" in text
+    assert "26 PASS, 6 FAIL, 103 NOT CHECKED of the 135 requirements" in text
 
 
 def test_no_page_for_the_emulated_ssd(tmp_path):
