@@ -39,7 +39,8 @@ QEMU_DATA = DATA / "qemu-7.2"         # nvme-cli against QEMU 7.2's NVMe (README
 # tool -> the Debian package that ships it; README command 2 installs every one of these
 # packages (tests/unit/test_install_command.py checks it, and the mapping against dpkg)
 TOOLS = {"fio": "fio", "blkdiscard": "util-linux", "blockdev": "util-linux",
-         "partx": "util-linux", "mkswap": "util-linux", "losetup": "mount", "mount": "mount",
+         "partx": "util-linux", "mkswap": "util-linux", "unshare": "util-linux",
+         "losetup": "mount", "mount": "mount",
          "umount": "mount", "swapon": "mount", "swapoff": "mount",
          "pdftotext": "poppler-utils", "mkfs.ext4": "e2fsprogs", "fusermount3": "fuse3",
          "sfdisk": "fdisk", "pgrep": "procps", "pkill": "procps",

@@ -110,7 +110,7 @@ print(rc, round(time.monotonic() - t0, 2), sid)
 """
 
 
-@pytest.mark.needs("root")
+@pytest.mark.needs("root", "unshare")
 def test_a_gate_waits_its_time_when_its_session_leader_is_out_of_sight(tmp_path):
     """CI's runner starts the suite in a pid namespace whose session leader is outside it:
     /proc/PID/stat says session 0 and there is no /proc/0. A waiting gate took that for its
