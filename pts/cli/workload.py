@@ -106,8 +106,11 @@ def card(ch: Characterisation, w: atw.Workload) -> str:
                 "every figure below undercounts !!!"]
     if ch.out_of_order:
         out += [f"  warning: {ch.out_of_order} rows out of issue order (OIO approximate)"]
-    out += ["", f"IO streams (SEQ rule {ch.seq_rule}, scope {ch.seq_scope}): "
+    out += ["", f"IO streams (SEQ rule {ch.seq_rule_label}): "
             f"{len(ch.streams)} streams; top {ch.top_n} cover {ch.coverage_pct:.1f} % of I/Os",
+            "  SEQ share of I/Os by rule: " + "; ".join(
+                f"{s.label} {s.seq_pct:.2f} %" + (" (used)" if n == 0 else "")
+                for n, s in enumerate(ch.seq_by_rule)),
             f"  {'#':>3} {'stream':<14} {'I/Os':>12} {'% I/Os':>8} {'% bytes':>8}"]
     for n, s in enumerate(ch.top, 1):
         out.append(f"  {n:>3} {s.key.label:<14} {s.ios:>12} {s.share_ios_pct:>8.2f} "

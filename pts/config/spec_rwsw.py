@@ -41,7 +41,9 @@ def _grid(v: list) -> bool:
 SECTIONS: dict[str, dict[str, tuple]] = {
     "rwsw_capture": {
         "step_seconds": (float, *_pos),
-        "seq_rule": _only("previous-end"),
+        "seq_rule": (str, lambda v: v in ("recent-ends", "previous-end"),
+                     " ('recent-ends' or 'previous-end')"),
+        "seq_window": (int, *_pos),
         "seq_scope": (str, lambda v: v in ("device", "process"), " ('device' or 'process')"),
     },
     "rwsw_atw": {

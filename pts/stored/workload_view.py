@@ -40,6 +40,9 @@ class WorkloadView:
     atw_name: str
     atw_oio: tuple[int, int] | None          # thread count, queue depth
     atw_streams: tuple[tuple[str, float], ...]   # stream, target share %
+    # the SEQ share of the I/Os under each sequential rule, the one used first (None: not
+    # recorded, e.g. a hand-written ATW or one made before the rules were compared)
+    seq_by_rule: tuple[tuple[str, float], ...] | None = None
 
 
 def _lost(value) -> int | None:
@@ -72,7 +75,8 @@ def from_characterisation(ch: Characterisation, w: Workload) -> WorkloadView:
         oio_summary=f"median {ch.oio_median}, p95 {ch.oio_p95}, max {ch.oio_max} "
                     "(time-weighted over busy time)",
         atw_name=w.name, atw_oio=(w.thread_count, w.queue_depth),
-        atw_streams=tuple((s.key.label, s.share_pct) for s in w.streams))
+        atw_streams=tuple((s.key.label, s.share_pct) for s in w.streams),
+        seq_by_rule=tuple((s.label, s.seq_pct) for s in ch.seq_by_rule) or None)
 
 
 def _lost_text(lost) -> str:
@@ -124,4 +128,12 @@ def from_parameters(parameters: dict) -> WorkloadView | None:
         oio_seconds=tuple(oio) if isinstance(oio, list) and oio else None,
         oio_summary=summary, atw_name=str(atw.get("name")),
         atw_oio=(tc, qd) if isinstance(tc, int) and isinstance(qd, int) else None,
-        atw_streams=streams)
+        atw_streams=streams, seq_by_rule=_seq_by_rule(p))
+
+
+def _seq_by_rule(p: dict) -> tuple[tuple[str, float], ...] | None:
+    rules, pcts = p.get("seq_rules_compared"), p.get("seq_share_pct")
+    if not isinstance(rules, list) or not isinstance(pcts, list) or not rules \
+            or len(rules) != len(pcts):
+        return None
+    return tuple((str(r), float(x)) for r, x in zip(rules, pcts, strict=True))

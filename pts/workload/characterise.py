@@ -13,7 +13,10 @@ Every figure (docs/workload.md defines each):
 - idle time: the window's time with no outstanding I/O;
 - footprint (pts.workload.footprint): share of LBAs touched and the hottest 1 % share;
 - lost events (CaptureInfo.lost_events: None when the source cannot tell), flushes, discards
-  and other operations, counted apart from the streams.
+  and other operations, counted apart from the streams;
+- the SEQ share of the I/Os under each sequential rule (pts.workload.streams: recent-ends
+  with the spec's N and previous-end, each per device and per process), classified in the
+  same pass, so a user sees how much the choice of rule matters for this capture.
 "I/Os" are reads and writes of > 0 bytes. A window (`from_s`, `to_s`, seconds since the
 capture's start) keeps the I/Os issued inside it.
 """
@@ -32,7 +35,7 @@ from pts.workload.atw import StreamKey
 from pts.workload.events import CaptureFile, CaptureInfo, Op, open_capture
 from pts.workload.footprint import Footprint, FootprintCounter
 from pts.workload.steps import NS, StepFigures, Timeline
-from pts.workload.streams import Classifier, key
+from pts.workload.streams import RULES, SCOPES, Classifier, describe, key
 
 BATCH = 1 << 18        # rows per batch: peak memory ~170 MiB whatever the capture's size
 
@@ -47,6 +50,24 @@ class StreamShare:
 
 
 @dataclass(frozen=True)
+class SeqShare:
+    """What one sequential rule makes of the capture window's I/Os."""
+    rule: str
+    scope: str
+    window: int
+    seq_ios: int
+    ios: int
+
+    @property
+    def label(self) -> str:
+        return describe(self.rule, self.scope, self.window)
+
+    @property
+    def seq_pct(self) -> float:
+        return 100 * self.seq_ios / self.ios if self.ios else 0.0
+
+
+@dataclass(frozen=True)
 class Characterisation:
     path: Path
     sha256: str                       # of the capture file
@@ -56,6 +77,7 @@ class Characterisation:
     step_s: float                     # settings used (readings: specs/rwsw-*.toml)
     seq_rule: str
     seq_scope: str
+    seq_window: int                   # N of "recent-ends" (1 for "previous-end")
     top_n: int
     rwsw_spec: str
     events: int                       # rows in the window (every operation)
@@ -81,6 +103,11 @@ class Characterisation:
     idle_s: float
     footprint: Footprint
     processes: dict[str, int]         # I/Os per comm
+    seq_by_rule: tuple[SeqShare, ...] = ()   # the rule used first, then the others
+
+    @property
+    def seq_rule_label(self) -> str:
+        return describe(self.seq_rule, self.seq_scope, self.seq_window)
 
     @property
     def seconds(self) -> float:
@@ -105,7 +132,8 @@ class Characterisation:
 
 def characterise(capture: CaptureFile | Path, *, spec: RwswSpec | None = None,
                  step_s: float | None = None, top_n: int | None = None,
-                 seq_scope: str | None = None, from_s: float | None = None,
+                 seq_scope: str | None = None, seq_rule: str | None = None,
+                 seq_window: int | None = None, from_s: float | None = None,
                  to_s: float | None = None, batch_rows: int = BATCH) -> Characterisation:
     """Reads the capture once. Settings not given come from `spec` (default: the RWSW spec,
     pts.config.spec.load_rwsw()). Raises CaptureError for a bad capture file and ValueError
@@ -123,14 +151,17 @@ def characterise(capture: CaptureFile | Path, *, spec: RwswSpec | None = None,
     if start < 0 or (stop is not None and stop <= start):
         raise ValueError(f"the window --from {from_s} --to {to_s} is empty: --to must be "
                          "later than --from, both seconds since the capture's start")
-    classifier = Classifier(str(cs["seq_rule"]), scope)
+    rule = seq_rule or str(cs["seq_rule"])
+    window = int(seq_window if seq_window is not None else cs["seq_window"])
+    # one recent-ends pass per scope answers previous-end too (Classifier.seq_ios)
+    probes = {sc: Classifier("recent-ends", sc, window) for sc in SCOPES}
+    classifier = probes[scope] if rule == "recent-ends" else Classifier(rule, scope, window)
     timeline = Timeline(start, int(round(step_s * NS)), stop)
     feet = FootprintCounter(cap.info.capacity_bytes)
     ops = np.zeros(len(Op) + 1, np.int64)
     stream_n: dict[int, int] = {}
     comm_n: dict[str, int] = {}
-    columns = ("issue_ns", "complete_ns", "sector", "bytes", "op", "comm") + \
-        (("pid",) if scope == "process" else ())
+    columns = ("issue_ns", "complete_ns", "sector", "bytes", "op", "comm", "pid")
     for b in cap.batches(columns, batch_rows, comm_codes=True):
         issue = b["issue_ns"]
         keep = issue >= start if stop is None else (issue >= start) & (issue < stop)
@@ -138,7 +169,10 @@ def characterise(capture: CaptureFile | Path, *, spec: RwswSpec | None = None,
             b = {k: (v[keep] if isinstance(v, np.ndarray) else v) for k, v in b.items()}
         op = b["op"].astype(np.int64)
         ops += np.bincount(np.minimum(op, len(Op)), minlength=len(ops))
-        mask, codes = classifier.classify(op, b["sector"], b["bytes"], b.get("pid"))
+        mask, codes = classifier.classify(op, b["sector"], b["bytes"], b["pid"])
+        for probe in probes.values():
+            if probe is not classifier:
+                probe.classify(op, b["sector"], b["bytes"], b["pid"])
         if not mask.any():
             continue
         sector, nbytes = b["sector"][mask], b["bytes"][mask]
@@ -164,7 +198,8 @@ def characterise(capture: CaptureFile | Path, *, spec: RwswSpec | None = None,
     ios_stream = ops[Op.READ] + ops[Op.WRITE]
     return Characterisation(
         path=cap.path, sha256=_sha256(cap.path), info=cap.info, from_s=start / NS,
-        to_s=end / NS, step_s=step_s, seq_rule=classifier.rule, seq_scope=scope, top_n=top_n,
+        to_s=end / NS, step_s=step_s, seq_rule=classifier.rule, seq_scope=scope,
+        seq_window=classifier.window, top_n=top_n,
         rwsw_spec=spec.name, events=int(ops.sum()), ios=ios,
         bytes=sum(s.bytes for s in streams), flushes=int(ops[Op.FLUSH]),
         discards=int(ops[Op.DISCARD]), other=int(ops[Op.OTHER] + ops[-1] + ios_stream - ios),
@@ -180,7 +215,21 @@ def characterise(capture: CaptureFile | Path, *, spec: RwswSpec | None = None,
         rt_max_ms=float(a["rt_max"].max()) / 1e6 if rt_n else None,
         idle_s=max(0.0, seconds - float(a["busy_ns"].sum()) / NS),
         footprint=feet.result(),
-        processes=dict(sorted(comm_n.items(), key=lambda kv: (-kv[1], kv[0]))))
+        processes=dict(sorted(comm_n.items(), key=lambda kv: (-kv[1], kv[0]))),
+        seq_by_rule=_seq_by_rule(classifier, probes, window, ios))
+
+
+def _seq_by_rule(used: Classifier, probes: dict[str, Classifier], window: int,
+                 ios: int) -> tuple[SeqShare, ...]:
+    """The SEQ share under every rule and scope, the rule used first."""
+    seen = {label: n for c in (used, *probes.values()) for label, n in c.seq_ios.items()}
+    rules = [(used.rule, used.scope)] + [(r, sc) for r in RULES for sc in SCOPES
+                                         if (r, sc) != (used.rule, used.scope)]
+    out = []
+    for r, sc in rules:
+        w = 1 if r == "previous-end" else window
+        out.append(SeqShare(r, sc, w, seen[describe(r, sc, w)], ios))
+    return tuple(out)
 
 
 def _ranked(counts: dict[int, int]) -> tuple[StreamShare, ...]:

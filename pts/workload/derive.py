@@ -10,7 +10,8 @@
   start and length, oio = max(1, round(its time-averaged OIO)), its shares over the ATW's
   streams renormalised, its in-situ IOPS and mean response time. A step without such I/Os
   is left out (its start is missing from the sequence; `provenance.steps_left_out` counts).
-- Provenance: what it came from and the settings used.
+- Provenance: what it came from and the settings used (the sequential rule with its scope
+  and window, and the SEQ share of the I/Os under each rule compared, the one used first).
 """
 
 from __future__ import annotations
@@ -103,7 +104,10 @@ def _provenance(ch: Characterisation, n: int, coverage: float, rule: str,
          "process_filter": info.process_filter or "(none)", "top_n": ch.top_n,
          "streams": n, "coverage_pct": round(coverage, 2), "events": ch.events, "ios": ch.ios,
          "lost_events": info.lost_events if info.lost_events is not None else "unknown",
-         "seq_rule": ch.seq_rule, "seq_scope": ch.seq_scope, "step_seconds": ch.step_s,
+         "seq_rule": ch.seq_rule, "seq_scope": ch.seq_scope, "seq_window": ch.seq_window,
+         "seq_rules_compared": [s.label for s in ch.seq_by_rule],
+         "seq_share_pct": [round(s.seq_pct, 4) for s in ch.seq_by_rule],
+         "step_seconds": ch.step_s,
          "oio_rule": rule, "oio_median": ch.oio_median, "oio_p95": ch.oio_p95,
          "oio_max": ch.oio_max, "steps_left_out": left_out, "rwsw_spec": ch.rwsw_spec}
     # What the report's workload pages show and the ATW itself does not hold, so that a run's

@@ -72,8 +72,19 @@ def cumulative_page(view: WorkloadView, info: Info) -> list[Flowable]:
                    f"{len(view.atw_streams)} streams (top N = {fmt.text(view.top_n)}) cover "
                    f"{cover}.")]
     widths = [12 * mm, 50 * mm] + [(CONTENT_WIDTH - 62 * mm) / 3] * 3
-    return story + [grid_table(("#", "IO stream", "I/Os", "% of I/Os", "% of bytes"), rows,
-                               widths, align_right_from=2)]
+    return story + seq_rules(view) + [
+        grid_table(("#", "IO stream", "I/Os", "% of I/Os", "% of bytes"), rows, widths,
+                   align_right_from=2)]
+
+
+def seq_rules(view: WorkloadView) -> list[Flowable]:
+    """What each sequential rule makes of the capture (issue 40 §1): the SEQ share of its
+    I/Os under the rule used (first) and the others (docs/workload.md, "SEQ rule")."""
+    if not view.seq_by_rule:
+        return []
+    text = "; ".join(f"{label} {pct:.2f} %" + (" (used here)" if n == 0 else "")
+                     for n, (label, pct) in enumerate(view.seq_by_rule))
+    return [para(f"SEQ share of the I/Os by sequential rule: {text}.", "small")]
 
 
 def map_page(view: WorkloadView, info: Info) -> list[Flowable]:
