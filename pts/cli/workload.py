@@ -35,8 +35,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="write the capture's workload pages as a PDF (descriptor, cumulative "
                    "workload, stream map, OIO histogram, the ATW) instead of the ATW")
     p.add_argument("--top-n", type=int, help="streams in the ATW (default: rwsw_atw.top_n)")
-    p.add_argument("--step", type=float, help="step length in seconds (default: "
-                   "rwsw_capture.step_seconds)")
+    p.add_argument("--step", type=float, help="step length in seconds (default: the "
+                   "capture's own step, `python -m pts capture --step`; for a capture "
+                   "without one, rwsw_capture.step_seconds)")
     p.add_argument("--from", dest="from_s", type=float,
                    help="window start, seconds since the capture's start")
     p.add_argument("--to", dest="to_s", type=float,
@@ -88,6 +89,11 @@ def _ms(v: float | None) -> str:
     return "-" if v is None else f"{v:.3f} ms"
 
 
+def _step_from(source: str) -> str:
+    return {"given": "--step", "the capture's": "the capture's step; --step overrides"}.get(
+        source, f"{source or 'rwsw_capture.step_seconds'}: the capture recorded none")
+
+
 def card(ch: Characterisation, w: atw.Workload) -> str:
     """The readable card: descriptor, streams, OIO, performance, footprint, step map."""
     i = ch.info
@@ -97,7 +103,8 @@ def card(ch: Characterisation, w: atw.Workload) -> str:
     out = [f"Capture  {ch.path}  (sha256 {ch.sha256[:16]}...)",
            f"  device {i.device}  host {i.host or '-'}  source {i.source}  started {started}",
            f"  window {ch.from_s:g}-{ch.to_s:g} s of {i.seconds:g} s, {len(ch.steps)} steps "
-           f"of {ch.step_s:g} s, process filter {i.process_filter or '(none)'}",
+           f"of {ch.step_s:g} s ({_step_from(ch.step_from)}), process filter "
+           f"{i.process_filter or '(none)'}",
            f"  events {ch.events}: I/Os {ch.ios}, flushes {ch.flushes}, discards "
            f"{ch.discards}, other {ch.other}, without completion {ch.incomplete}",
            f"  lost events: {lost}"]

@@ -104,6 +104,7 @@ class Characterisation:
     footprint: Footprint
     processes: dict[str, int]         # I/Os per comm
     seq_by_rule: tuple[SeqShare, ...] = ()   # the rule used first, then the others
+    step_from: str = ""               # "given", "the capture's", "rwsw_capture.step_seconds"
 
     @property
     def seq_rule_label(self) -> str:
@@ -136,12 +137,19 @@ def characterise(capture: CaptureFile | Path, *, spec: RwswSpec | None = None,
                  seq_window: int | None = None, from_s: float | None = None,
                  to_s: float | None = None, batch_rows: int = BATCH) -> Characterisation:
     """Reads the capture once. Settings not given come from `spec` (default: the RWSW spec,
-    pts.config.spec.load_rwsw()). Raises CaptureError for a bad capture file and ValueError
+    pts.config.spec.load_rwsw()), except the step: the capture's own (CaptureInfo.step_s,
+    `python -m pts capture --step`) when it recorded one, else the spec's. Raises CaptureError for a bad capture file and ValueError
     for bad settings (an empty window, a step <= 0)."""
     cap = capture if isinstance(capture, CaptureFile) else open_capture(capture)
     spec = spec or load_rwsw()
     cs, atw = spec["rwsw_capture"], spec["rwsw_atw"]
-    step_s = float(step_s if step_s is not None else cs["step_seconds"])
+    if step_s is not None:
+        step_from = "given"
+    elif cap.info.step_s:
+        step_s, step_from = cap.info.step_s, "the capture's"
+    else:
+        step_s, step_from = cs["step_seconds"], "rwsw_capture.step_seconds"
+    step_s = float(step_s)
     top_n = int(top_n if top_n is not None else atw["top_n"])
     scope = seq_scope or str(cs["seq_scope"])
     if step_s <= 0 or top_n < 1:
@@ -216,7 +224,7 @@ def characterise(capture: CaptureFile | Path, *, spec: RwswSpec | None = None,
         idle_s=max(0.0, seconds - float(a["busy_ns"].sum()) / NS),
         footprint=feet.result(),
         processes=dict(sorted(comm_n.items(), key=lambda kv: (-kv[1], kv[0]))),
-        seq_by_rule=_seq_by_rule(classifier, probes, window, ios))
+        seq_by_rule=_seq_by_rule(classifier, probes, window, ios), step_from=step_from)
 
 
 def _seq_by_rule(used: Classifier, probes: dict[str, Classifier], window: int,
