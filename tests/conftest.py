@@ -67,6 +67,19 @@ DEADLINES = {"fast": 180, "slow": 900, "qemu": 1800}
 DEVICE_RUN = {"fio", "fusermount3", "mfusepy"}
 
 
+# Two workers for the slow tier (`-n 2 --dist loadgroup`, .ci/run): a device run mostly waits
+# on the clock (1 s points), so two modules run side by side. A module stays on one worker
+# (its module-scoped suite run runs once): its xdist group is its file; the tests that read
+# the QEMU guest share one group, so one worker boots it (in turn: PTS_TEST_GUEST, set below
+# for workers; two workers booting it at collection would boot it twice), and they come first
+# so that the boot (the longest single thing, 6-8 min) starts at once.
+GUEST_GROUP = "qemu-guest"
+
+
+def _reads_guest(item) -> bool:
+    return "guest" in getattr(item, "fixturenames", ()) or bool(item.get_closest_marker("qemu"))
+
+
 @pytest.hookimpl(tryfirst=True)     # before -m "not slow" deselects by the marks set here
 def pytest_collection_modifyitems(config, items):
     for item in items:
@@ -77,9 +90,32 @@ def pytest_collection_modifyitems(config, items):
             tier = "qemu" if item.get_closest_marker("qemu") else \
                 "slow" if item.get_closest_marker("slow") else "fast"
             item.add_marker(pytest.mark.timeout(DEADLINES[tier]))
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(
+                GUEST_GROUP if _reads_guest(item) else item.nodeid.split("::")[0]))
+    if hasattr(config, "workerinput"):       # the same order on every worker (xdist checks)
+        items.sort(key=_start_order)
+
+
+# The slow tier's longest modules (CI of stop 37, seconds: demo 212, DIRTH/CBW 190, HIR 167,
+# XSR 131, IOPS 110, WSAT 101, DIRTH resume 91, lab 83, compare 82) start right after the
+# guest, so that no long one is left to run alone at the end (--no-loadscope-reorder keeps
+# this order; xdist would order by test count otherwise).
+LONG_FIRST = ("test_demo.py", "test_dirth_cbw_integration.py", "test_hir_integration.py",
+              "test_xsr_integration.py", "test_iops_integration.py", "test_wsat_integration.py",
+              "test_dirth_cbw_resume.py", "test_lab_hosts.py", "test_compare_e2e.py")
+
+
+def _start_order(item) -> int:
+    if _reads_guest(item):
+        return 0
+    name = item.nodeid.split("::")[0].rsplit("/", 1)[-1]
+    return 1 + LONG_FIRST.index(name) if name in LONG_FIRST else 1 + len(LONG_FIRST)
 
 
 def pytest_configure(config):
+    if hasattr(config, "workerinput"):       # an xdist worker: the guest boots in turn
+        os.environ.setdefault("PTS_TEST_GUEST", "in-turn")
     config.addinivalue_line("markers", "qemu: boots a QEMU (TCG) guest with an emulated NVMe "
                             "drive (tests/support/guest); minutes, not seconds")
     config.addinivalue_line("markers", "slow: the slow tier: a device run (needs fio, FUSE or the "
