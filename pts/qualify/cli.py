@@ -80,4 +80,4 @@ def ocp_line(v: ocp.OcpVerdict) -> str:
         text += " | evidence: " + "; ".join(v.evidence)
     if v.readings:
         text += " | readings: " + "; ".join(v.readings)
-    return f"{text} [line {r.line}]"
+    return f"{text} [{r.locator} {r.line}]"

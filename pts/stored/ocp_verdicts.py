@@ -57,7 +57,7 @@ class OcpVerdict:
         return {"version": r.version, "id": r.id, "subject": r.subject, "verdict": self.verdict,
                 "reason": self.reason, "evidence": list(self.evidence),
                 "readings": list(self.readings), "spec_line": r.line,
-                "spec_text": ocp.SPEC_TEXT[r.version]}
+                "spec_locator": r.locator, "spec_text": ocp.SPEC_TEXT[r.version]}
 
 
 @dataclass
@@ -229,12 +229,12 @@ c0_guid = _c0_value("guid", "log page GUID", ocp.C0_GUID_VALUE)
 
 @_on_c0_page
 def c0_dssd(stored: Stored, req: ocp.OcpRequirement, rec, page: dict) -> Result:
-    want = ocp.DSSD_VERSION[req.version]
+    want, source = ocp.DSSD_VERSION[req.version]
     found = {name: page["fields"].get(name) for name in want}
     shown = ", ".join(f"{k} {v}" for k, v in found.items())
     evidence = [f"C0h log page version {page['version']} at {step(rec)}: {shown}",
                 "required: " + ", ".join(f"{k} {v}" for k, v in want.items())
-                + " (SMART-13, line 1396-1400)"]
+                + f" ({source})"]
     if any(v is None for v in found.values()):
         return FAIL, (f"the page (log page version {page['version']}) gives no DSSD "
                       "specification version"), evidence

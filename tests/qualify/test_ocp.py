@@ -189,16 +189,16 @@ def test_every_requirement_of_the_table_is_listed_never_left_out(tmp_path, fadu,
     for v in ocp.judge_all(load_run(path), "2.7"):
         assert v.reason, v.requirement.id        # every row says why
     assert table.requirements("2.7")[0].key == ("2.7", "SMART-1")
-    with pytest.raises(table.UnknownVersion, match="no OCP .* table for version '2.0'"):
-        table.requirements("2.0")
+    with pytest.raises(table.UnknownVersion, match="no OCP .* table for version '2.5'"):
+        table.requirements("2.5")
 
 
 def test_bad_input(tmp_path, capsys):
     assert main(["qualify", str(REFERENCE)]) == 2
     assert "give --datasheet FILE.toml, --ocp VERSION or both" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exc:
-        main(["qualify", str(REFERENCE), "--ocp", "2.0"])
-    assert exc.value.code == 2 and "invalid choice: '2.0'" in capsys.readouterr().err
+        main(["qualify", str(REFERENCE), "--ocp", "2.5"])
+    assert exc.value.code == 2 and "invalid choice: '2.5'" in capsys.readouterr().err
 
 
 def test_a_c0h_page_of_another_guid(tmp_path, fadu):
@@ -223,3 +223,67 @@ def test_a_run_recorded_before_the_c0h_page_was_kept(tmp_path, cd8):
     assert v["SMART-27"].reason == ("the run read C0h for its media writes but kept only them "
                                     "(recorded before the C0h page was kept whole)")
     assert v["STD-LOG-3"].verdict == ocp.PASS          # log 02h is still judged
+
+
+def test_v20_and_v27_keyed_by_version_and_id():
+    """Read side by side in both texts (pts/config/ocp_v20.py, ocp_v27.py): the C0h fields
+    that ../shared/reference/real-drives.md lists as renumbered (v2.0 SMART-22 Unaligned I/O,
+    -24 NUSE, -25 PLP Start Count, -26 Endurance Estimate) stand under the same IDs in the
+    v2.0 r21 text as in v2.7 (pages 20-21: SMART-21, -23, -24, -25); what differs between the
+    versions is the same ID naming another requirement or value, and a requirement moved."""
+    def of(version: str, rid: str) -> table.OcpRequirement:
+        return table.TABLE[(version, rid)]
+
+    assert len(table.requirements("2.0")) == 82 and len(table.requirements("2.7")) == 135
+    for field, rid in (("unaligned_io", "SMART-21"), ("nuse", "SMART-23"),
+                       ("plp_start_count", "SMART-24"), ("endurance_estimate", "SMART-25")):
+        for version in ("2.0", "2.7"):
+            assert [r.id for r in table.requirements(version) if field in r.fields] == [rid]
+    assert of("2.0", "SMART-24").subject == of("2.7", "SMART-24").subject == "PLP Start Count"
+    assert of("2.0", "SMART-23").where == "OCP DC NVMe SSD 2.0 SMART-23, page 20"
+    assert of("2.7", "SMART-23").where == "OCP DC NVMe SSD 2.7 SMART-23, line 1529"
+    # the same ID, another requirement: v2.0's CTO-2 exempts Format from CTO-1's 10 s,
+    # v2.7's times a crypto-erase Format; SMART-30 reserved in v2.0, a field in v2.7
+    assert of("2.0", "CTO-2").check is None and of("2.7", "CTO-2").check == table.PURGE_TIME
+    assert of("2.0", "SMART-30").subject == "reserved bytes 135:131"
+    assert of("2.7", "SMART-30").subject == "Proactive Bad Die Retirement"
+    # the same field, another value: Log Page Version 0003h / 0006h, DSSD 2.0 / 2.7
+    assert table.C0_LOG_VERSION["2.0"][0] == 3 and table.C0_LOG_VERSION["2.7"][0] == 6
+    assert table.DSSD_VERSION["2.0"][0]["minor_version"] == 0
+    # moved: v2.0's SLOG-10 (02h / C0h data kept) is obsolete in v2.7, "see STD-LOG-23"
+    assert of("2.0", "SLOG-10").subject.startswith("02h / C0h data older than 10 min kept")
+    assert of("2.7", "SLOG-10").subject == "obsolete (see STD-LOG-23)"
+    # no purge time in v2.0's table; ID groups v2.0 does not have are absent, not borrowed
+    assert not [r for r in table.requirements("2.0") if r.check == table.PURGE_TIME]
+    assert ("2.0", "CTO-8") not in table.TABLE and ("2.0", "STD-LOG-23") not in table.TABLE
+
+
+def test_the_kioxia_cd8_declares_v20(tmp_path, cd8, fadu, capsys):
+    """The CD8's C0h page is log page version 3 and declares DSSD 2.0.0.0: what v2.0 asks
+    (SMART-27 0003h, SMART-13 2.0.0.0), not v2.7; the FADU's version 2 page meets neither."""
+    path = build_run(tmp_path, "cd8", counters=growing(cd8), counters_source="smart-log")
+    v20 = {v.requirement.id: v for v in ocp.judge_all(load_run(path), "2.0")}
+    v27 = verdicts(path)
+    assert (v20["SMART-27"].verdict, v20["SMART-27"].reason) == (ocp.PASS, "log page version 3")
+    assert v20["SMART-27"].evidence[1] == "required: 3 (SMART-27, page 21: shall be 0003h)"
+    assert v27["SMART-27"].reason == "log page version 3, not 6"
+    assert (v20["SMART-13"].verdict, v20["SMART-13"].reason) == (ocp.PASS, "declares DSSD 2.0")
+    assert v27["SMART-13"].verdict == ocp.FAIL
+    assert v20["SMART-28"].verdict == v20["NUSE-1"].verdict == v20["STD-LOG-3"].verdict == \
+        ocp.PASS
+    assert any("page 9" in r for r in v20["NUSE-1"].readings)
+    # v2.0 sets a Format no time: the 12.5 s Format that FAILs v2.7's CTO-8 is not judged
+    assert v27["CTO-8"].verdict == ocp.FAIL
+    assert v20["CTO-1"].verdict == v20["CTO-2"].verdict == ocp.NOT_CHECKED
+    assert "a Format is exempt (CTO-2)" in v20["CTO-1"].reason
+    f = nvme_run(tmp_path, growing(fadu), "fadu")
+    fadu20 = {v.requirement.id: v for v in ocp.judge_all(load_run(tmp_path / "fadu"), "2.0")}
+    assert fadu20["SMART-27"].reason == "log page version 2, not 3" and f["SMART-27"].reason \
+        == "log page version 2, not 6"
+    # the command line: every v2.0 row, each with its page
+    assert main(["qualify", str(path), "--ocp", "2.0"]) == 1       # SMART-4 and others FAIL
+    out = capsys.readouterr().out
+    for req in table.requirements("2.0"):
+        assert f" {req.id} {req.subject}:" in out and f"[page {req.line}]" in out
+    assert out.splitlines()[-1].startswith("OCP DC NVMe SSD 2.0: ")
+    assert " of 82 " in out.splitlines()[-1]
