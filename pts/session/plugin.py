@@ -272,6 +272,14 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
         terminalreporter.write_line(line)
 
 
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """A PTS item is selected by its test's name as the docs write it (`-k rwsw-wsat`
+    selects test_rwsw_wsat), as a variant's id already is (`-k throughput-128k`)."""
+    marker = item.get_closest_marker("pts")
+    if marker is not None and marker.args:
+        item.extra_keyword_matches.add(str(marker.args[0]))
+
+
 @pytest.hookimpl(tryfirst=True)    # before pts.suite.datasheet places requirements after tests
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """PTS items in the registry's order (IOPS, Throughput, Latency, WSAT, DIRTH, CBW, ...),
