@@ -1,4 +1,8 @@
-"""A small Linux guest under QEMU (TCG) with an emulated NVMe drive, for project tests.
+"""A small Linux guest under QEMU 10 (TCG) with an emulated NVMe drive, for project tests.
+
+The NVMe drive is QEMU's controller with the OCP extensions in an NVMe subsystem (qemu.py):
+nvme-cli reads its SMART log, Endurance Group log 09h and OCP C0h log; what QEMU 10.0's
+controller lacks (Sanitize, telemetry, C3h) is in docs/development.md, "The QEMU test guest".
 
 The guest boots Debian's own kernel with a busybox initramfs, mounts the host's root
 filesystem read-only over 9p and chroots into it, so a guest script can run the project's

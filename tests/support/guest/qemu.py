@@ -1,7 +1,11 @@
 """One boot of the QEMU test guest: run a shell script against an emulated NVMe drive.
 
-QEMU 7.2 under TCG (KVM does not work on the CI machines), a named CPU model (CPU_MODEL,
-below) and `-smp 2` (with one vCPU, QD32 I/O gets NVMe timeouts). The
+QEMU 10 (Debian's bookworm-backports build; README command 2 installs it) under TCG (KVM does
+not work on the CI machines), a named CPU model (CPU_MODEL, below) and `-smp 2` (with one vCPU,
+QD32 I/O gets NVMe timeouts). The NVMe drive is a controller with the OCP extensions (`ocp=on`:
+log C0h) in an NVMe subsystem, its namespace a separate nvme-ns device: in a subsystem QEMU puts
+every namespace in Endurance Group 1 (Identify Namespace ENDGID 1) and answers log 09h. QEMU
+before 10.0 has no `ocp` property: run_guest refuses it (QEMU_MIN) naming the fix. The
 host's / is shared read-only (tag hostroot, multidevs=remap since it spans several file
 systems); `share_dir` is shared read-write (tag share) and seen in the guest as /tmp/share.
 """
@@ -12,6 +16,7 @@ import contextlib
 import ctypes
 import os
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -20,16 +25,23 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.support.guest.image import Image, require_tools
+from tests.support.guest.image import GuestSetupError, Image, require_tools
 
 QEMU = "qemu-system-x86_64"
+# -device nvme,ocp=on (the OCP SMART / Health Information Extended log, C0h) came with QEMU
+# 10.0 (qemu-devel pull request of 27 Feb 2025); Debian 12 has it in bookworm-backports.
+QEMU_MIN = (10, 0)
+QEMU_FIX = ("install qemu-system-x86 from bookworm-backports as README command 2 does: "
+            ".ci/backports.sh && apt-get update && apt-get install --no-install-recommends "
+            "qemu-system-x86/bookworm-backports seabios/bookworm-backports")
 # Nehalem: x86-64-v2 (SSE4.2, POPCNT, CX16, LAHF), what numpy's wheels require as their
 # baseline, and no AVX. Not `-cpu max`: it advertises AVX2, so numpy dispatches its AVX2
 # sort (x86-simd-sort's argsort, used by matplotlib's 3D depth sort), whose masked
 # `vgatherqpd` QEMU 7.2's TCG executes as loads of EVERY lane, mask or not; with a zero
 # mask and stale indices that is a guest SIGSEGV, now and then (seen: the IOPS report's 3D
 # chart, on Intel and AMD hosts; the core dump's faulting instruction was that gather with
-# ymm mask 0). A named model also makes the guest's CPU the same on every host.
+# ymm mask 0). Kept on QEMU 10: a named model makes the guest's CPU the same on every host,
+# and TCG emulates no AVX at less cost (test_qemu_e2e checks numpy's view of it).
 CPU_MODEL = "Nehalem-v1"
 OUTPUTS = ("guest.sh", "binds", "guest.log", "rc", "dmesg.txt", "ready", "init-error",
            "console.log")
@@ -91,6 +103,7 @@ def run_guest(image: Image, script: str, share_dir: Path, nvme_backing: Path, se
     read-only. `disks`: SATA and SCSI disks beside it (Disk; the script waits for their
     /dev/sdX). QEMU is killed on timeout, on any exception and if this process dies."""
     require_tools(QEMU)
+    require_qemu_version()
     if not re.fullmatch(r"[A-Za-z0-9_.-]{1,20}", serial):
         raise ValueError(f"NVMe serial {serial!r}: 1-20 characters of [A-Za-z0-9_.-]")
     share_dir = Path(share_dir).resolve()
@@ -152,11 +165,37 @@ def qemu_argv(image: Image, share_dir: Path, nvme_backing: Path, serial: str,
             "-kernel", str(image.kernel), "-initrd", str(image.initramfs),
             "-append", "console=ttyS0 quiet panic=-1",
             "-drive", f"file={_opt(nvme_backing)},if=none,id=nvm,format=raw,discard=unmap{extra}",
-            "-device", f"nvme,serial={serial},drive=nvm",
+            # a subsystem (Endurance Group 1, log 09h), a controller with the OCP logs in it,
+            # the namespace on that controller (in a subsystem it must be its own device)
+            "-device", "nvme-subsys,id=nvmsubsys0",
+            "-device", f"nvme,serial={serial},ocp=on,subsys=nvmsubsys0,id=nvmectrl0",
+            "-device", "nvme-ns,drive=nvm,nsid=1,bus=nvmectrl0",
             "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,"
                        "multidevs=remap,id=hostroot",
             "-virtfs", f"local,path={_opt(share_dir)},mount_tag=share,security_model=none,"
                        "id=share"]
+
+
+def qemu_version(binary: str = QEMU) -> tuple[int, int, str]:
+    """(major, minor, the first line of `binary --version`)."""
+    out = subprocess.run([binary, "--version"], capture_output=True, text=True,
+                         timeout=30).stdout
+    m = re.search(r"version (\d+)\.(\d+)", out)
+    if not m:
+        raise GuestSetupError(f"{binary} --version printed no version: {out[:200]!r}")
+    return int(m[1]), int(m[2]), out.splitlines()[0]
+
+
+def require_qemu_version(binary: str = QEMU) -> None:
+    """GuestSetupError naming the fix when `binary` is older than QEMU_MIN: the guest's NVMe
+    drive needs `ocp=on` (and the guest tests read its logs), so an older QEMU is a failure
+    of the set-up, not a reason to skip."""
+    major, minor, line = qemu_version(binary)
+    if (major, minor) < QEMU_MIN:
+        raise GuestSetupError(
+            f"the QEMU test guest needs QEMU >= {QEMU_MIN[0]}.{QEMU_MIN[1]} (the NVMe "
+            f"controller's ocp=on, log C0h); {shutil.which(binary) or binary} is {line!r}: "
+            + QEMU_FIX)
 
 
 def disk_argv(disks: tuple[Disk, ...]) -> list[str]:
@@ -237,4 +276,5 @@ def _tail(share_dir: Path, lines: int = 40) -> str:
 
 
 __all__ = ["GuestBootError", "GuestError", "GuestResult", "GuestTimeout", "backing_file",
-           "collect", "make_backing", "qemu_argv", "run_guest"]
+           "collect", "make_backing", "qemu_argv", "qemu_version", "require_qemu_version",
+           "run_guest"]
