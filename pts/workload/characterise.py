@@ -15,8 +15,8 @@ Every figure (docs/workload.md defines each):
 - lost events (CaptureInfo.lost_events: None when the source cannot tell), flushes, discards
   and other operations, counted apart from the streams;
 - the SEQ share of the I/Os under each sequential rule (pts.workload.streams: recent-ends
-  with the spec's N and previous-end, each per device and per process), classified in the
-  same pass, so a user sees how much the choice of rule matters for this capture.
+  with the spec's N and previous-end, in the scope used), classified in the same pass, so a
+  user sees how much the choice of rule matters for this capture.
 "I/Os" are reads and writes of > 0 bytes. A window (`from_s`, `to_s`, seconds since the
 capture's start) keeps the I/Os issued inside it.
 """
@@ -35,7 +35,7 @@ from pts.workload.atw import StreamKey
 from pts.workload.events import CaptureFile, CaptureInfo, Op, open_capture
 from pts.workload.footprint import Footprint, FootprintCounter
 from pts.workload.steps import NS, StepFigures, Timeline
-from pts.workload.streams import RULES, SCOPES, Classifier, describe, key
+from pts.workload.streams import RULES, Classifier, describe, key
 
 BATCH = 1 << 18        # rows per batch: peak memory ~170 MiB whatever the capture's size
 
@@ -161,9 +161,10 @@ def characterise(capture: CaptureFile | Path, *, spec: RwswSpec | None = None,
                          "later than --from, both seconds since the capture's start")
     rule = seq_rule or str(cs["seq_rule"])
     window = int(seq_window if seq_window is not None else cs["seq_window"])
-    # one recent-ends pass per scope answers previous-end too (Classifier.seq_ios)
-    probes = {sc: Classifier("recent-ends", sc, window) for sc in SCOPES}
-    classifier = probes[scope] if rule == "recent-ends" else Classifier(rule, scope, window)
+    # a recent-ends pass answers previous-end too (Classifier.seq_ios): one pass when the
+    # rule is recent-ends, else a second one (the comparison), in the same scope
+    classifier = Classifier(rule, scope, window)
+    probe = classifier if rule == "recent-ends" else Classifier("recent-ends", scope, window)
     timeline = Timeline(start, int(round(step_s * NS)), stop)
     feet = FootprintCounter(cap.info.capacity_bytes)
     ops = np.zeros(len(Op) + 1, np.int64)
@@ -178,9 +179,8 @@ def characterise(capture: CaptureFile | Path, *, spec: RwswSpec | None = None,
         op = b["op"].astype(np.int64)
         ops += np.bincount(np.minimum(op, len(Op)), minlength=len(ops))
         mask, codes = classifier.classify(op, b["sector"], b["bytes"], b["pid"])
-        for probe in probes.values():
-            if probe is not classifier:
-                probe.classify(op, b["sector"], b["bytes"], b["pid"])
+        if probe is not classifier:
+            probe.classify(op, b["sector"], b["bytes"], b["pid"])
         if not mask.any():
             continue
         sector, nbytes = b["sector"][mask], b["bytes"][mask]
@@ -224,20 +224,17 @@ def characterise(capture: CaptureFile | Path, *, spec: RwswSpec | None = None,
         idle_s=max(0.0, seconds - float(a["busy_ns"].sum()) / NS),
         footprint=feet.result(),
         processes=dict(sorted(comm_n.items(), key=lambda kv: (-kv[1], kv[0]))),
-        seq_by_rule=_seq_by_rule(classifier, probes, window, ios), step_from=step_from)
+        seq_by_rule=_seq_by_rule(classifier, probe, window, ios), step_from=step_from)
 
 
-def _seq_by_rule(used: Classifier, probes: dict[str, Classifier], window: int,
+def _seq_by_rule(used: Classifier, probe: Classifier, window: int,
                  ios: int) -> tuple[SeqShare, ...]:
-    """The SEQ share under every rule and scope, the rule used first."""
-    seen = {label: n for c in (used, *probes.values()) for label, n in c.seq_ios.items()}
-    rules = [(used.rule, used.scope)] + [(r, sc) for r in RULES for sc in SCOPES
-                                         if (r, sc) != (used.rule, used.scope)]
-    out = []
-    for r, sc in rules:
-        w = 1 if r == "previous-end" else window
-        out.append(SeqShare(r, sc, w, seen[describe(r, sc, w)], ios))
-    return tuple(out)
+    """The SEQ share under every rule in the scope used, the rule used first (the other
+    scope is a second pass over every I/O: `seq_scope` compares it)."""
+    seen = used.seq_ios | probe.seq_ios
+    rules = [used.rule] + [r for r in RULES if r != used.rule]
+    return tuple(SeqShare(r, used.scope, w, seen[describe(r, used.scope, w)], ios)
+                 for r in rules for w in [1 if r == "previous-end" else window])
 
 
 def _ranked(counts: dict[int, int]) -> tuple[StreamShare, ...]:
