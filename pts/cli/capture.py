@@ -38,8 +38,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "I/O its times, direction, sector, size, error and issuing task; never any data. "
         "READ-ONLY: the device is never opened for writing (it is only named in the trace "
         "filter; its identity comes from sysfs, NVMe identify), so "
-        "no --destructive is needed and a mounted device in use is allowed. Needs root and "
-        "a mounted tracefs. Or convert a capture made elsewhere: --import FILE (blkparse "
+        "no --destructive is needed and a mounted device in use is allowed. Needs root; "
+        "tracefs is mounted at /sys/kernel/tracing when it is not (said on stdout). Or convert a capture made elsewhere: --import FILE (blkparse "
         "text output, fio iolog v2/v3). See docs/capture.md.")
     p.add_argument("device", nargs="?", help="the whole block device, e.g. /dev/nvme0n1, or "
                    "one on another host: ssh://root@HOST/dev/NAME (the host needs python3)")
@@ -144,9 +144,22 @@ def device_and_instance(args: argparse.Namespace):
     dev = identity.resolve(args.device)
     if os.geteuid() != 0:
         raise BadInput("capturing needs root (tracefs instances): run it as root or with sudo")
-    root = tracefs.find_tracefs()
+    root = tracefs_root()
     tracefs.clean_leftovers(root)
     return dev, tracefs.Instance(root, tracefs.kernel_dev_t(*dev.devno), args.buffer_kb)
+
+
+def tracefs_root() -> Path:
+    """The tracefs mount point. When none is mounted, it is mounted at
+    tracefs.MOUNT_POINT as the RWSW demo does (a kernel pseudo-filesystem: no device
+    changes; left mounted), and stdout says so with the command."""
+    try:
+        return tracefs.find_tracefs()
+    except tracefs.TracefsError:
+        root = tracefs.mounted_tracefs()
+        print(f"python -m pts capture: tracefs was not mounted: mounted it at {root} "
+              f"(mount -t tracefs nodev {tracefs.MOUNT_POINT}); left mounted", flush=True)
+        return root
 
 
 def notes(c: Counts, patterns: tuple[str, ...], lost: int = 0,

@@ -68,8 +68,8 @@ MOUNT_POINT = Path("/sys/kernel/tracing")
 def mounted_tracefs(mounts: Path | None = None) -> Path:
     """find_tracefs, mounting tracefs at MOUNT_POINT first when it is not mounted (a kernel
     pseudo-filesystem: mounting it changes no device; left mounted for other tools). For
-    what makes its own set-up (the RWSW demo); `python -m pts capture` asks the user
-    instead. TracefsError when the mount fails too."""
+    what makes its own set-up (the RWSW demo, `python -m pts capture`, which says so).
+    TracefsError when the mount fails too."""
     try:
         return find_tracefs(mounts)
     except TracefsError:

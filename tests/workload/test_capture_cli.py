@@ -33,5 +33,6 @@ def test_help_says_read_only_and_what_it_needs(capsys):
         main.main(["capture", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     for words in ("READ-ONLY", "never opened for writing", "no --destructive",
-                  "mounted device in use is allowed", "Needs root and a mounted tracefs"):
+                  "mounted device in use is allowed", "Needs root; tracefs is mounted at "
+                  "/sys/kernel/tracing when it is not (said on stdout)"):
         assert words in text, words
