@@ -1,6 +1,7 @@
 """SNIA RWSW tests (Real World Storage Workload PTS 1.0.7; rwsw-digest §5) on the Applied
 Test Workload given with --workload FILE (`python -m pts workload CAPTURE -o FILE`, or
-written by hand: docs/workload.md). Select them with `-k rwsw`.
+written by hand: docs/workload.md). Select them with `-k rwsw`, one of them by its name
+(`-k rwsw-wsat`: pts.session.plugin adds each PTS test's name to its item's keywords).
 
 - Multi-WSAT (rwsw-wsat): purge, then the whole ATW from FOB, all streams at once, one
   point per round at the ATW's OIO, IOPS tracked and the steady-state check shown every
