@@ -67,17 +67,38 @@ DEADLINES = {"fast": 180, "slow": 900, "qemu": 1800}
 DEVICE_RUN = {"fio", "fusermount3", "mfusepy"}
 
 
-# Two workers for the slow tier (`-n 2 --dist loadgroup`, .ci/run): a device run mostly waits
-# on the clock (1 s points), so two modules run side by side. A module stays on one worker
-# (its module-scoped suite run runs once): its xdist group is its file; the tests that read
-# the QEMU guest share one group, so one worker boots it (in turn: PTS_TEST_GUEST, set below
-# for workers; two workers booting it at collection would boot it twice), and they come first
-# so that the boot (the longest single thing, 6-8 min) starts at once.
+# Two workers for the slow tier (`-n 2 --dist loadfile --no-loadscope-reorder`, .ci/run): a
+# device run mostly waits on the clock (1 s points), so two modules run side by side. A file
+# stays on one worker (its module-scoped suite run runs once); the files that read the QEMU
+# guest go to ONE worker together (pytest_xdist_make_scheduler below: one boot, in turn, by
+# that worker: PTS_TEST_GUEST is set for workers; booted at collection, every worker would
+# boot one) and come first, so that the boot (6-8 min, the longest single thing) starts at
+# once. Not xdist's own `loadgroup`: with pytest 9.2 its group suffix (item._nodeid) is lost
+# (pytest keeps the node id in _id now), so every test became its own group.
 GUEST_GROUP = "qemu-guest"
+GUEST_FILES = ("tests/e2e/test_qemu_e2e.py", "tests/e2e/test_qemu_sata_sas.py",
+               "tests/e2e/test_qemu_holders.py")
+# The slow tier's longest files (CI of stop 37, seconds: demo 212, DIRTH/CBW 190, HIR 167,
+# XSR 131, IOPS 110, WSAT 101, DIRTH resume 91, lab 83, compare 82) start right after the
+# guest's, so that no long one is left to run alone at the end.
+LONG_FIRST = ("test_demo.py", "test_dirth_cbw_integration.py", "test_hir_integration.py",
+              "test_xsr_integration.py", "test_iops_integration.py", "test_wsat_integration.py",
+              "test_dirth_cbw_resume.py", "test_lab_hosts.py", "test_compare_e2e.py")
+
+
+def _file(item) -> str:
+    return item.nodeid.split("::", 1)[0]
 
 
 def _reads_guest(item) -> bool:
     return "guest" in getattr(item, "fixturenames", ()) or bool(item.get_closest_marker("qemu"))
+
+
+def _start_order(item) -> int:
+    if _file(item) in GUEST_FILES:
+        return 0
+    name = _file(item).rsplit("/", 1)[-1]
+    return 1 + LONG_FIRST.index(name) if name in LONG_FIRST else 1 + len(LONG_FIRST)
 
 
 @pytest.hookimpl(tryfirst=True)     # before -m "not slow" deselects by the marks set here
@@ -90,27 +111,25 @@ def pytest_collection_modifyitems(config, items):
             tier = "qemu" if item.get_closest_marker("qemu") else \
                 "slow" if item.get_closest_marker("slow") else "fast"
             item.add_marker(pytest.mark.timeout(DEADLINES[tier]))
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(
-                GUEST_GROUP if _reads_guest(item) else item.nodeid.split("::")[0]))
+    if stray := sorted({_file(i) for i in items if _reads_guest(i)} - set(GUEST_FILES)):
+        raise pytest.UsageError(f"{stray} read the QEMU guest: add them to GUEST_FILES in "
+                                "tests/conftest.py (one worker boots the guest for all)")
     if hasattr(config, "workerinput"):       # the same order on every worker (xdist checks)
         items.sort(key=_start_order)
 
 
-# The slow tier's longest modules (CI of stop 37, seconds: demo 212, DIRTH/CBW 190, HIR 167,
-# XSR 131, IOPS 110, WSAT 101, DIRTH resume 91, lab 83, compare 82) start right after the
-# guest, so that no long one is left to run alone at the end (--no-loadscope-reorder keeps
-# this order; xdist would order by test count otherwise).
-LONG_FIRST = ("test_demo.py", "test_dirth_cbw_integration.py", "test_hir_integration.py",
-              "test_xsr_integration.py", "test_iops_integration.py", "test_wsat_integration.py",
-              "test_dirth_cbw_resume.py", "test_lab_hosts.py", "test_compare_e2e.py")
+def pytest_xdist_make_scheduler(config, log):
+    """--dist loadfile, with the guest's files as one unit (see GUEST_FILES)."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
 
+    class GuestFilesTogether(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return GUEST_GROUP if path in GUEST_FILES else path
 
-def _start_order(item) -> int:
-    if _reads_guest(item):
-        return 0
-    name = item.nodeid.split("::")[0].rsplit("/", 1)[-1]
-    return 1 + LONG_FIRST.index(name) if name in LONG_FIRST else 1 + len(LONG_FIRST)
+    return GuestFilesTogether(config, log)
 
 
 def pytest_configure(config):
