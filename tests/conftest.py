@@ -20,7 +20,8 @@ land in the fast tier by accident. CI (.ci/run, README command 2) runs the fast 
 stops at its first failure, then the slow tier.
 
     pytest tests -m "not slow"      the fast tier (about 5 minutes on 2 cores)
-    pytest tests -m slow            the slow tier (device runs, the demo, the QEMU guest)
+    pytest tests -m slow -n 2 --dist loadfile --no-loadscope-reorder
+                                    the slow tier as CI runs it (two workers: see below)
     pytest tests --require-all      everything, in one go
     pytest tests -m qemu            the QEMU guest tests alone (one boot, about 7 minutes)
 
