@@ -27,7 +27,11 @@ from tests.support.ptsrun import IOPS, pts_argv
 
 SERIAL = "PTSQEMU0001"
 DISK_BYTES = 128 << 20
-GUEST_TIMEOUT = 1200
+# QEMU 10.0.2 under TCG beside the other worker's device runs (the slow tier on two workers):
+# the guest's script had run 1,100 s of its 12 suite runs when the 1,200 s limit killed it
+# (stop 38's CI run; QEMU 7.2 took 374-649 s beside a serial slow tier). Why QEMU 10 is that
+# much slower is not known yet (tests/e2e/conftest.py, docs/development.md).
+GUEST_TIMEOUT = 2400
 SATA_SERIAL, SATA_MODEL = "PTSSATA0001", "PTS SATA"
 SCSI_SERIAL, SCSI_MODEL = "PTSSAS0001", "PTS SAS"
 SD_BYTES = 64 << 20
