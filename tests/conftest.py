@@ -20,8 +20,8 @@ land in the fast tier by accident. CI (.ci/run, README command 2) runs the fast 
 stops at its first failure, then the slow tier.
 
     pytest tests -m "not slow"      the fast tier (about 5 minutes on 2 cores)
-    pytest tests -m slow -n 2 --dist loadfile --no-loadscope-reorder
-                                    the slow tier as CI runs it (two workers: see below)
+    pytest tests -m slow            the slow tier as CI runs it (on two workers:
+                                    -n 2 --dist loadfile --no-loadscope-reorder, see below)
     pytest tests --require-all      everything, in one go
     pytest tests -m qemu            the QEMU guest tests alone (one boot, about 7 minutes)
 
@@ -69,7 +69,8 @@ DEADLINES = {"fast": 180, "slow": 900, "qemu": 3000}   # qemu: above GUEST_TIMEO
 DEVICE_RUN = {"fio", "fusermount3", "mfusepy"}
 
 
-# Two workers for the slow tier (`-n 2 --dist loadfile --no-loadscope-reorder`, .ci/run): a
+# Two workers for the slow tier (`-n 2 --dist loadfile --no-loadscope-reorder`; not in CI yet,
+# docs/development.md says why): a
 # device run mostly waits on the clock (1 s points), so two modules run side by side. A file
 # stays on one worker (its module-scoped suite run runs once); the files that read the QEMU
 # guest go to ONE worker together (pytest_xdist_make_scheduler below: one boot, in turn, by

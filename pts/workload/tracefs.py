@@ -78,7 +78,7 @@ def mounted_tracefs(mounts: Path | None = None) -> Path:
         if done.returncode != 0:
             raise TracefsError(f"tracefs is not mounted and mounting it at {MOUNT_POINT} "
                                f"failed: {done.stderr.strip()} (needs root and a kernel with "
-                               "tracing)") from None
+                               f"tracing; by hand: mount -t tracefs nodev {MOUNT_POINT})") from None
         return find_tracefs(mounts)
 
 
