@@ -39,7 +39,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "READ-ONLY: the device is never opened for writing (it is only named in the trace "
         "filter; its identity comes from sysfs, NVMe identify), so "
         "no --destructive is needed and a mounted device in use is allowed. Needs root; "
-        "tracefs is mounted at /sys/kernel/tracing when it is not (said on stdout). Or convert a capture made elsewhere: --import FILE (blkparse "
+        "tracefs is mounted at /sys/kernel/tracing when it is not (said on stdout). Or "
+        "convert a capture made elsewhere: --import FILE (blkparse "
         "text output, fio iolog v2/v3). See docs/capture.md.")
     p.add_argument("device", nargs="?", help="the whole block device, e.g. /dev/nvme0n1, or "
                    "one on another host: ssh://root@HOST/dev/NAME (the host needs python3)")

@@ -138,8 +138,8 @@ def characterise(capture: CaptureFile | Path, *, spec: RwswSpec | None = None,
                  to_s: float | None = None, batch_rows: int = BATCH) -> Characterisation:
     """Reads the capture once. Settings not given come from `spec` (default: the RWSW spec,
     pts.config.spec.load_rwsw()), except the step: the capture's own (CaptureInfo.step_s,
-    `python -m pts capture --step`) when it recorded one, else the spec's. Raises CaptureError for a bad capture file and ValueError
-    for bad settings (an empty window, a step <= 0)."""
+    `python -m pts capture --step`) when it recorded one, else the spec's. Raises CaptureError
+    for a bad capture file and ValueError for bad settings (an empty window, a step <= 0)."""
     cap = capture if isinstance(capture, CaptureFile) else open_capture(capture)
     spec = spec or load_rwsw()
     cs, atw = spec["rwsw_capture"], spec["rwsw_atw"]
