@@ -24,6 +24,8 @@ COMMANDS = {
                 "compare several run folders: compare.pdf + compare.csv (no device)"),
     "qualify": ("pts.qualify.cli",
                 "judge a run folder against a datasheet's requirements (no device)"),
+    "index": ("pts.index.cli",
+              "index the run folders under REPORTS_DIR in an SQLite file (no device)"),
     "serve": ("pts.serve.cli",
               "the lab dashboard in a browser: runs, live state, HTML reports, /metrics"),
     "capture": ("pts.cli.capture",

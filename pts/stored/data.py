@@ -87,6 +87,14 @@ def load_run(folder: str | Path) -> RunView:
     )
 
 
+def run_json(folder: str | Path) -> tuple[dict, Device]:
+    """run.json alone (no ledger): its object and the device it names, as load_run reads
+    them; RunFolderError when it cannot be read. For a reader that must say what a folder
+    is when its ledger cannot be read (pts.index)."""
+    info = _read_run_json(Path(folder) / RUN_JSON)
+    return info, _device(info.get("device") or {})
+
+
 def _dict(value) -> dict:
     """A run.json block as a dict ({} when absent or not an object)."""
     return dict(value) if isinstance(value, dict) else {}

@@ -1,0 +1,138 @@
+"""Bring the index level with the run folders under the given report folders: add the new
+ones, read again the changed ones, drop the rows of folders that are gone; one transaction per
+run folder, so an interrupted run (Ctrl-C, a crash, a full disk) leaves each folder's rows as
+they were or wholly replaced, and the next run carries on.
+
+Changed means: run.json's or ledger.jsonl's size or modification time (ns) differs from the
+ones the folder was read at, or the rows were made by an older reader (rows.READER). Stats,
+not a content hash: a stat is one system call per file where a hash reads every ledger in
+full on every pass (a long run's ledger is megabytes, a lab has thousands), and the writer
+only appends to the ledger (any record changes its size) and writes run.json once, atomically
+(a new file: a new mtime). A hand edit that keeps a file's size and its mtime to the
+nanosecond is not seen: `--full` reads every folder again.
+
+A folder whose ledger the stored-run reader refuses (a corrupt record in its middle) is
+indexed from run.json alone, with the reason (state "unreadable"); one whose run.json cannot
+be read is refused (its old rows dropped) with the reason; neither stops the command.
+Nothing here writes into a run folder.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pts.index import rows
+from pts.index.db import transaction
+from pts.index.scan import scan
+from pts.stored.data import LEDGER, RUN_JSON, load_run, run_json
+from pts.stored.model import RunFolderError
+
+STAT_COLUMNS = ("run_json_size", "run_json_mtime_ns", "ledger_size", "ledger_mtime_ns")
+
+
+@dataclass
+class Summary:
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    refused: list[tuple[str, str]] = field(default_factory=list)    # (folder, why)
+    skipped: list[tuple[str, str]] = field(default_factory=list)    # not run folders
+    unreadable: list[tuple[str, str]] = field(default_factory=list)  # run.json only: why
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.updated or self.dropped)
+
+    def line(self) -> str:
+        counts = (f"{len(self.added)} added, {len(self.updated)} updated, "
+                  f"{len(self.dropped)} dropped, {self.unchanged} unchanged, "
+                  f"{len(self.refused)} refused, {len(self.skipped)} skipped (not runs)")
+        return counts if self.changed else f"nothing changed ({counts})"
+
+
+def file_stats(folder: Path) -> dict:
+    out = {}
+    for name, prefix in ((RUN_JSON, "run_json"), (LEDGER, "ledger")):
+        try:
+            st = (folder / name).stat()
+        except OSError:
+            out |= {f"{prefix}_size": None, f"{prefix}_mtime_ns": None}
+            continue
+        out |= {f"{prefix}_size": st.st_size, f"{prefix}_mtime_ns": st.st_mtime_ns}
+    return out
+
+
+def update(conn: sqlite3.Connection, roots: Sequence[str | Path], full: bool = False) -> Summary:
+    """Index every run folder under `roots` (each an existing folder); `full`: read every
+    folder again, changed or not."""
+    roots = [Path(r).resolve() for r in roots]
+    summary, found = Summary(), {}
+    for root in roots:
+        where = scan(root)
+        for folder in where.runs:
+            found.setdefault(str(folder), str(root))
+        summary.skipped += [(str(f), why) for f, why in where.skipped]
+    known = {folder: (tuple(stats), reader) for folder, *stats, reader in conn.execute(
+        f"SELECT folder, {', '.join(STAT_COLUMNS)}, reader FROM runs")}
+    for folder, root in sorted(found.items()):
+        stats = file_stats(Path(folder))
+        old = known.get(folder)
+        if not full and old == (tuple(stats[c] for c in STAT_COLUMNS), rows.READER):
+            summary.unchanged += 1
+            continue
+        try:
+            run_row, tests, figures, error = read(Path(folder), root, stats)
+        except RunFolderError as exc:
+            summary.refused.append((folder, str(exc)))
+            if old is not None:
+                with transaction(conn):
+                    delete(conn, folder)
+            continue
+        with transaction(conn):
+            delete(conn, folder)
+            insert(conn, "runs", rows.RUN_COLUMNS, [run_row])
+            insert(conn, "tests", rows.TEST_COLUMNS, tests)
+            insert(conn, "figures", rows.FIGURE_COLUMNS, figures)
+        (summary.added if old is None else summary.updated).append(folder)
+        if error:
+            summary.unreadable.append((folder, error))
+    gone = sorted(f for f in known if f not in found
+                  and any(Path(f).is_relative_to(r) for r in roots))
+    if gone:
+        with transaction(conn):
+            for folder in gone:
+                delete(conn, folder)
+        summary.dropped = gone
+    return summary
+
+
+def read(folder: Path, root: str, stats: dict) -> tuple[dict, list, list, str | None]:
+    """The rows of one run folder and, when its ledger could not be read, why (the run row
+    then holds what run.json says). RunFolderError: run.json itself cannot be read."""
+    try:
+        run = load_run(folder)
+        return (rows.run_row(run, root, stats), rows.test_rows(run), rows.figure_rows(run),
+                None)
+    except Exception as exc:          # a folder the reader chokes on: indexed as far as it reads
+        error = str(exc) if isinstance(exc, RunFolderError) else f"{type(exc).__name__}: {exc}"
+    info, device = run_json(folder)
+    return rows.unreadable_row(str(folder), root, info, device, error, stats), [], [], error
+
+
+def delete(conn: sqlite3.Connection, folder: str) -> None:
+    """A folder's rows (its tests and figures go with it: ON DELETE CASCADE)."""
+    conn.execute("DELETE FROM runs WHERE folder = ?", (folder,))
+
+
+def insert(conn: sqlite3.Connection, table: str, columns: Sequence[str],
+           found: Iterable[dict]) -> None:
+    conn.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES "
+                     f"({', '.join('?' * len(columns))})", params(columns, found))
+
+
+def params(columns: Sequence[str], found: Iterable[dict]) -> Iterable[tuple]:
+    return (tuple(row[c] for c in columns) for row in found)

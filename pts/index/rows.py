@@ -1,0 +1,226 @@
+"""A stored run (pts.stored's RunView) as the index's rows: one run row, one row per test, and
+the headline figures per test and cell exactly as the report shows them.
+
+Every figure is taken from pts.stored, the read model the report's pages use, never computed
+here: a cell's window mean from pts.stored.cells (the IOPS, Throughput and Latency tables),
+the Latency test's "n/r" cells from pts.stored.latency_qos.short_cells, WSAT's levels from its
+wsat_result record, the WAF from pts.stored.waf, the host-bound marks from
+pts.stored.host_ceiling. A figure's `shown` says what the report's cell shows: "ok" (value),
+"N/A" (the cell was not measured, with the reason), "n/r" (not resolvable from the I/Os
+measured), "no data" (no measurement-window value), "not given" (WAF: with the reason).
+
+Indexed so far (docs/index.md): IOPS per block size and R/W mix; Throughput MB/s per block
+size and direction; Latency ART, 5 9s, MRT and IOPS per cell; WSAT steady-state IOPS, FOB IOPS
+and their ratio; WAF per test with device counters. Not yet: DIRTH/CBW operating points,
+HIR/XSR, the RWSW tests' shares achieved, the QoS levels of the Latency test's QoS table.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import datetime
+
+from pts.export.json_doc import cell_label
+from pts.results import records
+from pts.stored import host_ceiling, latency_qos, waf
+from pts.stored.cells import window_cells
+from pts.stored.model import STEADY, Cell, Device, RunView, TestResult
+from pts.testdefs.qos_levels import needed_ios
+
+# Bump when what the rows of a run hold changes: every folder is then read again by the next
+# `pts index`, whatever its files' stats (build.py).
+READER = 1
+
+FINISHED, UNFINISHED, UNREADABLE = "finished", "unfinished", "unreadable"
+OK, NA, NOT_RESOLVABLE, NO_DATA, NOT_GIVEN = "ok", "N/A", "n/r", "no data", "not given"
+UNITS = {"iops": "IOPS", "mbps": "MB/s", "lat_mean_us": "us", "lat_percentile_us": "us",
+         "lat_max_us": "us", "fob_iops": "IOPS", "fob_ss_ratio": "ratio", "waf": "ratio"}
+# The Latency test's tables (the report's pages.latency.TABLES): ART, 5 9s, MRT, IOPS.
+LATENCY_METRICS = ("lat_mean_us", "lat_percentile_us", "lat_max_us", "iops")
+# The level of the Latency test's "5 9s" table when its test_start gives no percentile: the
+# report's rule (pts.report.pages.latency: `test.typed.percentile or 99.999`).
+FIVE_NINES = 99.999
+THROUGHPUT = "throughput-"
+
+RUN_COLUMNS = (
+    "folder", "root", "run_id", "model", "serial", "firmware", "capacity_bytes", "transport",
+    "emulated", "host", "spec_name", "spec_title", "options_json", "deviations_json",
+    "deviation_count", "compliant", "verdict", "state", "started", "started_at",
+    "last_record_at", "ended_at", "test_count", "error", "notes_json", "run_json_size",
+    "run_json_mtime_ns", "ledger_size", "ledger_mtime_ns", "reader", "indexed_at")
+TEST_COLUMNS = (
+    "folder", "name", "position", "title", "clause", "state", "status", "steady", "rounds",
+    "steady_round", "window_first", "window_last", "started_at", "ended_at")
+FIGURE_COLUMNS = (
+    "folder", "test", "metric", "cell", "position", "rw_mix", "block_size", "value", "shown",
+    "unit", "rounds", "host_bound", "reason")
+
+
+def run_row(run: RunView, root: str, stats: dict) -> dict:
+    """The run's row. `stats`: the file stats the folder was read at (build.file_stats)."""
+    done = all_finished(run)
+    return _identity(str(run.folder), root, run.run_id, run.device, run.platform, run.spec,
+                     run.options, run.started, stats) | {
+        "deviations_json": _json([d.text for d in run.deviations]),
+        "deviation_count": len(run.deviations),
+        "compliant": run.verdict.compliant, "verdict": run.verdict.text,
+        "state": FINISHED if done else UNFINISHED,
+        "last_record_at": run.finished, "ended_at": run.finished if done else None,
+        "test_count": len(run.tests), "error": None, "notes_json": _json(list(run.notes)),
+    }
+
+
+def unreadable_row(folder: str, root: str, info: dict, device: Device, error: str,
+                   stats: dict) -> dict:
+    """A run folder whose run.json reads and whose ledger does not: what run.json says, and
+    why the rest is not indexed (no tests, no figures, no verdict)."""
+    deviations = [str(d) for d in info.get("deviations") or ()]
+    return _identity(folder, root, str(info.get("run_id") or folder.rsplit("/", 1)[-1]),
+                     device, _dict(info.get("platform")), _dict(info.get("spec")),
+                     _dict(info.get("options")), info.get("started"), stats) | {
+        "deviations_json": _json(deviations), "deviation_count": len(deviations),
+        "compliant": None, "verdict": None, "state": UNREADABLE, "last_record_at": None,
+        "ended_at": None, "test_count": 0, "error": error, "notes_json": _json([]),
+    }
+
+
+def _identity(folder, root, run_id, device: Device, platform, spec, options, started,
+              stats) -> dict:
+    return {
+        "folder": folder, "root": root, "run_id": run_id, "model": device.model,
+        "serial": device.serial, "firmware": device.firmware,
+        "capacity_bytes": device.capacity_bytes, "transport": device.transport,
+        "emulated": device.emulated, "host": _text(platform.get("hostname")),
+        "spec_name": _text(spec.get("name")), "spec_title": _text(spec.get("title")),
+        "options_json": _json(options), "started": _text(started),
+        "started_at": epoch(started), **stats, "reader": READER, "indexed_at": time.time(),
+    }
+
+
+def all_finished(run: RunView) -> bool:
+    """Every test it started ended with a status a resumed run treats as finished (the
+    dashboard's rule, pts.serve.state.all_finished, from pts.results.records.FINISHED)."""
+    return bool(run.tests) and all(t.end is not None and t.end.status in records.FINISHED
+                                   for t in run.tests)
+
+
+def test_rows(run: RunView) -> list[dict]:
+    return [{
+        "folder": str(run.folder), "name": t.name, "position": n, "title": t.title,
+        "clause": _text(t.clause), "state": t.state, "status": t.status, "steady": steady(t),
+        "rounds": t.end.rounds if t.end is not None and t.end.rounds is not None
+        else len(t.rounds),
+        "steady_round": t.end.steady_round if t.end is not None else None,
+        "window_first": t.window[0] if t.window else None,
+        "window_last": t.window[1] if t.window else None,
+        "started_at": t.started, "ended_at": t.end.time if t.end is not None else None,
+    } for n, t in enumerate(run.tests)]
+
+
+def steady(test: TestResult) -> bool | None:
+    """Steady state reached: the test's state says so; WSAT: its final window (wsat_result);
+    a round-based test: the round that closes its window (HIR's, DIRTH's preconditioning);
+    None for a test without a steady-state check (XSR's access groups)."""
+    if test.state == STEADY:
+        return True
+    if "final_window_steady" in test.result:
+        return bool(test.result["final_window_steady"])
+    closing = [r for r in test.rounds if test.window and r.number == test.window[1]]
+    if closing:
+        return closing[-1].steady
+    return False if test.rounds else None
+
+
+def figure_rows(run: RunView) -> list[dict]:
+    out = []
+    for test in run.tests:
+        found = _figures(run, test)
+        out += [f | {"folder": str(run.folder), "test": test.name, "position": n}
+                for n, f in enumerate(found)]
+    return out
+
+
+def _figures(run: RunView, test: TestResult) -> list[dict]:
+    marks = host_ceiling.cell_marks(test)
+    if test.name == "iops":
+        found = [_cell(test, "iops", c, marks) for c in test.cells]
+    elif test.name.startswith(THROUGHPUT):
+        found = [_cell(test, "mbps", c, marks) for c in window_cells(test, "mbps")]
+    elif test.name == "latency":
+        pct = test.typed.percentile or FIVE_NINES
+        short = latency_qos.short_cells(test, float(pct))
+        found = [_cell(test, m, c, marks, short if m == "lat_percentile_us" else set(), pct)
+                 for m in LATENCY_METRICS for c in window_cells(test, m)]
+    elif test.name == "wsat":
+        found = _wsat(test, marks)
+    else:
+        found = []
+    if test.counters:          # the report's device-counters page: its WAF line
+        found.append(_waf(waf.of_test(run, test)))
+    return found
+
+
+def _cell(test: TestResult, metric: str, c: Cell, marks: dict, short=frozenset(),
+          pct: float | None = None) -> dict:
+    row = {"metric": metric, "cell": cell_label(test, c.rw_mix, c.block_size),
+           "rw_mix": c.rw_mix, "block_size": c.block_size, "unit": UNITS[metric],
+           "rounds": c.rounds, "host_bound": (c.rw_mix, c.block_size) in marks and not c.na}
+    if c.na:
+        return row | {"value": None, "shown": NA, "reason": c.reason}
+    if (c.rw_mix, c.block_size) in short:
+        return row | {"value": None, "shown": NOT_RESOLVABLE,
+                      "reason": f"a measurement-window point has fewer than "
+                                f"{needed_ios(pct):,} I/Os: the {pct:g} % level is not "
+                                "resolvable"}
+    if c.mean is None:
+        return row | {"value": None, "shown": NO_DATA, "reason": "no measurement-window value"}
+    return row | {"value": c.mean, "shown": OK, "reason": None}
+
+
+def _wsat(test: TestResult, marks: dict) -> list[dict]:
+    r = test.result
+    sizes = test.typed.block_sizes or (None,)
+    bs = sizes[0]
+    base = {"cell": cell_label(test, "0/100", bs) if bs else "0/100", "rw_mix": "0/100",
+            "block_size": bs, "rounds": None, "host_bound": ("0/100", None) in marks}
+    out = []
+    for metric, key in (("iops", "ss_average"), ("fob_iops", "fob_iops"),
+                        ("fob_ss_ratio", "fob_ss_ratio")):
+        value = r.get(key)
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        why = "no wsat_result record: the test did not finish" if not r \
+            else f"the wsat_result record has no {key}"
+        out.append(base | {"metric": metric, "unit": UNITS[metric],
+                           "value": float(value) if ok else None,
+                           "shown": OK if ok else NO_DATA, "reason": None if ok else why})
+    return out
+
+
+def _waf(found: waf.TestWaf) -> dict:
+    base = {"metric": "waf", "cell": "", "rw_mix": None, "block_size": None,
+            "unit": UNITS["waf"], "rounds": None, "host_bound": False}
+    if found.source is None or found.test is None or found.value is None:
+        why = found.note if found.source is None else f"{found.note} ({found.source})"
+        return base | {"value": None, "shown": NOT_GIVEN, "reason": why}
+    return base | {"value": found.value, "shown": OK, "reason": None}
+
+
+def epoch(text) -> float | None:
+    """run.json's ISO 8601 `started` as Unix seconds (None: absent or not ISO 8601)."""
+    try:
+        return datetime.fromisoformat(str(text)).timestamp() if text else None
+    except ValueError:
+        return None
+
+
+def _json(value) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _text(value) -> str | None:
+    return None if value is None else str(value)
+
+
+def _dict(value) -> dict:
+    return dict(value) if isinstance(value, dict) else {}
