@@ -71,6 +71,12 @@ def add(parser: pytest.Parser) -> None:
     g.addoption("--reports-dir", metavar="DIR", default="reports",
                 help="where run folders go: DIR/<model>_<serial>/<run-id>/ "
                      "(default %(default)s)")
+    g.addoption("--no-report", action="store_true", default=False,
+                help="store the run (run.json, ledger, fio's output) but do not render its "
+                     "report at the end: the report is a function of those files alone, so "
+                     "it can be made later, on any host, with python -m pts report RUN_DIR "
+                     "(a drive's host with little CPU to spare, e.g. an emulated or "
+                     "embedded one, where rendering takes longer than the run)")
     g.addoption("--resume", metavar="RUN_DIR", action="append",
                 help="continue the interrupted run in RUN_DIR after its last completed round "
                      "(the round in flight is redone), with that run's settings, on its own "

@@ -227,7 +227,8 @@ def _writer(config: pytest.Config):
 @pytest.fixture(scope="session")
 def pts_run(request: pytest.FixtureRequest):
     """The run of this session: run folder, ledger, fio. Skips without --device or
-    --destructive; renders report.pdf when the session's PTS tests are done."""
+    --destructive; renders report.pdf when the session's PTS tests are done (not with
+    --no-report: the run's data only, rendered later by python -m pts report)."""
     config = request.config
     if DEVICE not in config.stash:
         pytest.skip("no --device given: PTS tests need a device under test, e.g. "
@@ -240,7 +241,9 @@ def pts_run(request: pytest.FixtureRequest):
         yield run
     finally:
         run.close()
-        config.stash[REPORTS].append(_render(run.folder, _writer(config)))
+        config.stash[REPORTS].append(
+            f"PTS report: not rendered (--no-report); make it with: python -m pts report "
+            f"{run.folder}" if config.option.no_report else _render(run.folder, _writer(config)))
         config.stash[REPORTS].extend(console.warning_lines(run.folder))
         if stopped(run.folder):
             config.stash[REPORTS].append(

@@ -28,6 +28,7 @@ import dataclasses
 import json
 import re
 import subprocess
+import sys
 
 import pytest
 
@@ -234,7 +235,7 @@ def test_waf_from_log_09h_is_not_given_at_its_resolution(guest):
     assert found.source == media_writes.ENDURANCE and found.value is None
     assert found.note.startswith("not given: ") and "1 GB resolution" in found.note, found.note
     assert abs(t.media_bytes - t.host_bytes) < nvme.ENDURANCE_UNIT_BYTES, t
-    text = subprocess.run(["pdftotext", str(guest.run_folder() / "report.pdf"), "-"],
+    text = subprocess.run(["pdftotext", str(guest.report(guest.run_folder())), "-"],
                           check=True, capture_output=True, text=True).stdout
     flat = " ".join(text.split())
     assert f"WAF: {found.note} ({media_writes.ENDURANCE})." in flat, found.note
@@ -247,7 +248,7 @@ def test_ocp_requirements_page_on_the_guest_run(guest):
     run = load_run(guest.run_folder())
     found = ocp_verdicts.summary(run)
     assert found is not None
-    text = subprocess.run(["pdftotext", str(guest.run_folder() / "report.pdf"), "-"],
+    text = subprocess.run(["pdftotext", str(guest.report(guest.run_folder())), "-"],
                           check=True, capture_output=True, text=True).stdout
     flat = " ".join(text.split())
     line = f"{found.counts} of the {len(found.verdicts)} requirements tabulated"
@@ -278,13 +279,28 @@ def test_critical_warning_makes_a_device_health_failure(guest):
     records, _ = read_ledger(folder / "ledger.jsonl")
     (end,) = [r.data for r in records if r.data["type"] == "test_end"]
     assert end["status"] == "device_health_failure" and "Spec outcome: " in end["message"]
-    text = subprocess.run(["pdftotext", str(folder / "report.pdf"), "-"], check=True,
+    text = subprocess.run(["pdftotext", str(guest.report(folder)), "-"], check=True,
                           capture_output=True, text=True).stdout
     assert "DEVICE HEALTH FAILURE" in text and "NOT A COMPLIANT RUN" in text
 
 
+def test_no_report_in_the_guest_and_rendered_from_its_files(guest):
+    """--no-report: no run in the guest rendered a report, each said how to make it, and
+    python -m pts report makes it from the run folder the guest left (here, on the host)."""
+    assert guest.guest_pdfs == ()
+    folder = guest.run_folder()
+    said = ("PTS report: not rendered (--no-report); make it with: python -m pts report "
+            f"/tmp/share/{folder.relative_to(guest.out.parent).as_posix()}")   # the guest's path
+    assert said in guest.text("suite"), guest.text("suite")[-2000:]
+    made = subprocess.run([sys.executable, "-m", "pts", "report", str(folder),
+                           "--output", str(folder / "made-by-cli.pdf")],
+                          capture_output=True, text=True, timeout=300)
+    assert made.returncode == 0 and made.stdout.strip() == str(folder / "made-by-cli.pdf"), made
+    assert (folder / "made-by-cli.pdf").stat().st_size > 0
+
+
 def test_report_header(guest):
-    pdf = guest.run_folder() / "report.pdf"
+    pdf = guest.report(guest.run_folder())
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], check=True,
                           capture_output=True, text=True).stdout
     assert "QEMU NVMe Ctrl" in text and SERIAL in text

@@ -52,7 +52,7 @@ def refused(guest, name: str, kind: str, said: str) -> None:
     assert not purge["ok"] and said in purge["error"]
     assert [r["status"] for r in recs if r["type"] == "test_end"] == ["error"]
     folder = guest.run_folder(name, SERIALS[kind])
-    assert said in pdf_text(folder / "report.pdf")
+    assert said in pdf_text(guest.report(folder))
 
 
 def test_the_guest_has_a_sata_and_a_scsi_disk(guest):
@@ -116,7 +116,7 @@ def test_iops_run_on_the_disk_to_a_report(guest, kind, model, link, how):
     assert [(c["when"], c["actual"], c["settable"], c["how"]) for c in caches] == [
         ("before WIPC", "disabled", True, how), ("before test loop", "disabled", True, how)]
     assert not any("Write cache" in r["text"] for r in recs if r["type"] == "deviation")
-    assert (folder / "report.pdf").stat().st_size > 0
+    assert guest.report(folder).stat().st_size > 0
 
 
 def test_smartctl_health_is_read_at_every_step_as_qemu_answers(guest):

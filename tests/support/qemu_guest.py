@@ -36,8 +36,12 @@ SATA_SERIAL, SATA_MODEL = "PTSSATA0001", "PTS SATA"
 SCSI_SERIAL, SCSI_MODEL = "PTSSAS0001", "PTS SAS"
 SD_BYTES = 64 << 20
 PYTHON = Path(sys.executable)          # the venv's python: the guest sees the same path
-# The IOPS test as users run it (tests.support.ptsrun.pts_argv), with the guest's python.
-PTS_IOPS = shlex.join(pts_argv(target=IOPS, python=PYTHON))
+# The IOPS test as users run it (tests.support.ptsrun.pts_argv), with the guest's python,
+# and --no-report: the guest's runs store their data and the host renders the reports the
+# tests read (Guest.report). Rendering is CPU work on stored files only, and under TCG it
+# was most of a short run's time: a 5-round IOPS run took 9.5 s of CPU on the host, about
+# half of it the PDF, and 450-490 s in the guest (three at once, stop 38's CI run).
+PTS_IOPS = shlex.join(pts_argv("--no-report", target=IOPS, python=PYTHON))
 # PTS-E 1.1 (one tracking cell, RND 4KiB 0/100; a reduced PTS 2.0.2 matrix must keep all
 # three, 9 points a round), 1 s points, at most 7 rounds, a 2 x 2 matrix: 4 points a round
 # keep the guest's share of CI time down. 64 KiB, not 1024 KiB: at TC 4 / QD 32, 1024 KiB
@@ -80,6 +84,11 @@ run scsi-smart smartctl --json -a $SCSI
 run scsi-wce sdparm --get=WCE=1 $SCSI
 cd @REPO@
 export PYTHONDONTWRITEBYTECODE=1      # the host's / is read-only here; boot() compiled pts/
+# pytest's plugins from the venv's entry points are the project's test tools (xdist, timeout,
+# anyio, whose plugin imports trio where selenium brought it): none of them is the suite's
+# (conftest.py names its plugins), and loading them cost each of the guest's pytest runs
+# about a third of its start-up (host: 0.7 s of 2.0 s of collection; the guest about 20x that)
+export PYTEST_DISABLE_PLUGIN_AUTOLOAD=1
 # What numpy finds in the guest's CPU (tests.support.guest.qemu.CPU_MODEL): its baseline, no AVX2.
 run cpu-features @PYTHON@ -c "import json; from numpy._core._multiarray_umath import \
 __cpu_features__ as f; print(json.dumps(f))"
@@ -160,6 +169,16 @@ class Guest:
     wall_seconds: float
     ftl_before: dict          # the emulated SSD's counters before the boot and after it
     ftl_after: dict
+    guest_pdfs: tuple[Path, ...] = ()   # report files the guest wrote itself (--no-report: none)
+
+    def report(self, folder: Path) -> Path:
+        """`folder`'s report.pdf, rendered here on the host from the run's stored files as
+        `python -m pts report` makes it (the guest runs with --no-report), once."""
+        pdf = folder / "report.pdf"
+        if not pdf.exists():
+            from pts.report import render
+            render(folder)
+        return pdf
 
     def rc(self, name: str) -> int:
         return int((self.out / f"{name}.rc").read_text())
@@ -219,6 +238,7 @@ def boot(image, emulated_ssd, share: Path) -> Guest:
                            timeout=GUEST_TIMEOUT, drive_options="cache=none,aio=threads",
                            keep_visible=(REPO,), disks=disks)
     wall = time.monotonic() - start
+    pdfs = tuple(share.rglob("report.pdf"))
     print(f"\nQEMU e2e: guest ready {result.ready_seconds:.1f} s, powered off "
           f"{result.seconds:.1f} s after QEMU start; share {share}")
-    return Guest(result, share / "out", wall, before, emulate.read_stats(emulated_ssd))
+    return Guest(result, share / "out", wall, before, emulate.read_stats(emulated_ssd), pdfs)
