@@ -91,8 +91,9 @@ def migrate(conn: sqlite3.Connection, path: Path,
                 f"{known[-1]}): it was written by a newer snia-pts. Index with that version, "
                 f"or give another file with --index; " + REBUILD.format(path=path))
         if have != known[:len(have)]:
-            raise IndexUnusable(f"{path} records schema versions {have}, not 1..{newest} in "
-                                "order (edited by hand?); " + REBUILD.format(path=path))
+            raise IndexUnusable(f"{path} records schema versions {have}, not "
+                                f"{known[:len(have)]} (edited by hand?); "
+                                + REBUILD.format(path=path))
         applied = []
         for m in migrations[len(have):]:
             for statement in m.statements:
