@@ -92,11 +92,16 @@ def update(conn: sqlite3.Connection, roots: Sequence[str | Path], full: bool = F
                 with transaction(conn):
                     delete(conn, folder)
             continue
-        with transaction(conn):
-            delete(conn, folder)
-            insert(conn, "runs", rows.RUN_COLUMNS, [run_row])
-            insert(conn, "tests", rows.TEST_COLUMNS, tests)
-            insert(conn, "figures", rows.FIGURE_COLUMNS, figures)
+        try:
+            with transaction(conn):
+                delete(conn, folder)
+                insert(conn, "runs", rows.RUN_COLUMNS, [run_row])
+                insert(conn, "tests", rows.TEST_COLUMNS, tests)
+                insert(conn, "figures", rows.FIGURE_COLUMNS, figures)
+        except sqlite3.IntegrityError as exc:     # rows the schema refuses: this folder only
+            summary.refused.append((folder, f"its rows break the index's schema ({exc}): "
+                                            "rolled back, its old rows kept"))
+            continue
         (summary.added if old is None else summary.updated).append(folder)
         if error:
             summary.unreadable.append((folder, error))

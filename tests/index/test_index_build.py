@@ -212,3 +212,23 @@ def test_an_interrupted_index_leaves_whole_folders_and_the_next_carries_on(
         == (56,)
     assert rows_of(path, r1) == {t: [r for r in before[t] if r[0] == str(r1.resolve())]
                                  for t in before}
+
+
+def test_rows_the_schema_refuses_are_one_folders_problem(tmp_path, capsys, monkeypatch):
+    """A folder whose rows break a key (here: every figure twice) is refused, rolled back;
+    the other folders are indexed."""
+    reports = tmp_path / "reports"
+    add_run(reports, "r1"), add_run(reports, "r2")
+    real = build.rows.figure_rows
+
+    def twice(run):
+        found = real(run)
+        return found + found if run.folder.name == "r1" else found
+
+    monkeypatch.setattr(build.rows, "figure_rows", twice)
+    out, err = index(reports, capsys)
+    assert "1 added, 0 updated, 0 dropped, 0 unchanged, 1 refused" in out
+    assert "r1: its rows break the index's schema (UNIQUE constraint failed" in err
+    path = reports / db.FILE_NAME
+    assert one(path, "SELECT COUNT(*) FROM runs")[0] == 1
+    assert one(path, "SELECT COUNT(*) FROM figures")[0] == 56
