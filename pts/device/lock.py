@@ -1,8 +1,13 @@
 """One pts process per device: an exclusive flock held for the whole session.
 
 Keyed by the device number, so /dev/loop3 and a /dev/disk/by-* link to it are the same
-device. The kernel drops the lock when the process dies, so a killed run never blocks the
-next one.
+device, and by the disk's sequence number where the kernel gives one (/sys/block/X/diskseq,
+Linux 5.15+: a new number each time a disk appears, the same for all its names): a run still
+going on a device that vanished (a loop device detached, a drive pulled) keeps its lock, and a
+new device that gets the same major:minor is another disk, not "already under test" (seen: a
+loop device detached under a run on it, its number given to the next emulated SSD, which was
+refused by that lock). The kernel drops the lock when the process dies, so a killed run never
+blocks the next one.
 """
 
 from __future__ import annotations
@@ -21,13 +26,20 @@ LOCK_DIR = Path("/run/lock/snia-pts")
 INHERITED_FD_ENV = "PTS_INHERITED_LOCK_FD"
 
 
+def diskseq(dev: BlockDevice) -> str:
+    """The disk's sequence number (digits), or "" where the kernel has none (before 5.15)."""
+    seq = dev.host.read(dev.sysfs / "diskseq")
+    return seq if seq.isdigit() else ""
+
+
 class DeviceLock:
     def __init__(self, dev: BlockDevice, lock_dir: Path = LOCK_DIR):
-        self.path = Path(lock_dir) / f"dev-{dev.devno[0]}-{dev.devno[1]}.lock"
+        key = f"{dev.devno[0]}-{dev.devno[1]}" + (f"-seq{seq}" if (seq := diskseq(dev)) else "")
+        self.path = Path(lock_dir) / f"dev-{key}.lock"
         remote = getattr(dev, "remote", None)
         if remote is not None:        # a device on another host: keyed by host and number
             where = f"{remote.host}-{remote.ssh_port or 22}".replace("/", "_")
-            self.path = Path(lock_dir) / f"ssh-{where}-{dev.devno[0]}-{dev.devno[1]}.lock"
+            self.path = Path(lock_dir) / f"ssh-{where}-{key}.lock"
         self.dev = dev
         self.fd: int | None = None
 

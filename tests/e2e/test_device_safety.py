@@ -13,7 +13,9 @@ import time
 import pytest
 
 from pts.device.identity import DeviceError, resolve
+from pts.device.lock import diskseq
 from pts.device.safety import UnsafeDeviceError, _disks_under, check_writable, in_use_reasons
+from tests.support.helpers import loop_device
 from tests.support.ptsrun import run_suite
 
 pytestmark = pytest.mark.needs("root", "losetup")
@@ -220,6 +222,32 @@ def test_second_pts_process_on_the_same_device_is_refused(make_loop, tmp_path):
     finally:
         held.release()
     DeviceLock(dev, tmp_path).acquire().release()      # free again once released
+
+
+@pytest.mark.slow     # re-attaches a number it freed: no other worker may take it in between
+def test_a_new_disk_with_a_vanished_ones_number_is_not_refused(tmp_path):
+    """A run on a loop device that was detached under it still holds its lock; the next loop
+    device given the same number is another disk (a new diskseq): not "already under test".
+    Without the sequence number in the key it was refused (two runs at once in CI)."""
+    from pts.device.lock import DeviceLock
+
+    with loop_device() as first:
+        dev = resolve(first)
+        seq = diskseq(dev)
+        held = DeviceLock(dev, tmp_path).acquire()
+    try:                                   # detached, its lock still held: re-attach the number
+        backing = tmp_path / "second.img"
+        backing.write_bytes(b"")
+        os.truncate(backing, 64 << 20)
+        subprocess.run(["losetup", first, str(backing)], check=True)
+        try:
+            again = resolve(first)
+            assert again.devno == dev.devno and diskseq(again) != seq != ""
+            DeviceLock(again, tmp_path).acquire().release()
+        finally:
+            subprocess.run(["losetup", "-d", first], check=True)
+    finally:
+        held.release()
 
 
 def test_lock_is_held_by_a_running_suite(make_loop, tmp_path):

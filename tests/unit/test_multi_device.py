@@ -25,6 +25,7 @@ from pts.session.devices import (
     run_folder_from_output,
 )
 from pts.session.replay import parent_nodeid
+from pts.tools.hosts import LOCAL
 from tests.support.ptsrun import run_suite
 
 
@@ -109,7 +110,8 @@ from types import SimpleNamespace
 from pathlib import Path
 from pts.device.lock import DeviceLock
 from pts.device.safety import UnsafeDeviceError
-dev = SimpleNamespace(devno=(7, 999), given="/dev/fake")
+from pts.tools.hosts import LOCAL
+dev = SimpleNamespace(devno=(7, 999), given="/dev/fake", host=LOCAL, sysfs=Path("/sys/block/fake"))
 try:
     lock = DeviceLock(dev, Path(sys.argv[1])).acquire()
 except UnsafeDeviceError as exc:
@@ -120,7 +122,8 @@ else:
 
 
 def test_the_lock_is_handed_to_the_child_and_only_to_it(tmp_path):
-    dev = SimpleNamespace(devno=(7, 999), given="/dev/fake")
+    dev = SimpleNamespace(devno=(7, 999), given="/dev/fake", host=LOCAL,
+                          sysfs=Path("/sys/block/fake"))     # no diskseq: keyed by number
     lock = DeviceLock(dev, tmp_path).acquire()
     try:
         def child(env_fd, pass_fds=()):
