@@ -74,10 +74,15 @@ POLL_S = 0.5
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
+def set_parent_death_signal(sig: signal.Signals) -> None:
+    """In a child before exec: the kernel sends `sig` when the thread that started it ends."""
+    _libc.prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0)
+
+
 def _die_with_parent() -> None:
     """In the child, before exec: the kernel sends SIGTERM if the suite dies (even kill -9),
     so no fio keeps writing to the device after the suite is gone."""
-    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    set_parent_death_signal(signal.SIGTERM)
 
 
 def run(argv: list[str], *, log_file: Path | None = None, timeout: float | None = None,

@@ -25,6 +25,7 @@ from pts.config.spec import DEFAULT_SPEC, SteadyStateRule, load_spec
 from pts.procedure import steady_state
 from pts.results import records
 from pts.results.ledger import read_ledger
+from pts.tools import commands
 from tests.support.helpers import REPO, pdf_text
 
 
@@ -61,11 +62,22 @@ def pts_argv(*args: str, target: str = "pts/", python: str | Path = sys.executab
     return [str(python), "-m", "pytest", target, "-p", "no:cacheprovider", *ceiling, *args]
 
 
+def _ends_with_this_process(ignored: tuple[signal.Signals, ...] = ()):
+    """In the suite's child before exec: SIGTERM from the kernel when this test process dies
+    (PR_SET_PDEATHSIG; a killed test worker left its suite runs going on their devices, and
+    they then held the devices' locks), and the signals it is to inherit as ignored."""
+    def child() -> None:
+        commands.set_parent_death_signal(signal.SIGTERM)
+        for sig in ignored:
+            signal.signal(sig, signal.SIG_IGN)
+    return child
+
+
 def run_suite(*args: str, target: str = "pts/",
               timeout: float = 120) -> subprocess.CompletedProcess:
     """The suite run to its end from the checkout: exit code, stdout and stderr (text)."""
     return subprocess.run(pts_argv(*args, target=target), cwd=REPO, capture_output=True,
-                          text=True, timeout=timeout)
+                          text=True, timeout=timeout, preexec_fn=_ends_with_this_process())
 
 
 def start_suite(*args: str, target: str = "pts/",
@@ -73,13 +85,10 @@ def start_suite(*args: str, target: str = "pts/",
     """The suite started from the checkout, stdout and stderr together in .stdout (text).
     `ignored`: signals it inherits as ignored (SIG_IGN), as a shell script's `&` without
     job control starts it with SIGINT and SIGQUIT ignored."""
-    def inherit() -> None:
-        for sig in ignored:
-            signal.signal(sig, signal.SIG_IGN)
     # its own process group, which stop_suite kills (the tools it starts have their own)
     return subprocess.Popen(pts_argv(*args, target=target), cwd=REPO, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True,
-                            preexec_fn=inherit if ignored else None, start_new_session=True)
+                            preexec_fn=_ends_with_this_process(ignored), start_new_session=True)
 
 
 def stop_suite(proc: subprocess.Popen) -> None:
