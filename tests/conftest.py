@@ -62,8 +62,8 @@ def pytest_addoption(parser):
 # slowest seen on a 2-core machine, far below CI's 90 minutes. Fast: a test takes seconds
 # (the slowest, a module rendering the reference run's report, ~20 s under load). Slow: a
 # module's suite run up to ~4 min (DIRTH/CBW, HIR, the lab). QEMU: the one boot runs 12
-# suite runs in the guest, 374-649 s seen on QEMU 7.2, over 1200 s on QEMU 10 (its own
-# limit, GUEST_TIMEOUT, is 2400 s).
+# suite runs in the guest, 374-649 s seen, over 1200 s beside a loaded host (its own limit,
+# GUEST_TIMEOUT, is 2400 s).
 DEADLINES = {"fast": 180, "slow": 900, "qemu": 3000}   # qemu: above GUEST_TIMEOUT
 # requirements that make a test a device run (the slow tier)
 DEVICE_RUN = {"fio", "fusermount3", "mfusepy"}
