@@ -110,9 +110,10 @@ def host(test: TestResult) -> dict:
 
 def waf_doc(run: RunView, test: TestResult) -> dict:
     """{"waf": {value, media_bytes, host_bytes, drive_host_bytes, source, note, from, to,
-    per_round}}: the test's write amplification from the drive's own counters
+    per_round, ..., sources}}: the test's write amplification from the drive's own counters
     (pts.stored.waf); value null and source null with the note where the drive reports
-    none."""
+    none. `sources`: each media source's figures (log 09h's and C0h's on a drive with both),
+    the headline's keys above being the finest-resolution one with a value."""
     return {"waf": waf.of_test(run, test).as_dict()}
 
 

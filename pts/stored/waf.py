@@ -21,6 +21,15 @@ by at least MIN_UNITS units (then each is known to within 1 %); otherwise the in
 "not given" with the writes and the resolution, instead of a ratio of a few units (a 3 GB
 interval read at 1 GB could print anything from 0.5 to 2.0).
 
+Both NVMe logs: a drive that answers log 09h and log C0h (QEMU 10's controller in a
+subsystem) has records whose media keys come from 09h (Media Units Written, 10^9 bytes) with
+the C0h page beside them (`ocp_c0`, pts.device.media_writes.c0_summary: Physical Media Units
+Written, bytes). The WAF is computed from each media source the records carry (`SOURCES`:
+the record's own media keys, and C0h's figure), by the same function over the same records,
+so over the same steps and the same host bytes. The headline (TestWaf.value, page 1, the
+export's `value`) is the finest-resolution source whose value is given; the others are kept
+beside it (TestWaf.others) with their own value or note.
+
 The suite's fio bytes of an interval: the test's records between its two device_counters
 records that wrote (WRITERS): their bytes field (wipc/wsat_result/prewrite `bytes_written`,
 a point's `write_bytes`), else the write io_bytes of their fio JSON (`raw`, each file once:
@@ -82,13 +91,30 @@ class TestWaf:
     unread: tuple[str, ...] = field(default=())   # "step: why" where the counter was not read
     lifetime: float | None = None   # the drive's WAF since manufacture at its first reading
     lifetime_at: str = ""           # that reading's step
+    unit: int | None = None         # bytes per count of the media counter (its resolution)
+    others: tuple[TestWaf, ...] = field(default=())   # the other media sources, same steps
 
     @property
     def value(self) -> float | None:
         return self.test.value if self.test else None
 
+    @property
+    def sources(self) -> tuple[TestWaf, ...]:
+        """Every media source's WAF: the headline first, then the others."""
+        return (self, *self.others)
+
+    def label(self) -> str:
+        """The source and its resolution, for the page: "nvme endurance-log: Media Units
+        Written, 1 GB resolution"."""
+        what = self.source or "no media-write counter"
+        return what if self.unit is None else f"{what}, {resolution(self.unit)} resolution"
+
     def as_dict(self) -> dict:
-        """The export's `waf` block."""
+        """The export's `waf` block: the headline's figures, and `sources`, each source's."""
+        return self._figures() | {"sources": [w._figures() | {
+            "unit": w.unit, "headline": w is self} for w in self.sources]}
+
+    def _figures(self) -> dict:
         t = self.test
         return {"value": self.value, "media_bytes": t and t.media_bytes,
                 "host_bytes": t and t.host_bytes, "host_source": t and t.host_source,
@@ -119,9 +145,49 @@ def media(counters: dict) -> dict:
     return counters | media_writes.emulator(counters)
 
 
+def c0_media(counters: dict) -> dict:
+    """A record's counters with C0h's Physical Media Units Written (its `ocp_c0` page, 1-byte
+    unit) as the media keys; "not read at this step" where the record has no C0h figure."""
+    page = counters.get(media_writes.OCP_C0)
+    found = page.get("fields", {}).get("physical_media_units_written") \
+        if isinstance(page, dict) else None
+    if isinstance(found, int):
+        return counters | media_writes.keys(found, media_writes.OCP, unit=1)
+    if isinstance(page, dict):
+        return counters | media_writes.keys(None, None, "the C0h page gives no Physical Media "
+                                            "Units Written")
+    why = "no C0h page recorded at this step"
+    own = str(counters.get("media_note") or "")
+    if own.startswith(media_writes.NOT_READ):      # the step's read failed: say how
+        why = own.removeprefix(media_writes.NOT_READ).lstrip(": ")
+    return counters | media_writes.keys(None, None, why, label=media_writes.NOT_READ)
+
+
+# Where a media source's keys come from, in a record's counters: the record's own media keys,
+# and the C0h page kept beside them (media_writes.OCP_C0)
+SOURCES = {"own": media, media_writes.OCP_C0: c0_media}
+
+
 def from_records(mine: list[records.Record], folder: Path) -> TestWaf:
-    """The WAF of one test's records (ledger order)."""
-    mine = [dataclasses.replace(r, counters=media(r.counters))
+    """The WAF of one test's records (ledger order), from each media source they carry
+    (SOURCES): the record's own, and C0h's where its page was recorded and is not already
+    the own source. The headline is the finest-resolution source with a value (else the
+    record's own); the others ride along in TestWaf.others."""
+    own = of_source(mine, folder, "own")
+    c0_kept = any(isinstance(r, records.DeviceCounters) and isinstance(r.counters, dict)
+                  and isinstance(r.counters.get(media_writes.OCP_C0), dict) for r in mine)
+    if not c0_kept or own.source == media_writes.OCP:
+        return own
+    found = (own, of_source(mine, folder, media_writes.OCP_C0))
+    given = [w for w in found if w.value is not None]
+    head = min(given, key=lambda w: w.unit or float("inf")) if given else own
+    return dataclasses.replace(head, others=tuple(w for w in found if w is not head))
+
+
+def of_source(mine: list[records.Record], folder: Path, key: str) -> TestWaf:
+    """The WAF of one test's records from one media source (SOURCES[key])."""
+    view = SOURCES[key]
+    mine = [dataclasses.replace(r, counters=view(media(r.counters)))
             if isinstance(r, records.DeviceCounters) and isinstance(r.counters, dict) else r
             for r in mine]
     steps = [i for i, r in enumerate(mine) if isinstance(r, records.DeviceCounters)
@@ -148,7 +214,8 @@ def from_records(mine: list[records.Record], folder: Path) -> TestWaf:
     # the emulator's counters start with the emulator, not with a drive: no lifetime figure
     life = None if source == media_writes.EMULATOR else lifetime(mine[steps[0]].counters)
     return TestWaf(source, note, whole, rounds, unread, life,
-                   mine[steps[0]].when if life is not None else "")
+                   mine[steps[0]].when if life is not None else "",
+                   media_writes.unit_of(mine[steps[0]].counters))
 
 
 def _interval(mine, a: int, b: int, folder: Path) -> IntervalWaf:

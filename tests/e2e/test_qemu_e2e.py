@@ -24,7 +24,6 @@ also fetches Debian's kernel package).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 import subprocess
@@ -33,6 +32,7 @@ import sys
 import pytest
 
 from pts.device import media_writes
+from pts.export.json_doc import waf_doc
 from pts.results import records
 from pts.results.ledger import read_ledger, read_records
 from pts.stored import ocp_verdicts, waf
@@ -204,41 +204,49 @@ def test_c0h_read_at_every_step_with_its_version(guest):
 
 def test_waf_from_c0h_is_one_and_media_writes_match_fio(guest):
     """QEMU counts the host's writes as its media writes (hw/nvme: the block layer's written
-    bytes), so the run's WAF from C0h is 1.00: computed by the suite's own pts.stored.waf over
-    the same records with C0h's Physical Media Units Written as the media counter; and its
-    difference over the run (after purge to test end) is what fio wrote, within 1 %."""
-    mine = [dataclasses.replace(r, counters=r.counters | media_writes.keys(
-                r.counters[media_writes.OCP_C0]["fields"]["physical_media_units_written"],
-                media_writes.OCP))
-            if isinstance(r, records.DeviceCounters) and r.source == "smart-log" else r
-            for r in read_records(guest.run_folder() / "ledger.jsonl")[0]
-            if getattr(r, "test", None) == "iops"]
-    found = waf.from_records(mine, guest.run_folder())
-    t = found.test
-    print(f"\nC0h WAF {found.value}: media {t.media_bytes:,} B, drive host {t.drive_host_bytes:,}"
-          f" B, fio {t.fio_bytes:,} B ({t.start} to {t.end})")
-    assert found.source == media_writes.OCP and (t.start, t.end) == ("after purge", "test end")
-    assert found.value == pytest.approx(1.0, abs=0.01), found
-    assert t.fio_bytes and abs(t.media_bytes - t.fio_bytes) <= 0.01 * t.fio_bytes, t
-
-
-def test_waf_from_log_09h_is_not_given_at_its_resolution(guest):
-    """Log 09h counts in 10^9 bytes: the run (a 128 MiB drive) writes under 100 units, so its
-    WAF from 09h is not given and the report says why with the resolution, as the suite's
-    export does; its difference agrees with the host's writes within one unit (1 GB): a WAF
-    of 1.00 within the stated resolution. (QEMU 10.0's 09h counter is 0 below 10^9 bytes and
-    stays 1 from there: docs/development.md; the guest run stays below 2 x 10^9 bytes.)"""
+    bytes), so the run's WAF from C0h is 1.00: the product's own figure (pts.stored.waf over
+    the run's records, C0h's Physical Media Units Written at 1-byte resolution), which is the
+    headline the report and the export give; and its difference over the run (after purge to
+    test end) is what fio wrote, within 1 %."""
     run = load_run(guest.run_folder())
     (test,) = [t for t in run.tests if t.name == "iops"]
     found = waf.of_test(run, test)
     t = found.test
-    assert found.source == media_writes.ENDURANCE and found.value is None
-    assert found.note.startswith("not given: ") and "1 GB resolution" in found.note, found.note
+    print(f"\nC0h WAF {found.value}: media {t.media_bytes:,} B, drive host {t.drive_host_bytes:,}"
+          f" B, fio {t.fio_bytes:,} B ({t.start} to {t.end})")
+    assert (found.source, found.unit) == (media_writes.OCP, 1), found
+    assert (t.start, t.end) == ("after purge", "test end")
+    assert found.value == pytest.approx(1.0, abs=0.01), found
+    assert t.fio_bytes and abs(t.media_bytes - t.fio_bytes) <= 0.01 * t.fio_bytes, t
+    doc = waf_doc(run, test)["waf"]
+    assert (doc["value"], doc["source"]) == (found.value, media_writes.OCP)
+    assert [s["source"] for s in doc["sources"]] == [media_writes.OCP, media_writes.ENDURANCE]
+
+
+def test_waf_from_log_09h_is_not_given_at_its_resolution(guest):
+    """Log 09h counts in 10^9 bytes: the run (a 128 MiB drive) writes under 100 units, so the
+    product's WAF from 09h (beside the C0h headline, same steps and host bytes) is not given
+    and the report's counters page says why with the resolution; its difference agrees with
+    the host's writes within one unit (1 GB): a WAF of 1.00 within the stated resolution.
+    (QEMU 10.0's 09h counter is 0 below 10^9 bytes and stays 1 from there: docs/development.md;
+    the guest run stays below 2 x 10^9 bytes.)"""
+    run = load_run(guest.run_folder())
+    (test,) = [t for t in run.tests if t.name == "iops"]
+    found = waf.of_test(run, test)
+    (log09,) = [w for w in found.sources if w.source == media_writes.ENDURANCE]
+    t = log09.test
+    assert log09 is not found and log09.value is None and log09.unit == nvme.ENDURANCE_UNIT_BYTES
+    assert log09.note.startswith("not given: ") and "1 GB resolution" in log09.note, log09.note
+    assert (t.start, t.end) == (found.test.start, found.test.end)
+    assert t.host_bytes == found.test.host_bytes
     assert abs(t.media_bytes - t.host_bytes) < nvme.ENDURANCE_UNIT_BYTES, t
     text = subprocess.run(["pdftotext", str(guest.report(guest.run_folder())), "-"],
                           check=True, capture_output=True, text=True).stdout
     flat = " ".join(text.split())
-    assert f"WAF: {found.note} ({media_writes.ENDURANCE})." in flat, found.note
+    assert f"WAF from {log09.label()}: {log09.note}." in flat, log09.note
+    (exported,) = [s for s in waf_doc(run, test)["waf"]["sources"]
+                   if s["source"] == media_writes.ENDURANCE]
+    assert (exported["value"], exported["note"]) == (None, log09.note)
 
 
 def test_ocp_requirements_page_on_the_guest_run(guest):

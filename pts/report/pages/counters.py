@@ -173,22 +173,44 @@ def _count(value: int | None) -> str:
 
 def waf_block(found: TestWaf) -> list[Flowable]:
     """The test's write amplification from the drive's own media-write counter, with its
-    source; "not reported by this drive" (and why) where there is none."""
+    source; "not reported by this drive" (and why) where there is none. A drive with two media
+    counters (log 09h and C0h) has a line for each, each naming its log and resolution: the
+    headline's first (the finest with a value), then the other's value or why not."""
+    name = found.label() if found.others else found.source
     if found.source is None or found.test is None or found.value is None:
-        why = found.note if found.source is None else f"{found.note} ({found.source})"
-        return [para(f"WAF: {why}.", "small")] + unread_media(found) + life(found)
+        why = found.note if found.source is None else f"{found.note} ({name})"
+        return [para(f"WAF: {why}.", "small")] + unread_media(found) + life(found) + \
+            other_sources(found)
     t = found.test
     fio = " is not all in the ledger (a round measured again)" if t.fio_bytes is None \
         else f": {_gb(t.fio_bytes)} GB"
     cross = "" if t.host_source == waf.HOST_FIO else f"; what the suite's fio wrote{fio}"
     text = (f"WAF {t.value:.2f} over the test ({t.start} to {t.end}): media writes "
-            f"{_gb(t.media_bytes)} GB ({found.source}) / host writes {_gb(t.host_bytes)} GB "
+            f"{_gb(t.media_bytes)} GB ({name}) / host writes {_gb(t.host_bytes)} GB "
             f"({t.host_source}{cross}).")
     rounds = [f"{r.round}: {r.value:.2f}" for r in found.per_round
               if r.round is not None and r.value is not None]
     if rounds:
         text += " Per round (where the media counter moved): " + ", ".join(rounds) + "."
-    return [para(text, "small")] + coarse_rounds(found) + unread_media(found) + life(found)
+    return [para(text, "small")] + coarse_rounds(found) + unread_media(found) + life(found) + \
+        other_sources(found)
+
+
+def other_sources(found: TestWaf) -> list[Flowable]:
+    """A line per media source beside the headline's (pts.stored.waf: the same steps and
+    host bytes), with its value, or why it has none."""
+    out = []
+    for other in found.others:
+        t = other.test
+        if other.value is not None and t is not None:
+            text = (f"{other.value:.2f} over the test ({t.start} to {t.end}): media writes "
+                    f"{_gb(t.media_bytes)} GB / host writes {_gb(t.host_bytes)} GB "
+                    f"({t.host_source})")
+        else:
+            text = other.note
+        unread = f" Not read at: {'; '.join(other.unread)}." if other.unread else ""
+        out.append(para(f"WAF from {other.label()}: {text}.{unread}", "small"))
+    return out
 
 
 def life(found: TestWaf) -> list[Flowable]:

@@ -106,7 +106,8 @@ def tests_table(run: RunView) -> Flowable:
 
 def _waf(run: RunView, test: TestResult) -> str:
     """The test's write amplification from the drive's own counters (its counters page says
-    from which, and why not where it is "-"): issue 33 §3."""
+    from which, and why not where it is "-"): issue 33 §3. With two media counters (log 09h
+    and C0h) the finest-resolution one that gives a value (pts.stored.waf.from_records)."""
     found = waf.of_test(run, test).value
     return "-" if found is None else f"{found:.2f}"
 
