@@ -16,11 +16,21 @@ from pts.tools.nvme_json import NvmeError, read_doc, to_int, uint128
 # versions: 2 = NVMe Cloud SSD 1.0, 3 = OCP 2.0, 4 = 2.5, 5 = 2.6, 6 = 2.7 (nvme-cli #2972,
 # #2966). nvme-cli prints every field it knows whatever the page's version, the later ones
 # as zeros (both real pages in tests/data/recorded do), so a field the page's version does
-# not have is not given. The DSSD specification version (bytes 103:98) is taken from
-# version 3: the KIOXIA CD8's v3 page says Major 2, the FADU's v2 page 0 in all four (nvme-cli
-# prints it from 2); NVMe Base Errata Version, PCIe Link Retraining Count and Power State
-# Change Count from version 4 (OCP 2.5), though nvme-cli prints them from 2: both real v2/v3
-# pages carry zeros there, and a zero read as a count would be a claim the drive never made.
+# not have is not given.
+# The first version of each gated field, from the specification's own text: Datacenter NVMe
+# SSD Specification Version 2.0 (07302021, r21; the PDF in freews/general_parser @e094013b,
+# source_doc/), whose C0h table says Log Page Version "Shall be set to 0003h" (SMART-27, p.
+# 21), defines the DSSD Specification Version, bytes 103:98 with the Errata Version Field at
+# byte 98 (SMART-13, p. 18), the NVMe Errata revision at byte 130 (SMART-20, p. 20), PCIe
+# Link Retraining Count at 199:192 (SMART-29, p. 21) and Power State Change Count at 207:200
+# (SMART-31, p. 21): all from version 3. (v2.7, circulardrives/cdi-grading-tool docs/, keeps
+# those IDs and offsets and calls byte 130 the NVM Express Base Errata Version.) The NVMe
+# Cloud SSD Specification 1.0 (version 2) text was not found: the version 3 fields stay not
+# given on a version 2 page (the FADU's prints 0 in all of them; Major Version 0 names no
+# DSSD version).
+# Older key spellings: nvme-cli 2.3's OCP plugin prints byte 130 as "NVMe Errata Version"
+# (tests/data/qemu-10's C0h pages, version 5).
+OLDER_KEYS = {"nvme_base_errata_version": ("NVMe Errata Version",)}
 C0_FIELDS = (
     ("physical_media_units_written", "Physical media units written", None, 16, 0),
     ("physical_media_units_read", "Physical media units read", None, 16, 0),
@@ -47,14 +57,14 @@ C0_FIELDS = (
     ("incomplete_shutdowns", "Incomplete shutdowns", None, 4, 0),
     ("percent_free_blocks", "Percent free blocks", None, 1, 0),
     ("capacitor_health", "Capacitor health", None, 2, 0),
-    ("nvme_base_errata_version", "NVMe Base Errata Version", None, 1, 4),
+    ("nvme_base_errata_version", "NVMe Base Errata Version", None, 1, 3),
     ("unaligned_io", "Unaligned I/O", None, 8, 0),
     ("security_version_number", "Security Version Number", None, 8, 0),
     ("nuse", "NUSE - Namespace utilization", "nuse_namespace_utilization", 8, 0),
     ("plp_start_count", "PLP start count", None, 16, 0),
     ("endurance_estimate", "Endurance estimate", None, 16, 0),
-    ("pcie_link_retraining_count", "PCIe Link Retraining Count", None, 8, 4),
-    ("power_state_change_count", "Power State Change Count", None, 8, 4),
+    ("pcie_link_retraining_count", "PCIe Link Retraining Count", None, 8, 3),
+    ("power_state_change_count", "Power State Change Count", None, 8, 3),
 )
 OCP_C0_GUID = "0xafd514c97c6f4f9ca4f2bfea2810afc5"   # the C0h GUID as nvme-cli prints it
 
@@ -85,7 +95,8 @@ def parse_ocp_c0(text: str) -> OcpC0:
     guid = flat.get("logpageguid")
     fields, unsupported, later = {}, [], []
     for name, v1, v2, size, since in C0_FIELDS:
-        raw = next((flat[k] for k in (_key(v1), _key(v2 or name)) if k in flat), None)
+        keys = (v1, v2 or name, *OLDER_KEYS.get(name, ()))
+        raw = next((flat[k] for k in map(_key, keys) if k in flat), None)
         value = uint128(raw)
         if value is not None and since > version:
             later.append(name)

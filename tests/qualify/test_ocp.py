@@ -70,10 +70,27 @@ def test_c0h_fields_version_guid_and_dssd_version_of_the_real_drives(tmp_path, f
     # SMART-4: the CD8's bad system NAND blocks are all ones (not supported); FADU gives them
     assert f["SMART-4"].verdict == ocp.PASS
     assert k["SMART-4"].verdict == ocp.FAIL and "all ones (not supported)" in k["SMART-4"].reason
-    # SMART-29: a field of log page version 4 on: in neither page
-    assert "not in log page version 2" in f["SMART-29"].reason
+    # SMART-20, -29, -31: fields from log page version 3 (OCP 2.0 r21): on the CD8's page
+    # (zeros: counts the drive gives), not on the FADU's version 2 page
+    for rid in ("SMART-20", "SMART-29", "SMART-31"):
+        assert k[rid].verdict == ocp.PASS, (rid, k[rid].reason)
+        assert f[rid].verdict == ocp.FAIL and "not in log page version 2" in f[rid].reason
+    assert "pcie_link_retraining_count = 0" in k["SMART-29"].evidence[0]
     # fields nvme-cli 2.3 does not print and reserved bytes: not checked
     assert f["SMART-46"].verdict == f["SMART-16"].verdict == ocp.NOT_CHECKED
+
+
+def test_ocp_2_0_on_the_cd8_fails_only_its_unsupported_bad_system_nand_blocks(tmp_path, cd8,
+                                                                             capsys):
+    """`qualify --ocp 2.0` on the KIOXIA CD8's version 3 page (the version OCP 2.0 asks
+    for): every C0h field of version 3 is given, so the one FAIL is SMART-4 (its bad system
+    NAND blocks are all ones); 29 PASS, 1 FAIL, 52 NOT CHECKED of the 82 requirements."""
+    path = build_run(tmp_path, counters=growing(cd8), counters_source="smart-log")
+    assert main(["qualify", str(path), "--ocp", "2.0"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    fails = [line.split()[1] for line in out if line.startswith("FAIL ")]
+    assert fails == ["SMART-4"], fails
+    assert out[-1].startswith("OCP DC NVMe SSD 2.0: 29 PASS, 1 FAIL, 52 NOT CHECKED of 82")
 
 
 def test_the_media_counter_must_not_fall(tmp_path, fadu):

@@ -109,17 +109,19 @@ def test_all_ff_raw_and_65535_normalised_are_not_supported():
 
 def test_fields_gated_on_the_log_page_version():
     """Both pages print every field nvme-cli knows, later ones as zeros. The DSSD
-    specification version (bytes 103:98) is a field from version 3 (OCP 2.0: the CD8's v3
-    page says Major 2); the FADU's v2 page (NVMe Cloud SSD 1.0) prints 0 there: not given.
-    PCIe Link Retraining Count and Power State Change Count: from version 4 (OCP 2.5), not
-    given on either page."""
+    specification version (bytes 103:98), the NVMe Base Errata Version (byte 130), PCIe Link
+    Retraining Count and Power State Change Count are fields from version 3: the OCP 2.0 r21
+    text (log page version 0003h) defines them as SMART-13, -20, -29 and -31. The CD8's v3
+    page gives them (Major 2, the others 0); the FADU's v2 page (NVMe Cloud SSD 1.0) prints 0
+    there: not given."""
     fadu = nvme_ocp.parse_ocp_c0(text("nvme-ocp-smart-add-log", "fadu-delta-u2"))
     cd8 = nvme_ocp.parse_ocp_c0(text("nvme-ocp-smart-add-log", "kioxia-cd8"))
     assert fadu.fields["major_version"] is None and cd8.fields["major_version"] == 2
-    for page in (fadu, cd8):
-        assert page.fields["pcie_link_retraining_count"] is None
-        assert page.fields["power_state_change_count"] is None
-        assert "pcie_link_retraining_count" in page.not_in_version
+    v3 = ("nvme_base_errata_version", "pcie_link_retraining_count", "power_state_change_count")
+    for name in v3:
+        assert fadu.fields[name] is None and name in fadu.not_in_version, name
+        assert cd8.fields[name] == 0 and name not in cd8.not_in_version, name
+    assert cd8.not_in_version == ()
     # the same field on a version 4 page is read
     doc = json.loads(text("nvme-ocp-smart-add-log", "kioxia-cd8"))
     doc["Log page version"], doc["PCIe Link Retraining Count"] = 4, 7
