@@ -1,6 +1,9 @@
 """`create_app(folders)`: the dashboard's routes (Starlette), read-only.
 
-    /                          the runs list (filters: model, serial, test, verdict, state)
+    /                          the runs list (filters: model, serial, firmware, host, test,
+                               verdict, state, start date; pages of listing.PAGE_ROWS): from
+                               the results index REPORTS_DIR/index.sqlite when there is one
+                               (pts.serve.indexed), else from the folders (pts.serve.listing)
     /runs/<id>                 a run (or a several-device session); live part while it runs;
                                an NVMe drive's run: its OCP requirement verdicts
                                (pts.stored.ocp_verdicts, as `qualify --ocp` and the report)
@@ -21,9 +24,9 @@ middleware, in front of the router, so a route added here cannot escape it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections import OrderedDict
-from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -38,29 +41,33 @@ from starlette.templating import Jinja2Templates
 from pts.compare import cli as compare_cli
 from pts.export import cli as export_cli
 from pts.export.json_doc import finite, run_document
+from pts.index.db import FILE_NAME, IndexUnusable
 from pts.report.document import build_html
-from pts.serve import access, auth, comparing, convergence, metrics, safe, state
+from pts.serve import access, auth, comparing, convergence, listing, metrics, safe, state
 from pts.serve.index import Entry, RunIndex
+from pts.serve.indexed import WATCH_SECONDS, IndexedRuns
 from pts.serve.live import LiveFeeds
 from pts.stored import ocp_verdicts
 
 TEMPLATES = Path(__file__).parent / "templates"
 REPORT_CACHE = 8            # HTML reports kept in memory (a full run's is a few MB)
 CHART_CACHE = 64            # convergence charts kept (tens of kB each)
-FILTERS = ("model", "serial", "test", "verdict", "state")
 
 
 def create_app(folders: list[str | Path], *, stale_after: float = state.STALE_AFTER,
                poll_seconds: float = 1.0,
-               credentials: access.Credentials | None = None) -> Starlette:
+               credentials: access.Credentials | None = None,
+               watch_seconds: float = WATCH_SECONDS) -> Starlette:
     index = RunIndex(folders)
+    indexed, folder_note = open_index(index, watch_seconds)
     feeds = LiveFeeds(index, poll_seconds, stale_after)
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True)
     pages = Jinja2Templates(env=env)
     reports: OrderedDict[str, tuple[tuple, str]] = OrderedDict()
     charts: dict[str, tuple[tuple, str | None]] = {}
     compare_pages = comparing.Pages()
-    registry = metrics.registry(index, stale_after)
+    registry = metrics.registry(index, stale_after, indexed)
+    env.globals.update(short=listing.short)
 
     def entry_or_404(request: Request) -> Entry:
         entry = index.get(request.path_params["id"])
@@ -69,19 +76,26 @@ def create_app(folders: list[str | Path], *, stale_after: float = state.STALE_AF
         return entry
 
     def runs(request: Request) -> Response:
-        wanted = {k: request.query_params.get(k, "").strip() for k in FILTERS}
-        rows = [row(e, stale_after, index) for e in index.refresh()]
-        shown = [r for r in rows if matches(r, wanted)]
+        wanted = listing.wanted(request.query_params)
+        found = indexed.listing(stale_after, wanted) if indexed is not None \
+            else listing.from_folders(index, stale_after, wanted)
+        kept = [(k, v) for k, v in wanted.raw.items() if v and k != "page"]
+
+        def paging(n: int) -> str:
+            return urlencode(kept + [("page", str(n))])
+
         return pages.TemplateResponse(request, "runs.html", {
-            "rows": shown, "total": len(rows), "wanted": wanted, "states": state.STATES,
-            "tests": sorted({t for r in rows for t in r["tests"]})})
+            "listing": found, "wanted": wanted, "states": listing.LIST_STATES,
+            "verdicts": listing.VERDICTS, "tests": found.tests, "paging": paging,
+            "note": indexed.note() if indexed is not None else folder_note},
+            status_code=400 if wanted.errors else 200)
 
     def run_page(request: Request) -> Response:
         entry = entry_or_404(request)
         name = "session.html" if entry.kind == "session" else "run.html"
         ocp = ocp_verdicts.summary(entry.view) if entry.kind == "run" and entry.view else None
         return pages.TemplateResponse(request, name, {
-            "row": row(entry, stale_after, index), "run": entry.view, "entry": entry,
+            "row": listing.row(entry, stale_after, index), "run": entry.view, "entry": entry,
             "live": state.live(entry, stale_after), "devices": session_devices(entry, index),
             "ocp": ocp})
 
@@ -167,7 +181,17 @@ def create_app(folders: list[str | Path], *, stale_after: float = state.STALE_AF
     def metrics_page(request: Request) -> Response:
         return Response(metrics.text(registry), media_type=metrics.CONTENT_TYPE)
 
-    app = Starlette(routes=[
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        if indexed is not None:
+            indexed.start()          # brought level now, then as the folders change
+        try:
+            yield
+        finally:
+            if indexed is not None:
+                indexed.stop()
+
+    app = Starlette(lifespan=lifespan, routes=[
         Route("/", runs),
         Route("/metrics", metrics_page),
         # pages without an icon of their own (the HTML report) make browsers ask for one
@@ -180,41 +204,31 @@ def create_app(folders: list[str | Path], *, stale_after: float = state.STALE_AF
         Route("/runs/{id:path}/files/{name}", files),
         Route("/runs/{id:path}", run_page),
     ], middleware=auth.middleware(credentials))
-    app.state.index, app.state.feeds = index, feeds
+    app.state.index, app.state.feeds, app.state.indexed = index, feeds, indexed
+    app.state.folder_note = folder_note
     return app
 
 
-def row(entry: Entry, stale_after: float, index: RunIndex) -> dict:
-    """What the runs list shows of a folder."""
-    run = entry.view
-    out = {"id": entry.id, "kind": entry.kind, "error": entry.error,
-           "state": state.run_state(entry, stale_after), "tests": [], "model": "",
-           "serial": "", "spec": "", "verdict": "", "compliant": None, "deviations": "",
-           "started": "", "ended": ""}
-    if run is not None:
-        out.update(model=run.device.model, serial=run.device.serial, spec=run.spec_title,
-                   tests=[t.name for t in run.tests], verdict=run.verdict.text,
-                   compliant=run.verdict.compliant, deviations=len(run.deviations),
-                   started=run.started or "", ended=_when(run.finished)
-                   if out["state"] != state.RUNNING else "")
-    elif entry.kind == "session":
-        devices = entry.session.get("devices") or []
-        out.update(model=", ".join(str(d.get("label", "?")) for d in devices
-                                   if isinstance(d, dict)), started=entry.folder.name,
-                   spec=f"session of {len(devices)} devices")
-    return out
+NO_INDEX = ("Runs read from their folders (no results index {path}). With many runs, make "
+            "one: `python -m pts index {root}`, then start the dashboard again: it lists the "
+            "runs from the index and keeps it level with the folders (docs/index.md).")
 
 
-def matches(r: dict, wanted: dict) -> bool:
-    def has(field: str) -> bool:
-        return not wanted[field] or wanted[field].lower() in r[field].lower()
-
-    verdict = wanted["verdict"]
-    return (has("model") and has("serial")
-            and (not wanted["test"] or wanted["test"] in r["tests"])
-            and (not wanted["state"] or wanted["state"] == r["state"])
-            and (not verdict or (verdict == "compliant") == (r["compliant"] is True)
-                 and r["compliant"] is not None))
+def open_index(index: RunIndex, watch_seconds: float) -> tuple[IndexedRuns | None, str]:
+    """The results index beside the one folder served (REPORTS_DIR/index.sqlite), or None
+    and what the page says instead (why the folders are read)."""
+    if len(index.roots) != 1:
+        return None, (f"Runs read from their folders: the results index is used with one "
+                      f"REPORTS_DIR ({len(index.roots)} given).")
+    root = index.roots[0]
+    path = root / FILE_NAME
+    if not path.is_file():
+        return None, NO_INDEX.format(path=path, root=root)
+    try:
+        return IndexedRuns(root, path, index, watch_seconds), ""
+    except IndexUnusable as exc:
+        return None, (f"Runs read from their folders: the results index {path} cannot be "
+                      f"used ({exc}).")
 
 
 def session_devices(entry: Entry, index: RunIndex) -> list[dict]:
@@ -226,7 +240,3 @@ def session_devices(entry: Entry, index: RunIndex) -> list[dict]:
                        | {"run": index.id_of(folder) if isinstance(folder, str) else None,
                           "run_folder": folder})
     return out
-
-
-def _when(t: float | None) -> str:
-    return "" if t is None else datetime.fromtimestamp(t, UTC).isoformat(timespec="seconds")

@@ -18,7 +18,10 @@ DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8080
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.description = (
         "Serve a dashboard of the run folders (and several-device session folders) under "
-        "REPORTS_DIR: the runs list (filters: model, serial, test, verdict, state), each "
+        "REPORTS_DIR: the runs list (filters: model, serial, firmware, host, test, "
+        "verdict, state, start date; from the results index REPORTS_DIR/index.sqlite when "
+        "there is one, kept level with the folders as they change: `python -m pts index "
+        "REPORTS_DIR` makes it; else read from the folders), each "
         "run's tests, warnings and deviations, a running run's live state (server-sent "
         "events as its ledger grows), a finished run's report as HTML, the PDF, run.json, "
         "ledger.jsonl and the export JSON/CSV as downloads, and /metrics in the Prometheus "
@@ -67,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
 
     app = create_app(args.reports_dirs, stale_after=args.stale_after, credentials=credentials)
     handler = access.log_to(sys.stderr) if credentials is not None else None
+    if app.state.indexed is None:          # once: how to list many runs fast
+        print(f"snia-pts dashboard: {app.state.folder_note}", file=sys.stderr, flush=True)
     print(f"snia-pts dashboard: http://{args.host}:{args.port}/ "
           f"({', '.join(str(Path(d).resolve()) for d in args.reports_dirs)}; "
           + (f"basic auth, {len(credentials.users)} user(s) of {credentials.source})"

@@ -9,12 +9,13 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from pts.serve import safe
-from pts.stored.data import LEDGER, RUN_JSON, load_run
+from pts.stored.data import LEDGER, RUN_JSON, load_run, run_json
 from pts.stored.model import RunFolderError, RunView
 
 SESSION_JSON = "session.json"
@@ -42,6 +43,9 @@ class Entry:
     view: RunView | None = None
     error: str | None = None     # why it could not be loaded
     session: dict = field(default_factory=dict)   # session.json
+    # a run whose ledger cannot be read: what its run.json says (model, serial, firmware,
+    # host, spec, started), as the results index keeps it (pts.index.rows.unreadable_row)
+    identity: dict | None = None
     stats: dict[str, tuple[int, int] | None] = field(default_factory=dict)   # at last look
 
     def mtime(self, name: str) -> float | None:
@@ -52,20 +56,31 @@ class Entry:
     def sort_time(self) -> float:
         """When it started (run.json `started`; a session: its folder's time stamp), else
         when its first file was written."""
-        text = self.view.started if self.view is not None else None
-        for parse in (datetime.fromisoformat, lambda s: datetime.strptime(s, "%Y%m%dT%H%M%S")):
-            try:
-                return parse(text or self.folder.name.split("-")[0]).timestamp()
-            except (TypeError, ValueError):
-                continue
-        return self.mtime(RUN_JSON) or self.mtime(SESSION_JSON) or 0.0
+        text = self.view.started if self.view is not None else \
+            (self.identity or {}).get("started")
+        return sort_time(text, self.folder, self.mtime(RUN_JSON) or self.mtime(SESSION_JSON))
+
+
+def sort_time(started: str | None, folder: Path, mtime: float | None) -> float:
+    """Where a folder goes in the runs list (newest first): its start time (ISO 8601), else
+    its name's time stamp (YYYYMMDDTHHMMSS[-...]), else `mtime` (its run.json's)."""
+    for parse in (datetime.fromisoformat, lambda s: datetime.strptime(s, "%Y%m%dT%H%M%S")):
+        try:
+            return parse(started or folder.name.split("-")[0]).timestamp()
+        except (TypeError, ValueError):
+            continue
+    return mtime or 0.0
 
 
 class RunIndex:
-    def __init__(self, folders: list[str | Path]):
+    def __init__(self, folders: list[str | Path],
+                 finder: Callable[[str], tuple[Path, str] | None] | None = None):
+        """`finder`: where a folder not seen yet is, by its id (the results index's lookup,
+        pts.serve.indexed), instead of scanning every folder (the default)."""
         self.roots = [Path(f).resolve() for f in folders]
         self.entries: dict[str, Entry] = {}
         self.loads = 0                       # how many times a folder was (re)read
+        self.finder = finder
         self._lock = threading.Lock()
 
     def refresh(self) -> list[Entry]:
@@ -81,7 +96,12 @@ class RunIndex:
         """The entry `entry_id` as it is now (None: no such folder)."""
         with self._lock:
             entry = self.entries.get(entry_id)
-        if entry is None:
+        if entry is None and self.finder is not None:
+            where = self.finder(entry_id)
+            if where is None:
+                return None
+            entry = Entry(entry_id, *where)
+        elif entry is None:
             self.refresh()
             entry = self.entries.get(entry_id)
             if entry is None:
@@ -148,7 +168,11 @@ class RunIndex:
             if (path.exists() or path.is_symlink()) and not safe.inside(path, self.roots):
                 raise RunFolderError(f"{path} leads out of the served folders: not read")
         if entry.kind == "run":
-            entry.view = load_run(entry.folder)
+            try:
+                entry.view = load_run(entry.folder)
+            except Exception:
+                entry.identity = _identity(entry.folder)
+                raise
             return
         try:
             data = json.loads((entry.folder / SESSION_JSON).read_text(encoding="utf-8"))
@@ -157,3 +181,18 @@ class RunIndex:
         if not isinstance(data, dict) or not isinstance(data.get("devices"), list):
             raise RunFolderError(f"{entry.folder / SESSION_JSON} has no \"devices\" list")
         entry.session = data
+
+
+def _identity(folder: Path) -> dict | None:
+    """What run.json says of a run whose ledger cannot be read (None: nor can run.json)."""
+    try:
+        info, device = run_json(folder)
+    except Exception:
+        return None
+    spec = info.get("spec") if isinstance(info.get("spec"), dict) else {}
+    platform = info.get("platform") if isinstance(info.get("platform"), dict) else {}
+    host = platform.get("hostname")
+    return {"model": device.model, "serial": device.serial, "firmware": device.firmware,
+            "host": None if host is None else str(host),
+            "spec": str(spec.get("title") or spec.get("name") or "unknown specification"),
+            "started": None if info.get("started") is None else str(info["started"])}

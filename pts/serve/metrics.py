@@ -2,7 +2,8 @@
 one). Labels stay few: per device (model, serial) only its newest run folder is shown (older
 runs are history, on the runs list), per test of that run its round and tracking values
 (`variable`: the test's tracking labels, a handful), the run state as one series per state
-(1 for the current one)."""
+(1 for the current one). With a results index (pts.serve.indexed) the index says which runs
+there are; the figures of the newest run of each device are read from its folder."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from prometheus_client.core import GaugeMetricFamily
 
 from pts.serve import state
 from pts.serve.index import RunIndex
+from pts.serve.indexed import IndexedRuns
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 DEVICE = ["model", "serial"]
@@ -18,8 +20,11 @@ TEST = DEVICE + ["test"]
 
 
 class RunsCollector:
-    def __init__(self, index: RunIndex, stale_after: float = state.STALE_AFTER):
-        self.index, self.stale_after = index, stale_after
+    def __init__(self, index: RunIndex, stale_after: float = state.STALE_AFTER,
+                 indexed: IndexedRuns | None = None):
+        """`indexed`: the results index says which runs there are (counts per state, the
+        newest run of each device); else every folder is read (pts.serve.index)."""
+        self.index, self.stale_after, self.indexed = index, stale_after, indexed
 
     def collect(self):
         g = {
@@ -46,14 +51,18 @@ class RunsCollector:
         }
         folders = GaugeMetricFamily("pts_run_folders", "run folders served, by state",
                                     labels=["state"])
-        entries = [e for e in self.index.refresh() if e.kind == "run"]
-        counts = dict.fromkeys((*state.STATES, state.ERROR), 0)
         newest: dict[tuple[str, str], object] = {}
-        for entry in entries:                        # newest first
-            counts[state.run_state(entry, self.stale_after)] += 1
-            if entry.view is not None:
-                dev = entry.view.device
-                newest.setdefault((dev.model, dev.serial), entry)
+        if self.indexed is not None:
+            counts, found = self.indexed.metric_runs(self.stale_after)
+        else:
+            entries = [e for e in self.index.refresh() if e.kind == "run"]
+            counts = dict.fromkeys((*state.STATES, state.ERROR), 0)
+            for entry in entries:
+                counts[state.run_state(entry, self.stale_after)] += 1
+            found = [e for e in entries if e.view is not None]
+        for entry in found:                          # newest first
+            dev = entry.view.device
+            newest.setdefault((dev.model, dev.serial), entry)
         for (model, serial), entry in newest.items():
             self._device(g, [model, serial], entry)
         for name, n in counts.items():
@@ -88,9 +97,10 @@ class RunsCollector:
                 g[fam].add_metric(device, value)
 
 
-def registry(index: RunIndex, stale_after: float = state.STALE_AFTER) -> CollectorRegistry:
+def registry(index: RunIndex, stale_after: float = state.STALE_AFTER,
+             indexed: IndexedRuns | None = None) -> CollectorRegistry:
     reg = CollectorRegistry(auto_describe=False)
-    reg.register(RunsCollector(index, stale_after))
+    reg.register(RunsCollector(index, stale_after, indexed))
     return reg
 
 

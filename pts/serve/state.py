@@ -38,15 +38,24 @@ def run_state(entry: Entry, stale_after: float = STALE_AFTER, now: float | None 
     if entry.kind != "run" or entry.view is None:
         return ERROR if entry.error else FINISHED
     run = entry.view
-    ledger = entry.mtime(LEDGER) or 0.0
-    report = entry.mtime(REPORT_PDF)
-    over = report is not None and report >= ledger
-    alive = max(ledger, entry.mtime(COMMANDS_LOG) or 0.0)
-    if all_finished(run):
+    return state_of(all_finished(run), _stopping(run), resumable(run), entry.mtime(LEDGER),
+                    entry.mtime(REPORT_PDF), entry.mtime(COMMANDS_LOG), stale_after, now)
+
+
+def state_of(finished: bool, stopping: bool, can_resume: bool, ledger: float | None,
+             report: float | None, commands: float | None,
+             stale_after: float = STALE_AFTER, now: float | None = None) -> str:
+    """The rule, from its ingredients (a run view's, or an index row's: pts.serve.indexed):
+    the run's tests all finished; its last record an unfinished test_end; a drive --resume
+    takes; the mtimes of ledger.jsonl, report.pdf and commands.log (None: absent)."""
+    if finished:
         return FINISHED
-    if not over and not _stopping(run) and _fresh(alive, stale_after, now):
+    ledger = ledger or 0.0
+    over = report is not None and report >= ledger
+    alive = max(ledger, commands or 0.0)
+    if not over and not stopping and _fresh(alive, stale_after, now):
         return RUNNING
-    return RESUMABLE if resumable(run) else INTERRUPTED
+    return RESUMABLE if can_resume else INTERRUPTED
 
 
 def _stopping(run: RunView) -> bool:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from datetime import UTC, datetime
 from html import unescape
 from pathlib import Path
 
@@ -93,7 +94,10 @@ def test_runs_list_deviations_and_start_are_the_stored_ones(pages):
     for rid in (screens.FIRST, screens.SECOND):
         info = json.loads((root / rid / "run.json").read_text())
         assert rows[rid]["deviations"] == str(deviation_count(root / rid)), rows[rid]
-        assert rows[rid]["started"] == info["started"]
+        started = datetime.fromisoformat(info["started"]).astimezone(UTC)
+        assert rows[rid]["started"] == started.strftime("%Y-%m-%d %H:%M")    # UTC minute
+        assert f'<time datetime="{info["started"]}" title="{info["started"]}">' in \
+            pages["runs-list"]                                     # the full text kept
 
 
 def test_run_page_rounds_window_and_deviations_are_the_stored_ones(pages):

@@ -1,0 +1,312 @@
+"""The runs list and /metrics from the results index (issue 41 §2): `pts serve REPORTS_DIR`
+finds REPORTS_DIR/index.sqlite itself (made here by `python -m pts index`, as a user makes it),
+lists the same rows in the same order with the same cells as it lists from the folders, each
+filter narrows to exactly the runs a query over the stored runs (pts.stored.data.load_run)
+picks, a folder added while it serves appears (its watcher brings the index level), and
+without an index file it reads the folders as before and says how to make one."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from pts.cli.main import main
+from pts.index.db import FILE_NAME
+from pts.serve import listing
+from pts.serve.app import create_app
+from pts.stored.data import load_run
+from tests.support.helpers import free_port
+from tests.support.serve_runs import Rows, make, unfinished
+from tests.support.synthetic.runfactory import FALLING_CURVE
+
+# id: (model, serial, firmware, host, started) — started None: no start time in run.json
+RUNS = {
+    "Alpha_SN-A/20261101T000000": ("Alpha", "SN-A", "FW1", "lab-a", "2026-11-01T08:00:00+00:00"),
+    "Beta_SN-B/20261102T000000": ("Beta", "SN-B", "FW2", "lab-b", "2026-11-02T23:30:00+00:00"),
+    "Alpha_SN-A2/20261103T000000": ("Alpha", "SN-A2", "FW2", "lab-b",
+                                    "2026-11-03T00:00:00+00:00"),
+    "Gamma_SN-C/20261104T000000": ("Gamma", "SN-C", "FW1", "lab-a", None),
+    "Delta_SN-D/20261105T000000": ("Delta", "SN-D", "FW3", "lab-c", "2026-11-05T10:00:00+00:00"),
+    "Emu_SN-E/20261106T000000": ("Emu", "SN-E", "FW1", "lab-a", "2026-11-06T10:00:00+00:00"),
+    "Tied_SN-T/20261106T000000": ("Tied", "SN-T", "FW1", "lab-a", "2026-11-06T10:00:00+00:00"),
+    "Bad_SN-X/20261107T000000": ("Bad", "SN-X", "FW9", "lab-z", "2026-11-07T10:00:00+00:00"),
+}
+UNREADABLE = "Bad_SN-X/20261107T000000"          # a corrupt record in its ledger's middle
+REFUSED = "Broken_SN-Y/20261108T000000"          # run.json cannot be read
+SESSION = "sessions/20261104T120000"
+
+
+def _identity(folder: Path, firmware: str, host: str, started: str | None) -> None:
+    info = json.loads((folder / "run.json").read_text())
+    info["device"]["firmware"] = firmware
+    info["platform"]["hostname"] = host
+    if started is None:
+        del info["started"]
+    else:
+        info["started"] = started
+    (folder / "run.json").write_text(json.dumps(info, indent=2))
+
+
+@pytest.fixture
+def root(tmp_path):
+    root = tmp_path / "reports"
+    for rid, (model, serial, firmware, host, started) in RUNS.items():
+        kw = {"model": model, "serial": serial}
+        if model == "Beta":
+            folder = make(root, rid, curve=FALLING_CURVE, **kw)
+        elif model == "Gamma":
+            folder = unfinished(root, rid, age=None, **kw)              # running
+        elif model == "Delta":
+            folder = unfinished(root, rid, **kw)                        # resumable
+        elif model == "Emu":
+            folder = unfinished(root, rid, emulated=True, **kw)         # interrupted
+        else:
+            folder = make(root, rid, **kw)
+        _identity(folder, firmware, host, started)
+        if model in ("Gamma",):
+            (folder / "ledger.jsonl").touch()                           # written just now
+    lines = (root / UNREADABLE / "ledger.jsonl").read_text().splitlines()
+    lines[3] = "\x00garbage"
+    (root / UNREADABLE / "ledger.jsonl").write_text("\n".join(lines) + "\n")
+    (make(root, REFUSED) / "run.json").write_text("{not json")
+    session = root / SESSION
+    session.mkdir(parents=True)
+    (session / "session.json").write_text(json.dumps({"devices": [
+        {"label": "nvme0n1", "given": "/dev/nvme0n1", "refused": None, "exit_status": 0,
+         "run_folder": str(root / "Alpha_SN-A/20261101T000000")}]}))
+    return root
+
+
+def index(root: Path) -> None:
+    assert main(["index", str(root)]) == 0
+
+
+def rows(client, query: str = "") -> list[tuple[str, list[str]]]:
+    r = client.get("/" + query)
+    assert r.status_code == 200, r.text
+    return list(Rows(r.text).rows.items())
+
+
+def indexed_app(root: Path, **kw):
+    app = create_app([root], watch_seconds=0.2, **kw)
+    assert app.state.indexed is not None, app.state.folder_note
+    return app
+
+
+QUERIES = ["", "?model=alp", "?model=ALPHA&firmware=fw2", "?serial=SN-A", "?firmware=FW1",
+           "?host=LAB-B", "?test=iops", "?test=wsat", "?verdict=compliant",
+           "?verdict=not+compliant", "?state=running", "?state=resumable",
+           "?state=interrupted", "?state=finished", "?state=error", "?from=2026-11-03",
+           "?to=2026-11-02", "?from=2026-11-02&to=2026-11-05", "?model=x_%"]
+
+
+def test_the_index_lists_what_the_folders_list(root):
+    with TestClient(create_app([root])) as client:           # no index yet: the folders
+        from_folders = {q: rows(client, q) for q in QUERIES}
+    index(root)
+    app = indexed_app(root)
+    with TestClient(app) as client:
+        assert app.state.indexed.wait(1)
+        from_index = {q: rows(client, q) for q in QUERIES}
+    assert len(from_folders[""]) == len(RUNS) + 2          # + the refused run, the session
+    for q in QUERIES:
+        assert from_index[q] == from_folders[q], q           # rows, order, every cell
+
+
+def test_pages_are_the_same_from_both(root, monkeypatch):
+    monkeypatch.setattr(listing, "PAGE_ROWS", 3)
+    with TestClient(create_app([root])) as client:
+        folders = [rows(client, f"?page={n}") for n in (1, 2, 3, 4)]
+    index(root)
+    app = indexed_app(root)
+    with TestClient(app) as client:
+        assert app.state.indexed.wait(1)
+        page = client.get("/?page=2&host=lab").text          # 8 runs: 3 pages
+        assert 'href="?host=lab&amp;page=3"' in page and 'href="?host=lab&amp;page=1"' in page
+        assert "8 of 10 folders, newest first; page 2 of 3" in " ".join(page.split())
+        assert [rows(client, f"?page={n}") for n in (1, 2, 3, 4)] == folders
+    assert [len(p) for p in folders] == [3, 3, 3, 1]
+
+
+def stored(root: Path) -> dict[str, dict]:
+    """Every run folder read by the report's loader (run.json alone where its ledger does not
+    read), as plain fields: the query below runs over these."""
+    out = {}
+    for rid in RUNS:
+        try:
+            run = load_run(root / rid)
+        except Exception:
+            info = json.loads((root / rid / "run.json").read_text())
+            out[rid] = {"model": info["device"]["model"], "serial": info["device"]["serial"],
+                        "firmware": info["device"]["firmware"],
+                        "host": info["platform"]["hostname"], "tests": [], "compliant": None,
+                        "started": info.get("started")}
+            continue
+        out[rid] = {"model": run.device.model, "serial": run.device.serial,
+                    "firmware": run.device.firmware, "host": run.platform["hostname"],
+                    "tests": [t.name for t in run.tests], "compliant": run.verdict.compliant,
+                    "started": run.started}
+    return out
+
+
+def day(text: str) -> float:
+    return datetime.fromisoformat(text + "T00:00:00+00:00").timestamp()
+
+
+def when(r: dict) -> float | None:
+    return datetime.fromisoformat(r["started"]).timestamp() if r["started"] else None
+
+
+FILTERS = {
+    "?model=alp": lambda r: "alp" in r["model"].lower(),
+    "?serial=sn-a2": lambda r: r["serial"] == "SN-A2",
+    "?firmware=fw2": lambda r: r["firmware"] == "FW2",
+    "?host=lab-a": lambda r: r["host"] == "lab-a",
+    "?test=iops": lambda r: "iops" in r["tests"],
+    "?verdict=compliant": lambda r: r["compliant"] is True,
+    "?verdict=not+compliant": lambda r: r["compliant"] is False,
+    "?from=2026-11-05": lambda r: when(r) is not None and when(r) >= day("2026-11-05"),
+    "?to=2026-11-02": lambda r: when(r) is not None and when(r) < day("2026-11-03"),
+    "?from=2026-11-02&to=2026-11-03":
+        lambda r: when(r) is not None and day("2026-11-02") <= when(r) < day("2026-11-04"),
+    "?model=alpha&host=lab-b": lambda r: r["model"] == "Alpha" and r["host"] == "lab-b",
+}
+
+
+@pytest.mark.parametrize("query", list(FILTERS))
+def test_each_filter_narrows_to_exactly_the_stored_runs_it_names(root, query):
+    expected = {rid for rid, r in stored(root).items() if FILTERS[query](r)}
+    assert expected and expected != set(RUNS)            # each one narrows, to something
+    index(root)
+    app = indexed_app(root)
+    with TestClient(app) as client:
+        assert app.state.indexed.wait(1)
+        got = {rid for rid, _ in rows(client, query)}
+    assert got == expected, query
+
+
+def test_a_bad_filter_value_is_named_and_not_applied(root):
+    index(root)
+    with TestClient(indexed_app(root)) as client:
+        r = client.get("/?from=yesterday&verdict=maybe")
+    assert r.status_code == 400
+    assert "from &#39;yesterday&#39;: give a day as YYYY-MM-DD" in r.text
+    assert "verdict &#39;maybe&#39;: give compliant or not compliant" in r.text
+    assert len(Rows(r.text).rows) == len(RUNS) + 2
+
+
+def test_a_folder_added_while_serving_appears(root):
+    index(root)
+    app = indexed_app(root)
+    new = "Late_SN-L/20261110T000000"
+    with TestClient(app) as client:
+        assert app.state.indexed.wait(1)
+        assert new not in dict(rows(client))
+        before = client.get("/metrics").text
+        make(root, new, model="Late", serial="SN-L")
+        _identity(root / new, "FW7", "lab-l", "2026-11-10T00:00:00+00:00")
+        passes = app.state.indexed.passes
+        assert app.state.indexed.wait(passes + 2)
+        listed = dict(rows(client))
+        page = client.get("/").text
+        after = client.get("/metrics").text
+    assert rows_first(listed) == new and listed[new][2:4] == ["Late", "SN-L"]
+    assert 'pts_run_folders{state="finished"} 4.0' in before
+    assert 'pts_run_folders{state="finished"} 5.0' in after
+    assert 'pts_run_state{model="Late",serial="SN-L",state="finished"} 1.0' in after
+    assert "level with the run folders as of" in page, page
+
+
+def rows_first(listed: dict) -> str:
+    return next(iter(listed))
+
+
+def test_metrics_from_the_index_are_those_from_the_folders(root):
+    with TestClient(create_app([root])) as client:
+        from_folders = client.get("/metrics").text
+    index(root)
+    app = indexed_app(root)
+    with TestClient(app) as client:
+        assert app.state.indexed.wait(1)
+        from_index = client.get("/metrics").text
+    assert sorted(from_index.splitlines()) == sorted(from_folders.splitlines())
+    assert 'pts_run_folders{state="error"} 2.0' in from_index      # unreadable + refused
+    assert 'pts_run_folders{state="running"} 1.0' in from_index
+
+
+def test_without_an_index_file_the_folders_are_read_and_the_page_says_how_to_index(root):
+    app = create_app([root])
+    with TestClient(app) as client:
+        page = client.get("/").text
+    assert app.state.indexed is None
+    assert len(Rows(page).rows) == len(RUNS) + 2
+    assert f"no results index {root.resolve() / FILE_NAME}" in page
+    assert f"python -m pts index {root.resolve()}" in page
+    assert not (root / FILE_NAME).exists()                   # the folders' list makes none
+
+
+def test_an_unusable_index_file_is_named_and_the_folders_are_read(root):
+    (root / FILE_NAME).write_text("not a database\n")
+    app = create_app([root])
+    with TestClient(app) as client:
+        page = client.get("/").text
+    assert app.state.indexed is None and len(Rows(page).rows) == len(RUNS) + 2
+    assert f"the results index {root.resolve() / FILE_NAME} cannot be used" in page
+    assert "not a usable SQLite database" in page
+
+
+def test_the_command_says_once_how_to_make_an_index(tmp_path):
+    root = tmp_path / "reports"
+    make(root, "Alpha_SN-A/20261101T000000", model="Alpha")
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "pts", "serve", str(root), "--port",
+                             str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout.readline().startswith("snia-pts dashboard: http://")
+        line = proc.stderr.readline()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+    assert line.startswith("snia-pts dashboard: Runs read from their folders (no results "
+                           "index") and f"`python -m pts index {root.resolve()}`" in line
+    assert proc.stderr.read().count("python -m pts index") == 0
+
+
+def test_a_run_page_is_found_through_the_index_without_reading_every_folder(root):
+    index(root)
+    app = indexed_app(root)
+    with TestClient(app) as client:
+        assert app.state.indexed.wait(1)
+        loads = app.state.index.loads
+        assert client.get("/runs/Beta_SN-B/20261102T000000").status_code == 200
+        assert client.get(f"/runs/{SESSION}").status_code == 200
+        assert client.get("/runs/Nope_SN/20261102T000000").status_code == 404
+    assert app.state.index.loads - loads <= 2                # those two folders at most
+    find = app.state.indexed.find          # an id is a key, never a path walked
+    assert find("Beta_SN-B/20261102T000000") == (root.resolve() / "Beta_SN-B/20261102T000000",
+                                                 "run")
+    for odd in ("Beta_SN-B/../Beta_SN-B/20261102T000000", f"../{root.name}/Beta_SN-B/"
+                "20261102T000000", str(root.resolve() / "Beta_SN-B/20261102T000000"), REFUSED
+                + "/..", ""):
+        assert find(odd) is None, odd
+
+
+def test_the_watcher_stops_with_the_server(root):
+    index(root)
+    app = indexed_app(root)
+    with TestClient(app):
+        assert app.state.indexed.wait(1)
+    n = app.state.indexed.passes
+    time.sleep(0.6)
+    assert app.state.indexed.passes == n
+    shutil.rmtree(root / "Alpha_SN-A")          # the index is not touched after the stop
+    assert app.state.indexed.passes == n
