@@ -25,7 +25,7 @@ COMMANDS = {
     "qualify": ("pts.qualify.cli",
                 "judge a run folder against a datasheet's requirements (no device)"),
     "index": ("pts.index.cli",
-              "index the run folders under REPORTS_DIR in an SQLite file (no device)"),
+              "index the run folders under REPORTS_DIR in SQLite or PostgreSQL (no device)"),
     "serve": ("pts.serve.cli",
               "the lab dashboard in a browser: runs, live state, HTML reports, /metrics"),
     "capture": ("pts.cli.capture",

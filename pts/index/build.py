@@ -14,18 +14,19 @@ nanosecond is not seen: `--full` reads every folder again.
 A folder whose ledger the stored-run reader refuses (a corrupt record in its middle) is
 indexed from run.json alone, with the reason (state "unreadable"); one whose run.json cannot
 be read is refused (its old rows dropped) with the reason; neither stops the command.
-Nothing here writes into a run folder.
+Nothing here writes into a run folder. The same code for SQLite and PostgreSQL (pts.index.db:
+the SQL is written once); a PostgreSQL server lost mid-way stops the command with
+db.IndexUnusable, the folder in flight rolled back, the ones before kept.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pts.index import rows
-from pts.index.db import transaction
+from pts.index.db import Index, transaction
 from pts.index.scan import scan
 from pts.stored.data import LEDGER, RUN_JSON, load_run, run_json
 from pts.stored.model import RunFolderError
@@ -66,7 +67,7 @@ def file_stats(folder: Path) -> dict:
     return out
 
 
-def update(conn: sqlite3.Connection, roots: Sequence[str | Path], full: bool = False) -> Summary:
+def update(conn: Index, roots: Sequence[str | Path], full: bool = False) -> Summary:
     """Index every run folder under `roots` (each an existing folder); `full`: read every
     folder again, changed or not."""
     roots = [Path(r).resolve() for r in roots]
@@ -98,7 +99,7 @@ def update(conn: sqlite3.Connection, roots: Sequence[str | Path], full: bool = F
                 insert(conn, "runs", rows.RUN_COLUMNS, [run_row])
                 insert(conn, "tests", rows.TEST_COLUMNS, tests)
                 insert(conn, "figures", rows.FIGURE_COLUMNS, figures)
-        except sqlite3.IntegrityError as exc:     # rows the schema refuses: this folder only
+        except conn.IntegrityError as exc:        # rows the schema refuses: this folder only
             summary.refused.append((folder, f"its rows break the index's schema ({exc}): "
                                             "rolled back, its old rows kept"))
             continue
@@ -128,12 +129,12 @@ def read(folder: Path, root: str, stats: dict) -> tuple[dict, list, list, str | 
     return rows.unreadable_row(str(folder), root, info, device, error, stats), [], [], error
 
 
-def delete(conn: sqlite3.Connection, folder: str) -> None:
+def delete(conn: Index, folder: str) -> None:
     """A folder's rows (its tests and figures go with it: ON DELETE CASCADE)."""
     conn.execute("DELETE FROM runs WHERE folder = ?", (folder,))
 
 
-def insert(conn: sqlite3.Connection, table: str, columns: Sequence[str],
+def insert(conn: Index, table: str, columns: Sequence[str],
            found: Iterable[dict]) -> None:
     conn.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES "
                      f"({', '.join('?' * len(columns))})", params(columns, found))

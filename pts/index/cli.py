@@ -1,8 +1,9 @@
-"""`python -m pts index [REPORTS_DIR ...] [--index FILE] [--full]`: bring the results index
-(docs/index.md) level with the run folders under REPORTS_DIR. Exit 0 when the index is level
+"""`python -m pts index [REPORTS_DIR ...] [--index FILE|URL] [--full]`: bring the results index
+(docs/index.md: an SQLite file, or a PostgreSQL database for a lab) level with the run folders
+under REPORTS_DIR. Exit 0 when the index is level
 (folders refused or skipped are named on stderr, with the reason, and do not change the exit
 code: the index is only a view of the folders); 2 when a REPORTS_DIR or the index cannot be
-used."""
+used (a PostgreSQL server down or lost mid-way included: the next run carries on)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from pts.index import build, db
+from pts.index import build, db, target
 from pts.index.schema import VERSION
 
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
@@ -19,7 +20,9 @@ EXIT_OK, EXIT_BAD_INPUT = 0, 2
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.description = (
         "Index the run folders under REPORTS_DIR in an SQLite file (default "
-        f"REPORTS_DIR/{db.FILE_NAME}): one row per run (device model, serial, firmware, "
+        f"REPORTS_DIR/{db.FILE_NAME}) or, for a lab, a PostgreSQL database (--index "
+        f"postgresql://USER@HOST/DATABASE, or the environment variable {target.ENV}): one row "
+        "per run (device model, serial, firmware, "
         "capacity, host, spec, options, deviations, verdict, state, times), per test "
         "(state, steady or not, rounds, measurement window) and the headline figures per "
         "test and cell as the report shows them (IOPS, Throughput MB/s, Latency ART / 5 9s / "
@@ -33,27 +36,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("reports_dirs", metavar="REPORTS_DIR", nargs="*", default=["reports"],
                    help="folders holding run folders (default: reports); only rows of folders "
                         "under these are added or dropped")
-    p.add_argument("--index", metavar="FILE", default=None,
-                   help=f"the index file (default: REPORTS_DIR/{db.FILE_NAME}; required "
-                        "with several REPORTS_DIR). Created, or migrated to this version's "
-                        f"schema (version {VERSION}); a file from a newer snia-pts is refused")
+    p.add_argument("--index", metavar="FILE|URL", default=None,
+                   help=f"the index: an SQLite file, or a PostgreSQL database as "
+                        f"postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE (psycopg 3: pip "
+                        f"install -e '.[postgresql]'). Default: ${target.ENV} if set, else "
+                        f"REPORTS_DIR/{db.FILE_NAME} (one of them is required with several "
+                        "REPORTS_DIR). Created, or migrated to this version's schema (version "
+                        f"{VERSION}); an index from a newer snia-pts is refused")
     p.add_argument("--full", action="store_true",
                    help="read every run folder again, changed or not (after a hand edit that "
                         "kept a file's size and mtime)")
-
-
-def index_path(reports_dirs: list[str], given: str | None) -> Path:
-    """Where the index is: --index, else beside the one REPORTS_DIR."""
-    if given:
-        if "://" in given:
-            raise db.IndexUnusable(f"--index {given}: only an SQLite file is supported so "
-                                   "far (PostgreSQL comes next, issue 41); give a file")
-        return Path(given)
-    if len(reports_dirs) > 1:
-        raise db.IndexUnusable(f"{len(reports_dirs)} REPORTS_DIR given: say which file holds "
-                               f"their index with --index FILE (e.g. --index "
-                               f"{Path(reports_dirs[0]) / db.FILE_NAME})")
-    return Path(reports_dirs[0]) / db.FILE_NAME
 
 
 def run(args: argparse.Namespace) -> int:
@@ -63,19 +55,22 @@ def run(args: argparse.Namespace) -> int:
               "runs, default reports)", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
-        path = index_path(args.reports_dirs, args.index)
-        conn = db.connect(path)
+        where = target.resolve(args.reports_dirs, args.index)
+        conn = target.connect(where)
     except db.IndexUnusable as exc:
         print(f"index: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
         summary = build.update(conn, args.reports_dirs, full=args.full)
         total = conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+    except db.IndexUnusable as exc:           # the server lost mid-way
+        print(f"index: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     finally:
         conn.close()
     for kind, found in (("refused", summary.refused), ("skipped", summary.skipped),
                         ("indexed from run.json only", summary.unreadable)):
         for folder, why in found:
             print(f"index: {kind}: {folder}: {why}", file=sys.stderr)
-    print(f"index {path.resolve()}: {summary.line()}; {total} runs indexed")
+    print(f"index {target.shown(where)}: {summary.line()}; {total} runs indexed")
     return EXIT_OK

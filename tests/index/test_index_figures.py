@@ -4,7 +4,6 @@ headline figure as the report shows it. The run is copied, indexed and loaded on
 
 import json
 import shutil
-import sqlite3
 
 import pytest
 
@@ -28,7 +27,6 @@ def index_copy(tmp, edit=None):
         lines = [json.loads(x) for x in ledger.read_text(encoding="utf-8").splitlines()]
         ledger.write_text("".join(json.dumps(r) + "\n" for r in edit(lines)), encoding="utf-8")
     conn = db.connect(tmp / "reports" / db.FILE_NAME)
-    conn.row_factory = sqlite3.Row
     summary = build.update(conn, [tmp / "reports"])
     assert summary.added == [str(folder.resolve())], summary
     return conn, load_run(folder)
@@ -45,7 +43,7 @@ def figures(conn, test=None) -> dict:
     sql, args = "SELECT * FROM figures", ()
     if test is not None:
         sql, args = sql + " WHERE test = ?", (test,)
-    return {(r["test"], r["metric"], r["cell"]): dict(r) for r in conn.execute(sql, args)}
+    return {(r["test"], r["metric"], r["cell"]): r for r in conn.rows(sql, args)}
 
 
 def label(test, c) -> str:
@@ -130,7 +128,7 @@ def test_iops_window_rounds_and_units(indexed):
 
 def test_the_run_row_is_the_stored_run(indexed):
     conn, run = indexed
-    (row,) = conn.execute("SELECT * FROM runs").fetchall()
+    (row,) = conn.rows("SELECT * FROM runs")
     d = run.device
     assert (row["model"], row["serial"], row["firmware"], row["capacity_bytes"],
             row["transport"], row["emulated"]) == (d.model, d.serial, d.firmware,
@@ -150,7 +148,7 @@ def test_the_run_row_is_the_stored_run(indexed):
 
 def test_test_rows_are_the_stored_tests(indexed):
     conn, run = indexed
-    got = {r["name"]: r for r in conn.execute("SELECT * FROM tests ORDER BY position")}
+    got = {r["name"]: r for r in conn.rows("SELECT * FROM tests ORDER BY position")}
     assert list(got) == [t.name for t in run.tests]
     for t in run.tests:
         r = got[t.name]

@@ -1,0 +1,44 @@
+"""Where the index is: `--index` (an SQLite file or a postgresql:// URL), else the environment
+variable PTS_INDEX (the same forms: a lab sets its database once per host), else the SQLite
+file beside the one report folder (REPORTS_DIR/index.sqlite); and opening it, whichever it is.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from pts.index import db, postgres
+from pts.index.schema import MIGRATIONS, Migration
+
+ENV = "PTS_INDEX"
+
+
+def resolve(reports_dirs: Sequence[str], given: str | None,
+            environ: Mapping[str, str] = os.environ) -> str:
+    """The index's file or URL: --index, else $PTS_INDEX, else beside the one REPORTS_DIR."""
+    chosen = given or environ.get(ENV) or None
+    if chosen:
+        if "://" in chosen and not postgres.is_url(chosen):
+            origin = "--index" if given else ENV
+            raise db.IndexUnusable(f"{origin} {postgres.redact(chosen)}: an index is an SQLite "
+                                   "file or a postgresql:// URL")
+        return chosen
+    if len(reports_dirs) > 1:
+        raise db.IndexUnusable(f"{len(reports_dirs)} REPORTS_DIR given: say which index holds "
+                               f"them with --index FILE or URL (e.g. --index "
+                               f"{Path(reports_dirs[0]) / db.FILE_NAME}) or {ENV}")
+    return str(Path(reports_dirs[0]) / db.FILE_NAME)
+
+
+def connect(target: str, migrations: Sequence[Migration] = MIGRATIONS) -> db.Index:
+    """The index at `target` (a file or a postgresql:// URL), migrated."""
+    if postgres.is_url(target):
+        return postgres.connect(target, migrations)
+    return db.connect(target, migrations)
+
+
+def shown(target: str) -> str:
+    """The target as messages show it: a file resolved, a URL without its password."""
+    return postgres.redact(target) if postgres.is_url(target) else str(Path(target).resolve())
