@@ -7,7 +7,9 @@ The guest's boot (its 12 suite runs under TCG, 6-8 minutes) starts in a thread w
 session's tests are collected, if any of them reads the guest, and runs while the other
 tests run: the guest's QEMU and the host's device runs, which mostly wait on the clock (1 s
 test points), share the two cores instead of taking turns (issue 31 §1). The guest tests
-then wait for its end. PTS_TEST_GUEST=in-turn boots it when its first test comes instead.
+then wait for its end. PTS_TEST_GUEST=in-turn boots it when its first test comes instead;
+PTS_TEST_GUEST=reuse:SHARE boots nothing and gives the tests a finished boot's share folder
+again (its runs' outputs, kept by qemu_guest.boot), to re-run their assertions in seconds.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import contextlib
 import os
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -102,6 +105,11 @@ def pytest_sessionfinish(session):
 def guest(request, tmp_path_factory):
     """The QEMU guest booted once per session, its script run (tests/support/qemu_guest.py):
     the boot started at collection (EarlyGuest), or here (PTS_TEST_GUEST=in-turn)."""
+    reuse = os.environ.get("PTS_TEST_GUEST", "")
+    if reuse.startswith("reuse:"):    # a finished boot's share folder, read again
+        from tests.support.qemu_guest import load
+        yield load(Path(reuse.removeprefix("reuse:")))
+        return
     early = request.config.stash.get(EARLY, None)
     if early is not None:             # stopped at the session's end (pytest_sessionfinish)
         yield early.result()

@@ -96,7 +96,7 @@ def test_iops_run_identity(guest):
     out = guest.text("suite")
     print(f"\nsuite in guest: {guest.seconds('suite'):.1f} s, rc {guest.rc('suite')}")
     # the verdict the recorded rounds give (ledger, report), and the item's outcome with it
-    expected = check_outcomes(guest.run_folder())["iops"]
+    expected = check_outcomes(guest.rendered(guest.run_folder()))["iops"]
     assert guest.rc("suite") == (0 if expected.passed else 1), out[-4000:]
     outcome = guest.junit("suite")["test_iops"]
     if expected.passed:

@@ -97,7 +97,7 @@ def test_iops_run_on_the_disk_to_a_report(guest, kind, model, link, how):
     name = f"{kind}-iops"
     out = guest.text(name)
     folder = guest.run_folder(name, SERIALS[kind])
-    expected = check_outcomes(folder)["iops"]         # the verdict its rounds give
+    expected = check_outcomes(guest.rendered(folder))["iops"]         # the verdict its rounds give
     assert guest.rc(name) == (0 if expected.passed else 1), out[-3000:]
     run_json = json.loads((folder / "run.json").read_text())
     device = run_json["device"]

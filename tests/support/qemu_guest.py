@@ -12,6 +12,7 @@ guest's 2 vCPUs, and the NVMe IOPS run goes alone.
 from __future__ import annotations
 
 import compileall
+import json
 import shlex
 import sys
 import time
@@ -26,6 +27,7 @@ from tests.support.helpers import REPO
 from tests.support.ptsrun import IOPS, pts_argv
 
 SERIAL = "PTSQEMU0001"
+KEPT = "guest.json"       # in the share: what load() reads back
 DISK_BYTES = 128 << 20
 # The guest's time is CPU under TCG, shared with the host's device runs beside it: 1,100 s of
 # its script when a 1,200 s limit killed it in stop 38's CI run, 374-649 s in earlier ones.
@@ -181,6 +183,11 @@ class Guest:
             render(folder)
         return pdf
 
+    def rendered(self, folder: Path) -> Path:
+        """`folder`, its report made (self.report), for readers of folder/report.pdf."""
+        self.report(folder)
+        return folder
+
     def rc(self, name: str) -> int:
         return int((self.out / f"{name}.rc").read_text())
 
@@ -240,6 +247,23 @@ def boot(image, emulated_ssd, share: Path) -> Guest:
                            keep_visible=(REPO,), disks=disks)
     wall = time.monotonic() - start
     pdfs = tuple(share.rglob("report.pdf"))
+    after = emulate.read_stats(emulated_ssd)
+    # what load() needs to give the tests this boot again (PTS_TEST_GUEST=reuse:SHARE)
+    (share / KEPT).write_text(json.dumps({
+        "wall_seconds": wall, "ftl_before": before, "ftl_after": after,
+        "guest_pdfs": [str(p) for p in pdfs], "seconds": result.seconds,
+        "ready_seconds": result.ready_seconds}))
     print(f"\nQEMU e2e: guest ready {result.ready_seconds:.1f} s, powered off "
           f"{result.seconds:.1f} s after QEMU start; share {share}")
-    return Guest(result, share / "out", wall, before, emulate.read_stats(emulated_ssd), pdfs)
+    return Guest(result, share / "out", wall, before, after, pdfs)
+
+
+def load(share: Path) -> Guest:
+    """A finished boot's Guest again from its share folder (boot() kept what it needs there):
+    the guest tests' assertions re-run on it without booting (PTS_TEST_GUEST=reuse:SHARE,
+    tests/e2e/conftest.py), e.g. after a test was changed."""
+    from tests.support.guest.qemu import collect
+    kept = json.loads((share / KEPT).read_text())
+    return Guest(collect(share, kept["seconds"], kept["ready_seconds"]), share / "out",
+                 kept["wall_seconds"], kept["ftl_before"], kept["ftl_after"],
+                 tuple(Path(p) for p in kept["guest_pdfs"]))
