@@ -13,7 +13,9 @@ each at its own stream mix and outstanding I/Os, beside the capture's in-situ fi
      QD = ceil(OIO / TC) (§4) ran OIO 6 at 8. [rwsw_replay] hold "iolog" (default, digest
      §8): instead ONE job replaying a generated iolog of the step's shares at iodepth OIO
      (pts.workload.iolog), which holds both, the shares counted from the log's completed
-     prefix; a remote device gets "oio" (declared). "oio": no fio
+     prefix; each step's log made as fio reads it and streamed through a Unix socket
+     (pts.workload.iolog.Feed: nothing on disk, so a native-length replay of a long capture
+     keeps the hold); a remote device gets "oio" (declared). "oio": no fio
      flow, every stream's depth kept full, so the step's outstanding I/Os are held (flow
      makes each stream wait for its turn: a step asking 32 held 3-9, benchmarks/
      replay_oio.py) and the shares follow from the depths and the streams' latencies,
@@ -35,6 +37,8 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
+import tempfile
 from pathlib import Path
 
 from pts.config.settings import Settings
@@ -50,6 +54,7 @@ from pts.procedure.runner import (
 from pts.results import records
 from pts.run import Run
 from pts.testdefs import rwsw_common, rwsw_wsat
+from pts.tools import atomic
 from pts.workload import applied, iolog
 from pts.workload.atw import Step, Stream, Workload
 
@@ -103,42 +108,33 @@ def step_streams(w: Workload, step: Step) -> tuple[Stream, ...]:
     return tuple(Stream(s.key, step.shares[s.key]) for s in w.streams if s.key in step.shares)
 
 
-# hold "iolog" writes every step's log before the replay's round (one fio process runs
-# the steps; fio does not loop a log, so a step's log holds its seconds at [rwsw_replay]
-# iolog_iops, and is drawn in memory). A native-length replay of a long capture would need
-# far more disk and memory than that is worth (a 5-min step: ~5 GB): above this many bytes
-# of logs, the replay runs with hold "oio" instead, declared (a choice of this suite, not a
-# value of RWSW; --time-scale keeps a replay under it).
-IOLOG_MAX_BYTES = 1 << 30
-
-
-def iolog_bytes(settings: Settings) -> int:
-    """About how many bytes the replay's step logs take (iolog.LINE_BYTES a line)."""
-    return sum(iolog.length(step_seconds(settings, st), section(settings)["iolog_iops"])
-               for st in steps(settings)) * iolog.LINE_BYTES
+# hold "iolog": a step's log is never written whole (a native-length step of 5 min at
+# [rwsw_replay] iolog_iops is 120 M lines, ~4.8 GB): pts.workload.iolog.Feed makes each step's
+# log as fio reads it and streams it through a Unix socket (no disk; fio holds about a second
+# of it, `read_iolog_chunked`), so a replay of any length keeps the hold.
 
 
 def hold(settings: Settings, device: BlockDevice) -> str:
-    """[rwsw_replay] hold; "iolog" on a remote device (fio --client) is "oio": the log
-    would have to be on the DUT host; so is a replay whose logs would exceed
-    IOLOG_MAX_BYTES (both declared, `deviations`)."""
+    """[rwsw_replay] hold; "iolog" on a remote device (fio --client) is "oio": the log's
+    socket would have to be on the DUT host (declared, `deviations`)."""
     h = section(settings)["hold"]
-    if h == "iolog" and (getattr(device, "remote", None)
-                         or iolog_bytes(settings) > IOLOG_MAX_BYTES):
+    if h == "iolog" and getattr(device, "remote", None):
         return "oio"
     return h
 
 
 def iolog_path(settings: Settings, device: BlockDevice, k: int, mix, n: int) -> Path:
-    """Step k's iolog: named by what it holds (device, streams, I/Os, seed, ActiveRange),
-    under the reports directory while the replay runs (written by `write_iologs`)."""
+    """Step k's iolog socket (pts.workload.iolog.Feed): named by what its log holds (device,
+    streams, I/Os, seed, ActiveRange) and the run's reports directory, in a folder of this
+    user's under the temporary directory (a socket's path is at most 107 bytes; it takes no
+    disk), there only while the replay runs."""
     ar = active_range_bytes(device, settings.spec.common.active_range_pct)
     key = repr((device.path, device.logical_sector, [(s.key.label, s.share_pct) for s in mix],
-                n, iolog_seed(settings, k), ar))
-    # absolute: fio runs in the round's raw folder, and a --resume's reports_dir may be
-    # relative or another; not recorded in the parameters for the same reason
-    return Path(settings.reports_dir).resolve() / ".iolog" / (
-        f"{TEST}-step{k + 1}-{hashlib.sha256(key.encode()).hexdigest()[:12]}.iolog")
+                n, iolog_seed(settings, k), ar, str(Path(settings.reports_dir).resolve())))
+    # absolute: fio runs in the round's raw folder; not recorded in the parameters (a
+    # --resume's temporary directory may be another)
+    return Path(tempfile.gettempdir()).resolve() / f"pts-iolog-{os.getuid()}" / (
+        f"{TEST}-step{k + 1}-{hashlib.sha256(key.encode()).hexdigest()[:12]}.sock")
 
 
 def iolog_seed(settings: Settings, k: int) -> int:
@@ -254,19 +250,21 @@ def _iolog_shares(settings: Settings, found, mixes, logs, job):
     return fields
 
 
-def write_iologs(settings: Settings, device: BlockDevice, decl: RoundTest) -> list[Path]:
-    """Write every step's iolog (hold "iolog"; none otherwise), returning their paths."""
-    rows = decl.parameters["steps"]
+def step_logs(settings: Settings, device: BlockDevice,
+              decl: RoundTest) -> list[tuple[Path, iolog.StepLog]]:
+    """Every step's (socket, log) to feed (hold "iolog"; none otherwise): the logs the
+    declaration records (I/Os, seed), each checked against the device now (an ActiveRange
+    or SEQ region smaller than a transfer size is refused before the replay starts)."""
     if decl.parameters["hold"] != "iolog":
         return []
     w = rwsw_wsat.workload(settings, device)
     ar = active_range_bytes(device, settings.spec.common.active_range_pct)
     out = []
-    for k, (row, st) in enumerate(zip(rows, steps(settings), strict=True)):
+    for k, (row, st) in enumerate(zip(decl.parameters["steps"], steps(settings), strict=True)):
         mix = step_streams(w, st)
-        out.append(iolog_path(settings, device, k, mix, row["iolog"]["ios"]))
-        iolog.write(out[-1], device.path, mix, row["iolog"]["ios"], row["iolog"]["seed"], ar,
-                    device.logical_sector)
+        out.append((iolog_path(settings, device, k, mix, row["iolog"]["ios"]),
+                    iolog.StepLog(device.path, mix, row["iolog"]["ios"], row["iolog"]["seed"],
+                                  ar, device.logical_sector)))
     return out
 
 
@@ -289,13 +287,9 @@ def deviations(settings: Settings, device: BlockDevice | None = None) -> list[st
                    f"time_scale x --time-scale), not replayed for their native length.")
     if section(settings)["hold"] == "iolog" and device is not None \
             and hold(settings, device) != "iolog":
-        why = ("needs the iolog on the device's host" if getattr(device, "remote", None)
-               else f"would need {iolog_bytes(settings) / 2**30:,.1f} GiB of step logs "
-                    f"(more than {IOLOG_MAX_BYTES >> 30} GiB; --time-scale or a lower "
-                    "[rwsw_replay] iolog_iops shortens them)")
-        out.append(f"{TEST}: [rwsw_replay] hold \"iolog\" {why}; the steps ran with hold "
-                   "\"oio\" (one section per stream, no flow: the shares follow from the "
-                   "depths).")
+        out.append(f"{TEST}: [rwsw_replay] hold \"iolog\" needs the iolog on the device's "
+                   "host; the steps ran with hold \"oio\" (one section per stream, no flow: "
+                   "the shares follow from the depths).")
     if lengthened(settings):
         out.append(f"{TEST}: steps {', '.join(map(str, lengthened(settings)))} are shorter "
                    f"than {section(settings)['min_step_seconds']} s once scaled and ran "
@@ -312,15 +306,31 @@ def run_replay(run: Run) -> Outcome:
 
 def _replay(run: Run, decl: RoundTest) -> Outcome:
     history = rwsw_common.resumed_or_declared(run, TEST, deviations(run.settings, run.device))
-    written = write_iologs(run.settings, run.device, decl)
-    try:
+    logs = step_logs(run.settings, run.device, decl)
+    if not logs:
         outcome = run_phase(run, decl, RoundMeasure(run, decl), history)
-    finally:
-        for path in written:         # regenerable from the recorded seed; up to GBs
-            path.unlink(missing_ok=True)
+    else:
+        # each step's log made as fio reads it, through its socket; a resumed run makes
+        # the same logs (seed, I/Os and streams from the declaration)
+        with iolog.Feed(logs) as feed:
+            outcome = run_phase(run, decl, RoundMeasure(run, decl), history)
+        _fed(run, feed)
     # one pass, no steady state: complete once its round (every step) is recorded
     return dataclasses.replace(outcome, status=records.COMPLETE, steady_round=None,
                                message=decl.stop(1, {}))
+
+
+def _fed(run: Run, feed: iolog.Feed) -> None:
+    """What the feed made, per step, kept beside the replay's raw results (iolog-feed.json)
+    and said in one line."""
+    path = run.raw_dir(TEST) / "iolog-feed.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic.write_json(path, {"steps": feed.stats, "disk_bytes": 0,
+                             "how": "each step's log made as fio read it, through a Unix "
+                                    "socket (read_iolog_chunked); none written to disk"})
+    made = sum(s.get("lines_made", 0) for s in feed.stats)
+    run.write(f"[pts {TEST}] step logs streamed to fio as the steps ran: {made:,} I/O lines "
+              f"made for {len(feed.stats)} steps, none on disk ({run.relative(path)})")
 
 
 def plan_lines(settings: Settings, device: BlockDevice) -> list[str]:
@@ -333,6 +343,11 @@ def plan_lines(settings: Settings, device: BlockDevice) -> list[str]:
         f"replay ({TEST}): one pass, {len(decl.points)} capture steps in order, "
         f"stonewalled, time scale {time_scale(settings):g}, closed loop at each step's "
         f"OIO; {decl.measures}each step's fio job sections:")
+    if decl.parameters["hold"] == "iolog":
+        lines.append(
+            "  hold iolog: each step's log (its I/Os at [rwsw_replay] iolog_iops x its seconds,"
+            " seed iolog_seed + step) is made as the step runs and streamed to fio through "
+            "the Unix socket its read_iolog names (read_iolog_chunked): nothing on disk")
     lines += point_lines(device, decl.points, decl.job)
     lines += [f"DEVIATION: {text}" for text in deviations(settings, device)]
     lines.append(f"replay duration: {sum(p['replay_seconds'] for p in decl.parameters['steps'])}"

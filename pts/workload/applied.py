@@ -80,10 +80,13 @@ def iolog_section(point: str, log: str, runtime: int, oio: int,
                   streams: tuple[Stream, ...]) -> JobSet:
     """A replay step as ONE job section issuing the iolog `log` (pts.workload.iolog) in
     order at iodepth = the step's OIO (`replay_no_stall`: no timestamps; `runtime` stops it
-    before the log ends); bs: the largest transfer, fio's buffers."""
+    before the log ends; `read_iolog_chunked`: fio reads it as it goes, about a second
+    ahead, as the log is streamed: pts.workload.iolog.Feed); bs: the largest transfer, fio's
+    buffers."""
     return JobSet(point, (Job(f"{point}.s0", "randrw", max(s.key.size for s in streams), oio,
                               runtime=runtime,
-                              extra=(("read_iolog", log), ("replay_no_stall", "1"))),))
+                              extra=(("read_iolog", log), ("read_iolog_chunked", "1"),
+                                     ("replay_no_stall", "1"))),))
 
 
 def _rw(stream: Stream) -> str:

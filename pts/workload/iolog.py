@@ -20,11 +20,32 @@ seed, not read back), up to the OIO in flight when runtime ended. Those are the 
 the replayed log*: fio's one job cannot tell the streams apart, so what is measured is fio's
 I/Os and bytes per direction, compared with the prefix's (`directions`): a log that is not
 what fio issued (another seed, another file, a log fio read in part) shows there.
+
+Made as it is replayed (issue 40 §3): a 5-minute step at 400,000 logged I/Os a second is
+120 M lines (about 4.8 GB, and more of fio's memory if read at once), so a step's log is
+never written whole. `StepLog.chunks` makes it _CHUNK lines at a time, the same bytes as the
+whole log made at once (`write`, which the tests compare with the former all-at-once maker):
+the stream draws of a prefix are the prefix of the draws (numpy's `choice` with `p` takes one
+double per draw), and each RND stream's offsets come from the one offset generator in stream
+order, so a stream's generator state is found once per step by drawing the streams before it
+(`StepLog.prepare`, one pass over the log's draws in chunks, only when a step has two RND
+streams or more). `Feed` serves each step's log to fio through a Unix socket (fio 3.33
+connects to a `read_iolog` that is a socket, iolog.c init_iolog_read; a FIFO would lose its
+first 48 bytes to fio's blktrace probe, which opens the path and reads a trace header before
+opening it again), read with `read_iolog_chunked=1` (about a second of I/Os held by fio, not
+the whole log): nothing is written to disk, fio reads only the lines it issues, and a
+step's log is made while that step runs, the next step's generator states while the one
+before runs.
 """
 
 from __future__ import annotations
 
 import math
+import os
+import socket
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -34,69 +55,175 @@ from pts.workload.atw import Stream
 
 HEADER = "fio version 2 iolog"
 LINE_BYTES = 40                  # about, a line: "/dev/nvme0n1 write 1099511623680 4096"
-_CHUNK = 1 << 16                 # lines formatted and written at a time (bounded memory)
+_CHUNK = 1 << 16                 # lines made at a time (bounded memory: a few MB a chunk)
+_POW10 = 10 ** np.arange(1, 20, dtype=np.uint64)   # 10 .. 10^19: an offset's decimal digits
 
 
 def choices(shares: list[float], n: int, seed: int) -> np.ndarray:
     """The stream (index into `shares`) of each of `n` I/Os: independent draws with
     probabilities share / sum(shares) from numpy's default generator seeded `seed`."""
+    return np.concatenate(list(_choices(shares, n, seed)))
+
+
+def _p(shares: list[float], n: int) -> np.ndarray:
     p = np.asarray(shares, dtype=float)
     if n < 1 or not len(p) or (p < 0).any() or p.sum() <= 0:
         raise ValueError(f"iolog of {n} I/Os over shares {shares}: need n >= 1 and a "
                          "positive share")
-    return np.random.default_rng(seed).choice(len(p), size=n, p=p / p.sum())
+    return p / p.sum()
+
+
+def _choices(shares: list[float], n: int, seed: int, chunk: int = _CHUNK):
+    """`choices` in pieces of `chunk` draws: the same draws (each takes one double of the
+    generator), never more than a chunk in memory."""
+    p, rng = _p(shares, n), np.random.default_rng(seed)
+    for a in range(0, n, chunk):
+        yield rng.choice(len(p), size=min(chunk, n - a), p=p)
 
 
 def prefix_counts(shares: list[float], n: int, seed: int, done: int) -> list[int]:
-    """How many of the log's first `done` I/Os each stream has (the log fio completed)."""
-    picked = choices(shares, n, seed)[:max(0, min(done, n))]
-    return np.bincount(picked, minlength=len(shares)).tolist()
+    """How many of the log's first `done` I/Os each stream has (the log fio completed):
+    only those draws are made, in chunks."""
+    _p(shares, n)
+    counts = np.zeros(len(shares), dtype=np.int64)
+    m = max(0, min(done, n))
+    if m:
+        for picked in _choices(shares, m, seed, 1 << 20):
+            counts += np.bincount(picked, minlength=len(shares))
+    return counts.tolist()
 
 
-def offsets(streams: tuple[Stream, ...], picked: np.ndarray, ar_bytes: int, sector: int,
-            seed: int) -> np.ndarray:
-    """Each I/O's byte offset: RND uniform over the ActiveRange on multiples of
-    lcm(transfer size, sector); SEQ continuing in its own region, wrapping at its end."""
-    rng = np.random.default_rng([seed, 1])       # independent of the stream draws
-    out = np.zeros(len(picked), dtype=np.int64)
-    seq = [s for s in streams if s.key.access == "SEQ"]
-    region = applied.seq_region(ar_bytes, len(seq))
-    for k, s in enumerate(streams):
-        where = np.flatnonzero(picked == k)
-        size = s.key.size
-        if s.key.access == "RND":
-            align = math.lcm(size, sector)
-            slots = (ar_bytes - size) // align + 1
-            if slots < 1:
-                raise applied.ApplyError(f"{s.key.label}: ActiveRange of {ar_bytes:,} bytes "
-                                         "is smaller than its transfer size")
-            out[where] = rng.integers(0, slots, size=len(where)) * align
-        else:
-            per = region // size
-            if per < 1:
-                raise applied.ApplyError(
-                    f"the region of {s.key.label} ({region:,} bytes) is smaller than its "
-                    "transfer size; use a larger device or ActiveRange")
-            out[where] = seq.index(s) * region + (np.arange(len(where)) % per) * size
-    return out
+class StepLog:
+    """One step's iolog of `n` I/Os on device `filename`: `streams` at their shares, seed
+    `seed`, RND offsets over `ar_bytes` on multiples of lcm(transfer size, `sector`), SEQ in
+    their regions; made in chunks (`chunks`), never whole."""
+
+    def __init__(self, filename: str, streams: tuple[Stream, ...], n: int, seed: int,
+                 ar_bytes: int, sector: int):
+        self.filename, self.streams, self.n, self.seed = filename, streams, n, seed
+        self.ar_bytes, self.sector = ar_bytes, sector
+        _p([s.share_pct for s in streams], n)
+        seq = [s for s in streams if s.key.access == "SEQ"]
+        self.region = applied.seq_region(ar_bytes, len(seq))
+        self.layout = []          # per stream: ("RND", align, slots) or ("SEQ", base, per)
+        for s in streams:
+            size = s.key.size
+            if s.key.access == "RND":
+                align = math.lcm(size, sector)
+                slots = (ar_bytes - size) // align + 1
+                if slots < 1:
+                    raise applied.ApplyError(f"{s.key.label}: ActiveRange of {ar_bytes:,} "
+                                             "bytes is smaller than its transfer size")
+                self.layout.append(("RND", align, slots))
+            else:
+                per = self.region // size
+                if per < 1:
+                    raise applied.ApplyError(
+                        f"the region of {s.key.label} ({self.region:,} bytes) is smaller "
+                        "than its transfer size; use a larger device or ActiveRange")
+                self.layout.append(("SEQ", seq.index(s) * self.region, per))
+        op = {"R": "read", "W": "write"}
+        self._pre = [f"{filename} {op[s.key.direction]} ".encode() for s in streams]
+        self._suf = [f" {s.key.size}\n".encode() for s in streams]
+        self.states: list[dict | None] | None = None
+
+    @property
+    def rnd(self) -> list[int]:
+        return [k for k, (kind, *_) in enumerate(self.layout) if kind == "RND"]
+
+    def prepare(self) -> StepLog:
+        """Each RND stream's offset generator state (stream order: the first RND stream's is
+        the generator's start; a later one's follows the draws of the RND streams before it,
+        found by counting the step's stream draws in chunks). Cheap with one RND stream."""
+        if self.states is not None:
+            return self
+        rng = np.random.default_rng([self.seed, 1])       # independent of the stream draws
+        rnd = self.rnd
+        counts = np.zeros(len(self.streams), dtype=np.int64)
+        if len(rnd) > 1:
+            for picked in _choices([s.share_pct for s in self.streams], self.n, self.seed,
+                                   1 << 20):
+                counts += np.bincount(picked, minlength=len(self.streams))
+        states: list[dict | None] = [None] * len(self.streams)
+        for j, k in enumerate(rnd):
+            states[k] = rng.bit_generator.state
+            if j + 1 < len(rnd):                          # advance past stream k's draws
+                slots = self.layout[k][2]
+                for a in range(0, int(counts[k]), 1 << 20):
+                    rng.integers(0, slots, size=min(1 << 20, int(counts[k]) - a))
+        self.states = states
+        return self
+
+    def head(self) -> bytes:
+        return f"{HEADER}\n{self.filename} add\n{self.filename} open\n".encode()
+
+    def tail(self) -> bytes:
+        return f"{self.filename} close\n".encode()
+
+    def chunks(self, chunk: int = _CHUNK):
+        """The log's bytes: its head, then `chunk` lines at a time, then its close line."""
+        self.prepare()
+        gens = [None if st is None else np.random.Generator(np.random.PCG64())
+                for st in self.states]
+        for g, st in zip(gens, self.states, strict=True):
+            if g is not None:
+                g.bit_generator.state = st
+        seen = np.zeros(len(self.streams), dtype=np.int64)
+        yield self.head()
+        for picked in _choices([s.share_pct for s in self.streams], self.n, self.seed, chunk):
+            off = np.zeros(len(picked), dtype=np.int64)
+            for k, (kind, a, b) in enumerate(self.layout):
+                where = np.flatnonzero(picked == k)
+                if not len(where):
+                    continue
+                if kind == "RND":
+                    off[where] = gens[k].integers(0, b, size=len(where)) * a
+                else:
+                    size = self.streams[k].key.size
+                    off[where] = a + ((seen[k] + np.arange(len(where))) % b) * size
+                seen[k] += len(where)
+            yield _lines(self._pre, self._suf, picked, off)
+        yield self.tail()
+
+
+def _lines(pre: list[bytes], suf: list[bytes], picked: np.ndarray, off: np.ndarray) -> bytes:
+    """PRE[k] + decimal offset + SUF[k] for each I/O, as one byte string (vectorised: a
+    line's parts placed in one uint8 array, its offset's digits one decimal place a pass)."""
+    off = off.astype(np.uint64)
+    digits = 1 + np.searchsorted(_POW10, off, side="right")
+    lp = np.array([len(x) for x in pre])[picked]
+    ls = np.array([len(x) for x in suf])[picked]
+    size = lp + digits + ls
+    end = np.cumsum(size)
+    start = end - size
+    out = np.empty(int(end[-1]), dtype=np.uint8)
+    for k in range(len(pre)):
+        rows = start[picked == k]
+        if not len(rows):
+            continue
+        for part, at in ((pre[k], rows), (suf[k], None)):
+            b = np.frombuffer(part, dtype=np.uint8)
+            if at is None:
+                at = end[picked == k] - len(b)
+            out[at[:, None] + np.arange(len(b))] = b
+    last = start + lp + digits - 1                         # the offset's units digit
+    rest = off.copy()
+    for d in range(int(digits.max())):
+        live = digits > d
+        out[last[live] - d] = (rest[live] % 10).astype(np.uint8) + ord("0")
+        rest //= 10
+    return out.tobytes()
 
 
 def write(path: Path, filename: str, streams: tuple[Stream, ...], n: int, seed: int,
           ar_bytes: int, sector: int) -> None:
-    """Write the step's iolog of `n` I/Os on device `filename` to `path` (atomically)."""
-    picked = choices([s.share_pct for s in streams], n, seed)
-    where = offsets(streams, picked, ar_bytes, sector, seed)
-    ops = np.array([f"{filename} {'read' if s.key.direction == 'R' else 'write'} "
-                    for s in streams])
-    sizes = np.array([f" {s.key.size}\n" for s in streams])
+    """Write the step's iolog of `n` I/Os on device `filename` to `path` (atomically): the
+    bytes `StepLog.chunks` streams (the replay itself never writes one: `Feed`)."""
     tmp = Path(path).with_suffix(".part")
     tmp.parent.mkdir(parents=True, exist_ok=True)
-    with open(tmp, "w") as fh:
-        fh.write(f"{HEADER}\n{filename} add\n{filename} open\n")
-        for a in range(0, n, _CHUNK):
-            k, off = picked[a:a + _CHUNK], where[a:a + _CHUNK]
-            fh.write("".join(np.char.add(np.char.add(ops[k], off.astype(str)), sizes[k])))
-        fh.write(f"{filename} close\n")
+    with open(tmp, "wb") as fh:
+        for piece in StepLog(filename, streams, n, seed, ar_bytes, sector).chunks():
+            fh.write(piece)
     tmp.replace(path)
 
 
@@ -130,3 +257,142 @@ def directions(streams: tuple[Stream, ...], counts: list[int], summary, oio: int
                     "match": abs(ios - fio.total_ios) <= (oio if mine else 0)
                     and abs(size - fio.io_bytes) <= slack})
     return out
+
+
+# A Unix socket's path: at most 107 bytes (sockaddr_un.sun_path is 108 with its NUL).
+SOCKET_PATH_MAX = 107
+
+
+class FeedError(RuntimeError):
+    """A step's log could not be served to fio (the message names the step and the cause)."""
+
+
+class Feed:
+    """Serves step logs to fio while the steps run: step k's log through a Unix socket
+    listening at `logs[k][0]` (fio's `read_iolog` path), the steps in order, each made as
+    fio reads it (`StepLog.chunks`), the next step's generator states prepared while a step
+    runs. A step ends when fio closes its connection (its runtime over) or the log does.
+    Nothing is written to disk; a socket file is removed when its step is over and all on
+    exit (a stale one from a killed run is replaced). `stats`: per step what was made."""
+
+    def __init__(self, logs: list[tuple[Path, StepLog]], poll_s: float = 0.2):
+        self.logs, self.poll_s = logs, poll_s
+        self.stats: list[dict] = [{} for _ in logs]
+        self.error: FeedError | None = None
+        self._stop = threading.Event()
+        self._listeners: list[socket.socket] = []
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> Feed:
+        for path, _ in self.logs:
+            if len(os.fsencode(path)) > SOCKET_PATH_MAX:
+                raise FeedError(f"the step log socket {path} is longer than "
+                                f"{SOCKET_PATH_MAX} bytes (a Unix socket's limit): set TMPDIR "
+                                "to a shorter folder (e.g. TMPDIR=/tmp)")
+        try:
+            for path, _ in self.logs:
+                Path(path).parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+                Path(path).unlink(missing_ok=True)        # a killed run's stale socket
+                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                self._listeners.append(sock)
+                sock.bind(os.fspath(path))
+                sock.listen(1)
+                sock.settimeout(self.poll_s)
+            t = time.perf_counter()
+            if self.logs:
+                self.logs[0][1].prepare()
+                self.stats[0]["prepare_s"] = time.perf_counter() - t
+        except BaseException:
+            self._close()
+            raise
+        self._thread = threading.Thread(target=self._serve, name="iolog-feed", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, kind, exc, tb) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        self._close()
+        if self.error is not None and kind is None:
+            raise self.error
+
+    def _close(self) -> None:
+        for sock in self._listeners:
+            sock.close()
+        for path, _ in self.logs:
+            Path(path).unlink(missing_ok=True)
+
+    def _serve(self) -> None:
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="iolog-prepare")
+        ahead: dict[int, object] = {}
+        try:
+            for k, (path, log) in enumerate(self.logs):
+                conn = self._accept(k)
+                if conn is None:
+                    return
+                with conn:
+                    if k + 1 < len(self.logs):          # the next step's, while this runs
+                        ahead[k + 1] = pool.submit(self._prepare, k + 1)
+                    if k in ahead:
+                        ahead.pop(k).result()
+                    self._stream(k, conn, log)
+                self._listeners[k].close()
+                Path(path).unlink(missing_ok=True)
+        except _Stopped:
+            return
+        except Exception as exc:                          # noqa: BLE001 - kept, re-raised
+            self.error = FeedError(f"step {k + 1}'s iolog ({self.logs[k][0]}): {exc}")
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def _prepare(self, k: int) -> None:
+        t = time.perf_counter()
+        self.logs[k][1].prepare()
+        self.stats[k]["prepare_s"] = time.perf_counter() - t
+
+    def _accept(self, k: int) -> socket.socket | None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._listeners[k].accept()
+            except TimeoutError:
+                continue
+            conn.settimeout(self.poll_s)
+            return conn
+        return None
+
+    def _stream(self, k: int, conn: socket.socket, log: StepLog) -> None:
+        """Send step k's log until fio closes the connection or the log ends; record the
+        I/O lines made, the bytes sent and the time spent making them."""
+        made = sent = 0
+        make_s, t0 = 0.0, time.perf_counter()
+        ended = "fio closed"
+        pieces = log.chunks()
+        try:
+            while True:
+                t = time.perf_counter()
+                piece = next(pieces, None)
+                make_s += time.perf_counter() - t
+                if piece is None:
+                    ended = "log end"
+                    break
+                made += piece.count(b"\n")
+                view = memoryview(piece)
+                while view:
+                    if self._stop.is_set():
+                        raise _Stopped
+                    try:
+                        n = conn.send(view)
+                    except TimeoutError:
+                        continue
+                    view, sent = view[n:], sent + n
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        head = 3 + (ended == "log end")                   # add, open (and close) lines
+        self.stats[k] |= {"step": k + 1, "lines_made": made - head, "bytes_sent": sent,
+                          "make_s": make_s, "seconds": time.perf_counter() - t0,
+                          "ended": ended}
+
+
+class _Stopped(Exception):
+    """The feed was closed while a step was being served (the replay stopped)."""

@@ -237,7 +237,10 @@ def test_replay_native_runs_every_step_at_its_own_mix_oio_and_length(run):
         o = job["job options"]
         assert (int(o["iodepth"]), o["numjobs"], o["runtime"], o["replay_no_stall"]) == (
             oio, "1", "1", "1") and "flow" not in o
-        assert o["read_iolog"].endswith(".iolog") and not Path(o["read_iolog"]).exists()
+        # the step's log streamed through its Unix socket (gone after the replay), read
+        # by fio as it went
+        assert o["read_iolog"].endswith(".sock") and not Path(o["read_iolog"]).exists()
+        assert o["read_iolog_chunked"] == "1"
         assert p["oio_target"] == p["oio_nominal"] == oio
         reads, writes = job["read"]["total_ios"], job["write"]["total_ios"]
         assert p["iolog_completed"] == reads + writes == sum(s["ios"] for s in p["streams"])
@@ -254,6 +257,13 @@ def test_replay_native_runs_every_step_at_its_own_mix_oio_and_length(run):
         assert p["lat_max_us"] >= p["lat_mean_us"] > 0
     assert [(p["insitu_iops"], p["insitu_rt_mean_ms"]) for p in points] == [
         (1500.0, 0.4), (None, None), (250.0, 0.1)]
+    # each step's log made as fio read it: at least what fio completed, never the whole
+    # log (its iolog_iops x seconds lines); nothing on disk
+    fed = json.loads((run.folder / "raw" / "rwsw-replay" / "iolog-feed.json").read_text())
+    assert fed["disk_bytes"] == 0
+    for p, made in zip(points, fed["steps"], strict=True):
+        assert made["step"] == p["step"] and made["ended"] == "fio closed", made
+        assert p["iolog_completed"] <= made["lines_made"] < p["iolog_ios"], (p, made)
     # steps run one after the other (stonewalled), never overlapping
     job_file = (run.folder / points[0]["raw"]).parent / "round.fio"
     assert job_file.read_text().count("stonewall") == 2

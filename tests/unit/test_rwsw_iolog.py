@@ -7,6 +7,8 @@ shares a step records counted from the log's completed prefix; the remote fallba
 from __future__ import annotations
 
 import dataclasses
+import os
+import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -106,20 +108,25 @@ def test_a_step_is_one_job_replaying_its_log_at_its_oio(tmp_path):
     assert (job2.iodepth, job2.runtime, job2.block_size) == (1, 1, 4096)
     log = rwsw_replay.iolog_path(s, DEVICE, 0, rwsw_replay.step_streams(
         rwsw_wsat.workload(s, DEVICE), rwsw_replay.steps(s)[0]), 2000)
-    assert log.is_absolute() and log.parent == tmp_path.resolve() / ".iolog"
-    # fio runs in the round's folder: a relative reports dir (a --resume's) made absolute
-    rel = dataclasses.replace(s, reports_dir=Path("reports"))
-    assert rwsw_replay.iolog_path(rel, DEVICE, 0, MIX, 10).parent == Path.cwd() / "reports" \
-        / ".iolog"
-    assert dict(job.extra) == {"read_iolog": str(log), "replay_no_stall": "1"}
+    # the log's socket: absolute (fio runs in the round's folder), short enough for a Unix
+    # socket, one folder of this user's under the temporary directory
+    assert log.is_absolute() and log.name.endswith(".sock") and len(str(log)) <= 107
+    assert log.parent == Path(tempfile.gettempdir()).resolve() / f"pts-iolog-{os.getuid()}"
+    # a --resume's relative reports dir names the same sockets as the absolute one
+    rel = dataclasses.replace(s, reports_dir=Path(os.path.relpath(tmp_path)))
+    assert rwsw_replay.iolog_path(rel, DEVICE, 0, MIX, 10) == rwsw_replay.iolog_path(
+        s, DEVICE, 0, MIX, 10)
+    assert dict(job.extra) == {"read_iolog": str(log), "read_iolog_chunked": "1",
+                               "replay_no_stall": "1"}
     assert (step["oio_nominal"], step["iolog"]["ios"], step["iolog"]["seed"]) == (3, 2000, 1)
     assert (step2["oio_nominal"], step2["iolog"]["ios"], step2["iolog"]["seed"]) == (1, 1000, 2)
     assert decl.parameters["hold"] == "iolog"
-    # the logs are written only when the replay runs, and hold what the step says
+    # nothing exists until the replay runs; the logs to feed hold what the steps say
     assert not log.exists()
-    path, path2 = rwsw_replay.write_iologs(s, DEVICE, decl)
-    assert path == log and len(lines_of(path)) == 2000 + 4
-    assert {r[1] for r in lines_of(path2)[3:-1]} == {"read"}
+    (path, one), (path2, two) = rwsw_replay.step_logs(s, DEVICE, decl)
+    assert path == log and not path.exists()
+    assert len(b"".join(one.chunks()).splitlines()) == 2000 + 4
+    assert {r.split()[1] for r in b"".join(two.chunks()).splitlines()[3:-1]} == {b"read"}
     # a remote device falls back to "oio": one section per stream, declared
     remote = SimpleNamespace(**vars(DEVICE), remote=object())
     far = rwsw_replay.declare(s, remote)
@@ -130,18 +137,25 @@ def test_a_step_is_one_job_replaying_its_log_at_its_oio(tmp_path):
     assert rwsw_replay.deviations(s, DEVICE) == []
 
 
-def test_a_replay_whose_logs_would_be_too_large_holds_oio_declared(tmp_path, monkeypatch):
-    # 3 s of steps at 1000 IOPS: 3000 lines, ~120 kB of logs; a limit below that sends the
-    # replay to hold "oio" (its sections per stream), said as a deviation with the fix.
-    s = iolog_replay(tmp_path, iolog_iops=1000)
-    assert rwsw_replay.iolog_bytes(s) == 3000 * iolog.LINE_BYTES
-    assert rwsw_replay.declare(s, DEVICE).parameters["hold"] == "iolog"
-    monkeypatch.setattr(rwsw_replay, "IOLOG_MAX_BYTES", 3000 * iolog.LINE_BYTES - 1)
+def test_a_native_length_replay_of_a_day_keeps_the_iolog_hold(tmp_path):
+    # 290 steps of 5 min (SNIA's 24 h capture) at 400,000 logged I/Os a second: 120 M lines
+    # (~4.8 GB) a step, which a log written before the replay could not afford (the former
+    # 1 GiB limit sent it to hold "oio"); streamed, it keeps "iolog", nothing declared
+    day = "".join(f"""
+[[step]]
+start_s = {300.0 * k}
+seconds = 300.0
+oio = 4
+shares = {{ "RND 4K R" = 60.0, "RND 4K W" = 30.0, "SEQ 128K W" = 10.0 }}
+""" for k in range(290))
+    s = settings_with(tmp_path, atw_text("three", THREE_STREAMS) + day,
+                      rwsw={"rwsw_replay": {"hold": "iolog"}})
     decl = rwsw_replay.declare(s, DEVICE)
-    assert decl.parameters["hold"] == "oio" and rwsw_replay.write_iologs(s, DEVICE, decl) == []
-    assert len(decl.job(decl.points[0]).sections) == 3
-    (text,) = rwsw_replay.deviations(s, DEVICE)
-    assert 'hold "iolog" would need 0.0 GiB of step logs' in text and "--time-scale" in text
+    assert decl.parameters["hold"] == "iolog" and rwsw_replay.deviations(s, DEVICE) == []
+    steps = decl.parameters["steps"]
+    assert len(steps) == 290 and {st["iolog"]["ios"] for st in steps} == {300 * 400_000}
+    assert [st["iolog"]["seed"] for st in steps] == list(range(1, 291))
+    assert not hasattr(rwsw_replay, "IOLOG_MAX_BYTES")
 
 
 def fio_result(reads: int, writes: int, read_bytes: int, write_bytes: int) -> PointResult:
