@@ -219,3 +219,17 @@ def test_a_resumed_run_is_fed_the_same_logs(tmp_path):
         os.chdir(cwd)
     assert first == again
     assert [len(b.splitlines()) - 4 for _, b in first] == [60_000, 40_000]
+
+
+def test_the_dry_run_says_how_the_step_logs_are_made(tmp_path, monkeypatch):
+    from pts.procedure import plan
+    from pts.testdefs import registry
+    monkeypatch.setattr(plan, "setup_lines", lambda *a: ["(set-up lines)"])
+    s = settings_with(tmp_path, atw_text("three", THREE_STREAMS) + STEPS,
+                      rwsw={"rwsw_replay": {"hold": "iolog"}})
+    text = "\n".join(registry.get("rwsw-replay").plan(s, DEVICE, None))
+    assert "hold iolog: each step's log (its I/Os at [rwsw_replay] iolog_iops x its " \
+           "seconds, seed iolog_seed + step) is made as the step runs and streamed to fio " \
+           "through the Unix socket its read_iolog names (read_iolog_chunked): nothing on " \
+           "disk" in text
+    assert "read_iolog_chunked=1" in text and ".sock" in text and "DEVIATION" not in text
