@@ -186,6 +186,23 @@ def dataclass_replace(test, **changes):
     return dataclasses.replace(test, **changes)
 
 
+def test_a_long_replay_fits_its_setup_table(folder):
+    """A native-length replay records hundreds of steps: they are the Replay Steps table's
+    rows, not one "Parameter steps" cell (a cell taller than a page stopped the whole report:
+    reportlab's LayoutError on a 25-step replay); an unknown parameter is cut to a cell."""
+    from pts.report.pages import summary
+    run = load_run(folder)
+    (test,) = [t for t in run.tests if t.name == "rwsw-replay"]
+    steps = test.parameters["steps"] * 100
+    test.parameters.update(steps=steps, future_list=list(range(5000)))
+    rows = dict(summary.test_setup_rows(run, test))
+    assert "Parameter steps" not in rows, rows.get("Parameter steps", "")[:200]
+    cell = rows["Parameter future list"]
+    whole = summary.fmt.text(list(range(5000)))
+    assert cell.startswith(whole[:summary.CELL_CHARS]) and len(cell) < summary.CELL_CHARS + 120
+    assert f"({len(whole):,} characters; the whole value is in" in cell
+
+
 def test_html_report_has_the_pages(folder):
     html = build_html(load_run(folder))
     for heading in ("Replay vs In-Situ: IOPS per Step", "Replay Steps", "All Points",

@@ -43,6 +43,7 @@ SHOWN_PARAMETERS = frozenset({
     "thread_counts", "queue_depths", "workload", "bssplit", "random_distribution",
     "block_size_mix", "groups", "dropped_block_sizes",
     "atw", "sections",      # RWSW: the ATW in _loop_rows and on its workload pages
+    "steps",                # rwsw-replay: one row a step in its Replay Steps table
     "readings"})     # readings: their own section (pts/report/pages/readings.py)
 
 
@@ -196,10 +197,22 @@ def test_setup_rows(run: RunView, test: TestResult) -> list[tuple[str, str]]:
         n = sum(1 for r in p["readings"] if r.get("status") == "reading")
         rows.append(("Readings of the specification",
                      f"{n} values (listed in the section 'Readings of the specification')"))
-    # Parameters a newer runner records that this page does not know are still shown.
-    rows += [(f"Parameter {k.replace('_', ' ')}", fmt.text(v))
+    # Parameters a newer runner records that this page does not know are still shown, each
+    # cut to what a table cell can hold: a cell taller than a page stops the whole report
+    # (reportlab's LayoutError; seen: a 25-step replay's steps printed whole).
+    rows += [(f"Parameter {k.replace('_', ' ')}", _cell(fmt.text(v)))
              for k, v in p.items() if k not in SHOWN_PARAMETERS]
     return rows
+
+
+CELL_CHARS = 600     # about 10 lines of the parameter column
+
+
+def _cell(text: str) -> str:
+    if len(text) <= CELL_CHARS:
+        return text
+    return (f"{text[:CELL_CHARS]}... ({len(text):,} characters; the whole value is in the "
+            "run's ledger.jsonl, this test's test_start record)")
 
 
 def _loop_rows(test: TestResult) -> list[tuple[str, str]]:
