@@ -17,6 +17,7 @@ import pytest
 from reportlab.platypus import Image, Table
 
 from pts.cli.main import main
+from pts.report import document
 from pts.report.document import build_html, story_for
 from pts.report.renderers.contents import Contents
 from pts.report.renderers.html import UnknownFlowable, _Page, markup
@@ -80,10 +81,29 @@ def norm(text: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def both(tmp_path_factory):
+def cli_run(tmp_path_factory):
+    """`report RUN --html` on a copy of the reference run, once for the module, watching the
+    SVG layout it writes the HTML from (document.layout_with_svg's answer: for
+    test_the_html_layout_has_the_pdfs_pages, without laying the report out again)."""
     folder = tmp_path_factory.mktemp("html") / "run"
     shutil.copytree(snapshots.REFERENCE_RUN, folder)
-    assert main(["report", str(folder), "--html"]) == 0
+    svg: list = []
+    layout_with_svg = document.layout_with_svg
+
+    def watched(run):
+        svg.append(layout_with_svg(run))
+        return svg[-1]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(document, "layout_with_svg", watched)
+        assert main(["report", str(folder), "--html"]) == 0
+    assert len(svg) == 1
+    return folder, svg[0]
+
+
+@pytest.fixture(scope="module")
+def both(cli_run):
+    folder, _ = cli_run
     page = (folder / "report.html").read_text(encoding="utf-8")
     parsed = Sections()
     parsed.feed(page)
@@ -91,8 +111,10 @@ def both(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def story(both):
-    return story_for(load_run(both[0]))
+def story(reference_render):
+    """The reference run's story (charts as PNG), as the plain render laid it out (the
+    story_for of tests/report/conftest.render_watched)."""
+    return reference_render.story
 
 
 def test_one_html_page_per_page_marker_named_by_its_pdf_page(both, story):
@@ -210,12 +232,12 @@ def test_cli_prints_both_paths(tmp_path, capsys):
     assert Path(out[1]).read_text().startswith("<!DOCTYPE html>")
 
 
-def test_the_html_layout_has_the_pdfs_pages(both):
+def test_the_html_layout_has_the_pdfs_pages(cli_run, reference_render):
     """layout_with_svg lays out the story with SVG charts only sized: every heading and page
-    marker lands on the page it has in the PDF (each chart takes its PNG's room)."""
-    from pts.report.document import layout_pdf, layout_with_svg
-    run = load_run(both[0])
-    pdf_laid, (html_laid, html_story) = layout_pdf(run), layout_with_svg(run)
+    marker lands on the page it has in the PDF (each chart takes its PNG's room). The SVG
+    layout is the one `report --html` wrote its page from, the PDF's that of the plain
+    render of the same run (both watched, tests/report/conftest.render_watched)."""
+    pdf_laid, (html_laid, html_story) = reference_render.laid, cli_run[1]
     assert (html_laid.headings, html_laid.markers, html_laid.total) == \
         (pdf_laid.headings, pdf_laid.markers, pdf_laid.total)
     assert html_laid.pdf == b"" and sum(isinstance(f, SvgChart) for f in html_story) == 66
