@@ -60,7 +60,7 @@ def layout_pdf(run: RunView, for_html: bool = False) -> Laid:
         # Pass 1 only counts pages; pass 2 lays out an untouched copy of the same story: a
         # table split across pages in pass 1 is left altered and cannot be laid out again.
         fresh = copy.deepcopy(story)
-        first = pdf.lay_out(view, story, total_pages=None, layout_only=for_html)
+        first = pdf.lay_out(view, story, total_pages=None, layout_only=for_html, draw=False)
         if view.verdict is run.verdict or first.headings[where] == page:
             break
         page = first.headings[where]

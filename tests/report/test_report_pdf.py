@@ -176,3 +176,28 @@ def test_footer_verdict_cuts_what_does_not_fit_and_keeps_the_page_pointer():
     assert footer_verdict(v, 2000) == ("NOT A COMPLIANT RUN — 4 deviation(s) from the "
                                       "specification (listed); IOPS: not steady; XSR: "
                                       "aborted, see page 1")
+
+
+def test_a_counting_pass_draws_nothing_and_finds_the_same_pages(reference_render):
+    """Pass 1 of the layout (pdf.lay_out(draw=False)) only counts pages: every flowable is
+    placed as when drawn (the same pages for headings and markers, the same page count) and
+    nothing is drawn (no chart image, no table text in its bytes). The report itself is
+    pass 2's (tests/report/test_page_snapshots.py and the same-bytes tests above)."""
+    import copy
+
+    from reportlab.platypus import Image
+
+    from pts.report.renderers import pdf
+    view = reference_render.laid.view
+    drawn = pdf.lay_out(view, copy.deepcopy(reference_render.story), total_pages=None)
+    counted = pdf.lay_out(view, copy.deepcopy(reference_render.story), total_pages=None,
+                          draw=False)
+    assert (counted.page, counted.headings, counted.markers) == \
+        (drawn.page, drawn.headings, drawn.markers) == \
+        (reference_render.laid.total, reference_render.laid.headings,
+         reference_render.laid.markers)
+    # 66 charts; reportlab stores an image drawn twice once (two charts are alike)
+    charts = sum(isinstance(f, Image) for f in reference_render.story)
+    assert charts == 66 and 60 < drawn.buf.getvalue().count(b"/Subtype /Image") <= charts
+    assert b"/Subtype /Image" not in counted.buf.getvalue()
+    assert len(counted.buf.getvalue()) < len(drawn.buf.getvalue()) // 20

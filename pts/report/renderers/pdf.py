@@ -49,16 +49,39 @@ OK_TEXT = (0.7, 1.0, 0.75)
 
 
 def lay_out(run: RunView, story: list[Flowable], total_pages: int | None,
-            known_pages: list[int] | None = None, layout_only: bool = False) -> ReportDoc:
+            known_pages: list[int] | None = None, layout_only: bool = False,
+            draw: bool = True) -> ReportDoc:
     """One layout pass; the document tells the bytes (.buf), the page count (.page) and the
     page of every heading (.headings) and page marker (.markers), in story order.
     layout_only: for the pages only (the HTML report); its charts may be SVG (layout.SvgChart),
-    which take their room and draw nothing."""
+    which take their room and draw nothing.
+    draw=False: a pass that only counts pages (pass 1 of pts.report.document.layout_pdf):
+    every flowable is wrapped and split as when drawn, but draws nothing (its bytes are thrown
+    away; a third of a pass's time went to drawing tables and encoding chart images). Its
+    story cannot be laid out again."""
     doc = ReportDoc(io.BytesIO(), run, total_pages)
+    doc.body.draws = draw
     doc.layout_only = layout_only
     doc.known_pages = known_pages or []     # pass 2: the contents page's page numbers
     doc.build(story)
     return doc
+
+
+class _Body(Frame):
+    """The page's body frame. draws False (lay_out(draw=False)): each flowable it places keeps
+    its place and size and draws nothing (reportlab's Frame draws a flowable where it adds
+    it; its wrap and split, which decide the pages, are left as they are)."""
+
+    draws = True
+
+    def add(self, flowable, canv, trySplit=0):
+        if not self.draws:
+            flowable.drawOn = _draw_nothing
+        return super().add(flowable, canv, trySplit)
+
+
+def _draw_nothing(canvas, x, y, _sW=0) -> None:
+    return None
 
 
 class ReportDoc(BaseDocTemplate):
@@ -81,10 +104,11 @@ class ReportDoc(BaseDocTemplate):
         self.layout_only = False               # see lay_out
         self._header_again = None              # the SNIA header block of the current test
         self._page_fresh = False
-        frame = Frame(MARGIN, MARGIN + FOOTER_HEIGHT, CONTENT_WIDTH,
-                      PAGE_SIZE[1] - 2 * MARGIN - HEADER_HEIGHT - FOOTER_HEIGHT,
-                      leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0, id="body")
-        self.addPageTemplates([PageTemplate("report", [frame], onPageEnd=self._decorate)])
+        self.body = _Body(MARGIN, MARGIN + FOOTER_HEIGHT, CONTENT_WIDTH,
+                          PAGE_SIZE[1] - 2 * MARGIN - HEADER_HEIGHT - FOOTER_HEIGHT,
+                          leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0,
+                          id="body")
+        self.addPageTemplates([PageTemplate("report", [self.body], onPageEnd=self._decorate)])
 
     def handle_pageBegin(self):
         super().handle_pageBegin()
