@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,8 +27,7 @@ os.environ.setdefault("SOURCE_DATE_EPOCH", REPORT_EPOCH)   # the report's Report
 def main() -> int:
     driver = screens.chromium()
     try:
-        with tempfile.TemporaryDirectory() as tmp, \
-                serving(screens.reports_folder(Path(tmp) / "reports")) as base:
+        with screens.reports_folder() as reports, serving(reports) as base:
             written = screens.write(screens.capture(driver, base), screens.builds(driver))
     finally:
         driver.quit()

@@ -27,7 +27,7 @@ BASELINES = snapshots.index(screens.SCREENS)
 @pytest.fixture(scope="module")
 def shots(browser, tmp_path_factory):
     out = tmp_path_factory.mktemp("screens")
-    with serving(screens.reports_folder(out / "reports")) as base:
+    with screens.reports_folder() as reports, serving(reports) as base:
         console_errors(browser)
         taken = screens.capture(browser, base)
         errors = console_errors(browser)

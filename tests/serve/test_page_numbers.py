@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from html import unescape
 from pathlib import Path
@@ -36,22 +37,22 @@ SCALE = 1.1           # the second copy's IOPS points, so that compare has a dif
 
 
 @pytest.fixture(scope="module")
-def pages(tmp_path_factory) -> dict[str, str]:
+def pages() -> Iterator[dict[str, str]]:
     """The pages of the screenshot baselines (tests/support/screens.py), the second copy's IOPS
     points scaled by SCALE."""
-    root = screens.reports_folder(tmp_path_factory.mktemp("reports"))
-    ledger = root / screens.SECOND / "ledger.jsonl"
-    lines = []
-    for line in ledger.read_text().splitlines():
-        rec = json.loads(line)
-        if rec.get("test") == "iops" and rec["type"] == "point" and not rec["na"]:
-            rec["iops"] *= SCALE
-        lines.append(json.dumps(rec))
-    ledger.write_text("\n".join(lines) + "\n")
-    with TestClient(create_app([root])) as client:
-        return {stem: client.get(url.removeprefix("http://testserver")).text
-                for stem, url in screens.pages("http://testserver") if stem != "report"} | {
-            "root": str(root)}
+    with screens.reports_folder() as root:
+        ledger = root / screens.SECOND / "ledger.jsonl"
+        lines = []
+        for line in ledger.read_text().splitlines():
+            rec = json.loads(line)
+            if rec.get("test") == "iops" and rec["type"] == "point" and not rec["na"]:
+                rec["iops"] *= SCALE
+            lines.append(json.dumps(rec))
+        ledger.write_text("\n".join(lines) + "\n")
+        with TestClient(create_app([root])) as client:
+            texts = {stem: client.get(url.removeprefix("http://testserver")).text
+                     for stem, url in screens.pages("http://testserver") if stem != "report"}
+        yield texts | {"root": str(root)}
 
 
 def deviation_count(folder: Path) -> int:

@@ -18,7 +18,10 @@ ChromeDriver builds they were made with are recorded beside them (snapshots.BUIL
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import shutil
+from collections.abc import Iterator
 from io import BytesIO
 from pathlib import Path
 
@@ -57,11 +60,25 @@ def builds(browser) -> dict[str, str]:
                 (caps.get("chrome") or {}).get("chromedriverVersion", ""))}
 
 
-def reports_folder(root: Path) -> Path:
-    """Two copies of the reference run under `root` (fixed names: the pages show them)."""
-    for name in (FIRST, SECOND):
-        shutil.copytree(snapshots.REFERENCE_RUN, root / name)
-    return root
+SHOTS_TOP = Path("/tmp/pts-screens")     # one path for every shot: the pages print it
+
+
+@contextlib.contextmanager
+def reports_folder() -> Iterator[Path]:
+    """Two copies of the reference run (fixed names: the pages show them) in the reports
+    folder SHOTS_TOP/reports, the same path wherever and by whoever it is made, held by an
+    flock while in use: the pages print the path (the runs list's note names it), and
+    another path changed the shot (seen: a pytest-xdist worker's longer folder wrapped a line
+    more, 12 px on the compare page; a random suffix differed by 0.3 % of the runs list)."""
+    with open(f"{SHOTS_TOP}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        shutil.rmtree(SHOTS_TOP, ignore_errors=True)
+        try:
+            for name in (FIRST, SECOND):
+                shutil.copytree(snapshots.REFERENCE_RUN, SHOTS_TOP / "reports" / name)
+            yield SHOTS_TOP / "reports"
+        finally:
+            shutil.rmtree(SHOTS_TOP, ignore_errors=True)
 
 
 def pages(base: str) -> list[tuple[str, str]]:
