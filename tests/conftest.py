@@ -69,8 +69,8 @@ DEADLINES = {"fast": 180, "slow": 900, "qemu": 3000}   # qemu: above GUEST_TIMEO
 DEVICE_RUN = {"fio", "fusermount3", "mfusepy"}
 
 
-# Two workers for the slow tier (`-n 2 --dist loadfile --no-loadscope-reorder`; not in CI yet,
-# docs/development.md says why): a
+# Two workers for the slow tier (`-n 2 --dist loadfile --no-loadscope-reorder`, as CI runs it;
+# docs/development.md): a
 # device run mostly waits on the clock (1 s points), so two modules run side by side. A file
 # stays on one worker (its module-scoped suite run runs once); the files that read the QEMU
 # guest go to ONE worker together (pytest_xdist_make_scheduler below: one boot, in turn, by
