@@ -314,7 +314,9 @@ def _replay(run: Run, decl: RoundTest) -> Outcome:
         # the same logs (seed, I/Os and streams from the declaration)
         with iolog.Feed(logs) as feed:
             outcome = run_phase(run, decl, RoundMeasure(run, decl), history)
-        _fed(run, feed)
+        if any("lines_made" in s for s in feed.stats):   # a resumed run whose pass had ended
+            # feeds no step: the file of the pass that fed them is kept
+            _fed(run, feed)
     # one pass, no steady state: complete once its round (every step) is recorded
     return dataclasses.replace(outcome, status=records.COMPLETE, steady_round=None,
                                message=decl.stop(1, {}))
