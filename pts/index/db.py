@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -43,8 +44,9 @@ class IndexUnusable(Exception):
     """The index cannot be opened or used; the message names it, why, and the fix."""
 
 
-class Index:
-    """An open index. `where`: the file, or the URL without its password (for messages)."""
+class Index(ABC):
+    """An open index (SqliteIndex here, postgres.PostgresIndex: each gives the four abstract
+    methods in its dialect). `where`: the file, or the URL without its password (for messages)."""
 
     kind = ""
     IntegrityError: type[Exception] = Exception
@@ -52,24 +54,26 @@ class Index:
     def __init__(self, conn, where: str):
         self.conn, self.where = conn, where
 
+    @abstractmethod
     def execute(self, sql: str, params: Sequence = ()):
         """The cursor of `sql` (written with `?` placeholders)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def executemany(self, sql: str, params: Iterable[Sequence]) -> None:
-        raise NotImplementedError
+        """`sql` once per parameter row."""
 
+    @abstractmethod
     def transaction(self) -> AbstractContextManager[Index]:
         """The writers' lock at once (two indexers queue, never deadlock) ... COMMIT; anything
         raised inside, Ctrl-C included, rolls the whole transaction back."""
-        raise NotImplementedError
 
     def rebuild(self) -> str:
         """How to start this index afresh (it is only a view of the folders)."""
         return REBUILD.format(path=self.where)
 
+    @abstractmethod
     def tables(self) -> set[str]:
-        raise NotImplementedError
+        """The names of the index's tables."""
 
     def columns(self, table: str) -> list[str]:
         return [d[0] for d in self.execute(f"SELECT * FROM {table} WHERE 1 = 0").description]
