@@ -195,7 +195,9 @@ def test_each_filter_narrows_to_exactly_the_stored_runs_it_names(root, query):
 
 def test_a_bad_filter_value_is_named_and_not_applied(root):
     index(root)
-    with TestClient(indexed_app(root)) as client:
+    app = indexed_app(root)
+    with TestClient(app) as client:
+        assert app.state.indexed.wait(1)     # the refused and unreadable folders' rows
         r = client.get("/?from=yesterday&verdict=maybe")
     assert r.status_code == 400
     assert "from &#39;yesterday&#39;: give a day as YYYY-MM-DD" in r.text
