@@ -80,32 +80,7 @@ def update(conn: Index, roots: Sequence[str | Path], full: bool = False) -> Summ
     known = {folder: (tuple(stats), reader) for folder, *stats, reader in conn.execute(
         f"SELECT folder, {', '.join(STAT_COLUMNS)}, reader FROM runs")}
     for folder, root in sorted(found.items()):
-        stats = file_stats(Path(folder))
-        old = known.get(folder)
-        if not full and old == (tuple(stats[c] for c in STAT_COLUMNS), rows.READER):
-            summary.unchanged += 1
-            continue
-        try:
-            run_row, tests, figures, error = read(Path(folder), root, stats)
-        except RunFolderError as exc:
-            summary.refused.append((folder, str(exc)))
-            if old is not None:
-                with transaction(conn):
-                    delete(conn, folder)
-            continue
-        try:
-            with transaction(conn):
-                delete(conn, folder)
-                insert(conn, "runs", rows.RUN_COLUMNS, [run_row])
-                insert(conn, "tests", rows.TEST_COLUMNS, tests)
-                insert(conn, "figures", rows.FIGURE_COLUMNS, figures)
-        except conn.IntegrityError as exc:        # rows the schema refuses: this folder only
-            summary.refused.append((folder, f"its rows break the index's schema ({exc}): "
-                                            "rolled back, its old rows kept"))
-            continue
-        (summary.added if old is None else summary.updated).append(folder)
-        if error:
-            summary.unreadable.append((folder, error))
+        index_folder(conn, Path(folder), root, summary, known.get(folder), full)
     gone = sorted(f for f in known if f not in found
                   and any(Path(f).is_relative_to(r) for r in roots))
     if gone:
@@ -113,6 +88,55 @@ def update(conn: Index, roots: Sequence[str | Path], full: bool = False) -> Summ
             for folder in gone:
                 delete(conn, folder)
         summary.dropped = gone
+    return summary
+
+
+def index_folder(conn: Index, folder: Path, root: str, summary: Summary,
+                 old: tuple | None = None, full: bool = False) -> None:
+    """Bring one run folder's rows level (`old`: its (stats, reader) as the index holds them,
+    None: not indexed yet); what happened goes into `summary`."""
+    folder_ = str(folder)
+    stats = file_stats(folder)
+    if not full and old == (tuple(stats[c] for c in STAT_COLUMNS), rows.READER):
+        summary.unchanged += 1
+        return
+    try:
+        run_row, tests, figures, error = read(folder, root, stats)
+    except RunFolderError as exc:
+        summary.refused.append((folder_, str(exc)))
+        if old is not None:
+            with transaction(conn):
+                delete(conn, folder_)
+        return
+    try:
+        with transaction(conn):
+            delete(conn, folder_)
+            insert(conn, "runs", rows.RUN_COLUMNS, [run_row])
+            insert(conn, "tests", rows.TEST_COLUMNS, tests)
+            insert(conn, "figures", rows.FIGURE_COLUMNS, figures)
+    except conn.IntegrityError as exc:        # rows the schema refuses: this folder only
+        summary.refused.append((folder_, f"its rows break the index's schema ({exc}): "
+                                         "rolled back, its old rows kept"))
+        return
+    (summary.added if old is None else summary.updated).append(folder_)
+    if error:
+        summary.unreadable.append((folder_, error))
+
+
+def update_one(conn: Index, folder: str | Path, root: str | Path) -> Summary:
+    """Bring one run folder under `root` level (a run indexing itself as its ledger grows:
+    pts.index.live); a folder that is gone has its rows dropped."""
+    folder, summary = Path(folder).resolve(), Summary()
+    found = conn.execute(f"SELECT {', '.join(STAT_COLUMNS)}, reader FROM runs "
+                         "WHERE folder = ?", (str(folder),)).fetchone()
+    old = None if found is None else (tuple(found[:-1]), found[-1])
+    if not (folder / RUN_JSON).is_file():
+        if old is not None:
+            with transaction(conn):
+                delete(conn, str(folder))
+            summary.dropped.append(str(folder))
+        return summary
+    index_folder(conn, folder, str(Path(root).resolve()), summary, old)
     return summary
 
 

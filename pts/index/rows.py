@@ -9,10 +9,12 @@ pts.stored.host_ceiling. A figure's `shown` says what the report's cell shows: "
 "N/A" (the cell was not measured, with the reason), "n/r" (not resolvable from the I/Os
 measured), "no data" (no measurement-window value), "not given" (WAF: with the reason).
 
-Indexed so far (docs/index.md): IOPS per block size and R/W mix; Throughput MB/s per block
-size and direction; Latency ART, 5 9s, MRT and IOPS per cell; WSAT steady-state IOPS, FOB IOPS
-and their ratio; WAF per test with device counters. Not yet: DIRTH/CBW operating points,
-HIR/XSR, the RWSW tests' shares achieved, the QoS levels of the Latency test's QoS table.
+Indexed (docs/index.md): IOPS per block size and R/W mix; Throughput MB/s per block size and
+direction; Latency ART, 5 9s, MRT and IOPS per cell; WSAT steady-state IOPS, FOB IOPS and their
+ratio; WAF per test with device counters; and, from pts.index.headline: DIRTH/CBW (and
+rwsw-dirth) operating points, HIR's baseline and wait-state table, XSR's access-group table,
+the RWSW tests' shares achieved (rwsw-wsat per stream, rwsw-replay per step), the Latency
+test's QoS levels (99.99 / 99.999 / 99.9999 %).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import time
 from datetime import datetime
 
 from pts.export.json_doc import cell_label
+from pts.index import headline
 from pts.results import records
 from pts.stored import host_ceiling, latency_qos, waf
 from pts.stored.cells import window_cells
@@ -30,7 +33,7 @@ from pts.testdefs.qos_levels import needed_ios
 
 # Bump when what the rows of a run hold changes: every folder is then read again by the next
 # `pts index`, whatever its files' stats (build.py).
-READER = 1
+READER = 2            # 2: operating points, HIR, XSR, RWSW shares, QoS levels
 
 FINISHED, UNFINISHED, UNREADABLE = "finished", "unfinished", "unreadable"
 OK, NA, NOT_RESOLVABLE, NO_DATA, NOT_GIVEN = "ok", "N/A", "n/r", "no data", "not given"
@@ -156,6 +159,7 @@ def _figures(run: RunView, test: TestResult) -> list[dict]:
         found = _wsat(test, marks)
     else:
         found = []
+    found += headline.figures(run, test)   # operating points, HIR, XSR, RWSW shares, QoS
     if test.counters:          # the report's device-counters page: its WAF line
         found.append(_waf(waf.of_test(run, test)))
     return found

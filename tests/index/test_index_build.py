@@ -38,7 +38,7 @@ def test_add_again_update_drop(tmp_path, capsys, backend):
     out, _ = index(reports, capsys, backend)
     assert "2 added, 0 updated, 0 dropped, 0 unchanged" in out and "2 runs indexed" in out
     first = backend.dump(reports)
-    assert [len(first[t]) for t in ("runs", "tests", "figures")] == [2, 22, 112]
+    assert [len(first[t]) for t in ("runs", "tests", "figures")] == [2, 22, 302]
 
     out, _ = index(reports, capsys, backend)              # idempotent, and says so
     assert "nothing changed (0 added, 0 updated, 0 dropped, 2 unchanged" in out
@@ -198,7 +198,7 @@ def test_an_interrupted_index_leaves_whole_folders_and_the_next_carries_on(
     out, _ = index(reports, capsys, backend)
     assert "1 added, 0 updated, 0 dropped, 2 unchanged" in out and "3 runs indexed" in out
     assert backend.one(reports, "SELECT COUNT(*) FROM figures WHERE folder = ?",
-                       str(r3.resolve())) == (56,)
+                       str(r3.resolve())) == (151,)
     assert rows_of(backend, reports, r1) == {
         t: [r for r in before[t] if r[0] == str(r1.resolve())] for t in before}
 
@@ -222,4 +222,4 @@ def test_rows_the_schema_refuses_are_one_folders_problem(tmp_path, capsys, monke
            "postgresql": 'duplicate key value violates unique constraint "figures_pkey"'}
     assert f"r1: its rows break the index's schema ({key[backend.kind]}" in err
     assert backend.one(reports, "SELECT COUNT(*) FROM runs") == (1,)
-    assert backend.one(reports, "SELECT COUNT(*) FROM figures") == (56,)
+    assert backend.one(reports, "SELECT COUNT(*) FROM figures") == (151,)

@@ -85,8 +85,14 @@ def expected(run) -> dict:
 
 
 def test_every_figure_is_the_stored_runs(indexed):
+    """The matrix tests' figures and WAF (test_index_headline.py: operating points, HIR, XSR,
+    RWSW shares, QoS levels: 95 more rows of the reference run)."""
     conn, run = indexed
-    want, got = expected(run), figures(conn)
+    want, every = expected(run), figures(conn)
+    got = {k: g for k, g in every.items() if k[0] in ("iops", "throughput-1024k",
+                                                      "throughput-128k", "wsat")
+           or (k[0] == "latency" and not k[1].startswith("qos_")) or k[1] == "waf"}
+    assert len(every) == len(got) + 95
     assert set(got) == set(want)
     # 12 IOPS cells, 2 x 2 Throughput, 4 x 9 Latency, 3 WSAT, the IOPS test's WAF
     assert len(got) == 12 + 4 + 36 + 3 + 1
@@ -178,7 +184,7 @@ def test_unresolvable_and_host_bound_cells_as_the_report_marks_them(tmp_path):
     lat = next(t for t in run.tests if t.name == "latency")
     assert latency_qos.short_cells(lat, 99.999) == {("0/100", 4096)}
     assert set(host_ceiling.cell_marks(run.tests[0])) == {("100/0", 4096)}
-    got = figures(conn)
+    got = {k: g for k, g in figures(conn).items() if k in expected(run)}
     assert set(got) == set(expected(run))
     assert {k: (g["value"], g["shown"]) for k, g in got.items()} == expected(run)
     nr = got[("latency", "lat_percentile_us", "RND 4KiB 0/100")]

@@ -54,7 +54,7 @@ def test_the_reference_run_has_the_same_rows_in_sqlite_and_postgresql(tmp_path, 
     out = capsys.readouterr().out
     assert out.count("2 added, 0 updated, 0 dropped") == 2
     lite, post = sqlite.dump(reports), pg.dump(reports)
-    assert [len(post[t]) for t in ("runs", "tests", "figures")] == [2, 22, 112]
+    assert [len(post[t]) for t in ("runs", "tests", "figures")] == [2, 22, 302]
     assert post == lite
     # one of the lab's questions, the same SQL on both (docs/index.md's example)
     question = ("SELECT r.firmware, r.serial, f.value FROM figures f JOIN runs r ON "
@@ -137,7 +137,7 @@ def test_the_server_stopped_mid_way_loses_nothing_and_the_next_run_catches_up(
     monkeypatch.undo()
     r2_rows = pg.one(reports, "SELECT COUNT(*) FROM figures WHERE folder = ?",
                      str(r2.resolve()))
-    assert r2_rows == (56,)                            # r2 was committed before the stop
+    assert r2_rows == (151,)                           # r2 was committed before the stop
     assert pg.one(reports, "SELECT COUNT(*) FROM runs WHERE folder = ?",
                   str(r3.resolve())) == (0,)          # r3 rolled back whole
     assert main(argv) == 0
