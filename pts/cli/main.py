@@ -26,6 +26,8 @@ COMMANDS = {
                 "judge a run folder against a datasheet's requirements (no device)"),
     "index": ("pts.index.cli",
               "index the run folders under REPORTS_DIR in SQLite or PostgreSQL (no device)"),
+    "history": ("pts.index.history_cli",
+                "a drive model's runs and figures over time; firmware A against B (no device)"),
     "serve": ("pts.serve.cli",
               "the lab dashboard in a browser: runs, live state, HTML reports, /metrics"),
     "capture": ("pts.cli.capture",

@@ -173,3 +173,40 @@ def has_run(conn, folder: str) -> bool:
 def _chunks(items: list, size: int = 500) -> Iterable[list]:
     for n in range(0, len(items), size):
         yield items[n:n + size]
+
+
+# -- a model's history (pts.index.history) ---------------------------------------------------
+
+HISTORY_COLUMNS = ("folder", "run_id", "model", "serial", "firmware", "host", "spec_name",
+                   "started", "started_at", "state", "verdict", "compliant")
+
+
+def _model_where(model: str, root: str | None, alias: str = "") -> tuple[str, list]:
+    clause = f"{alias}model = ?" + (f" AND {alias}root = ?" if root is not None else "")
+    return clause, [model] + ([root] if root is not None else [])
+
+
+def model_runs(conn, model: str, root: str | None = None) -> list[dict]:
+    """Every run of `model` (exact), under `root` (None: every report folder the index
+    holds), unordered (the reader orders: SQLite and PostgreSQL place NULLs apart)."""
+    sql, params = _model_where(model, root)
+    return _rows(conn.execute(f"SELECT {', '.join(HISTORY_COLUMNS)} FROM runs WHERE {sql}",
+                              params))
+
+
+def model_figures(conn, model: str, root: str | None = None) -> list[dict]:
+    """Every figure row of the runs of `model`, with its test's position in its run."""
+    sql, params = _model_where(model, root, "r.")
+    return _rows(conn.execute(
+        "SELECT f.folder, f.test, f.metric, f.cell, f.position, f.unit, f.value, f.shown, "
+        "f.host_bound, t.position AS test_position FROM figures f "
+        "JOIN runs r ON r.folder = f.folder "
+        "JOIN tests t ON t.folder = f.folder AND t.name = f.test "
+        f"WHERE {sql}", params))
+
+
+def models(conn, root: str | None = None) -> list[tuple[str, int]]:
+    """The models the index holds (under `root`), each with its number of runs."""
+    where_root, params = ("WHERE root = ? ", [root]) if root is not None else ("", [])
+    return [(m, n) for m, n in conn.execute(
+        f"SELECT model, COUNT(*) FROM runs {where_root}GROUP BY model ORDER BY model", params)]

@@ -1,0 +1,285 @@
+"""A model's history from the results index (issue 41 §2): every run of the model by firmware
+and sample (serial), each headline figure (the index's figures: test, metric, cell) over time
+with its spread, the change points of each figure over the runs in time order
+(pts.index.changepoints), and, given two firmwares A and B, a verdict per cell: "regressed",
+"improved", "no change beyond noise" or "spread unknown". The one mechanism behind
+`python -m pts history` (pts.index.history_cli) and the dashboard's history page.
+
+Which runs: every run of the model (its exact name) in the index; the figures of the runs the
+index calls finished, the values a cell shows ("ok": not N/A, n/r, no data or not given).
+Runs without a start time cannot be placed in time and are listed apart, out of the figures.
+The runs are taken as they are: spec, options and host are not matched (the runs list shows
+them; docs/history.md).
+
+The verdict of a cell, A's runs against B's (one value per run: the report's figure):
+- fewer than two runs on a side: "spread unknown": one run says nothing about run-to-run
+  noise, so no claim is made beyond the difference of the means;
+- else Welch's t-test (scipy.stats.ttest_ind, equal_var=False; two-sided): it assumes the
+  runs are independent (a run is a purge, preconditioning and rounds of its own; runs of one
+  sample are taken as independent too), each side's values roughly normal, and does not
+  assume equal variances. p <= the level (a setting, LEVEL by default): "regressed" or
+  "improved" by the metric's better direction (BETTER), "changed beyond noise" for a metric
+  with no better direction; else "no change beyond noise". Both sides without any spread
+  (every run the same value): equal means are no change (p = 1), different ones a change
+  (p = 0: beyond a noise of zero).
+The level holds per cell: with many cells, some cells of two identical firmwares cross it by
+chance (one in twenty at 0.05).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import statistics
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from scipy import stats
+
+from pts.index import changepoints, query
+from pts.index.rows import FINISHED, OK
+
+LEVEL = 0.05
+REGRESSED, IMPROVED, NO_CHANGE = "regressed", "improved", "no change beyond noise"
+CHANGED, SPREAD_UNKNOWN, MISSING = "changed beyond noise", "spread unknown", "not on both sides"
+TEST_NAME = "Welch's t-test (two-sided; independent runs, each side roughly normal, " \
+            "variances not assumed equal)"
+CHANGE_METHOD = (f"E-divisive (Matteson & James 2014) with a permutation test "
+                 f"({changepoints.PERMUTATIONS} permutations, seed {changepoints.SEED})")
+
+HIGHER, LOWER = 1, -1
+# Which way is better, per metric (pts.index.rows' metrics). Not a rule of the PTS: the
+# project's reading of it. IOPS and MB/s: more I/O done per second is more performance
+# (PTS-E 1.0 §1.2, Figure 1-1: FOB's higher IOPS are its "period of elevated performance");
+# response times (ART, 5 9s, MRT; PTS-E 1.0 §2.1.8 "Latency", a time taken): shorter is
+# better; WAF (media bytes written per host byte): lower wears the media less. fob_ss_ratio
+# (FOB IOPS over steady-state IOPS) has no better direction: its changes are "changed".
+BETTER = {"iops": HIGHER, "mbps": HIGHER, "fob_iops": HIGHER, "lat_mean_us": LOWER,
+          "lat_percentile_us": LOWER, "lat_max_us": LOWER, "waf": LOWER}
+# A metric not in BETTER (indexed by a newer reader) by its unit, the same reading.
+BETTER_BY_UNIT = {"IOPS": HIGHER, "MB/s": HIGHER, "us": LOWER, "ms": LOWER, "s": LOWER}
+
+
+def better(metric: str, unit: str) -> int:
+    """HIGHER, LOWER, or 0 (no better direction known)."""
+    return BETTER.get(metric, BETTER_BY_UNIT.get(unit, 0))
+
+
+@dataclass(frozen=True)
+class Run:
+    number: int              # 1.. in time order (0: undated)
+    folder: str
+    run_id: str
+    serial: str
+    firmware: str
+    host: str
+    spec: str
+    started: str
+    started_at: float | None
+    state: str
+    verdict: str
+    compliant: bool | None
+
+
+@dataclass(frozen=True)
+class Spread:
+    """A set of runs' values of one figure: n, mean, sample std (n - 1; None below two)."""
+
+    n: int
+    mean: float
+    std: float | None
+    low: float
+    high: float
+
+    @classmethod
+    def of(cls, values: Sequence[float]) -> Spread:
+        return cls(len(values), statistics.fmean(values),
+                   statistics.stdev(values) if len(values) > 1 else None,
+                   min(values), max(values))
+
+
+@dataclass(frozen=True)
+class Level:
+    """A change point: run `run` (its number) starts a new level."""
+
+    run: int
+    p_value: float
+    mean_before: float
+    mean_after: float
+
+
+@dataclass(frozen=True)
+class Figure:
+    test: str
+    metric: str
+    cell: str
+    unit: str
+    values: tuple[tuple[int, float], ...]          # (run number, value), in time order
+    by_firmware: tuple[tuple[str, Spread], ...]
+    overall: Spread
+    host_bound: int                                # runs whose cell the report marks
+    levels: tuple[Level, ...]
+
+    @property
+    def label(self) -> str:
+        return " ".join(p for p in (self.test, self.metric, self.cell) if p)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One cell, firmware A against B."""
+
+    test: str
+    metric: str
+    cell: str
+    unit: str
+    a: Spread | None
+    b: Spread | None
+    change_pct: float | None       # (B - A) / A, of the means
+    p_value: float | None
+    verdict: str
+    why: str
+
+    @property
+    def label(self) -> str:
+        return " ".join(p for p in (self.test, self.metric, self.cell) if p)
+
+
+@dataclass(frozen=True)
+class History:
+    model: str
+    level: float
+    runs: tuple[Run, ...]                 # dated, oldest first, then undated
+    firmwares: tuple[str, ...]            # in order of their first run
+    figures: tuple[Figure, ...]
+    a: str | None
+    b: str | None
+    verdicts: tuple[Verdict, ...]
+    notes: tuple[str, ...]
+
+
+class HistoryError(Exception):
+    """The question cannot be answered; the message says why and what to ask instead."""
+
+
+def history(conn, model: str, firmwares: Sequence[str] = (), level: float = LEVEL,
+            root: str | None = None) -> History:
+    """The history of `model` in the index `conn` (under `root`; None: all of it); with one
+    firmware, that firmware's runs only; with two, A (the first) against B."""
+    if not 0 < level < 1:
+        raise HistoryError(f"the significance level must be between 0 and 1, not {level:g}")
+    if len(firmwares) > 2:
+        raise HistoryError(f"{len(firmwares)} firmwares given: give one (its history) or two "
+                           "(A against B)")
+    if len(firmwares) == 2 and firmwares[0] == firmwares[1]:
+        raise HistoryError(f"firmware {firmwares[0]} given twice: A and B must differ")
+    rows = query.model_runs(conn, model, root)
+    if not rows:
+        known = ", ".join(f"{m} ({n})" for m, n in query.models(conn, root)) or "none"
+        raise HistoryError(f"no run of model {model!r} in the index (the model as the runs "
+                           f"list shows it, exactly; models indexed, with their runs: {known})")
+    present = {r["firmware"] for r in rows}
+    absent = [f for f in firmwares if f not in present]
+    if absent:
+        raise HistoryError(f"model {model!r} has no run of firmware {', '.join(absent)} in "
+                           f"the index (its firmwares: {', '.join(sorted(present))})")
+    if len(firmwares) == 1:
+        rows = [r for r in rows if r["firmware"] == firmwares[0]]
+    runs = _numbered(rows)
+    notes = []
+    undated = [r for r in runs if r.number == 0]
+    if undated:
+        notes.append(f"{len(undated)} run(s) without a start time (run.json's `started`) "
+                     "cannot be placed in time: listed, not in the figures")
+    left = [r for r in runs if r.number and r.state != FINISHED]
+    if left:
+        notes.append(f"{len(left)} run(s) not finished (unfinished or unreadable): listed, "
+                     "not in the figures")
+    counted = {r.folder: r for r in runs if r.number and r.state == FINISHED}
+    figures = _figures(query.model_figures(conn, model, root), counted, level)
+    firmware_order = tuple(dict.fromkeys(r.firmware for r in runs))
+    a, b = (firmwares[0], firmwares[1]) if len(firmwares) == 2 else (None, None)
+    firmware_of = {r.number: r.firmware for r in counted.values()}
+    verdicts = tuple(_verdict(f, firmware_of, a, b, level) for f in figures) \
+        if a is not None else ()
+    return History(model, level, tuple(runs), firmware_order, tuple(figures), a, b, verdicts,
+                   tuple(notes))
+
+
+def narrowed(h: History, test: str | None, metric: str | None) -> History:
+    """`h` with only the figures and verdicts of `test` and `metric` (None: any)."""
+    def keep(x) -> bool:
+        return (test is None or x.test == test) and (metric is None or x.metric == metric)
+    return dataclasses.replace(h, figures=tuple(f for f in h.figures if keep(f)),
+                               verdicts=tuple(v for v in h.verdicts if keep(v)))
+
+
+def _numbered(rows: list[dict]) -> list[Run]:
+    dated = sorted((r for r in rows if r["started_at"] is not None),
+                   key=lambda r: (r["started_at"], r["folder"]))
+    undated = sorted((r for r in rows if r["started_at"] is None), key=lambda r: r["folder"])
+    return [Run(n, r["folder"], r["run_id"], r["serial"], r["firmware"], r["host"] or "",
+                r["spec_name"] or "", r["started"] or "", r["started_at"], r["state"],
+                r["verdict"] or "", None if r["compliant"] is None else bool(r["compliant"]))
+            for n, r in [(i, r) for i, r in enumerate(dated, 1)] + [(0, r) for r in undated]]
+
+
+def _figures(rows: list[dict], counted: dict[str, Run], level: float) -> list[Figure]:
+    kept = [r for r in rows if r["folder"] in counted and r["shown"] == OK
+            and r["value"] is not None and math.isfinite(r["value"])]
+    kept.sort(key=lambda r: (counted[r["folder"]].number, r["test_position"], r["position"]))
+    series: dict[tuple[str, str, str], list[dict]] = {}
+    for r in kept:
+        series.setdefault((r["test"], r["metric"], r["cell"]), []).append(r)
+    out = []
+    for (test, metric, cell), found in series.items():
+        values = tuple((counted[r["folder"]].number, float(r["value"])) for r in found)
+        groups: dict[str, list[float]] = {}
+        for r in found:
+            groups.setdefault(counted[r["folder"]].firmware, []).append(float(r["value"]))
+        points = [v for _, v in values]
+        levels = tuple(Level(values[c.index][0], c.p_value, c.mean_before, c.mean_after)
+                       for c in changepoints.find(points, level))
+        out.append(Figure(test, metric, cell, found[0]["unit"], values,
+                          tuple((fw, Spread.of(v)) for fw, v in groups.items()),
+                          Spread.of(points), sum(bool(r["host_bound"]) for r in found),
+                          levels))
+    return out
+
+
+def _verdict(f: Figure, firmware_of: dict[int, str], a: str, b: str, level: float) -> Verdict:
+    sides = dict(f.by_firmware)
+    sa, sb = sides.get(a), sides.get(b)
+    base = {"test": f.test, "metric": f.metric, "cell": f.cell, "unit": f.unit, "a": sa,
+            "b": sb}
+    if sa is None or sb is None:
+        return Verdict(**base, change_pct=None, p_value=None, verdict=MISSING,
+                       why=f"no value on {a if sa is None else b}")
+    change = (sb.mean - sa.mean) / sa.mean * 100 if sa.mean else None
+    if sa.n < 2 or sb.n < 2:
+        return Verdict(**base, change_pct=change, p_value=None, verdict=SPREAD_UNKNOWN,
+                       why="one run on a side: its run-to-run spread is unknown, no claim "
+                           "beyond the difference of the means")
+    va = [v for n, v in f.values if firmware_of[n] == a]
+    vb = [v for n, v in f.values if firmware_of[n] == b]
+    p = welch_p(va, vb)
+    if p > level:
+        return Verdict(**base, change_pct=change, p_value=p, verdict=NO_CHANGE,
+                       why=f"p = {p:.3g} > {level:g}")
+    way = better(f.metric, f.unit)
+    if way == 0:
+        verdict, why = CHANGED, f"p = {p:.3g} <= {level:g}; no better direction for {f.metric}"
+    else:
+        verdict = IMPROVED if (sb.mean - sa.mean) * way > 0 else REGRESSED
+        why = f"p = {p:.3g} <= {level:g}; {'higher' if way > 0 else 'lower'} is better"
+    return Verdict(**base, change_pct=change, p_value=p, verdict=verdict, why=why)
+
+
+def welch_p(a: Sequence[float], b: Sequence[float]) -> float:
+    """Welch's t-test's two-sided p-value (scipy); p = 1 or 0 when neither side varies."""
+    if statistics.pvariance(a) == 0 and statistics.pvariance(b) == 0:
+        return 1.0 if statistics.fmean(a) == statistics.fmean(b) else 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)     # nearly equal values: scipy warns
+        return float(stats.ttest_ind(a, b, equal_var=False).pvalue)

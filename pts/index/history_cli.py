@@ -1,0 +1,137 @@
+"""`python -m pts history MODEL [--firmware A [--firmware B]] [--index FILE|URL|REPORTS_DIR]`:
+a model's runs, its figures over time with their spread and change points, and firmware A
+against B cell by cell (pts.index.history; docs/history.md). Reads the results index only:
+no run folder is read or written, no device touched. Exit 0 answered, 2 bad input (no index,
+an unknown model or firmware, a bad level)."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import sys
+from pathlib import Path
+
+from pts.index import db, history, postgres, target
+
+EXIT_OK, EXIT_BAD_INPUT = 0, 2
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "A drive model's history from the results index (make it with `python -m pts index "
+        "REPORTS_DIR`): every run of MODEL by firmware and sample (serial), oldest first; "
+        "each headline figure the index holds (test, metric, cell: IOPS, MB/s, ART, 5 9s, "
+        "MRT, WSAT, WAF, ...) over the runs with its spread per firmware (mean, sample std, "
+        "n, min..max) and its change points: the runs that start a new level, found by "
+        f"{history.CHANGE_METHOD}. With --firmware A --firmware B: A against B, cell by "
+        "cell, each side's mean and run-to-run spread and a verdict: 'regressed', "
+        "'improved', 'no change beyond noise' (by "
+        f"{history.TEST_NAME}, at --level), or 'spread unknown' with one run on a side. "
+        "Better is higher for IOPS and MB/s, lower for latencies and WAF. Only finished "
+        "runs' figures count; spec, options and host are not matched (docs/history.md).")
+    p.add_argument("model", metavar="MODEL",
+                   help="the drive model, exactly as the runs list shows it")
+    p.add_argument("--firmware", action="append", default=[], metavar="FW",
+                   help="once: that firmware's runs only; twice: A (the first) against B")
+    p.add_argument("--index", metavar="FILE|URL|REPORTS_DIR", default=None,
+                   help=f"the results index: an SQLite file, a report folder holding "
+                        f"{db.FILE_NAME}, or postgresql://USER@HOST/DATABASE. Default: "
+                        f"${target.ENV} if set, else reports/{db.FILE_NAME}")
+    p.add_argument("--level", type=float, default=history.LEVEL, metavar="P",
+                   help="significance level of the verdicts and the change points, per cell "
+                        f"(default {history.LEVEL:g}: about one cell in twenty of two "
+                        "identical firmwares is called changed by chance)")
+    p.add_argument("--test", default=None, help="only the figures of this test (e.g. iops)")
+    p.add_argument("--metric", default=None, help="only this metric (e.g. iops, lat_mean_us)")
+    p.add_argument("--json", action="store_true", help="the answer as one JSON document")
+
+
+def where(given: str | None) -> str:
+    """The index named by --index (a report folder: its index.sqlite), else $PTS_INDEX, else
+    reports/index.sqlite; an SQLite file that is not there is refused (never made here)."""
+    chosen = given or os.environ.get(target.ENV) or str(Path("reports") / db.FILE_NAME)
+    if postgres.is_url(chosen):
+        return chosen
+    path = Path(chosen)
+    if path.is_dir():
+        path = path / db.FILE_NAME
+    if not path.is_file():
+        raise db.IndexUnusable(f"no results index at {path}: make it with `python -m pts index "
+                               "REPORTS_DIR`, or name it with --index FILE|URL|REPORTS_DIR")
+    return str(path)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        found = target.connect(where(args.index))
+    except db.IndexUnusable as exc:
+        print(f"history: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        h = history.history(found, args.model, args.firmware, args.level)
+    except history.HistoryError as exc:
+        print(f"history: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    finally:
+        found.close()
+    h = history.narrowed(h, args.test, args.metric)
+    if args.json:
+        print(json.dumps(dataclasses.asdict(h), indent=1))
+    else:
+        print("\n".join(text(h, target.shown(found.where))))
+    return EXIT_OK
+
+
+def num(x: float | None) -> str:
+    if x is None:
+        return "-"
+    return f"{x:.0f}" if abs(x) >= 1000 else f"{x:.4g}"
+
+
+def spread(s: history.Spread | None) -> str:
+    if s is None:
+        return "-"
+    std = "std unknown" if s.std is None else f"std {num(s.std)}"
+    return f"mean {num(s.mean)}, {std}, n {s.n}, {num(s.low)}..{num(s.high)}"
+
+
+def text(h: history.History, source: str) -> list[str]:
+    samples = sorted({r.serial for r in h.runs})
+    out = [f"model {h.model}: {len(h.runs)} runs, firmwares {', '.join(h.firmwares)}, "
+           f"{len(samples)} samples ({', '.join(samples)}); index {source}"]
+    out += [f"note: {n}" for n in h.notes]
+    out += ["", "runs, oldest first (#: the run's number below):",
+            "  #  started                    firmware  serial  host  state  verdict  run"]
+    for r in h.runs:
+        out.append(f"  {r.number or '-'}  {r.started or '(no start time)'}  {r.firmware}  "
+                   f"{r.serial}  {r.host or '-'}  {r.state}  {r.verdict or '-'}  {r.run_id}")
+    for fw in h.firmwares:
+        mine = [r for r in h.runs if r.firmware == fw]
+        serials = sorted({r.serial for r in mine})
+        out.append(f"firmware {fw}: {len(mine)} runs on {len(serials)} samples "
+                   f"({', '.join(serials)})")
+    out += ["", f"figures over the runs (change points: {history.CHANGE_METHOD}, level "
+                f"{h.level:g}):"]
+    for f in h.figures:
+        out.append(f"{f.label} ({f.unit})"
+                   + (f"; host-bound in {f.host_bound} runs" if f.host_bound else ""))
+        out.append("  values: " + "  ".join(f"#{n}: {num(v)}" for n, v in f.values))
+        for fw, s in f.by_firmware:
+            out.append(f"  {fw}: {spread(s)}")
+        if not f.levels:
+            out.append("  change points: none")
+        for lv in f.levels:
+            out.append(f"  change point: run #{lv.run} starts a new level: {num(lv.mean_before)}"
+                       f" -> {num(lv.mean_after)} (p = {lv.p_value:.3g})")
+    if h.a is not None:
+        out += ["", f"firmware A {h.a} against B {h.b}, per cell: {history.TEST_NAME}, "
+                    f"level {h.level:g}",
+                "  cell  |  A: mean, std, n  |  B: mean, std, n  |  B vs A  |  p  |  verdict"]
+        for v in h.verdicts:
+            change = "-" if v.change_pct is None else f"{v.change_pct:+.2f} %"
+            p = "-" if v.p_value is None else f"{v.p_value:.3g}"
+            out.append(f"  {v.label} ({v.unit})  |  {spread(v.a)}  |  {spread(v.b)}  |  "
+                       f"{change}  |  {p}  |  {v.verdict} ({v.why})")
+    return out
