@@ -1,5 +1,7 @@
 """`python -m pts compare RUN_DIR RUN_DIR... [-o OUT_DIR] [--allow-mixed]`: compare.pdf and
-compare.csv of several run folders, from their stored data only (never a device).
+compare.csv of several run folders, from their stored data only (never a device). The runs
+may be chosen by a query on the results index instead of (or after) folders: `--where
+KEY=VALUE ... [--index FILE|URL|REPORTS_DIR] [--latest N]` (pts.index.select, docs/index.md).
 
 Runs with different specs or settings are refused (exit 2, naming every difference) unless
 --allow-mixed, which lists the differences on the PDF's first page. Exit 0 on success, 2 if
@@ -15,10 +17,12 @@ import sys
 from pathlib import Path
 
 from pts.compare.data import Comparison, compare, fob_rows
+from pts.index import select
 from pts.stored.model import RunFolderError
 from pts.tools import atomic
 
 EXIT_OK, EXIT_WRITE_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+MAX_RUNS = 10        # a query's runs at most, unless --max-runs
 COLUMNS = ("test", "cell", "rw_mix", "block_size", "metric", "unit", "run", "run_id",
            "model", "serial", "value", "diff_pct_vs_run1", "status")
 
@@ -28,8 +32,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                      "tables with the difference to the first run in %, FOB vs steady state, "
                      "every run's header) and compare.csv. Reads stored data only; no device "
                      "is touched.")
-    p.add_argument("run_dirs", metavar="RUN_DIR", nargs="+",
-                   help="two or more run folders; the first is the reference for differences")
+    p.add_argument("run_dirs", metavar="RUN_DIR", nargs="*",
+                   help="two or more run folders (or fewer, with --where); the first is the "
+                        "reference for differences")
+    select.add_arguments(p, "runs to compare", MAX_RUNS)
     p.add_argument("-o", "--output-dir", metavar="OUT_DIR", default=".",
                    help="where compare.pdf and compare.csv go (default: the current folder)")
     p.add_argument("--allow-mixed", action="store_true",
@@ -67,11 +73,25 @@ def to_csv(c: Comparison) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    if len(args.run_dirs) < 2:
-        print("compare: give at least two run folders", file=sys.stderr)
+    folders = list(args.run_dirs)
+    if args.where:
+        try:
+            folders += select.from_args(args, args.max_runs, f"compare takes at most "
+                                                             f"{args.max_runs} (--max-runs N)")
+        except select.SelectError as exc:
+            print(f"compare: {exc}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+    elif args.latest is not None:
+        print("compare: --latest chooses among the runs of a query: give --where KEY=VALUE",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if len(folders) < 2:
+        print("compare: give at least two runs: run folders, or a query on the results index "
+              f"(--where KEY=VALUE) that matches {'one more' if folders else 'two or more'}",
+              file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
-        comparison = compare(args.run_dirs)
+        comparison = compare(folders)
     except RunFolderError as exc:
         print(f"compare: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -32,6 +32,23 @@ def resolve(reports_dirs: Sequence[str], given: str | None,
     return str(Path(reports_dirs[0]) / db.FILE_NAME)
 
 
+def find(given: str | None, environ: Mapping[str, str] = os.environ) -> str:
+    """An index to read (compare/qualify --where, history): --index (an SQLite file, a report
+    folder holding index.sqlite, or a postgresql:// URL), else $PTS_INDEX, else
+    reports/index.sqlite. An SQLite file that is not there is refused: a reader never makes
+    one."""
+    chosen = given or environ.get(ENV) or str(Path("reports") / db.FILE_NAME)
+    if postgres.is_url(chosen):
+        return chosen
+    path = Path(chosen)
+    if path.is_dir():
+        path = path / db.FILE_NAME
+    if not path.is_file():
+        raise db.IndexUnusable(f"no results index at {path}: make it with `python -m pts index "
+                               "REPORTS_DIR`, or name it with --index FILE|URL|REPORTS_DIR")
+    return str(path)
+
+
 def connect(target: str, migrations: Sequence[Migration] = MIGRATIONS) -> db.Index:
     """The index at `target` (a file or a postgresql:// URL), migrated."""
     if postgres.is_url(target):

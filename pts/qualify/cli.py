@@ -5,6 +5,9 @@ requirement of the version's table: PASS, FAIL or NOT CHECKED with the reason an
 Exit 0 if every datasheet requirement is met and no OCP requirement FAILs (NOT CHECKED is
 not a failure: most are outside what a host measures); 1 if one is not met, cannot be
 judged, or FAILs; 2 if the run folder, the datasheet or the OCP version cannot be used.
+The run may be chosen by a query on the results index instead of a folder: `--where KEY=VALUE
+... [--index FILE|URL|REPORTS_DIR] [--latest 1]` (pts.index.select, docs/index.md): it must
+match one run, or --latest 1 takes the newest.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import sys
 
 from pts.config.datasheet import DatasheetError, load
 from pts.config.ocp_requirements import VERSIONS, UnknownVersion, requirements
+from pts.index import select
 from pts.qualify.judge import MET, judge_all
 from pts.stored import ocp_verdicts as ocp
 from pts.stored.data import load_run
@@ -27,7 +31,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                      "a datasheet's requirements (TOML, docs/datasheet.md) and/or the OCP "
                      "Datacenter NVMe SSD Specification's requirements (--ocp). Exit 0 all met "
                      "and no OCP FAIL, 1 some not met, not judgeable or FAIL, 2 bad input.")
-    p.add_argument("run_dir", metavar="RUN_DIR", help="the run folder")
+    p.add_argument("run_dir", metavar="RUN_DIR", nargs="?",
+                   help="the run folder (or --where: the run chosen on the results index)")
+    select.add_arguments(p, "run to judge (one run must match, or --latest 1)", None)
     p.add_argument("--datasheet", metavar="FILE.toml",
                    help="the requirements ([[require]] tables)")
     p.add_argument("--ocp", metavar="VERSION", choices=VERSIONS,
@@ -41,6 +47,18 @@ def run(args: argparse.Namespace) -> int:
     if not args.datasheet and not args.ocp:
         print("qualify: give --datasheet FILE.toml, --ocp VERSION or both", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if bool(args.run_dir) == bool(args.where):
+        print("qualify: give the run: a RUN_DIR, or a query on the results index (--where "
+              "KEY=VALUE ...), not both" if args.run_dir else "qualify: give the run: a "
+              "RUN_DIR, or a query on the results index (--where KEY=VALUE ...)",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if args.where:
+        try:
+            (args.run_dir,) = select.from_args(args, 1, "qualify judges one run")
+        except select.SelectError as exc:
+            print(f"qualify: {exc}", file=sys.stderr)
+            return EXIT_BAD_INPUT
     try:
         requirements_ = load(args.datasheet) if args.datasheet else None
         if args.ocp:

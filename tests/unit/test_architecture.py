@@ -17,11 +17,12 @@ PTS = Path(__file__).resolve().parents[2] / "pts"
 # device it captures, below everything that runs tests with it).
 # stored: the stored-run read model (run.json + ledger -> RunView), below every reader of a
 # stored run (report, export, compare, qualify, serve). index: the results index (SQL rows
-# of the stored runs, pts.stored's figures), below the dashboard that will read it. session: the pytest plugin, its options
+# of the stored runs, pts.stored's figures), below compare and qualify (which may choose
+# their runs by a query on it) and the dashboard that reads it. session: the pytest plugin, its options
 # and the several-device session, above every stage it drives.
 LAYERS = ["pts", "config", "tools", "device", "workload", "emulate", "results", "run",
-          "conditioning", "procedure", "testdefs", "stored", "report", "export", "compare",
-          "qualify", "index", "serve", "cli", "session", "__main__", "suite"]
+          "conditioning", "procedure", "testdefs", "stored", "report", "export", "index",
+          "compare", "qualify", "serve", "cli", "session", "__main__", "suite"]
 # Rooms inside a layer, lowest first (README "Architecture"): a module in a room imports its
 # own room and the rooms below; the modules at the top of the layer (pts/report/cli.py,
 # document.py, console.py) may import every room, and no room imports them.
