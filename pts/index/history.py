@@ -201,7 +201,7 @@ def history(conn, model: str, firmwares: Sequence[str] = (), level: float = LEVE
     firmware_order = tuple(dict.fromkeys(r.firmware for r in runs))
     a, b = (firmwares[0], firmwares[1]) if len(firmwares) == 2 else (None, None)
     firmware_of = {r.number: r.firmware for r in counted.values()}
-    verdicts = tuple(_verdict(f, firmware_of, a, b, level) for f in figures) \
+    verdicts = tuple(judge(f, firmware_of, a, b, level) for f in figures) \
         if a is not None else ()
     return History(model, level, tuple(runs), firmware_order, tuple(figures), a, b, verdicts,
                    tuple(notes))
@@ -248,7 +248,9 @@ def _figures(rows: list[dict], counted: dict[str, Run], level: float) -> list[Fi
     return out
 
 
-def _verdict(f: Figure, firmware_of: dict[int, str], a: str, b: str, level: float) -> Verdict:
+def judge(f: Figure, firmware_of: dict[int, str], a: str, b: str, level: float) -> Verdict:
+    """The verdict of figure `f`, firmware `a` against `b` (`firmware_of`: run number ->
+    firmware), at `level` (the module's docstring says how)."""
     sides = dict(f.by_firmware)
     sa, sb = sides.get(a), sides.get(b)
     base = {"test": f.test, "metric": f.metric, "cell": f.cell, "unit": f.unit, "a": sa,

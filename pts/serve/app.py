@@ -13,6 +13,9 @@
     /runs/<id>/files/<name>    report.pdf, run.json, ledger.jsonl, export.json, export.csv
     /compare?run=<id>&run=<id> the runs compared as compare.pdf shows them (pts.serve.comparing)
     /compare.pdf, /compare.csv the same comparison as `python -m pts compare` writes it
+    /history?model=M[&firmware=A&firmware=B][&level=P]  a drive model's history and firmware
+                               A against B, from the index (pts.index.history, as `python -m
+                               pts history`; pts.serve.history_page)
     /metrics                   Prometheus text format (pts.serve.metrics)
 
 <id> is the folder's path relative to the folder given (prefixed by the folder's number when
@@ -44,6 +47,7 @@ from pts.export.json_doc import finite, run_document
 from pts.index.db import FILE_NAME, IndexUnusable
 from pts.report.document import build_html
 from pts.serve import access, auth, comparing, convergence, listing, metrics, safe, state
+from pts.serve.history_page import page_context
 from pts.serve.index import Entry, RunIndex
 from pts.serve.indexed import WATCH_SECONDS, IndexedRuns
 from pts.serve.live import LiveFeeds
@@ -178,6 +182,11 @@ def create_app(folders: list[str | Path], *, stale_after: float = state.STALE_AF
         return FileResponse(path, media_type=safe.MEDIA.get(path.suffix, "text/plain"),
                             filename=name)
 
+    def history_view(request: Request) -> Response:
+        context = page_context(request.query_params, indexed, folder_note, index.id_of)
+        return pages.TemplateResponse(request, "history.html", context,
+                                      status_code=400 if context["error"] else 200)
+
     def metrics_page(request: Request) -> Response:
         return Response(metrics.text(registry), media_type=metrics.CONTENT_TYPE)
 
@@ -198,6 +207,7 @@ def create_app(folders: list[str | Path], *, stale_after: float = state.STALE_AF
         Route("/favicon.ico", lambda request: Response(status_code=204)),
         Route("/compare", compare_page),
         Route("/compare.{kind:str}", compare_file),
+        Route("/history", history_view),
         Route("/runs/{id:path}/events", events),
         Route("/runs/{id:path}/report", report),
         Route("/runs/{id:path}/convergence.svg", convergence_svg),

@@ -1,8 +1,9 @@
-"""`pts.index.history` and `python -m pts history` on the synthetic lab (labruns.py): the
-firmware verdicts against means, standard deviations and Welch p-values computed here by
-hand (the formulas written out, Student's t distribution from scipy); one run a side: spread
-unknown; the better direction per metric; change points where planted and none on flat data;
-the command's output and its refusals."""
+"""`pts.index.history` and `python -m pts history` on the synthetic lab
+(tests/support/synthetic/history_lab.py): the firmware verdicts against means, standard
+deviations and Welch p-values computed here by hand (the formulas written out, Student's t
+distribution from scipy); one run a side: spread unknown; the better direction per metric;
+change points where planted and none on flat data; the command's output and its refusals;
+SQLite and PostgreSQL (tests/index/conftest.py's server) giving the same answers."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import pytest
 from scipy.stats import t as student_t
 
 from pts.cli.main import main
-from pts.index import changepoints, history
+from pts.index import changepoints, db, history
 from pts.index.history import (
     IMPROVED,
     NO_CHANGE,
@@ -24,10 +25,33 @@ from pts.index.history import (
     Figure,
     Spread,
 )
-from tests.history.labruns import LAB_X, LAB_Y, LABEL, X_VALUES, M, R, W, base
 from tests.support.postgres import NEEDS_POSTGRESQL
+from tests.support.synthetic.history_lab import (
+    LAB_X,
+    LAB_Y,
+    LABEL,
+    X_VALUES,
+    M,
+    R,
+    W,
+    base,
+    indexed_lab,
+)
 
 AB = ("FW-A", "FW-B")
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """The synthetic lab's REPORTS_DIR (history_lab.py), indexed: built once per module."""
+    return indexed_lab(tmp_path_factory.mktemp("lab") / "reports")
+
+
+@pytest.fixture
+def index(lab):
+    conn = db.connect(lab / db.FILE_NAME)
+    yield conn
+    conn.close()
 
 
 def by_cell(h: history.History) -> dict[str, history.Verdict]:
@@ -95,7 +119,7 @@ def test_lower_is_better_for_latencies_and_no_direction_is_changed():
         values = tuple(enumerate(a + b, 1))
         f = Figure("latency", metric, "RND 4KiB 0/100", unit, values,
                    (("A", Spread.of(a)), ("B", Spread.of(b))), Spread.of(a + b), 0, ())
-        return history._verdict(f, runs, "A", "B", 0.05).verdict
+        return history.judge(f, runs, "A", "B", 0.05).verdict
 
     slower, faster = [100.0, 101.0, 99.0], [80.0, 81.0, 79.0]
     assert verdict("lat_mean_us", "us", slower, faster) == IMPROVED

@@ -1,4 +1,5 @@
-"""A small synthetic lab for the history tests: run folders of tests/support/synthetic/
+"""A small synthetic lab for the history tests (tests/index/test_history.py,
+tests/serve/test_history_page.py): run folders of tests/support/synthetic/
 runfactory.py (an IOPS test, 3 mixes x 3 block sizes, 0.5 KiB N/A), each given a model,
 serial, firmware and start time of its own, and chosen IOPS per cell in every round (so the
 window mean, the figure the index holds, is exactly the number chosen here).
@@ -18,6 +19,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pts.index import build, db
 from tests.support.synthetic.runfactory import BASE_IOPS, build_run
 
 LAB_X, LAB_Y = "LabDrive X1", "LabDrive Y2"
@@ -69,6 +71,18 @@ def build_lab(root: Path) -> Path:
             day += 1
     for day, (firmware, cells) in enumerate(Y_VALUES.items(), 1):
         lab_run(root, LAB_Y, "SN-Y", firmware, day, {c: v[0] for c, v in cells.items()})
+    return root
+
+
+def indexed_lab(root: Path) -> Path:
+    """build_lab(root), indexed in root/index.sqlite by pts index's own update; root."""
+    build_lab(root)
+    conn = db.connect(root / db.FILE_NAME)
+    try:
+        summary = build.update(conn, [root])
+    finally:
+        conn.close()
+    assert len(summary.added) == 12, summary.line()
     return root
 
 

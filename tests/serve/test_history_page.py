@@ -1,0 +1,110 @@
+"""The dashboard's history page (issue 41 §2): linked from the runs list's model cells, the
+same answer as `python -m pts history` (pts.index.history), and without a results index a
+page that says how to make one; in a real browser (Debian's headless Chromium through
+Selenium, tests/support/screens.py) over `python -m pts serve` on the synthetic lab
+(tests/support/synthetic/history_lab.py): the verdicts, means, standard deviations and runs
+shown checked against numbers computed here by hand."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from starlette.testclient import TestClient
+
+from pts.serve.app import create_app
+from tests.support.helpers import serving
+from tests.support.pages import console_errors
+from tests.support.synthetic.history_lab import LAB_X, LAB_Y, LABEL, X_VALUES, M, R, W, indexed_lab
+
+BROWSER = (pytest.mark.slow, pytest.mark.needs("chromium", "chromedriver", "selenium"))
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """The synthetic lab's REPORTS_DIR (history_lab.py), indexed: built once per module."""
+    return indexed_lab(tmp_path_factory.mktemp("lab") / "reports")
+
+
+def test_without_an_index_the_page_says_how_to_make_one(tmp_path):
+    with TestClient(create_app([tmp_path])) as client:
+        page = client.get("/history", params={"model": LAB_X})
+    assert page.status_code == 200
+    assert "read from the results index" in page.text and "python -m pts index" in page.text
+
+
+def test_a_model_not_indexed_is_named(lab):
+    with TestClient(create_app([lab])) as client:
+        page = client.get("/history", params={"model": "NoSuchModel"})
+        bad = client.get("/history", params={"model": LAB_X, "level": "7"})
+    assert page.status_code == 400 and "no run of model &#39;NoSuchModel&#39;" in page.text
+    assert bad.status_code == 200 and "level &#39;7&#39;: give a number between 0 and 1" in bad.text
+
+
+def hand(values: list[float]) -> tuple[str, str, str]:
+    """A side's mean, sample std and n as the page prints them (%.6g, %.4g)."""
+    n = len(values)
+    mean = sum(values) / n
+    std = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else None
+    return f"{mean:.6g}", "unknown" if std is None else f"{std:.4g}", str(n)
+
+
+VERDICT_ROWS = """return Array.from(document.querySelectorAll('#verdicts tr[data-key]')).map(
+  r => [r.dataset.key].concat(Array.from(r.querySelectorAll('td.mean, td.std, td.n, td.verdict'))
+  .map(c => c.textContent.trim())));"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from tests.support.screens import chromium
+    driver = chromium()
+    driver.set_window_size(1280, 900)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def shown(browser) -> dict[str, list[str]]:
+    """The page's A/B table by cell label: A mean, std, n, B mean, std, n, verdict."""
+    return {row[0].removeprefix("iops iops "): row[1:]
+            for row in browser.execute_script(VERDICT_ROWS)}
+
+
+@BROWSER[0]
+@BROWSER[1]
+def test_the_history_page_shows_the_verdicts_computed_by_hand(lab, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+    with serving(lab) as base:
+        console_errors(browser)
+        browser.get(base + "/")
+        link = next(a for a in browser.find_elements(By.CSS_SELECTOR, "#runs a.history")
+                    if a.text == LAB_X)
+        link.click()                   # opens on its two newest firmwares: FW-A against FW-B
+        assert browser.find_element(By.ID, "model").text == LAB_X
+        rows = shown(browser)
+        expected = {W: "regressed", R: "improved", M: "no change beyond noise"}
+        for cell, verdict in expected.items():
+            a, b = X_VALUES["FW-A"][cell], X_VALUES["FW-B"][cell]
+            assert rows[LABEL[cell]] == [*hand(a), *hand(b), verdict], cell
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#history-runs tr[data-number]")) == 10
+        section = browser.find_element(By.CSS_SELECTOR, f"section[data-key$='{LABEL[W]}']")
+        assert "Run #6 starts a new level: 40000 → 36000" in section.text
+        assert len(section.find_elements(By.CSS_SELECTOR, "svg circle")) == 10
+        # B against A, picked in the form: the verdicts turn round
+        pickers = browser.find_elements(By.CSS_SELECTOR, "#firmwares select")
+        Select(pickers[0]).select_by_visible_text("FW-B")
+        Select(pickers[1]).select_by_visible_text("FW-A")
+        browser.find_element(By.CSS_SELECTOR, "#firmwares button").click()
+        turned = shown(browser)
+        assert turned[LABEL[W]][-1] == "improved"
+        assert turned[LABEL[R]][-1] == "regressed"
+        # one run a side: the spread is unknown, the means are shown
+        browser.get(base + "/history?model=" + LAB_Y.replace(" ", "+"))
+        one = shown(browser)
+        assert one[LABEL[W]] == ["40000", "unknown", "1", "30000", "unknown",
+                                                 "1", "spread unknown"]
+        assert {r[-1] for r in one.values()} == {"spread unknown"}
+        errors = console_errors(browser)
+    assert not errors, errors
