@@ -27,6 +27,7 @@ from pts.device.platform_device import capture as capture_platform
 from pts.device.platform_device import check_poll
 from pts.device.remote import remote_platform
 from pts.emulate import session as emulated
+from pts.index import live as live_index
 from pts.procedure import plan
 from pts.procedure.properties import junit_properties
 from pts.report import console
@@ -46,6 +47,7 @@ LOCK = pytest.StashKey[DeviceLock]()
 RESUME = pytest.StashKey[ResumeState]()
 SIGNATURES = pytest.StashKey[safety.Signatures]()
 SERVE = pytest.StashKey[object]()        # --serve: the Bound (port, auth), then the Background
+INDEX_SAY = pytest.StashKey[object]()    # the live index's lines: a copy of the terminal's fd 2
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -117,6 +119,16 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[SIGNATURES] = safety.signatures(dev)
     _honour_interrupts()
     _start_dashboard(config)
+    if config.option.destructive and not config.option.dry_run and \
+            live_index.target_for(config.stash[SETTINGS].reports_dir) is not None:
+        # fd 2 is the terminal now; pytest redirects it per test later (as --serve's log)
+        config.stash[INDEX_SAY] = os.fdopen(os.dup(2), "w", buffering=1)
+
+
+def _index_say(config: pytest.Config):
+    """How the live index's thread reaches the terminal: its copy of fd 2 (pytest's capture
+    is switched by the main thread only)."""
+    return lambda line: print(line, file=config.stash[INDEX_SAY])
 
 
 def _honour_interrupts() -> None:
@@ -187,6 +199,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         served.close()
     if LOCK in config.stash:
         config.stash[LOCK].release()
+    if INDEX_SAY in config.stash:
+        config.stash[INDEX_SAY].close()
     emulated.stop_for_session(config)
 
 
@@ -237,10 +251,15 @@ def pts_run(request: pytest.FixtureRequest):
     if not config.stash[SETTINGS].destructive:
         pytest.skip(f"PTS tests purge and overwrite {dev.given}: add --destructive to allow it")
     run = Run(config.stash[SETTINGS], dev, _writer(config), config.stash.get(RESUME, None))
+    # the results index, when one is set for these reports: kept level as the ledger grows
+    indexed = live_index.start(run.folder, config.stash[SETTINGS].reports_dir,
+                               _index_say(config)) if INDEX_SAY in config.stash else None
     try:
         yield run
     finally:
         run.close()
+        if indexed is not None:
+            config.stash[REPORTS].extend(indexed.stop())
         config.stash[REPORTS].append(
             f"PTS report: not rendered (--no-report); make it with: python -m pts report "
             f"{run.folder}" if config.option.no_report else _render(run.folder, _writer(config)))
