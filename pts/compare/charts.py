@@ -10,6 +10,7 @@ from pts.report.renderers.chart_base import (
     LINE_STYLES,
     SHORT_SIZE_INCHES,
     STYLE,
+    drawn_once,
     legend_below,
     new_figure,
     png,
@@ -19,6 +20,7 @@ from pts.report.renderers.chart_base import (
 from pts.report.renderers.mpl import mpl
 
 
+@drawn_once
 def categorical(categories: Sequence[str], series: Mapping[str, Sequence[float | None]],
                 xlabel: str, ylabel: str, title: str,
                 size: tuple[float, float] = SHORT_SIZE_INCHES) -> bytes:
@@ -42,6 +44,7 @@ def categorical(categories: Sequence[str], series: Mapping[str, Sequence[float |
         return png(fig)
 
 
+@drawn_once
 def overlaid(series: Mapping[str, tuple[Sequence[float], Sequence[float | None]]],
              xlabel: str, ylabel: str, title: str, *, integer_x: bool = False,
              size: tuple[float, float] = SHORT_SIZE_INCHES) -> bytes:

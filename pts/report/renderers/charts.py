@@ -11,6 +11,7 @@ from pts.report.renderers.chart_base import (
     SHORT_SIZE_INCHES,
     STYLE,
     WINDOW_SHADE,
+    drawn_once,
     legend_below,
     new_figure,
     png,
@@ -21,6 +22,7 @@ from pts.report.renderers.mpl import mpl
 from pts.stored import fmt
 
 
+@drawn_once
 def convergence(rounds: Sequence[int], series: Mapping[str, Sequence[float | None]],
                 window: tuple[int, int] | None, ylabel: str, title: str,
                 window_name: str = "measurement window") -> bytes:
@@ -41,6 +43,7 @@ def convergence(rounds: Sequence[int], series: Mapping[str, Sequence[float | Non
         return png(fig)
 
 
+@drawn_once
 def measurement_window(ev: SteadyStateResult, label: str, ylabel: str) -> bytes:
     """One tracking variable over its window: values, average, 110 % / 90 % of the average,
     and the least-squares line y = slope * round + intercept from the stored evidence."""
@@ -66,6 +69,7 @@ def measurement_window(ev: SteadyStateResult, label: str, ylabel: str) -> bytes:
         return png(fig)
 
 
+@drawn_once
 def interval_waf(rounds: Sequence[int], values: Sequence[float | None],
                  window: tuple[int, int] | None, title: str) -> bytes:
     """Write amplification of each round's interval (SHORT_SIZE_INCHES), with the test's
@@ -87,6 +91,7 @@ def interval_waf(rounds: Sequence[int], values: Sequence[float | None],
         return png(fig)
 
 
+@drawn_once
 def matrix_2d(block_sizes: Sequence[int], rw_mixes: Sequence[str],
               values: Mapping[tuple[str, int], float | None], ylabel: str, title: str) -> bytes:
     """y (log) against block size (categorical, in the spec's loop order), one line per R/W
@@ -106,6 +111,7 @@ def matrix_2d(block_sizes: Sequence[int], rw_mixes: Sequence[str],
         return png(fig)
 
 
+@drawn_once
 def lines(series: Mapping[str, tuple[Sequence[float], Sequence[float | None]]], xlabel: str,
           ylabel: str, title: str, *, log_y: bool | None = None,
           span: tuple[float, float] | None = None, span_label: str = "",

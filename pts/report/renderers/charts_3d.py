@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from pts.report.renderers.chart_base import DPI, STYLE, png, tick, wide_range
+from pts.report.renderers.chart_base import DPI, STYLE, drawn_once, png, tick, wide_range
 from pts.report.renderers.mpl import mpl
 from pts.stored import fmt
 
@@ -31,6 +31,7 @@ def _log_ticks(low: float, high: float) -> list[float]:
     return [t for t in ticks if low <= t <= high * 1.0001]
 
 
+@drawn_once
 def bars(block_sizes: Sequence[int], rw_mixes: Sequence[str],
          values: Mapping[tuple[str, int], float | None], zlabel: str, title: str,
          log: bool | None = None) -> bytes:

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pts.report.renderers.chart_base import (
     LINE_STYLES,
     STYLE,
+    drawn_once,
     legend_below,
     new_figure,
     png,
@@ -25,6 +26,7 @@ def _log(axis) -> None:
     axis.set_minor_formatter(mpl().NullFormatter())
 
 
+@drawn_once
 def xy(series: Series, xlabel: str, ylabel: str, title: str, *, x_ticks=None,
        log_x: bool | None = None, log_y: bool | None = None) -> bytes:
     """One line per series {label: (xs, ys)}; an axis is logarithmic when its values span

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from pts.report.renderers.chart_base import DPI, LINE_STYLES, STYLE, png, tick
+from pts.report.renderers.chart_base import DPI, LINE_STYLES, STYLE, drawn_once, png, tick
 from pts.report.renderers.mpl import mpl
 from pts.tools.histogram import PLAT_VAL
 
@@ -38,6 +38,7 @@ def _style(label: str) -> dict:
     return {"color": f"C{1 + n}", "linestyle": LINE_STYLES[n % len(LINE_STYLES)]}
 
 
+@drawn_once
 def panels(cells: Sequence[tuple[str, Mapping[int, int], Mapping[str, float]]],
            title: str, levels: Sequence[str] = LEVELS,
            xlabel: str = "Response time (µs, fio total latency)") -> bytes:

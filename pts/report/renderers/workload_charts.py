@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pts.report.renderers.chart_base import STYLE, legend_below, new_figure, png
+from pts.report.renderers.chart_base import STYLE, drawn_once, legend_below, new_figure, png
 from pts.report.renderers.mpl import mpl
 
 
+@drawn_once
 def stream_map(starts: Sequence[float], streams: Sequence[str],
                shares: Sequence[Sequence[float]], title: str) -> bytes:
     """Stacked bars: per step (x: its start, s), each stream's % of the step's I/Os; the
@@ -30,6 +31,7 @@ def stream_map(starts: Sequence[float], streams: Sequence[str],
         return png(fig)
 
 
+@drawn_once
 def oio_histogram(seconds: Sequence[float], title: str) -> bytes:
     """Time-weighted OIO: % of the busy time (>= 1 outstanding I/O) at each count."""
     busy = sum(seconds[1:])
