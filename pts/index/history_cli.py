@@ -9,11 +9,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 import sys
-from pathlib import Path
 
-from pts.index import db, history, postgres, target
+from pts.index import db, history, target
 
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
 
@@ -48,24 +46,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="the answer as one JSON document")
 
 
-def where(given: str | None) -> str:
-    """The index named by --index (a report folder: its index.sqlite), else $PTS_INDEX, else
-    reports/index.sqlite; an SQLite file that is not there is refused (never made here)."""
-    chosen = given or os.environ.get(target.ENV) or str(Path("reports") / db.FILE_NAME)
-    if postgres.is_url(chosen):
-        return chosen
-    path = Path(chosen)
-    if path.is_dir():
-        path = path / db.FILE_NAME
-    if not path.is_file():
-        raise db.IndexUnusable(f"no results index at {path}: make it with `python -m pts index "
-                               "REPORTS_DIR`, or name it with --index FILE|URL|REPORTS_DIR")
-    return str(path)
-
-
 def run(args: argparse.Namespace) -> int:
     try:
-        found = target.connect(where(args.index))
+        found = target.connect(target.find(args.index))
     except db.IndexUnusable as exc:
         print(f"history: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
