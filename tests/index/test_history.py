@@ -200,9 +200,10 @@ def test_no_index_is_refused_with_how_to_make_one(tmp_path, capsys):
 
 
 @NEEDS_POSTGRESQL
-def test_sqlite_and_postgresql_give_the_same_history(lab, index, pg_server):
+def test_sqlite_and_postgresql_give_the_same_history(lab, index, pg_server, capsys):
     from pts.index import build, target
-    pg = target.connect(pg_server.database())
+    url = pg_server.database()
+    pg = target.connect(url)
     try:
         build.update(pg, [lab])
         for model in (LAB_X, LAB_Y):
@@ -217,3 +218,10 @@ def test_sqlite_and_postgresql_give_the_same_history(lab, index, pg_server):
         assert history.history(pg, LAB_X).figures[0].values
     finally:
         pg.close()
+    # the command, given the URL, prints what it prints from the SQLite file
+    answers = []
+    for where in (url, str(lab)):
+        assert main(["history", LAB_X, "--firmware", "FW-A", "--firmware", "FW-B",
+                     "--index", where, "--json"]) == 0
+        answers.append(json.loads(capsys.readouterr().out))
+    assert answers[0] == answers[1] and answers[0]["verdicts"]
