@@ -207,6 +207,12 @@ def history(conn, model: str, firmwares: Sequence[str] = (), level: float = LEVE
                    tuple(notes))
 
 
+def firmwares(conn, model: str, root: str | None = None) -> tuple[str, ...]:
+    """The model's firmwares in the order of their first run (dated runs first)."""
+    return tuple(dict.fromkeys(r.firmware for r in _numbered(query.model_runs(conn, model,
+                                                                              root))))
+
+
 def narrowed(h: History, test: str | None, metric: str | None) -> History:
     """`h` with only the figures and verdicts of `test` and `metric` (None: any)."""
     def keep(x) -> bool:

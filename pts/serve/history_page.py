@@ -52,7 +52,7 @@ def defaults(conn, a: Asked, root: str) -> tuple[str, ...]:
     so that the page opens on "did the newest firmware change anything"."""
     if a.firmwares:
         return a.firmwares
-    found = history.history(conn, a.model, (), a.level, root).firmwares
+    found = history.firmwares(conn, a.model, root)
     return found[-2:] if len(found) >= 2 else ()
 
 
