@@ -52,6 +52,8 @@ class OcpRequirement:
     check: str | None = None           # None: not checked, `not_checked` says why
     not_checked: str = ""
     fields: tuple[str, ...] = ()        # C0_FIELD: pts.tools.nvme_ocp.C0_FIELDS names
+    all_ones: str = ""                  # C0_FIELD: what the text says all ones mean, where it
+                                        # allows them (ALL_ONES); else all ones = not given
     limit: PurgeLimit | None = None     # PURGE_TIME
     readings: tuple[Readings, ...] = ()
     locator: str = "line"
@@ -113,6 +115,15 @@ C0H = {
 }
 
 
+# C0h fields whose all-ones value the text defines, rather than leaving it "not supported":
+# SMART-4's row, alike in v2.0 r21 (its C0h table, the PDF in freews/general_parser at
+# source_doc/) and v2.7 (cdi-grading-tool's Markdown, lines 1288-1291): all ones in Bad System
+# NAND Blocks say that Bad User NAND Blocks (SMART-3) counts every block of the device and this
+# field is invalid. A drive doing so meets the requirement (the KIOXIA CD8's recorded page).
+ALL_ONES = {4: "all ones: Bad User NAND Blocks (SMART-3) counts every block of the drive and "
+               "this field is invalid, as the text allows"}
+
+
 def c0_row(version: str, n: int, line: int, locator: str = "line") -> OcpRequirement:
     """SMART-n of C0H in `version`'s table: a field check, the version, GUID or DSSD version
     check, or reserved bytes (not checked)."""
@@ -120,7 +131,7 @@ def c0_row(version: str, n: int, line: int, locator: str = "line") -> OcpRequire
     check = what if isinstance(what, str) else C0_FIELD if what else None
     return OcpRequirement(version, f"SMART-{n}", line, subject, check,
                           "" if check else RESERVED, () if isinstance(what, str) else what,
-                          locator=locator)
+                          all_ones=ALL_ONES.get(n, ""), locator=locator)
 
 
 # Requirements of SMART / Health log behaviour, standard logs, timeouts, deallocation and

@@ -171,12 +171,12 @@ def _on_c0_page(check: Callable) -> Callable[[Stored, ocp.OcpRequirement], Resul
     return judged
 
 
-def _given(page: dict, name: str) -> tuple[int | None, str]:
+def _given(page: dict, name: str, all_ones_defined: bool = False) -> tuple[int | None, str]:
     value = page["fields"].get(name)
     if value is not None:
         return value, f"{name} = {value:,}"
     if name in page.get("not_supported", ()):
-        return None, f"{name}: all ones (not supported)"
+        return None, f"{name}: all ones" + ("" if all_ones_defined else " (not supported)")
     if name in page.get("not_in_version", ()):
         return None, f"{name}: not in log page version {page['version']}"
     return None, f"{name}: not printed by nvme-cli"
@@ -184,10 +184,13 @@ def _given(page: dict, name: str) -> tuple[int | None, str]:
 
 @_on_c0_page
 def c0_field(stored: Stored, req: ocp.OcpRequirement, rec, page: dict) -> Result:
-    found = [_given(page, name) for name in req.fields]
+    found = [_given(page, name, bool(req.all_ones)) for name in req.fields]
     evidence = [f"C0h log page version {page['version']} at {step(rec)}: "
                 + "; ".join(text for _, text in found)]
     missing = [text for value, text in found if value is None]
+    all_ones = [name for name in req.fields if name in page.get("not_supported", ())]
+    if missing and req.all_ones and len(all_ones) == len(req.fields):
+        return PASS, req.all_ones, evidence
     if missing:
         return FAIL, f"the drive does not give {req.subject} ({'; '.join(missing)})", evidence
     for name in set(req.fields) & set(KEPT_C0):

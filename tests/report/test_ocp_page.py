@@ -28,14 +28,14 @@ def page_of(monkeypatch, tmp_path, drive: str) -> str:
 
 def test_the_page_of_the_kioxia_cd8s_logs(monkeypatch, tmp_path):
     text = page_of(monkeypatch, tmp_path, "kioxia-cd8")
-    # Counted by hand: 24 C0h field rows, of which the CD8's version 3 page fails 1 (SMART-4
-    # all ones; SMART-20, -29, -31 are version 3 fields, OCP 2.0 r21: given); SMART-13 (DSSD
+    # Counted by hand: 24 C0h field rows, all given by the CD8's version 3 page (SMART-4 all
+    # ones, the value the text defines; SMART-20, -29, -31 are version 3 fields, OCP 2.0 r21: given); SMART-13 (DSSD
     # 2.0.0) and SMART-27 (version 3) FAIL, SMART-28 passes; NUSE-1, STD-LOG-2, -3, -23 pass;
     # CTO-8 FAILs (0.96 TB, Format 12.5 s > 9.6 s + 1 s); CTO-2/7/11 not checked (no such
-    # purge): 28 PASS, 4 FAIL
+    # purge): 29 PASS, 3 FAIL
     assert "CTO-8" in text and "log page version 3, not 6" in text
     assert "declares DSSD 2.0.0 (errata 0), not 2.7" in text
-    assert "28 PASS, 4 FAIL, 103 NOT CHECKED of the 135 requirements" in text
+    assert "29 PASS, 3 FAIL, 103 NOT CHECKED of the 135 requirements" in text
 
 
 def test_the_page_of_the_fadu_delta_u2s_logs(monkeypatch, tmp_path):
