@@ -115,13 +115,16 @@ C0H = {
 }
 
 
-# C0h fields whose all-ones value the text defines, rather than leaving it "not supported":
-# SMART-4's row, alike in v2.0 r21 (its C0h table, the PDF in freews/general_parser at
-# source_doc/) and v2.7 (cdi-grading-tool's Markdown, lines 1288-1291): all ones in Bad System
-# NAND Blocks say that Bad User NAND Blocks (SMART-3) counts every block of the device and this
-# field is invalid. A drive doing so meets the requirement (the KIOXIA CD8's recorded page).
+# C0h fields whose all-ones value the text defines, rather than leaving it "not supported",
+# alike in v2.0 r21 (its C0h table, the PDF in freews/general_parser at source_doc/) and v2.7
+# (cdi-grading-tool's Markdown): SMART-4, lines 1288-1291: all ones in Bad System NAND Blocks
+# say that Bad User NAND Blocks (SMART-3) counts every block of the device and this field is
+# invalid (the KIOXIA CD8's recorded page); SMART-19, lines 1445-1448: a drive without power
+# loss protection reports FFFFh as its Capacitor Health. A drive doing so meets the row.
 ALL_ONES = {4: "all ones: Bad User NAND Blocks (SMART-3) counts every block of the drive and "
-               "this field is invalid, as the text allows"}
+               "this field is invalid, as the text allows",
+            19: "all ones (FFFFh): the drive has no power loss protection, as the text "
+                "says such a drive reports"}
 
 
 def c0_row(version: str, n: int, line: int, locator: str = "line") -> OcpRequirement:

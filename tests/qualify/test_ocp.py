@@ -312,3 +312,21 @@ def test_the_kioxia_cd8_declares_v20(tmp_path, cd8, fadu, capsys):
         assert f" {req.id} {req.subject}:" in out and f"[page {req.line}]" in out
     assert out.splitlines()[-1].startswith("OCP DC NVMe SSD 2.0: ")
     assert " of 82 " in out.splitlines()[-1]
+
+
+def test_all_ones_meet_a_row_only_where_the_text_defines_them(tmp_path, fadu):
+    """Capacitor Health FFFFh is what the text says a drive without power loss protection
+    reports (SMART-19): PASS, said so. The same all ones in XOR Recovery Count, which the text
+    gives no such meaning: not given, FAIL."""
+    steps = growing(fadu)
+    for step in steps.values():
+        page = step[media_writes.OCP_C0]
+        for name in ("capacitor_health", "xor_recovery_count"):
+            page["fields"][name] = None
+            page["not_supported"] = [*page["not_supported"], name]
+    v = nvme_run(tmp_path, steps)
+    assert v["SMART-19"].verdict == ocp.PASS
+    assert v["SMART-19"].reason.startswith("all ones (FFFFh): the drive has no power loss")
+    assert "capacitor_health: all ones" in v["SMART-19"].evidence[0]
+    assert v["SMART-5"].verdict == ocp.FAIL
+    assert "xor_recovery_count: all ones (not supported)" in v["SMART-5"].reason
