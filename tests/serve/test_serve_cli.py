@@ -16,7 +16,8 @@ def test_serves_the_runs_list_over_http_on_localhost(tmp_path):
     make(root, "Alpha_SN-A/20261101T000000", model="Alpha")
     with serving(root) as base:
         r = httpx.get(base + "/", timeout=5)
-        assert r.status_code == 200 and "<td>Alpha</td>" in r.text
+        assert r.status_code == 200 and '<a class="history" href="/history?model=Alpha"' \
+            in r.text and ">Alpha</a></td>" in r.text
         assert httpx.get(base + "/metrics", timeout=5).status_code == 200
 
 
