@@ -52,10 +52,11 @@ def qos_metric(pct: float) -> str:
     return f"qos_{pct:g}_us"
 
 
-def figures(run: RunView, test: TestResult) -> list[dict]:
-    """The test's figures of the kinds above (none for any other test)."""
+def figures(run: RunView, test: TestResult, ledger: dict | None = None) -> list[dict]:
+    """The test's figures of the kinds above (none for any other test). `ledger`: a dict
+    shared by the tests of one run, where the run's ledger records are kept once read."""
     if test.name in OPERATING_TESTS:
-        return operating_points(run, test)
+        return operating_points(run, test, ledger)
     if test.name == "hir":
         return hir(test)
     if test.name == "xsr":
@@ -82,8 +83,11 @@ def _row(metric: str, cell: str, value, *, shown: str = OK, reason: str | None =
             "value": float(value) if shown == OK else None, "shown": shown, "reason": reason}
 
 
-def operating_points(run: RunView, test: TestResult) -> list[dict]:
-    found = [r for r in read_records(run.folder / "ledger.jsonl")[0] if r.test == test.name]
+def operating_points(run: RunView, test: TestResult, ledger: dict | None = None) -> list[dict]:
+    ledger = {} if ledger is None else ledger
+    if "records" not in ledger:          # the page reads them from the ledger (dirth_cbw)
+        ledger["records"] = read_records(run.folder / "ledger.jsonl")[0]
+    found = [r for r in ledger["records"] if r.test == test.name]
     ops = {r.name: r for r in found if isinstance(r, records.OperatingPoint)}
     hists = {r.name: r for r in test.histograms}
     out = []

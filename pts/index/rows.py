@@ -136,15 +136,15 @@ def steady(test: TestResult) -> bool | None:
 
 
 def figure_rows(run: RunView) -> list[dict]:
-    out = []
+    out, ledger = [], {}
     for test in run.tests:
-        found = _figures(run, test)
+        found = _figures(run, test, ledger)
         out += [f | {"folder": str(run.folder), "test": test.name, "position": n}
                 for n, f in enumerate(found)]
     return out
 
 
-def _figures(run: RunView, test: TestResult) -> list[dict]:
+def _figures(run: RunView, test: TestResult, ledger: dict) -> list[dict]:
     marks = host_ceiling.cell_marks(test)
     if test.name == "iops":
         found = [_cell(test, "iops", c, marks) for c in test.cells]
@@ -159,7 +159,7 @@ def _figures(run: RunView, test: TestResult) -> list[dict]:
         found = _wsat(test, marks)
     else:
         found = []
-    found += headline.figures(run, test)   # operating points, HIR, XSR, RWSW shares, QoS
+    found += headline.figures(run, test, ledger)   # operating points, HIR, XSR, RWSW shares, QoS
     if test.counters:          # the report's device-counters page: its WAF line
         found.append(_waf(waf.of_test(run, test)))
     return found
