@@ -30,8 +30,9 @@ COLUMNS = ("test", "cell", "rw_mix", "block_size", "metric", "unit", "run", "run
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.description = ("Compare several run folders: compare.pdf (overlaid plots, side-by-side "
                      "tables with the difference to the first run in %, FOB vs steady state, "
-                     "every run's header) and compare.csv. Reads stored data only; no device "
-                     "is touched.")
+                     "every run's header) and compare.csv. The runs: folders, or a query on the "
+                     "results index (--where, docs/index.md). Reads stored data only; no "
+                     "device is touched.")
     p.add_argument("run_dirs", metavar="RUN_DIR", nargs="*",
                    help="two or more run folders (or fewer, with --where); the first is the "
                         "reference for differences")
