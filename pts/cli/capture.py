@@ -1,8 +1,11 @@
 """`python -m pts capture DEVICE --seconds N -o CAPTURE`: record a drive's block I/O in use.
 
 Read-only: the device is never opened for writing (it is named in a tracepoint filter), so a mounted
-device serving its real workload is allowed and no --destructive is needed. Exit 0 written,
-2 bad input (nothing written), 130/143 interrupted (nothing written, instance removed).
+device serving its real workload is allowed and no --destructive is needed. While tracing,
+the ring buffer's pages are only spooled (CAPTURE.spool, in fsync'd parts); the spool is
+decoded into CAPTURE afterwards. Exit 0 written (also when SIGINT/SIGTERM ended the tracing
+early: what was traced is kept, and the notes say so), 2 bad input (nothing written),
+130/143 interrupted while decoding (the spool kept, readable by `pts workload`).
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import shutil
 import socket
 import sys
 from pathlib import Path
@@ -18,17 +22,18 @@ from pts import __version__
 from pts.config import spec
 from pts.device import identity
 from pts.tools import commands, hosts
-from pts.workload import imports, ringbuf, tracefs
-from pts.workload.capture import process_filter, record
-from pts.workload.events import CaptureError, CaptureInfo, CaptureWriter, Op, open_capture
-from pts.workload.pairing import KWORKER, Counts
+from pts.workload import imports, tracefs, unspool
+from pts.workload import spool as spooling
+from pts.workload.capture import spool
+from pts.workload.events import CaptureError, CaptureInfo, Op, open_capture
+from pts.workload.pairing import KWORKER
 from pts.workload.remote_capture import RemoteInstance
 
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
 # choice (rwsw-digest §7): the ring buffer per CPU. Streaming kept every event of ~115 k
 # I/Os in 3 s with 1 MiB/CPU; 8 MiB (~120 k events of 68 bytes) holds several of the
 # capture's 0.1 s polls at 300 k events/s on one CPU, for a slow or busy reader.
-BUFFER_KB = 8192
+BUFFER_KB = unspool.BUFFER_KB
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -58,6 +63,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="tracing ring buffer per CPU in KiB (default %(default)s)")
     p.add_argument("--ssh-config", metavar="FILE", default=None,
                    help="ssh:// devices: an OpenSSH client configuration (ssh -F FILE)")
+    p.add_argument("--part-seconds", type=float, default=spooling.PART_S, metavar="S",
+                   help="while tracing, the ring buffer's pages are spooled to CAPTURE.spool "
+                   "in parts of S seconds, each fsync'd when closed: a capture killed or "
+                   "whose host loses power keeps its closed parts, readable by `python -m "
+                   "pts workload CAPTURE.spool` (default %(default)g)")
+    p.add_argument("--keep-spool", action="store_true",
+                   help="keep CAPTURE.spool after decoding it into CAPTURE")
+    p.add_argument("--decode-priority", choices=("normal", "idle"), default="normal",
+                   help="the spool is decoded into CAPTURE after tracing, at this process's "
+                   "priority (normal), or at SCHED_IDLE (idle: only CPU time nothing else "
+                   "wants, for a server whose workload goes on; on a busy host it may wait "
+                   "long). Default %(default)s")
     p.add_argument("--import", dest="import_file", type=Path, metavar="FILE",
                    help="convert blkparse text output or a fio iolog (v2/v3) instead")
 
@@ -79,8 +96,9 @@ def run(args: argparse.Namespace) -> int:
             CaptureError, spec.SpecError) as exc:
         print(f"python -m pts capture: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except tracefs.Interrupted as exc:
-        print(f"python -m pts capture: {exc}; nothing written, tracing instance removed",
+    except Decoding as exc:
+        print(f"python -m pts capture: {exc} while decoding the spool: the capture is kept "
+              f"in {exc.where} (read it with `python -m pts workload {exc.where}`)",
               file=sys.stderr)
         return 128 + exc.signum
     print(summary(open_capture(out).info, out))
@@ -96,38 +114,54 @@ def check_output(path: Path) -> Path:
 
 
 def capture(args: argparse.Namespace, out: Path) -> CaptureInfo:
+    """Spool the ring buffer while tracing, then decode the spool into `out` (at SCHED_IDLE
+    with --decode-priority idle) and remove the spool (unless --keep-spool)."""
     if not args.device:
         raise BadInput("give the DEVICE to capture (or --import FILE)")
     if args.seconds is None or args.seconds <= 0:
         raise BadInput("--seconds N (> 0) is required: how long to record")
     if args.buffer_kb < 64:
         raise BadInput(f"--buffer-kb {args.buffer_kb}: give at least 64 (KiB per CPU)")
+    if args.part_seconds <= 0:
+        raise BadInput(f"--part-seconds {args.part_seconds}: give a part length > 0 seconds")
     step = args.step if args.step is not None else \
         float(spec.load_rwsw()["rwsw_capture"]["step_seconds"])
     if step <= 0:
         raise BadInput(f"--step {step}: give a step length > 0 seconds")
     patterns = tuple(p.strip() for arg in args.process for p in arg.split(",") if p.strip())
+    where = spooling.spool_of(out)
+    if where.exists():
+        raise BadInput(f"{where} exists (the spool of an earlier capture to {out.name}: read "
+                       f"it with `python -m pts workload {where}`, or remove it)")
     dev, tracing = device_and_instance(args)
-    with tracefs.signals_raise(), CaptureWriter(out) as writer, tracing as inst:
-        layout = inst.layout if isinstance(inst, RemoteInstance) else \
-            ringbuf.Layout.of_instance(inst.path)
-        rec = record(inst, layout, args.seconds, step, process_filter(patterns),
-                     writer.append)
-        inst.close()
-        info = CaptureInfo(
-            source="tracefs", device=dev.remote.url(dev.path) if dev.remote else dev.path,
-            started_unix=rec.started_unix, seconds=args.seconds,
-            host=dev.remote.host if dev.remote else socket.gethostname(),
-            dev_t=f"{dev.devno[0]}:{dev.devno[1]}", model=dev.identity.model,
-            logical_sector=dev.logical_sector, capacity_bytes=dev.capacity_bytes,
-            process_filter=",".join(patterns) or None, events=writer.rows,
-            lost_events=rec.lost_events, lost_by_step=rec.lost_by_step, step_s=step,
-            kernel=platform.release(),
-            tool=f"snia-pts {__version__} (tracefs block_rq_issue/block_rq_complete)",
-            notes=notes(rec.counts, patterns, rec.lost_events, args.buffer_kb),
-            extra=extra(rec.counts, args.buffer_kb))
-        writer.close(info)
+    meta = {"source": "tracefs",
+            "device": dev.remote.url(dev.path) if dev.remote else dev.path,
+            "host": dev.remote.host if dev.remote else socket.gethostname(),
+            "dev_t": f"{dev.devno[0]}:{dev.devno[1]}", "model": dev.identity.model,
+            "logical_sector": dev.logical_sector, "capacity_bytes": dev.capacity_bytes,
+            "process_filter": ",".join(patterns) or None, "kernel": platform.release(),
+            "tool": f"snia-pts {__version__} (tracefs block_rq_issue/block_rq_complete)",
+            "buffer_kb": args.buffer_kb, "trace_clock": tracefs.CLOCK}
+    with tracefs.signals_flag() as stop, tracing as inst:
+        spool(inst, where, inst.formats(), meta, args.seconds, step, stop,
+              part_s=args.part_seconds)
+    with tracefs.signals_raise():
+        try:
+            info = unspool.to_capture(spooling.open_spool(where), out,
+                                      idle=args.decode_priority == "idle")
+        except tracefs.Interrupted as exc:
+            raise Decoding(exc.signum, where) from None
+    if not args.keep_spool:
+        shutil.rmtree(where)
     return info
+
+
+class Decoding(tracefs.Interrupted):
+    """Stopped while decoding: the spool is kept, readable later."""
+
+    def __init__(self, signum: int, where: Path):
+        super().__init__(signum)
+        self.where = where
 
 
 def device_and_instance(args: argparse.Namespace):
@@ -161,32 +195,6 @@ def tracefs_root() -> Path:
         print(f"python -m pts capture: tracefs was not mounted: mounted it at {root} "
               f"(mount -t tracefs nodev {tracefs.MOUNT_POINT}); left mounted", flush=True)
         return root
-
-
-def notes(c: Counts, patterns: tuple[str, ...], lost: int = 0,
-          buffer_kb: int = BUFFER_KB) -> tuple[str, ...]:
-    out = []
-    if lost:
-        # first: it qualifies every other figure (the pairing's too: a lost issue leaves its
-        # completion unmatched, a lost completion its request without a completion time)
-        out.append(f"{lost} events lost (tracing ring buffer overruns: the reader fell "
-                   f"behind a {buffer_kb} KiB per-CPU buffer): requests are missing and "
-                   "every figure undercounts; capture again with a larger --buffer-kb "
-                   f"(default {BUFFER_KB})")
-    if c.incomplete:
-        out.append(f"{c.incomplete} requests were still in flight at the end (or lost their "
-                   "completion event): written without a completion time")
-    if patterns and c.kworker and not any(p.startswith("kworker") for p in patterns):
-        out.append(f"--process dropped {c.kworker} requests issued by kworker threads "
-                   "(buffered writeback, flushes): see docs/capture.md")
-    return tuple(out)
-
-
-def extra(c: Counts, buffer_kb: int) -> dict:
-    return {"buffer_kb": buffer_kb, "trace_clock": tracefs.CLOCK, "requests_seen": c.seen,
-            "kworker_requests": c.kworker, "unmatched_completions": c.unmatched_completions,
-            "incomplete": c.incomplete, "unparsed_lines": c.unparsed_lines,
-            "ios_by_op": c.by_op, "sectors_by_op": c.sectors_by_op}
 
 
 def summary(info: CaptureInfo, out: Path) -> str:

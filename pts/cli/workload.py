@@ -108,6 +108,7 @@ def card(ch: Characterisation, w: atw.Workload) -> str:
            f"  events {ch.events}: I/Os {ch.ios}, flushes {ch.flushes}, discards "
            f"{ch.discards}, other {ch.other}, without completion {ch.incomplete}",
            f"  lost events: {lost}"]
+    out += [f"  warning: {n}" for n in (i.extra.get("spool") or {}).get("warnings", ())]
     if i.lost_events:
         out += [f"  !!! WARNING: {i.lost_events} EVENTS WERE LOST (tracing buffer overruns): "
                 "every figure below undercounts !!!"]

@@ -1,31 +1,26 @@
-"""The capture loop: the tracefs instance's ring buffer pages -> rows -> the capture file.
+"""The capture loop: the tracefs instance's ring buffer pages -> the spool, nothing more.
 
-Every poll drains each CPU's `trace_pipe_raw` (binary pages: no text formatting in the
-kernel, pts/workload/ringbuf.py), decodes the block_rq events in bulk and hands them to the
-pairing (pts/workload/pairing.py), which writes one row per request in issue order. The
-ring buffer's lost-event counters are read at every step boundary.
+Every poll moves each CPU's filled `trace_pipe_raw` pages into the spool's part files
+(pts/workload/spool.py; splice: the kernel moves them, this process neither copies nor
+decodes them), and at least every spool.FLUSH_S the partly filled pages too. The ring
+buffer's lost-event counters are read at every step boundary. Decoding and pairing come
+afterwards (pts/workload/unspool.py). Issue 32's version decoded and paired while the
+workload ran: 1.6-1.7 µs of the traced host's CPU per request (docs/capture.md).
 """
 
 from __future__ import annotations
 
 import fnmatch
+import resource
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numpy as np
+from pts.workload import spool as spooling
 
-from pts.workload import ringbuf
-from pts.workload.pairing import Counts, Pairing
-
-BATCH_PAGES = 2048           # pages read per CPU per poll at most (8 MiB of 4 KiB pages)
-# choice: the ring buffer is read every POLL_S. Per-batch numpy costs are fixed, so fewer,
-# larger batches cost less CPU per event (offline, pairing: 0.77 µs/event in 20 ms
-# batches, 0.28 in 100 ms); the buffer (--buffer-kb) must hold POLL_S of events per CPU.
+# choice: the ring buffer is emptied every POLL_S; the buffer (--buffer-kb per CPU) must
+# hold POLL_S of events (plus the host's scheduling delays) per CPU.
 POLL_S = 0.1
-# A CPU read to its end has delivered every event stamped before the read began, but for
-# one being committed at that instant: the pairing waits this long for such stragglers.
-MARGIN_NS = 10_000_000
 
 
 def process_filter(patterns: tuple[str, ...]) -> Callable[[str], bool]:
@@ -44,55 +39,71 @@ def process_filter(patterns: tuple[str, ...]) -> Callable[[str], bool]:
 
 
 @dataclass(frozen=True)
-class Recorded:
+class Spooled:
     start_ns: int                # CLOCK_MONOTONIC at issue_ns == 0
     started_unix: float
-    seconds: float
-    lost_events: int
+    seconds: float               # traced for this long (less than asked when stopped)
+    stopped_by: str | None       # the signal that ended it early, if one did
     lost_by_step: tuple[int, ...]
-    counts: Counts
+    cpu_s: float                 # this process's CPU time while it spooled
+    bytes: int
 
 
-def record(instance, layout: ringbuf.Layout, seconds: float, step_s: float,
-           keep: Callable[[str], bool], emit: Callable[[dict], None],
-           poll_s: float = POLL_S) -> Recorded:
-    """Trace for `seconds`, streaming the ring buffer (digest §7: streaming kept every
-    event where a post-run read lost most), pairing and emitting rows as they come.
-    `instance`: a tracefs.Instance, or a remote_capture.RemoteInstance (the same methods;
-    its clock is the DUT host's)."""
+def spool(instance, path, formats: dict[str, bytes], meta: dict, seconds: float,
+          step_s: float, stop: Callable[[], str | None] = lambda: None,
+          part_s: float = spooling.PART_S, poll_s: float = POLL_S) -> Spooled:
+    """Trace for `seconds` (or until `stop()` names a reason), moving the ring buffer's
+    pages into a new spool at `path` (digest §7: streaming kept every event where a
+    post-run read lost most). `instance`: a tracefs.Instance, or a
+    remote_capture.RemoteInstance (the same methods; its clock is the DUT host's)."""
+    cpu0 = resource.getrusage(resource.RUSAGE_SELF)
     started_unix = time.time()
     start_ns = instance.start()
-    pairing = Pairing(start_ns, keep, emit)
-    steps = max(1, -(-int(seconds * 1e9) // int(step_s * 1e9)))
-    lost_by_step, lost_before = [], instance.lost()
-    end_ns = start_ns + int(seconds * 1e9)
-    stopped = False
-    while True:
-        now = instance.clock()
-        boundary = start_ns + int((len(lost_by_step) + 1) * step_s * 1e9)
-        if now >= min(boundary, end_ns) and len(lost_by_step) < steps - 1:
-            lost_now = instance.lost()
-            lost_by_step.append(lost_now - lost_before)
-            lost_before = lost_now
-        if now >= end_ns and not stopped:
-            instance.stop()
-            stopped = True
-        batches, horizon, capped = [], now - MARGIN_NS, False
-        for pages in instance.read_pages(BATCH_PAGES):
-            batch = ringbuf.decode(pages, layout)
-            batches.append(batch)
-            if len(pages) >= BATCH_PAGES * layout.page_size and len(batch["t"]):
-                horizon = min(horizon, int(batch["t"].max()))    # more pages wait
-                capped = True
-        got = any(len(b["t"]) for b in batches)
-        pairing.feed({k: np.concatenate([b[k] for b in batches]) for k in batches[0]}
-                     if got else ringbuf.empty(), now_ns=now, horizon_ns=horizon)
-        if stopped and not got:     # stopped and drained
-            break
-        if not capped:              # few large batches cost less than many small ones
+    writer = spooling.SpoolWriter(path, formats, meta | {"start_ns": start_ns,
+                                                         "started_unix": started_unix,
+                                                         "step_s": step_s,
+                                                         "seconds": seconds},
+                                  instance.ncpus, part_s)
+    try:
+        steps = max(1, -(-int(seconds * 1e9) // int(step_s * 1e9)))
+        lost_by_step, lost_before = [], instance.lost()
+        end_ns = start_ns + int(seconds * 1e9)
+        stopped_at, stopped_by, flushed = None, None, start_ns
+        while True:
+            now = instance.clock()
+            boundary = start_ns + int((len(lost_by_step) + 1) * step_s * 1e9)
+            if now >= min(boundary, end_ns) and len(lost_by_step) < steps - 1:
+                lost_now = instance.lost()
+                lost_by_step.append(lost_now - lost_before)
+                lost_before = lost_now
+                writer.lost(now, lost_now)
+            if stopped_at is None and (now >= end_ns or (stopped_by := stop())):
+                instance.stop()
+                stopped_at = now
+            partial = stopped_at is not None or now - flushed >= FLUSH_NS
+            moved = instance.pages_to(writer.files, partial)
+            if partial:
+                flushed = now
+            writer.moved(moved)
+            if stopped_at is not None and not moved:     # stopped and drained
+                break
             time.sleep(poll_s)
-    lost_by_step += [0] * (steps - 1 - len(lost_by_step))   # steps shorter than a poll
-    lost_by_step.append(instance.lost() - lost_before)
-    pairing.finish()
-    lost = sum(lost_by_step)
-    return Recorded(start_ns, started_unix, seconds, lost, tuple(lost_by_step), pairing.counts)
+        if stopped_by:            # steps after the stop were not traced
+            steps = len(lost_by_step) + 1
+        lost_by_step += [0] * (steps - 1 - len(lost_by_step))  # steps shorter than a poll
+        lost_now = instance.lost()
+        lost_by_step.append(lost_now - lost_before)
+        writer.lost(stopped_at, lost_now)
+        cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+        cpu_s = cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime
+        traced = min(seconds, (stopped_at - start_ns) / 1e9)
+        writer.close({"seconds": traced, "stopped_by": stopped_by,
+                      "lost_by_step": lost_by_step, "spool_cpu_s": cpu_s})
+    except BaseException:
+        writer.abandon()
+        raise
+    return Spooled(start_ns, started_unix, traced, stopped_by, tuple(lost_by_step), cpu_s,
+                   writer.bytes)
+
+
+FLUSH_NS = int(spooling.FLUSH_S * 1e9)

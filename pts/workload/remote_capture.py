@@ -3,9 +3,9 @@
 The tracefs instance lives on the DUT host; an agent there (python3 from the host's own
 system, stdlib only: pts/workload/tracefs.py's source plus the loop below, sent as
 `python3 -c` over the suite's OpenSSH wrapper) makes it and hands over the ring buffer's
-binary pages; decoding, pairing and the capture file stay here. Protocol: a JSON request
-line on the agent's stdin; a JSON reply line on its stdout, followed by the byte blobs whose
-sizes it lists.
+binary pages; the spool, decoding, pairing and the capture file stay here. Protocol: a
+JSON request line on the agent's stdin; a JSON reply line on its stdout, followed by the
+byte blobs whose sizes it lists.
 
 Cleanup does not depend on this side: the agent removes its instance when its stdin closes
 (this process ended, however it ended, or the connection dropped), on SIGTERM/SIGINT, and
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import subprocess
 import time
 
@@ -43,9 +44,8 @@ def _agent(dev_t, buffer_kb):
         clean_leftovers(root)
         with signals_raise(), Instance(root, dev_t, buffer_kb) as inst:
             ev = inst.path / "events"
-            _reply({"path": str(inst.path)}, [(ev / "header_page").read_bytes(),
-                   (ev / "block/block_rq_issue/format").read_bytes(),
-                   (ev / "block/block_rq_complete/format").read_bytes()])
+            _reply({"path": str(inst.path), "ncpus": inst.ncpus,
+                    "names": list(LAYOUT_FILES)}, list(inst.formats().values()))
             for line in sys.stdin:
                 req = json.loads(line)
                 op = req["op"]
@@ -55,7 +55,7 @@ def _agent(dev_t, buffer_kb):
                     inst.stop()
                     _reply({})
                 elif op == "read":
-                    _reply({}, inst.read_pages(req["most"]))
+                    _reply({}, inst.read_pages(req["most"], req.get("full", False)))
                 elif op == "lost":
                     _reply({"lost": inst.lost()})
                 else:
@@ -68,6 +68,9 @@ def _agent(dev_t, buffer_kb):
 import json, sys
 _agent(int(sys.argv[1]), int(sys.argv[2]))
 '''
+
+
+REMOTE_MOST = 2048          # pages per CPU per request (8 MiB of 4 KiB pages)
 
 
 class RemoteInstance:
@@ -92,6 +95,8 @@ class RemoteInstance:
             self.close()
             raise
         self.path = head["path"]
+        self.ncpus = int(head["ncpus"])
+        self._formats = dict(zip(head["names"], blobs, strict=True))
         self.layout = ringbuf.Layout.read(*(b.decode() for b in blobs),
                                           where=f"{self.remote.target}:{self.path}")
         return self
@@ -128,8 +133,24 @@ class RemoteInstance:
     def stop(self) -> None:
         self._call(op="stop")
 
-    def read_pages(self, most: int) -> list[bytes]:
-        return self._call(op="read", most=most)[1]
+    def read_pages(self, most: int, full: bool = False) -> list[bytes]:
+        return self._call(op="read", most=most, full=full)[1]
+
+    def formats(self) -> dict[str, bytes]:
+        return dict(self._formats)
+
+    def pages_to(self, files: list[int], partial: bool) -> int:
+        """As tracefs.Instance.pages_to, the pages coming over ssh (the agent splices the
+        filled ones on the DUT host, whose python3 >= 3.10; an older one reads every page,
+        partly filled ones too: more spool bytes, the same events)."""
+        moved = 0
+        for fd, blob in zip(files, self.read_pages(REMOTE_MOST, full=not partial),
+                            strict=True):
+            view = memoryview(blob)
+            while view:
+                view = view[os.write(fd, view):]
+            moved += len(blob)
+        return moved
 
     def lost(self) -> int:
         return self._call(op="lost")[0]["lost"]

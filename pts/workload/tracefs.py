@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
 import signal
 import subprocess
@@ -25,12 +26,21 @@ from pathlib import Path
 
 PREFIX = "snia-pts-capture-"
 EVENTS = ("block/block_rq_issue", "block/block_rq_complete")
+# what decodes the instance's pages (ringbuf.Layout), by the name a spool keeps it under
+LAYOUT_FILES = {"header_page": "events/header_page",
+                "block_rq_issue.format": "events/block/block_rq_issue/format",
+                "block_rq_complete.format": "events/block/block_rq_complete/format"}
 MOUNTS = Path("/proc/mounts")
 MOUNT_HINT = "mount it with: mount -t tracefs nodev /sys/kernel/tracing"
 # The trace clock: "mono" is CLOCK_MONOTONIC, so the capture's start can be read with
 # time.clock_gettime_ns and event times put relative to it (raw pages carry its ns).
 CLOCK = "mono"
 PAGE_READ = 1 << 16          # a read of trace_pipe_raw returns one page
+PIPE_BYTES = 1 << 20         # each CPU's splice pipe (fcntl F_SETPIPE_SZ): 256 pages a call
+F_SETPIPE_SZ = 1031          # fcntl.F_SETPIPE_SZ (Linux; named in fcntl from Python 3.10)
+# (the remote agent runs this file on the DUT host's python3: os.splice is 3.10+; older
+# ones read every page, partly filled ones too)
+SPLICE_FLAGS = getattr(os, "SPLICE_F_MOVE", 1) | getattr(os, "SPLICE_F_NONBLOCK", 2)
 
 
 class TracefsError(RuntimeError):
@@ -153,6 +163,37 @@ def signals_raise() -> Iterator[None]:
             signal.signal(s, h)
 
 
+def _read_ready(fd: int) -> bytes:
+    """One page from a non-blocking trace_pipe_raw or pipe; b"" when none is ready."""
+    try:
+        return os.read(fd, PAGE_READ)
+    except BlockingIOError:
+        return b""
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+@contextlib.contextmanager
+def signals_flag() -> Iterator[Callable[[], str | None]]:
+    """For the block's duration SIGINT and SIGTERM only note their arrival: the callable
+    given returns the first one's name (None before), so a capture can end as it would at
+    its end, keeping what it traced; the previous handlers are restored afterwards."""
+    got: list[str] = []
+
+    def handler(signum, frame):
+        got.append(signal.Signals(signum).name)
+    old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield lambda: got[0] if got else None
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
 class Instance:
     """A tracefs instance tracing block_rq_issue/complete of one whole device.
 
@@ -167,6 +208,7 @@ class Instance:
         self.dev_t = dev_t
         self.buffer_kb = buffer_kb
         self.fds: list[int] = []
+        self.pipes: list[tuple[int, int]] = []
 
     def __enter__(self) -> Instance:
         try:
@@ -211,22 +253,69 @@ class Instance:
         """Now, on the trace clock (CLOCK_MONOTONIC ns)."""
         return time.clock_gettime_ns(time.CLOCK_MONOTONIC)
 
-    def read_pages(self, most: int) -> list[bytes]:
+    def read_pages(self, most: int, full: bool = False) -> list[bytes]:
         """Per CPU, the ring buffer pages ready now (consumed), at most `most` each; never
-        blocks. A page is returned as soon as it holds an event (partly filled)."""
+        blocks. A page is returned as soon as it holds an event (partly filled); with
+        `full`, only the pages the kernel has filled (moved by splice through a pipe)."""
         out = []
-        for fd in self.fds:
+        full = full and hasattr(os, "splice")
+        for cpu, fd in enumerate(self.fds):
             pages = []
             while len(pages) < most:
-                try:
-                    page = os.read(fd, PAGE_READ)
-                except BlockingIOError:
-                    break
+                if full:
+                    r, w = self._pipe(cpu)
+                    if not self._splice(fd, w, min(most - len(pages), PIPE_BYTES // 4096)):
+                        break
+                    while (page := _read_ready(r)):
+                        pages.append(page)
+                    continue
+                page = _read_ready(fd)
                 if not page:
                     break
                 pages.append(page)
             out.append(b"".join(pages))
         return out
+
+    def pages_to(self, files: list[int], partial: bool) -> int:
+        """Move the ring buffer's filled pages of CPU i to the open file files[i], by
+        splice (the kernel moves them: no copy, no decoding here); with `partial`, then the
+        partly filled pages too (read). Never blocks; returns the bytes moved."""
+        moved = 0
+        for cpu, (fd, out) in enumerate(zip(self.fds, files, strict=True)):
+            r, w = self._pipe(cpu)
+            while (n := self._splice(fd, w, PIPE_BYTES // 4096)):
+                moved += n
+                while n:
+                    n -= os.splice(r, out, n, flags=os.SPLICE_F_MOVE)
+            while partial and (page := _read_ready(fd)):
+                moved += len(page)
+                _write_all(out, page)
+        return moved
+
+    def _pipe(self, cpu: int) -> tuple[int, int]:
+        while len(self.pipes) <= cpu:
+            r, w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+            with contextlib.suppress(OSError):     # a smaller pipe only costs more calls
+                fcntl.fcntl(w, F_SETPIPE_SZ, PIPE_BYTES)
+            self.pipes.append((r, w))
+        return self.pipes[cpu]
+
+    @staticmethod
+    def _splice(fd: int, pipe_w: int, pages: int) -> int:
+        """Whole filled pages from a trace_pipe_raw into a pipe (0: none ready)."""
+        try:
+            return os.splice(fd, pipe_w, pages * 4096, flags=SPLICE_FLAGS)
+        except BlockingIOError:
+            return 0
+
+    def formats(self) -> dict[str, bytes]:
+        """The page and event layouts the pages are decoded with (LAYOUT_FILES)."""
+        return {name: (self.path / rel).read_bytes() for name, rel in LAYOUT_FILES.items()}
+
+    @property
+    def ncpus(self) -> int:
+        """The ring buffer's CPUs (a trace_pipe_raw each)."""
+        return len(self.fds)
 
     def lost(self) -> int:
         """Events lost so far, all CPUs: the ring buffer's `overrun` (overwritten before
@@ -240,9 +329,9 @@ class Instance:
         return total
 
     def close(self) -> None:
-        for fd in self.fds:
+        for fd in self.fds + [fd for pair in self.pipes for fd in pair]:
             os.close(fd)
-        self.fds = []
+        self.fds, self.pipes = [], []
         if self.path.exists():
             remove_instance(self.path)
 
