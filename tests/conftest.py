@@ -199,3 +199,13 @@ def make_loop():
             return made.enter_context(loop_device(size, sector, partitioned))
 
         yield make
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """A real PostgreSQL 15 server (tests/support/postgres.py), started at its first use in
+    this test process (tests/index, the dashboard on a lab's database), stopped and removed
+    at the end of the session."""
+    from tests.support import postgres
+    with postgres.server() as server:
+        yield server

@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from collections import OrderedDict
+from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -44,7 +46,9 @@ from starlette.templating import Jinja2Templates
 from pts.compare import cli as compare_cli
 from pts.export import cli as export_cli
 from pts.export.json_doc import finite, run_document
+from pts.index import postgres
 from pts.index.db import FILE_NAME, IndexUnusable
+from pts.index.target import ENV
 from pts.report.document import build_html
 from pts.serve import access, auth, comparing, convergence, listing, metrics, safe, state
 from pts.serve.history_page import page_context
@@ -61,9 +65,13 @@ CHART_CACHE = 64            # convergence charts kept (tens of kB each)
 def create_app(folders: list[str | Path], *, stale_after: float = state.STALE_AFTER,
                poll_seconds: float = 1.0,
                credentials: access.Credentials | None = None,
-               watch_seconds: float = WATCH_SECONDS) -> Starlette:
+               watch_seconds: float = WATCH_SECONDS,
+               index_at: str | None = None) -> Starlette:
+    """`index_at`: the results index to list the runs from (an SQLite file, a folder holding
+    index.sqlite, or a postgresql:// URL: `serve --index`); None: $PTS_INDEX, else
+    REPORTS_DIR/index.sqlite if it exists."""
     index = RunIndex(folders)
-    indexed, folder_note = open_index(index, watch_seconds)
+    indexed, folder_note = open_index(index, watch_seconds, index_at)
     feeds = LiveFeeds(index, poll_seconds, stale_after)
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True)
     pages = Jinja2Templates(env=env)
@@ -224,20 +232,34 @@ NO_INDEX = ("Runs read from their folders (no results index {path}). With many r
             "runs from the index and keeps it level with the folders (docs/index.md).")
 
 
-def open_index(index: RunIndex, watch_seconds: float) -> tuple[IndexedRuns | None, str]:
-    """The results index beside the one folder served (REPORTS_DIR/index.sqlite), or None
-    and what the page says instead (why the folders are read)."""
+def open_index(index: RunIndex, watch_seconds: float, given: str | None = None,
+               environ: Mapping[str, str] = os.environ) -> tuple[IndexedRuns | None, str]:
+    """The results index of the one folder served: `given` (serve --index), else $PTS_INDEX
+    (pts.index.target.ENV: a lab's database, set once per host), else REPORTS_DIR/index.sqlite
+    if it exists; or None and what the page says instead (why the folders are read)."""
     if len(index.roots) != 1:
         return None, (f"Runs read from their folders: the results index is used with one "
                       f"REPORTS_DIR ({len(index.roots)} given).")
     root = index.roots[0]
-    path = root / FILE_NAME
-    if not path.is_file():
-        return None, NO_INDEX.format(path=path, root=root)
+    chosen = given or environ.get(ENV) or None
+    if chosen is None:
+        where = root / FILE_NAME
+        if not where.is_file():
+            return None, NO_INDEX.format(path=where, root=root)
+    elif postgres.is_url(chosen):
+        where = chosen
+    else:
+        where = Path(chosen) / FILE_NAME if Path(chosen).is_dir() else Path(chosen)
+        if not where.is_file():
+            origin = "--index" if given else ENV
+            return None, (f"Runs read from their folders: no results index at {where} "
+                          f"({origin}); make it with `python -m pts index {root}"
+                          f"{'' if where == root / FILE_NAME else f' --index {where}'}`.")
     try:
-        return IndexedRuns(root, path, index, watch_seconds), ""
+        return IndexedRuns(root, where, index, watch_seconds), ""
     except IndexUnusable as exc:
-        return None, (f"Runs read from their folders: the results index {path} cannot be "
+        shown = postgres.redact(where) if isinstance(where, str) else where
+        return None, (f"Runs read from their folders: the results index {shown} cannot be "
                       f"used ({exc}).")
 
 

@@ -19,9 +19,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.description = (
         "Serve a dashboard of the run folders (and several-device session folders) under "
         "REPORTS_DIR: the runs list (filters: model, serial, firmware, host, test, "
-        "verdict, state, start date; from the results index REPORTS_DIR/index.sqlite when "
-        "there is one, kept level with the folders as they change: `python -m pts index "
-        "REPORTS_DIR` makes it; else read from the folders), each "
+        "verdict, state, start date; from the results index (--index, $PTS_INDEX, or "
+        "REPORTS_DIR/index.sqlite when there is one: an SQLite file or a PostgreSQL database), "
+        "kept level with the folders as they change: `python -m pts index REPORTS_DIR` makes "
+        "it; else read from the folders), each "
         "run's tests, warnings and deviations, a running run's live state (server-sent "
         "events as its ledger grows), a finished run's report as HTML, the PDF, run.json, "
         "ledger.jsonl and the export JSON/CSV as downloads, and /metrics in the Prometheus "
@@ -44,6 +45,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         f"logged to stderr (client, path). {access.DOC}")
     p.add_argument("--port", type=int, default=DEFAULT_PORT,
                    help=f"port (default {DEFAULT_PORT})")
+    p.add_argument("--index", metavar="FILE|URL", default=None,
+                   help="the results index to list the runs from: an SQLite file (or the "
+                        "folder holding index.sqlite) or a lab's PostgreSQL database as "
+                        "postgresql://USER[:PASSWORD]@HOST[:PORT]/DBNAME (psycopg 3: pip "
+                        "install 'snia-pts[postgresql]'); kept level with REPORTS_DIR's "
+                        "folders as they change (docs/index.md). Default: $PTS_INDEX, else "
+                        "REPORTS_DIR/index.sqlite when there is one, else the folders are read")
     p.add_argument("--stale-after", type=float, default=state.STALE_AFTER, metavar="SECONDS",
                    help="a run whose session has not ended counts as running while its "
                         "ledger.jsonl or commands.log was written within this many seconds, "
@@ -68,7 +76,8 @@ def run(args: argparse.Namespace) -> int:
 
     from pts.serve.app import create_app
 
-    app = create_app(args.reports_dirs, stale_after=args.stale_after, credentials=credentials)
+    app = create_app(args.reports_dirs, stale_after=args.stale_after, credentials=credentials,
+                     index_at=args.index)
     handler = access.log_to(sys.stderr) if credentials is not None else None
     if app.state.indexed is None:          # once: how to list many runs fast
         print(f"snia-pts dashboard: {app.state.folder_note}", file=sys.stderr, flush=True)

@@ -25,7 +25,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from pts.index import build, db, query
+from pts.index import build, query, target
 from pts.index.rows import FINISHED as INDEX_FINISHED
 from pts.index.rows import UNFINISHED, UNREADABLE
 from pts.serve import listing, state
@@ -41,12 +41,13 @@ INDEX_STATES = {state.FINISHED: (INDEX_FINISHED,), state.ERROR: (UNREADABLE,),
 
 
 class IndexedRuns:
-    def __init__(self, root: str | Path, path: str | Path, index: RunIndex,
+    def __init__(self, root: str | Path, where: str | Path, index: RunIndex,
                  interval: float = WATCH_SECONDS):
-        """db.IndexUnusable when the index cannot be opened (newer schema, not SQLite...)."""
-        self.root, self.path, self.index = Path(root).resolve(), Path(path), index
+        """`where`: an SQLite file or a postgresql:// URL (pts.index.target). db.IndexUnusable
+        when the index cannot be opened (newer schema, not SQLite, server refusing...)."""
+        self.root, self.where, self.index = Path(root).resolve(), str(where), index
         self.key, self.interval = str(self.root), interval
-        db.connect(self.path).close()          # usable (and migrated), else IndexUnusable
+        self.connect().close()                 # usable (and migrated), else IndexUnusable
         self.extras: dict[str, tuple[Path, str]] = {}    # sessions and refused run folders
         self.passes = 0
         self.last: dict | None = None          # the last pass: when, seconds, summary, error
@@ -56,6 +57,9 @@ class IndexedRuns:
         self._passed = threading.Condition()
         self._thread: threading.Thread | None = None
         index.finder = self.find
+
+    def connect(self):
+        return target.connect(self.where)
 
     # -- the watcher -------------------------------------------------------------------
     def start(self) -> None:
@@ -79,7 +83,7 @@ class IndexedRuns:
         while not self._stop.is_set():
             began, error, summary = time.monotonic(), None, None
             try:
-                conn = conn or db.connect(self.path)
+                conn = conn or self.connect()
                 summary = build.update(conn, [self.root])
                 self.extras = self._extras(conn, summary)
             except Exception as exc:       # the index only lags; the next pass tries again
@@ -112,7 +116,7 @@ class IndexedRuns:
         """This thread's connection to the index (sqlite3's are bound to their thread)."""
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = self._local.conn = db.connect(self.path)
+            conn = self._local.conn = self.connect()
         return conn
 
     def find(self, entry_id: str) -> tuple[Path, str] | None:
@@ -211,7 +215,7 @@ class IndexedRuns:
     # -- what the page says ------------------------------------------------------------
     def note(self) -> str:
         last = self.last
-        where = f"Runs from the results index {self.path.resolve()}"
+        where = f"Runs from the results index {target.shown(self.where)}"
         if last is None:
             return (f"{where}, as it was when the server started; it is being brought level "
                     f"with the run folders (since {_clock(self.started)}).")

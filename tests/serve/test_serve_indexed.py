@@ -312,3 +312,70 @@ def test_the_watcher_stops_with_the_server(root):
     assert app.state.indexed.passes == n
     shutil.rmtree(root / "Alpha_SN-A")          # the index is not touched after the stop
     assert app.state.indexed.passes == n
+
+
+@pytest.mark.needs("pgbench")        # tests/support/postgres.NEEDS_POSTGRESQL: postgresql-15
+def test_on_a_labs_postgresql_the_list_is_the_one_from_the_folders(root, pg_server):
+    """`serve --index postgresql://...` (issue 41 §3): the runs list from a real PostgreSQL
+    15 database that `pts index --index URL` filled is, query by query, the list read from
+    the folders; the page names the database without its password; a folder added while
+    serving reaches the database through the watcher."""
+    with TestClient(create_app([root])) as client:
+        from_folders = {q: rows(client, q) for q in QUERIES}
+    url = pg_server.database()                 # a fresh database's URL
+    assert main(["index", str(root), "--index", url]) == 0
+    assert not (root / FILE_NAME).exists()
+    app = indexed_app(root, index_at=url)
+    with TestClient(app) as client:
+        assert app.state.indexed.wait(1)
+        for q in QUERIES:
+            assert rows(client, q) == from_folders[q], q
+        page = client.get("/").text
+        assert "Runs from the results index postgresql://" in page
+        assert "lab-secret" not in page and postgres_password() == "lab-secret"
+        make(root, "Zeta_SN-Z/20261109T000000", model="Zeta")
+        n = app.state.indexed.passes
+        assert app.state.indexed.wait(n + 2, timeout=30)
+        found = rows(client, "?model=zeta")
+        assert [rid for rid, _ in found] == ["Zeta_SN-Z/20261109T000000"], found
+        assert "Zeta" in found[0][1], found
+
+
+def postgres_password() -> str:
+    from tests.support import postgres
+    return postgres.LAB_PASSWORD
+
+
+def test_the_index_named_by_option_or_environment_is_used(root, tmp_path, monkeypatch):
+    """--index FILE (or a folder holding index.sqlite), else $PTS_INDEX, before
+    REPORTS_DIR/index.sqlite; one that is not there is named and the folders are read."""
+    elsewhere = tmp_path / "lab"
+    elsewhere.mkdir()
+    assert main(["index", str(root), "--index", str(elsewhere / FILE_NAME)]) == 0
+    for kw, env in (({"index_at": str(elsewhere)}, None), ({}, str(elsewhere / FILE_NAME))):
+        if env:
+            monkeypatch.setenv("PTS_INDEX", env)
+        app = indexed_app(root, **kw)
+        with TestClient(app) as client:
+            assert app.state.indexed.wait(1)
+            page = client.get("/").text
+        assert f"Runs from the results index {elsewhere / FILE_NAME}" in page
+        assert len(Rows(page).rows) == len(RUNS) + 2
+    monkeypatch.setenv("PTS_INDEX", str(tmp_path / "none.sqlite"))
+    app = create_app([root])
+    with TestClient(app) as client:
+        page = client.get("/").text
+    assert app.state.indexed is None and len(Rows(page).rows) == len(RUNS) + 2
+    assert f"no results index at {tmp_path / 'none.sqlite'} (PTS_INDEX)" in page
+    assert not (tmp_path / "none.sqlite").exists()
+
+
+@pytest.mark.needs("pgbench")
+def test_wrong_credentials_are_named_without_the_password_and_the_folders_read(root, pg_server):
+    from tests.support import postgres
+    url = pg_server.url("postgres", postgres.LAB_USER, "not-the-password")
+    app = create_app([root], index_at=url)
+    with TestClient(app) as client:
+        page = client.get("/").text
+    assert app.state.indexed is None and len(Rows(page).rows) == len(RUNS) + 2
+    assert "cannot be used" in page and "not-the-password" not in page
