@@ -4,7 +4,8 @@ Read-only: the device is never opened for writing (it is named in a tracepoint f
 device serving its real workload is allowed and no --destructive is needed. While tracing,
 the ring buffer's pages are only spooled (CAPTURE.spool, in fsync'd parts); the spool is
 decoded into CAPTURE afterwards. Exit 0 written (also when SIGINT/SIGTERM ended the tracing
-early: what was traced is kept, and the notes say so), 2 bad input (nothing written),
+early: what was traced is kept, and the notes say so), 1 writing the spool failed (e.g. a
+full disk: what was spooled is kept), 2 bad input (nothing written),
 130/143 interrupted while decoding (the spool kept, readable by `pts workload`).
 """
 
@@ -29,7 +30,7 @@ from pts.workload.events import CaptureError, CaptureInfo, Op, open_capture
 from pts.workload.pairing import KWORKER
 from pts.workload.remote_capture import RemoteInstance
 
-EXIT_OK, EXIT_BAD_INPUT = 0, 2
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 # choice (rwsw-digest §7): the ring buffer per CPU. Streaming kept every event of ~115 k
 # I/Os in 3 s with 1 MiB/CPU; 8 MiB (~120 k events of 68 bytes) holds several of the
 # capture's 0.1 s polls at 300 k events/s on one CPU, for a slow or busy reader.
@@ -44,7 +45,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "READ-ONLY: the device is never opened for writing (it is only named in the trace "
         "filter; its identity comes from sysfs, NVMe identify), so "
         "no --destructive is needed and a mounted device in use is allowed. Needs root; "
-        "tracefs is mounted at /sys/kernel/tracing when it is not (said on stdout). Or "
+        "tracefs is mounted at /sys/kernel/tracing when it is not (said on stdout). While "
+        "tracing only the kernel's ring buffer pages are spooled (CAPTURE.spool, in parts), "
+        "decoded into CAPTURE afterwards: a capture killed keeps its spool, read by "
+        "`python -m pts workload CAPTURE.spool`; SIGINT/SIGTERM end it early, keeping it. Or "
         "convert a capture made elsewhere: --import FILE (blkparse "
         "text output, fio iolog v2/v3). See docs/capture.md.")
     p.add_argument("device", nargs="?", help="the whole block device, e.g. /dev/nvme0n1, or "
@@ -96,6 +100,9 @@ def run(args: argparse.Namespace) -> int:
             CaptureError, spec.SpecError) as exc:
         print(f"python -m pts capture: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except SpoolFailed as exc:
+        print(f"python -m pts capture: {exc}", file=sys.stderr)
+        return EXIT_FAILED
     except Decoding as exc:
         print(f"python -m pts capture: {exc} while decoding the spool: the capture is kept "
               f"in {exc.where} (read it with `python -m pts workload {exc.where}`)",
@@ -143,8 +150,16 @@ def capture(args: argparse.Namespace, out: Path) -> CaptureInfo:
             "tool": f"snia-pts {__version__} (tracefs block_rq_issue/block_rq_complete)",
             "buffer_kb": args.buffer_kb, "trace_clock": tracefs.CLOCK}
     with tracefs.signals_flag() as stop, tracing as inst:
-        spool(inst, where, inst.formats(), meta, args.seconds, step, stop,
-              part_s=args.part_seconds)
+        try:
+            spool(inst, where, inst.formats(), meta, args.seconds, step, stop,
+                  part_s=args.part_seconds)
+        except OSError as exc:
+            if not where.exists():
+                raise
+            raise SpoolFailed(f"writing the spool {where} failed ({exc.strerror}; a full "
+                              "disk? free space or give -o on another file system): what "
+                              "was spooled until then is kept there, read it with "
+                              f"`python -m pts workload {where}`") from None
     with tracefs.signals_raise():
         try:
             info = unspool.to_capture(spooling.open_spool(where), out,
@@ -154,6 +169,10 @@ def capture(args: argparse.Namespace, out: Path) -> CaptureInfo:
     if not args.keep_spool:
         shutil.rmtree(where)
     return info
+
+
+class SpoolFailed(Exception):
+    """Writing the spool failed while tracing (exit 1); what was spooled is kept."""
 
 
 class Decoding(tracefs.Interrupted):

@@ -28,7 +28,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "response times, idle time, footprint, the per-step stream map. With -o, write the "
         "Applied Test Workload the RWSW tests take (--workload FILE). Defaults are readings "
         "of the RWSW spec file (specs/rwsw-1.0.7.toml). No device is touched.")
-    p.add_argument("capture", type=Path, help="a capture file")
+    p.add_argument("capture", type=Path, help="a capture file, or a capture's spool "
+                   "(CAPTURE.spool: a capture killed before it wrote its file; its parts "
+                   "are read as one capture)")
     p.add_argument("-o", "--output", type=Path, help="write the ATW (TOML) here; with --pdf, "
                    "the PDF (default: CAPTURE's name with .pdf, in the current folder)")
     p.add_argument("--pdf", action="store_true",

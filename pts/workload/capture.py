@@ -84,7 +84,10 @@ def spool(instance, path, formats: dict[str, bytes], meta: dict, seconds: float,
             moved = instance.pages_to(writer.files, partial)
             if partial:
                 flushed = now
+            part = writer.part
             writer.moved(moved)
+            if writer.part != part:       # a killed capture's lost count reaches this far
+                writer.lost(now, instance.lost(), step=False)
             if stopped_at is not None and not moved:     # stopped and drained
                 break
             time.sleep(poll_s)
@@ -98,7 +101,8 @@ def spool(instance, path, formats: dict[str, bytes], meta: dict, seconds: float,
         cpu_s = cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime
         traced = min(seconds, (stopped_at - start_ns) / 1e9)
         writer.close({"seconds": traced, "stopped_by": stopped_by,
-                      "lost_by_step": lost_by_step, "spool_cpu_s": cpu_s})
+                      "lost_by_step": lost_by_step, "spool_cpu_s": cpu_s,
+                      "spool_maxrss_kb": cpu1.ru_maxrss})
     except BaseException:
         writer.abandon()
         raise

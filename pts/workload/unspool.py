@@ -133,7 +133,7 @@ def open_capture(path: Path) -> CaptureFile:
     if not decoded.is_file() or decoded.stat().st_mtime_ns < newest:
         try:
             to_capture(sp, decoded)
-        except PermissionError as exc:
+        except OSError as exc:
             raise CaptureError(f"{path}: cannot write the decoded capture {decoded} "
                                f"({exc.strerror}): copy the spool to a writable "
                                "place and read it there") from None
@@ -147,10 +147,12 @@ def info_of(sp: spooling.Spool, got: Decoded, rows: int) -> CaptureInfo:
     if end is not None:
         seconds, lost_by_step = float(end["seconds"]), tuple(end["lost_by_step"])
     else:           # killed, or the host lost power: the spool says how far it got
-        last = max([got.last_ns] + [t for t, _ in sp.lost_marks])
+        last = max([got.last_ns] + [t for t, _, _ in sp.lost_marks])
         seconds = max(0.0, (last - start) / 1e9)
-        totals = [0] + [n for _, n in sp.lost_marks]
-        lost_by_step = tuple(b - a for a, b in zip(totals, totals[1:], strict=False))
+        totals = [0] + [n for _, n, step in sp.lost_marks if step]
+        # the steps it ended, then the one it was in, as far as its last part's start
+        lost_by_step = tuple(b - a for a, b in zip(totals, totals[1:], strict=False)) + \
+            (max([0] + [n for _, n, _ in sp.lost_marks]) - totals[-1],)
     lost = sum(lost_by_step)
     requests = got.counts.seen
     size = sp.bytes()
@@ -162,7 +164,8 @@ def info_of(sp: spooling.Spool, got: Decoded, rows: int) -> CaptureInfo:
              "spool": {"parts": sp.parts, "bytes": size,
                        "bytes_per_request": round(size / requests, 1) if requests else None,
                        "cpu_s": (end or {}).get("spool_cpu_s"),
-                       "ended": "cleanly" if end is not None else "killed or power lost",
+                       "maxrss_kb": (end or {}).get("spool_maxrss_kb"),
+                       "ended": "cleanly" if end is not None else "not cleanly",
                        "stopped_by": (end or {}).get("stopped_by"),
                        "cut_bytes": sum(n for _, n in sp.cut)}}
     said = notes(sp, got.counts, lost, seconds)
@@ -189,13 +192,13 @@ def notes(sp: spooling.Spool, c: Counts, lost: int, seconds: float) -> tuple[str
     buffer_kb = meta.get("buffer_kb", BUFFER_KB)
     out = []
     if end is None:     # first: it qualifies every figure
-        out.append(f"{NOT_ENDED} (killed, or its host lost power) "
+        out.append(f"{NOT_ENDED} (killed, its host lost power or its disk filled) "
                    f"after {seconds:.1f} s of the {float(meta['seconds']):g} s asked; read "
                    f"from its spool's {sp.parts} parts: lost are the events still in the "
                    f"ring buffer (at most the last {spooling.FLUSH_S:g} s before it ended) "
                    "and, after a power loss, pages not yet on disk (at most the last part, "
                    f"{float(meta.get('part_s', spooling.PART_S)):g} s); lost events are "
-                   "counted up to the last step boundary only")
+                   "counted up to the start of its last part only")
     elif end.get("stopped_by"):
         out.append(f"stopped by {end['stopped_by']} after {seconds:.1f} s of the "
                    f"{float(meta['seconds']):g} s asked: everything traced until then kept")

@@ -92,9 +92,9 @@ def test_a_killed_capture_reads_from_its_parts_as_one(killed, capsys):
     loss = done_at_kill - cap.rows
     assert loss <= RATE * (spool.FLUSH_S + 3 * capture.POLL_S), loss
     info = cap.info
-    assert info.notes[0].startswith("the capture did not end cleanly (killed, or its host "
-                                    "lost power) after"), info.notes
-    assert info.extra["spool"]["ended"] == "killed or power lost"
+    assert info.notes[0].startswith("the capture did not end cleanly (killed, its host lost "
+                                    "power or its disk filled) after"), info.notes
+    assert info.extra["spool"]["ended"] == "not cleanly"
     assert 2.5 < info.seconds < 30 and info.lost_events == 0
     assert len(info.lost_by_step) >= 2          # the step boundaries it passed
     # `pts workload` takes the capture's name (or the spool's) as a capture
@@ -155,3 +155,31 @@ def test_idle_priority_runs_the_decoding_at_sched_idle_and_restores():
     assert os.sched_getscheduler(0) == before != os.SCHED_IDLE
     with unspool.idle_priority(False):
         assert os.sched_getscheduler(0) == before
+
+
+def test_a_full_disk_ends_the_capture_exit_1_keeping_what_was_spooled(tmp_path):
+    """The spool's file system fills up while tracing (a real one: a 512 KiB tmpfs): the
+    capture ends with exit 1, names the spool and the fault, removes its instance, and the
+    spool (copied elsewhere: there is no room to decode it in place) reads as a capture."""
+    ensure_tracefs()
+    small = tmp_path / "small"
+    small.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=512k", "pts-test-full", str(small)],
+                   check=True)
+    try:
+        with loop_device(size=64 << 20) as dev:
+            out = small / "cap.parquet"
+            proc = start_capture(dev, out, 30)
+            instance = wait_for_instance(proc)
+            subprocess.run(fio_argv(dev, 2, "20000,5000"), check=True, capture_output=True)
+            _, stderr = proc.communicate(timeout=30)
+        assert proc.returncode == 1, stderr
+        assert "No space left on device" in stderr and \
+            f"python -m pts workload {spool.spool_of(out)}" in stderr, stderr
+        assert not instance.exists() and not out.exists()
+        with pytest.raises(unspool.CaptureError, match="copy the spool to a writable place"):
+            unspool.open_capture(spool.spool_of(out))
+        cap = unspool.open_capture(copy_spool(spool.spool_of(out), tmp_path / "c.spool"))
+        assert cap.rows > 500 and cap.info.extra["spool"]["ended"] == "not cleanly"
+    finally:
+        subprocess.run(["umount", str(small)], check=True)
