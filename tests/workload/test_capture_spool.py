@@ -157,6 +157,7 @@ def test_idle_priority_runs_the_decoding_at_sched_idle_and_restores():
         assert os.sched_getscheduler(0) == before
 
 
+@pytest.mark.needs("mount", "umount")
 def test_a_full_disk_ends_the_capture_exit_1_keeping_what_was_spooled(tmp_path):
     """The spool's file system fills up while tracing (a real one: a 512 KiB tmpfs): the
     capture ends with exit 1, names the spool and the fault, removes its instance, and the
