@@ -3,16 +3,22 @@
 folders, and the junit properties the IOPS item recorded (--junitxml). The first run also
 runs a short WSAT (11 s) with a datasheet (--datasheet): one requirement met, one not met.
 The second runs with `--ioengine io_uring` (issue 33 §2: the IOPS test with io_uring; compare
-refuses runs of different engines unless --allow-mixed, then says so on page 1)."""
+refuses runs of different engines unless --allow-mixed, then says so on page 1). Both runs
+keep their rows in a lab's index as their ledgers grow (PTS_INDEX: a real PostgreSQL 15
+database, issue 41 §1/§3), the server stopped after run b's first round and started after it:
+b completes, says once that its index is behind, and `pts index` levels it; then `compare
+--where ... --index URL` chooses both runs from it."""
 
 import csv
 import json
 import subprocess
 import sys
+import threading
 import xml.etree.ElementTree as ET
 
 import pytest
 
+from pts.index import target
 from tests.support.engine import IO_URING_ARGS, check_io_uring
 from tests.support.helpers import REPO, loop_device, pdf_text
 from tests.support.ptsrun import IOPS, check_outcomes, run_pts
@@ -47,17 +53,46 @@ CELLS = 4
 
 
 @pytest.fixture(scope="module")
-def two_runs(tmp_path_factory):
+def lab_index(pg_server):
+    """The lab's database both runs index themselves into (PTS_INDEX)."""
+    return pg_server.database()
+
+
+def stop_after_round_1(reports, server, stopped: threading.Event, give_up: threading.Event):
+    """Stop the PostgreSQL server once the run under `reports` has recorded its first round
+    (the run then goes on without its index)."""
+    while not give_up.wait(0.1):
+        if any('"type": "round"' in f.read_text() for f in reports.glob("*/*/ledger.jsonl")):
+            server.stop()
+            stopped.set()
+            return
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory, lab_index, pg_server):
     root = tmp_path_factory.mktemp("compare")
     (root / "datasheet.toml").write_text(DATASHEET)
     runs = []
-    with loop_device(SIZE) as dev:
+    with pytest.MonkeyPatch.context() as env, loop_device(SIZE) as dev:
+        env.setenv("PTS_INDEX", lab_index)       # the suites inherit it
         runs.append(run_pts(dev, root / "a", *ARGS, "--junitxml", str(root / "a.xml"),
                             "--datasheet", str(root / "datasheet.toml"),
                             "-k", "iops or saturation or requirement", "-rA", timeout=600))
-    with loop_device(SIZE) as dev:
-        runs.append(run_pts(dev, root / "b", *ARGS, *IO_URING_ARGS, target=IOPS,
-                            timeout=600))
+    # the lab's server stopped mid-run (issue 41 §3): run b completes, its folder whole
+    stopped, give_up = threading.Event(), threading.Event()
+    stopper = threading.Thread(target=stop_after_round_1,
+                               args=(root / "b", pg_server, stopped, give_up))
+    with pytest.MonkeyPatch.context() as env, loop_device(SIZE) as dev:
+        env.setenv("PTS_INDEX", lab_index)
+        stopper.start()
+        try:
+            runs.append(run_pts(dev, root / "b", *ARGS, *IO_URING_ARGS, target=IOPS,
+                                timeout=600))
+        finally:
+            give_up.set()
+            stopper.join()
+            pg_server.start()
+    assert stopped.is_set(), "run b recorded no round: the server was never stopped"
     return root, runs
 
 
@@ -146,3 +181,51 @@ def test_datasheet_one_met_one_unmet_requirement(two_runs):
     proc = pts("qualify", str(a.folder), "--datasheet", str(root / "datasheet.toml"))
     assert proc.returncode == 1, proc.stderr
     assert proc.stdout.count("NOT MET") == (1 if steady else 2)
+
+
+@pytest.mark.needs("pgbench")       # tests/support/postgres.NEEDS_POSTGRESQL: postgresql-15
+def test_both_runs_indexed_themselves_and_compare_chooses_them_by_query(two_runs, lab_index):
+    """Each suite kept its run's rows in the lab's PostgreSQL as it ran (no `pts index`
+    here): finished, with its run.json's serial and the IOPS window means its export gives;
+    `compare --where model=M --index URL` picks the same two runs and writes the CSV that
+    comparing their folders writes."""
+    root, (a, b) = two_runs
+    # run b lost its index after round 1 (two_runs): said once, its end says how to level it,
+    # its row is not finished until `pts index` catches up from the folder
+    said = b.proc.stdout + b.proc.stderr
+    assert said.count("snia-pts index: cannot keep") == 1, said[-3000:]
+    assert "is not level with this run" in said and \
+        f"python -m pts index {root / 'b'}" in said, said[-3000:]
+    expected = check_outcomes(b.folder, b.records)["iops"]      # its folder is whole
+    assert b.proc.returncode == (0 if expected.passed else 1), said[-3000:]
+    conn = target.connect(lab_index)
+    try:
+        row = conn.rows("SELECT state FROM runs WHERE folder = ?", [str(b.folder)])
+    finally:
+        conn.close()
+    assert row in ([], [{"state": "unfinished"}]), row
+    assert pts("index", str(root / "b"), "--index", lab_index).returncode == 0
+    conn = target.connect(lab_index)
+    try:
+        got = {r["folder"]: r for r in conn.rows("SELECT folder, state, serial FROM runs")}
+        figures = conn.rows("SELECT folder, cell, value FROM figures WHERE test = 'iops' "
+                            "AND metric = 'iops'")
+    finally:
+        conn.close()
+    for run in (a, b):
+        row = got[str(run.folder)]
+        assert (row["state"], row["serial"]) == ("finished", run.run_json["device"]["serial"])
+        exported = json.loads(pts("export", str(run.folder), "--json").stdout)["tests"][0]
+        means = {c["label"]: c["metrics"]["iops"] for c in exported["cells"]}
+        indexed = {f["cell"]: f["value"] for f in figures if f["folder"] == str(run.folder)}
+        assert indexed == pytest.approx(means, rel=1e-9), (indexed, means)
+    model = a.run_json["device"]["model"]
+    assert b.run_json["device"]["model"] == model
+    by_folder, by_query = root / "by-folder", root / "by-query"
+    assert pts("compare", str(a.folder), str(b.folder), "--allow-mixed", "-o",
+               str(by_folder)).returncode == 0
+    chosen = pts("compare", "--where", f"model={model}", "--index", lab_index,
+                 "--allow-mixed", "-o", str(by_query))
+    assert chosen.returncode == 0, chosen.stderr
+    assert str(a.folder) in chosen.stdout + chosen.stderr
+    assert (by_query / "compare.csv").read_text() == (by_folder / "compare.csv").read_text()
