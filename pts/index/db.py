@@ -113,6 +113,25 @@ class SqliteIndex(Index):
             "SELECT name FROM sqlite_master WHERE type = 'table'")}
 
 
+def _set_up(conn: sqlite3.Connection, index: SqliteIndex,
+            migrations: Sequence[Migration]) -> None:
+    """WAL mode and the migrations. Two processes opening a new index file at once (a run's
+    live index and a dashboard's watcher, two runs on one REPORTS_DIR) race for the switch to
+    WAL, which SQLite answers with "database is locked" at once, without its busy timeout
+    (seen: 2 of 40 tries of four threads opening one new file): tried again for up to
+    BUSY_TIMEOUT_S."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            migrate(index, migrations)
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 def connect(path: str | Path, migrations: Sequence[Migration] = MIGRATIONS) -> SqliteIndex:
     """The SQLite index at `path` (created if absent), migrated to the newest of
     `migrations`. (A PostgreSQL URL: pts.index.target.connect.)"""
@@ -128,8 +147,7 @@ def connect(path: str | Path, migrations: Sequence[Migration] = MIGRATIONS) -> S
     index = SqliteIndex(conn, str(path))
     try:
         conn.execute("PRAGMA foreign_keys = ON")
-        conn.execute("PRAGMA journal_mode = WAL")
-        migrate(index, migrations)
+        _set_up(conn, index, migrations)
     except sqlite3.DatabaseError as exc:
         conn.close()
         raise IndexUnusable(f"{path} is not a usable SQLite database ({exc}); "
