@@ -45,8 +45,11 @@ def write_comparison(reports_dir: Path, checked: Sequence, folders: Mapping[str,
         return [f"PTS comparison not written: {len(runs)} run folder(s), it needs two or "
                 f"more (session: {folder})"]
     out, err = io.StringIO(), io.StringIO()
-    args = argparse.Namespace(run_dirs=[str(r) for r in runs], output_dir=str(folder),
-                              allow_mixed=False)
+    # compare's own parser: every option it has gets its default (a Namespace made here
+    # lacked --where once compare gained it, and every session's comparison failed)
+    parser = argparse.ArgumentParser(prog="python -m pts compare")
+    compare_cli.add_arguments(parser)
+    args = parser.parse_args([*map(str, runs), "-o", str(folder)])
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             rc = compare_cli.run(args)

@@ -224,3 +224,23 @@ def test_several_resumes_give_each_drives_settings_its_own_run_folder():
     assert parent._settings(config, settings_of, list(drives), drives) == 1
     assert seen == [("/dev/x1", "/runs/r1", "trim"), ("/dev/x2", "/runs/r2", "trim")]
     assert (config.option.resume, config.option.purge) == (["/runs/r1", "/runs/r2"], "auto")
+
+
+def test_the_sessions_comparison_is_written_with_compares_own_options(tmp_path):
+    """The session's end (pts.session.outcome.write_comparison) runs compare's code with
+    compare's own defaults: when compare gained --where, a hand-made argument list lacked it
+    and every several-device session ended "PTS comparison not written" (seen in the slow
+    tier's three session tests). Two stored runs: compare.csv and compare.pdf written, the
+    comparison's path printed last."""
+    from pts.session import outcome
+    from tests.support.synthetic.runfactory import build_run
+
+    runs = {"d1": build_run(tmp_path / "runs", "a"), "d2": build_run(tmp_path / "runs", "b")}
+    checked = [gate.Checked(given=f"/dev/{label}", label=label) for label in runs]
+    lines = outcome.write_comparison(tmp_path / "reports", checked, runs, {"d1": 0, "d2": 0})
+    session = next((tmp_path / "reports" / "sessions").iterdir())
+    assert lines[-1] == f"PTS comparison: {session / 'compare.pdf'}", lines
+    assert (session / "compare.csv").stat().st_size > 0
+    assert (session / "compare.pdf").read_bytes().startswith(b"%PDF")
+    devices = json.loads((session / "session.json").read_text())["devices"]
+    assert [d["run_folder"] for d in devices] == [str(runs["d1"]), str(runs["d2"])]
