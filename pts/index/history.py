@@ -99,6 +99,13 @@ class Spread:
                    min(values), max(values))
 
 
+def label_of(test: str, metric: str, cell: str) -> str:
+    """A figure's name on the page and in the CLI: its test, its metric when the test's
+    name does not already say it (IOPS's metric is iops), its cell."""
+    parts = (test, "" if metric == test else metric, cell)
+    return " ".join(p for p in parts if p)
+
+
 @dataclass(frozen=True)
 class Level:
     """A change point: run `run` (its number) starts a new level."""
@@ -123,7 +130,7 @@ class Figure:
 
     @property
     def label(self) -> str:
-        return " ".join(p for p in (self.test, self.metric, self.cell) if p)
+        return label_of(self.test, self.metric, self.cell)
 
 
 @dataclass(frozen=True)
@@ -143,7 +150,7 @@ class Verdict:
 
     @property
     def label(self) -> str:
-        return " ".join(p for p in (self.test, self.metric, self.cell) if p)
+        return label_of(self.test, self.metric, self.cell)
 
 
 @dataclass(frozen=True)

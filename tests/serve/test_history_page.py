@@ -67,7 +67,7 @@ def browser():
 
 def shown(browser) -> dict[str, list[str]]:
     """The page's A/B table by cell label: A mean, std, n, B mean, std, n, verdict."""
-    return {row[0].removeprefix("iops iops "): row[1:]
+    return {row[0].removeprefix("iops "): row[1:]
             for row in browser.execute_script(VERDICT_ROWS)}
 
 
