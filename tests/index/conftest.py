@@ -15,3 +15,12 @@ def backend(request) -> Backend:
     if request.param == "sqlite":
         return Backend("sqlite")
     return Backend("postgresql", request.getfixturevalue("pg_server").database())
+
+
+@pytest.fixture(scope="session")
+def indexed_reference(tmp_path_factory):
+    """The reference run indexed once per test process, read-only: (connection, RunView)."""
+    from tests.index.reference import copy_reference
+    conn, run = copy_reference(tmp_path_factory.mktemp("reference-index"))
+    yield conn, run
+    conn.close()

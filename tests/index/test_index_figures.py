@@ -1,42 +1,21 @@
 """The index's rows of tests/data/reference-run against pts.stored's own reading of the same
 folder (and the export's, another reader of pts.stored): the run, its tests, and each
-headline figure as the report shows it. The run is copied, indexed and loaded once."""
+headline figure as the report shows it. The run is copied, indexed and loaded once per test process (conftest: indexed_reference)."""
 
 import json
-import shutil
 
 import pytest
 
 from pts.export.cli import rows as export_rows
-from pts.index import build, db, rows
+from pts.index import rows
 from pts.stored import host_ceiling, latency_qos, waf
 from pts.stored.cells import window_cells
-from pts.stored.data import load_run
-from tests.support.helpers import DATA
-
-REFERENCE = DATA / "reference-run"
+from tests.index.reference import copy_reference
 
 
-def index_copy(tmp, edit=None):
-    """A copy of the reference run under tmp/reports (edited by `edit(ledger lines)`),
-    indexed; (connection, the copy's RunView)."""
-    folder = tmp / "reports" / "model_serial" / "run"
-    shutil.copytree(REFERENCE, folder)
-    if edit is not None:
-        ledger = folder / "ledger.jsonl"
-        lines = [json.loads(x) for x in ledger.read_text(encoding="utf-8").splitlines()]
-        ledger.write_text("".join(json.dumps(r) + "\n" for r in edit(lines)), encoding="utf-8")
-    conn = db.connect(tmp / "reports" / db.FILE_NAME)
-    summary = build.update(conn, [tmp / "reports"])
-    assert summary.added == [str(folder.resolve())], summary
-    return conn, load_run(folder)
-
-
-@pytest.fixture(scope="module")
-def indexed(tmp_path_factory):
-    conn, run = index_copy(tmp_path_factory.mktemp("index"))
-    yield conn, run
-    conn.close()
+@pytest.fixture
+def indexed(indexed_reference):
+    return indexed_reference
 
 
 def figures(conn, test=None) -> dict:
@@ -180,7 +159,7 @@ def test_unresolvable_and_host_bound_cells_as_the_report_marks_them(tmp_path):
                 r["host_bound"] = {"by": "iops", "figure": 750000.0, "ceiling": 760000.0}
         return lines
 
-    conn, run = index_copy(tmp_path, edit)
+    conn, run = copy_reference(tmp_path, edit)
     lat = next(t for t in run.tests if t.name == "latency")
     assert latency_qos.short_cells(lat, 99.999) == {("0/100", 4096)}
     assert set(host_ceiling.cell_marks(run.tests[0])) == {("100/0", 4096)}

@@ -4,49 +4,24 @@ achieved, the Latency test's QoS levels; each against what the report's page rea
 functions where it has them: pts.report.pages.latency_qos.qos_cells, recovery.state_names,
 pts.stored.rwsw / rwsw_replay), on tests/data/reference-run and a synthetic RWSW run."""
 
-import json
 import math
-import shutil
 
 import pytest
 
-from pts.index import build, db, headline
+from pts.index import build, headline
 from pts.report.pages import latency_qos as qos_page
 from pts.report.pages import recovery
 from pts.results import records
 from pts.results.ledger import read_records
 from pts.stored import fmt, rwsw, rwsw_replay
 from pts.stored.data import load_run
-from tests.support.helpers import DATA
+from tests.index.reference import copy_reference, index_folder
 from tests.support.synthetic import rwsw_replay_dirth
 
-REFERENCE = DATA / "reference-run"
 
-
-def index_folder(reports, folder):
-    conn = db.connect(reports / db.FILE_NAME)
-    summary = build.update(conn, [reports])
-    assert summary.added == [str(folder.resolve())], summary
-    return conn
-
-
-def copy_reference(tmp, edit=None, drop_raw=False):
-    folder = tmp / "reports" / "model_serial" / "run"
-    shutil.copytree(REFERENCE, folder)
-    if edit is not None:
-        ledger = folder / "ledger.jsonl"
-        lines = [json.loads(x) for x in ledger.read_text(encoding="utf-8").splitlines()]
-        ledger.write_text("".join(json.dumps(r) + "\n" for r in edit(lines)), encoding="utf-8")
-    if drop_raw:
-        shutil.rmtree(folder / "raw")
-    return index_folder(tmp / "reports", folder), load_run(folder)
-
-
-@pytest.fixture(scope="module")
-def reference(tmp_path_factory):
-    conn, run = copy_reference(tmp_path_factory.mktemp("headline"))
-    yield conn, run
-    conn.close()
+@pytest.fixture
+def reference(indexed_reference):
+    return indexed_reference
 
 
 def figures(conn, test) -> dict:
