@@ -45,7 +45,7 @@ import shutil
 
 import pytest
 
-from tests.support.helpers import REPORT_EPOCH, TOOLS, loop_device
+from tests.support.helpers import REPORT_EPOCH, TOOLS, loop_device, sweep_scratch
 
 # Reports rendered by the tests (and by the suite runs they start) carry this Report Date.
 os.environ.setdefault("SOURCE_DATE_EPOCH", REPORT_EPOCH)
@@ -138,6 +138,8 @@ def pytest_xdist_make_scheduler(config, log):
 def pytest_configure(config):
     if hasattr(config, "workerinput"):       # an xdist worker: the guest boots in turn
         os.environ.setdefault("PTS_TEST_GUEST", "in-turn")
+    elif os.geteuid() == 0:                  # a dead session's loop devices and guest disks
+        config.stash[SWEPT] = sweep_scratch()
     config.addinivalue_line("markers", "qemu: boots a QEMU (TCG) guest with an emulated NVMe "
                             "drive (tests/support/guest); minutes, not seconds")
     config.addinivalue_line("markers", "slow: the slow tier: a device run (needs fio, FUSE or the "
@@ -150,6 +152,16 @@ def pytest_configure(config):
         if strict:
             raise pytest.UsageError(message)
         config.issue_config_time_warning(pytest.PytestConfigWarning(message), stacklevel=2)
+
+
+SWEPT = pytest.StashKey[list]()
+
+
+def pytest_report_header(config):
+    if swept := config.stash.get(SWEPT, None):
+        return [f"removed {len(swept)} scratch file(s) of dead test sessions (and their loop "
+                f"devices): {', '.join(p.name for p in swept)}"]
+    return None
 
 
 def _unmet(requirement: str) -> str | None:

@@ -8,7 +8,8 @@ as a user runs it, `python -m pytest pts/ ...`).
 
 - paths: REPO, DATA, RECORDED (ATA/SCSI tool outputs), QEMU_DATA (nvme-cli outputs)
 - TOOLS: every tool the tests run -> its Debian package (the needs marker, the install test)
-- loop devices: loop_device(), detach_if_ours()
+- loop devices: loop_device(), detach_if_ours(); scratch_file() names a /dev/shm file after
+  its test process, sweep_scratch() removes those of dead test processes
 - reading a report: pdf_text(), pdf_pages()
 - faking an external tool (hdparm, sg3_utils, sdparm, nvme-cli): RecordedRunner + Reply,
   fed with recorded outputs; FakeClock for code that polls
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import subprocess
 import uuid
@@ -72,9 +74,7 @@ def loop_device(size: int = 64 << 20, sector: int = 512,
                 partitioned: bool = False) -> Iterator[str]:
     """A loop device over a sparse file in /dev/shm; detaches only itself (see
     detach_if_ours) and removes its file."""
-    backing = Path("/dev/shm") / f"pts-test-{uuid.uuid4().hex[:8]}.img"
-    with open(backing, "wb") as fh:
-        fh.truncate(size)
+    backing = scratch_file("pts-test", size)
     argv = ["losetup", "--find", "--show", "--direct-io=on", f"--sector-size={sector}"]
     if partitioned:
         argv.append("--partscan")
@@ -87,6 +87,49 @@ def loop_device(size: int = 64 << 20, sector: int = 512,
             detach_if_ours(dev, backing)
     finally:
         backing.unlink(missing_ok=True)
+
+
+SCRATCH = Path("/dev/shm")
+# pts-test-<pid>-<hex>.img (loop_device) and pts-guest-nvme-<pid>-<hex>.img (the guest's disks)
+SCRATCH_NAME = re.compile(r"^pts-(?:test|guest-nvme)-(\d+)-[0-9a-f]{8}\.img$")
+
+
+def scratch_file(prefix: str, size: int, directory: Path = SCRATCH) -> Path:
+    """A new sparse file of `size` bytes, named after this test process (its pid), so that
+    sweep_scratch can tell a dead session's files (pytest killed, a CI job cut off while its
+    QEMU guest ran: 64 MiB of RAM each in /dev/shm) from a live one's."""
+    path = Path(directory) / f"{prefix}-{os.getpid()}-{uuid.uuid4().hex[:8]}.img"
+    with open(path, "xb") as fh:
+        fh.truncate(size)
+    return path
+
+
+def sweep_scratch(directory: Path = SCRATCH, sys_block: Path = Path("/sys/block")) -> list[Path]:
+    """Remove the scratch files of test processes that are gone, detaching the loop devices
+    still bound to them (only those: the binding names the file); a live process's files are
+    never touched. The files removed."""
+    removed = []
+    for path in sorted(Path(directory).glob("pts-*.img")):
+        m = SCRATCH_NAME.match(path.name)
+        if m is None or _alive(int(m[1])):
+            continue
+        for bound in sys_block.glob("loop*/loop/backing_file"):
+            with contextlib.suppress(OSError):
+                if bound.read_text().strip().removesuffix(" (deleted)") == str(path):
+                    detach_if_ours(f"/dev/{bound.parent.parent.name}", path)
+        path.unlink(missing_ok=True)
+        removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def detach_if_ours(dev: str, backing: Path) -> None:

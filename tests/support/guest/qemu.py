@@ -20,12 +20,12 @@ import shutil
 import signal
 import subprocess
 import time
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from tests.support.guest.image import GuestSetupError, Image, require_tools
+from tests.support.helpers import scratch_file
 
 QEMU = "qemu-system-x86_64"
 # -device nvme,ocp=on (the OCP SMART / Health Information Extended log, C0h) came with QEMU
@@ -223,10 +223,7 @@ def disk_argv(disks: tuple[Disk, ...]) -> list[str]:
 def make_backing(size: int, directory: Path = Path("/dev/shm")) -> Path:
     """A sparse raw file of `size` bytes for the guest's NVMe namespace (in RAM by default:
     /dev/shm is the fastest backing). The caller removes it (or use backing_file)."""
-    path = Path(directory) / f"pts-guest-nvme-{uuid.uuid4().hex[:8]}.img"
-    with open(path, "xb") as fh:
-        fh.truncate(size)
-    return path
+    return scratch_file("pts-guest-nvme", size, directory)    # named after this process
 
 
 @contextlib.contextmanager
