@@ -1,6 +1,7 @@
 """The index's rows of tests/data/reference-run against pts.stored's own reading of the same
 folder (and the export's, another reader of pts.stored): the run, its tests, and each
-headline figure as the report shows it. The run is copied, indexed and loaded once per test process (conftest: indexed_reference)."""
+headline figure as the report shows it. The run is copied, indexed and loaded once per test
+process (conftest: indexed_reference)."""
 
 import json
 

@@ -29,8 +29,9 @@ def page_of(monkeypatch, tmp_path, drive: str) -> str:
 def test_the_page_of_the_kioxia_cd8s_logs(monkeypatch, tmp_path):
     text = page_of(monkeypatch, tmp_path, "kioxia-cd8")
     # Counted by hand: 24 C0h field rows, all given by the CD8's version 3 page (SMART-4 all
-    # ones, the value the text defines; SMART-20, -29, -31 are version 3 fields, OCP 2.0 r21: given); SMART-13 (DSSD
-    # 2.0.0) and SMART-27 (version 3) FAIL, SMART-28 passes; NUSE-1, STD-LOG-2, -3, -23 pass;
+    # ones, the value the text defines; SMART-20, -29, -31 are version 3 fields, OCP 2.0 r21:
+    # given); SMART-13 (DSSD 2.0.0) and SMART-27 (version 3) FAIL, SMART-28 passes; NUSE-1,
+    # STD-LOG-2, -3, -23 pass;
     # CTO-8 FAILs (0.96 TB, Format 12.5 s > 9.6 s + 1 s); CTO-2/7/11 not checked (no such
     # purge): 29 PASS, 3 FAIL
     assert "CTO-8" in text and "log page version 3, not 6" in text

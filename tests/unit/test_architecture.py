@@ -18,8 +18,8 @@ PTS = Path(__file__).resolve().parents[2] / "pts"
 # stored: the stored-run read model (run.json + ledger -> RunView), below every reader of a
 # stored run (report, export, compare, qualify, serve). index: the results index (SQL rows
 # of the stored runs, pts.stored's figures), below compare and qualify (which may choose
-# their runs by a query on it) and the dashboard that reads it. session: the pytest plugin, its options
-# and the several-device session, above every stage it drives.
+# their runs by a query on it) and the dashboard that reads it. session: the pytest plugin,
+# its options and the several-device session, above every stage it drives.
 LAYERS = ["pts", "config", "tools", "device", "workload", "emulate", "results", "run",
           "conditioning", "procedure", "testdefs", "stored", "report", "export", "index",
           "compare", "qualify", "serve", "cli", "session", "__main__", "suite"]
