@@ -23,6 +23,7 @@ from pts.conditioning.purge_nvme import POLL_S
 from pts.config import ocp_requirements as ocp
 from pts.device import health, media_writes
 from pts.results import records
+from pts.tools.nvme_ocp import C0_FIELDS
 from pts.results.ledger import read_records
 from pts.stored.model import RunView
 from pts.stored.ocp_purges import (
@@ -42,6 +43,14 @@ FORMAT_OVERHEAD_S = 1.0
 KEPT_02H = ("data_units_written", "data_units_read", "media_errors", "error_log_entries",
             "percent_used")
 KEPT_C0 = ("physical_media_units_written", "physical_media_units_read")
+# SLOG-2 (both versions): a counter that exceeds its field saturates and reads all F's, the
+# same value a field the drive does not support reads. For C0h's counters of at most 4 bytes
+# (the widths in pts.tools.nvme_ocp.C0_FIELDS) saturation is within a drive's reach (255
+# thermal throttling events; 2^32 erases or errors); a wider counter cannot saturate in a
+# drive's life (2^56 and more), so its all ones are read as not supported.
+SMALL_COUNTERS = {name for name, _, _, size, _ in C0_FIELDS if size <= 4} & {
+    "end_to_end_detected_errors", "end_to_end_corrected_errors", "max_user_data_erase_count",
+    "min_user_data_erase_count", "thermal_throttling_events", "incomplete_shutdowns"}
 
 
 @dataclass(frozen=True)
@@ -191,6 +200,12 @@ def c0_field(stored: Stored, req: ocp.OcpRequirement, rec, page: dict) -> Result
     all_ones = [name for name in req.fields if name in page.get("not_supported", ())]
     if missing and req.all_ones and len(all_ones) == len(req.fields):
         return PASS, req.all_ones, evidence
+    if missing and all_ones and len(all_ones) == len(missing) \
+            and set(all_ones) <= SMALL_COUNTERS:
+        return NOT_CHECKED, (f"{', '.join(all_ones)}: all ones, which is either a saturated "
+                             "counter (SLOG-2: a counter that exceeds its field reads all F's) "
+                             "or a field the drive does not support; the page does not tell "
+                             "them apart"), evidence
     if missing:
         return FAIL, f"the drive does not give {req.subject} ({'; '.join(missing)})", evidence
     for name in set(req.fields) & set(KEPT_C0):

@@ -330,3 +330,20 @@ def test_all_ones_meet_a_row_only_where_the_text_defines_them(tmp_path, fadu):
     assert "capacitor_health: all ones" in v["SMART-19"].evidence[0]
     assert v["SMART-5"].verdict == ocp.FAIL
     assert "xor_recovery_count: all ones (not supported)" in v["SMART-5"].reason
+
+
+def test_all_ones_in_a_small_counter_may_be_saturation_and_are_not_judged(tmp_path, fadu):
+    """SLOG-2: a counter that exceeds its field reads all F's. The 1-byte count of thermal
+    throttling events at FFh is a saturated counter or an unsupported field, which the page
+    cannot tell apart: NOT CHECKED, said so; the throttling status beside it is read."""
+    assert nvme_run(tmp_path, growing(fadu), "given")["SMART-12"].verdict == ocp.PASS
+    steps = growing(fadu)
+    for step in steps.values():
+        page = step[media_writes.OCP_C0]
+        page["fields"]["thermal_throttling_events"] = None
+        page["not_supported"] = [*page["not_supported"], "thermal_throttling_events"]
+    v = nvme_run(tmp_path, steps)["SMART-12"]
+    assert v.verdict == ocp.NOT_CHECKED
+    assert v.reason.startswith("thermal_throttling_events: all ones, which is either a "
+                               "saturated counter (SLOG-2")
+    assert "current_throttling_status = " in v.evidence[0]
