@@ -8,8 +8,10 @@ with its spread, the change points of each figure over the runs in time order
 Which runs: every run of the model (its exact name) in the index; the figures of the runs the
 index calls finished, the values a cell shows ("ok": not N/A, n/r, no data or not given).
 Runs without a start time cannot be placed in time and are listed apart, out of the figures.
-The runs are taken as they are: spec, options and host are not matched (the runs list shows
-them; docs/history.md).
+`spec` and `host` keep only the runs of that spec (run.json's spec name) or host; without
+them the runs are taken as they are, and a history whose runs span several specs or hosts
+says so in its notes, naming the filter (a quick spec's figures beside a full one's are not
+one drive's history). Options are not matched (docs/history.md).
 
 The verdict of a cell, A's runs against B's (one value per run: the report's figure):
 - fewer than two runs on a side: "spread unknown": one run says nothing about run-to-run
@@ -171,9 +173,11 @@ class HistoryError(Exception):
 
 
 def history(conn, model: str, firmwares: Sequence[str] = (), level: float = LEVEL,
-            root: str | None = None) -> History:
+            root: str | None = None, spec: str | None = None,
+            host: str | None = None) -> History:
     """The history of `model` in the index `conn` (under `root`; None: all of it); with one
-    firmware, that firmware's runs only; with two, A (the first) against B."""
+    firmware, that firmware's runs only; with two, A (the first) against B; with `spec` or
+    `host`, the runs of that spec or host only."""
     if not 0 < level < 1:
         raise HistoryError(f"the significance level must be between 0 and 1, not {level:g}")
     if len(firmwares) > 2:
@@ -186,6 +190,15 @@ def history(conn, model: str, firmwares: Sequence[str] = (), level: float = LEVE
         known = ", ".join(f"{m} ({n})" for m, n in query.models(conn, root)) or "none"
         raise HistoryError(f"no run of model {model!r} in the index (the model as the runs "
                            f"list shows it, exactly; models indexed, with their runs: {known})")
+    for key, name, want in (("spec_name", "spec", spec), ("host", "host", host)):
+        if want is None:
+            continue
+        kept = [r for r in rows if (r[key] or "") == want]
+        if not kept:
+            have = ", ".join(sorted({r[key] or "(none)" for r in rows}))
+            raise HistoryError(f"model {model!r} has no run of {name} {want!r} in the index "
+                               f"(its {name}s: {have})")
+        rows = kept
     present = {r["firmware"] for r in rows}
     absent = [f for f in firmwares if f not in present]
     if absent:
@@ -204,6 +217,7 @@ def history(conn, model: str, firmwares: Sequence[str] = (), level: float = LEVE
         notes.append(f"{len(left)} run(s) not finished (unfinished or unreadable): listed, "
                      "not in the figures")
     counted = {r.folder: r for r in runs if r.number and r.state == FINISHED}
+    notes += _mixed(counted.values())
     figures = _figures(query.model_figures(conn, model, root), counted, level)
     firmware_order = tuple(dict.fromkeys(r.firmware for r in runs))
     a, b = (firmwares[0], firmwares[1]) if len(firmwares) == 2 else (None, None)
@@ -226,6 +240,20 @@ def narrowed(h: History, test: str | None, metric: str | None) -> History:
         return (test is None or x.test == test) and (metric is None or x.metric == metric)
     return dataclasses.replace(h, figures=tuple(f for f in h.figures if keep(f)),
                                verdicts=tuple(v for v in h.verdicts if keep(v)))
+
+
+def _mixed(runs) -> list[str]:
+    """A note per attribute (spec, host) on which the counted runs differ."""
+    out = []
+    for name, of in (("spec", lambda r: r.spec), ("host", lambda r: r.host)):
+        counts: dict[str, int] = {}
+        for r in runs:
+            counts[of(r) or "(none)"] = counts.get(of(r) or "(none)", 0) + 1
+        if len(counts) > 1:
+            each = ", ".join(f"{k} ({n})" for k, n in sorted(counts.items()))
+            out.append(f"the figures mix runs of {len(counts)} {name}s: {each}; give "
+                       f"--{name} (the page: {name}=) to keep one")
+    return out
 
 
 def _numbered(rows: list[dict]) -> list[Run]:

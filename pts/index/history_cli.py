@@ -28,7 +28,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "'improved', 'no change beyond noise' (by "
         f"{history.TEST_NAME}, at --level), or 'spread unknown' with one run on a side. "
         "Better is higher for IOPS and MB/s, lower for latencies and WAF. Only finished "
-        "runs' figures count; spec, options and host are not matched (docs/history.md).")
+        "runs' figures count; --spec and --host keep the runs of one spec or host, and a "
+        "history that mixes several says so (options are not matched; docs/history.md).")
     p.add_argument("model", metavar="MODEL",
                    help="the drive model, exactly as the runs list shows it")
     p.add_argument("--firmware", action="append", default=[], metavar="FW",
@@ -41,6 +42,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="significance level of the verdicts and the change points, per cell "
                         f"(default {history.LEVEL:g}: about one cell in twenty of two "
                         "identical firmwares is called changed by chance)")
+    p.add_argument("--spec", default=None, metavar="NAME",
+                   help="only the runs of this spec (its name, e.g. pts-2.0.2-enterprise, as "
+                        "the runs list shows it)")
+    p.add_argument("--host", default=None, help="only the runs made on this host")
     p.add_argument("--test", default=None, help="only the figures of this test (e.g. iops)")
     p.add_argument("--metric", default=None, help="only this metric (e.g. iops, lat_mean_us)")
     p.add_argument("--json", action="store_true", help="the answer as one JSON document")
@@ -53,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"history: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
-        h = history.history(found, args.model, args.firmware, args.level)
+        h = history.history(found, args.model, args.firmware, args.level, spec=args.spec,
+                            host=args.host)
     except history.HistoryError as exc:
         print(f"history: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

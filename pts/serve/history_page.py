@@ -1,5 +1,5 @@
-"""The dashboard's history page of a drive model (/history?model=M&firmware=A&firmware=B): what
-`python -m pts history` prints, from the same code (pts.index.history) over the same results
+"""The dashboard's history page of a drive model
+(/history?model=M&firmware=A&firmware=B[&spec=S][&host=H]): what `python -m pts history` prints, from the same code (pts.index.history) over the same results
 index (the one the runs list reads), as HTML: the runs by firmware and sample, firmware A
 against B cell by cell with the verdicts, and each figure over the runs as a small SVG chart
 (one colour per firmware, the change points as dashed lines) beside its spread per firmware.
@@ -26,6 +26,8 @@ class Asked:
     test: str
     metric: str
     errors: tuple[str, ...]
+    spec: str = ""
+    host: str = ""
 
 
 def asked(params) -> Asked:
@@ -44,7 +46,8 @@ def asked(params) -> Asked:
     return Asked((params.get("model") or "").strip(),
                  tuple(f for f in params.getlist("firmware") if f), level,
                  (params.get("test") or "").strip(), (params.get("metric") or "").strip(),
-                 tuple(errors))
+                 tuple(errors), (params.get("spec") or "").strip(),
+                 (params.get("host") or "").strip())
 
 
 def defaults(conn, a: Asked, root: str) -> tuple[str, ...]:
@@ -72,7 +75,8 @@ def page_context(params, indexed, folder_note: str, id_of) -> dict:
     try:
         conn = indexed.conn()
         chosen = defaults(conn, a, indexed.key)
-        h = history.history(conn, a.model, chosen, a.level, indexed.key)
+        h = history.history(conn, a.model, chosen, a.level, indexed.key, a.spec or None,
+                            a.host or None)
         h = history.narrowed(h, a.test or None, a.metric or None)
     except history.HistoryError as exc:
         context["error"] = str(exc)

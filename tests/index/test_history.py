@@ -225,3 +225,39 @@ def test_sqlite_and_postgresql_give_the_same_history(lab, index, pg_server, caps
                      "--index", where, "--json"]) == 0
         answers.append(json.loads(capsys.readouterr().out))
     assert answers[0] == answers[1] and answers[0]["verdicts"]
+
+
+def test_spec_and_host_keep_their_runs_and_a_mix_is_said(tmp_path, capsys):
+    """Two runs of one spec and host, one of a quick spec on another host: the history of
+    all three says both mixes and names the filters; --spec / --host keep their runs only;
+    a spec the model has no run of is refused with the ones it has."""
+    from tests.support.synthetic.history_lab import lab_run
+    root = tmp_path / "reports"
+    folders = [lab_run(root, "LabDrive Z3", f"SN-{d}", "FW-A", d, {W: 40000 + d})
+               for d in (1, 2, 3)]
+    info = json.loads((folders[2] / "run.json").read_text())
+    full = info["spec"]["name"]
+    info["spec"]["name"], info["platform"]["hostname"] = "pts-quick", "otherhost"
+    (folders[2] / "run.json").write_text(json.dumps(info))
+    conn = db.connect(root / db.FILE_NAME)
+    from pts.index import build
+    build.update(conn, [root])
+    try:
+        h = history.history(conn, "LabDrive Z3")
+        assert f"the figures mix runs of 2 specs: {full} (2), pts-quick (1); give --spec" \
+            in " ".join(h.notes)
+        assert "the figures mix runs of 2 hosts: otherhost (1), testhost (2); give --host" \
+            in " ".join(h.notes)
+        one = history.history(conn, "LabDrive Z3", spec=full)
+        assert [r.serial for r in one.runs] == ["SN-1", "SN-2"] and one.notes == ()
+        w = next(f for f in one.figures if f.cell == LABEL[W] and f.metric == "iops")
+        assert [v for _, v in w.values] == [40001.0, 40002.0]
+        assert [r.serial for r in history.history(conn, "LabDrive Z3",
+                                                  host="otherhost").runs] == ["SN-3"]
+        with pytest.raises(history.HistoryError, match=f"no run of spec 'x' in the index "
+                                                       f"\\(its specs: {full}, pts-quick\\)"):
+            history.history(conn, "LabDrive Z3", spec="x")
+    finally:
+        conn.close()
+    assert main(["history", "LabDrive Z3", "--index", str(root), "--spec", "pts-quick"]) == 0
+    assert "3 runs" not in (out := capsys.readouterr().out) and "1 runs" in out
