@@ -1,6 +1,7 @@
 """The dashboard's history page of a drive model
-(/history?model=M&firmware=A&firmware=B[&spec=S][&host=H]): what `python -m pts history` prints, from the same code (pts.index.history) over the same results
-index (the one the runs list reads), as HTML: the runs by firmware and sample, firmware A
+(/history?model=M&firmware=A&firmware=B[&spec=S][&host=H]): what `python -m pts history`
+prints, from the same code (pts.index.history) over the same results index (the one the
+runs list reads), as HTML: the runs by firmware and sample, firmware A
 against B cell by cell with the verdicts, and each figure over the runs as a small SVG chart
 (one colour per firmware, the change points as dashed lines) beside its spread per firmware.
 

@@ -23,7 +23,6 @@ from pts.conditioning.purge_nvme import POLL_S
 from pts.config import ocp_requirements as ocp
 from pts.device import health, media_writes
 from pts.results import records
-from pts.tools.nvme_ocp import C0_FIELDS
 from pts.results.ledger import read_records
 from pts.stored.model import RunView
 from pts.stored.ocp_purges import (
@@ -33,6 +32,7 @@ from pts.stored.ocp_purges import (
     purge_kind,
     purges_text,
 )
+from pts.tools.nvme_ocp import C0_FIELDS
 
 PASS, FAIL, NOT_CHECKED = "PASS", "FAIL", "NOT CHECKED"
 # A Format's recorded seconds also hold nvme-cli's start and the Identify Namespace read
