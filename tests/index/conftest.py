@@ -20,7 +20,7 @@ def backend(request) -> Backend:
 @pytest.fixture(scope="session")
 def indexed_reference(tmp_path_factory):
     """The reference run indexed once per test process, read-only: (connection, RunView)."""
-    from tests.index.reference import copy_reference
+    from tests.support.index_reference import copy_reference
     conn, run = copy_reference(tmp_path_factory.mktemp("reference-index"))
     yield conn, run
     conn.close()

@@ -11,7 +11,7 @@ from pts.export.cli import rows as export_rows
 from pts.index import rows
 from pts.stored import host_ceiling, latency_qos, waf
 from pts.stored.cells import window_cells
-from tests.index.reference import copy_reference
+from tests.support.index_reference import copy_reference
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from pts.results import records
 from pts.results.ledger import read_records
 from pts.stored import fmt, rwsw, rwsw_replay
 from pts.stored.data import load_run
-from tests.index.reference import copy_reference, index_folder
+from tests.support.index_reference import copy_reference, index_folder
 from tests.support.synthetic import rwsw_replay_dirth
 
 
