@@ -41,7 +41,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.description = (
         "Record the block I/O of DEVICE while it serves its real workload, from the kernel's "
         "block tracepoints (block_rq_issue/complete) in a tracefs instance of its own: per "
-        "I/O its times, direction, sector, size, error and issuing task; never any data. "
+        "I/O its times, direction, sector, size, error and issuing task, and for buffered "
+        "writeback the task that dirtied its pages (writeback and bio events joined); never "
+        "any data. "
         "READ-ONLY: the device is never opened for writing (it is only named in the trace "
         "filter; its identity comes from sysfs, NVMe identify), so "
         "no --destructive is needed and a mounted device in use is allowed. Needs root; "
@@ -61,7 +63,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="step length in seconds for lost-event counts and the statistics "
                    "(default: [rwsw_capture] step_seconds of the RWSW spec, a reading)")
     p.add_argument("--process", action="append", default=[], metavar="NAME",
-                   help="keep only I/O issued by tasks named NAME (a glob; repeat or "
+                   help="keep only I/O issued by tasks named NAME, or buffered writeback "
+                   "whose pages a task named NAME dirtied (a glob; repeat or "
                    "comma-separate for several, e.g. --process 'postgres,kworker/*')")
     p.add_argument("--buffer-kb", type=int, default=BUFFER_KB,
                    help="tracing ring buffer per CPU in KiB (default %(default)s)")
@@ -232,6 +235,9 @@ def summary(info: CaptureInfo, out: Path) -> str:
              f"  I/Os: {ops}",
              f"  lost events: {lost}",
              f"  kworker share: {kworker}"]
+    wb = unspool.writeback_line(ex.get("writeback"))
+    if wb:
+        lines.append(f"  writeback: {wb}")
     if info.process_filter:
         lines.append(f"  process filter: {info.process_filter}")
     lines += [f"  note: {n}" for n in info.notes]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pts.config.spec import SpecError, load_rwsw
 from pts.tools import atomic
-from pts.workload import atw
+from pts.workload import atw, unspool
 from pts.workload.characterise import Characterisation, characterise
 from pts.workload.derive import RULES, derive
 from pts.workload.events import CaptureError
@@ -110,6 +110,9 @@ def card(ch: Characterisation, w: atw.Workload) -> str:
            f"  events {ch.events}: I/Os {ch.ios}, flushes {ch.flushes}, discards "
            f"{ch.discards}, other {ch.other}, without completion {ch.incomplete}",
            f"  lost events: {lost}"]
+    wb = unspool.writeback_line(i.extra.get("writeback"))
+    if wb:
+        out.append(f"  writeback: {wb}")
     out += [f"  warning: {n}" for n in (i.extra.get("spool") or {}).get("warnings", ())]
     if i.lost_events:
         out += [f"  !!! WARNING: {i.lost_events} EVENTS WERE LOST (tracing buffer overruns): "

@@ -59,7 +59,10 @@ def spool(instance, path, formats: dict[str, bytes], meta: dict, seconds: float,
     cpu0 = resource.getrusage(resource.RUSAGE_SELF)
     started_unix = time.time()
     start_ns = instance.start()
+    # after tracing_on: a task started later is named by its task_newtask event
+    comms = instance.comms() if "task_newtask.format" in formats else {}
     writer = spooling.SpoolWriter(path, formats, meta | {"start_ns": start_ns,
+                                                         "comms": comms,
                                                          "started_unix": started_unix,
                                                          "step_s": step_s,
                                                          "seconds": seconds},

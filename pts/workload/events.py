@@ -2,7 +2,9 @@
 
 Columns (`SCHEMA`): when it was issued and completed (ns since the capture's start), its
 start sector (512-byte units, on the whole device), its size, its operation (`Op`), the task
-that issued it (pid, comm) and its completion error. Never any data.
+that issued it (pid, comm), its completion error, and for buffered writeback the task that
+dirtied the pages it writes (dirtier_pid, dirtier_comm: pts/workload/writeback.py). Never
+any data.
 
 Why Parquet (pyarrow): a capture of an hour at 100 k IOPS is 360 M rows. Parquet is a
 well-kept open columnar format that numpy-side tools (pyarrow, pandas, DuckDB, Spark) read
@@ -29,7 +31,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 FORMAT = "snia-pts-capture"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+# version 1 had no dirtier columns: read with them empty (0, "")
+READ_VERSIONS = {1: ("dirtier_pid", "dirtier_comm"), 2: ()}
 META_KEY = b"snia-pts.capture"
 ROW_GROUP = 1 << 20          # rows buffered before a row group is written (~30 MiB)
 NO_TIME = -1                 # complete_ns of an I/O whose completion was not seen
@@ -53,7 +57,10 @@ SCHEMA = pa.schema([
     ("pid", pa.int32()),             # issuing task (0: unknown, e.g. an import without it)
     ("comm", pa.dictionary(pa.int32(), pa.string())),   # its name
     ("error", pa.int16()),           # completion error (0: none)
+    ("dirtier_pid", pa.int32()),     # writeback: the task that dirtied its pages (0: none)
+    ("dirtier_comm", pa.dictionary(pa.int32(), pa.string())),   # its name ("": none)
 ])
+DEFAULTS = {"dirtier_pid": 0, "dirtier_comm": ""}   # for sources without them (imports)
 COLUMNS = tuple(SCHEMA.names)
 
 
@@ -98,9 +105,9 @@ class CaptureInfo:
         if data.pop("format", None) != FORMAT:
             raise CaptureError(f"{where}: not a snia-pts capture (no {FORMAT} descriptor)")
         version = data.pop("version", None)
-        if version != FORMAT_VERSION:
+        if version not in READ_VERSIONS:
             raise CaptureError(f"{where}: capture format version {version}; this snia-pts "
-                               f"reads version {FORMAT_VERSION}")
+                               f"reads versions {sorted(READ_VERSIONS)}")
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
@@ -130,6 +137,8 @@ class CaptureWriter:
 
     def append(self, columns: dict[str, np.ndarray | list]) -> None:
         """One batch: every column of SCHEMA, equal lengths (comm: a list of str)."""
+        n = len(columns.get("issue_ns", ()))
+        columns = {name: [value] * n for name, value in DEFAULTS.items()} | dict(columns)
         missing = set(COLUMNS) - set(columns)
         if missing:
             raise ValueError(f"capture batch lacks columns {sorted(missing)}")
@@ -177,6 +186,7 @@ class CaptureFile:
     path: Path
     info: CaptureInfo
     rows: int
+    absent: tuple[str, ...] = ()     # columns an older version lacks (read as DEFAULTS)
 
     def batches(self, columns: tuple[str, ...] = COLUMNS, batch_rows: int = ROW_GROUP,
                 comm_codes: bool = False) -> Iterator[dict[str, np.ndarray]]:
@@ -189,10 +199,15 @@ class CaptureFile:
             # no pre-buffering, one thread: pyarrow otherwise holds a whole row group's
             # column chunks at once (read peak 305 -> 165 MiB at 1 M-row groups, measured)
             reader = pq.ParquetFile(self.path, pre_buffer=False)
-            for batch in reader.iter_batches(batch_size=batch_rows, columns=list(columns),
+            stored = [c for c in columns if c not in self.absent]
+            for batch in reader.iter_batches(batch_size=batch_rows, columns=stored,
                                              use_threads=False):
                 out = {}
                 for name in columns:
+                    if name in self.absent:
+                        out[name] = np.full(batch.num_rows, DEFAULTS[name],
+                                            dtype=object if name == "dirtier_comm" else np.int32)
+                        continue
                     col = batch.column(name)
                     if name == "comm" and comm_codes:
                         col = col if pa.types.is_dictionary(col.type) \
@@ -226,11 +241,13 @@ def open_capture(path: Path) -> CaptureFile:
     if text is None:
         raise CaptureError(f"{path}: a Parquet file, but not a snia-pts capture (no "
                            "capture descriptor in its footer)")
-    missing = [n for n in COLUMNS if n not in schema.names]
+    info = CaptureInfo.from_json(text.decode("utf-8", errors="replace"), path)
+    version = json.loads(text).get("version")
+    absent = tuple(n for n in READ_VERSIONS[version] if n not in schema.names)
+    missing = [n for n in COLUMNS if n not in schema.names and n not in absent]
     if missing:
         raise CaptureError(f"{path}: capture file lacks columns {missing}")
-    info = CaptureInfo.from_json(text.decode("utf-8", errors="replace"), path)
     if info.events != meta.num_rows:
         raise CaptureError(f"{path}: the descriptor counts {info.events} events but the file "
                            f"holds {meta.num_rows}: the file is corrupt")
-    return CaptureFile(path, info, meta.num_rows)
+    return CaptureFile(path, info, meta.num_rows, absent)

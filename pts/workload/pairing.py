@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from pts.workload import ringbuf, writeback
 from pts.workload.events import NO_TIME, Op
 
 STALE_NS = 30 * 10**9        # choice: a request not completed in 30 s is written without
@@ -36,7 +37,7 @@ OPS = {"R": Op.READ, "W": Op.WRITE, "D": Op.DISCARD, "F": Op.FLUSH}
 LINE = re.compile(
     rb"^ *.*?-(\d+) +\[\d+\] +(?:\S+ +)?(\d+\.\d+): block_rq_(i|c)\w+: "
     rb"\d+,\d+ (\S+) (?:\d+ )?\(.*?\) (\d+) \+ (\d+)(?: \S+)? \[(.*)\]$", re.M)
-ROW = ("t", "tc", "sector", "nr", "op", "pid", "comm", "error")
+ROW = ("t", "tc", "sector", "nr", "op", "pid", "comm", "error", "dpid", "why")
 
 
 def op_of(rwbs: str) -> Op:
@@ -86,6 +87,12 @@ class Counts:
     unmatched_completions: int = 0
     incomplete: int = 0          # rows written without a completion
     unparsed_lines: int = 0      # trace lines that are not block_rq events (text input)
+    kworker_dropped: int = 0     # kworker requests --process dropped
+    # buffered writeback (writeback.py): write requests of kworker and jbd2 threads, those
+    # given a dirtier (by its name), the others by reason; all before --process
+    writeback: int = 0
+    by_dirtier: dict[str, int] = field(default_factory=dict)
+    not_attributable: dict[str, int] = field(default_factory=dict)
 
 
 def _take(cols: dict, idx) -> dict:
@@ -105,10 +112,12 @@ def _group_cumsum(values: np.ndarray, start: np.ndarray) -> np.ndarray:
 
 class Pairing:
     def __init__(self, start_ns: int, keep: Callable[[str], bool],
-                 emit: Callable[[dict], None]):
+                 emit: Callable[[dict], None],
+                 attribution: writeback.Attribution | None = None):
         self.start_ns = start_ns
         self.keep = keep
         self.emit = emit
+        self.attribution = attribution     # None: the source has no writeback events
         self.counts = Counts()
         self.held = {k: np.zeros(0, np.int64) for k in ROW} | {"comm": np.zeros(0, "S16")}
         self.orphans = {k: np.zeros(0, np.int64) for k in ("t", "sector", "nr", "op",
@@ -128,6 +137,11 @@ class Pairing:
         """One batch of events (any order). `horizon_ns`: every event up to it has been
         read, on every CPU (None: not known; then an unmatched completion gets one more
         batch). `now_ns` (trace clock) lets overdue requests leave without a completion."""
+        if "kind" in ev:          # a capture's: its attribution events go first
+            rq = ev["kind"] <= ringbuf.COMPLETE
+            if self.attribution is not None and not rq.all():
+                self.attribution.feed(_take(ev, ~rq))
+            ev = _take(ev, rq)
         if len(ev["t"]):
             op = self._op(ev["rwbs"])
             flush = op == Op.FLUSH
@@ -136,7 +150,11 @@ class Pairing:
             i, c = ev["issue"], ~ev["issue"]
             new = {"t": ev["t"][i], "tc": np.full(i.sum(), NO_TIME, np.int64),
                    "sector": sector[i], "nr": nr[i], "op": op[i], "pid": ev["pid"][i],
-                   "comm": ev["comm"][i], "error": np.zeros(i.sum(), np.int64)}
+                   "comm": ev["comm"][i], "error": np.zeros(i.sum(), np.int64),
+                   "dpid": np.zeros(i.sum(), np.int64), "why": np.zeros(i.sum(), np.int64)}
+            if self.attribution is not None:
+                new["dpid"], new["why"] = self.attribution.issues(
+                    new["t"], new["sector"], new["op"], new["comm"])
             held = _cat(self.held, new)
             self.held = _take(held, np.argsort(held["t"], kind="stable"))
             done = {"t": ev["t"][c], "sector": sector[c], "nr": nr[c], "op": op[c],
@@ -228,9 +246,22 @@ class Pairing:
         inverse = inverse.reshape(-1)
         kworker = np.array([k for _, k, _ in info], bool)[inverse]
         keep = np.array([k for _, _, k in info], bool)[inverse]
+        dnames = np.full(len(keep), "", dtype=object)
+        if self.attribution is not None:
+            self._count_writeback(rows)
+            who = rows["dpid"] > 0
+            if who.any():
+                uniq_d, inv_d = np.unique(rows["dpid"][who], return_inverse=True)
+                found = self.attribution.comm_of(uniq_d)
+                dnames[who] = np.array(found, dtype=object)[inv_d.reshape(-1)]
+                hit = np.array([bool(n) and bool(self.keep(n)) for n in found],
+                               bool)[inv_d.reshape(-1)]
+                keep[np.flatnonzero(who)[hit]] = True    # its dirtier matches --process
         c.seen += len(keep)
         c.kworker += int(kworker.sum())
+        c.kworker_dropped += int((kworker & ~keep).sum())
         rows = _take(rows, keep)
+        dnames = dnames[keep]
         if not len(rows["t"]):
             return
         names = np.array([n for n, _, _ in info], dtype=object)[inverse[keep]]
@@ -244,4 +275,20 @@ class Pairing:
                                            rows["tc"] - self.start_ns),
                    "sector": rows["sector"], "bytes": rows["nr"] * 512,
                    "op": rows["op"].astype(np.uint8), "pid": rows["pid"],
-                   "comm": list(names), "error": rows["error"]})
+                   "comm": list(names), "error": rows["error"],
+                   "dirtier_pid": rows["dpid"], "dirtier_comm": list(dnames)})
+
+    def _count_writeback(self, rows: dict) -> None:
+        c = self.counts
+        why = rows["why"]
+        wb = why != writeback.NOT_WRITEBACK
+        c.writeback += int(wb.sum())
+        done = why == writeback.ATTRIBUTED
+        if done.any():
+            pids, n = np.unique(rows["dpid"][done], return_counts=True)
+            for name, k in zip(self.attribution.comm_of(pids), n.tolist(), strict=True):
+                name = name or "(unnamed)"
+                c.by_dirtier[name] = c.by_dirtier.get(name, 0) + k
+        for code, k in zip(*np.unique(why[wb & ~done], return_counts=True), strict=True):
+            reason = writeback.REASONS[int(code)]
+            c.not_attributable[reason] = c.not_attributable.get(reason, 0) + int(k)

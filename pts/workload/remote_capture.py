@@ -44,8 +44,9 @@ def _agent(dev_t, buffer_kb):
         clean_leftovers(root)
         with signals_raise(), Instance(root, dev_t, buffer_kb) as inst:
             ev = inst.path / "events"
+            formats = inst.formats()
             _reply({"path": str(inst.path), "ncpus": inst.ncpus,
-                    "names": list(LAYOUT_FILES)}, list(inst.formats().values()))
+                    "names": list(formats)}, list(formats.values()))
             for line in sys.stdin:
                 req = json.loads(line)
                 op = req["op"]
@@ -58,6 +59,8 @@ def _agent(dev_t, buffer_kb):
                     _reply({}, inst.read_pages(req["most"], req.get("full", False)))
                 elif op == "lost":
                     _reply({"lost": inst.lost()})
+                elif op == "comms":
+                    _reply({"comms": inst.comms()})
                 else:
                     _reply({})
                     break
@@ -97,8 +100,12 @@ class RemoteInstance:
         self.path = head["path"]
         self.ncpus = int(head["ncpus"])
         self._formats = dict(zip(head["names"], blobs, strict=True))
-        self.layout = ringbuf.Layout.read(*(b.decode() for b in blobs),
-                                          where=f"{self.remote.target}:{self.path}")
+        texts = {name: blob.decode() for name, blob in self._formats.items()}
+        self.layout = ringbuf.Layout.read(
+            *(texts[name] for name in tracefs.REQUIRED_LAYOUTS),
+            where=f"{self.remote.target}:{self.path}",
+            extra={name.removesuffix(".format"): text for name, text in texts.items()
+                   if name not in tracefs.REQUIRED_LAYOUTS})
         return self
 
     def _recv(self) -> tuple[dict, list[bytes]]:
@@ -154,6 +161,10 @@ class RemoteInstance:
 
     def lost(self) -> int:
         return self._call(op="lost")[0]["lost"]
+
+    def comms(self) -> dict[str, str]:
+        """The DUT host's tasks' names (tracefs.task_names, there)."""
+        return self._call(op="comms")[0]["comms"]
 
     def close(self) -> None:
         """Ends the agent, which removes its instance (closing its stdin suffices)."""

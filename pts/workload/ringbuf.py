@@ -17,7 +17,7 @@ the page's timestamp (ns of the instance's trace clock). kernel/trace/ring_buffe
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +29,22 @@ COMMIT_MASK = (1 << 20) - 1    # commit's size bits (the rest: missed-events fla
 PADDING, TIME_EXTEND, TIME_STAMP = 29, 30, 31
 ISSUE_FIELDS = ("common_pid", "sector", "nr_sector", "rwbs", "comm")
 COMPLETE_FIELDS = ("common_pid", "sector", "nr_sector", "rwbs", "error")
+# The writeback attribution's events (tracefs.ATTRIBUTION_EVENTS), decoded generically from
+# their format files into the same columns: kind, then per kind which field fills which
+# column (ino: an inode, or the task a task event names).
+ISSUE, COMPLETE, BIO, DIRTY, WB_START, WB_END, TASK_NEW, TASK_RENAME = range(8)
+EXTRA = {   # event name -> (kind, {column: field})
+    "block_bio_queue": (BIO, {"pid": "common_pid", "sector": "sector", "nr": "nr_sector",
+                              "rwbs": "rwbs", "comm": "comm"}),
+    "writeback_dirty_folio": (DIRTY, {"pid": "common_pid", "ino": "ino", "sector": "index"}),
+    "writeback_dirty_page": (DIRTY, {"pid": "common_pid", "ino": "ino", "sector": "index"}),
+    "writeback_single_inode_start": (WB_START, {"pid": "common_pid", "ino": "ino"}),
+    # sector: pages written, nr: the budget it had (nr_to_write): fewer written, all written
+    "writeback_single_inode": (WB_END, {"pid": "common_pid", "ino": "ino", "sector": "wrote",
+                                        "nr": "nr_to_write"}),
+    "task_newtask": (TASK_NEW, {"pid": "common_pid", "ino": "pid", "comm": "comm"}),
+    "task_rename": (TASK_RENAME, {"pid": "common_pid", "ino": "pid", "comm": "newcomm"}),
+}
 
 
 class FormatError(RuntimeError):
@@ -56,10 +72,18 @@ class Layout:
     complete_id: int
     issue: dict[str, tuple[int, int]]
     complete: dict[str, tuple[int, int]]
+    # the attribution's events present: id -> (kind, {column: (offset, size)})
+    extra: dict[int, tuple[int, dict[str, tuple[int, int]]]] = field(default_factory=dict)
+
+    @property
+    def kinds(self) -> frozenset[int]:
+        return frozenset(k for k, _ in self.extra.values())
 
     @classmethod
     def read(cls, header_page: str, issue_format: str, complete_format: str,
-             where: str = "tracefs") -> Layout:
+             where: str = "tracefs", extra: dict[str, str] | None = None) -> Layout:
+        """`extra`: event name -> its format text, for the attribution's events kept
+        (EXTRA; an old spool has none)."""
         page = {f["decl"].split()[-1]: (int(f["off"]), int(f["size"]))
                 for f in FIELD.finditer(header_page)}
         if "data" not in page or "commit" not in page:
@@ -72,7 +96,15 @@ class Layout:
             if missing:
                 raise FormatError(f"{where}: {name}/format lacks fields {missing}")
         off, size = page["data"]
-        return cls(off, off + size, issue_id, complete_id, issue, complete)
+        more = {}
+        for name, text in (extra or {}).items():
+            kind, columns = EXTRA[name]
+            ev_id, have = fields_of(text, f"{where} {name}/format")
+            missing = [f for f in columns.values() if f not in have]
+            if missing:
+                raise FormatError(f"{where}: {name}/format lacks fields {missing}")
+            more[ev_id] = (kind, {col: have[f] for col, f in columns.items()})
+        return cls(off, off + size, issue_id, complete_id, issue, complete, more)
 
     @classmethod
     def of_instance(cls, path: Path) -> Layout:
@@ -198,21 +230,44 @@ def _int(buf, starts, field, dtype) -> np.ndarray:
 
 
 def decode(pages: bytes, layout: Layout) -> dict[str, np.ndarray]:
-    """The block_rq events of whole pages as columns: t (ns), issue (bool), pid, sector
-    (int64: a flush completes at -1), nr, rwbs and comm (bytes), error."""
+    """The events of whole pages as columns: t (ns), kind (ISSUE, COMPLETE, or an
+    attribution event's), issue (bool), pid, sector (int64: a flush completes at -1), nr,
+    rwbs and comm (bytes), error, ino (the attribution events': EXTRA)."""
     starts, t = walk(pages, layout)
     buf = np.frombuffer(pages, dtype=np.uint8)
     if not len(starts):
         return empty()
-    kind = _int(buf, starts, (0, 2), "<u2")
-    issue = kind == layout.issue_id
-    ours = issue | (kind == layout.complete_id)
-    starts, t, issue = starts[ours], t[ours], issue[ours]
+    ev_id = _int(buf, starts, (0, 2), "<u2")
+    issue = ev_id == layout.issue_id
+    rq = issue | (ev_id == layout.complete_id)
+    other = np.isin(ev_id, list(layout.extra)) if layout.extra else np.zeros(len(t), bool)
+    ours = rq | other
+    starts, t, issue, rq, ev_id = starts[ours], t[ours], issue[ours], rq[ours], ev_id[ours]
+    out = _rq_columns(buf, starts, t, issue, rq, layout)
+    kind = np.where(issue, ISSUE, COMPLETE).astype(np.int8)
+    for code, (k, columns) in layout.extra.items():
+        mask = ev_id == code
+        if not mask.any():
+            continue
+        kind[mask] = k
+        at = starts[mask]
+        for col, f in columns.items():
+            if col in ("rwbs", "comm"):
+                out[col][mask] = _cstr(buf, at, f)
+            else:
+                out[col][mask] = _int(buf, at, f, {4: "<i4", 8: "<i8", 2: "<i2"}[f[1]])
+    out["kind"] = kind
+    return out
+
+
+def _rq_columns(buf, starts, t, issue, rq, layout) -> dict[str, np.ndarray]:
+    """The block_rq events' columns (rows of other events left zero)."""
+    complete = rq & ~issue
     out = {"t": t, "issue": issue}
     n = len(starts)
     for name, dtype in (("common_pid", "<i4"), ("sector", "<i8"), ("nr_sector", "<u4")):
-        col = np.empty(n, dtype=np.int64)
-        for mask, fields in ((issue, layout.issue), (~issue, layout.complete)):
+        col = np.zeros(n, dtype=np.int64)
+        for mask, fields in ((issue, layout.issue), (complete, layout.complete)):
             if mask.any():
                 col[mask] = _int(buf, starts[mask], fields[name], dtype)
         out[{"common_pid": "pid", "nr_sector": "nr"}.get(name, name)] = col
@@ -222,10 +277,10 @@ def decode(pages: bytes, layout: Layout) -> dict[str, np.ndarray]:
     if issue.any():
         rwbs[issue] = _cstr(buf, starts[issue], layout.issue["rwbs"])
         comm[issue] = _cstr(buf, starts[issue], layout.issue["comm"])
-    if (~issue).any():
-        rwbs[~issue] = _cstr(buf, starts[~issue], layout.complete["rwbs"])
-        error[~issue] = _int(buf, starts[~issue], layout.complete["error"], "<i4")
-    out.update(rwbs=rwbs, comm=comm, error=error)
+    if complete.any():
+        rwbs[complete] = _cstr(buf, starts[complete], layout.complete["rwbs"])
+        error[complete] = _int(buf, starts[complete], layout.complete["error"], "<i4")
+    out.update(rwbs=rwbs, comm=comm, error=error, ino=np.zeros(n, np.int64))
     return out
 
 
@@ -233,4 +288,5 @@ def empty() -> dict[str, np.ndarray]:
     return {"t": np.zeros(0, np.int64), "issue": np.zeros(0, bool),
             "pid": np.zeros(0, np.int64), "sector": np.zeros(0, np.int64),
             "nr": np.zeros(0, np.int64), "rwbs": np.zeros(0, "S10"),
-            "comm": np.zeros(0, "S16"), "error": np.zeros(0, np.int64)}
+            "comm": np.zeros(0, "S16"), "error": np.zeros(0, np.int64),
+            "ino": np.zeros(0, np.int64), "kind": np.zeros(0, np.int8)}

@@ -11,6 +11,8 @@ A spool is a directory (`CAPTURE.spool` beside the capture file `CAPTURE`):
     spool.json                      what was captured: device, start, step, filter, ...
     header_page, block_rq_issue.format, block_rq_complete.format
                                     the kernel's page and event layouts (decodable anywhere)
+    block_bio_queue.format, writeback_*.format, task_*.format
+                                    the writeback attribution's events, where traced
     part-000000.cpu0, .cpu1, ...    per part and CPU: whole ring buffer pages, in order
     lost.log                        a JSON line per step: the ring buffer's lost-event count
     end.json                        written last, when the capture ended cleanly
@@ -37,7 +39,10 @@ from pts.workload.events import CaptureError
 
 SUFFIX = ".spool"
 META, END, LOST = "spool.json", "end.json", "lost.log"
-FORMATS = tuple(tracefs.LAYOUT_FILES)       # the layout files, as tracefs names them
+FORMATS = tracefs.REQUIRED_LAYOUTS          # the layout files every spool has
+# ... and those of the writeback attribution's events, where they were traced (a spool
+# made before them, or on a kernel without them, has none: it decodes all the same)
+EXTRA_FORMATS = tuple(n for n in tracefs.LAYOUT_FILES if n not in FORMATS)
 SPOOL_VERSION = 1
 # choice: a part per minute: a power loss costs at most the open part (its pages may not
 # have reached the disk), and a part's fsync is small enough not to stall the capture
@@ -228,8 +233,10 @@ def open_spool(path: Path) -> Spool:
     except OSError as exc:
         raise SpoolError(f"{path}: a layout file is missing ({exc.filename}): the spool "
                          "cannot be decoded") from None
+    extra = {name.removesuffix(".format"): (path / name).read_text()
+             for name in EXTRA_FORMATS if (path / name).is_file()}
     try:
-        layout = ringbuf.Layout.read(*texts, where=str(path))
+        layout = ringbuf.Layout.read(*texts, where=str(path), extra=extra)
     except ringbuf.FormatError as exc:
         raise SpoolError(str(exc)) from None
     ncpus = int(meta["ncpus"])

@@ -26,10 +26,26 @@ from pathlib import Path
 
 PREFIX = "snia-pts-capture-"
 EVENTS = ("block/block_rq_issue", "block/block_rq_complete")
+# Writeback attribution (pts/workload/writeback.py): enabled where the kernel has them (the
+# capture works without; a spool without them decodes, its writeback "not traced"). Each
+# entry: the names it may have (older kernels: writeback_dirty_page), its filter (MAJ, MIN:
+# the device; DEV: its dev_t). The flusher's bios only: an O_DIRECT application's own bios
+# are filtered out in the kernel (comm ~ "kworker/*"), so it pays no more than before.
+ATTRIBUTION_EVENTS = (
+    (("block/block_bio_queue",), 'dev == {dev} && comm ~ "kworker/*"'),
+    (("writeback/writeback_dirty_folio", "writeback/writeback_dirty_page"),
+     'name == "{major}:{minor}"'),
+    (("writeback/writeback_single_inode_start",), 'name == "{major}:{minor}"'),
+    (("writeback/writeback_single_inode",), 'name == "{major}:{minor}"'),
+    (("task/task_newtask",), ""),      # fork: the child's pid and (parent's) name
+    (("task/task_rename",), ""))       # exec, prctl(PR_SET_NAME): a task's new name
 # what decodes the instance's pages (ringbuf.Layout), by the name a spool keeps it under
 LAYOUT_FILES = {"header_page": "events/header_page",
                 "block_rq_issue.format": "events/block/block_rq_issue/format",
-                "block_rq_complete.format": "events/block/block_rq_complete/format"}
+                "block_rq_complete.format": "events/block/block_rq_complete/format"} | {
+    f"{name.split('/')[1]}.format": f"events/{name}/format"
+    for names, _ in ATTRIBUTION_EVENTS for name in names}
+REQUIRED_LAYOUTS = ("header_page", "block_rq_issue.format", "block_rq_complete.format")
 MOUNTS = Path("/proc/mounts")
 MOUNT_HINT = "mount it with: mount -t tracefs nodev /sys/kernel/tracing"
 # The trace clock: "mono" is CLOCK_MONOTONIC, so the capture's start can be read with
@@ -194,6 +210,16 @@ def signals_flag() -> Iterator[Callable[[], str | None]]:
             signal.signal(s, h)
 
 
+def task_names(proc: Path = Path("/proc")) -> dict[str, str]:
+    """pid (as a string: JSON keys) -> comm of every task (threads too), from
+    /proc/PID/task/TID/comm; tasks that end while it reads are skipped."""
+    out = {}
+    for comm in proc.glob("[0-9]*/task/[0-9]*/comm"):
+        with contextlib.suppress(OSError):
+            out[comm.parent.name] = comm.read_text().rstrip("\n")
+    return out
+
+
 class Instance:
     """A tracefs instance tracing block_rq_issue/complete of one whole device.
 
@@ -209,6 +235,7 @@ class Instance:
         self.buffer_kb = buffer_kb
         self.fds: list[int] = []
         self.pipes: list[tuple[int, int]] = []
+        self.attribution: list[str] = []      # the ATTRIBUTION_EVENTS enabled
 
     def __enter__(self) -> Instance:
         try:
@@ -225,12 +252,36 @@ class Instance:
             for event in EVENTS:
                 self._write(f"events/{event}/filter", f"dev == {self.dev_t}")
                 self._write(f"events/{event}/enable", "1")
+            self.attribution = self._enable_attribution()
             self.fds = [os.open(f, os.O_RDONLY | os.O_NONBLOCK) for f in
                         sorted(self.path.glob("per_cpu/cpu*/trace_pipe_raw"))]
         except BaseException:
             self.close()
             raise
         return self
+
+    def _enable_attribution(self) -> list[str]:
+        """The writeback attribution's events this kernel has, enabled with their filters;
+        one it lacks, or whose filter it refuses, is left off (said by its absence from
+        the layouts kept: the decoding then names the writeback "not traced")."""
+        on = []
+        fill = {"dev": self.dev_t, "major": self.dev_t >> 20, "minor": self.dev_t & 0xFFFFF}
+        for names, filt in ATTRIBUTION_EVENTS:
+            for name in names:
+                where = self.path / "events" / name
+                if not (where / "format").is_file():
+                    continue
+                try:
+                    if filt:
+                        (where / "filter").write_text(filt.format(**fill))
+                    (where / "enable").write_text("1")
+                except OSError:
+                    with contextlib.suppress(OSError):
+                        (where / "enable").write_text("0")
+                    break
+                on.append(name)
+                break
+        return on
 
     def _write(self, rel: str, value: str) -> None:
         target = self.path / rel
@@ -310,7 +361,15 @@ class Instance:
 
     def formats(self) -> dict[str, bytes]:
         """The page and event layouts the pages are decoded with (LAYOUT_FILES)."""
-        return {name: (self.path / rel).read_bytes() for name, rel in LAYOUT_FILES.items()}
+        on = {f"events/{name}/format" for name in self.attribution}
+        return {name: (self.path / rel).read_bytes() for name, rel in LAYOUT_FILES.items()
+                if name in REQUIRED_LAYOUTS or rel in on}
+
+    def comms(self) -> dict[str, str]:
+        """Every task's name now (pid -> comm, threads included): who a writeback's
+        dirtier is when it began before the capture (task_newtask/task_rename cover the
+        tasks started or renamed after)."""
+        return task_names()
 
     @property
     def ncpus(self) -> int:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pts.workload import ringbuf
+from pts.workload import ringbuf, writeback
 from pts.workload import spool as spooling
 from pts.workload.capture import process_filter
 from pts.workload.events import CaptureError, CaptureFile, CaptureInfo, CaptureWriter
@@ -79,13 +79,22 @@ def decode(sp: spooling.Spool, emit: Callable[[dict], None],
     """Pair the spool's events into rows, handed to `emit` in issue order."""
     if keep is None:
         keep = process_filter(_patterns(sp.meta))
-    pairing = Pairing(int(sp.meta["start_ns"]), keep, emit)
+    pairing = Pairing(int(sp.meta["start_ns"]), keep, emit, attribution_of(sp))
     last = 0
     for ev, horizon in merged(sp, chunk_pages):
         last = max(last, int(ev["t"].max()))
         pairing.feed(ev, now_ns=min(horizon, last), horizon_ns=horizon)
     pairing.finish()
     return Decoded(pairing.counts, last)
+
+
+def attribution_of(sp: spooling.Spool) -> writeback.Attribution:
+    """The writeback join for this spool: traced when its layouts hold the events the
+    join needs; task names from its start snapshot (`comms`), then its task events."""
+    major, _, minor = str(sp.meta.get("dev_t", "0:0")).partition(":")
+    dev_t = int(major or 0) << 20 | int(minor or 0)      # the kernel's (tracefs.kernel_dev_t)
+    return writeback.Attribution(dev_t, writeback.NEEDED <= sp.layout.kinds,
+                                 sp.meta.get("comms"))
 
 
 def _patterns(meta: dict) -> tuple[str, ...]:
@@ -161,6 +170,7 @@ def info_of(sp: spooling.Spool, got: Decoded, rows: int) -> CaptureInfo:
              "unmatched_completions": got.counts.unmatched_completions,
              "incomplete": got.counts.incomplete, "unparsed_lines": 0,
              "ios_by_op": got.counts.by_op, "sectors_by_op": got.counts.sectors_by_op,
+             "writeback": writeback_of(got.counts),
              "spool": {"parts": sp.parts, "bytes": size,
                        "bytes_per_request": round(size / requests, 1) if requests else None,
                        "cpu_s": (end or {}).get("spool_cpu_s"),
@@ -216,8 +226,39 @@ def notes(sp: spooling.Spool, c: Counts, lost: int, seconds: float) -> tuple[str
     if c.incomplete:
         out.append(f"{c.incomplete} requests were still in flight at the end (or lost their "
                    "completion event): written without a completion time")
+    if c.not_attributable.get(writeback.REASONS[writeback.NOT_TRACED]):
+        out.append("buffered writeback not attributed to its applications: the capture "
+                   "traced no writeback events (made before them, or its kernel lacks "
+                   "block_bio_queue/writeback_dirty_folio/writeback_single_inode)")
     patterns = _patterns(meta)
-    if patterns and c.kworker and not any(p.startswith("kworker") for p in patterns):
-        out.append(f"--process dropped {c.kworker} requests issued by kworker threads "
-                   "(buffered writeback, flushes): see docs/capture.md")
+    if patterns and c.kworker_dropped:
+        out.append(f"--process dropped {c.kworker_dropped} requests issued by kworker "
+                   "threads whose dirtier (if any) did not match (flushes, metadata, "
+                   "others' writeback): see docs/capture.md")
     return tuple(out)
+
+
+def writeback_of(c: Counts) -> dict:
+    """The descriptor's writeback figures (extra.writeback)."""
+    return {"requests": c.writeback, "attributed": sum(c.by_dirtier.values()),
+            "by_dirtier": dict(sorted(c.by_dirtier.items(), key=lambda kv: -kv[1])),
+            "not_attributable": dict(sorted(c.not_attributable.items(),
+                                            key=lambda kv: -kv[1]))}
+
+
+def writeback_line(wb: dict | None) -> str | None:
+    """"N writeback requests, M attributed (dd 97 %, ...), K not attributable: journal K"
+    (None when the source had no writeback figures)."""
+    if not wb:
+        return None
+    n, done = wb["requests"], wb["attributed"]
+    shares = ", ".join(f"{name} {100 * k / done:.0f} %"
+                       for name, k in list(wb["by_dirtier"].items())[:5])
+    more = len(wb["by_dirtier"]) - 5
+    line = f"{n} kworker/jbd2 write requests, {done} attributed to their dirtier" + \
+        (f" ({shares}{f', {more} more' if more > 0 else ''})" if done else "")
+    rest = sum(wb["not_attributable"].values())
+    if rest:
+        line += f", {rest} not attributable: " + ", ".join(
+            f"{why} {k}" for why, k in wb["not_attributable"].items())
+    return line

@@ -35,7 +35,8 @@ def columns(n: int = ROWS, start: int = 0) -> dict:
     return {"issue_ns": issue, "complete_ns": issue + 100_000,
             "sector": np.arange(n, dtype=np.int64) * 8, "bytes": np.full(n, 4096),
             "op": np.zeros(n, dtype=np.uint8), "pid": np.full(n, 42, dtype=np.int32),
-            "comm": ["fio"] * n, "error": np.zeros(n, dtype=np.int16)}
+            "comm": ["fio"] * n, "error": np.zeros(n, dtype=np.int16),
+            "dirtier_pid": np.zeros(n, dtype=np.int32), "dirtier_comm": [""] * n}
 
 
 def descriptor(**changes) -> dict:
@@ -75,7 +76,22 @@ def test_a_future_format_version_is_refused(tmp_path):
     with pytest.raises(CaptureError) as err:
         open_capture(path)
     assert str(err.value) == (f"{path}: capture format version {FORMAT_VERSION + 1}; this "
-                              f"snia-pts reads version {FORMAT_VERSION}")
+                              f"snia-pts reads versions [1, {FORMAT_VERSION}]")
+
+
+def test_a_version_1_file_reads_with_the_dirtier_columns_empty(tmp_path):
+    """Version 1 (before writeback attribution) had no dirtier columns: read as none."""
+    path = write(tmp_path / "v1.parquet", descriptor(version=1),
+                 drop=("dirtier_pid", "dirtier_comm"))
+    cap = open_capture(path)
+    assert cap.absent == ("dirtier_pid", "dirtier_comm")
+    got = next(cap.batches())
+    assert got["dirtier_pid"].tolist() == [0] * ROWS and got["dirtier_comm"].tolist() == \
+        [""] * ROWS and got["comm"].tolist() == ["fio"] * ROWS
+    # the same columns missing from a version 2 file: refused
+    with pytest.raises(CaptureError, match="lacks columns"):
+        open_capture(write(tmp_path / "v2.parquet", descriptor(),
+                           drop=("dirtier_pid", "dirtier_comm")))
 
 
 def test_an_unknown_descriptor_key_is_refused_naming_it(tmp_path):
