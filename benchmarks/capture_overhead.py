@@ -4,6 +4,7 @@ run's IOPS, the traced/untraced ratio and the events the capture lost. Not a tes
 hand as root (it makes its own loop device over /dev/shm and detaches it).
 
     .venv/bin/python benchmarks/capture_overhead.py [--seconds 4] [--alternations 3]
+                                                    [--no-writeback-attribution]
 """
 
 from __future__ import annotations
@@ -33,9 +34,11 @@ def fio_iops(dev: str, seconds: float) -> float:
     return json.loads(out)["jobs"][0]["read"]["iops"]
 
 
-def traced(dev: str, seconds: float, out: Path) -> tuple[float, int, float, float]:
+def traced(dev: str, seconds: float, out: Path,
+           writeback: bool = True) -> tuple[float, int, float, float]:
     proc = subprocess.Popen([sys.executable, "-m", "pts", "capture", dev, "--seconds",
-                             str(seconds + 2), "-o", str(out)], cwd=REPO,
+                             str(seconds + 2), "-o", str(out)]
+                            + ([] if writeback else ["--no-writeback-attribution"]), cwd=REPO,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     inst = tracefs.find_tracefs() / "instances" / tracefs.instance_name(proc.pid)
     while not (inst / "trace_pipe").exists():
@@ -59,13 +62,15 @@ def traced(dev: str, seconds: float, out: Path) -> tuple[float, int, float, floa
     return iops, info.lost_events, during_us, total_us
 
 
-def kernel_only(dev: str, seconds: float) -> float:
-    """fio's IOPS with the capture's two tracepoints on (its instance, filter and buffer)
-    and nothing reading them: the kernel's own cost of recording the events, which no
-    reader can take back."""
+def kernel_only(dev: str, seconds: float, writeback: bool = True) -> float:
+    """fio's IOPS with the capture's tracepoints on (its instance, filters and buffer: the
+    two request events and the writeback attribution's, tracefs.ATTRIBUTION_EVENTS) and
+    nothing reading them: the kernel's own cost of recording the events, which no reader
+    can take back."""
     rdev = os.stat(dev).st_rdev
     with tracefs.Instance(tracefs.find_tracefs(), tracefs.kernel_dev_t(
-            os.major(rdev), os.minor(rdev)), 8192, name=f"pts-bench-{os.getpid()}") as inst:
+            os.major(rdev), os.minor(rdev)), 8192, name=f"pts-bench-{os.getpid()}",
+            writeback=writeback) as inst:
         inst.start()
         return fio_iops(dev, seconds)
 
@@ -74,6 +79,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=4)
     ap.add_argument("--alternations", type=int, default=3)
+    ap.add_argument("--no-writeback-attribution", dest="writeback", action="store_false",
+                    help="capture (and the control) without the writeback attribution's "
+                    "events")
     args = ap.parse_args()
     tracefs.find_tracefs()
     backing = Path(tempfile.mkstemp(dir="/dev/shm", prefix="pts-bench-")[1])
@@ -87,10 +95,11 @@ def main() -> None:
             for i in range(args.alternations):
                 plain.append(fio_iops(dev, args.seconds))
                 iops, n, during_us, total_us = traced(dev, args.seconds,
-                                                      Path(tmp) / f"c{i}.parquet")
+                                                      Path(tmp) / f"c{i}.parquet",
+                                                      args.writeback)
                 trace.append(iops)
                 lost.append(n)
-                bare.append(kernel_only(dev, args.seconds))
+                bare.append(kernel_only(dev, args.seconds, args.writeback))
                 print(f"round {i + 1}: untraced {plain[-1]:,.0f} IOPS, traced {iops:,.0f} "
                       f"IOPS, lost events {n}, capture CPU per request {during_us:.3f} µs "
                       f"while tracing, {total_us:.2f} µs in all (start-up and the decoding "

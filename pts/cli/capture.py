@@ -66,6 +66,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="keep only I/O issued by tasks named NAME, or buffered writeback "
                    "whose pages a task named NAME dirtied (a glob; repeat or "
                    "comma-separate for several, e.g. --process 'postgres,kworker/*')")
+    p.add_argument("--no-writeback-attribution", dest="writeback_attribution",
+                   action="store_false",
+                   help="do not trace the events that attribute buffered writeback to the "
+                   "task that dirtied its pages (block_bio_queue, writeback_*, task_*): "
+                   "for a host whose workload is CPU-bound O_DIRECT I/O, where the "
+                   "kernel's recording of every bio costs a few %% of its IOPS (see "
+                   "docs/capture.md); kworker writeback then keeps no dirtier")
     p.add_argument("--buffer-kb", type=int, default=BUFFER_KB,
                    help="tracing ring buffer per CPU in KiB (default %(default)s)")
     p.add_argument("--ssh-config", metavar="FILE", default=None,
@@ -150,8 +157,11 @@ def capture(args: argparse.Namespace, out: Path) -> CaptureInfo:
             "dev_t": f"{dev.devno[0]}:{dev.devno[1]}", "model": dev.identity.model,
             "logical_sector": dev.logical_sector, "capacity_bytes": dev.capacity_bytes,
             "process_filter": ",".join(patterns) or None, "kernel": platform.release(),
-            "tool": f"snia-pts {__version__} (tracefs block_rq_issue/block_rq_complete)",
-            "buffer_kb": args.buffer_kb, "trace_clock": tracefs.CLOCK}
+            "tool": f"snia-pts {__version__} (tracefs block_rq_issue/block_rq_complete"
+                    + (", writeback attribution" if args.writeback_attribution else "")
+                    + ")",
+            "buffer_kb": args.buffer_kb, "trace_clock": tracefs.CLOCK,
+            "writeback_attribution": args.writeback_attribution}
     with tracefs.signals_flag() as stop, tracing as inst:
         try:
             spool(inst, where, inst.formats(), meta, args.seconds, step, stop,
@@ -197,13 +207,15 @@ def device_and_instance(args: argparse.Namespace):
             raise BadInput(f"{args.device}: cannot read the device on {remote.target} over "
                            f"ssh ({(str(exc).splitlines() or [''])[0]}); check that ssh to "
                            "it works without a password prompt") from None
-        return dev, RemoteInstance(remote, tracefs.kernel_dev_t(*dev.devno), args.buffer_kb)
+        return dev, RemoteInstance(remote, tracefs.kernel_dev_t(*dev.devno), args.buffer_kb,
+                                   writeback=args.writeback_attribution)
     dev = identity.resolve(args.device)
     if os.geteuid() != 0:
         raise BadInput("capturing needs root (tracefs instances): run it as root or with sudo")
     root = tracefs_root()
     tracefs.clean_leftovers(root)
-    return dev, tracefs.Instance(root, tracefs.kernel_dev_t(*dev.devno), args.buffer_kb)
+    return dev, tracefs.Instance(root, tracefs.kernel_dev_t(*dev.devno), args.buffer_kb,
+                                 writeback=args.writeback_attribution)
 
 
 def tracefs_root() -> Path:

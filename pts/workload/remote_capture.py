@@ -34,7 +34,7 @@ def _reply(obj, blobs=()):
     out.flush()
 
 
-def _agent(dev_t, buffer_kb):
+def _agent(dev_t, buffer_kb, writeback):
     if os.geteuid() != 0:
         _reply({"error": "capturing needs root on the DUT host: connect as root "
                          "(ssh://root@HOST/dev/NAME)"})
@@ -42,7 +42,8 @@ def _agent(dev_t, buffer_kb):
     try:
         root = find_tracefs()
         clean_leftovers(root)
-        with signals_raise(), Instance(root, dev_t, buffer_kb) as inst:
+        with signals_raise(), Instance(root, dev_t, buffer_kb,
+                                       writeback=writeback) as inst:
             ev = inst.path / "events"
             formats = inst.formats()
             _reply({"path": str(inst.path), "ncpus": inst.ncpus,
@@ -69,7 +70,7 @@ def _agent(dev_t, buffer_kb):
 
 
 import json, sys
-_agent(int(sys.argv[1]), int(sys.argv[2]))
+_agent(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1")
 '''
 
 
@@ -79,17 +80,19 @@ REMOTE_MOST = 2048          # pages per CPU per request (8 MiB of 4 KiB pages)
 class RemoteInstance:
     """tracefs.Instance's interface for `record`, on the DUT host through its agent."""
 
-    def __init__(self, remote: hosts.Remote, dev_t: int, buffer_kb: int):
+    def __init__(self, remote: hosts.Remote, dev_t: int, buffer_kb: int,
+                 writeback: bool = True):
         self.remote = remote
         self.dev_t = dev_t
         self.buffer_kb = buffer_kb
+        self.writeback = writeback
         self.proc: subprocess.Popen | None = None
         self.offset = 0          # remote CLOCK_MONOTONIC minus ours
 
     def __enter__(self) -> RemoteInstance:
         script = inspect.getsource(tracefs) + AGENT
         argv = self.remote.ssh_argv(["python3", "-c", script, str(self.dev_t),
-                                     str(self.buffer_kb)])
+                                     str(self.buffer_kb), "1" if self.writeback else "0"])
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE)
         try:

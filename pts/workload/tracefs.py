@@ -228,11 +228,13 @@ class Instance:
     the sector after partition remapping). Checked on this kernel: I/O on /dev/loop0p2
     (259:1) appeared as `7,0 ... 68568 + 8` with 68568 inside p2 (start 67584)."""
 
-    def __init__(self, root: Path, dev_t: int, buffer_kb: int, name: str | None = None):
+    def __init__(self, root: Path, dev_t: int, buffer_kb: int, name: str | None = None,
+                 writeback: bool = True):
         self.root = root
         self.path = root / "instances" / (name or instance_name())
         self.dev_t = dev_t
         self.buffer_kb = buffer_kb
+        self.writeback = writeback            # trace the ATTRIBUTION_EVENTS too
         self.fds: list[int] = []
         self.pipes: list[tuple[int, int]] = []
         self.attribution: list[str] = []      # the ATTRIBUTION_EVENTS enabled
@@ -252,7 +254,7 @@ class Instance:
             for event in EVENTS:
                 self._write(f"events/{event}/filter", f"dev == {self.dev_t}")
                 self._write(f"events/{event}/enable", "1")
-            self.attribution = self._enable_attribution()
+            self.attribution = self._enable_attribution() if self.writeback else []
             self.fds = [os.open(f, os.O_RDONLY | os.O_NONBLOCK) for f in
                         sorted(self.path.glob("per_cpu/cpu*/trace_pipe_raw"))]
         except BaseException:

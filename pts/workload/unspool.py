@@ -227,9 +227,12 @@ def notes(sp: spooling.Spool, c: Counts, lost: int, seconds: float) -> tuple[str
         out.append(f"{c.incomplete} requests were still in flight at the end (or lost their "
                    "completion event): written without a completion time")
     if c.not_attributable.get(writeback.REASONS[writeback.NOT_TRACED]):
+        why = "turned off by --no-writeback-attribution" \
+            if meta.get("writeback_attribution") is False else \
+            "made before them, or its kernel lacks block_bio_queue/writeback_dirty_folio/" \
+            "writeback_single_inode"
         out.append("buffered writeback not attributed to its applications: the capture "
-                   "traced no writeback events (made before them, or its kernel lacks "
-                   "block_bio_queue/writeback_dirty_folio/writeback_single_inode)")
+                   f"traced no writeback events ({why})")
     patterns = _patterns(meta)
     if patterns and c.kworker_dropped:
         out.append(f"--process dropped {c.kworker_dropped} requests issued by kworker "
@@ -249,7 +252,7 @@ def writeback_of(c: Counts) -> dict:
 def writeback_line(wb: dict | None) -> str | None:
     """"N writeback requests, M attributed (dd 97 %, ...), K not attributable: journal K"
     (None when the source had no writeback figures)."""
-    if not wb:
+    if not wb or not wb["requests"]:
         return None
     n, done = wb["requests"], wb["attributed"]
     shares = ", ".join(f"{name} {100 * k / done:.0f} %"

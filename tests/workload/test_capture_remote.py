@@ -4,6 +4,7 @@ the "host" is this machine, so its loop devices and tracefs are the DUT's)."""
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -13,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pts.workload import tracefs
+from pts.workload import spool, tracefs
 from pts.workload.events import Op, open_capture
 from tests.support import remote_hosts
 from tests.support.apps import ran_inside
@@ -50,7 +51,8 @@ def start(dev: str, url: str, config: str, out: Path,
           seconds: float) -> tuple[subprocess.Popen, str]:
     before = ours(dev)
     proc = subprocess.Popen([sys.executable, "-m", "pts", "capture", url, "--ssh-config",
-                             config, "--seconds", str(seconds), "--step", "1", "-o", str(out)],
+                             config, "--seconds", str(seconds), "--step", "1", "-o", str(out),
+                             "--keep-spool"],
                             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     end = time.monotonic() + 30
     while not (ours(dev) - before):
@@ -72,6 +74,12 @@ def test_capture_over_ssh_agrees_with_the_hosts_counters(dut, tmp_path):
     dev, url, config = dut
     out = tmp_path / "cap.parquet"
     proc, name = start(dev, url, config, out, 3)
+    # the agent (tracefs.py's Instance on the DUT host) traces the writeback attribution's
+    # events too, each with its filter (the flusher's bios only: fio's are not recorded)
+    events = tracefs.find_tracefs() / "instances" / name / "events"
+    for names, _ in tracefs.ATTRIBUTION_EVENTS:
+        assert (events / names[0] / "enable").read_text().strip() == "1", names
+    assert 'comm ~ "kworker/*"' in (events / "block/block_bio_queue/filter").read_text()
     began = time.time()
     before = stat(dev)
     subprocess.run(["fio", "--name=w", f"--filename={dev}", "--rw=randrw", "--rwmixread=70",
@@ -90,6 +98,12 @@ def test_capture_over_ssh_agrees_with_the_hosts_counters(dut, tmp_path):
     for op, ios in ((Op.READ, delta[0]), (Op.WRITE, delta[4])):
         assert ios > 1000 and abs((ops == op).sum() - ios) <= 0.01 * ios, (op, ios)
     assert f"capture of {url}" in stdout
+    # fio's O_DIRECT writes are its own: no writeback; the DUT host's task names at the
+    # start (the dirtiers' names) reached the spool: this capture's own process among them
+    assert cap.info.extra["writeback"] == {"requests": 0, "attributed": 0, "by_dirtier": {},
+                                           "not_attributable": {}}
+    comms = json.loads((spool.spool_of(out) / spool.META).read_text())["comms"]
+    assert len(comms) > 10 and comms[str(proc.pid)] == Path(sys.executable).name[:15]
 
 
 def test_the_agent_removes_its_instance_when_the_capture_is_killed(dut, tmp_path):

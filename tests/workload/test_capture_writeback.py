@@ -21,7 +21,7 @@ import sys
 import numpy as np
 import pytest
 
-from pts.workload import spool, unspool
+from pts.workload import spool, tracefs, unspool
 from pts.workload.capture import process_filter
 from pts.workload.events import COLUMNS, Op
 from tests.support.apps import ext4_loop, start_capture, wait_for_instance
@@ -147,3 +147,25 @@ def test_a_spool_without_the_attribution_events_decodes_without_dirtiers(capture
     assert any("not attributed to its applications" in n for n in got.info.notes)
     wb = got.info.extra["writeback"]
     assert wb["attributed"] == 0 and wb["not_attributable"]["not traced"] > 0
+
+
+def test_no_writeback_attribution_traces_the_request_events_only():
+    """--no-writeback-attribution (tracefs.Instance(writeback=False)): none of the
+    attribution's events on, its layouts not kept; by default all of them, filtered."""
+    ensure_tracefs()
+    with ext4_loop(16 << 20) as (dev, _):
+        rdev = os.stat(dev).st_rdev
+        dev_t = tracefs.kernel_dev_t(os.major(rdev), os.minor(rdev))
+        for writeback in (False, True):
+            with tracefs.Instance(tracefs.find_tracefs(), dev_t, 64, writeback=writeback,
+                                  name=f"pts-test-wb-{os.getpid()}") as inst:
+                on = {names[0]: (inst.path / "events" / names[0] / "enable").read_text()
+                      for names, _ in tracefs.ATTRIBUTION_EVENTS}
+                kept = set(inst.formats())
+                bio_filter = (inst.path / "events/block/block_bio_queue/filter").read_text()
+            if writeback:
+                assert set(on.values()) == {"1\n"} and kept == set(tracefs.LAYOUT_FILES) - {
+                    "writeback_dirty_page.format"}, (on, kept)
+                assert f'dev == {dev_t} && comm ~ "kworker/*"' in bio_filter
+            else:
+                assert set(on.values()) == {"0\n"} and kept == set(tracefs.REQUIRED_LAYOUTS)
