@@ -21,6 +21,7 @@ import sys
 import numpy as np
 import pytest
 
+from pts.cli import main
 from pts.workload import spool, tracefs, unspool
 from pts.workload.capture import process_filter
 from pts.workload.events import COLUMNS, Op
@@ -87,7 +88,8 @@ def captured(tmp_path_factory):
     return out, spans, stdout
 
 
-def test_each_writers_writeback_lies_in_its_own_file_and_covers_it(captured):
+def test_each_writers_writeback_lies_in_its_own_file_and_covers_it(captured, capsys,
+                                                                    tmp_path, monkeypatch):
     out, spans, stdout = captured
     cap = unspool.open_capture(out)
     r = rows(cap)
@@ -116,6 +118,12 @@ def test_each_writers_writeback_lies_in_its_own_file_and_covers_it(captured):
     assert (r["dirtier_pid"][r["dirtier_comm"] == ""] == 0).all()
     assert f"writeback: {wb['requests']} kworker/jbd2 write requests, " in stdout, stdout
     assert f"journal {journal}" in stdout.split("not attributable: ")[1], stdout
+    # the workload card says the same
+    monkeypatch.chdir(tmp_path)
+    assert main.main(["workload", str(out), "--step", "1"]) == 0
+    card = capsys.readouterr().out
+    line = stdout.split("  writeback: ")[1].splitlines()[0]
+    assert f"  writeback: {line}" in card and "fio " in line and "pywriter " in line, card
 
 
 def test_process_fio_keeps_fios_writeback_issued_by_kworker(captured):
