@@ -37,14 +37,14 @@ ATTRIBUTION_EVENTS = (
      'name == "{major}:{minor}"'),
     (("writeback/writeback_single_inode_start",), 'name == "{major}:{minor}"'),
     (("writeback/writeback_single_inode",), 'name == "{major}:{minor}"'),
-    (("task/task_newtask",), ""),      # fork: the child's pid and (parent's) name
-    (("task/task_rename",), ""))       # exec, prctl(PR_SET_NAME): a task's new name
+    (("task/task_newtask",), ""), (("task/task_rename",), ""))   # fork; exec, prctl: names
 # what decodes the instance's pages (ringbuf.Layout), by the name a spool keeps it under
-LAYOUT_FILES = {"header_page": "events/header_page",
-                "block_rq_issue.format": "events/block/block_rq_issue/format",
-                "block_rq_complete.format": "events/block/block_rq_complete/format"} | {
-    f"{name.split('/')[1]}.format": f"events/{name}/format"
-    for names, _ in ATTRIBUTION_EVENTS for name in names}
+# (not `|`: the remote agent runs this file on the DUT host's python3, maybe < 3.9)
+LAYOUT_FILES = dict({"header_page": "events/header_page",
+                     "block_rq_issue.format": "events/block/block_rq_issue/format",
+                     "block_rq_complete.format": "events/block/block_rq_complete/format"},
+                    **{f"{name.split('/')[1]}.format": f"events/{name}/format"
+                       for names, _ in ATTRIBUTION_EVENTS for name in names})
 REQUIRED_LAYOUTS = ("header_page", "block_rq_issue.format", "block_rq_complete.format")
 MOUNTS = Path("/proc/mounts")
 MOUNT_HINT = "mount it with: mount -t tracefs nodev /sys/kernel/tracing"
