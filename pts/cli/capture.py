@@ -21,7 +21,7 @@ from pathlib import Path
 
 from pts import __version__
 from pts.config import spec
-from pts.device import identity
+from pts.device import identity, safety
 from pts.tools import commands, hosts
 from pts.workload import imports, tracefs, unspool
 from pts.workload import spool as spooling
@@ -155,6 +155,8 @@ def capture(args: argparse.Namespace, out: Path) -> CaptureInfo:
             "device": dev.remote.url(dev.path) if dev.remote else dev.path,
             "host": dev.remote.host if dev.remote else socket.gethostname(),
             "dev_t": f"{dev.devno[0]}:{dev.devno[1]}", "model": dev.identity.model,
+            # their block device inodes: the metadata of the file systems on them
+            "partitions": [f"{ma}:{mi}" for _, (ma, mi) in safety.partitions(dev)],
             "logical_sector": dev.logical_sector, "capacity_bytes": dev.capacity_bytes,
             "process_filter": ",".join(patterns) or None, "kernel": platform.release(),
             "tool": f"snia-pts {__version__} (tracefs block_rq_issue/block_rq_complete"

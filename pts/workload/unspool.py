@@ -91,10 +91,12 @@ def decode(sp: spooling.Spool, emit: Callable[[dict], None],
 def attribution_of(sp: spooling.Spool) -> writeback.Attribution:
     """The writeback join for this spool: traced when its layouts hold the events the
     join needs; task names from its start snapshot (`comms`), then its task events."""
-    major, _, minor = str(sp.meta.get("dev_t", "0:0")).partition(":")
-    dev_t = int(major or 0) << 20 | int(minor or 0)      # the kernel's (tracefs.kernel_dev_t)
-    return writeback.Attribution(dev_t, writeback.NEEDED <= sp.layout.kinds,
-                                 sp.meta.get("comms"))
+    def kernel(devno: str) -> int:       # "MAJ:MIN" -> the kernel's (tracefs.kernel_dev_t)
+        major, _, minor = str(devno).partition(":")
+        return int(major or 0) << 20 | int(minor or 0)
+    return writeback.Attribution(kernel(sp.meta.get("dev_t", "0:0")),
+                                 writeback.NEEDED <= sp.layout.kinds, sp.meta.get("comms"),
+                                 tuple(kernel(p) for p in sp.meta.get("partitions", ())))
 
 
 def _patterns(meta: dict) -> tuple[str, ...]:

@@ -28,7 +28,8 @@ inode whose count is empty (its pages dirtied during its previous writeback) tak
 dirtier of its previous writeback.
 
 Not attributable, counted by reason (REASONS): the journal (jbd2 issues its own writes),
-metadata (the block device's own inode, ino == the device's dev_t: the file system's
+metadata (a block device's own inode, ino == the dev_t of the device or of one of its
+partitions, where the file system usually is: the file system's
 metadata written back through it), a bio outside any inode's writeback, a kworker request
 no flusher bio explains (kblockd dispatching another task's bio, a journal block re-issued
 after a flush), an inode seen written but never dirtied (dirtied before the capture
@@ -66,8 +67,12 @@ KWORKER, JOURNAL_THREAD = b"kworker/", b"jbd2/"
 class Attribution:
     """Fed every batch's attribution events (`feed`) before its requests (`issues`)."""
 
-    def __init__(self, dev_t: int, traced: bool, comms: dict | None = None):
+    def __init__(self, dev_t: int, traced: bool, comms: dict | None = None,
+                 partitions: tuple[int, ...] = ()):
         self.dev_t = dev_t           # the kernel's dev_t: the block device inode's number
+        # ... and its partitions' (their block device inodes hold the metadata of the file
+        # systems on them; seen: ext4 on loop3p2 (259:1) dirties ino 259 << 20 | 1)
+        self.block_inodes = frozenset((dev_t, *partitions))
         self.traced = traced
         self.comms: dict[int, str] = {int(p): c for p, c in (comms or {}).items()}
         self.bracket: dict[int, int] = {}        # flusher pid -> the inode it writes back
@@ -142,7 +147,7 @@ class Attribution:
     def _dirtier(self, ino: int | None, t: int) -> tuple[int, int]:
         if ino is None:
             return 0, NO_INODE
-        if ino == self.dev_t:
+        if ino in self.block_inodes:
             return 0, METADATA
         entry = self.inodes.get(ino)
         if entry is None:

@@ -88,6 +88,11 @@ def test_what_cannot_be_attributed_is_named():
     assert why == [writeback.METADATA, writeback.BEFORE, writeback.NO_INODE,
                    writeback.NO_BIO, writeback.JOURNAL, writeback.NOT_WRITEBACK,
                    writeback.NO_BIO]
+    # a file system on a partition (its dev_t given with the device's): its metadata too
+    part = 259 << 20 | 1
+    on_part = Attribution(DEV_T, traced=True, partitions=(part,))
+    on_part.feed(events(*dirty(0, 11, part), *bracket(100, part, [(2, 8)])))
+    assert issue(on_part, (110, 2, b"kworker/u8:1"))[1] == [writeback.METADATA]
     untraced = Attribution(DEV_T, traced=False)
     assert issue(untraced, (1, 0, b"kworker/u8:1"), (2, 0, b"jbd2/x"))[1] == \
         [writeback.NOT_TRACED, writeback.JOURNAL]
@@ -107,3 +112,18 @@ def test_task_events_name_the_dirtier_and_old_state_is_forgotten():
     assert issue(a, (late + 1, 0, b"kworker/u8:1"))[1] == [writeback.NO_BIO]
     a.feed(events((writeback.INODE_KEEP_NS + 200, ringbuf.TASK_RENAME, 11, 11, 0, 0, b"x")))
     assert 5 not in a.inodes
+
+
+def test_the_spools_partitions_are_block_device_inodes_too():
+    """`pts capture` lists the device's partitions at its start (spool.json's `partitions`,
+    MAJ:MIN); the decoding's join takes their inodes as metadata."""
+    from types import SimpleNamespace
+
+    from pts.workload.unspool import attribution_of
+    sp = SimpleNamespace(meta={"dev_t": "7:3", "partitions": ["259:1", "259:2"]},
+                         layout=SimpleNamespace(kinds=writeback.NEEDED))
+    a = attribution_of(sp)
+    assert a.traced and a.block_inodes == {7 << 20 | 3, 259 << 20 | 1, 259 << 20 | 2}
+    old = SimpleNamespace(meta={"dev_t": "7:3"}, layout=SimpleNamespace(kinds=frozenset()))
+    assert attribution_of(old).block_inodes == {7 << 20 | 3} and not attribution_of(old).traced
+
