@@ -24,6 +24,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from benchmarks.loopdev import loop_device  # noqa: E402
 from pts.workload import spool, tracefs  # noqa: E402
 from pts.workload.unspool import open_capture  # noqa: E402
 
@@ -137,20 +138,10 @@ def main() -> None:
                     help="where the spools and capture files go (a disk, not RAM)")
     args = ap.parse_args()
     tracefs.find_tracefs()
-    backing = Path(tempfile.mkstemp(dir="/dev/shm", prefix="pts-bench-")[1])
-    subprocess.run(["truncate", "-s", "1G", str(backing)], check=True)
-    dev = subprocess.run(["losetup", "--find", "--show", "--direct-io=on", str(backing)],
-                         check=True, capture_output=True, text=True).stdout.strip()
-    try:
-        with tempfile.TemporaryDirectory(dir=args.dir, prefix="pts-long-") as tmp:
-            clean(dev, Path(tmp), args.seconds, args.part_seconds)
-            killed(dev, Path(tmp), args.seconds, args.part_seconds)
-    finally:
-        bound = Path("/sys/block") / Path(dev).name / "loop" / "backing_file"
-        if bound.exists() and bound.read_text().strip() == str(backing):
-            subprocess.run(["losetup", "-d", dev], check=False)
-        backing.unlink(missing_ok=True)
-
+    with loop_device("1G") as dev, \
+            tempfile.TemporaryDirectory(dir=args.dir, prefix="pts-long-") as tmp:
+        clean(dev, Path(tmp), args.seconds, args.part_seconds)
+        killed(dev, Path(tmp), args.seconds, args.part_seconds)
 
 if __name__ == "__main__":
     main()

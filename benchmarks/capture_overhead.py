@@ -21,6 +21,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from benchmarks.loopdev import loop_device  # noqa: E402
 from pts.workload import tracefs  # noqa: E402
 from pts.workload.events import open_capture  # noqa: E402
 
@@ -84,12 +85,7 @@ def main() -> None:
                     "events")
     args = ap.parse_args()
     tracefs.find_tracefs()
-    backing = Path(tempfile.mkstemp(dir="/dev/shm", prefix="pts-bench-")[1])
-    backing.write_bytes(b"")
-    subprocess.run(["truncate", "-s", "256M", str(backing)], check=True)
-    dev = subprocess.run(["losetup", "--find", "--show", "--direct-io=on", str(backing)],
-                         check=True, capture_output=True, text=True).stdout.strip()
-    try:
+    with loop_device("256M") as dev:
         plain, trace, lost, bare = [], [], [], []
         with tempfile.TemporaryDirectory() as tmp:
             for i in range(args.alternations):
@@ -108,11 +104,6 @@ def main() -> None:
         ratio = sum(trace) / sum(plain)
         print(f"traced / untraced IOPS: {ratio:.3f} (target >= 0.95); lost events {sum(lost)}; "
               f"tracepoints on, nothing read / untraced: {sum(bare) / sum(plain):.3f}")
-    finally:
-        bound = Path("/sys/block") / Path(dev).name / "loop" / "backing_file"
-        if bound.exists() and bound.read_text().strip() == str(backing):
-            subprocess.run(["losetup", "-d", dev], check=False)
-        backing.unlink(missing_ok=True)
 
 
 if __name__ == "__main__":
