@@ -281,7 +281,7 @@ def _figures(rows: list[dict], counted: dict[str, Run], level: float) -> list[Fi
             groups.setdefault(counted[r["folder"]].firmware, []).append(float(r["value"]))
         points = [v for _, v in values]
         levels = tuple(Level(values[c.index][0], c.p_value, c.mean_before, c.mean_after)
-                       for c in changepoints.find(points, level))
+                       for c in changepoints.find_cached(tuple(points), level))
         out.append(Figure(test, metric, cell, found[0]["unit"], values,
                           tuple((fw, Spread.of(v)) for fw, v in groups.items()),
                           Spread.of(points), sum(bool(r["host_bound"]) for r in found),

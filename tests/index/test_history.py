@@ -261,3 +261,20 @@ def test_spec_and_host_keep_their_runs_and_a_mix_is_said(tmp_path, capsys):
         conn.close()
     assert main(["history", "LabDrive Z3", "--index", str(root), "--spec", "pts-quick"]) == 0
     assert "3 runs" not in (out := capsys.readouterr().out) and "1 runs" in out
+
+
+def test_change_points_are_found_once_per_series_in_a_process(index, monkeypatch):
+    """The history page asks for every figure's change points at every visit: the answer
+    (seeded, so fixed) is kept per series and level; the same as find's."""
+    calls = []
+    real = changepoints.find
+    monkeypatch.setattr(changepoints, "find", lambda v, lv: calls.append(v) or real(v, lv))
+    changepoints.find_cached.cache_clear()
+    first = history.history(index, LAB_X)
+    n = len(calls)
+    assert n == len(first.figures) > 0
+    again = history.history(index, LAB_X)
+    assert len(calls) == n and again.figures == first.figures
+    w = next(f for f in first.figures if f.cell == LABEL[W] and f.metric == "iops")
+    assert [lv.run for lv in w.levels] == [c.index + 1 for c in real(
+        [v for _, v in w.values], history.LEVEL)] == [6]
