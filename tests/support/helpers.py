@@ -111,7 +111,7 @@ def sweep_scratch(directory: Path = SCRATCH, sys_block: Path = Path("/sys/block"
     removed = []
     for path in sorted(Path(directory).glob("pts-*.img")):
         m = SCRATCH_NAME.match(path.name)
-        if m is None or _alive(int(m[1])):
+        if m is None or Path(f"/proc/{m[1]}").exists():      # its process runs
             continue
         for bound in sys_block.glob("loop*/loop/backing_file"):
             with contextlib.suppress(OSError):
@@ -120,16 +120,6 @@ def sweep_scratch(directory: Path = SCRATCH, sys_block: Path = Path("/sys/block"
         path.unlink(missing_ok=True)
         removed.append(path)
     return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def detach_if_ours(dev: str, backing: Path) -> None:
