@@ -38,7 +38,7 @@ def ios(stat: np.ndarray) -> int:
 
 @pytest.fixture(scope="module")
 def killed(tmp_path_factory):
-    """A capture with 0.4 s parts: fio runs 1 s (2000 I/Os), then quiet for longer than a
+    """A capture with 0.4 s parts: fio runs 1 s (about 2000 I/Os), then quiet for longer than a
     flush of the partly filled pages (the spool then read while the capture runs), then
     fio again at RATE and the capture killed 1.5 s into it. The kernel's I/O counts at each
     point."""
@@ -77,7 +77,10 @@ def rows(cap) -> dict[str, np.ndarray]:
 
 def test_a_killed_capture_reads_from_its_parts_as_one(killed, capsys):
     out, done_before_quiet, done_at_kill, spooled = killed
-    assert done_before_quiet == 2000 == spooled.seen, (done_before_quiet, spooled)
+    # fio's rate over 1 s gives about 2000 I/Os (1999 seen in a CI run); the capture must
+    # hold exactly the kernel's count
+    assert done_before_quiet == spooled.seen, (done_before_quiet, spooled)
+    assert abs(done_before_quiet - 2000) <= 20, done_before_quiet
     assert spooled.incomplete == 0 and spooled.unmatched_completions == 0, spooled
     where = spool.spool_of(out)
     assert not out.exists() and spool.is_spool(where)
