@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pts.workload import ringbuf, writeback
+from pts.workload import ringbuf, tracefs, writeback
 from pts.workload import spool as spooling
 from pts.workload.capture import process_filter
 from pts.workload.events import CaptureError, CaptureFile, CaptureInfo, CaptureWriter
@@ -91,9 +91,9 @@ def decode(sp: spooling.Spool, emit: Callable[[dict], None],
 def attribution_of(sp: spooling.Spool) -> writeback.Attribution:
     """The writeback join for this spool: traced when its layouts hold the events the
     join needs; task names from its start snapshot (`comms`), then its task events."""
-    def kernel(devno: str) -> int:       # "MAJ:MIN" -> the kernel's (tracefs.kernel_dev_t)
+    def kernel(devno: str) -> int:       # "MAJ:MIN" -> the kernel's dev_t
         major, _, minor = str(devno).partition(":")
-        return int(major or 0) << 20 | int(minor or 0)
+        return tracefs.kernel_dev_t(int(major or 0), int(minor or 0))
     return writeback.Attribution(kernel(sp.meta.get("dev_t", "0:0")),
                                  writeback.NEEDED <= sp.layout.kinds, sp.meta.get("comms"),
                                  tuple(kernel(p) for p in sp.meta.get("partitions", ())))
