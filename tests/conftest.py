@@ -45,7 +45,14 @@ import shutil
 
 import pytest
 
-from tests.support.helpers import REPORT_EPOCH, TOOLS, loop_device, sweep_scratch
+from tests.support.helpers import (
+    BINARIES,
+    REPORT_EPOCH,
+    TOOLS,
+    loop_device,
+    sweep_scratch,
+    unmet_binaries,
+)
 
 # Reports rendered by the tests (and by the suite runs they start) carry this Report Date.
 os.environ.setdefault("SOURCE_DATE_EPOCH", REPORT_EPOCH)
@@ -185,6 +192,8 @@ def _unmet(requirement: str) -> str | None:
         except ImportError as exc:
             return f"needs selenium (pip install -e '.[test]'): {exc}"
         return None
+    if requirement in BINARIES:       # what the test runs, by path (helpers.BINARIES)
+        return unmet_binaries(requirement)
     if requirement in TOOLS:
         return None if shutil.which(requirement) else \
             f"needs {requirement} (apt-get install {TOOLS[requirement]})"

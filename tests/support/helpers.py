@@ -65,6 +65,24 @@ TOOLS |= {"hdparm": "hdparm", "sdparm": "sdparm", "sg_format": "sg3-utils",
 TOOLS |= {"mdadm": "mdadm", "lvm": "lvm2", "dmsetup": "dmsetup"}
 # real applications captured for RWSW (tests/support/apps.py, tests/e2e/test_rwsw_apps.py)
 TOOLS |= {"db_bench": "rocksdb-tools", "pgbench": "postgresql-15", "runuser": "util-linux"}
+# Requirements met by files at these paths, not by a name on PATH: Debian's /usr/bin/pgbench
+# is postgresql-client-common's pg_wrapper, there without postgresql-15 (no server at all);
+# a test that needs pgbench runs postgresql-15's binaries by path (tests/support/postgres.py,
+# apps.py: initdb, pg_ctl, postgres, pgbench). tests/conftest.py checks these.
+PG15_BIN = Path("/usr/lib/postgresql/15/bin")
+BINARIES = {"pgbench": ("pgbench", "initdb", "pg_ctl", "postgres")}
+BINARY_DIRS = {"pgbench": PG15_BIN}
+
+
+def unmet_binaries(requirement: str) -> str | None:
+    """Why `requirement` (a key of BINARIES) is not met here, or None."""
+    folder = BINARY_DIRS[requirement]
+    missing = [n for n in BINARIES[requirement] if not os.access(folder / n, os.X_OK)]
+    if not missing:
+        return None
+    return (f"needs {requirement} with its server: {', '.join(missing)} not in {folder} "
+            f"(apt-get install {TOOLS[requirement]}; the {requirement} on PATH may be "
+            "postgresql-client-common's wrapper alone)")
 
 
 # ------------------------------------------------------------------------- loop devices
