@@ -15,7 +15,11 @@ write to a drive of this host (a new one, or `--resume`), removes:
 - gate folders (pts-gates-* in the temporary directory) whose owner is gone;
 - host-ceiling RAM devices whose owner is gone (`ramdev.clean_leftovers`).
 It names each thing it removed. What a live owner holds (another suite, on another drive)
-is never touched: its pid runs with the start time it recorded.
+is never touched: the owner holds a lock beside its gates while it lives (the kernel releases
+it at its death, in whatever pid namespace it ran: pts.tools.liveness); a gate without such a
+lock (made by an older version) is judged by its owner's pid and start time only when it
+runs in this pid namespace; what cannot be judged is never killed (issue 47 §1: a host's
+sweep took a container's pid 1 for the host's and killed a live run's gate).
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from pathlib import Path
 
 from pts.device import openers, ramdev
 from pts.device.identity import PROC
-from pts.tools import fio_gate
+from pts.tools import fio_gate, liveness
 from pts.tools.commands import ToolError
 from pts.tools.hosts import Host, host_for
 
@@ -47,10 +51,13 @@ Say = Callable[[str], None]
 
 
 def sweep(say: Say, resumed: Path | None = None, log_file: Path | None = None,
-          host: Host | None = None, tmp: Path | None = None, proc: Path = PROC) -> list[str]:
+          host: Host | None = None, tmp: Path | None = None, proc: Path = PROC,
+          shm: str = ramdev.SHM, nullb: str = ramdev.NULLB) -> list[str]:
     """Remove what dead runs left on this host (the module's list); what was removed, each
     also said through `say`. `resumed`: the folder of the run being resumed (its fio);
-    `log_file`: where the RAM devices' commands are logged."""
+    `log_file`: where the RAM devices' commands are logged. Where it looks (a test confines
+    it to what it made): the processes of `proc`, the gate folders in `tmp`, the RAM
+    devices' files in `shm` and null_blk folders in `nullb`."""
     removed = [f"killed {o}" for o in gates_left(say, proc)]
     if resumed is not None:
         removed += [f"killed {o}" for o in openers.reap(resumed, say, proc)]
@@ -60,7 +67,8 @@ def sweep(say: Say, resumed: Path | None = None, log_file: Path | None = None,
         say(f"[pts] removed {folder}: the gate folder of a stopped run")
     if os.geteuid() == 0:                # losetup and null_blk's configfs need root
         try:
-            for name in ramdev.clean_leftovers(host or host_for(None), log_file):
+            for name in ramdev.clean_leftovers(host or host_for(None), log_file,
+                                               shm, nullb):
                 removed.append(f"removed {name}")
                 say(f"[pts] removed {name}: the host-ceiling RAM device of a stopped run")
         except ToolError as exc:
@@ -92,17 +100,23 @@ def gates_left(say: Say, proc: Path = PROC) -> list[openers.Opener]:
 
 
 def _owner_alive(pid: int, proc: Path) -> bool:
-    """Is the owner of the gate script `pid` alive? Its working directory names it (the gate
-    folder's owner file, or the script in fio's working directory); a working directory
-    removed meanwhile: the owner pid in the gate folder's name. Unknown: alive (not ours to
-    judge, e.g. an editor of a file of that name)."""
+    """Is the owner of the gate script `pid` alive? By the lock its working directory names
+    (the gate folder's, or the one the script in fio's working directory names); without a
+    lock, and only in this pid namespace: the owner its working directory names (owner file
+    or script), or for a working directory removed meanwhile the owner pid in the gate
+    folder's name. Unknown: alive (not ours to judge: another namespace's gate, an editor of
+    a file of that name)."""
     try:
         cwd = os.readlink(proc / str(pid) / "cwd")
     except OSError:
         return True
     where = Path(cwd.removesuffix(" (deleted)"))
+    if (held := fio_gate.owner_held(where)) is not None:
+        return held
+    if not liveness.same_namespace(pid, proc):
+        return True
     if (owner := fio_gate.owner_of(where)) is not None:
-        return fio_gate.alive(owner)
+        return fio_gate.alive(owner, proc)
     named = where.name.removeprefix(fio_gate.GATES_PREFIX).split("-")[0]
     if where.name.startswith(fio_gate.GATES_PREFIX) and named.isdigit():
         return (proc / named).exists()
@@ -137,17 +151,18 @@ def _parent(pid: int, proc: Path) -> int | None:
 
 
 def stale_folders(tmp: Path, now: float | None = None) -> list[Path]:
-    """The gate folders in `tmp` whose owner is gone (one without an owner file: older than
-    STALE_S)."""
+    """The gate folders in `tmp` whose owner is gone: its lock not held, or neither lock nor
+    owner file older than STALE_S (killed while making it). An owner file without a lock
+    (an older version's) cannot say in which pid namespace its owner ran: kept."""
     now = time.time() if now is None else now
     out = []
     for folder in sorted(tmp.glob(f"{fio_gate.GATES_PREFIX}*")):
         try:
             if not folder.is_dir() or folder.is_symlink():
                 continue
-            owner = fio_gate.owner_of(folder)
-            if owner is not None and not fio_gate.alive(owner) or \
-                    owner is None and now - folder.stat().st_mtime > STALE_S:
+            held = fio_gate.owner_held(folder)
+            if held is False or held is None and fio_gate.owner_of(folder) is None and \
+                    now - folder.stat().st_mtime > STALE_S:
                 out.append(folder)
         except OSError:          # removed meanwhile
             continue

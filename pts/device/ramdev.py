@@ -14,11 +14,11 @@ at once, with the figures, before anything is written (a 1 GiB dd into a small /
 failed only after the fill). `describe` says the size and why.
 
 Only devices this module made are touched: their names carry PREFIX, this controller's
-host name and process id (`tag`), so that a later run on the same controller can remove the
-leftovers of one that was killed (`clean_leftovers`: only files and null_blk devices with
-its own prefix and host name whose process is gone). A name is at most DISK_NAME characters
-(a long host name is replaced by a digest of it), and null_blk's disk is read back from the
-kernel (`disk_name`), never derived from the folder's name.
+host name, pid namespace and process id (`tag`), so that a later run on the same controller
+can remove the leftovers of one that was killed (`clean_leftovers`: only files and null_blk
+devices with its own prefix, host name and pid namespace whose process is gone). A name is
+at most DISK_NAME characters (a long mark is replaced by a digest of it), and null_blk's
+disk is read back from the kernel (`disk_name`), never derived from the folder's name.
 
 Every command goes through a Host (pts.tools.hosts): the same code on this machine and, for
 an ssh:// drive, on the DUT's host.
@@ -34,6 +34,7 @@ import shlex
 import socket
 from dataclasses import dataclass
 
+from pts.tools import liveness
 from pts.tools.commands import ToolError
 from pts.tools.hosts import Host
 
@@ -78,10 +79,15 @@ class RamDevice:
 
 
 def _host_marks() -> tuple[str, str]:
-    """This controller's host name (as a file name may carry it) and its short mark: the
-    first 8 hex digits of its SHA-1, for a name too long for DISK_NAME."""
+    """This controller's mark, its host name and pid namespace (as a file name may carry
+    them: `host.4026531836`), and its short mark: the first 8 hex digits of its SHA-1, for a
+    name too long for DISK_NAME. The namespace, because a pid in a name means something only
+    in its own pid namespace: a suite in a container on the same host (same host name, its
+    own pids) must neither take a host run's device for its own nor the reverse (issue 47
+    §1); a name without it (made before) is no longer this controller's."""
     host = re.sub(r"[^A-Za-z0-9.-]", "_", socket.gethostname()) or "host"
-    return host, hashlib.sha1(host.encode()).hexdigest()[:8]
+    mark = f"{host}.{liveness.namespace_mark()}"
+    return mark, hashlib.sha1(mark.encode()).hexdigest()[:8]
 
 
 def tag(pid: int | None = None) -> str:
@@ -263,11 +269,13 @@ def _alive(pid: int) -> bool:
     return os.path.exists(f"/proc/{pid}")     # the process ran on this controller
 
 
-def clean_leftovers(host: Host, log_file=None) -> list[str]:
-    """Remove what a killed run of this controller left on `host`; the names removed."""
+def clean_leftovers(host: Host, log_file=None, shm: str = SHM,
+                    nullb: str = NULLB) -> list[str]:
+    """Remove what a killed run of this controller left on `host` (its files in `shm`, the
+    loop devices bound to them, its null_blk folders in `nullb`); the names removed."""
     found = []
-    for name in leftovers(host.listdir(SHM), _alive):
-        backing = f"{SHM}/{name}"
+    for name in leftovers(host.listdir(shm), _alive):
+        backing = f"{shm}/{name}"
         listed = host.run(["losetup", "-j", backing], log_file=log_file, check=False).stdout
         for line in listed.splitlines():
             _detach(host, line.split(":", 1)[0], backing, log_file)
@@ -278,12 +286,12 @@ def clean_leftovers(host: Host, log_file=None) -> list[str]:
     for line in listed.splitlines():
         dev, _, rest = line.partition(":")
         backing = rest[rest.find("(") + 1:].removesuffix(")").removesuffix(" (deleted)")
-        if backing.startswith(f"{SHM}/") and leftovers([backing[len(SHM) + 1:]], _alive):
+        if backing.startswith(f"{shm}/") and leftovers([backing[len(shm) + 1:]], _alive):
             _detach(host, dev, backing, log_file)
             found.append(f"{dev} ({backing}, removed)")
-    for name in leftovers(host.listdir(NULLB), _alive):
-        _remove_null_blk(host, f"{NULLB}/{name}", log_file)
-        found.append(f"{NULLB}/{name}")
+    for name in leftovers(host.listdir(nullb), _alive):
+        _remove_null_blk(host, f"{nullb}/{name}", log_file)
+        found.append(f"{nullb}/{name}")
     return found
 
 

@@ -22,7 +22,11 @@ held the FIFOs, was dead: 17 minutes seen), and held the drive open. So:
 - the folder is named after its owner (pts-gates-PID-...) and holds an `owner` file, and
   the script in fio's working directory names the owner too (`# owner: PID START`), so a
   later run can tell a dead run's folder and scripts from a live one's
-  (pts.device.leftovers).
+  (pts.device.leftovers);
+- the owner holds a lock in the folder (`owner.lock`, pts.tools.liveness) for as long as
+  the gates are open, and the script names it (`# lock: PATH`): the kernel releases it when
+  the owner dies, so a run in another pid namespace (a container) can tell a live owner
+  from a dead one, which pid and start time cannot (issue 47 §1).
 The FIFOs live in a folder of their own on a local file system: the run folder may not take
 a FIFO (the QEMU guest's 9p share: mkfifo ENXIO).
 """
@@ -36,12 +40,16 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from pts.tools import liveness
+
 GATE_SCRIPT = "pts-gate.sh"
 GATES_PREFIX = "pts-gates-"
 OWNER_FILE = "owner"
+LOCK_FILE = "owner.lock"
 GATE_TEXT = """#!/bin/bash
 # snia-pts: start point K when all the I/O of point K-1 has completed (fio exec_pre/postrun)
 # owner: @PID@ @START@
+# lock: @LOCK@
 LC_ALL=C
 owner() {          # the suite that runs this round is alive: its pid with its start time
   local s f
@@ -77,15 +85,16 @@ while :; do
 done
 """
 OWNER_LINE = re.compile(r"^# owner: (\d+) (\d+)$", re.M)
+LOCK_LINE = re.compile(r"^# lock: (.+)$", re.M)
 
 Owner = tuple[int, int]          # (pid, start time in clock ticks after boot)
 
 
-def start_time(pid: int) -> int | None:
+def start_time(pid: int, proc: Path = Path("/proc")) -> int | None:
     """Field 22 of /proc/PID/stat (None: no such process). Read after the last ')': the
     command name (field 2) may hold spaces and parentheses."""
     try:
-        text = Path(f"/proc/{pid}/stat").read_text(errors="replace")
+        text = (proc / str(pid) / "stat").read_text(errors="replace")
     except OSError:
         return None
     fields = text.rsplit(")", 1)[-1].split()
@@ -97,15 +106,17 @@ def me() -> Owner:
     return os.getpid(), start_time(os.getpid()) or 0
 
 
-def alive(owner: Owner) -> bool:
-    """Does the process `owner` names still run (the same process, not one on its pid)?"""
-    return start_time(owner[0]) == owner[1]
+def alive(owner: Owner, proc: Path = Path("/proc")) -> bool:
+    """Does the process `owner` names still run (the same process, not one on its pid)?
+    Only in the pid namespace `proc` shows (pts.tools.liveness)."""
+    return start_time(owner[0], proc) == owner[1]
 
 
 def gate_text(gates: Path, owner: Owner | None = None) -> str:
     """The gate script for the FIFOs in folder `gates`, owned by `owner` (this process)."""
     pid, start = owner or me()
     return (GATE_TEXT.replace("@GATES@", shlex.quote(str(gates)))
+            .replace("@LOCK@", shlex.quote(str(gates / LOCK_FILE)))
             .replace("@PID@", str(pid)).replace("@START@", str(start)))
 
 
@@ -123,13 +134,36 @@ def owner_of(folder: Path) -> Owner | None:
     return None
 
 
-def open_gates(out_dir: Path, points: int, scripts: dict[str, str]) -> tuple[Path, list[int]]:
+def lock_of(folder: Path) -> Path | None:
+    """The owner's lock of a gate folder, or of fio's working directory (the path its gate
+    script names); None: neither names one (made before the lock, or not a gate's)."""
+    if (folder / OWNER_FILE).exists() or (folder / LOCK_FILE).exists():
+        return folder / LOCK_FILE
+    try:
+        m = LOCK_LINE.search((folder / GATE_SCRIPT).read_text(errors="replace"))
+    except OSError:
+        return None
+    words = shlex.split(m.group(1)) if m else []
+    return Path(words[0]) if len(words) == 1 else None
+
+
+def owner_held(folder: Path) -> bool | None:
+    """Is the owner of a gate folder or of fio's working directory alive, by its lock
+    (pts.tools.liveness.held)? None: no lock to judge by (an older gate, or removed)."""
+    lock = lock_of(folder)
+    return None if lock is None else liveness.held(lock)
+
+
+def open_gates(out_dir: Path, points: int,
+               scripts: dict[str, str]) -> tuple[Path, list[int], int]:
     """The scripts (`scripts`, name -> text, and the gate script, in `out_dir`: fio's working
     directory) and one FIFO per point after the first (gate-K, in a new local folder named
     after this process, with its owner file), held open here read-write for the whole fio
-    run: no line is lost before its reader opens it."""
+    run: no line is lost before its reader opens it; and the owner's lock, held until
+    `close_gates`."""
     owner = me()
     gates = Path(tempfile.mkdtemp(prefix=f"{GATES_PREFIX}{owner[0]}-"))
+    lock = liveness.hold(gates / LOCK_FILE)      # before the owner file: never seen unheld
     (gates / OWNER_FILE).write_text(f"{owner[0]} {owner[1]}\n", encoding="utf-8")
     for script, text in (*scripts.items(), (GATE_SCRIPT, gate_text(gates, owner))):
         (out_dir / script).write_text(text, encoding="utf-8")
@@ -140,12 +174,12 @@ def open_gates(out_dir: Path, points: int, scripts: dict[str, str]) -> tuple[Pat
             os.mkfifo(gates / f"gate-{k}")
             fds.append(os.open(gates / f"gate-{k}", os.O_RDWR | os.O_NONBLOCK))
     except OSError:
-        close_gates(gates, fds)
+        close_gates(gates, fds, lock)
         raise
-    return gates, fds
+    return gates, fds, lock
 
 
-def close_gates(gates: Path, fds: list[int]) -> dict[int, float]:
+def close_gates(gates: Path, fds: list[int], lock: int | None = None) -> dict[int, float]:
     """Close the FIFOs and remove their folder; each released point's start (Unix s: the
     first of its threads released), from gate-K.started."""
     for fd in fds:
@@ -157,4 +191,6 @@ def close_gates(gates: Path, fds: list[int]) -> dict[int, float]:
             stamps = [float(x.replace(",", ".")) for x in started.read_text().split()]
             released[k] = min(stamps) if stamps else None
     shutil.rmtree(gates, ignore_errors=True)
+    if lock is not None:
+        os.close(lock)             # after the folder went: never seen there unheld
     return {k: t for k, t in released.items() if t is not None}

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from pts.device import leftovers
-from pts.tools import fio_gate
+from pts.device import leftovers, openers, ramdev
+from pts.tools import fio_gate, liveness
 from pts.tools.fio_gate import GATE_SCRIPT, gate_text
-from tests.support import campaign
+from tests.support import campaign, procview
 
 
 def dead_owner() -> fio_gate.Owner:
@@ -44,10 +44,18 @@ def gate_dirs(tmp_path: Path, owner=None) -> tuple[Path, Path]:
 
 
 def gate(work: Path, *args: str, timeout: float = 10) -> tuple[int, float]:
-    """The gate as fio runs it (through sh): its exit status and how long it ran."""
+    """The gate as fio runs it (through sh): its exit status and how long it ran. In a
+    session of its own, killed whole if it outlives `timeout` (a gate hung by the bug a test
+    guards against must not stay behind it: issue 47 §3)."""
     t0 = time.monotonic()
-    rc = subprocess.run(["sh", "-c", f"./{GATE_SCRIPT} {' '.join(args)}"], cwd=work,
-                        timeout=timeout).returncode
+    p = subprocess.Popen(["sh", "-c", f"./{GATE_SCRIPT} {' '.join(args)}"], cwd=work,
+                         start_new_session=True)
+    try:
+        rc = p.wait(timeout=timeout)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(p.pid, signal.SIGKILL)       # the whole session: sh and the script
+        p.wait()
     return rc, time.monotonic() - t0
 
 
@@ -87,44 +95,98 @@ def test_a_waiting_gate_ends_within_seconds_when_its_suite_is_gone(tmp_path):
         took = time.monotonic() - t0
     finally:
         os.close(held)
-        if waiting.poll() is None:
-            waiting.kill()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(waiting.pid, signal.SIGKILL)     # sh and the script, whatever happened
+        waiting.wait()
         owner_proc.kill()
     print(f"the waiting gate ended {took:.2f} s after its owner")
     assert rc == 1 and took < 3
     assert not (gates / "gate-1.started").exists()
 
 
-SESSION_ZERO = """
-import os, sys, time, subprocess
+NAMESPACE_RUN = """
+import os, shutil, subprocess, sys, time
 from pathlib import Path
 from pts.tools import fio_gate
-work, gates = Path(sys.argv[1]), Path(sys.argv[2])
-(work / fio_gate.GATE_SCRIPT).write_text(fio_gate.gate_text(gates))   # owner: this process
-(work / fio_gate.GATE_SCRIPT).chmod(0o755)
-held = os.open(gates / "gate-1", os.O_RDWR | os.O_NONBLOCK)
+live_work, dead_work, fio = map(Path, sys.argv[1:4])
+child = os.fork()
+if child == 0:        # a dead owner: opens its gates, leaves a gate hung under a fio, dies
+    gates, fds, lock = fio_gate.open_gates(dead_work, 2, {})
+    for fd in fds:    # nobody reads its FIFO any more: the old gate's write blocks for good
+        os.close(fd)
+    (dead_work / fio_gate.GATE_SCRIPT).write_text(sys.argv[4].format(
+        pid=os.getpid(), start=fio_gate.me()[1], gates=gates,
+        lock=gates / fio_gate.LOCK_FILE))
+    subprocess.Popen([str(fio), "-c", f"sh -c './{fio_gate.GATE_SCRIPT} done 0 1 1; :'; :"],
+                     cwd=dead_work, start_new_session=True)
+    os._exit(0)       # its lock is released by the kernel, its gate hangs on
+os.waitpid(child, 0)
+gates, fds, lock = fio_gate.open_gates(live_work, 2, {})   # the live owner: pid 1 here
+print("waiting", gates, flush=True)
 t0 = time.monotonic()
-rc = subprocess.run(["sh", "-c", f"./{fio_gate.GATE_SCRIPT} wait 1 3"], cwd=work).returncode
+rc = subprocess.run(["sh", "-c", f"./{fio_gate.GATE_SCRIPT} wait 1 3"],
+                    cwd=live_work).returncode
 sid = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[3]
-print(rc, round(time.monotonic() - t0, 2), sid)
+print(rc, round(time.monotonic() - t0, 2), sid, flush=True)
+fio_gate.close_gates(gates, fds, lock)
+"""
+
+HUNG_GATE_LOCKED = """#!/bin/bash
+# owner: {pid} {start}
+# lock: {lock}
+cd -- {gates} || exit 1
+echo go > gate-1      # the gate before issue 38: blocks opening for writing, no reader
 """
 
 
 @pytest.mark.needs("root", "unshare")
-def test_a_gate_waits_its_time_when_its_session_leader_is_out_of_sight(tmp_path):
-    """CI's runner starts the suite in a pid namespace whose session leader is outside it:
-    /proc/PID/stat says session 0 and there is no /proc/0. A waiting gate took that for its
-    fio job gone and gave up after 1 s of its 30 (CI of stop 37: the test above failed).
-    Here the owner (a Python process, pid 1 of a new pid namespace) runs a `wait` of 3 s
-    not released: it waits all of it."""
-    work, gates = gate_dirs(tmp_path)
+def test_a_sweep_from_outside_keeps_a_live_gate_of_another_pid_namespace(tmp_path):
+    """A suite's round in its own pid namespace (a container started without setsid: its
+    owner is pid 1 there, its session leader out of sight, session 0) with a dead owner's
+    gate hung beside it; a sweep from this host's namespace while the live gate waits (issue
+    47 §1: it read "pid 1" in the host's /proc, found another start time and killed the live
+    gate: "the gate ended with -9 after 0.06 s of 3"). The owners are judged by their locks:
+    the live gate waits its 3 s untouched, its folder stays; the dead owner's gate and the
+    fio above it are killed and its folder removed. Each said. The sweep sees only this
+    test's processes (a /proc view) and folders."""
+    live, dead, tmp = tmp_path / "live", tmp_path / "dead", tmp_path / "tmp"
+    for folder in (live, dead, tmp):
+        folder.mkdir()
+    fio = tmp_path / "fio"                 # a process named fio (a copy of bash)
+    shutil.copy("/bin/bash", fio)
     root = Path(__file__).resolve().parents[2]
-    out = subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", sys.executable, "-c",
-                          SESSION_ZERO, str(work), str(gates)], cwd=root, capture_output=True,
-                         text=True, timeout=30, check=True).stdout.split()
-    rc, took, sid = int(out[0]), float(out[1]), out[2]
+    inner = subprocess.Popen(
+        ["unshare", "--pid", "--fork", "--mount-proc", sys.executable, "-c", NAMESPACE_RUN,
+         str(live), str(dead), str(fio), HUNG_GATE_LOCKED], cwd=root, text=True,
+        stdout=subprocess.PIPE, env={**os.environ, "TMPDIR": str(tmp)})
+    try:
+        first = inner.stdout.readline().split()
+        assert first[:1] == ["waiting"], first
+        live_gates = Path(first[1])
+        deadline = time.monotonic() + 10           # the hung gate under its fio, started
+        while time.monotonic() < deadline and not [
+                p for p in procview.descendants([inner.pid])
+                if (o := openers.opener(p, Path("/proc"))) and "done 0 1 1" in o.command
+                and o.name == GATE_SCRIPT]:
+            time.sleep(0.05)
+        time.sleep(0.5)                           # the live gate is waiting by now
+        view = procview.view(tmp_path / "proc", procview.descendants([inner.pid]))
+        said: list[str] = []
+        removed = leftovers.sweep(said.append, tmp=tmp, proc=view, shm=str(tmp_path),
+                                  nullb=str(tmp_path / "nullb"))
+        assert live_gates.is_dir(), "the live owner's gate folder was removed"
+        rc, took, sid = inner.stdout.readline().split()
+        assert inner.wait(timeout=10) == 0
+    finally:
+        inner.kill()
     assert sid == "0", f"the namespace's session leader was visible (session {sid})"
-    assert rc == 1 and 2.8 < took < 6, f"the gate ended with {rc} after {took} s of 3"
+    assert int(rc) == 1 and 2.8 < float(took) < 6, f"the gate ended with {rc} after {took} s of 3"
+    killed = sorted(r.split()[1].split("(")[0] for r in removed if r.startswith("killed"))
+    assert len(killed) == 3 and sum(k == "fio" for k in killed) == 1, removed
+    dead_gates = [r for r in removed if r.startswith("removed")]
+    assert len(dead_gates) == 1 and fio_gate.GATES_PREFIX in dead_gates[0], removed
+    assert not list(tmp.glob(f"{fio_gate.GATES_PREFIX}*"))    # the live one closed its own
+    assert len(said) == 4 and all("stopped run" in s for s in said), said
 
 
 def test_a_gate_whose_suite_is_gone_ends_at_once(tmp_path):
@@ -143,50 +205,103 @@ def test_a_gate_whose_suite_is_gone_ends_at_once(tmp_path):
         assert not (gates / "gate-0.done").exists()
 
 
-def gate_folder(tmp: Path, owner, age: float = 0) -> Path:
+def gate_folder(tmp: Path, owner, age: float = 0, lock: str = "") -> Path:
+    """A gate folder: its owner file (`owner`: (pid, start) or None), its owner's lock
+    ("held": held by this process until the test ends, "released": its owner gone, "": none,
+    as older versions made them), `age` seconds old."""
     mark = owner[0] if owner else "x"
     folder = tmp / f"{fio_gate.GATES_PREFIX}{mark}-{len(list(tmp.iterdir()))}"
     folder.mkdir()
+    if lock:
+        fd = liveness.hold(folder / fio_gate.LOCK_FILE)
+        HELD.append(fd) if lock == "held" else os.close(fd)
     if owner:
         (folder / fio_gate.OWNER_FILE).write_text(f"{owner[0]} {owner[1]}\n")
     os.utime(folder, (time.time() - age, time.time() - age))
     return folder
 
 
-def test_the_sweep_removes_gate_folders_whose_owner_is_gone(tmp_path):
-    """A dead owner's folder and one without an owner file older than STALE_S are removed;
-    a live owner's (another suite, on another drive), a fresh one without an owner file
-    (being made) and other folders are kept; each removal is said."""
-    dead, old = gate_folder(tmp_path, dead_owner()), gate_folder(tmp_path, None, 3600)
-    kept = [gate_folder(tmp_path, fio_gate.me()), gate_folder(tmp_path, None, 1),
-            gate_folder(tmp_path, (os.getpid(), fio_gate.me()[1]), 3600)]
-    (tmp_path / "someone-else").mkdir()
+HELD: list[int] = []
+
+
+@pytest.fixture
+def confined(tmp_path):
+    """The sweep's places confined to this test's: a /proc showing only this process, its
+    own temporary, RAM-device and null_blk folders; the locks it holds released after."""
+    yield {"proc": procview.view(tmp_path / "proc", set()), "tmp": tmp_path / "tmp",
+           "shm": str(tmp_path / "shm"), "nullb": str(tmp_path / "nullb")}
+    while HELD:
+        os.close(HELD.pop())
+
+
+def test_the_sweep_removes_gate_folders_whose_owner_is_gone(tmp_path, confined):
+    """A dead owner's folder (its lock released) and one with neither lock nor owner file
+    older than STALE_S are removed; a live owner's (its lock held: another suite, on another
+    drive, maybe in another pid namespace), a fresh one without an owner file (being made),
+    an older version's (an owner file, no lock: which namespace its owner ran in cannot be
+    told) and other folders are kept; each removal is said."""
+    tmp = confined["tmp"]
+    tmp.mkdir()
+    dead = gate_folder(tmp, fio_gate.me(), 0, "released")
+    old = gate_folder(tmp, None, 3600)
+    kept = [gate_folder(tmp, dead_owner(), 3600, "held"), gate_folder(tmp, None, 1),
+            gate_folder(tmp, dead_owner(), 3600)]
+    (tmp / "someone-else").mkdir()
     said: list[str] = []
-    removed = leftovers.sweep(said.append, tmp=tmp_path)
-    gone = [p for p in tmp_path.iterdir() if p in (dead, old)]
-    assert gone == [] and all(p.is_dir() for p in kept) and (tmp_path / "someone-else").is_dir()
-    assert sorted(r for r in removed if "pts-gates" in r) == sorted(
-        [f"removed {dead}", f"removed {old}"])
+    removed = leftovers.sweep(said.append, **confined)
+    assert not dead.exists() and not old.exists()
+    assert all(p.is_dir() for p in kept) and (tmp / "someone-else").is_dir()
+    assert sorted(removed) == sorted([f"removed {dead}", f"removed {old}"])
     assert any(str(dead) in s for s in said) and any(str(old) in s for s in said)
 
 
-HUNG_GATE = """#!/bin/bash
-# owner: {pid} {start}
-cd -- {gates} || exit 1
-echo go > gate-1      # the gate before issue 38: blocks opening for writing, no reader
-"""
+@pytest.mark.needs("root", "losetup")
+def test_the_sweep_removes_a_dead_runs_ram_device(tmp_path, confined):
+    """A host-ceiling RAM device of a killed run (its file named after a pid that is gone,
+    still bound to a loop device) is detached and its file removed; a live run's, another
+    pid namespace's (a suite in a container on this host: its pids are not ours) and
+    another program's files stay (issue 47 §3: removing this branch of the sweep passed
+    every test)."""
+    shm = Path(confined["shm"])
+    shm.mkdir()
+    gone = dead_owner()[0]
+    names = {"dead": ramdev.tag(gone), "live": ramdev.tag(),
+             "container": ramdev.tag(gone).replace(f".{liveness.namespace_mark()}-", ".1-"),
+             "other": f"pts-ceilingless-{gone}"}
+    files = {k: shm / f"{v}.img" for k, v in names.items()}
+    for f in files.values():
+        f.write_bytes(b"\0" * (1 << 20))
+    dev = subprocess.run(["losetup", "--find", "--show", str(files["dead"])], check=True,
+                         capture_output=True, text=True).stdout.strip()
+    bound = Path("/sys/block") / Path(dev).name / "loop" / "backing_file"
+    try:
+        said: list[str] = []
+        removed = leftovers.sweep(said.append, **confined)
+        assert removed == [f"removed {files['dead']}"], removed
+        assert not files["dead"].exists()
+        assert not bound.exists() or not bound.read_text().startswith(str(files["dead"]))
+        assert all(files[k].exists() for k in ("live", "container", "other"))
+        assert len(said) == 1 and "host-ceiling RAM device" in said[0]
+    finally:
+        if bound.exists() and bound.read_text().startswith(str(files["dead"])):
+            subprocess.run(["losetup", "-d", dev], check=False)
+
+
+HUNG_GATE = HUNG_GATE_LOCKED.replace("# lock: {lock}\n", "")   # an older version's
 
 
 def hang_gates(tmp_path: Path, owners: dict) -> dict[str, subprocess.Popen]:
-    """A hung gate per owner, each under a process named fio (a copy of bash)."""
+    """A hung gate per owner (name -> (owner, lock: "held", "released" or "" as in
+    gate_folder)), each under a process named fio (a copy of bash)."""
     hung = {}
-    for name, owner in owners.items():
+    for name, (owner, lock) in owners.items():
         work, gates = tmp_path / name / "work", tmp_path / name / "gates"
         work.mkdir(parents=True)
-        gates.mkdir()
-        (gates / fio_gate.OWNER_FILE).write_text(f"{owner[0]} {owner[1]}\n")
-        (work / GATE_SCRIPT).write_text(HUNG_GATE.format(pid=owner[0], start=owner[1],
-                                                         gates=gates))
+        gates.rmdir() if gates.exists() else None
+        folder = gate_folder(tmp_path / name, owner, 0, lock)
+        folder.rename(gates)
+        (work / GATE_SCRIPT).write_text((HUNG_GATE_LOCKED if lock else HUNG_GATE).format(
+            pid=owner[0], start=owner[1], gates=gates, lock=gates / fio_gate.LOCK_FILE))
         (work / GATE_SCRIPT).chmod(0o755)
         os.mkfifo(gates / "gate-1")
         fio = tmp_path / name / "fio"
@@ -206,25 +321,28 @@ def stop(hung: dict[str, subprocess.Popen]) -> None:
 
 
 @pytest.mark.skipif(not shutil.which("bash"), reason="bash")
-def test_the_sweep_kills_a_dead_owners_hung_gate_and_the_fio_above_it(tmp_path):
-    """A gate of a killed run hung opening its FIFO (as before issue 38: the script of that
-    version, with an owner line as the new ones have), under a process named fio (a copy of
-    bash): the sweep kills the script, its shell and the fio, not the live owner's gate nor
-    this process; each kill is said.
+def test_the_sweep_kills_a_dead_owners_hung_gate_and_the_fio_above_it(tmp_path, confined):
+    """Gates of killed runs hung opening their FIFO (as before issue 38: the script of that
+    version), each under a process named fio (a copy of bash): one whose owner's lock was
+    released (its owner died), one of an older version (no lock: judged by its owner's pid
+    and start time, as it runs in this pid namespace); the sweep kills each script, its
+    shell and the fio, not the live owner's gate (its lock held) nor this process; each
+    kill is said. The sweep sees only this test's processes (a /proc view).
 
-    The sweep is machine-wide, as it must be: a suite started by another test process at the
-    same moment (the fast tier runs on every core) may sweep the dead owner's gate first. The
-    gates are then made again, up to three times; a live owner's gate must never go."""
+    Another suite's sweep (the fast tier runs on every core, and a lab runs suites side by
+    side) may kill the dead owners' gates first: they are then made again, up to three
+    times; a live owner's gate must never go."""
     for attempt in range(3):
-        hung = hang_gates(tmp_path / f"try{attempt}", {"dead": dead_owner(),
-                                                       "live": fio_gate.me()})
+        hung = hang_gates(tmp_path / f"try{attempt}", {
+            "dead": (dead_owner(), "released"), "older": (dead_owner(), ""),
+            "live": (fio_gate.me(), "held")})
         time.sleep(1.0)
         assert hung["live"].poll() is None, "a live owner's gate was killed"
-        if hung["dead"].poll() is None:
+        if hung["dead"].poll() is None and hung["older"].poll() is None:
             break
         stop(hung)         # swept by another process's suite before this test's sweep
     else:
-        pytest.fail("the dead owner's gate was swept by another process three times")
+        pytest.fail("the dead owners' gates were swept by another process three times")
     try:
         # the kill campaign counts them as the dead suite's (their command line names
         # neither its run folder nor the drive: `pgrep -f FOLDER` missed them)
@@ -233,12 +351,15 @@ def test_the_sweep_kills_a_dead_owners_hung_gate_and_the_fio_above_it(tmp_path):
         counted = campaign.gates_of(dead_pid)
         assert {"sh", GATE_SCRIPT} <= {o.name for o in counted}, counted
         assert all("/dead/" in os.readlink(f"/proc/{o.pid}/cwd") for o in counted), counted
+        view = procview.view(tmp_path / "proc", procview.descendants(
+            [p.pid for p in hung.values()]))
         said: list[str] = []
-        removed = leftovers.gates_left(said.append)
+        removed = leftovers.gates_left(said.append, view)
         names = sorted(o.name for o in removed)
-        assert names == sorted(["fio", "sh", GATE_SCRIPT]), removed
+        assert names == sorted(["fio", "sh", GATE_SCRIPT] * 2), removed
         assert hung["dead"].wait(timeout=10) == -signal.SIGKILL
+        assert hung["older"].wait(timeout=10) == -signal.SIGKILL
         assert hung["live"].poll() is None, "a live owner's gate was killed"
-        assert len(said) == 3 and all("stopped run" in s for s in said)
+        assert len(said) == 6 and all("stopped run" in s for s in said)
     finally:
         stop(hung)

@@ -5,6 +5,7 @@ choice (null_blk vs a tmpfs loop device) on constructed trees, and which leftove
 from __future__ import annotations
 
 import os
+import socket
 
 import pytest
 
@@ -14,6 +15,7 @@ from pts.procedure import ceiling
 from pts.procedure.rounds import TestPoint
 from pts.procedure.runner import RoundTest
 from pts.testdefs import fields
+from pts.tools import liveness
 from pts.tools.fio import random_job, sequential_job
 from pts.tools.hosts import LOCAL
 
@@ -134,9 +136,15 @@ def test_ram_device_choice_on_constructed_trees(tmp_path, nullb, shm, kind):
 
 
 def test_only_our_leftovers_of_dead_processes():
-    mine = ramdev.tag(0)[:-1]        # pts-ceiling-<this host>-
+    """Ours: this host name AND this pid namespace (a suite in a container on this host
+    names its devices with its own pids: pid 111 there is not pid 111 here); made before
+    the namespace was in the name: not ours either."""
+    mine = ramdev.tag(0)[:-1]        # pts-ceiling-<this host>.<pid namespace>-
+    host = socket.gethostname()
+    assert mine.startswith(f"pts-ceiling-{host}.") or len(f"{mine}{host}") > 31
     names = [f"{mine}111.img", f"{mine}222.img", f"{mine}{os.getpid()}.img",
-             "pts-ceiling-otherhost-111.img", "pts-test-1234.img", f"{mine}333"]
+             "pts-ceiling-otherhost-111.img", "pts-test-1234.img", f"{mine}333",
+             f"pts-ceiling-{host}.1-111.img", f"pts-ceiling-{host}-111.img"]
     alive = {222, os.getpid()}.__contains__
     assert ramdev.leftovers(names, alive) == [f"{mine}111.img", f"{mine}333"]
 
@@ -308,7 +316,8 @@ def test_a_long_host_name_makes_a_null_blk_disk_read_back_from_the_kernel(
     assert ["mkdir", f"{ramdev.NULLB}/{folder}"] in host.ran
     assert f"of=/dev/{disk}" in next(a for a in host.ran if a[0] == "dd")
     # its leftovers are still ours (digest) and so are names made with the whole host name
-    names = [folder.rsplit("-", 1)[0] + "-111", f"pts-ceiling-{LONG_HOST}-222.img",
+    names = [folder.rsplit("-", 1)[0] + "-111",
+             f"pts-ceiling-{LONG_HOST}.{liveness.namespace_mark()}-222.img",
              "pts-ceiling-0badc0de-333"]
     assert ramdev.leftovers(names, lambda pid: False) == names[:2]
 
