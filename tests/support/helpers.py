@@ -27,7 +27,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pts.tools import commands
+from pts.tools import commands, liveness
 
 REPO = Path(__file__).resolve().parents[2]
 # The report's Report Date is the date it is rendered; the project's tests (tests/conftest.py)
@@ -108,28 +108,32 @@ def loop_device(size: int = 64 << 20, sector: int = 512,
 
 
 SCRATCH = Path("/dev/shm")
-# pts-test-<pid>-<hex>.img (loop_device) and pts-guest-nvme-<pid>-<hex>.img (the guest's disks)
-SCRATCH_NAME = re.compile(r"^pts-(?:test|guest-nvme)-(\d+)-[0-9a-f]{8}\.img$")
+# pts-test-<ns>-<pid>-<hex>.img (loop_device) and pts-guest-nvme-<ns>-<pid>-<hex>.img (the
+# guest's disks): <ns> the pid namespace (pts.tools.liveness.namespace_mark), as a pid means
+# something only in its own: a test session in a container beside ours has its own pids
+SCRATCH_NAME = re.compile(r"^pts-(?:test|guest-nvme)-(\d+)-(\d+)-[0-9a-f]{8}\.img$")
 
 
 def scratch_file(prefix: str, size: int, directory: Path = SCRATCH) -> Path:
-    """A new sparse file of `size` bytes, named after this test process (its pid), so that
-    sweep_scratch can tell a dead session's files (pytest killed, a CI job cut off while its
-    QEMU guest ran: 64 MiB of RAM each in /dev/shm) from a live one's."""
-    path = Path(directory) / f"{prefix}-{os.getpid()}-{uuid.uuid4().hex[:8]}.img"
+    """A new sparse file of `size` bytes, named after this test process (its pid namespace
+    and pid), so that sweep_scratch can tell a dead session's files (pytest killed, a CI job
+    cut off while its QEMU guest ran: 64 MiB of RAM each in /dev/shm) from a live one's."""
+    mark = liveness.namespace_mark()
+    path = Path(directory) / f"{prefix}-{mark}-{os.getpid()}-{uuid.uuid4().hex[:8]}.img"
     with open(path, "xb") as fh:
         fh.truncate(size)
     return path
 
 
 def sweep_scratch(directory: Path = SCRATCH, sys_block: Path = Path("/sys/block")) -> list[Path]:
-    """Remove the scratch files of test processes that are gone, detaching the loop devices
-    still bound to them (only those: the binding names the file); a live process's files are
-    never touched. The files removed."""
+    """Remove the scratch files of this pid namespace's test processes that are gone,
+    detaching the loop devices still bound to them (only those: the binding names the file);
+    a live process's files, and another namespace's, are never touched. The files removed."""
     removed = []
+    mark = liveness.namespace_mark()
     for path in sorted(Path(directory).glob("pts-*.img")):
         m = SCRATCH_NAME.match(path.name)
-        if m is None or Path(f"/proc/{m[1]}").exists():      # its process runs
+        if m is None or m[1] != mark or Path(f"/proc/{m[2]}").exists():    # its process runs
             continue
         for bound in sys_block.glob("loop*/loop/backing_file"):
             with contextlib.suppress(OSError):
