@@ -42,9 +42,40 @@ def basic(user: str, password: str) -> dict:
     return {"Authorization": f"Basic {token}"}
 
 
+def token(raw: bytes) -> str:
+    return base64.b64encode(raw).decode()
+
+
 RIGHT = basic("lab", PASSWORD)
-WRONG = [basic("lab", PASSWORD + "x"), basic("other", PASSWORD), basic("lab", ""),
-         {"Authorization": "Bearer " + PASSWORD}, {"Authorization": "Basic !!notbase64"}]
+RIGHT_TOKEN = token(f"lab:{PASSWORD}".encode())
+MALFORMED, WRONG_ONES = "malformed Authorization header", "wrong credentials"
+# Every edge of pts.serve.auth.BasicAuth, each with the reason it must be refused for (the
+# log says it): a refusal for another reason would hide a check that no longer holds (with
+# right credentials under another scheme, only the scheme check refuses).
+WRONG = [
+    (basic("lab", PASSWORD + "x"), WRONG_ONES),
+    (basic("lab", PASSWORD[:-1]), WRONG_ONES),                   # a prefix of the password
+    (basic("other", PASSWORD), WRONG_ONES),
+    (basic("Lab", PASSWORD), WRONG_ONES),                        # user names are exact
+    (basic("lab", ""), WRONG_ONES),                              # empty password
+    (basic("", PASSWORD), WRONG_ONES),                           # empty user
+    (basic("", ""), WRONG_ONES),                                 # ":" alone
+    (basic(PASSWORD, "lab"), WRONG_ONES),                        # the two swapped
+    ({"Authorization": "Bearer " + RIGHT_TOKEN}, MALFORMED),     # right pair, wrong scheme
+    ({"Authorization": "Digest " + RIGHT_TOKEN}, MALFORMED),
+    ({"Authorization": RIGHT_TOKEN}, MALFORMED),                 # no scheme
+    ({"Authorization": "Bearer " + PASSWORD}, MALFORMED),
+    ({"Authorization": "Basic !!notbase64"}, MALFORMED),
+    ({"Authorization": "Basic " + RIGHT_TOKEN[:-2]}, MALFORMED),  # its padding cut
+    ({"Authorization": f"Basic {RIGHT_TOKEN} extra"}, MALFORMED),
+    ({"Authorization": "Basic " + token(f"lab{PASSWORD}".encode())}, MALFORMED),  # no colon
+    ({"Authorization": "Basic"}, MALFORMED),                     # scheme, no credentials
+    ({"Authorization": "Basic "}, MALFORMED),
+    ({"Authorization": ""}, MALFORMED),                          # the header, empty
+]
+# The scheme is case-insensitive (RFC 7235 §2.1) and a space more is still one token.
+ALSO_RIGHT = [{"Authorization": f"{scheme} {RIGHT_TOKEN}"}
+              for scheme in ("basic", "BASIC", "bAsIc", "Basic ")]
 
 
 @pytest.fixture(scope="module")
@@ -88,12 +119,16 @@ def urls() -> list[str]:
 
 @pytest.mark.parametrize("url", urls())
 def test_every_route_refuses_without_the_right_credentials(client, url, caplog):
-    for headers in [{}, *WRONG]:
+    cases = [({}, "no credentials"), *WRONG]
+    for headers, _ in cases:
         with caplog.at_level(logging.WARNING, logger="pts.serve.auth"):
             r = client.get(url, headers=headers)
         assert r.status_code == 401, (url, headers, r.status_code)
         assert r.headers["www-authenticate"].startswith('Basic realm="snia-pts dashboard"')
         assert "Alpha" not in r.text and "SN-A" not in r.text
+    path = url.split("?", 1)[0]
+    assert [r.getMessage() for r in caplog.records] == [
+        f"refused GET {path} from testclient:50000: {why}" for _, why in cases]
 
 
 @pytest.mark.parametrize("url", urls()[:-1])
@@ -101,6 +136,26 @@ def test_every_route_answers_with_the_right_credentials(client, url):
     r = client.get(url, headers=RIGHT)
     want = 204 if url.startswith(NO_CONTENT + "?") else 200
     assert r.status_code == want, (url, r.status_code, r.text[:300])
+
+
+@pytest.mark.parametrize("headers", ALSO_RIGHT)
+def test_the_scheme_in_any_case_and_a_space_more_are_accepted(client, headers, caplog):
+    with caplog.at_level(logging.WARNING, logger="pts.serve.auth"):
+        r = client.get("/metrics", headers=headers)
+    assert r.status_code == 200 and "pts_run_folders" in r.text, (headers, r.status_code)
+    assert caplog.records == []
+
+
+def test_a_user_name_beyond_ascii_is_its_utf_8(root, tmp_path):
+    """The challenge says charset="UTF-8" (RFC 7617 §2.1): a browser sends a non-ASCII user
+    or password in UTF-8; the same name in Latin-1 is another name."""
+    f = write_auth(tmp_path / "a", f"läb:{PASSWORD}ü\n")
+    with TestClient(create_app([root], credentials=access.load(f, "--auth-file"))) as c:
+        ok = {"Authorization": "Basic " + token(f"läb:{PASSWORD}ü".encode())}
+        assert c.get("/metrics", headers=ok).status_code == 200
+        latin = {"Authorization": "Basic " + token(f"läb:{PASSWORD}ü".encode("latin-1"))}
+        assert c.get("/metrics", headers=latin).status_code == 401
+        assert c.get("/metrics", headers=RIGHT).status_code == 401      # "lab" is not "läb"
 
 
 def test_metrics_are_under_the_same_credentials(client):
@@ -151,17 +206,34 @@ def test_a_file_other_users_may_read_or_write_is_refused(tmp_path, mode):
         access.load(f, "--auth-file")
 
 
-@pytest.mark.parametrize("text, problem", [
-    ("", "no user:password line"),
-    ("# only a comment\n", "no user:password line"),
-    (f"lab {PASSWORD}\n", "line 1: not user:password"),
-    (f"# x\n:{PASSWORD}\n", "line 2: not user:password"),
-    ("lab:short\n", "line 1: the password has fewer than 12 characters"),
+NONE = "{opt}: no user:password line; make one with {gen} > {f}; chmod 600 {f}"
+NOT_A_PAIR = "{opt} line {n}: not user:password (one user a line; # comments)"
+SHORT = "{opt} line {n}: the password has fewer than 12 characters; make one with {gen}"
+
+
+@pytest.mark.parametrize("text, problem, n", [
+    ("", NONE, 0),
+    ("# only a comment\n\n   \n", NONE, 0),
+    (f"lab {PASSWORD}\n", NOT_A_PAIR, 1),                 # no colon
+    (f"# x\n:{PASSWORD}\n", NOT_A_PAIR, 2),               # a password without a user
+    ("lab\n", NOT_A_PAIR, 1),                             # a user alone
+    ("lab:short\n", SHORT, 1),
+    ("lab:\n", SHORT, 1),                                  # a user without a password
+    (f"lab:{' ' * 16}\n", SHORT, 1),                       # blanks are no password
+    (f"lab:{PASSWORD}\nscraper:\n", SHORT, 2),             # one good line is not enough
 ])
-def test_a_malformed_file_is_refused_with_its_line(tmp_path, text, problem):
+def test_a_malformed_file_is_refused_naming_the_problem_and_the_fix(tmp_path, text, problem, n):
     f = write_auth(tmp_path / "a", text)
-    with pytest.raises(access.AuthError, match=problem):
+    with pytest.raises(access.AuthError) as err:
         access.load(f, "--auth-file")
+    assert str(err.value) == problem.format(opt=f"--auth-file {f}", gen=access.GENERATE,
+                                            f=f, n=n)
+
+
+def test_blanks_around_a_line_are_not_part_of_it(tmp_path):
+    f = write_auth(tmp_path / "a", f"   lab:{PASSWORD}  \n\t# a comment\n")
+    creds = access.load(f, "--auth-file")
+    assert creds.users == ((b"lab", PASSWORD.encode()),)
 
 
 def test_a_missing_file_is_named(tmp_path):
