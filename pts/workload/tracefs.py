@@ -3,9 +3,8 @@
 rwsw-digest §7: `mkdir <tracefs>/instances/<name>` gives a private ring buffer (its own
 `events/`, `buffer_size_kb`, `tracing_on`, per-CPU `trace_pipe_raw`); other users' tracing
 is untouched and `rmdir` removes it. blktrace is not used: its per-CPU relay files under
-debugfs were refused (EPERM) as root on this kernel while tracefs worked (digest §7), so
-tracefs is the backend. Nothing here opens the traced device: the device is only named in
-an event filter.
+debugfs were refused (EPERM) as root here while tracefs worked (digest §7). Nothing here
+opens the traced device: it is only named in an event filter.
 
 The instance is named PREFIX + our pid. A capture killed with SIGKILL cannot remove its
 instance (which would keep tracing, costing CPU and buffer memory), so every capture first
@@ -46,7 +45,7 @@ LAYOUT_FILES = dict({"header_page": "events/header_page",
                     **{f"{name.split('/')[1]}.format": f"events/{name}/format"
                        for names, _ in ATTRIBUTION_EVENTS for name in names})
 REQUIRED_LAYOUTS = ("header_page", "block_rq_issue.format", "block_rq_complete.format")
-MOUNTS = Path("/proc/mounts")
+MOUNTS, MOUNT_POINT = Path("/proc/mounts"), Path("/sys/kernel/tracing")
 MOUNT_HINT = "mount it with: mount -t tracefs nodev /sys/kernel/tracing"
 # The trace clock: "mono" is CLOCK_MONOTONIC, so the capture's start can be read with
 # time.clock_gettime_ns and event times put relative to it (raw pages carry its ns).
@@ -86,9 +85,6 @@ def find_tracefs(mounts: Path | None = None) -> Path:
     raise TracefsError(f"tracefs is not mounted ({mounts} lists no tracefs); {MOUNT_HINT} "
                        "(needs root; debugfs-only kernels mount it under "
                        "/sys/kernel/debug/tracing)")
-
-
-MOUNT_POINT = Path("/sys/kernel/tracing")
 
 
 def mounted_tracefs(mounts: Path | None = None) -> Path:
@@ -249,6 +245,7 @@ class Instance:
             raise TracefsError(f"cannot create the tracefs instance {self.path}: "
                                f"{exc.strerror} (needs root)") from None
         try:
+            self._write("tracing_on", "0")   # made on: off until start(), none before it
             self._write("buffer_size_kb", str(self.buffer_kb))
             self._write("trace_clock", CLOCK)
             for event in EVENTS:
@@ -295,9 +292,11 @@ class Instance:
                                f"{self.root}/available_events)") from None
 
     def start(self) -> int:
-        """Turn tracing on; returns the CLOCK_MONOTONIC ns the event times count from."""
+        """Turn tracing on; returns the CLOCK_MONOTONIC ns the event times count from, read
+        before: every event recorded is later."""
+        now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
         self._write("tracing_on", "1")
-        return time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        return now
 
     def stop(self) -> None:
         self._write("tracing_on", "0")
