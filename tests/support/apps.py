@@ -9,8 +9,9 @@ capture started beside them, and the kernel's own per-device counters.
   and reads O_DIRECT so that its I/O reaches the device (digest §9)
 - postgres(): an initdb'd cluster on the file system, server started as the postgres user
   with a small shared_buffers, stopped at the end; pgbench_init(), pgbench()
-- start_capture(), wait_for_instance(): `python -m pts capture` started as a user does and
-  its tracefs instance seen in place (tracing on)
+- capturing(): `python -m pts capture` beside the block, started as a user does, tracing
+  before the block runs and ended by SIGINT once it is over (the workload done), as a user
+  ends it; start_capture(), wait_for_instance(), end_captures() are its steps
 - ran_inside(): the guard of every test that compares a capture with what a workload did:
   the workload began and ended inside the capture's window, else a clear failure
 - diskstats(): /sys/block/DEV/stat as integers
@@ -22,16 +23,19 @@ import contextlib
 import ctypes
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from pts.workload import tracefs
+from pts.tools import commands
+from pts.workload import spool, tracefs
 from pts.workload.events import open_capture
 from tests.support.helpers import REPO, loop_device
 
@@ -121,23 +125,81 @@ def pgbench(sock: Path, seconds: int, clients: int = 2) -> subprocess.CompletedP
                         str(clients), "-T", str(seconds), "postgres"])
 
 
+# The --seconds of a capture a test ends with SIGINT once its workload is done: only a
+# bound (the capture ends there on its own, decoding what it traced); tests never wait on it.
+BOUND_S = 600
+
+
 def start_capture(dev: str, out: Path, seconds: float, *extra: str) -> subprocess.Popen:
-    """`python -m pts capture DEV --seconds N -o OUT ...` as a user runs it."""
+    """`python -m pts capture DEV --seconds N -o OUT ...` as a user runs it; it gets SIGTERM
+    from the kernel when this process ends (PR_SET_PDEATHSIG): however the test dies, the
+    capture ends too (cleanly: its instance removed)."""
     return subprocess.Popen([sys.executable, "-m", "pts", "capture", dev, "--seconds",
                              str(seconds), "-o", str(out), *extra], cwd=REPO,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: commands.set_parent_death_signal(signal.SIGTERM))
 
 
-def wait_for_instance(proc: subprocess.Popen, timeout: float = 20) -> Path:
-    """The capture's tracefs instance, once it exists and tracing is on."""
-    path = tracefs.find_tracefs() / "instances" / tracefs.instance_name(proc.pid)
+def wait_tracing(proc: subprocess.Popen, timeout: float = 30) -> None:
+    """Once the capture `proc` traces: its spool's descriptor exists (the capture writes it
+    right after turning tracing on: pts/workload/capture.py). Fails if it exits first."""
+    argv = [str(a) for a in proc.args]
+    meta = spool.spool_of(REPO / argv[argv.index("-o") + 1]) / spool.META
     end = time.monotonic() + timeout
-    while not (path / "trace_pipe").exists():
+    while not meta.is_file():
         assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < end, "the capture made no tracefs instance"
-        time.sleep(0.05)
-    time.sleep(0.3)            # tracing_on follows the instance's setup
+        assert time.monotonic() < end, f"the capture did not start tracing in {timeout} s"
+        time.sleep(0.02)
+
+
+def wait_for_instance(proc: subprocess.Popen, timeout: float = 30) -> Path:
+    """The capture's tracefs instance, once tracing is on (wait_tracing)."""
+    wait_tracing(proc, timeout)
+    path = tracefs.find_tracefs() / "instances" / tracefs.instance_name(proc.pid)
+    assert path.is_dir(), f"the capture traces, but not in {path}"
     return path
+
+
+def end_captures(*procs: subprocess.Popen, timeout: float = 120) -> list[str]:
+    """SIGINT to every capture (all at once: they end and decode side by side), then each
+    one's stdout once it exited 0 (its stderr in the failure)."""
+    for proc in procs:
+        proc.send_signal(signal.SIGINT)
+    out = []
+    for proc in procs:
+        stdout, stderr = proc.communicate(timeout=timeout)
+        assert proc.returncode == 0, stderr
+        out.append(stdout)
+    return out
+
+
+@dataclass
+class Capturing:
+    proc: subprocess.Popen
+    instance: Path               # its tracefs instance (gone once it ended)
+    stdout: str = ""             # set when it ended
+
+
+@contextlib.contextmanager
+def capturing(dev: str, out: Path, *extra: str) -> Iterator[Capturing]:
+    """`python -m pts capture DEV -o OUT ...` tracing before the block runs, ended by SIGINT
+    after it (unless the block did: end_captures); the bound BOUND_S is never reached. An
+    error in the block ends it with SIGTERM (its instance removed) and is raised."""
+    proc = start_capture(dev, out, BOUND_S, *extra)
+    try:
+        cap = Capturing(proc, wait_for_instance(proc))
+        yield cap
+    except BaseException:
+        if proc.poll() is None:
+            proc.terminate()
+        try:
+            proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        raise
+    if proc.returncode is None:
+        (cap.stdout,) = end_captures(proc)
 
 
 def ran_inside(capture: Path, began: float, ended: float, what: str) -> None:
@@ -146,11 +208,11 @@ def ran_inside(capture: Path, began: float, ended: float, what: str) -> None:
     `began`: time.time() just before the workload started; `ended`: time.time() once it was
     over (its process exited, and whatever the test compares was read: the file system
     synced, /sys/block stat read). The capture's window is its descriptor's: from
-    `started_unix` (issue_ns 0) for `seconds` (tracing stops at that instant or a poll
-    later, never earlier). A workload that outlasted the capture, on a slow or loaded
-    machine, would otherwise fail later as a count that does not match, or pass on a
-    truncated capture: this says what happened instead. It costs no time: the test's
-    captures are sized with a margin, and this checks the margin held."""
+    `started_unix` (issue_ns 0) for `seconds` (tracing stops when the capture sees the
+    SIGINT that ends it, or at its --seconds). The tests end their captures after the
+    workload (capturing()), so this fails only when a capture ended on its own first (its
+    bound reached, or it failed): a count would otherwise not match, or pass on a
+    truncated capture; this says what happened instead. It costs no time."""
     info = open_capture(capture).info
     start, stop = info.started_unix, info.started_unix + info.seconds
     if began < start or ended > stop:
