@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import shutil
 import socket
 import sys
@@ -158,13 +157,14 @@ def capture(args: argparse.Namespace, out: Path) -> CaptureInfo:
             # their block device inodes: the metadata of the file systems on them
             "partitions": [f"{ma}:{mi}" for _, (ma, mi) in safety.partitions(dev)],
             "logical_sector": dev.logical_sector, "capacity_bytes": dev.capacity_bytes,
-            "process_filter": ",".join(patterns) or None, "kernel": platform.release(),
+            "process_filter": ",".join(patterns) or None,
             "tool": f"snia-pts {__version__} (tracefs block_rq_issue/block_rq_complete"
                     + (", writeback attribution" if args.writeback_attribution else "")
                     + ")",
             "buffer_kb": args.buffer_kb, "trace_clock": tracefs.CLOCK,
             "writeback_attribution": args.writeback_attribution}
     with tracefs.signals_flag() as stop, tracing as inst:
+        meta["kernel"] = inst.kernel          # the traced host's: an ssh:// DUT's, not ours
         try:
             spool(inst, where, inst.formats(), meta, args.seconds, step, stop,
                   part_s=args.part_seconds)

@@ -46,7 +46,7 @@ def _agent(dev_t, buffer_kb, writeback):
                                        writeback=writeback) as inst:
             ev = inst.path / "events"
             formats = inst.formats()
-            _reply({"path": str(inst.path), "ncpus": inst.ncpus,
+            _reply({"path": str(inst.path), "ncpus": inst.ncpus, "kernel": inst.kernel,
                     "names": list(formats)}, list(formats.values()))
             for line in sys.stdin:
                 req = json.loads(line)
@@ -102,6 +102,7 @@ class RemoteInstance:
             raise
         self.path = head["path"]
         self.ncpus = int(head["ncpus"])
+        self.kernel = head["kernel"]          # the DUT host's, whose tracefs records
         self._formats = dict(zip(head["names"], blobs, strict=True))
         texts = {name: blob.decode() for name, blob in self._formats.items()}
         self.layout = ringbuf.Layout.read(

@@ -231,6 +231,7 @@ class Instance:
         self.dev_t = dev_t
         self.buffer_kb = buffer_kb
         self.writeback = writeback            # trace the ATTRIBUTION_EVENTS too
+        self.kernel = os.uname().release      # the traced host's (an agent's: the DUT's)
         self.fds: list[int] = []
         self.pipes: list[tuple[int, int]] = []
         self.attribution: list[str] = []      # the ATTRIBUTION_EVENTS enabled
