@@ -320,13 +320,17 @@ def test_rwsw_wsat_round_limit_is_its_time_limit(tmp_path):
 
 
 @pytest.mark.parametrize("bad, says", [
-    (ATW.replace("share_pct = 10.0", "share_pct = 20.0"), "share_pct: the shares sum to 110"),
-    (ATW.replace("queue_depth = 8", "queue_depth = 8\nspeed = 3"), "workload.speed: unknown"),
-    (ATW[:40], "not valid TOML")])
-def test_a_bad_workload_file_is_refused_naming_file_and_key(tmp_path, bad, says):
-    with pytest.raises(atw.WorkloadError, match="w.toml") as exc:
+    (ATW.replace("share_pct = 10.0", "share_pct = 20.0"), "[[stream]] share_pct: the shares "
+     "sum to 110, not 100 (within 0.1): normalise them (format: docs/workload.md)"),
+    (ATW.replace("queue_depth = 8", "queue_depth = 8\nspeed = 3"), "workload.speed: unknown "
+     "key (known: format, name, queue_depth, thread_count, version) (format: "
+     "docs/workload.md)"),
+    (ATW[:40], "not valid TOML (")])
+def test_a_bad_workload_file_is_refused_naming_file_key_problem_and_fix(tmp_path, bad, says):
+    """Every refusal whole: tests/unit/test_atw_refusals.py."""
+    with pytest.raises(atw.WorkloadError) as exc:
         settings_with(tmp_path, bad)
-    assert says in str(exc.value)
+    assert str(exc.value).startswith(f"{tmp_path / 'w.toml'}: {says}"), str(exc.value)
 
 
 def test_no_workload_no_rwsw_test(tmp_path):
@@ -346,9 +350,12 @@ def test_streams_a_device_cannot_issue_are_refused_before_anything_runs(tmp_path
     for module in (rwsw_wsat, rwsw_streams, rwsw_replay, rwsw_dirth):
         with pytest.raises(runner.TestDefinitionError) as exc:
             module.declare(s, four_k)
-        assert "RND 4.5K R (4608 bytes) not a whole number of this device's logical " \
-               "sectors (4096 bytes)" in str(exc.value) and "Nothing was written" in \
-               str(exc.value), module
+        assert str(exc.value) == (
+            "ATW rocks: RND 4.5K R (4608 bytes) not a whole number of this device's logical "
+            "sectors (4096 bytes): the device cannot do such I/O. Nothing was written. Use a "
+            "device formatted with smaller sectors, or edit the workload file: round these "
+            "sizes up to a multiple of 4096 bytes, or drop those streams and normalise the "
+            "shares again (docs/workload.md)"), module
     assert rwsw_wsat.declare(s, DEVICE).test == "rwsw-wsat"        # 512-byte sectors: fine
     with pytest.raises(runner.TestDefinitionError, match="4608 bytes"):
         rwsw_replay.declare_precondition(s, four_k)
