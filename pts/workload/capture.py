@@ -75,15 +75,18 @@ def spool(instance, path, formats: dict[str, bytes], meta: dict, seconds: float,
         stopped_at, stopped_by, flushed = None, None, start_ns
         while True:
             now = instance.clock()
-            boundary = start_ns + int((len(lost_by_step) + 1) * step_s * 1e9)
-            if now >= min(boundary, end_ns) and len(lost_by_step) < steps - 1:
+            if stopped_at is None and (now >= end_ns or (stopped_by := stop())):
+                instance.stop()
+                now = stopped_at = instance.clock()    # read after: every event is older
+            # every step boundary passed until now or the stop (a poll late by more than a
+            # step passes several: the first takes the losses since the last one)
+            upto = now if stopped_at is None else stopped_at
+            while upto >= min(start_ns + int((len(lost_by_step) + 1) * step_s * 1e9), end_ns) \
+                    and len(lost_by_step) < steps - 1:
                 lost_now = instance.lost()
                 lost_by_step.append(lost_now - lost_before)
                 lost_before = lost_now
                 writer.lost(now, lost_now)
-            if stopped_at is None and (now >= end_ns or (stopped_by := stop())):
-                instance.stop()
-                stopped_at = now
             partial = stopped_at is not None or now - flushed >= FLUSH_NS
             moved = instance.pages_to(writer.files, partial)
             if partial:
