@@ -22,7 +22,7 @@ from typing import Protocol
 
 from pts.device import health_smartctl, media_writes
 from pts.device.identity import BlockDevice
-from pts.tools import commands, nvme
+from pts.tools import commands, nvme, smartctl
 
 SOURCE = "smart-log"
 SOURCES = (SOURCE, health_smartctl.SOURCE)     # NVMe smart-log; ATA/SCSI smartctl
@@ -73,7 +73,7 @@ def _on(dev: BlockDevice) -> dict:
 
 
 def unread_deviation(when: str, error: str, source: str = SOURCE) -> str:
-    what = "SMART data (smartctl --json -a)" if source == health_smartctl.SOURCE \
+    what = f"SMART data ({smartctl.COMMAND})" if source == health_smartctl.SOURCE \
         else "NVMe SMART log (nvme smart-log)"
     return (f"{what} could not be read at step \"{when}\": {error}. "
             "Steps without a SMART reading are not covered by the device-health check (the "

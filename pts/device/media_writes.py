@@ -4,7 +4,9 @@ for every source, so one WAF function serves them all:
 
   media_bytes    cumulative bytes written to the media (None: not reported)
   media_source   where it came from (MEDIA_SOURCES, or "smartctl: ATA attribute N NAME")
-  media_note     when not reported: why ("not reported by this drive: ...")
+  media_note     when there is none: why ("not reported by this drive: ...", "not read at
+                 this step: ...", or through smartctl "not used: ..." / "not read through
+                 smartctl: ...", MEDIA_LABELS)
 
 NVMe: the Endurance Group Information log (`nvme endurance-log`, log 09h: Media Units
 Written, in units of 10^9 bytes) when the namespace belongs to an Endurance Group (Identify
@@ -37,6 +39,11 @@ from pts.tools import commands, nvme, nvme_ocp, smartctl
 
 NOT_REPORTED = "not reported by this drive"
 NOT_READ = "not read at this step"
+# through smartctl (pts.device.health_smartctl): the drive has a media-write attribute whose
+# unit is not known (named), or an NVMe drive whose media-write logs smartctl does not print
+NOT_USED = "not used"
+NOT_READ_BY_SMARTCTL = "not read through smartctl"
+MEDIA_LABELS = (NOT_REPORTED, NOT_READ, NOT_USED, NOT_READ_BY_SMARTCTL)
 # nvme-cli's status text (libnvme's strings) when the drive answers that it has no such log
 # or command: a refusal that the next step would get again.
 REFUSALS = ("Invalid Log Page", "Invalid Field in Command", "Invalid Command Opcode",

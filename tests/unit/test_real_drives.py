@@ -166,16 +166,18 @@ def test_128_bit_counters_in_every_form(printed):
 
 def test_smartctl_json_of_an_nvme_drive():
     """smartctl 7.4's JSON of the CD8: its NVMe health log gives percentage used, media
-    errors and host writes (Data Units Written x 1,000 sectors of 512 bytes); an NVMe drive
-    has no reallocated / pending / offline-uncorrectable sectors: not given (None), not 0."""
+    errors and host writes (Data Units Written, kept in the drive's unit of 512,000 bytes, not
+    as 1,000 sectors of 512 bytes: the counter moves once per unit); an NVMe drive has no
+    reallocated / pending / offline-uncorrectable sectors: not given (None), not 0."""
     h = smartctl.parse(text("smartctl-json_nvme", "kioxia-cd8"))
     assert (h.protocol, h.smart_passed, h.temperature_c, h.power_on_hours) == ("NVMe", 1, 34,
                                                                                17_011)
     assert (h.percent_used, h.media_errors) == (1, 0)
-    assert (h.sectors_written, h.sector_bytes) == (1_832_600_650 * 1000, 512)
+    assert (h.data_units_written, h.sectors_written, h.sector_bytes) == (1_832_600_650, None,
+                                                                         None)
     assert (h.reallocated_sectors, h.pending_sectors, h.offline_uncorrectable) == (None,) * 3
     fadu = smartctl.parse(text("smartctl-json_nvme", "fadu-delta-u2"))
-    assert (fadu.percent_used, fadu.sectors_written) == (0, 1_803_919 * 1000)
+    assert (fadu.percent_used, fadu.data_units_written) == (0, 1_803_919)
 
 
 def test_lifetime_waf_of_the_real_drives(monkeypatch, tmp_path):

@@ -97,8 +97,8 @@ def test_smart_log_kelvin_is_smartctls_celsius(drive, kelvin):
     assert smart.temperature_c == kelvin - 273 == other["temperature"]["current"]
     assert (smart.data_units_written, smart.percent_used, smart.error_log_entries) == \
         (log["data_units_written"], log["percentage_used"], log["num_err_log_entries"])
-    assert smartctl.parse(text("smartctl-json_nvme", drive)).sectors_written == \
-        smart.data_units_written * 1000
+    assert smartctl.parse(text("smartctl-json_nvme", drive)).data_units_written == \
+        smart.data_units_written
 
 
 def test_smart_logs_of_the_cm6_and_the_optanes():
@@ -187,7 +187,7 @@ def test_smartctl_json_of_enterprise_nvme_drives(name, version, passed, status, 
     assert (h.protocol, h.smart_passed, h.exit_status) == ("NVMe", passed, status)
     assert (h.temperature_c, h.percent_used, h.media_errors, h.power_on_hours) == \
         (temp, used, errors, hours)
-    assert (h.sectors_written, h.sector_bytes) == (units * 1000, 512)
+    assert (h.data_units_written, h.sectors_written, h.sector_bytes) == (units, None, None)
     assert h.critical_warning == cw
     assert (h.reallocated_sectors, h.pending_sectors, h.offline_uncorrectable,
             h.media_bytes) == (None,) * 4          # NVMe has none of them: not given
@@ -202,10 +202,12 @@ def test_a_failed_drive_says_which_warning_failed_it():
     run = RecordedRunner({("smartctl",): [Reply(
         out="smartctl-json_nvme_samsung-mzwll3t2hajq_failed.json", rc=8)]})
     counters, error = health_smartctl.read("/dev/nvme0", run=run)
-    assert error is None and run.calls == [("smartctl", "--json", "-a", "/dev/nvme0")]
+    assert error is None and run.calls == [("smartctl", "--json", "-x", "/dev/nvme0")]
     assert (counters["smart_passed"], counters["critical_warning"]) == (0, 0x10)
     assert [nvme.CRITICAL_WARNING_BITS[b] for b in range(6) if counters["critical_warning"]
             >> b & 1] == ["volatile memory backup failed"]
-    assert counters["host_writes"] == 147_556_750 * 1000 and counters["page_size"] == 512
+    # host writes in the drive's own unit (Data Units Written, 512,000 bytes), as nvme-cli's
+    # smart-log records keep them: the WAF's resolution rule works at that unit
+    assert (counters["host_writes"], counters["page_size"]) == (147_556_750, 512_000)
     assert health_smartctl.problems([counters, counters], ["test start", "test end"]) == \
         ["SMART overall-health self-assessment FAILED at 2 of 2 steps, first at test start"]

@@ -1,8 +1,9 @@
 """ATA and SCSI/SAS health through smartctl (pts.tools.smartctl, pts.device.health):
 parsing of recorded `smartctl --json` output (tests/data/recorded/README.md says which file
-is recorded, derived or constructed), the device_counters records prepare writes for a
-"scsi" transport device, the health-failure verdict, and the report's health table.
-smartctl is faked (tests.support.helpers.RecordedRunner in place of commands.run)."""
+is recorded, derived or constructed, and which command printed it), the device_counters
+records prepare writes for a "scsi" transport device, the health-failure verdict, and the
+report's health table. smartctl is faked (tests.support.helpers.RecordedRunner in place of
+commands.run). Real SATA SSDs read with the command the suite runs: test_real_sata_drives."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from tests.support.synthetic.runfactory import build_run
 SAS = dataclasses.replace(NVME, path="/dev/sdz", given="/dev/sdz", kname="sdz",
                           transport="scsi")
 WD, TOSHIBA = "smartctl-json_ata_wd5002abys.json", "smartctl-json_scsi_toshiba-al13sxb60en.json"
+EVO = "smartctl-json_ata_samsung-860evo-500gb.json"     # `smartctl -x -j` of a real SATA SSD
 ATA_FAILING, SCSI_ERRORS = "smartctl-json_ata_failing_derived.json", \
     "smartctl-json_scsi_errors_derived.json"
 OPEN_FAILED = "smartctl-json_open-failed_constructed.json"
@@ -36,7 +38,7 @@ def parse(name):
 
 def fake(monkeypatch, *names, rc=0) -> RecordedRunner:
     replies = [Reply(out=n, rc=rc) for n in names]
-    return RecordedRunner({("smartctl", "--json", "-a"): replies}).install(monkeypatch)
+    return RecordedRunner({("smartctl", "--json", "-x"): replies}).install(monkeypatch)
 
 
 def test_ata_recorded():
@@ -62,11 +64,10 @@ def test_derived_failing_drives():
     assert (scsi.reallocated_sectors, scsi.media_errors) == (5, 2)
 
 
-def test_percent_used_where_reported():
-    doc = json.loads((RECORDED / WD).read_text())
-    doc["ata_device_statistics"] = {"pages": [{"number": 7, "table": [
-        {"offset": 8, "name": "Percentage Used Endurance Indicator", "value": 7}]}]}
-    assert smartctl.parse(json.dumps(doc)).percent_used == 7
+def test_scsi_percent_used_where_reported():
+    """SCSI: smartctl's key for the Solid State Media log's Percentage Used Endurance
+    Indicator, set in the recorded Toshiba output (an HDD, which has none; no real SAS SSD's
+    JSON was found). ATA's, from its Device Statistics, on real SSDs: test_real_sata_drives."""
     scsi = json.loads((RECORDED / TOSHIBA).read_text())
     scsi["scsi_percentage_used_endurance_indicator"] = 3
     assert smartctl.parse(json.dumps(scsi)).percent_used == 3
@@ -84,16 +85,23 @@ def test_bad_output_is_a_clear_error(text, needle):
 
 
 def test_scsi_transport_is_read_with_smartctl(tmp_path, monkeypatch):
-    runner = fake(monkeypatch, WD)
+    """A SATA SSD (transport "scsi" behind libata) read as the suite reads it, `smartctl
+    --json -x`, answered by what a Samsung 860 EVO printed for that command: its percentage
+    used and its own host-write count (Device Statistics) are in the record."""
+    runner = fake(monkeypatch, EVO)
     run = FakeRun(tmp_path)
     run.device = SAS
     prepare.record_counters(run, "iops", "after purge")
     (rec,) = [r for r in ledger(run) if isinstance(r, records.DeviceCounters)]
     assert rec.source == "smartctl" and rec.error is None
-    # plus the media-write keys (pts.device.media_writes): an HDD reports none
-    assert rec.counters == parse(WD).as_dict() | {"media_bytes": None, "media_source": None,
-                                                  "media_note": "not reported by this drive"}
-    assert runner.calls == [("smartctl", "--json", "-a", "/dev/sdz")]
+    # plus the media-write keys (pts.device.media_writes): the 860 EVO has no NAND-write
+    # attribute; and the drive's host writes as host_writes x page_size, for the WAF
+    assert rec.counters == parse(EVO).as_dict() | {
+        "media_bytes": None, "media_source": None,
+        "media_note": "not reported by this drive: no media-write attribute among its SMART "
+                      "attributes", "host_writes": 64_777_770_148, "page_size": 512}
+    assert (rec.counters["percent_used"], rec.counters["sectors_written"]) == (19, 64_777_770_148)
+    assert runner.calls == [("smartctl", "--json", "-x", "/dev/sdz")]
 
 
 def test_health_bits_are_not_a_failed_read(tmp_path, monkeypatch):
@@ -112,7 +120,7 @@ def test_unreadable_is_recorded_and_declared(tmp_path, monkeypatch):
     (rec,) = [r for r in found if isinstance(r, records.DeviceCounters)]
     assert rec.counters is None and "Smartctl open device" in rec.error
     (dev,) = [r.text for r in found if isinstance(r, records.Deviation)]
-    assert dev.startswith("SMART data (smartctl --json -a) could not be read at step "
+    assert dev.startswith("SMART data (smartctl --json -x) could not be read at step "
                           "\"after WIPC\": smartctl exit status 2")
 
 

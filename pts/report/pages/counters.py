@@ -18,6 +18,7 @@ from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h2, image, ne
 from pts.stored import fmt, waf
 from pts.stored.model import CountersView, RunView, TestResult
 from pts.stored.waf import TestWaf
+from pts.tools import smartctl
 
 EMULATOR_TITLE, GENERIC_TITLE = "Emulated SSD: FTL counters", "Device counters"
 NO_VALUE = "—"   # an interval without host writes has no WAF (em dash is in WinAnsi)
@@ -74,7 +75,7 @@ SMARTCTL_ROWS = (("smart_passed", "SMART overall health passed (1) / FAILED (0)"
                  ("media_errors", "Uncorrected media errors"),
                  ("percent_used", "Percentage used"),
                  ("power_on_hours", "Power-on hours"))
-SMARTCTL_NOTE = ("Read with `smartctl --json -a` at every step of the test (start, after "
+SMARTCTL_NOTE = (f"Read with `{smartctl.COMMAND}` at every step of the test (start, after "
                  "purge, after WIPC, after each round, end). SMART overall health FAILED at "
                  "any step, or reallocated, pending, offline-uncorrectable sectors or "
                  "uncorrected media errors going up during the test, makes the test a DEVICE "
