@@ -13,10 +13,13 @@ with --resume after its last round. About 60 s of device time."""
 
 import hashlib
 import json
+import math
+import statistics
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from pts.results.ledger import read_ledger
@@ -143,6 +146,62 @@ def test_point_records_are_the_sums_of_fios_per_stream_results(run):
         assert p["read_bytes"] == sum(j["read"]["io_bytes"] for j in jobs)
 
 
+ROUND_TESTS = ("rwsw-wsat", "rwsw-streams", "rwsw-replay-preconditioning",
+               "rwsw-dirth-preconditioning", "rwsw-dirth", "rwsw-replay")
+
+
+def _fio_iops(run, point: dict) -> float:
+    """The point's IOPS from fio's own JSON: every job's reads and writes."""
+    return math.fsum(j[d]["iops"] for j in raw(run, point)["jobs"] for d in ("read", "write"))
+
+
+def test_every_rounds_tracking_values_are_its_points_iops_from_fio(run):
+    """Each round record's tracking value is the IOPS fio measured at that round's tracking
+    point (rwsw-streams: tracking variable k is stream k's point k alone; the others: their
+    first point, the ATW at the test's OIO, the highest one in rwsw-dirth, replay step 1),
+    and its steady-state evidence is the window of those values: rounds, values, average and
+    the least-squares slope (numpy) recomputed here."""
+    run, _ = run
+    for test in ROUND_TESTS:
+        params = run.of_type("test_start", test)[0]["parameters"]
+        labels = [t["label"] for t in params["tracking"]]
+        window = params["window_rounds"]
+        rounds = run.of_type("round", test)
+        assert [r["round"] for r in rounds] == list(range(1, len(rounds) + 1)) and rounds, test
+        history: dict[str, list[float]] = {label: [] for label in labels}
+        for r in rounds:
+            points = {p["index"]: p for p in run.of_type("point", test)
+                      if p["round"] == r["round"]}
+            assert list(r["tracking"]) == labels, (test, r)
+            for k, label in enumerate(labels):
+                p = points[k if test == "rwsw-streams" else 0]
+                fio = _fio_iops(run, p)
+                assert fio > 0, (test, r["round"], label)
+                assert r["tracking"][label] == p["iops"] == pytest.approx(fio, rel=1e-9), \
+                    (test, r["round"], label, r["tracking"][label], fio)
+                history[label].append(fio)
+                if test == "rwsw-dirth":    # its label names the point: ATW IOPS TC2/QD2
+                    assert label == f"ATW IOPS TC{p['thread_count']}/QD{p['queue_depth']}"
+                evidence = r["steady_state"][label]
+                if r["round"] < window:
+                    assert evidence is None, (test, r["round"])
+                    continue
+                values = history[label][-window:]
+                assert list(evidence["rounds"]) == list(range(r["round"] - window + 1,
+                                                              r["round"] + 1))
+                assert list(evidence["values"]) == pytest.approx(values, rel=1e-9)
+                average = statistics.fmean(values)
+                assert evidence["average"] == pytest.approx(average, rel=1e-9)
+                slope = np.polyfit(evidence["rounds"], values, 1)[0]
+                assert evidence["slope"] == pytest.approx(slope, rel=1e-6, abs=1e-6)
+                assert evidence["steady"] == (
+                    max(values) - min(values) <= params["max_data_excursion"] * average
+                    and abs(slope) * (window - 1) <= params["max_slope_excursion"] * average)
+            if r["round"] >= window:        # the round is steady when every variable is
+                assert r["steady"] == all(r["steady_state"][label]["steady"]
+                                          for label in labels), (test, r)
+
+
 def test_individual_streams_each_alone_to_their_verdict(run):
     run, _ = run
     points = run.of_type("point", "rwsw-streams")
@@ -207,7 +266,8 @@ def test_a_bad_workload_file_stops_the_session_naming_file_and_key(tmp_path):
     bad.write_text(ATW.replace("share_pct = 10.0", "share_pct = 20.0"))
     proc = run_suite("-k", "rwsw", "--workload", str(bad))
     assert proc.returncode == 4, proc.stdout + proc.stderr        # pytest's usage error
-    assert f"{bad}: [[stream]] share_pct: the shares sum to 110" in proc.stderr
+    assert f"{bad}: [[stream]] share_pct: the shares sum to 110, not 100 (within 0.1): " \
+           "normalise them (format: docs/workload.md)" in proc.stderr
 
 
 def _precondition_as_its_rounds_give_it(run, test: str, sections: list[str]) -> None:
