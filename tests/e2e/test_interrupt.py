@@ -2,8 +2,16 @@
 fio is stopped, the ledger records the interruption, a partial report marked INCOMPLETE is
 rendered, no fio is left. The suite is started with SIGINT and SIGQUIT ignored, as a shell
 script's `&` starts it: it must still honour SIGINT (it installs its own handler), whatever
-disposition it inherits."""
+disposition it inherits.
 
+The same for a session of two devices (pts.session.parent): Ctrl-C reaches the parent alone
+(each child run has its own session), which passes one SIGTERM to each child; each child
+takes the SIGTERM path above (so that path is asserted there, for both, instead of by a
+single-device SIGTERM run of its own: one device run less), and the parent ends after them
+with no process of the session left."""
+
+import os
+import re
 import signal
 import subprocess
 import time
@@ -21,8 +29,8 @@ def fio_processes(folder) -> list[str]:
     return [line for line in out.splitlines() if "fio" in line and "pgrep" not in line]
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_interrupt_mid_round(make_loop, tmp_path, sig):
+def test_interrupt_mid_round(make_loop, tmp_path):
+    sig = signal.SIGINT
     dev = make_loop(64 << 20)
     reports = tmp_path / "reports"
     proc = start_suite("--device", dev, "--destructive", "--purge", "trim",
@@ -57,3 +65,72 @@ def test_interrupt_mid_round(make_loop, tmp_path, sig):
     assert f"PTS report: {folder / 'report.pdf'}" in out
     assert f"pytest pts/ --resume {folder} --destructive" in out
     assert fio_processes(folder) == []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(") ", 1)[1][0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def _ours(path) -> list[int]:
+    """The processes whose command line names `path` (this test's folder): the session's."""
+    out = subprocess.run(["pgrep", "-f", str(path)], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split() if int(p) != os.getpid()]
+
+
+def test_sigint_to_a_several_device_session_stops_every_child(make_loop, tmp_path):
+    """`pytest pts/ --device A --device B`, Ctrl-C (SIGINT to the parent alone, started as a
+    shell's `&` starts it) once both children are inside round 1's fio: each child gets
+    SIGTERM (said, with its pid), records the interruption and renders its partial report
+    marked INCOMPLETE; the parent waits for both, prints the one --resume command of both
+    runs and ends; no child, fio or gate of the session is left. About 40 s."""
+    devs = [make_loop(64 << 20), make_loop(64 << 20)]
+    labels = [os.path.basename(d) for d in devs]
+    reports = tmp_path / "reports"
+    proc = start_suite(*(a for d in devs for a in ("--device", d)), "--destructive",
+                       "--purge", "trim", "--point-seconds", "3", "--reports-dir",
+                       str(reports), target=IOPS, ignored=(signal.SIGINT, signal.SIGQUIT))
+    try:
+        deadline = time.monotonic() + 180
+        started: list = []
+        while time.monotonic() < deadline and proc.poll() is None:
+            started = [f.parent for f in reports.glob("*/*/raw/iops/round-01/round.cmd")]
+            if len(started) == 2:
+                break
+            time.sleep(0.2)
+        assert len(started) == 2, f"round 1 did not start on both devices: {started}"
+        time.sleep(4.0)                  # inside both rounds' fio, a point done
+        proc.send_signal(signal.SIGINT)  # the parent only: the children have their sessions
+        out, _ = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pid in _ours(tmp_path):      # on failure: what the session left, and only that
+            os.kill(pid, signal.SIGKILL)
+    print(out[-6000:])
+    assert proc.returncode == 2, out[-3000:]         # pytest's "interrupted"
+    pids = {m[1]: int(m[2]) for m in re.finditer(
+        r"^\[(\S+)\] interrupted: SIGTERM to its run \(pid (\d+)\)$", out, re.M)}
+    assert set(pids) == set(labels), out[-3000:]
+    assert not [p for p in pids.values() if _alive(p)]
+    assert _ours(tmp_path) == [], "a process of the session outlived it"
+    folders = []
+    for label, dev in zip(labels, devs, strict=True):
+        (folder,) = [f.parent for f in reports.glob("*/*/run.json")
+                     if f'"path": "{dev}"' in f.read_text()]
+        folders.append(folder)
+        records = [r.data for r in read_ledger(folder / "ledger.jsonl")[0]]
+        end = [r for r in records if r["type"] == "test_end"]
+        assert [e["status"] for e in end] == ["interrupted"], (label, end)
+        assert end[0]["message"].startswith("interrupted (Ctrl-C or SIGTERM)"), end[0]
+        text = subprocess.run(["pdftotext", str(folder / "report.pdf"), "-"],
+                              capture_output=True, text=True).stdout
+        assert "INCOMPLETE" in text, label
+        assert f"[{label}] PTS report: {folder / 'report.pdf'}" in out
+        assert fio_processes(folder) == []
+    assert "snia-pts to go on with the runs that stopped, after their last completed round: " \
+           f"pytest pts/ --resume {folders[0]} --resume {folders[1]} --destructive" in out
