@@ -1,9 +1,10 @@
 """RWSW with real applications no one here wrote, captured for real (issue 32 §5): RocksDB's
 db_bench and PostgreSQL's pgbench on ext4 on a /dev/shm loop device, fio running a known mix
-on a raw loop device, `python -m pts capture` beside them, and the db_bench workload run as
-rwsw-wsat on an emulated SSD to a report. What the kernel attributes to which task is
-written up in tests/data/rwsw/README.md (measured with these very runs). About 50 s of
-device time."""
+on a raw loop device, `python -m pts capture` beside them (tracing before each workload
+starts, ended by SIGINT once it is done: tests.support.apps.capturing), and the db_bench
+workload run as rwsw-wsat on an emulated SSD to a report. What the kernel attributes to
+which task is written up in tests/data/rwsw/README.md (measured with these very runs).
+About 35 s of device time."""
 
 from __future__ import annotations
 
@@ -25,9 +26,6 @@ from tests.support.tracefs_mount import ensure_tracefs
 pytestmark = [pytest.mark.slow, pytest.mark.needs("root", "fio", "losetup", "mkfs.ext4",
                                                   "mount", "umount", "db_bench")]
 
-CAPTURE_S = 12        # db_bench: fillrandom 1-4 s (2 x 100 k keys) + readrandomwriterandom 3 s
-
-
 def columns(path: Path) -> dict[str, np.ndarray]:
     """A capture's op, bytes, comm and dirtier_comm columns, whole."""
     cap = open_capture(path)
@@ -36,26 +34,17 @@ def columns(path: Path) -> dict[str, np.ndarray]:
     return {k: np.concatenate([np.asarray(p[k]) for p in parts]) for k in names}
 
 
-def finished(proc: subprocess.Popen) -> str:
-    stdout, stderr = proc.communicate(timeout=60)
-    assert proc.returncode == 0, stderr
-    return stdout
-
-
 @pytest.fixture(scope="module")
 def db_bench(tmp_path_factory):
     """db_bench fillrandom then readrandomwriterandom (3 s) on ext4, captured twice at once:
-    the whole device, and `--process db_bench`; the device's /sys/block stat before and
-    after, inside both captures' windows (the file system synced before `after`)."""
+    the whole device, and `--process db_bench`, both ended by SIGINT once the file system is
+    synced; the device's /sys/block stat before and after, inside both captures' windows."""
     ensure_tracefs()
     folder = tmp_path_factory.mktemp("db_bench")
     every, only = folder / "all.parquet", folder / "db_bench.parquet"
-    with apps.ext4_loop() as (dev, mnt):
-        procs = [apps.start_capture(dev, every, CAPTURE_S, "--step", "1"),
-                 apps.start_capture(dev, only, CAPTURE_S, "--step", "1",
-                                    "--process", "db_bench")]
-        for p in procs:
-            apps.wait_for_instance(p)
+    with apps.ext4_loop() as (dev, mnt), \
+            apps.capturing(dev, every, "--step", "1") as a, \
+            apps.capturing(dev, only, "--step", "1", "--process", "db_bench") as b:
         began = time.time()
         before = apps.diskstats(dev)
         apps.db_bench(mnt / "db", "fillrandom", num=100000)
@@ -63,7 +52,7 @@ def db_bench(tmp_path_factory):
         apps.sync_fs(mnt)
         after = apps.diskstats(dev)
         ended = time.time()
-        out = [finished(p) for p in procs]
+        out = apps.end_captures(a.proc, b.proc)       # both end at once, by SIGINT
     # the kernel's counters are only comparable when the workload ran inside the captures
     for path in (every, only):
         apps.ran_inside(path, began, ended, "db_bench (fillrandom, readrandomwriterandom "
@@ -136,14 +125,13 @@ EXPECTED = {f"RND {size} R": MIX_READ_PCT * pct / 100 for size, pct in READ_SPLI
 
 @pytest.fixture(scope="module")
 def fio_mix(tmp_path_factory):
-    """One fio job, the known mix, 3 s on a raw /dev/shm loop device, captured (5 s)."""
+    """One fio job, the known mix, 3 s on a raw /dev/shm loop device, captured until it is
+    done."""
     ensure_tracefs()
     out = tmp_path_factory.mktemp("fio_mix") / "mix.parquet"
     split = ",".join(":".join(f"{s.lower()}/{p}" for s, p in sp.items())
                      for sp in (READ_SPLIT, WRITE_SPLIT))
-    with loop_device(256 << 20) as dev:
-        proc = apps.start_capture(dev, out, 5, "--step", "1")
-        apps.wait_for_instance(proc)
+    with loop_device(256 << 20) as dev, apps.capturing(dev, out, "--step", "1"):
         began = time.time()
         subprocess.run(["fio", "--name=mix", f"--filename={dev}", "--rw=randrw",
                         f"--rwmixread={MIX_READ_PCT}", f"--bssplit={split}",
@@ -151,8 +139,7 @@ def fio_mix(tmp_path_factory):
                         "--randrepeat=0", "--direct=1", "--ioengine=libaio", "--time_based",
                         "--runtime=3", "--output=/dev/null"], check=True, capture_output=True)
         ended = time.time()
-        finished(proc)
-    # the shares and the OIO are of the whole 3 s only if fio ended inside the 5 s capture
+    # the shares and the OIO are of the whole 3 s only if fio ran inside the capture
     apps.ran_inside(out, began, ended, "fio's mix (3 s)")
     return characterise(out, step_s=1)
 
@@ -188,9 +175,8 @@ def test_pgbench_captured_agrees_with_the_kernels_counters(tmp_path):
     `unmatched_completions`), so its write count is the captured writes plus those."""
     ensure_tracefs()
     out = tmp_path / "pg.parquet"
-    with apps.ext4_loop() as (dev, mnt), apps.postgres(mnt) as sock:
-        proc = apps.start_capture(dev, out, 8, "--step", "1")
-        apps.wait_for_instance(proc)
+    with apps.ext4_loop() as (dev, mnt), apps.postgres(mnt) as sock, \
+            apps.capturing(dev, out, "--step", "1"):
         began = time.time()
         before = apps.diskstats(dev)
         apps.pgbench_init(sock, scale=2)
@@ -198,7 +184,6 @@ def test_pgbench_captured_agrees_with_the_kernels_counters(tmp_path):
         apps.sync_fs(mnt)
         d = apps.diskstats(dev) - before
         ended = time.time()
-        finished(proc)
     apps.ran_inside(out, began, ended, "pgbench -i, pgbench -T 3 and syncfs")
     assert "number of failed transactions: 0" in run.stdout
     cap = open_capture(out)
