@@ -28,11 +28,17 @@ from tests.support import headers, snapshots
 pytestmark = pytest.mark.needs("pdftotext")
 
 NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
+VOID = {"br", "img", "hr", "wbr", "col"}        # HTML elements without an end tag
+# The PDF page's body between its band and its footer, in points from the top of the A4
+# page (pdftotext -bbox): the band's last line stands at 87-88 pt, the footer's caption at
+# 771 pt and its line at 783 pt; the reference report's body words lie between 113 and 755.
+BODY_TOP, BODY_BOTTOM = 100, 765
 
 
 class Sections(HTMLParser):
     """Per <section id="page-N">: its band's rows (the texts of their spans), its tables
-    (rows of cell texts), its images' sources."""
+    (rows of cell texts), its images' sources, and the text of its body (<div
+    class="content">, between band and footer; every element's words apart)."""
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
@@ -40,11 +46,17 @@ class Sections(HTMLParser):
         self.page: dict = {}
         self.text: list[str] | None = None
         self.in_band = False
+        self.in_body = 0          # depth inside the page's <div class="content">
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
+        if self.in_body:
+            self.page["body"].append(" ")
+            self.in_body += tag not in VOID
+        elif tag == "div" and a.get("class") == "content":
+            self.in_body = 1
         if tag == "section":
-            self.page = {"band": [], "tables": [], "imgs": []}
+            self.page = {"band": [], "tables": [], "imgs": [], "body": []}
             self.pages[int(a["id"].split("-")[1])] = self.page
         elif tag == "header":
             self.in_band = True
@@ -62,6 +74,9 @@ class Sections(HTMLParser):
             self.text.append(" ")          # a line break in the PDF: words apart
 
     def handle_endtag(self, tag):
+        if self.in_body:
+            self.page["body"].append(" ")
+            self.in_body -= 1
         if tag == "header":
             self.in_band = False
         elif tag == "span" and self.in_band:
@@ -72,6 +87,8 @@ class Sections(HTMLParser):
             self.text = None
 
     def handle_data(self, data):
+        if self.in_body:
+            self.page["body"].append(data)
         if self.text is not None:
             self.text.append(data)
 
@@ -175,6 +192,27 @@ def test_every_table_figure_is_on_the_pdf_pages_it_came_from(both):
                                                        for row in t for c in row)))
         missing = html_numbers - pdf_numbers
         assert not missing, (n, dict(missing))
+
+
+def test_every_number_of_the_pdf_pages_body_is_on_the_html_page_and_back(both):
+    """Both directions, counted: the numbers of the body of the PDF pages an HTML page
+    stands for (header block, tables, prose; band and footer aside: the band is
+    test_each_band_is_the_pdf_pages_band's, and the PDF cuts a long band or caption with
+    "...") are the numbers of that HTML page's body, each as many times. So a figure the HTML
+    leaves out (a row, a paragraph, a cell) fails here, as does one the PDF lacks. Charts are
+    images in the PDF (no text) and SVG in the HTML: not compared here."""
+    _, _, pages, pdf = both
+    starts = sorted(pages)
+    for i, n in enumerate(starts):
+        end = starts[i + 1] if i + 1 < len(starts) else len(pdf) + 1
+        words = [w[3] for k in range(n, end) for w in pdf[k - 1]
+                 if BODY_TOP <= w[1] < BODY_BOTTOM]
+        in_pdf = Counter(NUMBER.findall(" ".join(words)))
+        in_html = Counter(NUMBER.findall(norm("".join(pages[n]["body"]))))
+        assert in_pdf == in_html, (n, "PDF only:", dict(in_pdf - in_html),
+                                   "HTML only:", dict(in_html - in_pdf))
+    assert len(starts) == 89 and sum(sum(Counter(NUMBER.findall(norm("".join(
+        p["body"])))).values()) for p in pages.values()) > 5000
 
 
 def test_charts_are_svg_one_per_pdf_chart(both, story):
