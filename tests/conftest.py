@@ -34,6 +34,9 @@ to the project's tests only, never to a PTS run (`pytest pts/ ...` runs for hour
 Tests that need root or a tool say so with @pytest.mark.needs("root", "fio", ...). An unmet
 requirement skips with a readable reason on a developer machine, but FAILS under
 --require-all or CI=true: CI installs everything, so a skip there would hide a broken set-up.
+A test that starts an emulated SSD (pts.emulate: FUSE + loop) says needs("fusermount3",
+"/dev/fuse", "mfusepy", "losetup"); "fusermount3" alone brings the other FUSE two (IMPLIED),
+and tests/unit/test_emulated_needs.py finds a test that reaches one without them.
 """
 
 from __future__ import annotations
@@ -74,6 +77,19 @@ def pytest_addoption(parser):
 DEADLINES = {"fast": 180, "slow": 900, "qemu": 3000}   # qemu: above GUEST_TIMEOUT
 # requirements that make a test a device run (the slow tier)
 DEVICE_RUN = {"fio", "fusermount3", "mfusepy"}
+# requirements that bring others: fusermount3 mounts and unmounts FUSE file systems, and the
+# one this project mounts is the emulated SSD's (mfusepy over libfuse3, through /dev/fuse), so
+# a test that names it needs those too (a missing one would otherwise fail inside the run)
+IMPLIED = {"fusermount3": ("/dev/fuse", "mfusepy")}
+
+
+def requirements(item) -> list[str]:
+    """The test's needs markers' requirements, each with those it implies, in order."""
+    out: list[str] = []
+    for m in item.iter_markers("needs"):
+        for a in m.args:
+            out += [r for r in (a, *IMPLIED.get(a, ())) if r not in out]
+    return out
 
 
 # Two workers for the slow tier (`-n 2 --dist loadfile --no-loadscope-reorder`, as CI runs it;
@@ -201,7 +217,7 @@ def _unmet(requirement: str) -> str | None:
 
 
 def pytest_runtest_setup(item):
-    reasons = [r for m in item.iter_markers("needs") for a in m.args if (r := _unmet(a))]
+    reasons = [r for a in requirements(item) if (r := _unmet(a))]
     if not reasons:
         return
     strict = item.config.getoption("--require-all") or os.environ.get("CI") in ("true", "1")

@@ -16,7 +16,8 @@ from tests.support.ptsrun import check_outcomes, run_pts, spec_variant
 INTERVALS = 2          # per preconditioning round (the reading: 30)
 
 pytestmark = [pytest.mark.slow,
-              pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")]
+              pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext",
+                                "fusermount3", "/dev/fuse", "mfusepy")]     # the emulated SSD
 
 
 @pytest.fixture(scope="module")

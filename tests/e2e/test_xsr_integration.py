@@ -13,7 +13,8 @@ from tests.support.engine import IO_URING_ARGS, check_io_uring
 from tests.support.ptsrun import run_pts
 
 pytestmark = [pytest.mark.slow,
-              pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext")]
+              pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext",
+                                "fusermount3", "/dev/fuse", "mfusepy")]     # the emulated SSD
 
 
 @pytest.fixture(scope="module")
