@@ -18,7 +18,8 @@ from tests.support import headers
 from tests.support.engine import IO_URING_ARGS, check_io_uring
 from tests.support.ptsrun import check_outcomes, fio_job, run_pts, run_suite
 
-pytestmark = pytest.mark.needs("root", "fio", "pdftotext")
+pytestmark = pytest.mark.needs("root", "fio", "pdftotext", "losetup", "fusermount3", "/dev/fuse",
+                              "mfusepy")     # the emulated SSD
 
 # 6 points a round (TC 2 left out of the run to keep CI time down; the dry run keeps it)
 GRID = ("--dirth-thread-counts", "32,1", "--dirth-queue-depths", "32,4,1")
@@ -131,16 +132,33 @@ def test_readings_used_are_stored_and_followed(qos_run, kind):
         assert ops["MidIOPS"]["rule"].startswith("no MaxIOPS: no point has an ART below")
 
 
+# Little's law for a closed loop of TC x QD outstanding I/Os: IOPS x ART = TC x QD, less the
+# time a thread spends between a completion and its next submission. Seen on this emulated
+# SSD beside another run on 2 cores: 0.91-1.00 of TC x QD at every point of every round, while
+# a point's IOPS moved 344-2,253 from round to round (TC 1 / QD 1): the grid's ART order
+# (QD1 < QD4 < QD32) is not something 1 s points on a shared machine can promise, this is.
+# A point run at another TC x QD than recorded misses it by a factor of 4 or more.
+LITTLE = (0.6, 1.05)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ["dirth", "cbw"])
-def test_demand_intensity_art_rises_with_qd(qos_run, kind):
+def test_demand_intensity_points_hold_their_outstanding_ios(qos_run, kind):
+    """Each point's demand is what it is recorded at: IOPS x ART = TC x QD (LITTLE), at every
+    point of every round, from the ledger's figures (fio's own, test_phases_prewrites_and_points);
+    so the Demand Intensity curve's x and y are the grid's demand and its measured answer."""
+    points = qos_run.of_type("point", kind)
+    assert len(points) == 6 * qos_run.of_type("test_end", kind)[0]["rounds"]
     means = window_means(qos_run, kind)
     for tc in (32, 1):
-        arts = [means[(tc, qd)]["lat_mean_us"] for qd in (1, 4, 32)]
         print(f"{kind} TC{tc}: " + ", ".join(
             f"QD{qd} {means[(tc, qd)]['iops']:,.0f} IOPS ART {means[(tc, qd)]['lat_mean_us']:,.0f}"
             " µs" for qd in (1, 4, 32)))
-        assert arts[0] < arts[1] < arts[2], (tc, arts)
+    held = {(p["round"], p["thread_count"], p["queue_depth"]):
+            p["iops"] * p["lat_mean_us"] / 1e6 / (p["thread_count"] * p["queue_depth"])
+            for p in points}
+    print(f"{kind}: IOPS x ART / (TC x QD) {min(held.values()):.3f}..{max(held.values()):.3f}")
+    assert all(LITTLE[0] <= v <= LITTLE[1] for v in held.values()), held
 
 
 @pytest.mark.slow
