@@ -36,9 +36,9 @@ def parse_address(text: str) -> tuple[str, int]:
         number = int(port)
     except ValueError:
         number = -1
-    if not 0 < number < 65536:
-        raise ServeError(f"--serve {text}: give a port (1-65535) or HOST:PORT, e.g. "
-                         "--serve 8080 or --serve 0.0.0.0:8080")
+    if not 0 <= number < 65536:      # 0: a free port the system picks (the URL names it)
+        raise ServeError(f"--serve {text}: give a port (1-65535, or 0 for a free one) or "
+                         "HOST:PORT, e.g. --serve 8080 or --serve 0.0.0.0:8080")
     return host, number
 
 

@@ -6,6 +6,7 @@ loopback it does not start without --auth-file (pts.serve.auth)."""
 from __future__ import annotations
 
 import argparse
+import socket
 import sys
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from pts.serve import access, state
 
 GRACEFUL_SHUTDOWN_S = 3      # seconds open event streams get to close at Ctrl-C/SIGTERM
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8080
+STARTUP_FAILURE = 3           # uvicorn.run's exit status when the app did not start
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -44,7 +46,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "loopback; enforced there too when given. Refused requests are "
                         f"logged to stderr (client, path). {access.DOC}")
     p.add_argument("--port", type=int, default=DEFAULT_PORT,
-                   help=f"port (default {DEFAULT_PORT})")
+                   help=f"port (default {DEFAULT_PORT}; 0: a free one the system picks, "
+                        "printed with the address)")
     p.add_argument("--index", metavar="FILE|URL", default=None,
                    help="the results index to list the runs from: an SQLite file (or the "
                         "folder holding index.sqlite) or a lab's PostgreSQL database as "
@@ -76,21 +79,54 @@ def run(args: argparse.Namespace) -> int:
 
     from pts.serve.app import create_app
 
+    # Listening before the address is printed: the address printed is served (a port in use
+    # is said here), and --port 0 prints the port the system picked (a script or a test
+    # reads it; a port probed free first may be taken by another program before the bind).
+    try:
+        sock = listen(args.host, args.port)
+    except OSError as exc:
+        print(f"serve: cannot listen on {args.host}:{args.port} ({exc.strerror or exc}); "
+              "choose another --port (0: a free one), or stop what holds it", file=sys.stderr)
+        return 2
     app = create_app(args.reports_dirs, stale_after=args.stale_after, credentials=credentials,
                      index_at=args.index)
     handler = access.log_to(sys.stderr) if credentials is not None else None
     if app.state.indexed is None:          # once: how to list many runs fast
         print(f"snia-pts dashboard: {app.state.folder_note}", file=sys.stderr, flush=True)
-    print(f"snia-pts dashboard: http://{args.host}:{args.port}/ "
+    print(f"snia-pts dashboard: {url(args.host, sock)} "
           f"({', '.join(str(Path(d).resolve()) for d in args.reports_dirs)}; "
           + (f"basic auth, {len(credentials.users)} user(s) of {credentials.source})"
              if credentials else "no auth: this host only)"), flush=True)
     # An open page holds an event stream that never ends by itself: without a limit, Ctrl-C
     # (or SIGTERM) would wait for every browser tab to close.
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning",
+                                           timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S))
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning",
-                    timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S)
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
     finally:
+        sock.close()
         if handler is not None:
             access.remove_log(handler)
-    return 0
+    return 0 if server.started else STARTUP_FAILURE
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on host:port (port 0: one the system picks)."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET,
+                         socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def url(host: str, sock: socket.socket) -> str:
+    """The dashboard's address: the host as given, the port `sock` listens on."""
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{sock.getsockname()[1]}/"

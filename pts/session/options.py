@@ -90,8 +90,9 @@ def add(parser: pytest.Parser) -> None:
                      "beside this run, from a thread of this pytest process, until it ends: "
                      "the run's state, round, tracking values and health live, finished "
                      "reports as HTML, /metrics for Prometheus. Binds 127.0.0.1 unless "
-                     "HOST is given; a port in use stops the session before any device "
-                     "is touched. Read-only (not with --dry-run). A HOST other than "
+                     "HOST is given; PORT 0: a free one, named in the header's dashboard "
+                     "line; a port in use stops the session before any device is touched. "
+                     "Read-only (not with --dry-run). A HOST other than "
                      "127.0.0.0/8, ::1 or localhost needs --serve-auth-file")
     g.addoption("--serve-auth-file", metavar="FILE", default=None,
                 help="with --serve: HTTP basic auth for every page, download and /metrics "

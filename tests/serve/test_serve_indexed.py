@@ -23,7 +23,7 @@ from pts.index.db import FILE_NAME
 from pts.serve import listing
 from pts.serve.app import create_app
 from pts.stored.data import load_run
-from tests.support.helpers import free_port
+from tests.support.helpers import served_url
 from tests.support.serve_runs import Rows, make, unfinished
 from tests.support.synthetic.runfactory import FALLING_CURVE
 
@@ -268,12 +268,10 @@ def test_an_unusable_index_file_is_named_and_the_folders_are_read(root):
 def test_the_command_says_once_how_to_make_an_index(tmp_path):
     root = tmp_path / "reports"
     make(root, "Alpha_SN-A/20261101T000000", model="Alpha")
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "pts", "serve", str(root), "--port",
-                             str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen([sys.executable, "-m", "pts", "serve", str(root), "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        assert proc.stdout.readline().startswith("snia-pts dashboard: http://")
+        served_url(proc.stdout.readline(), proc)
         line = proc.stderr.readline()
     finally:
         proc.terminate()

@@ -309,15 +309,25 @@ class FakeClock:
 
 
 def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    """A TCP port on 127.0.0.1 that nothing listens on now: only for a program that cannot
+    take port 0 and say which it got (sshd, fio --server); another process may take it
+    before that program binds it, which the caller must detect (it exits, or says so)."""
     import socket
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
+def served_url(line: str, proc: subprocess.Popen) -> str:
+    """The base URL (no trailing /) `python -m pts serve` printed on `line`, its first."""
+    m = re.match(r"snia-pts dashboard: (http://127\.0\.0\.1:\d+)/ ", line)
+    assert m, f"not the dashboard's address: {line!r} (exit {proc.poll()})"
+    return m[1]
+
+
 def wait_serving(base: str, proc: subprocess.Popen, deadline: float = 30) -> None:
-    """Until the dashboard at `base` answers (it binds just after printing its address)."""
+    """Until the dashboard at `base` answers (it listens before printing its address, and
+    answers once uvicorn runs)."""
     import time
     import urllib.request
     end = time.monotonic() + deadline
@@ -333,15 +343,14 @@ def wait_serving(base: str, proc: subprocess.Popen, deadline: float = 30) -> Non
 @contextlib.contextmanager
 def serving(root: Path) -> Iterator[str]:
     """`python -m pts serve ROOT` started as a user starts it; yields its base URL once it
-    answers, stops it at the end (within its 3 s grace, open event streams or not)."""
+    answers, stops it at the end (within its 3 s grace, open event streams or not). On a
+    port the kernel picks (--port 0, the URL read from its first line): a port probed free
+    first could be taken by another test or program before the server binds it."""
     import sys
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "pts", "serve", str(root), "--port",
-                             str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-    base = f"http://127.0.0.1:{port}"
+    proc = subprocess.Popen([sys.executable, "-m", "pts", "serve", str(root), "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        assert proc.stdout.readline().startswith(f"snia-pts dashboard: {base}/")
+        base = served_url(proc.stdout.readline(), proc)
         wait_serving(base, proc)
         yield base
     finally:
