@@ -5,8 +5,11 @@ rows level again when it comes back; a hung index never holding the run's end; w
 run keeps (PTS_INDEX, else the file beside the reports, else none); and a real PostgreSQL 15
 server stopped mid-run."""
 
+import queue
 import threading
 import time
+
+import pytest
 
 from pts.index import db, live, rows, target
 from pts.results.ledger import Ledger
@@ -71,32 +74,52 @@ def test_rows_follow_the_ledger_as_it_grows(tmp_path):
     assert said == [] and live_.passes >= 2 and live_.failed == 0
 
 
+def until(condition, what: str, timeout: float = 20.0) -> None:
+    """Wait for condition() (fails naming `what` after timeout)."""
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, f"{what}: not within {timeout} s"
+        time.sleep(FAST / 5)
+
+
 def test_an_unreachable_index_is_said_once_and_caught_up(tmp_path):
+    """The index down: each pass's connect is held by the test until it has written a record
+    through the run's ledger (so the run writes while a pass is under way: it never waits
+    on the index), then refused. Said once; level again once it is back."""
     folder, lines = growing(tmp_path)
     where, said, down = str(tmp_path / "reports" / db.FILE_NAME), [], threading.Event()
+    held: queue.Queue[threading.Event] = queue.Queue()     # each refused pass, waiting
     down.set()
 
     def connect(at):
         if down.is_set():
+            go = threading.Event()
+            held.put(go)
+            if down.is_set():        # (again: the test's last release runs after a clear)
+                go.wait(60)
             raise db.IndexUnusable("cannot reach the PostgreSQL index (Connection refused)")
         return target.connect(at)
 
     live_ = live.LiveIndex(folder, tmp_path / "reports", where, said.append, FAST,
                            connect).start()
     ledger = Ledger(folder / "ledger.jsonl")
+    refused = 0
     for n, line in enumerate(lines):                  # the run goes on, record by record
         append(folder, [line])
         if n % 20 == 0:
-            t = time.monotonic()
-            ledger.append(Deviation(test="iops", text=f"note {n}"))
-            assert time.monotonic() - t < 0.5         # never waits on the index
-            time.sleep(3 * FAST)
+            go = held.get(timeout=20)                 # a pass is under way, at its connect
+            ledger.append(Deviation(test="iops", text=f"note {n}"))   # never waits on it
+            go.set()
+            refused += 1
     ledger.close()
-    assert live_.failed >= 3 and live_.passes == 0
+    until(lambda: live_.failed >= refused, f"{refused} refused passes counted")
+    assert refused >= 3 and live_.passes == 0
     assert len(said) == 1 and "cannot keep" in said[0] and "Connection refused" in said[0]
     assert f"`python -m pts index {tmp_path / 'reports'}`" in said[0]
     assert not (tmp_path / "reports" / db.FILE_NAME).exists()
     down.clear()                                      # back: the next pass catches up
+    while not held.empty():
+        held.get().set()
     row = level(where, folder)
     assert row["state"] == "finished"
     assert said[1] == f"snia-pts index: {where} reachable again: this run's rows are level"
@@ -119,22 +142,28 @@ def test_an_index_down_at_the_end_says_how_to_level_it(tmp_path):
     assert "s3cret" not in end + "".join(said) and len(said) == 1
 
 
+@pytest.mark.timeout(60)        # a stop() that waits for the hung pass hangs: fail in 60 s
 def test_a_hung_index_never_holds_the_runs_end(tmp_path):
+    """stop(timeout) returns while the last pass still hangs (it ends only when the test
+    lets it), saying that the index did not answer: no elapsed time is asserted."""
     folder, lines = growing(tmp_path)
     append(folder, lines)
-    hang = threading.Event()
+    entered, hang, ended = threading.Event(), threading.Event(), threading.Event()
 
     def stuck(at):
-        hang.wait(30)
+        entered.set()
+        hang.wait(120)
+        ended.set()
         raise db.IndexUnusable("gone")
 
     live_ = live.LiveIndex(folder, tmp_path / "reports", "x.sqlite", [].append, FAST,
                            stuck).start()
-    t = time.monotonic()
+    assert entered.wait(20)                      # its pass is under way, hung
     (end,) = live_.stop(timeout=0.3)
-    assert time.monotonic() - t < 1.0
+    assert not ended.is_set()                    # returned while the pass hangs
     assert "did not answer within 0.3 s; the run folder is whole" in end
     hang.set()
+    assert ended.wait(20)
 
 
 def test_which_index_a_run_keeps(tmp_path, monkeypatch):
@@ -163,9 +192,7 @@ def test_postgresql_stopped_mid_run(tmp_path, pg_server):
     pg_server.stop()
     try:
         append(folder, lines[half:])
-        end = time.monotonic() + 10
-        while not said and time.monotonic() < end:
-            time.sleep(FAST)
+        until(lambda: said, "the index's loss said")
         assert len(said) == 1 and "cannot keep" in said[0], said
         assert (folder / "ledger.jsonl").read_bytes() == b"".join(lines)   # folder whole
     finally:
