@@ -5,7 +5,8 @@ done`, issue 38 §1), the others at seeded random moments (mid-round — a round
 process —, between rounds, report); the phase each kill hit is read from the run's files
 (the gate's instants: as aimed) and at least three must differ. After each kill no process
 of the run (fio, a gate script, anything holding the drive) is left 10 s later; at the end
-no gate folder of the killed suites is left (the resume's leftovers sweep removed it), the
+no gate folder or host-ceiling RAM device of the killed suites is left (the next suite's
+leftovers sweep removed it, and said so: at least one RAM device was left by a kill), the
 ledger is readable, no completed round was lost or measured twice, the verdict is the one the
 recorded rounds give, a kill in WIPC restarted the test from its purge, every resume after a
 round set the write cache again, and the report declares the resume. (It replaced the three
@@ -26,8 +27,10 @@ from tests.support.campaign import (
 from tests.support.helpers import pdf_text
 from tests.support.ptsrun import IOPS, check_outcomes
 
+# the host ceiling on: a suite killed after it made its RAM device leaves it (its atexit
+# never runs), and the next suite's sweep must remove it and say so
 ARGS = ["--spec", "pts-e-1.1", "--point-seconds", "1", "--max-rounds", "9", "--purge", "trim",
-        "--iops-rw-mixes", "0/100", "--iops-block-sizes", "64KiB,4KiB"]
+        "--iops-rw-mixes", "0/100", "--iops-block-sizes", "64KiB,4KiB", "--host-ceiling", "auto"]
 KILLS, SEED = 10, 20261123
 # the first kill as soon as the run purges, the next (the test restarted from its purge) in
 # its WIPC: only a run started afresh goes through them, in ~4 s here, so random moments
@@ -50,7 +53,21 @@ def test_kill9_at_random_moments_then_resume(make_loop, tmp_path):
     assert c.seen >= 1, "no completed round before a kill: the kills tested only start-up"
     assert GATE_WAIT in c.phases and GATE_DONE in c.phases, c.phases
     assert c.fio_left == 0, f"a process of the killed run outlived it by {LEFT_LIMIT_S} s: {c.left}"
-    assert c.leftovers == [], "a gate folder of a killed suite was left"
+    assert c.leftovers == [], "a gate folder or host-ceiling device of a killed suite was left"
+    # what each kill left, the next suite's sweep removed and said so: gate folders always
+    # (in the campaign's own temporary directory, which only its suites sweep); RAM devices
+    # are named for this host's pid namespace, so another suite's sweep (the other worker's)
+    # may remove one first: at least one removal said by the campaign's own suites
+    left = [p for kill in c.left_by_kill for p in kill]
+    ceiling = [p for p in left if p.name.startswith("pts-ceiling-")]
+    assert ceiling, f"no kill left a host-ceiling RAM device (vacuous): {c.left_by_kill}"
+    assert len(c.said_next) == len(c.left_by_kill)
+    for kill, said in zip(c.left_by_kill, c.said_next, strict=True):
+        for gates in (p for p in kill if p.name.startswith("pts-gates-")):
+            assert f"removed {gates}: the gate folder of a stopped run" in said, said[-3000:]
+    assert any(f"removed {p}: the host-ceiling RAM device of a stopped run" in said
+               for kill, said in zip(c.left_by_kill, c.said_next, strict=True) for p in kill
+               if p in ceiling), c.said_next
     assert c.twice == [], "a completed unit was measured twice"
     assert c.lost == [], "a completed unit was lost or changed"
     # the verdict the recorded rounds give: in the ledger, the report and the exit status

@@ -188,9 +188,14 @@ def gone_after(folder: Path | None, device: str, owner: int, killed_at: float,
     return time.monotonic() - killed_at, left
 
 
-def gate_folders(owners: Sequence[int]) -> list[Path]:
-    """Gate folders of the suite processes `owners` in the temporary directory."""
-    tmp = Path(tempfile.gettempdir())
+def suites_tmp(reports: Path) -> Path:
+    """The temporary directory of the campaign's suites (TMPDIR: their gate folders)."""
+    return reports.with_name(f"{reports.name}-tmp")
+
+
+def gate_folders(owners: Sequence[int], tmp: Path | None = None) -> list[Path]:
+    """Gate folders of the suite processes `owners` in the temporary directory `tmp`."""
+    tmp = Path(tmp or tempfile.gettempdir())
     return sorted(p for pid in owners for p in tmp.glob(f"{fio_gate.GATES_PREFIX}{pid}-*"))
 
 
@@ -218,6 +223,10 @@ class Campaign:
     left: list[str] = field(default_factory=list)      # what outlived a kill by LEFT_LIMIT_S
     # at the end: gate folders and host-ceiling devices of the campaign's suites
     leftovers: list[Path] = field(default_factory=list)
+    # per kill: the gate folders and host-ceiling devices the killed suite left, and what
+    # the suite started after it printed (its sweep says what it removed)
+    left_by_kill: list[list[Path]] = field(default_factory=list)
+    said_next: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -243,13 +252,21 @@ def kill_campaign(device: str, reports: Path, args: list[str], target: str, kill
     run was left (gone_after: fio, its gate scripts, any holder of the device; more than
     LEFT_LIMIT_S counts in fio_left); at the end, the gate folders and host-ceiling devices
     of every suite process it started that are still there (`leftovers`: the resumes'
-    sweep must have removed them). The suite is killed whatever stops the campaign (a
-    deadline, an assertion). The kills must be done
-    within `limit` seconds (AssertionError naming the step it was at), the last run within
+    sweep must have removed them), and per kill what it left and what the next suite said
+    (`left_by_kill`, `said_next`). The suites' temporary directory (their gate folders) is
+    `reports`-tmp, so that only their own sweeps remove those. The suite is killed whatever
+    stops the campaign (a deadline, an assertion). The kills must be done within `limit`
+    seconds (AssertionError naming the step it was at), the last run within
     `timeout`."""
     rng, tally, phases = random.Random(seed), Tally(), []
     first = ["--device", device, "--destructive", "--reports-dir", str(reports), *args]
-    proc, folder, done, resumes, fio_left = start_suite(*first, target=target), None, 0, 0, 0
+    tmp = suites_tmp(reports)
+    tmp.mkdir(parents=True, exist_ok=True)
+    env = {"TMPDIR": str(tmp)}
+    left_by_kill: list[list[Path]] = []
+    said_next: list[str] = []
+    proc, folder, done, resumes, fio_left = start_suite(*first, target=target, env=env), \
+        None, 0, 0, 0
     deadline, ended, owners, gone_s, left = time.monotonic() + limit, 0, [proc.pid], [], []
 
     def in_time(now_at: str) -> None:
@@ -284,7 +301,12 @@ def kill_campaign(device: str, reports: Path, args: list[str], target: str, kill
             else:
                 ended += 1
             stopped_at = time.monotonic()
-            proc.communicate(timeout=60)
+            said = proc.communicate(timeout=60)[0]
+            if len(said_next) < len(left_by_kill):
+                said_next.append(said)           # the suite started after the last kill
+            if killed:
+                left_by_kill.append(gate_folders([proc.pid], tmp)
+                                    + ceiling_devices([proc.pid]))
             folder = folder or next((p.parent for p in reports.glob("*/*/ledger.jsonl")), None)
             if killed:
                 phases.append(hit or kill_phase(folder))
@@ -297,14 +319,16 @@ def kill_campaign(device: str, reports: Path, args: list[str], target: str, kill
                 left.append(f"{took:.1f} s after the stop of {proc.pid}: "
                             + ("; ".join(still) or "gone by then"))
             if folder is None:                     # killed before the run folder existed
-                proc = start_suite(*first, target=target)
+                proc = start_suite(*first, target=target, env=env)
                 owners.append(proc.pid)
                 continue
             tally.note(ledger_records(folder))
             proc, resumes = start_suite("--resume", str(folder), "--destructive",
-                                        target=target), resumes + 1
+                                        target=target, env=env), resumes + 1
             owners.append(proc.pid)
         out, _ = proc.communicate(timeout=timeout)
+        if len(said_next) < len(left_by_kill):
+            said_next.append(out)
     finally:
         stop_suite(proc)        # a deadline or an assertion: the suite does not outlive it
     assert folder is not None, out[-3000:]
@@ -313,7 +337,8 @@ def kill_campaign(device: str, reports: Path, args: list[str], target: str, kill
         else 1
     return Campaign(folder, done, resumes, tally.lost(final), Tally.twice(final), fio_left,
                     proc.returncode, expected, out, len(units(final)), len(tally.seen), phases,
-                    gone_s, left, gate_folders(owners) + ceiling_devices(owners))
+                    gone_s, left, gate_folders(owners, tmp) + ceiling_devices(owners),
+                    left_by_kill, said_next)
 
 
 def at_gate(proc, reports: Path, folder: Path | None, aim: str,
@@ -328,7 +353,8 @@ def at_gate(proc, reports: Path, folder: Path | None, aim: str,
     while proc.poll() is None:
         folder = folder or next((p.parent for p in reports.glob("*/*/ledger.jsonl")), None)
         if aim == GATE_DONE:
-            notes = {n for g in gate_folders([proc.pid]) for n in g.glob("gate-*.done")}
+            notes = {n for g in gate_folders([proc.pid], suites_tmp(reports))
+                     for n in g.glob("gate-*.done")}
             if seen is not None and notes - seen:
                 return folder, aim
             seen = notes if seen is None else seen | notes

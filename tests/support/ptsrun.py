@@ -81,13 +81,15 @@ def run_suite(*args: str, target: str = "pts/",
 
 
 def start_suite(*args: str, target: str = "pts/",
-                ignored: tuple[signal.Signals, ...] = ()) -> subprocess.Popen:
+                ignored: tuple[signal.Signals, ...] = (),
+                env: dict[str, str] | None = None) -> subprocess.Popen:
     """The suite started from the checkout, stdout and stderr together in .stdout (text).
     `ignored`: signals it inherits as ignored (SIG_IGN), as a shell script's `&` without
-    job control starts it with SIGINT and SIGQUIT ignored."""
+    job control starts it with SIGINT and SIGQUIT ignored; `env`: added to its environment."""
     # its own process group, which stop_suite kills (the tools it starts have their own)
     return subprocess.Popen(pts_argv(*args, target=target), cwd=REPO, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, **(env or {})},
                             preexec_fn=_ends_with_this_process(ignored), start_new_session=True)
 
 
