@@ -1,7 +1,8 @@
 """Every parser of the suite on what real NVMe drives printed (tests/data/recorded, kind
 "recorded": a FADU DELTA U.2 1.92TB and a KIOXIA CD8 KCD81VUG6T40, nvme-cli and smartctl
 7.4 JSON from circulardrives/cdi-grading-tool; see that folder's README), and the rules
-those outputs teach: both key styles of nvme-cli's OCP plugin, 128-bit counters as {hi, lo},
+those outputs teach (both key styles of nvme-cli's OCP plugin, on what nvme-cli printed:
+tests/unit/test_ocp_key_styles.py): 128-bit counters as {hi, lo},
 a number or a decimal string, all-FF raw and 65535 normalised values as "not supported",
 fields gated on the C0 log page version, kelvin temperatures, critical_warning as a number
 or an object. A figure a drive does not give is None (not given), never 0."""
@@ -9,7 +10,6 @@ or an object. A figure a drive does not give is None (not given), never 0."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
@@ -126,30 +126,6 @@ def test_fields_gated_on_the_log_page_version():
     doc = json.loads(text("nvme-ocp-smart-add-log", "kioxia-cd8"))
     doc["Log page version"], doc["PCIe Link Retraining Count"] = 4, 7
     assert nvme_ocp.parse_ocp_c0(json.dumps(doc)).fields["pcie_link_retraining_count"] == 7
-
-
-def v2_style(doc: dict) -> dict:
-    """The CD8's page in the OCP plugin's v2 JSON key style (--output-format-version=2:
-    snake_case names, e.g. "physical_media_units_written", "uncorrectable_read_errors")."""
-    renamed = {"Uncorrectable read error count": "uncorrectable_read_errors",
-               "Refresh counts": "refresh_count",
-               "Number of Thermal throttling events": "thermal_throttling_events",
-               "PCIe correctable error count": "pcie_correctable_errors",
-               "Max User data erase counts": "max_user_data_erase_count",
-               "Min User data erase counts": "min_user_data_erase_count"}
-    return {renamed.get(k) or re.sub(r"[^a-z0-9]+", "_", k.lower()).strip("_"): v
-            for k, v in doc.items()}
-
-
-def test_both_key_styles_of_the_ocp_plugin():
-    doc = json.loads(text("nvme-ocp-smart-add-log", "kioxia-cd8"))
-    v1 = nvme_ocp.parse_ocp_c0(json.dumps(doc))
-    v2doc = v2_style(doc)
-    assert "uncorrectable_read_errors" in v2doc and "log_page_version" in v2doc
-    v2 = nvme_ocp.parse_ocp_c0(json.dumps(v2doc))
-    assert v2 == v1
-    assert v2.fields["refresh_count"] == 17_943_948 and v2.fields["thermal_throttling_events"] == 2
-    assert nvme_ocp.parse_ocp_smart_add_log(json.dumps(v2doc)) == 1_359_892_586_692_608
 
 
 @pytest.mark.parametrize("printed", [{"hi": 0, "lo": 1_359_892_586_692_608},
