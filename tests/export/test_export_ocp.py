@@ -6,6 +6,7 @@ import json
 
 from pts.cli.main import main
 from pts.config import ocp_requirements as table
+from tests.support import ocp_spec_ids
 from tests.support.helpers import REPO
 from tests.support.synthetic.runfactory import build_run
 
@@ -22,6 +23,10 @@ def test_the_verdicts_of_every_tabulated_version_and_requirement(tmp_path, capsy
     assert list(doc["ocp_requirements"]) == list(table.VERSIONS)
     rows = doc["ocp_requirements"]["2.7"]
     assert [r["id"] for r in rows] == [r.id for r in table.requirements("2.7")]
+    # every requirement the spec text gives (tests/support/ocp_spec_ids.py), once
+    assert sorted(r["id"] for r in rows) == sorted(ocp_spec_ids.ids("2.7"))
+    assert sorted(r["id"] for r in doc["ocp_requirements"]["2.0"]) == \
+        sorted(ocp_spec_ids.ids("2.0"))
     by_id = {r["id"]: r for r in rows}
     cto8 = by_id["CTO-8"]
     assert (cto8["verdict"], cto8["spec_line"]) == ("FAIL", 765)
@@ -38,8 +43,10 @@ def test_the_reference_run_export_says_what_qualify_says(capsys):
     ref = REPO / "tests" / "data" / "reference-run"
     rows = export(ref, capsys)["ocp_requirements"]["2.7"]
     assert main(["qualify", str(ref), "--ocp", "2.7"]) == 0
-    printed = capsys.readouterr().out.splitlines()
-    for row, line in zip(rows, printed, strict=False):
+    printed = [line for line in capsys.readouterr().out.splitlines()
+               if line.split()[:1] in (["PASS"], ["FAIL"], ["NOT"])]   # its requirement rows
+    assert len(printed) == len(ocp_spec_ids.ids("2.7"))        # every one, as the spec text
+    for row, line in zip(rows, printed, strict=True):          # a row missing either side fails
         assert line.startswith(f"{row['verdict']:11} {row['id']} {row['subject']}: "
                                f"{row['reason']}")
     assert sum(r["verdict"] == "PASS" for r in rows) == 1

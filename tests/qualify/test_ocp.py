@@ -17,6 +17,7 @@ from pts.config import ocp_requirements as table
 from pts.device import media_writes
 from pts.stored import ocp_verdicts as ocp
 from pts.stored.data import load_run
+from tests.support import ocp_spec_ids
 from tests.support.helpers import REPO
 from tests.support.synthetic.drive_logs import growing, recorded_counters
 from tests.support.synthetic.runfactory import build_run
@@ -204,11 +205,26 @@ def test_the_reference_run(capsys):
     assert out[-1].startswith("OCP DC NVMe SSD 2.7: 1 PASS, 0 FAIL, 134 NOT CHECKED of 135")
 
 
+@pytest.mark.parametrize("version", ["2.0", "2.7"])
+def test_the_table_holds_every_requirement_the_spec_text_gives(version):
+    """Against the IDs read from the specification's text (tests/support/ocp_spec_ids.py),
+    not the table's own rows: a row dropped from the table, or one the text lacks, fails."""
+    tabulated = [r.id for r in table.requirements(version)]
+    assert len(tabulated) == len(set(tabulated))
+    assert set(tabulated) == set(ocp_spec_ids.ids(version)), \
+        (sorted(set(ocp_spec_ids.ids(version)) - set(tabulated)),
+         sorted(set(tabulated) - set(ocp_spec_ids.ids(version))))
+
+
 def test_every_requirement_of_the_table_is_listed_never_left_out(tmp_path, fadu, capsys):
     path = build_run(tmp_path, counters=growing(fadu),
                      counters_source="smart-log")
     assert main(["qualify", str(path), "--ocp", "2.7"]) == 1          # FAILs: exit 1
     out = capsys.readouterr().out
+    rows = [line.split() for line in out.splitlines()
+            if line.split()[:1] in (["PASS"], ["FAIL"], ["NOT"])]     # NOT CHECKED: 2 words
+    listed = [w[2] if w[0] == "NOT" else w[1] for w in rows]
+    assert sorted(listed) == sorted(ocp_spec_ids.ids("2.7"))       # the spec text's, each once
     for req in table.requirements("2.7"):
         assert f" {req.id} {req.subject}:" in out and f"[line {req.line}]" in out
     for v in ocp.judge_all(load_run(path), "2.7"):

@@ -14,6 +14,7 @@ from pts.config import ocp_requirements as table
 from pts.serve.app import create_app
 from pts.stored import ocp_verdicts
 from pts.stored.data import load_run
+from tests.support import ocp_spec_ids
 from tests.support.serve_runs import Rows, make, unfinished
 from tests.support.synthetic.drive_logs import growing, recorded_counters
 
@@ -44,6 +45,7 @@ def test_each_shown_cell_is_the_runs_verdict(root):
     rows = shown(page)
     verdicts = ocp_verdicts.judge_all(load_run(root / RID), "2.7")
     assert len(rows) == len(verdicts) == len(table.requirements("2.7")) == 135
+    assert sorted(rows) == sorted(ocp_spec_ids.ids("2.7"))     # the spec text's IDs, each once
     for v in verdicts:
         r = v.requirement
         assert rows[r.id] == {"id": r.id, "requirement": r.subject, "verdict": v.verdict,
