@@ -1,13 +1,13 @@
 """The capture's tracefs instance (pts/workload/tracefs.py) on its own, for real: a /dev/shm
-loop device read with dd while the instance has its events enabled but has not been started,
+loop device read (O_DIRECT) while the instance has its events enabled but has not been started,
 then after start(). A new instance is made with tracing on: it must record nothing before
 start(), and start()'s time (issue_ns 0) must precede every event it records (issue 47 §3:
 the reads before start() were recorded, with negative issue times). About 0.2 s."""
 
 from __future__ import annotations
 
+import mmap
 import os
-import subprocess
 
 import numpy as np
 import pytest
@@ -17,14 +17,20 @@ from pts.workload.pairing import Pairing
 from tests.support.helpers import loop_device
 from tests.support.tracefs_mount import ensure_tracefs
 
-pytestmark = [pytest.mark.needs("root", "losetup")]       # dd: coreutils, always there
+pytestmark = [pytest.mark.needs("root", "losetup")]
 BEFORE, AFTER = 64, 32          # 4 KiB reads before and after start()
 
 
 def reads(dev: str, n: int) -> None:
-    """n direct 4 KiB reads, one at a time (each one request, completed when dd returns)."""
-    subprocess.run(["dd", f"if={dev}", "of=/dev/null", "bs=4k", f"count={n}", "iflag=direct",
-                    "status=none"], check=True)
+    """n direct 4 KiB reads, one at a time (each one request, completed when it returns)."""
+    buf = mmap.mmap(-1, 4096)                 # page-aligned, as O_DIRECT needs
+    fd = os.open(dev, os.O_RDONLY | os.O_DIRECT)
+    try:
+        for i in range(n):
+            assert os.preadv(fd, [buf], i * 4096) == 4096
+    finally:
+        os.close(fd)
+        buf.close()
 
 
 def test_an_instance_records_nothing_before_start_and_no_event_precedes_its_time():
