@@ -119,9 +119,8 @@ def set_scsi(dev_path: str, enabled: bool, *, run: Callable = commands.run,
 def _apply_scsi(dev: BlockDevice, required: str, log_file: Path | None) -> CacheState:
     """SATA: hdparm -W; SAS/SCSI: sdparm WCE (both read back what they set)."""
     setter = set_ata if is_ata(dev) else set_scsi
-    try:
-        on = {"run": dev.host.run} if dev.remote is not None else {}   # ssh://: run there
-        return setter(dev.path, required == "WCE", log_file=log_file, **on)
+    try:   # through the device's host: this one (commands.run) or, for ssh://, there
+        return setter(dev.path, required == "WCE", log_file=log_file, run=dev.host.run)
     except commands.ToolError as exc:      # hdparm / sdparm not installed
         state = read_state(dev, required)
         return CacheState(required, state.actual, False,

@@ -60,19 +60,37 @@ def test_nvme_set_failure_falls_back_to_a_declared_deviation(monkeypatch):
     assert not state.settable and state.how.startswith("NVMe Set Features 06h failed")
 
 
-@pytest.mark.parametrize("vendor, setter", [("ATA", "set_ata"), ("HGST", "set_scsi")])
-def test_scsi_transport_uses_hdparm_or_sdparm(monkeypatch, tmp_path, vendor, setter):
+@pytest.mark.parametrize("vendor, required, replies, state", [
+    ("ATA", "WCE", {("hdparm", "-W1"): "hdparm-W1_set.txt", ("hdparm", "-W"): "hdparm-W_on.txt"},
+     ("enabled", True, "hdparm -W1, read back with hdparm -W")),
+    ("ATA", "WCD", {("hdparm", "-W0"): "hdparm-W0_set.txt",
+                    ("hdparm", "-W"): "hdparm-W_off.txt"},
+     ("disabled", True, "hdparm -W0, read back with hdparm -W")),
+    ("HGST", "WCE", {("sdparm", "--set=WCE=1"): "sdparm_set-WCE.txt",
+                     ("sdparm", "--get=WCE=1"): "sdparm_get-WCE_on.txt"},
+     ("enabled", True, "sdparm --set=WCE=1, read back with sdparm --get=WCE=1")),
+    ("HGST", "WCD", {("sdparm", "--set=WCE=0"): "sdparm_set-WCE.txt",
+                     ("sdparm", "--get=WCE=1"): "sdparm_get-WCE_off.txt"},
+     ("disabled", True, "sdparm --set=WCE=0, read back with sdparm --get=WCE=1")),
+    # the drive says the cache is still on after -W0: the state is what it says
+    ("ATA", "WCD", {("hdparm", "-W0"): "hdparm-W0_set.txt", ("hdparm", "-W"): "hdparm-W_on.txt"},
+     ("enabled", False, "hdparm -W0, read back with hdparm -W; the drive did not take the "
+                        "setting"))])
+def test_scsi_transport_sets_with_hdparm_or_sdparm_and_reads_back(monkeypatch, tmp_path, vendor,
+                                                                   required, replies, state):
+    """A SATA drive behind the SCSI layer (sysfs vendor "ATA") is set with hdparm, a SAS drive
+    with sdparm: the commands the suite runs (recorded tools' outputs answer them, tests/data/
+    recorded), and the state it derives from the read-back, never from what it asked."""
     from pts.device import identity as device
     (tmp_path / "block" / "sdz" / "device").mkdir(parents=True)
     (tmp_path / "block" / "sdz" / "device" / "vendor").write_text(vendor)
     monkeypatch.setattr(device, "SYS", tmp_path)
     dev = dataclasses.replace(NVME, path="/dev/sdz", kname="sdz", transport="scsi")
-    seen = []
-    for name in ("set_ata", "set_scsi"):
-        monkeypatch.setattr(write_cache, name, lambda path, enabled, log_file, n=name:
-                            seen.append((n, path, enabled)) or "state")
-    assert write_cache.apply(dev, "WCE") == "state"
-    assert seen == [(setter, "/dev/sdz", True)]
+    run = RecordedRunner({k: [Reply(v)] for k, v in replies.items()}).install(monkeypatch)
+    got = write_cache.apply(dev, required)
+    assert run.calls == [(*k, "/dev/sdz") for k in replies]       # set, then read back
+    assert (got.required, got.actual, got.settable, got.how) == (required, *state)
+    assert got.matches == state[1]
 
 
 @pytest.mark.parametrize("vendor, command, back", [
