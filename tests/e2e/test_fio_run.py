@@ -2,11 +2,13 @@
 
 import json
 import os
+import re
 import stat
 
 import pytest
 
 from pts.conditioning.wipc import plan_wipc, run_wipc
+from pts.results import records
 from pts.tools import commands
 from pts.tools.fio import Fio, FioFailed, FioOutputError, Job
 
@@ -66,3 +68,82 @@ def test_fio_missing_names_the_package(monkeypatch):
     with pytest.raises(commands.ToolMissing, match="apt-get install fio"):
         Fio()
     assert os.environ["PATH"] == "/nonexistent"
+
+
+# A gate gone wrong (pts.tools.fio_gate's script replaced for this test): it releases a
+# pipelined point at once and notes when, as the real one does, so that the points' I/O
+# really overlaps on the device; what the suite must do then is the point of the test.
+LEAKY_GATE = """#!/bin/bash
+cd -- @GATES@ || exit 1
+[ "$1" = wait ] && printf '%s\\n' "$EPOCHREALTIME" >> "gate-$2.started"
+exit 0
+"""
+
+
+def test_a_real_overlap_is_measured_again_stonewalled(make_loop, tmp_path, monkeypatch):
+    """The overlap fallback of pipelined rounds (pts.procedure.round_measure) on real fio
+    output (tests/unit/test_round_overlap.py has its rules on constructed output): a round of
+    two 1 s RND 4 KiB points on a loop device whose gate releases point 1 at once, so that it
+    runs while point 0 still does. Its overlap, read from the real timing logs and the gate's
+    note, is far over 1 % of a point; it is measured again, alone, stonewalled, and that is
+    what the round returns; the round_mode record says so; point 0 stands as measured."""
+    import shlex
+    from types import SimpleNamespace
+
+    from pts.config.spec import load_spec
+    from pts.procedure.round_measure import RoundMeasure
+    from pts.procedure.rounds import TestPoint
+    from pts.procedure.runner import RoundTest
+    from pts.results.ledger import Ledger, read_records
+    from pts.testdefs import fields
+    from pts.tools import fio_gate, fio_logs
+    from pts.tools.fio import random_job
+
+    monkeypatch.setattr(fio_gate, "gate_text", lambda gates, owner=None: LEAKY_GATE.replace(
+        "@GATES@", shlex.quote(str(gates))))
+    size = 16 << 20
+    dev = make_loop(size)
+    spec = load_spec("pts-e-1.1")
+    folder = tmp_path / "run"
+    folder.mkdir()
+    said: list[str] = []
+    run = SimpleNamespace(
+        settings=SimpleNamespace(point_seconds=1, round_mode="pipelined", spec=spec),
+        spec=spec, device=SimpleNamespace(path=dev), fio=Fio(log_file=tmp_path / "cmds.log"),
+        resume=None, ledger=Ledger(folder / "ledger.jsonl"), write=said.append,
+        raw_dir=lambda test, *parts: folder.joinpath("raw", test, *parts),
+        relative=lambda p: str(p.relative_to(folder)))
+    points = [TestPoint(i, spec.iops.rw_mixes[-1], 4096) for i in range(2)]
+    decl = RoundTest(test="iops", title="IOPS", clause="x", parameters={},
+                     points=tuple(points), tracking={}, value_key="iops",
+                     job=lambda p: random_job(f"p{p.index:02d}", 0, 4096, 4, 1, 1, size),
+                     fields=fields.basic, thread_count=1, queue_depth=4, wipc_block_size=None)
+    measure = RoundMeasure(run, decl)
+    found = measure(points, 1)
+    run.ledger.close()
+
+    piped = folder / "raw" / "iops" / "round-01"
+    ends = [max(r[0] for f in fio_logs.thread_files(str(piped / "timing" / name), "lat")
+                for r in fio_logs.read_rows(f, ddir=None)) for name in ("p00", "p01")]
+    firsts = [min(r[0] for f in fio_logs.thread_files(str(piped / "timing" / name), "lat")
+                  for r in fio_logs.read_rows(f, ddir=None)) for name in ("p00", "p01")]
+    assert firsts[1] < ends[0] - 200, (firsts, ends)    # the logs: p01 ran while p00 did
+    (mode,) = [r for r in read_records(folder / "ledger.jsonl")[0]
+               if isinstance(r, records.RoundMode)]
+    over = float(re.search(r"\(RND 4KiB 0/100 by (\d+) ms\)", mode.reason)[1])
+    print(f"overlap measured on the device: {over:.0f} ms; {mode.reason}")
+    assert over > 200 and mode.mode == "stonewalled" and mode.round == 1
+    assert "measured again stonewalled after the round (raw: round-01-stonewalled)" in \
+        mode.reason and "the next round goes on pipelined" in mode.reason
+    assert any("measured again stonewalled" in line for line in said)
+    assert measure.mode == "pipelined" and measure.fallbacks == 1
+    # what the round gives: p00 from the pipelined run, p01 from its own stonewalled run
+    assert found[0]["raw"] == "raw/iops/round-01/p00.json"
+    assert found[1]["raw"] == "raw/iops/round-01-stonewalled/p01.json"
+    again = json.loads((folder / found[1]["raw"]).read_text())
+    assert [j["jobname"] for j in again["jobs"]] == ["p01"]
+    assert found[1]["iops"] == pytest.approx(again["jobs"][0]["write"]["iops"], rel=1e-9)
+    assert found[1]["iops"] > 0
+    assert found[1]["overlap_ms"] is None           # alone in its fio run
+    piped_p01 = json.loads((piped / "p01.json").read_text())["jobs"][0]["write"]["iops"]
+    assert found[1]["iops"] != piped_p01            # not the overlapping measurement
