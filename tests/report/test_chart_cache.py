@@ -63,3 +63,41 @@ def test_the_cache_is_bounded(monkeypatch):
     for label in ("aa", "bb", "cc"):
         chart(label)
     assert chart_base._drawn_bytes <= 10 and len(chart_base._DRAWN) >= 1
+
+
+def test_a_look_up_is_not_undone_by_another_thread(monkeypatch):
+    """The dashboard renders reports in several threads: while one thread looks a chart up,
+    another that draws and stores (evicting the looked-up one: the cache holds one chart
+    here) waits for it. Without the cache's lock the other thread evicted the chart between
+    the look-up and its move to the end: a KeyError in that thread's request."""
+    import threading
+    from collections import OrderedDict
+
+    monkeypatch.setattr(chart_base, "_DRAWN_MAX_BYTES", 1)
+    monkeypatch.setattr(chart_base, "_drawn_bytes", 0)
+    other_done = threading.Event()
+
+    @chart_base.drawn_once
+    def chart(label):
+        return chart_base.Chart(label.encode())
+
+    def other():
+        chart("b")                    # stored, and "a" evicted to stay within the bound
+        other_done.set()
+
+    class Interleaved(OrderedDict):
+        hooked = False
+
+        def move_to_end(self, key, last=True):       # a hit: found, not yet returned
+            if not Interleaved.hooked:
+                Interleaved.hooked = True
+                threading.Thread(target=other, daemon=True).start()
+                # the other thread must wait for this look-up: done meanwhile, it was not
+                assert not other_done.wait(1.0), "another thread changed the cache mid-look-up"
+            super().move_to_end(key, last)
+
+    monkeypatch.setattr(chart_base, "_DRAWN", Interleaved())
+    first = chart("a")
+    assert chart("a") is first and Interleaved.hooked        # the look-up, interleaved
+    assert other_done.wait(10) and list(chart_base._DRAWN) != [] and \
+        chart_base._drawn_bytes == sum(len(c) for c in chart_base._DRAWN.values())

@@ -15,6 +15,7 @@ import functools
 import hashlib
 import io
 import pickle
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -88,10 +89,13 @@ def png(fig: Figure, tight: bool = True) -> bytes:
 # again, a report on readings builds its story more than once (pts.report.document), and the
 # project's tests render one reference run many times; drawing is about half of a report's CPU
 # (the reference run: 66 charts, 15 of its 28 s). In memory only, so no chart outlives the
-# code that drew it; bounded.
+# code that drew it; bounded. One lock around the look-ups and stores (not the drawing): the
+# dashboard renders reports in several threads at once, and a chart evicted by one between
+# another's look-up and its move to the end was a KeyError there.
 _DRAWN: OrderedDict[tuple, bytes] = OrderedDict()
 _DRAWN_MAX_BYTES = 64 * 2**20
 _drawn_bytes = 0
+_DRAWN_LOCK = threading.Lock()
 
 
 def _key(fn: Callable, args: tuple, kwargs: dict) -> tuple | None:
@@ -112,15 +116,19 @@ def drawn_once(fn: Callable[..., bytes]) -> Callable[..., bytes]:
     def chart(*args, **kwargs) -> bytes:
         global _drawn_bytes
         key = _key(fn, args, kwargs)
-        if key is not None and key in _DRAWN:
-            _DRAWN.move_to_end(key)
-            return _DRAWN[key]
+        if key is not None:
+            with _DRAWN_LOCK:
+                if (found := _DRAWN.get(key)) is not None:
+                    _DRAWN.move_to_end(key)
+                    return found
         out = fn(*args, **kwargs)
         if key is not None:
-            _DRAWN[key] = out
-            _drawn_bytes += _size(out)
-            while _drawn_bytes > _DRAWN_MAX_BYTES and len(_DRAWN) > 1:
-                _drawn_bytes -= _size(_DRAWN.popitem(last=False)[1])
+            with _DRAWN_LOCK:
+                if key not in _DRAWN:          # drawn by another thread meanwhile: kept once
+                    _DRAWN[key] = out
+                    _drawn_bytes += _size(out)
+                while _drawn_bytes > _DRAWN_MAX_BYTES and len(_DRAWN) > 1:
+                    _drawn_bytes -= _size(_DRAWN.popitem(last=False)[1])
         return out
     chart.draw_anew = fn       # the undecorated function (tests of the cache itself)
     return chart
