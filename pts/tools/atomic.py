@@ -24,13 +24,28 @@ def write_bytes(path: str | Path, data: bytes) -> None:
             os.fsync(fh.fileno())
             # mkstemp makes the file 0600; the result is as readable as any file written
             # with open() (the process's umask decides)
-            umask = os.umask(0)
-            os.umask(umask)
-            os.fchmod(fh.fileno(), 0o666 & ~umask)
+            os.fchmod(fh.fileno(), 0o666 & ~umask())
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def umask() -> int:
+    """The process's umask, read without changing it (/proc/self/status, Linux 4.7+): the
+    only other way, setting one and putting it back, leaves the process with umask 0 for a
+    moment, and a file another thread creates (the dashboard, the live index) or a tool it
+    starts then would be writable by everyone."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    found = os.umask(0o077)        # no such line (another kernel): the strictest meanwhile
+    os.umask(found)
+    return found
 
 
 def write_text(path: str | Path, text: str) -> None:

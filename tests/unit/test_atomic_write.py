@@ -40,3 +40,20 @@ def test_the_file_is_as_readable_as_open_would_make_it(tmp_path):
     finally:
         os.umask(umask)
     assert (tmp_path / "daemon.pid").stat().st_mode & 0o777 == 0o644     # not mkstemp's 0600
+
+
+def test_the_umask_is_read_not_changed(tmp_path, monkeypatch):
+    """The umask is read from /proc/self/status: setting one to read it (and putting it back)
+    leaves the process with umask 0 for a moment, for every thread and every tool started
+    meanwhile (a report written while the dashboard or the live index runs)."""
+    old = os.umask(0o027)
+    try:
+        def no_change(mask):
+            raise AssertionError(f"os.umask({mask:o}) called: the process's umask changed")
+        monkeypatch.setattr(os, "umask", no_change)
+        atomic.write_text(tmp_path / "run.json", "{}\n")
+        assert atomic.umask() == 0o027
+    finally:
+        monkeypatch.undo()
+        os.umask(old)
+    assert (tmp_path / "run.json").stat().st_mode & 0o777 == 0o640
