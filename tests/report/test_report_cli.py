@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 from pts.cli.main import main
 from pts.report import render
+from pts.tools import atomic
 from tests.support.helpers import REPO
 from tests.support.synthetic.runfactory import build_run
 
@@ -31,9 +31,8 @@ def test_cli_output_option(tmp_path, capsys):
     assert capsys.readouterr().out.strip() == str(target.resolve())
     assert target.read_bytes().startswith(b"%PDF-")
     assert not (folder / "report.pdf").exists()
-    umask = os.umask(0)
-    os.umask(umask)
-    assert target.stat().st_mode & 0o777 == 0o666 & ~umask     # not mkstemp's 0600
+    # the umask read, not set (setting it changes it for every thread of this worker)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~atomic.umask()   # not mkstemp's 0600
 
 
 def test_cli_missing_dir_exits_2(tmp_path, capsys):
