@@ -7,6 +7,7 @@ full) at the spec's 4 drive fills: the stop by fills, IOPS falling from FOB to a
 level at least 2x lower, and nothing of the emulator left behind."""
 
 import json
+import re
 import statistics
 import subprocess
 import sys
@@ -143,6 +144,7 @@ def test_loop_pdf_pages(loop):
     assert "STEADY STATE NOT ACHIEVED" not in text
 
 
+@pytest.mark.needs("fusermount3", "/dev/fuse", "mfusepy")          # the emulated SSD
 def test_emulated_falls_from_fob_to_a_steady_level(emulated):
     result = emulated.of_type("wsat_result")[0]
     samples = [s for s in emulated.of_type("sample") if not s["partial"]]
@@ -165,6 +167,7 @@ def test_emulated_falls_from_fob_to_a_steady_level(emulated):
     assert statistics.median(iops[:5]) >= 2 * result["ss_average"], iops[:5]
 
 
+@pytest.mark.needs("fusermount3", "/dev/fuse", "mfusepy")          # the emulated SSD
 def test_emulated_first_sample_is_the_purge_probe(emulated):
     """WSAT's purge probe is its first sample (no extra writes); FOB/SS >= 2 here, far
     above the spec file's 1.1: no purge warning."""
@@ -176,6 +179,7 @@ def test_emulated_first_sample_is_the_purge_probe(emulated):
         emulated.proc.stdout + " ".join(emulated.pdf_text().split())
 
 
+@pytest.mark.needs("fusermount3", "/dev/fuse", "mfusepy")          # the emulated SSD
 def test_emulated_tgbw_at_the_end_is_what_fio_wrote(emulated):
     last = emulated.of_type("sample")[-1]
     assert last["tgbw_gb"] * 1e9 == pytest.approx(written_by_fio(emulated), rel=0.01)
@@ -185,6 +189,7 @@ def test_emulated_tgbw_at_the_end_is_what_fio_wrote(emulated):
     assert host["nand_writes"] > host["host_writes"]                 # GC amplified the writes
 
 
+@pytest.mark.needs("fusermount3", "/dev/fuse", "mfusepy")          # the emulated SSD
 def test_emulator_gone_after_the_run(emulated):
     serial = emulated.run_json["device"]["serial"]
     listed = subprocess.run([sys.executable, "-m", "pts", "emulate", "list"], cwd=REPO,
@@ -192,6 +197,40 @@ def test_emulator_gone_after_the_run(emulated):
     assert serial not in listed
     assert serial not in subprocess.run(["losetup", "-a"], capture_output=True,
                                         text=True).stdout
+
+
+FAST = 32 << 20      # a tmpfs loop device writes its 4 fills (128 MiB) in well under 1 s
+
+
+def test_a_drive_that_writes_its_fills_within_one_sample_is_told_the_remedy(tmp_path):
+    """WSAT "too fast" on a real run (tests/unit/test_wsat_samples.py has the wording on
+    constructed results): the spec's 4 drive fills of a 32 MiB loop device at the spec's
+    60 s sample give no sample; the test ends in error naming what fio did (its bytes and
+    runtime, as fio's own JSON says) and a --wsat-fills that makes 5 samples at the speed
+    fio measured."""
+    from pts.config.spec import load_spec
+
+    reports = tmp_path / "reports"
+    with loop_device(FAST, sector=4096) as dev:
+        run = run_pts(dev, reports, "-k", "saturation", "--purge", "trim", "--no-report",
+                      timeout=300)
+    fills = load_spec().wsat.capacity_multiple
+    (end,) = run.of_type("test_end")
+    raw = json.loads((run.folder / "raw" / "wsat" / "wsat.json").read_text())["jobs"]
+    written = sum(j["write"]["io_bytes"] for j in raw)
+    seconds = max(j["write"]["runtime"] for j in raw) / 1000
+    print(f"WSAT too fast: {written:,} bytes in {seconds} s; {end['message']}")
+    assert run.proc.returncode == 1 and end["status"] == "error"
+    assert written == fills * FAST and seconds < 60            # what fio did: all, at once
+    assert end["message"].startswith(
+        f"RuntimeError: WSAT: fio wrote the {fills:g} drive fills ({written:,} bytes) in "
+        f"{seconds:.1f} s, shorter than one 60 s sample: nothing to report. Make the run "
+        "last at least 5 samples (one steady-state window): raise --wsat-fills (at this "
+        "speed, --wsat-fills ")
+    more = float(re.search(r"--wsat-fills ([\d.]+) takes about 5 x 60 s", end["message"])[1])
+    assert 300 <= more * FAST / (written / seconds) <= 300 * 1.01     # 3 digits, rounded up
+    samples = run.of_type("sample")                # the one it has is partial: kept, not used
+    assert samples and all(x["partial"] for x in samples) and not run.of_type("wsat_result")
 
 
 def test_every_fio_run_used_io_uring(loop):
