@@ -1,6 +1,7 @@
 """Write cache (PTS-E WCD / PTS-C WCE): set where the suite can, and record what the device
 then reports. NVMe answers come from QEMU 7.2 captures (tests/data/qemu-7.2/); the real
-Set/Get Features path runs in tests/e2e/test_qemu_e2e.py."""
+Set/Get Features path runs in tests/e2e/test_qemu_e2e.py. hdparm's and sdparm's answers are
+real drives' (tests/data/recorded/README.md)."""
 
 import dataclasses
 import json
