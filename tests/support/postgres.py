@@ -36,13 +36,16 @@ from pathlib import Path
 import pytest
 
 from pts.index import db, target
+from pts.tools import liveness
 
 # pgbench stands for Debian's postgresql-15 (tests/support/helpers.py TOOLS): its server
 # binaries are not on PATH, pgbench's wrapper is
 NEEDS_POSTGRESQL = pytest.mark.needs("pgbench")
 
 PG_BIN = Path("/usr/lib/postgresql/15/bin")       # Debian's postgresql-15 server binaries
-PREFIX = "pts-pg-"                                # /tmp/pts-pg-<pid of the tests>-XXXX
+PREFIX = "pts-pg-"                      # /tmp/pts-pg-<pid namespace>-<pid of the tests>-XXXX
+LOCK = "owner.lock"                     # held by the test process while its server lives
+STALE_S = 60.0                          # a folder without its lock this old: its maker died
 SUPERUSER = "pts"                                  # trusted on the socket
 LAB_USER, LAB_PASSWORD = "lab", "lab-secret"        # password-checked (scram-sha-256)
 READY_S = 60.0
@@ -85,15 +88,24 @@ def _env() -> dict:
     return env | {"LC_ALL": "C", "LANG": "C", "TZ": "UTC"}
 
 
-def remove_stale() -> list[Path]:
-    """Folders of earlier sessions whose test process is gone (killed before its clean-up)."""
-    gone, tmp = [], Path(tempfile.gettempdir())
+def remove_stale(tmp: Path | None = None, now: float | None = None) -> list[Path]:
+    """Folders of earlier sessions whose test process is gone (killed before its clean-up):
+    judged by the lock their test process held (the kernel releases it at its death, in
+    whatever pid namespace it ran: a test session in a container shares /tmp but not our
+    pids), or, for one killed before it took its lock, by its pid in its own namespace.
+    What cannot be judged (an older version's folder, without a lock or a namespace in its
+    name) is kept."""
+    gone, tmp = [], Path(tmp or tempfile.gettempdir())
+    now = time.time() if now is None else now
+    mark = liveness.namespace_mark()
     for d in tmp.glob(f"{PREFIX}*"):
-        try:
-            pid = int(d.name[len(PREFIX):].split("-")[0])
-        except ValueError:
-            continue
-        if pid != os.getpid() and not Path(f"/proc/{pid}").exists():
+        held = liveness.held(d / LOCK)
+        if held is None:                     # no lock: killed between mkdtemp and hold
+            ns, pid, *_ = d.name[len(PREFIX):].split("-") + ["", ""]
+            with contextlib.suppress(OSError):
+                held = ns != mark or not pid.isdigit() or Path(f"/proc/{pid}").exists() \
+                    or now - d.stat().st_mtime < STALE_S
+        if held is False:
             shutil.rmtree(d, ignore_errors=True)
             gone.append(d)
     return gone
@@ -176,7 +188,8 @@ def server() -> Iterator[Server]:
         raise RuntimeError(f"no {PG_BIN / 'postgres'}: apt-get install postgresql-15")
     remove_stale()
     account = _account()
-    home = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
+    home = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{liveness.namespace_mark()}-{os.getpid()}-"))
+    lock = liveness.hold(home / LOCK)
     try:
         if account is not None:
             os.chown(home, account.pw_uid, account.pw_gid)
@@ -193,6 +206,7 @@ def server() -> Iterator[Server]:
             s.stop()
     finally:
         shutil.rmtree(home, ignore_errors=True)
+        os.close(lock)
 
 
 class Backend:
