@@ -78,12 +78,17 @@ class Keys:
                      "  LogLevel ERROR\n")
 
 
+PRIVSEP = Path("/run/sshd")          # sshd's privilege separation dir (compiled in)
+
+
 @contextlib.contextmanager
 def keys() -> Iterator[Keys]:
     folder = Path(tempfile.mkdtemp(prefix="pts-remote-"))
-    made_privsep = not Path("/run/sshd").exists()      # sshd's privilege separation dir
-    if made_privsep:
-        Path("/run/sshd").mkdir(mode=0o755)
+    # Made when missing and left there: it is the machine's, not this test's. Removed at the
+    # end, it went from under another test's sshd (the other worker's, another suite's, the
+    # system's), whose next connection then failed ("Missing privilege separation
+    # directory"); an empty root-owned folder is what Debian's sshd makes there itself.
+    PRIVSEP.mkdir(mode=0o755, exist_ok=True)
     try:
         for key in ("host_key", "id_ed25519"):
             subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "pts-test",
@@ -92,14 +97,41 @@ def keys() -> Iterator[Keys]:
         yield Keys(folder)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-        if made_privsep:
-            with contextlib.suppress(OSError):
-                Path("/run/sshd").rmdir()
 
 
 @contextlib.contextmanager
 def host(k: Keys, address: str = "127.0.0.1", netns: str | None = None) -> Iterator[Host]:
-    """sshd and fio --server for one host on `address` (in `netns` when given)."""
+    """sshd and fio --server for one host on `address` (in `netns` when given). On
+    127.0.0.1 their ports are probed free (neither can take port 0 and say which it got),
+    and another program may take one before they bind it: they exit, and are started again
+    on other free ports, up to ATTEMPTS times."""
+    for attempt in range(1, ATTEMPTS + 1):
+        h = _made(k, address, netns)
+        try:
+            h.start_sshd()
+            h.start_fio()
+        except NotListening:
+            _stop(h)
+            if netns is not None or attempt == ATTEMPTS:
+                raise
+            continue
+        break
+    try:
+        yield h
+    finally:
+        _stop(h)
+
+
+ATTEMPTS = 3
+
+
+def _stop(h: Host) -> None:
+    for proc in (h.fio, h.sshd):
+        if proc is not None:
+            stop(proc)
+
+
+def _made(k: Keys, address: str, netns: str | None) -> Host:
     local = netns is None
     ssh_port, fio_port = (free_port(), free_port()) if local else (SSH_PORT, FIO_PORT)
     inside = [] if local else ["ip", "netns", "exec", netns]
@@ -113,17 +145,9 @@ def host(k: Keys, address: str = "127.0.0.1", netns: str | None = None) -> Itera
         "UsePAM no\nStrictModes no\n")
     k.trust(address, ssh_port)
     # `ip netns exec` execs its command: the Popen is sshd or fio itself (a test kills it)
-    h = Host(address, ssh_port, fio_port, netns,
-             [*inside, shutil.which("sshd"), "-D", "-e", "-f", str(config)],
-             [*inside, "fio", f"--server=ip:{address},{fio_port}"], k.folder)
-    try:
-        h.start_sshd()
-        h.start_fio()
-        yield h
-    finally:
-        for proc in (h.fio, h.sshd):
-            if proc is not None:
-                stop(proc)
+    return Host(address, ssh_port, fio_port, netns,
+                [*inside, shutil.which("sshd"), "-D", "-e", "-f", str(config)],
+                [*inside, "fio", f"--server=ip:{address},{fio_port}"], k.folder)
 
 
 @contextlib.contextmanager
@@ -153,13 +177,22 @@ def namespace(n: int) -> Iterator[tuple[str, str]]:
         subprocess.run(["ip", "link", "del", here], capture_output=True)
 
 
+class NotListening(RuntimeError):
+    """A daemon exited before it listened (its port taken meanwhile, among other causes)."""
+
+
 def wait_listening(address: str, port: int, proc: subprocess.Popen, what: str) -> None:
+    """Until `proc` listens on address:port: a connection accepted there while it still
+    runs, and again a moment later (a program that had taken the port would answer the
+    first while `proc` fails to bind and exits)."""
     for _ in range(200):
         if proc.poll() is not None:
-            raise RuntimeError(f"{what} exited with {proc.returncode}: "
+            raise NotListening(f"{what} exited with {proc.returncode}: "
                                f"{proc.stderr.read() if proc.stderr else ''}")
         with contextlib.suppress(OSError), socket.create_connection((address, port), 0.2):
-            return
+            time.sleep(0.2)
+            if proc.poll() is None:
+                return
         time.sleep(0.1)
     raise RuntimeError(f"{what} is not listening on {address}:{port}")
 
