@@ -57,6 +57,9 @@ def spool(instance, path, formats: dict[str, bytes], meta: dict, seconds: float,
     post-run read lost most). `instance`: a tracefs.Instance, or a
     remote_capture.RemoteInstance (the same methods; its clock is the DUT host's)."""
     started_unix = time.time()
+    # counted from before tracing (was: after the spool's files were made and fsync'd,
+    # so what the buffer lost meanwhile went uncounted)
+    lost_before = instance.lost()
     start_ns = instance.start()
     # after tracing_on: a task started later is named by its task_newtask event (a
     # one-time cost, not counted in cpu_s: ~300 tasks read in a few ms here)
@@ -70,7 +73,7 @@ def spool(instance, path, formats: dict[str, bytes], meta: dict, seconds: float,
                                   instance.ncpus, part_s)
     try:
         steps = max(1, -(-int(seconds * 1e9) // int(step_s * 1e9)))
-        lost_by_step, lost_before = [], instance.lost()
+        lost_by_step = []
         end_ns = start_ns + int(seconds * 1e9)
         stopped_at, stopped_by, flushed = None, None, start_ns
         while True:
