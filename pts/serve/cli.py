@@ -79,37 +79,47 @@ def run(args: argparse.Namespace) -> int:
 
     from pts.serve.app import create_app
 
-    # Listening before the address is printed: the address printed is served (a port in use
-    # is said here), and --port 0 prints the port the system picked (a script or a test
-    # reads it; a port probed free first may be taken by another program before the bind).
-    try:
-        sock = listen(args.host, args.port)
-    except OSError as exc:
-        print(f"serve: cannot listen on {args.host}:{args.port} ({exc.strerror or exc}); "
-              "choose another --port (0: a free one), or stop what holds it", file=sys.stderr)
-        return 2
+    # --port 0: a port the system picks, taken here so that the address printed names it (a
+    # script or a test reads it there; a port probed free first may be taken by another
+    # program before the bind). A port given is bound by uvicorn, as always.
+    sock = None
+    if args.port == 0:
+        try:
+            sock = listen(args.host, 0)
+        except OSError as exc:
+            print(f"serve: cannot listen on {args.host} ({exc.strerror or exc})",
+                  file=sys.stderr)
+            return 2
     app = create_app(args.reports_dirs, stale_after=args.stale_after, credentials=credentials,
                      index_at=args.index)
     handler = access.log_to(sys.stderr) if credentials is not None else None
     if app.state.indexed is None:          # once: how to list many runs fast
         print(f"snia-pts dashboard: {app.state.folder_note}", file=sys.stderr, flush=True)
-    print(f"snia-pts dashboard: {url(args.host, sock)} "
+    port = args.port if sock is None else sock.getsockname()[1]
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"snia-pts dashboard: http://{shown}:{port}/ "
           f"({', '.join(str(Path(d).resolve()) for d in args.reports_dirs)}; "
           + (f"basic auth, {len(credentials.users)} user(s) of {credentials.source})"
              if credentials else "no auth: this host only)"), flush=True)
     # An open page holds an event stream that never ends by itself: without a limit, Ctrl-C
     # (or SIGTERM) would wait for every browser tab to close.
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning",
-                                           timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S))
     try:
-        server.run(sockets=[sock])
-    except KeyboardInterrupt:
-        pass
+        if sock is None:
+            uvicorn.run(app, host=args.host, port=args.port, log_level="warning",
+                        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S)
+            return 0
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning",
+                                               timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S))
+        try:
+            server.run(sockets=[sock])
+        except KeyboardInterrupt:
+            pass
+        return 0 if server.started else STARTUP_FAILURE
     finally:
-        sock.close()
+        if sock is not None:
+            sock.close()
         if handler is not None:
             access.remove_log(handler)
-    return 0 if server.started else STARTUP_FAILURE
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -124,9 +134,3 @@ def listen(host: str, port: int) -> socket.socket:
         sock.close()
         raise
     return sock
-
-
-def url(host: str, sock: socket.socket) -> str:
-    """The dashboard's address: the host as given, the port `sock` listens on."""
-    shown = f"[{host}]" if ":" in host else host
-    return f"http://{shown}:{sock.getsockname()[1]}/"
