@@ -201,8 +201,15 @@ def test_sigterm_ends_the_capture_keeping_it_and_sigkill_leftover_is_cleaned_nex
     killed = start_capture(loop, out, BOUND_S)
     left = wait_for_instance(killed)
     killed.kill()
-    killed.wait()
+    # not reaped yet: a zombie's pid is alive, so no capture beside this test (-n 2) can
+    # take its instance for a leftover before it is checked here
+    zombie = Path(f"/proc/{killed.pid}/stat")
+    deadline = time.monotonic() + 20
+    while zombie.read_text().rsplit(")", 1)[1].split()[0] != "Z":
+        assert time.monotonic() < deadline, "the killed capture did not end"
+        time.sleep(0.01)
     assert left.exists()                     # SIGKILL: nothing could remove it
+    killed.wait()
     with capturing(loop, tmp_path / "next.parquet"):     # removed before it traces
         assert not left.exists()
 
