@@ -6,10 +6,10 @@ is untouched and `rmdir` removes it. blktrace is not used: its per-CPU relay fil
 debugfs were refused (EPERM) as root here while tracefs worked (digest §7). Nothing here
 opens the traced device: it is only named in an event filter.
 
-The instance is named PREFIX + our pid. A capture killed with SIGKILL cannot remove its
-instance (which would keep tracing, costing CPU and buffer memory), so every capture first
-removes the instances of captures whose pid is dead (`clean_leftovers`).
-"""
+Named PREFIX + our pid namespace + pid: a capture killed with SIGKILL cannot remove its
+instance (which would keep tracing), so every capture first removes those of its namespace's
+dead captures (`clean_leftovers`); a pid means nothing in another namespace (a container
+sharing tracefs: issue 47 §1), whose instances, and names without a namespace, are kept."""
 
 from __future__ import annotations
 
@@ -97,11 +97,11 @@ def mounted_tracefs(mounts: Path | None = None) -> Path:
     except TracefsError:
         done = subprocess.run(["mount", "-t", "tracefs", "nodev", str(MOUNT_POINT)],
                               capture_output=True, text=True, stdin=subprocess.DEVNULL)
-        if done.returncode != 0:
-            raise TracefsError(f"tracefs is not mounted and mounting it at {MOUNT_POINT} "
-                               f"failed: {done.stderr.strip()} (needs root and a kernel with "
-                               f"tracing; by hand: mount -t tracefs nodev {MOUNT_POINT})") from None
-        return find_tracefs(mounts)
+        if done.returncode == 0:
+            return find_tracefs(mounts)
+        raise TracefsError(f"tracefs is not mounted and mounting it at {MOUNT_POINT} failed: "
+                           f"{done.stderr.strip()} (needs root and a kernel with tracing; "
+                           f"by hand: mount -t tracefs nodev {MOUNT_POINT})") from None
 
 
 def kernel_dev_t(major: int, minor: int) -> int:
@@ -110,8 +110,15 @@ def kernel_dev_t(major: int, minor: int) -> int:
     return major << 20 | minor
 
 
+def namespace_mark() -> str:
+    """Our pid namespace's inode (pts.tools.liveness's mark; this file travels alone)."""
+    with contextlib.suppress(OSError):
+        return "".join(c for c in os.readlink("/proc/self/ns/pid") if c.isdigit()) or "0"
+    return "0"
+
+
 def instance_name(pid: int | None = None) -> str:
-    return f"{PREFIX}{os.getpid() if pid is None else pid}"
+    return f"{PREFIX}{namespace_mark()}-{os.getpid() if pid is None else pid}"
 
 
 def pid_alive(pid: int) -> bool:
@@ -120,25 +127,23 @@ def pid_alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
+        pass
     return True
 
 
 def stale_instances(names: list[str], alive: Callable[[int], bool] = pid_alive) -> list[str]:
     """Our instances whose capture process is gone (others' instances are never touched;
     a live pid, even if reused by another program, keeps its instance: we cannot tell)."""
-    stale = []
+    mark, stale = namespace_mark(), []
     for name in names:
-        tail = name[len(PREFIX):] if name.startswith(PREFIX) else ""
-        if tail.isdigit() and not alive(int(tail)):
-            stale.append(name)
+        ns, _, pid = (name[len(PREFIX):] if name.startswith(PREFIX) else "").partition("-")
+        stale += [name] if ns == mark and pid.isdigit() and not alive(int(pid)) else []
     return sorted(stale)
 
 
 def clean_leftovers(root: Path, alive: Callable[[int], bool] = pid_alive) -> list[str]:
     """Remove the instances left by killed captures; returns their names."""
-    base = root / "instances"
-    removed = []
+    base, removed = root / "instances", []
     for name in stale_instances([p.name for p in base.iterdir()], alive):
         with contextlib.suppress(FileNotFoundError):
             remove_instance(base / name)
@@ -162,17 +167,22 @@ def remove_instance(path: Path) -> None:
 
 
 @contextlib.contextmanager
-def signals_raise() -> Iterator[None]:
-    """For the capture's duration SIGINT and SIGTERM raise Interrupted (so the instance is
-    removed by the unwinding `with`); the previous handlers are restored afterwards."""
-    def handler(signum, frame):
-        raise Interrupted(signum)
+def _on_signals(handler: Callable) -> Iterator[None]:
+    """SIGINT and SIGTERM go to `handler` for the block; the previous handlers after it."""
     old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
         for s, h in old.items():
             signal.signal(s, h)
+
+
+def signals_raise() -> contextlib.AbstractContextManager:
+    """For the capture's duration SIGINT and SIGTERM raise Interrupted (so the instance is
+    removed by the unwinding `with`); the previous handlers are restored afterwards."""
+    def handler(signum, frame):
+        raise Interrupted(signum)
+    return _on_signals(handler)
 
 
 def _read_ready(fd: int) -> bytes:
@@ -195,15 +205,8 @@ def signals_flag() -> Iterator[Callable[[], str | None]]:
     given returns the first one's name (None before), so a capture can end as it would at
     its end, keeping what it traced; the previous handlers are restored afterwards."""
     got: list[str] = []
-
-    def handler(signum, frame):
-        got.append(signal.Signals(signum).name)
-    old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
+    with _on_signals(lambda signum, frame: got.append(signal.Signals(signum).name)):
         yield lambda: got[0] if got else None
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
 
 
 def task_names(proc: Path = Path("/proc")) -> dict[str, str]:
@@ -302,8 +305,7 @@ class Instance:
     def stop(self) -> None:
         self._write("tracing_on", "0")
 
-    def clock(self) -> int:
-        """Now, on the trace clock (CLOCK_MONOTONIC ns)."""
+    def clock(self) -> int:       # now, on the trace clock (CLOCK_MONOTONIC ns)
         return time.clock_gettime_ns(time.CLOCK_MONOTONIC)
 
     def read_pages(self, most: int, full: bool = False) -> list[bytes]:
@@ -368,14 +370,12 @@ class Instance:
                 if name in REQUIRED_LAYOUTS or rel in on}
 
     def comms(self) -> dict[str, str]:
-        """Every task's name now (pid -> comm, threads included): who a writeback's
-        dirtier is when it began before the capture (task_newtask/task_rename cover the
-        tasks started or renamed after)."""
+        """Every task's name now (pid -> comm): a dirtier from before the capture (its
+        task_newtask/task_rename cover the tasks started or renamed after)."""
         return task_names()
 
     @property
-    def ncpus(self) -> int:
-        """The ring buffer's CPUs (a trace_pipe_raw each)."""
+    def ncpus(self) -> int:       # the ring buffer's CPUs (a trace_pipe_raw each)
         return len(self.fds)
 
     def lost(self) -> int:

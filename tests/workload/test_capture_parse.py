@@ -177,8 +177,16 @@ def test_missing_tracefs_names_the_mount_command(tmp_path):
 
 
 def test_only_instances_of_dead_captures_are_stale():
-    names = [f"{tracefs.PREFIX}100", f"{tracefs.PREFIX}200", "someone-elses", f"{tracefs.PREFIX}x"]
-    assert tracefs.stale_instances(names, alive=lambda pid: pid == 200) == [f"{tracefs.PREFIX}100"]
+    """Ours: this pid namespace's captures whose pid is gone. A capture in another pid
+    namespace sharing tracefs (a container: its pid 100 is not ours) and a name without a
+    namespace (made before it was in the name) are never judged (issue 47 §1)."""
+    mark = tracefs.namespace_mark()
+    assert mark.isdigit() and mark != "0"
+    assert tracefs.instance_name(100) == f"{tracefs.PREFIX}{mark}-100"
+    names = [tracefs.instance_name(100), tracefs.instance_name(200), "someone-elses",
+             f"{tracefs.PREFIX}{mark}-x", f"{tracefs.PREFIX}1-100", f"{tracefs.PREFIX}100"]
+    assert tracefs.stale_instances(names, alive=lambda pid: pid == 200) == [
+        tracefs.instance_name(100)]
 
 
 @pytest.mark.needs("root")
