@@ -2,7 +2,10 @@
 device, started together, each in its own process group (a Ctrl-C at the terminal reaches
 the parent only; the parent passes ONE SIGTERM to every child, which takes the child's
 interrupted-run path). Their output lines come back through a queue, each tagged with the
-device, and are written by the caller's thread (the terminal is not thread-safe)."""
+device, and are written by the caller's thread (the terminal is not thread-safe). A parent
+killed however (kill -9 too) takes its children with it: the kernel sends each the same
+SIGTERM when the parent dies (PR_SET_PDEATHSIG), so no child run goes on writing to a drive
+without the session that started it."""
 
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pts.device.lock import INHERITED_FD_ENV
+from pts.tools import commands
 
 
 @dataclass
@@ -40,7 +44,8 @@ def start(child: Child, cwd: Path, out: queue.Queue) -> None:
     child.proc = subprocess.Popen(
         child.argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, text=True, errors="replace", bufsize=1,
-        pass_fds=() if child.lock_fd is None else (child.lock_fd,), start_new_session=True)
+        pass_fds=() if child.lock_fd is None else (child.lock_fd,), start_new_session=True,
+        preexec_fn=lambda: commands.set_parent_death_signal(signal.SIGTERM))
 
     def pump() -> None:
         assert child.proc is not None and child.proc.stdout is not None
