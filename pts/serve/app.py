@@ -30,7 +30,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlencode
@@ -54,6 +53,7 @@ from pts.serve import access, auth, comparing, convergence, listing, metrics, sa
 from pts.serve.history_page import page_context
 from pts.serve.index import Entry, RunIndex
 from pts.serve.indexed import WATCH_SECONDS, IndexedRuns
+from pts.serve.kept import Kept
 from pts.serve.live import LiveFeeds
 from pts.stored import ocp_verdicts
 
@@ -75,8 +75,8 @@ def create_app(folders: list[str | Path], *, stale_after: float = state.STALE_AF
     feeds = LiveFeeds(index, poll_seconds, stale_after)
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True)
     pages = Jinja2Templates(env=env)
-    reports: OrderedDict[str, tuple[tuple, str]] = OrderedDict()
-    charts: dict[str, tuple[tuple, str | None]] = {}
+    reports: Kept[str] = Kept(REPORT_CACHE)
+    charts: Kept[str | None] = Kept(CHART_CACHE)
     compare_pages = comparing.Pages()
     registry = metrics.registry(index, stale_after, indexed)
     env.globals.update(short=listing.short)
@@ -120,27 +120,15 @@ def create_app(folders: list[str | Path], *, stale_after: float = state.STALE_AF
         entry = entry_or_404(request)
         if entry.view is None:
             raise HTTPException(404, "no report: " + (entry.error or "not a run folder"))
-        cached = reports.get(entry.id)
-        if cached is None or cached[0] != entry.key:
-            cached = (entry.key, build_html(entry.view))
-            reports[entry.id] = cached
-            while len(reports) > REPORT_CACHE:
-                reports.popitem(last=False)
-        reports.move_to_end(entry.id)
-        return HTMLResponse(cached[1])
+        return HTMLResponse(reports.get(entry.id, entry.key, lambda: build_html(entry.view)))
 
     def convergence_svg(request: Request) -> Response:
         entry = entry_or_404(request)
-        cached = charts.get(entry.id)
-        if cached is None or cached[0] != entry.key:
-            cached = charts[entry.id] = (entry.key, convergence.svg(entry.view)
-                                         if entry.view is not None else None)
-            while len(charts) > CHART_CACHE:
-                charts.pop(next(iter(charts)))
-        if cached[1] is None:
+        svg = charts.get(entry.id, entry.key, lambda: convergence.svg(entry.view)
+                         if entry.view is not None else None)
+        if svg is None:
             raise HTTPException(404, "no completed round to plot yet")
-        return Response(cached[1], media_type="image/svg+xml",
-                        headers={"Cache-Control": "no-store"})
+        return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
 
     def picked(request: Request) -> tuple[list[str], str, bool]:
         ids = request.query_params.getlist("run")

@@ -6,12 +6,11 @@ settings unless allow_mixed, no test in every run."""
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
 from pts.compare import pdf
 from pts.compare.data import Comparison, compare_views
 from pts.report.renderers import chart_base, html
 from pts.serve.index import Entry, RunIndex
+from pts.serve.kept import Kept
 
 MAX_RUNS = 8                # a comparison of more is unreadable (and slow to draw)
 CACHE = 4                   # compare pages kept in memory
@@ -49,18 +48,17 @@ class Pages:
     """The HTML of compare views, kept while their runs' ledgers do not change."""
 
     def __init__(self):
-        self.kept: OrderedDict[tuple, str] = OrderedDict()
+        self.kept: Kept[str] = Kept(CACHE)
 
     def html(self, entries: list[Entry], c: Comparison) -> str:
         key = tuple((e.id, e.key) for e in entries)
-        if key not in self.kept:
-            token = chart_base.svg_instead(True)
-            try:
-                story = pdf.story(c)
-            finally:
-                chart_base.svg_instead_reset(token)
-            self.kept[key] = html.fragment(story)
-            while len(self.kept) > CACHE:
-                self.kept.popitem(last=False)
-        self.kept.move_to_end(key)
-        return self.kept[key]
+        return self.kept.get(key, key, lambda: self._built(c))
+
+    @staticmethod
+    def _built(c: Comparison) -> str:
+        token = chart_base.svg_instead(True)
+        try:
+            story = pdf.story(c)
+        finally:
+            chart_base.svg_instead_reset(token)
+        return html.fragment(story)
