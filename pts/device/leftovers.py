@@ -87,6 +87,11 @@ def gates_left(say: Say, proc: Path = PROC) -> list[openers.Opener]:
         for p in _chain(pid, proc):
             if p not in chosen and (found := openers.opener(p, proc)) is not None:
                 chosen[p] = found
+    for o in chosen.values():      # stopped first: a shell whose child dies cannot go on
+        try:                        # and exit by itself before its own SIGKILL
+            os.kill(o.pid, signal.SIGSTOP)
+        except ProcessLookupError:
+            pass
     for o in chosen.values():
         say(f"[pts] killing {o}: left running by a stopped run (its gate)")
         try:
