@@ -23,7 +23,7 @@ stops at its first failure, then the slow tier.
     pytest tests -m slow            the slow tier as CI runs it (on two workers:
                                     -n 2 --dist loadfile --no-loadscope-reorder, see below)
     pytest tests --require-all      everything, in one go
-    pytest tests -m qemu            the QEMU guest tests alone (one boot, about 7 minutes)
+    pytest tests -m qemu            the QEMU guest tests alone (one boot, 3 to 6 minutes)
 
 Deadlines. Every test has one (pytest-timeout): DEADLINES seconds by tier, fixtures
 included, or its own @pytest.mark.timeout(N) for the few long ones (the demo, the kill
@@ -71,9 +71,9 @@ def pytest_addoption(parser):
 # its module-scoped run), unless it carries its own @pytest.mark.timeout: several times the
 # slowest seen on a 2-core machine, far below CI's 90 minutes. Fast: a test takes seconds
 # (the slowest, a module rendering the reference run's report, ~20 s under load). Slow: a
-# module's suite run up to ~4 min (DIRTH/CBW, HIR, the lab). QEMU: the one boot runs 12
-# suite runs in the guest, 374-649 s seen, over 1200 s beside a loaded host (its own limit,
-# GUEST_TIMEOUT, is 2400 s).
+# module's suite run up to ~4 min (DIRTH/CBW, HIR, the lab). QEMU: the one boot runs 10
+# suite runs in the guest, 170-340 s seen (12 runs took 374-649 s, over 1200 s beside a loaded
+# host; its own limit, GUEST_TIMEOUT, is 2400 s).
 DEADLINES = {"fast": 180, "slow": 900, "qemu": 3000}   # qemu: above GUEST_TIMEOUT
 # requirements that make a test a device run (the slow tier)
 DEVICE_RUN = {"fio", "fusermount3", "mfusepy"}

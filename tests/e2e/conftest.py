@@ -3,7 +3,7 @@ Chromium through chromium-driver, by path, nothing downloaded) and the one boot 
 guest (tests/support/qemu_guest.py) that test_qemu_e2e.py, test_qemu_sata_sas.py and
 test_qemu_holders.py read.
 
-The guest's boot (its 12 suite runs under TCG, 6-8 minutes) starts in a thread when the
+The guest's boot (its 10 suite runs under TCG, 3-6 minutes) starts in a thread when the
 session's tests are collected, if any of them reads the guest, and runs while the other
 tests run: the guest's QEMU and the host's device runs, which mostly wait on the clock (1 s
 test points), share the two cores instead of taking turns (issue 31 §1). The guest tests

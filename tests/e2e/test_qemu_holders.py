@@ -2,9 +2,10 @@
 fixture `guest` in conftest.py), after the SATA and SCSI disks' own tests: the guest builds
 an MD RAID1 over two partitions of the SATA disk (mdadm), an LVM logical volume on its third
 partition (lvm) and a dm-linear mapping over the whole SCSI disk (dmsetup), with the same
-2 MiB of random data on each. The suite, pointed at each disk with --destructive, must refuse
-before it writes anything, naming every holder as the kernel's sysfs shows it, and the data
-on the three holders must read back unchanged.
+2 MiB of random data on each. The suite, pointed at both disks with --destructive in one
+session (two --device), must refuse the whole session before it writes anything, naming
+every holder of each disk as the kernel's sysfs shows it, and the data on the three holders
+must read back unchanged.
 
 This machine has neither device-mapper nor MD (no kernel modules); the guest's kernel has
 both. A dm-crypt mapping and a multipath map cannot be built in the guest (no crypto module
@@ -49,19 +50,21 @@ def test_the_suite_refuses_each_disk_naming_its_holders(guest):
     found = held_by(guest)
     (lv,), (linear,) = found[f"{sata}3"], found[scsi]
     expected = {
-        "holders-sata": [f"/dev/{sata}1 is held by md0 (MD RAID1 array /dev/md0)",
-                         f"/dev/{sata}2 is held by md0 (MD RAID1 array /dev/md0)",
-                         f"/dev/{sata}3 is held by {lv} (LVM logical volume "
-                         "/dev/mapper/ptsvg-data)"],
-        "holders-scsi": [f"/dev/{scsi} is held by {linear} (device-mapper mapping "
-                         "/dev/mapper/ptslinear)"]}
-    for name, reasons in expected.items():
-        out = guest.text(name)
-        assert guest.rc(name) == 4, out[-3000:]          # a usage error: nothing ran
-        disk = f"/dev/{sata if name == 'holders-sata' else scsi}"
-        assert f"refusing to write to {disk}: " in out, out[-3000:]
+        sata: [f"/dev/{sata}1 is held by md0 (MD RAID1 array /dev/md0)",
+               f"/dev/{sata}2 is held by md0 (MD RAID1 array /dev/md0)",
+               f"/dev/{sata}3 is held by {lv} (LVM logical volume /dev/mapper/ptsvg-data)"],
+        scsi: [f"/dev/{scsi} is held by {linear} (device-mapper mapping "
+               "/dev/mapper/ptslinear)"]}
+    out = guest.text("holders")
+    assert guest.rc("holders") == 4, out[-3000:]          # a usage error: nothing ran
+    assert "refusing the whole session: " in out and \
+        "Nothing was written to any of the 2 devices." in out, out[-3000:]
+    said = out.split("refusing the whole session: ", 1)[1]
+    for disk, reasons in expected.items():
+        # each disk's reasons in its own part of the refusal: "[sdX] refusing to write ..."
+        part = said.split(f"[{disk}] refusing to write to /dev/{disk}: ", 1)[1].split("; [")[0]
         for reason in reasons:
-            assert reason in out, (reason, out[-3000:])
+            assert reason in part, (disk, reason, out[-3000:])
     assert not (guest.out.parent / "held").exists()      # no run folder: nothing written
 
 

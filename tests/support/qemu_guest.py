@@ -1,12 +1,15 @@
 """The one boot of the QEMU (TCG) guest that the QEMU e2e tests share (tests/support/guest):
 its script, what it leaves (Guest) and the session fixture that boots it (conftest.py).
 
-The guest has three drives: an NVMe namespace on QEMU's NVMe controller (backed by an
-emulated SSD, pts.emulate), a SATA disk on QEMU's ICH9 AHCI controller (libata) and a SCSI
-disk on virtio-scsi, each of these two a raw file in /dev/shm. The script runs the suite as
-users run it against each (tests/e2e/test_qemu_e2e.py: NVMe; test_qemu_sata_sas.py: SATA
-and SCSI); steps of one Python process each go two at a time on different drives, on the
-guest's 2 vCPUs, and the NVMe IOPS run goes alone.
+The guest has three drives: an NVMe drive on QEMU's NVMe controller (namespace 1 backed by
+an emulated SSD, pts.emulate; namespace 2 a small raw file in /dev/shm for the known write
+below), a SATA disk on QEMU's ICH9 AHCI controller (libata) and a SCSI disk on virtio-scsi,
+each of these two a raw file in /dev/shm. The script runs the suite as users run it against
+each (tests/e2e/test_qemu_e2e.py: NVMe; test_qemu_sata_sas.py: SATA and SCSI;
+test_qemu_holders.py: both, held), in three lanes at once, one per drive (each drive's runs
+in turn), on the guest's 2 vCPUs: most of a run under TCG is its Python process starting
+(about 25 s of CPU each), which a lane of refused runs spends while the NVMe lane's IOPS run
+waits on its drive.
 """
 
 from __future__ import annotations
@@ -28,12 +31,21 @@ from tests.support.ptsrun import IOPS, pts_argv
 
 SERIAL = "PTSQEMU0001"
 KEPT = "guest.json"       # in the share: what load() reads back
-DISK_BYTES = 128 << 20
+# Namespace 1, on the emulated SSD: 64 MiB, so WIPC writes 128 MiB (the emulated SSD programs
+# about 27 MB/s: pts/emulate/profiles.py 'default').
+DISK_BYTES = 64 << 20
+# The known write (test_qemu_e2e: log 09h's unit): 10^9 bytes to namespace 2 before any run, in
+# KNOWN_PASSES passes of KNOWN_COUNT direct writes of KNOWN_BS bytes (1,600,000 = 3,125 x 512:
+# 10^9 bytes is 1,953,125 = 5^9 sectors, so no power-of-two block divides it) over a namespace
+# of NS2_BYTES. QEMU counts written bytes per namespace and sums them over the subsystem in
+# log 09h (units of 10^9 bytes, 0 below 10^9 and 1 from there on) and over the controller in
+# C0h (bytes): 09h reads 0 before it, and 1 at every step of every run after it.
+KNOWN_BYTES = 10**9
+KNOWN_BS, KNOWN_COUNT = 1_600_000, 25
+NS2_BYTES = KNOWN_BS * KNOWN_COUNT                  # 40,000,000 = 78,125 sectors of 512 B
+KNOWN_PASSES = KNOWN_BYTES // NS2_BYTES
 # The guest's time is CPU under TCG, shared with the host's device runs beside it: 1,100 s of
 # its script when a 1,200 s limit killed it in stop 38's CI run, 374-649 s in earlier ones.
-# Not QEMU 10 itself: the same probe boot on an idle host took 170 s on QEMU 10.0.2 and 186 s
-# on 7.2.22 (import numpy 6.7 / 5.8 s, scipy.stats 42 / 45 s, pytest collecting pts/ 44.6 /
-# 48.4 s; docs/development.md). Hence --no-report below; the limit keeps a wide margin.
 GUEST_TIMEOUT = 2400
 SATA_SERIAL, SATA_MODEL = "PTSSATA0001", "PTS SATA"
 SCSI_SERIAL, SCSI_MODEL = "PTSSAS0001", "PTS SAS"
@@ -45,13 +57,13 @@ PYTHON = Path(sys.executable)          # the venv's python: the guest sees the s
 # was most of a short run's time: a 5-round IOPS run took 9.5 s of CPU on the host, about
 # half of it the PDF, and 450-490 s in the guest (three at once, stop 38's CI run).
 PTS_IOPS = shlex.join(pts_argv("--no-report", target=IOPS, python=PYTHON))
-# PTS-E 1.1 (one tracking cell, RND 4KiB 0/100; a reduced PTS 2.0.2 matrix must keep all
-# three, 9 points a round), 1 s points, at most 7 rounds, a 2 x 2 matrix: 4 points a round
-# keep the guest's share of CI time down. 64 KiB, not 1024 KiB: at TC 4 / QD 32, 1024 KiB
-# writes put 128 MiB in flight on the emulated SSD behind the guest, and each point waited
-# about 7 s for them to drain (a 14 s round for 4 s of I/O).
+# PTS-E 1.1 (one tracking cell, RND 4KiB 0/100), 1 s points, 5 rounds (the steady-state
+# window: the fewest the suite takes), two block sizes of writes: 2 points a round, and the
+# host ceiling measures two shapes (its smallest and its largest block size). 64 KiB, not
+# 1024 KiB: at TC 4 / QD 32, 1024 KiB writes put 128 MiB in flight on the emulated SSD
+# behind the guest, and each point waited about 7 s for them to drain.
 COMMON = ("--device /dev/nvme0n1 --destructive --spec pts-e-1.1 --point-seconds 1 "
-          "--max-rounds 7 --iops-block-sizes 64KiB,4KiB --iops-rw-mixes 100/0,0/100")
+          "--max-rounds 5 --iops-block-sizes 64KiB,4KiB --iops-rw-mixes 0/100")
 
 # Runs chrooted in the host's / (read-only); /tmp/share is the writable share.
 SCRIPT = r"""
@@ -64,15 +76,6 @@ run() {   # run NAME CMD...: stdout, stderr, exit code and seconds into $O/NAME.
     echo "$t0 $(date +%s.%N)" | awk '{printf "%.2f\n", $2 - $1}' > $O/$name.seconds
     echo "== $name: rc $(cat $O/$name.rc), $(cat $O/$name.seconds) s"
 }
-# Steps of one Python process each (start-up, a refused purge, a report) leave the guest's
-# second vCPU idle: those on different drives run two at a time. The NVMe IOPS run (fio,
-# 4 jobs at QD32) runs alone.
-sata() { run sata-$1 @PTS_IOPS@ --device $SATA $SD --purge $2 --reports-dir /tmp/share/sata-$1; }
-scsi() { run scsi-$1 @PTS_IOPS@ --device $SCSI $SD --purge $2 --reports-dir /tmp/share/scsi-$1; }
-SD="--destructive --spec pts-e-1.1 --point-seconds 1 --max-rounds 5 --iops-block-sizes 4KiB \
-    --iops-rw-mixes 0/100"
-run id-ctrl nvme id-ctrl /dev/nvme0 -o json
-run sanitize-raw nvme sanitize /dev/nvme0 --sanact=2
 # SATA and SCSI disks (test_qemu_sata_sas.py): which /dev/sdX is which, by vendor (no udev).
 n=0
 while [ $(ls /sys/block | grep -c '^sd') -lt 2 ] && [ $n -lt 300 ]; do
@@ -82,9 +85,6 @@ for d in /sys/block/sd*; do
     case $(cat $d/device/vendor) in ATA*) SATA=/dev/${d##*/};; *) SCSI=/dev/${d##*/};; esac
 done
 echo "SATA=$SATA SCSI=$SCSI" > $O/disks
-run sata-smart smartctl --json -a $SATA
-run scsi-smart smartctl --json -a $SCSI
-run scsi-wce sdparm --get=WCE=1 $SCSI
 cd @REPO@
 export PYTHONDONTWRITEBYTECODE=1      # the host's / is read-only here; boot() compiled pts/
 # pytest's plugins from the venv's entry points are the project's test tools (xdist, timeout,
@@ -92,37 +92,68 @@ export PYTHONDONTWRITEBYTECODE=1      # the host's / is read-only here; boot() c
 # (conftest.py names its plugins), and loading them cost each of the guest's pytest runs
 # about a third of its start-up (host: 0.7 s of 2.0 s of collection; the guest about 20x that)
 export PYTEST_DISABLE_PLUGIN_AUTOLOAD=1
-# What numpy finds in the guest's CPU (tests.support.guest.qemu.CPU_MODEL): its baseline, no AVX2.
-run cpu-features @PYTHON@ -c "import json; from numpy._core._multiarray_umath import \
+SD="--destructive --spec pts-e-1.1 --point-seconds 1 --max-rounds 5 --iops-block-sizes 4KiB \
+    --iops-rw-mixes 0/100"
+# disk KIND NAME PURGE [OPTION...]: the suite on the SATA or SCSI disk into /tmp/share/KIND-NAME
+disk() {
+    dev=$SATA; [ $1 = scsi ] && dev=$SCSI
+    reports=/tmp/share/$1-$2
+    run $1-$2 @PTS_IOPS@ --device $dev $SD --purge $3 --reports-dir $reports ${4:+"$4"}
+}
+nvme_lane() {
+    run id-ctrl nvme id-ctrl /dev/nvme0 -o json
+    run sanitize-raw nvme sanitize /dev/nvme0 --sanact=2
+    run nsid cat /sys/block/nvme0n1/nsid /sys/block/nvme0n2/nsid
+    # The known write (KNOWN_BYTES to namespace 2) before any run, between two reads of logs
+    # 09h and C0h
+    run 09h-before nvme endurance-log /dev/nvme0 --group-id=1 -o json
+    run c0h-before nvme ocp smart-add-log /dev/nvme0 -o json
+    run known-write sh -c 'n=0; while [ $n -lt @KNOWN_PASSES@ ]; do
+        dd if=/dev/zero of=/dev/nvme0n2 bs=@KNOWN_BS@ count=@KNOWN_COUNT@ oflag=direct \
+            status=none || exit 1
+        n=$((n + 1)); done'
+    run 09h-known nvme endurance-log /dev/nvme0 --group-id=1 -o json
+    run c0h-known nvme ocp smart-add-log /dev/nvme0 -o json
+    run dry-run @PTS_IOPS@ @COMMON@ --purge auto --dry-run
+    # must stop before writing anything: QEMU has no sanitize, 10.0 neither
+    run sanitize @PTS_IOPS@ @COMMON@ --purge sanitize --reports-dir /tmp/share/refused \
+        --junitxml=/tmp/share/sanitize.xml
+    # Over-temperature threshold 300 K, below QEMU's constant 323 K: the controller reports
+    # critical warning bit 1 (temperature) in its SMART log from now on, as a hot drive would,
+    # so the IOPS run is a device-health failure (its spec outcome kept in the message)
+    run hot-threshold nvme set-feature /dev/nvme0 --feature-id=4 --value=300
+    # The one guest run with a host ceiling: on null_blk (image.py loads it, init.sh mounts
+    # configfs), the device sized to the guest's memory; what is left of it after the run:
+    run suite @PTS_IOPS@ @COMMON@ --purge auto --reports-dir /tmp/share/reports \
+        --junitxml=/tmp/share/suite.xml --host-ceiling auto
+    { find /sys/kernel/config/nullb -mindepth 1 -maxdepth 1 -type d
+      for f in /dev/nullb* /dev/pts-ceiling-*; do [ ! -e "$f" ] || ls -ld "$f"; done
+    } > $O/nullb-after 2>&1
+    grep MemAvailable /proc/meminfo > $O/meminfo-after
+    # The drive's logs as nvme-cli prints them after the run (no I/O since its last step):
+    # test_qemu_e2e decodes them itself and applies the OCP requirements' rules
+    run c0h-after nvme ocp smart-add-log /dev/nvme0 -o json
+    run c0h-raw nvme get-log /dev/nvme0 --log-id=0xc0 --log-len=512 --raw-binary
+    run 09h-after nvme endurance-log /dev/nvme0 --group-id=1 -o json
+    run smart-after nvme smart-log /dev/nvme0 -o json
+}
+sata_lane() {
+    run sata-smart smartctl --json -a $SATA
+    disk sata refused security-erase   # QEMU (7.2 and 10.0) has no ATA Security feature set
+    disk sata refused2 sanitize        # no ATA SANITIZE feature set: refused
+    disk sata iops trim --no-purge-probe            # the short IOPS test on each
+}
+scsi_lane() {
+    run scsi-smart smartctl --json -a $SCSI
+    run scsi-wce sdparm --get=WCE=1 $SCSI
+    # What numpy finds in the guest's CPU (tests.support.guest.qemu.CPU_MODEL): its
+    # baseline, no AVX2.
+    run cpu-features @PYTHON@ -c "import json; from numpy._core._multiarray_umath import \
 __cpu_features__ as f; print(json.dumps(f))"
-# QEMU (7.2 and 10.0) has no ATA Security feature set: refused
-sata refused security-erase &
-scsi refused2 format                   # a FORMAT UNIT that reports success, erases nothing
-wait
-run dry-run @PTS_IOPS@ @COMMON@ --purge auto --dry-run &
-scsi refused sanitize                  # no SCSI SANITIZE: the drive's invalid opcode
-wait
-run sanitize @PTS_IOPS@ @COMMON@ --purge sanitize --reports-dir /tmp/share/refused \
-    --junitxml=/tmp/share/sanitize.xml &
-sata refused2 sanitize                 # no ATA SANITIZE feature set: refused
-wait
-# The one guest run with a host ceiling: on null_blk (image.py loads it, init.sh mounts
-# configfs), the device sized to the guest's memory; what is left of it after the run:
-run suite @PTS_IOPS@ @COMMON@ --purge auto --reports-dir /tmp/share/reports \
-    --junitxml=/tmp/share/suite.xml --host-ceiling auto
-{ find /sys/kernel/config/nullb -mindepth 1 -maxdepth 1 -type d
-  for f in /dev/nullb* /dev/pts-ceiling-*; do [ ! -e "$f" ] || ls -ld "$f"; done
-} > $O/nullb-after 2>&1
-grep MemAvailable /proc/meminfo > $O/meminfo-after
-# Over-temperature threshold 300 K, below QEMU's constant 323 K: the controller then reports
-# critical warning bit 1 (temperature) in its SMART log, as a hot drive would.
-run hot-threshold nvme set-feature /dev/nvme0 --feature-id=4 --value=300
-run hot @PTS_IOPS@ --device /dev/nvme0n1 \
-    --destructive --spec pts-e-1.1 --point-seconds 1 --max-rounds 5 --iops-block-sizes 4KiB \
-    --iops-rw-mixes 0/100 --reports-dir /tmp/share/hot --junitxml=/tmp/share/hot.xml &
-sata iops trim &                       # the short IOPS test to a PDF on each
-scsi iops trim
-wait
+    disk scsi refused2 format          # a FORMAT UNIT that reports success, erases nothing
+    disk scsi refused sanitize         # no SCSI SANITIZE: the drive's invalid opcode
+    disk scsi iops trim --no-purge-probe
+}
 # Holders for real (test_qemu_holders.py), once the disks' own tests are done: an MD RAID1
 # over two partitions and an LVM volume on a third partition of the SATA disk, a dm-linear
 # mapping over the whole SCSI disk, 2 MiB of known data on each. No udev in the guest: LVM
@@ -156,11 +187,16 @@ holders() (
     done > $O/holders-kinds
     sums > $O/held-before.sha256
 )
-run holders-setup holders
-run holders-sata @PTS_IOPS@ --device $SATA $SD --purge trim --reports-dir /tmp/share/held &
-run holders-scsi @PTS_IOPS@ --device $SCSI $SD --purge trim --reports-dir /tmp/share/held
+holders_lane() {
+    run holders-setup holders
+    # both disks in one session: its gate refuses the whole session, naming every holder
+    run holders @PTS_IOPS@ --device $SATA --device $SCSI $SD --purge trim \
+        --reports-dir /tmp/share/held
+    sums > $O/held-after.sha256
+}
+nvme_lane &
+{ sata_lane & scsi_lane; wait; holders_lane; } &
 wait
-sums > $O/held-after.sha256
 exit 0
 """
 
@@ -228,7 +264,8 @@ def boot(image, emulated_ssd, share: Path) -> Guest:
     from tests.support.guest import backing_file
     script = (SCRIPT.replace("@REPO@", str(REPO)).replace("@PTS_IOPS@", PTS_IOPS)
               .replace("@PYTHON@", shlex.quote(str(PYTHON)))
-              .replace("@COMMON@", COMMON))
+              .replace("@COMMON@", COMMON).replace("@KNOWN_PASSES@", str(KNOWN_PASSES))
+              .replace("@KNOWN_BS@", str(KNOWN_BS)).replace("@KNOWN_COUNT@", str(KNOWN_COUNT)))
     before = emulate.read_stats(emulated_ssd)
     start = time.monotonic()
     # The project's bytecode, written on the host before the boot: the guest sees the tree
@@ -238,13 +275,14 @@ def boot(image, emulated_ssd, share: Path) -> Guest:
     # bytecode, 1.85 s with).
     compileall.compile_dir(REPO / "pts", quiet=1)
     compileall.compile_dir(REPO, maxlevels=0, quiet=1)
-    with backing_file(SD_BYTES) as sata, backing_file(SD_BYTES) as scsi:
+    with backing_file(SD_BYTES) as sata, backing_file(SD_BYTES) as scsi, \
+            backing_file(NS2_BYTES) as ns2:
         disks = (Disk("sata", sata, SATA_SERIAL, SATA_MODEL),
                  Disk("scsi", scsi, SCSI_SERIAL, SCSI_MODEL))
         # cache=none: every guest write reaches the FTL model when the guest issues it
         result = run_guest(image, script, share, Path(emulated_ssd.image), SERIAL,
                            timeout=GUEST_TIMEOUT, drive_options="cache=none,aio=threads",
-                           keep_visible=(REPO,), disks=disks)
+                           keep_visible=(REPO,), disks=disks, namespaces=(ns2,))
     wall = time.monotonic() - start
     pdfs = tuple(share.rglob("report.pdf"))
     after = emulate.read_stats(emulated_ssd)

@@ -43,6 +43,11 @@ QEMU_FIX = ("install qemu-system-x86 from bookworm-backports as README command 2
 # ymm mask 0). Kept on QEMU 10: a named model makes the guest's CPU the same on every host,
 # and TCG emulates no AVX at less cost (test_qemu_e2e checks numpy's view of it).
 CPU_MODEL = "Nehalem-v1"
+# The guest kernel's speculative-execution mitigations off: under TCG they are pure cost (page
+# table isolation switches CR3 at every system call and interrupt, a flush of TCG's soft TLB
+# on this CPU model without PCID; retpolines), and the guest runs nothing but the test's own
+# script. Measured on the guest's 12-run script and on short probes (docs/development.md).
+KERNEL_ARGS = "mitigations=off"
 OUTPUTS = ("guest.sh", "binds", "guest.log", "rc", "dmesg.txt", "ready", "init-error",
            "console.log")
 _PR_SET_PDEATHSIG = 1
@@ -94,14 +99,17 @@ class Disk:
 
 def run_guest(image: Image, script: str, share_dir: Path, nvme_backing: Path, serial: str,
               timeout: float, memory: str = "2G", drive_options: str = "",
-              keep_visible: tuple[Path, ...] = (), disks: tuple[Disk, ...] = ()) -> GuestResult:
+              keep_visible: tuple[Path, ...] = (), disks: tuple[Disk, ...] = (),
+              namespaces: tuple[Path, ...] = ()) -> GuestResult:
     """Boot the guest, run `script` with /bin/sh (chrooted in the host's /, read-only, as
     root) and return once it powered off. /dev/nvme0n1 is `nvme_backing` (a raw file) behind
     QEMU's NVMe controller with serial number `serial`. Outputs land in `share_dir` (the
     guest's /tmp/share). The guest's /tmp is its own tmpfs: host directories under /tmp that
     the script needs (`keep_visible`, e.g. a checkout in /tmp) are bind-mounted into it,
     read-only. `disks`: SATA and SCSI disks beside it (Disk; the script waits for their
-    /dev/sdX). QEMU is killed on timeout, on any exception and if this process dies."""
+    /dev/sdX). `namespaces`: raw files of more namespaces on the same controller, nsid 2, 3,
+    ... in this order (in the guest /dev/nvme0n2, ...; the script checks which is which by
+    /sys/block/*/nsid). QEMU is killed on timeout, on any exception and if this process dies."""
     require_tools(QEMU)
     require_qemu_version()
     if not re.fullmatch(r"[A-Za-z0-9_.-]{1,20}", serial):
@@ -116,7 +124,7 @@ def run_guest(image: Image, script: str, share_dir: Path, nvme_backing: Path, se
                                              if p.is_relative_to("/tmp")))
     console = share_dir / "console.log"
     argv = qemu_argv(image, share_dir, Path(nvme_backing).resolve(), serial, memory,
-                     drive_options) + disk_argv(disks)
+                     drive_options) + namespace_argv(namespaces) + disk_argv(disks)
     start = time.monotonic()
     ready_at = None
     with open(console, "wb") as out:
@@ -163,7 +171,7 @@ def qemu_argv(image: Image, share_dir: Path, nvme_backing: Path, serial: str,
     return [QEMU, "-accel", "tcg", "-cpu", CPU_MODEL, "-m", memory, "-smp", "2",
             "-nographic", "-no-reboot", "-net", "none",
             "-kernel", str(image.kernel), "-initrd", str(image.initramfs),
-            "-append", "console=ttyS0 quiet panic=-1",
+            "-append", f"console=ttyS0 quiet panic=-1 {KERNEL_ARGS}",
             "-drive", f"file={_opt(nvme_backing)},if=none,id=nvm,format=raw,discard=unmap{extra}",
             # a subsystem (Endurance Group 1, log 09h), a controller with the OCP logs in it,
             # the namespace on that controller (in a subsystem it must be its own device)
@@ -196,6 +204,17 @@ def require_qemu_version(binary: str = QEMU) -> None:
             f"the QEMU test guest needs QEMU >= {QEMU_MIN[0]}.{QEMU_MIN[1]} (the NVMe "
             f"controller's ocp=on, log C0h); {shutil.which(binary) or binary} is {line!r}: "
             + QEMU_FIX)
+
+
+def namespace_argv(namespaces: tuple[Path, ...]) -> list[str]:
+    """More namespaces on the NVMe controller (nsid 2, 3, ...), each a raw file: in the same
+    subsystem, so in Endurance Group 1 with namespace 1 (QEMU sums log 09h over the
+    subsystem's namespaces and C0h over the controller's)."""
+    out: list[str] = []
+    for nsid, path in enumerate(namespaces, start=2):
+        out += ["-drive", f"file={_opt(Path(path).resolve())},if=none,id=nvm{nsid},format=raw",
+                "-device", f"nvme-ns,drive=nvm{nsid},nsid={nsid},bus=nvmectrl0"]
+    return out
 
 
 def disk_argv(disks: tuple[Disk, ...]) -> list[str]:
@@ -273,5 +292,5 @@ def _tail(share_dir: Path, lines: int = 40) -> str:
 
 
 __all__ = ["GuestBootError", "GuestError", "GuestResult", "GuestTimeout", "backing_file",
-           "collect", "make_backing", "qemu_argv", "qemu_version", "require_qemu_version",
-           "run_guest"]
+           "collect", "make_backing", "namespace_argv", "qemu_argv", "qemu_version",
+           "require_qemu_version", "run_guest"]
