@@ -15,9 +15,11 @@ import time
 from tests.support.helpers import REPO
 
 CHILD = """
-import signal, sys, time
-def noted(signum, frame):
-    open(sys.argv[1], "w").write(signal.Signals(signum).name)
+import os, signal, sys, time
+def noted(signum, frame):          # whole or not at all: written aside, then renamed
+    with open(sys.argv[1] + ".tmp", "w") as fh:
+        fh.write(signal.Signals(signum).name)
+    os.rename(sys.argv[1] + ".tmp", sys.argv[1])
     sys.exit(0)
 signal.signal(signal.SIGTERM, noted)
 open(sys.argv[1] + ".ready", "w").close()
