@@ -10,7 +10,9 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 from pts.cli.main import main
 from pts.index import build
@@ -165,24 +167,34 @@ def test_pts_index_names_the_database_for_every_command(tmp_path, capsys, pg_ser
 def test_the_test_server_dies_with_the_tests_whatever_kills_them(tmp_path):
     """A process holding a server (as a pytest session does) killed with SIGKILL: no clean-up
     runs, and the postmaster goes all the same (its parent-death signal); the folder left is
-    removed by the next session (remove_stale)."""
-    code = ("import time; from tests.support import postgres\n"
-            "with postgres.server() as s:\n"
+    removed by the next session (remove_stale). The RWSW tests' cluster (tests/support/apps.py
+    postgres(), on a file system of their own) is held by the same process and goes too: it
+    was started by pg_ctl, daemonised, and outlived a killed session (seen: with pg_ctl start
+    back, its postmaster was alive after the kill and this test failed)."""
+    fs = Path(tempfile.mkdtemp(prefix="pts-test-pg-", dir="/dev/shm"))
+    fs.chmod(0o755)                       # the postgres user walks into it
+    code = ("import time; from pathlib import Path; from tests.support import apps, postgres\n"
+            f"with postgres.server() as s, apps.postgres(Path({str(fs)!r})):\n"
             "    print(s.proc.pid, s.home, flush=True); time.sleep(600)\n")
     holder = subprocess.Popen([sys.executable, "-c", code], cwd=REPO, text=True,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        line = holder.stdout.readline().split()
-        assert line, holder.stderr.read()
-        pid, home = int(line[0]), line[1]
-        assert alive(pid)
+        try:
+            line = holder.stdout.readline().split()
+            assert line, holder.stderr.read()
+            pid, home = int(line[0]), line[1]
+            app = int((fs / "postgres" / "data" / "postmaster.pid").read_text().split()[0])
+            assert alive(pid) and alive(app)
+        finally:
+            holder.send_signal(signal.SIGKILL)
+            holder.wait(timeout=30)
+        deadline = time.monotonic() + 20
+        while (alive(pid) or alive(app)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not alive(pid), f"postgres {pid} outlived its test process"
+        assert not alive(app), f"the RWSW tests' postgres {app} outlived its test process"
     finally:
-        holder.send_signal(signal.SIGKILL)
-        holder.wait(timeout=30)
-    deadline = time.monotonic() + 20
-    while alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not alive(pid), f"postgres {pid} outlived its test process"
+        shutil.rmtree(fs, ignore_errors=True)
     assert os.path.isdir(home)
     assert str(home) in {str(p) for p in postgres.remove_stale()}
     assert not os.path.exists(home)

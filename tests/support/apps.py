@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import pwd
 import shutil
 import signal
 import subprocess
@@ -37,6 +38,7 @@ import numpy as np
 from pts.tools import commands
 from pts.workload import spool, tracefs
 from pts.workload.events import open_capture
+from tests.support import postgres as pgserver
 from tests.support.helpers import REPO, loop_device
 
 # db_bench (rocksdb-tools 7.8.3): a 1 MiB block cache so reads miss it; reads, flushes and
@@ -95,7 +97,11 @@ def as_postgres(argv: list[str], timeout: float = 120, **kw) -> subprocess.Compl
 def postgres(mnt: Path, shared_buffers: str = "1MB") -> Iterator[Path]:
     """A PostgreSQL 15 cluster whose data folder is on the mounted file system, listening on
     a Unix socket only (in the data folder's parent), with a small shared_buffers so that
-    page reads and checkpoint writes reach the block layer. Yields the socket folder."""
+    page reads and checkpoint writes reach the block layer. Yields the socket folder.
+
+    The postmaster is this process's child in the foreground (not daemonised by pg_ctl), with
+    the parent-death signal set as tests/support/postgres.py's server has it: whatever kills
+    the tests, kill -9 included, the kernel stops it (a pg_ctl-started one outlived them)."""
     home = mnt / "postgres"          # the postgres user's: data, socket, server log
     data, sock = home / "data", home / "sock"
     for d in (home, data, sock):
@@ -103,15 +109,29 @@ def postgres(mnt: Path, shared_buffers: str = "1MB") -> Iterator[Path]:
         shutil.chown(d, "postgres", "postgres")
     as_postgres([str(PG_BIN / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres",
                  "--no-sync"])
-    opts = (f"-c shared_buffers={shared_buffers} -c listen_addresses='' "
-            f"-c unix_socket_directories={sock} -c fsync=on")
-    as_postgres([str(PG_BIN / "pg_ctl"), "-D", str(data), "-o", opts, "-w", "-l",
-                 str(home / "server.log"), "start"])
+    argv = [str(PG_BIN / "postgres"), "-D", str(data), "-c", f"shared_buffers={shared_buffers}",
+            "-c", "listen_addresses=", "-c", f"unix_socket_directories={sock}",
+            "-c", "fsync=on"]
+    with open(home / "server.log", "ab") as log:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
+                                stderr=subprocess.STDOUT, env=pgserver.server_env(),
+                                preexec_fn=pgserver.as_account(pwd.getpwnam("postgres")))
     try:
+        deadline = time.monotonic() + pgserver.READY_S
+        while subprocess.run(["runuser", "-u", "postgres", "--", str(PG_BIN / "pg_isready"),
+                              "-q", "-h", str(sock)], capture_output=True).returncode != 0:
+            assert proc.poll() is None, \
+                f"postgres exited ({proc.returncode}): {(home / 'server.log').read_text()}"
+            assert time.monotonic() < deadline, f"postgres not ready in {pgserver.READY_S} s"
+            time.sleep(0.1)
         yield sock
     finally:
-        subprocess.run(["runuser", "-u", "postgres", "--", str(PG_BIN / "pg_ctl"), "-D",
-                        str(data), "-m", "fast", "-w", "stop"], capture_output=True, timeout=60)
+        proc.send_signal(signal.SIGINT)             # fast shutdown
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def pgbench_init(sock: Path, scale: int = 2) -> None:

@@ -69,7 +69,7 @@ def _account() -> pwd.struct_passwd | None:
     raise RuntimeError("running as root and neither a postgres nor a nobody user exists")
 
 
-def _as(account: pwd.struct_passwd | None):
+def as_account(account: pwd.struct_passwd | None):
     """preexec_fn: become `account`, then ask the kernel for SIGQUIT when we lose our parent
     (after the switch: a change of credentials clears the parent-death signal)."""
     def switch():
@@ -83,7 +83,7 @@ def _as(account: pwd.struct_passwd | None):
     return switch
 
 
-def _env() -> dict:
+def server_env() -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
     return env | {"LC_ALL": "C", "LANG": "C", "TZ": "UTC"}
 
@@ -125,8 +125,8 @@ class Server:
     def initdb(self) -> None:
         done = subprocess.run([str(PG_BIN / "initdb"), "-D", str(self.data), "-U", SUPERUSER,
                                "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"],
-                              capture_output=True, text=True, env=_env(), timeout=120,
-                              preexec_fn=_as(self.account))
+                              capture_output=True, text=True, env=server_env(), timeout=120,
+                              preexec_fn=as_account(self.account))
         if done.returncode != 0:
             raise RuntimeError(f"initdb failed ({done.returncode}): {done.stderr[-2000:]}")
         (self.data / "pg_hba.conf").write_text(HBA, encoding="utf-8")
@@ -137,8 +137,8 @@ class Server:
             argv += ["-c", f"{k}={v}"]
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
-                                         stderr=subprocess.STDOUT, env=_env(),
-                                         preexec_fn=_as(self.account))
+                                         stderr=subprocess.STDOUT, env=server_env(),
+                                         preexec_fn=as_account(self.account))
         deadline = time.monotonic() + READY_S
         while not (self.sock / ".s.PGSQL.5432").exists() or not self._ready():
             if self.proc.poll() is not None:
