@@ -169,8 +169,8 @@ def test_the_test_server_dies_with_the_tests_whatever_kills_them(tmp_path):
     runs, and the postmaster goes all the same (its parent-death signal); the folder left is
     removed by the next session (remove_stale). The RWSW tests' cluster (tests/support/apps.py
     postgres(), on a file system of their own) is held by the same process and goes too: it
-    was started by pg_ctl, daemonised, and outlived a killed session (seen: with pg_ctl start
-    back, its postmaster was alive after the kill and this test failed)."""
+    was started by pg_ctl, daemonised, and outlived a killed session (seen: with its
+    parent-death signal left out, its postmaster was alive after the kill and this failed)."""
     fs = Path(tempfile.mkdtemp(prefix="pts-test-pg-", dir="/dev/shm"))
     fs.chmod(0o755)                       # the postgres user walks into it
     code = ("import time; from pathlib import Path; from tests.support import apps, postgres\n"
