@@ -204,7 +204,14 @@ class RwswParameters(SteadyParameters):
     histograms: str | None = None
 
 
-# a test's name (before any "-variant") -> its family's record
+def family_key(test: str) -> str:
+    """A ledger test's family: its name's first word ("throughput-1024k" -> throughput,
+    "dirth-precondition" -> dirth, "rwsw-wsat-preconditioning" -> rwsw). The one key of
+    every registry keyed by test family (tests/unit/test_families.py walks them)."""
+    return test.split("-", 1)[0]
+
+
+# a test's family (family_key) -> its family's record
 FAMILIES: dict[str, type[Parameters]] = {
     "iops": RoundParameters, "throughput": RoundParameters, "latency": RoundParameters,
     "wsat": WsatParameters, "hir": HirParameters, "xsr": XsrParameters,
@@ -212,7 +219,7 @@ FAMILIES: dict[str, type[Parameters]] = {
 
 
 def family(test: str) -> type[Parameters]:
-    cls = FAMILIES.get(test.split("-", 1)[0])
+    cls = FAMILIES.get(family_key(test))
     if cls is None:
         raise ParametersError(f"test \"{test}\" is not a test this version knows (a run "
                               f"stored by a newer version?)")

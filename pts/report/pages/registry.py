@@ -3,9 +3,10 @@
 A builder takes (run, test) and returns flowables; each page starts with
 layout.new_page(...). Tests without an entry get the pages every round-based test shares.
 A test named "<family>-<variant>" (one Throughput test per block size, "throughput-1024k")
-uses its family's builder. Every test, whatever its builder, ends with
-its device-counters page when the ledger has device_counters records for it, after its Host
-Ceiling page when it has a host_ceiling record or host-bound points (issue 33).
+uses its family's builder (pts.results.parameters.family_key). Every test, whatever its
+builder, ends with its device-counters page when the ledger has device_counters records for
+it, after its Host Ceiling page when it has a host_ceiling record or host-bound points
+(issue 33).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from pts.report.pages import (
     throughput,
     wsat,
 )
+from pts.results.parameters import family_key
 from pts.stored.model import RunView, TestResult
 
 PageBuilder = Callable[[RunView, TestResult], list[Flowable]]
@@ -54,8 +56,7 @@ BUILDERS: dict[str, PageBuilder] = {
 
 
 def builder(name: str) -> PageBuilder:
-    family = name.split("-", 1)[0]
-    return BUILDERS.get(name) or BUILDERS.get(family) or steady.generic
+    return BUILDERS.get(name) or BUILDERS.get(family_key(name)) or steady.generic
 
 
 def pages_for(run: RunView, test: TestResult) -> list[Flowable]:
