@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import json
 import os
 import re
@@ -118,9 +119,9 @@ class LedgerLine:
     def type(self) -> str:
         return self.data["type"]
 
-    @property
+    @functools.cached_property
     def record(self) -> records.Record:
-        """The typed record (pts.results.records)."""
+        """The typed record (pts.results.records), parsed once: the read model keeps it."""
         return records.parse(self.data)
 
     def where(self, path: Path) -> str:

@@ -54,9 +54,11 @@ def load_run(folder: str | Path) -> RunView:
         found, notes = read_ledger(folder / LEDGER)
     except LedgerError as exc:
         raise RunFolderError(str(exc)) from None
+    kept = tuple(line.record for line in found)
     tests = []
     for name, recs in _group_by_test(found).items():
-        test, test_notes = _build_test(name, recs, folder / LEDGER)
+        test, test_notes = _build_test(name, recs, folder / LEDGER,
+                                       tuple(r for r in kept if r.test == name))
         tests.append(test)
         notes.extend(test_notes)
     device = _device(info.get("device") or {})
@@ -84,6 +86,7 @@ def load_run(folder: str | Path) -> RunView:
                       if k not in DEVICE_FIELDS},
         report_info=_dict(info.get("report_info")),
         system=_dict(info.get("system")),
+        records=kept,
     )
 
 
@@ -148,7 +151,8 @@ def _all_deviations(info: dict, found: list[LedgerLine], tests: list[TestResult]
 
 # ----------------------------------------------------------------------------- one test
 
-def _build_test(name: str, recs: list[LedgerLine], path: Path) -> tuple[TestResult, list[str]]:
+def _build_test(name: str, recs: list[LedgerLine], path: Path,
+                mine: tuple[records.Record, ...]) -> tuple[TestResult, list[str]]:
     by_type: dict[str, list] = {}
     for rec in recs:
         parsed = ledger_view.parse(rec.record, f"{path} line {rec.line}")
@@ -183,7 +187,7 @@ def _build_test(name: str, recs: list[LedgerLine], path: Path) -> tuple[TestResu
         purge_probe=_last(by_type.get("purge_probe")),
         histograms=tuple(by_type.get("response_histogram", ())),
         host_ceiling=_last(by_type.get("host_ceiling")),
-        started=start.get("time"),
+        started=start.get("time"), records=mine,
     )
     cells = window_cells(partial, "iops")
     return dataclasses.replace(partial, cells=cells), notes

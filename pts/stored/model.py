@@ -3,6 +3,10 @@
 
 Built by `pts.stored.data.load_run` from run.json + ledger.jsonl (docs/results-format.md);
 read by the charts and the PDF pages. Nothing here reads files or computes verdicts.
+`RunView.records` / `TestResult.records` keep the typed ledger records the load parsed
+(pts.results.records), so a reader that needs a record the views leave out (a histogram's
+bins, a requirement, the smart-log counters) takes it from there: only pts.results and the
+loader open ledger.jsonl (tests/unit/test_architecture.py holds it).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from pathlib import Path
 
 from pts.procedure.steady_state import SteadyStateResult
 from pts.results.parameters import Parameters, SteadyParameters, typed
+from pts.results.records import Record
 
 # Test states, from test_end.status plus "incomplete" when there is no test_end record.
 # "complete": a test with no steady-state requirement (WSAT) ran to its stop condition.
@@ -278,6 +283,14 @@ class TestResult:
     purge_probe: PurgeProbeView | None = None  # the FOB write probe after the purge
     host_ceiling: object = None   # its records.HostCeiling (pts.stored.host_ceiling)
     started: float | None = None  # its test_start record's time (None: none recorded)
+    # every ledger record whose `test` is this test's name, typed, in ledger order (any type,
+    # a record redone by a resumed run included: the views above keep the last one)
+    records: tuple[Record, ...] = field(default=(), repr=False)
+
+    def records_of(self, *kinds: type[Record]) -> tuple:
+        """This test's records of these types (isinstance: a FobPoint is a Point), ledger
+        order."""
+        return _of(self.records, kinds)
 
     @property
     def window_rounds(self) -> tuple[int, ...]:
@@ -336,10 +349,21 @@ class RunView:
     readings: tuple = field(default=())   # pts.stored.readings.ReadingView: spec readings used
     report_info: dict = field(default_factory=dict)   # run.json report_info (given fields)
     system: dict = field(default_factory=dict)        # run.json system (DMI, adapter, link)
+    # every record of ledger.jsonl as the load read it, typed (records.Unknown for a type this
+    # version does not know), in ledger order; a torn last line is not among them (notes)
+    records: tuple[Record, ...] = field(default=(), repr=False)
+
+    def records_of(self, *kinds: type[Record]) -> tuple:
+        """The run's records of these types (isinstance), ledger order."""
+        return _of(self.records, kinds)
 
     @property
     def spec_title(self) -> str:
         return str(self.spec.get("title") or self.spec.get("name") or "unknown specification")
+
+
+def _of(found: tuple[Record, ...], kinds: tuple[type[Record], ...]) -> tuple:
+    return tuple(r for r in found if isinstance(r, kinds))
 
 
 def _pages_to_bytes(pages: int | None, page_size: int | None) -> int | None:

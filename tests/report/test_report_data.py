@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from pts.results import records
 from pts.stored.data import load_run
 from pts.stored.model import INCOMPLETE, NOT_STEADY, STEADY, RunFolderError
 from tests.support.synthetic.runfactory import (
@@ -186,3 +187,30 @@ def test_unrecorded_emulation_flag_is_not_compliant(tmp_path):
     run = load_run(folder)
     assert run.device.emulated is None
     assert run.verdict.text == "NOT A COMPLIANT RUN"
+
+
+def test_the_run_keeps_the_records_it_read(tmp_path):
+    """RunView.records / TestResult.records: every ledger record the load parsed, typed, in
+    ledger order (a type this version does not know and a record of no test included, a
+    torn last line not), so no reader opens ledger.jsonl again."""
+    run = RunFolder(tmp_path / "r", run_json())
+    run.record("session_note", text="from a newer writer")
+    write_iops_test(run, STEADY_CURVE)
+    run.record("test_annotation", test="iops", whatever=[1, 2])
+    run.raw_line('{"type": "point", "test": "iops", "rou', newline=False)
+    lines = [json.loads(x) for x in run.ledger.read_text().splitlines()[:-1]]
+    loaded = load_run(run.path)
+
+    def key(found):
+        return [(r.to_json()["type"], r.time, r.test) for r in found]
+
+    assert key(loaded.records) == [(x["type"], x["time"], x.get("test")) for x in lines]
+    assert isinstance(loaded.records[0], records.Unknown) and loaded.records[0].test is None
+    (test,) = loaded.tests
+    assert key(test.records) == [(x["type"], x["time"], "iops") for x in lines
+                                 if x.get("test") == "iops"]
+    assert test.records[3].to_json() == lines[4]     # a known type, every field as written
+    assert test.records[-1].extra == {"whatever": [1, 2]}
+    points = test.records_of(records.Point)
+    assert len(points) == sum(x["type"] == "point" for x in lines) > 0
+    assert loaded.records_of(records.TestEnd) == test.records_of(records.TestEnd) != ()
