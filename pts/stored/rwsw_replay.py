@@ -1,7 +1,7 @@
 """What the rwsw-replay pages compute from a stored run (issue 32 §4): per capture step, the
 replay's figures beside the capture's in-situ ones, and the totals of both.
 
-Each step's point records (pts.testdefs.rwsw_replay) its IOPS, mean response time, the OIO
+Each step's point records (pts.testdefs.rwsw.replay) its IOPS, mean response time, the OIO
 target and achieved, the largest share miss of its streams, and the capture's in-situ IOPS
 and mean response time (ms) copied from the ATW's [[step]]; the test_start's `steps` list
 is the plan, so a step that did not run is still a row (its replay figures None).

@@ -25,14 +25,15 @@ from pts.testdefs import (
     hir,
     iops,
     latency,
-    rwsw_dirth,
-    rwsw_replay,
-    rwsw_streams,
-    rwsw_wsat,
     throughput,
     wsat,
     xsr,
 )
+from pts.testdefs.rwsw import common as rwsw_common
+from pts.testdefs.rwsw import dirth as rwsw_dirth
+from pts.testdefs.rwsw import replay as rwsw_replay
+from pts.testdefs.rwsw import streams as rwsw_streams
+from pts.testdefs.rwsw import wsat as rwsw_wsat
 
 
 @dataclass(frozen=True)
@@ -76,10 +77,10 @@ TESTS: dict[str, PtsTest] = {t.name: t for t in (
     # RWSW (issue 32 §3): the Applied Test Workload of --workload through the same runner
     PtsTest("rwsw-wsat", lambda run, _: run_round_test(run, rwsw_wsat.declare(
         run.settings, run.device, rwsw_wsat.written_before(run, rwsw_wsat.TEST))),
-            lambda s, d, _: rwsw_wsat.plan_lines(s, d, rwsw_wsat.declare)),
+            lambda s, d, _: rwsw_common.plan_lines(s, d, rwsw_wsat.declare)),
     PtsTest("rwsw-streams", lambda run, _: run_round_test(run, rwsw_streams.declare(
         run.settings, run.device)),
-            lambda s, d, _: rwsw_wsat.plan_lines(s, d, rwsw_streams.declare)),
+            lambda s, d, _: rwsw_common.plan_lines(s, d, rwsw_streams.declare)),
     PtsTest("rwsw-replay", lambda run, _: rwsw_replay.run_replay(run),
             lambda s, d, _: rwsw_replay.plan_lines(s, d)),
     PtsTest("rwsw-dirth", lambda run, _: rwsw_dirth.run_dirth(run),

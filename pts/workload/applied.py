@@ -78,10 +78,10 @@ def nominal_oio(js: JobSet) -> int:
 
 def iolog_section(point: str, log: str, runtime: int, oio: int,
                   streams: tuple[Stream, ...]) -> JobSet:
-    """A replay step as ONE job section issuing the iolog `log` (pts.workload.iolog) in
+    """A replay step as ONE job section issuing the iolog `log` (pts.testdefs.rwsw.replay_log) in
     order at iodepth = the step's OIO (`replay_no_stall`: no timestamps; `runtime` stops it
     before the log ends; `read_iolog_chunked`: fio reads it as it goes, about a second
-    ahead, as the log is streamed: pts.workload.iolog.Feed); bs: the largest transfer, fio's
+    ahead, as the log is streamed: pts.testdefs.rwsw.replay_feed); bs: the largest transfer, fio's
     buffers."""
     return JobSet(point, (Job(f"{point}.s0", "randrw", max(s.key.size for s in streams), oio,
                               runtime=runtime,
@@ -116,7 +116,7 @@ def sections(w: Workload, point: str, *, flow_id: int, runtime: int, ar_bytes: i
     and the whole OIO (TC threads at QD: Individual Streams-WSAT). `flow` False: no flow
     options either, each section keeps its iodepth full and the shares follow from the
     depths and the streams' latencies (Little's law per stream; the replay's "oio" hold,
-    pts.testdefs.rwsw_replay), where `flow` holds the shares and lets the OIO fall."""
+    pts.testdefs.rwsw.replay), where `flow` holds the shares and lets the OIO fall."""
     streams = w.streams if streams is None else streams
     tc, qd = oio or (w.thread_count, w.queue_depth)
     one = len(streams) == 1
@@ -166,7 +166,7 @@ def achieved(streams: tuple[Stream, ...], result: PointResult, tolerance_pct: fl
 
 def achieved_counts(streams: tuple[Stream, ...], counts: list[int], result: PointResult,
                     tolerance_pct: float, oio: int, nominal: int | None = None) -> dict:
-    """`achieved` of a point run as one job (the replay's iolog, pts.workload.iolog):
+    """`achieved` of a point run as one job (the replay's iolog, pts.testdefs.rwsw.replay_log):
     each stream's I/Os `counts` from what fio issued (the log's completed prefix), the OIO
     from fio's one section."""
     total = sum(counts)

@@ -22,7 +22,11 @@ from pts.procedure.runner import RoundMeasure, RoundTest
 from pts.results import parameters, records
 from pts.results.ledger import Ledger, read_records
 from pts.session.options import with_workload
-from pts.testdefs import rwsw_dirth, rwsw_replay, rwsw_streams, rwsw_wsat
+from pts.testdefs.rwsw import common as rwsw_common
+from pts.testdefs.rwsw import dirth as rwsw_dirth
+from pts.testdefs.rwsw import replay as rwsw_replay
+from pts.testdefs.rwsw import streams as rwsw_streams
+from pts.testdefs.rwsw import wsat as rwsw_wsat
 from pts.tools.fio import JobSet, job_file, random_job
 from pts.tools.fio_round import run_round
 from pts.workload import applied, atw
@@ -336,8 +340,8 @@ def test_a_bad_workload_file_is_refused_naming_file_key_problem_and_fix(tmp_path
 def test_no_workload_no_rwsw_test(tmp_path):
     s = make_settings(load_spec("pts-e-1.1"), device="/dev/x", destructive=True,
                       point_seconds=1, max_rounds=5, purge="trim", reports_dir=tmp_path)
-    assert rwsw_wsat.plan_lines(s, DEVICE, rwsw_wsat.declare) == [
-        f"skipped: {rwsw_wsat.NO_WORKLOAD}"]
+    assert rwsw_common.plan_lines(s, DEVICE, rwsw_wsat.declare) == [
+        f"skipped: {rwsw_common.NO_WORKLOAD}"]
     assert isinstance(sections(three()), JobSet)
 
 

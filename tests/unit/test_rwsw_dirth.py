@@ -1,4 +1,4 @@
-"""rwsw-dirth (pts.testdefs.rwsw_dirth) without a device: the TC x QD matrix highest OIO
+"""rwsw-dirth (pts.testdefs.rwsw.dirth) without a device: the TC x QD matrix highest OIO
 first, the ATW at each point's OIO with fio's total-latency bins on every section, the
 preconditioning at max OIO, the grid's spec check and its reduction (declared), one sweep
 round when the spec says so, the operating points as PTS DIRTH chooses them with each one's
@@ -18,7 +18,8 @@ from pts.procedure import plan
 from pts.procedure.rounds import Outcome, point_record
 from pts.results import parameters, records
 from pts.results.ledger import Ledger, read_records
-from pts.testdefs import registry, rwsw_dirth
+from pts.testdefs import registry
+from pts.testdefs.rwsw import dirth as rwsw_dirth
 from tests.support.rwsw import atw_text, settings_with, with_rwsw
 
 AR = 1 << 30

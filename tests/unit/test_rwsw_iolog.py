@@ -1,4 +1,4 @@
-"""The replay's iolog hold (pts.workload.iolog, pts.testdefs.rwsw_replay hold "iolog"), without
+"""The replay's iolog hold (rwsw/replay_log.py, rwsw/replay.py hold "iolog"), without
 a device: a long generated log's stream shares match the step's, offsets aligned and inside
 the ActiveRange, SEQ streams continuing in their own region, the file in fio's iolog v2
 format; the prefix counts; a step as ONE section replaying its log at iodepth = its OIO; the
@@ -12,10 +12,11 @@ import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 
-from pts.testdefs import rwsw_replay, rwsw_wsat
+from pts.testdefs.rwsw import replay as rwsw_replay
+from pts.testdefs.rwsw import replay_log as iolog
+from pts.testdefs.rwsw import wsat as rwsw_wsat
 from pts.tools.fio import summarize
 from pts.tools.fio_round import PointResult
-from pts.workload import iolog
 from pts.workload.atw import Stream, StreamKey
 from tests.support.rwsw import THREE_STREAMS, atw_text, settings_with
 

@@ -1,4 +1,4 @@
-"""Replay step logs made as the steps run (issue 40 §3, pts.workload.iolog StepLog and Feed),
+"""Replay step logs made as the steps run (issue 40 §3, rwsw/replay_log.py, replay_feed.py),
 without a device: a log made in chunks is byte for byte the log the former all-at-once maker
 wrote for the same seed (kept below as the oracle: ONE numpy draw of all the streams, then
 each stream's offsets in stream order); the prefix counts are the former's; the feed serves
@@ -20,8 +20,10 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from pts.testdefs import rwsw_replay
-from pts.workload import applied, iolog
+from pts.testdefs.rwsw import replay as rwsw_replay
+from pts.testdefs.rwsw import replay_feed
+from pts.testdefs.rwsw import replay_log as iolog
+from pts.workload import applied
 from pts.workload.atw import Stream, StreamKey
 from tests.support.rwsw import THREE_STREAMS, atw_text, settings_with
 
@@ -124,7 +126,7 @@ def test_the_feed_serves_each_step_as_it_is_read_and_keeps_nothing_on_disk(tmp_p
     old.bind(str(stale))
     old.close()
     seen, made = [], []
-    with iolog.Feed(logs, poll_s=0.05) as feed:
+    with replay_feed.Feed(logs, poll_s=0.05) as feed:
         assert only_sockets(folder) == ["step1.sock", "step2.sock", "step3.sock"]
         for k, (path, log) in enumerate(logs):
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as fio:
@@ -162,7 +164,7 @@ def test_the_feed_serves_each_step_as_it_is_read_and_keeps_nothing_on_disk(tmp_p
 def test_a_replay_stopped_mid_step_ends_the_feed_and_removes_its_sockets(tmp_path):
     logs = [(tmp_path / f"s{k}.sock", iolog.StepLog("/dev/x", MIX, 10 ** 7, k, 1 << 30, 512))
             for k in range(2)]
-    with iolog.Feed(logs, poll_s=0.05):
+    with replay_feed.Feed(logs, poll_s=0.05):
         fio = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         fio.connect(str(logs[0][0]))
         read_until(fio, 10)                   # fio reads no more (hung, or killed later)
@@ -172,8 +174,8 @@ def test_a_replay_stopped_mid_step_ends_the_feed_and_removes_its_sockets(tmp_pat
 
 def test_a_socket_path_too_long_is_refused_naming_the_fix(tmp_path):
     long = tmp_path / ("d" * 120) / "s.sock"
-    with pytest.raises(iolog.FeedError, match="longer than 107 bytes.*TMPDIR"):
-        with iolog.Feed([(long, iolog.StepLog("/dev/x", MIX, 10, 1, 1 << 30, 512))]):
+    with pytest.raises(replay_feed.FeedError, match="longer than 107 bytes.*TMPDIR"):
+        with replay_feed.Feed([(long, iolog.StepLog("/dev/x", MIX, 10, 1, 1 << 30, 512))]):
             pass
     assert not long.parent.exists()
 
@@ -204,7 +206,7 @@ def test_a_resumed_run_is_fed_the_same_logs(tmp_path):
         decl = rwsw_replay.declare(s, DEVICE)
         out = []
         logs = rwsw_replay.step_logs(s, DEVICE, decl)
-        with iolog.Feed(logs, poll_s=0.05):
+        with replay_feed.Feed(logs, poll_s=0.05):
             for path, _ in logs:
                 with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as fio:
                     fio.connect(str(path))

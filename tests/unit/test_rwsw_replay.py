@@ -19,7 +19,9 @@ from pts.procedure.progress import Progress
 from pts.procedure.rounds import run_rounds
 from pts.results import parameters
 from pts.results.ledger import Ledger
-from pts.testdefs import registry, rwsw_replay, rwsw_wsat
+from pts.testdefs import registry
+from pts.testdefs.rwsw import common as rwsw_common
+from pts.testdefs.rwsw import replay as rwsw_replay
 from pts.tools.fio import summarize
 from pts.tools.fio_round import PointResult
 from tests.support.rwsw import THREE_STREAMS, atw_text, settings_with, with_rwsw
@@ -198,7 +200,7 @@ def test_the_plan_shows_every_steps_sections_and_the_deviation(tmp_path, monkeyp
     assert "DEVIATION: rwsw-replay: the capture's steps compressed by 0.5" in text
     assert "replay duration: 5 s of steps" in text
     assert registry.get("rwsw-replay").plan(dataclasses.replace(s, workload=None), DEVICE,
-                                            None) == [f"skipped: {rwsw_wsat.NO_WORKLOAD}"]
+                                            None) == [f"skipped: {rwsw_common.NO_WORKLOAD}"]
 
 
 def test_the_parameters_are_the_rwsw_record(tmp_path):

@@ -22,7 +22,9 @@ from pts.results import records
 from pts.results.ledger import Ledger
 from pts.results.resume import ResumeState
 from pts.session.options import with_workload
-from pts.testdefs import rwsw_dirth, rwsw_replay, rwsw_wsat
+from pts.testdefs.rwsw import dirth as rwsw_dirth
+from pts.testdefs.rwsw import replay as rwsw_replay
+from pts.testdefs.rwsw import wsat as rwsw_wsat
 from pts.workload.atw import WorkloadError
 from tests.support import fake_run
 from tests.support.fake_run import purge

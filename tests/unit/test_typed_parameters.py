@@ -24,14 +24,14 @@ from pts.testdefs import (
     iops,
     latency,
     registry,
-    rwsw_dirth,
-    rwsw_replay,
-    rwsw_streams,
-    rwsw_wsat,
     throughput,
     wsat,
     xsr,
 )
+from pts.testdefs.rwsw import dirth as rwsw_dirth
+from pts.testdefs.rwsw import replay as rwsw_replay
+from pts.testdefs.rwsw import streams as rwsw_streams
+from pts.testdefs.rwsw import wsat as rwsw_wsat
 from tests.support import rwsw
 from tests.support.helpers import DATA
 from tests.support.synthetic.synthrun import CAPACITY

@@ -19,8 +19,8 @@ rule is a hook of the round loop (pts.procedure.rounds.run_rounds `stop`); the t
 also the round limit (ceil(hours / round)), lowered by --max-rounds only when that is below
 the spec's (a declared deviation).
 
-The common parts of both RWSW tests (round length, fields, parameters, the ATW check) are
-here; rwsw_streams applies each stream alone.
+What every RWSW test shares (the ATW check, round length, fields, parameters) is
+pts.testdefs.rwsw.common; rwsw-streams (streams.py) applies each stream alone.
 """
 
 from __future__ import annotations
@@ -29,51 +29,23 @@ import math
 
 from pts.config.settings import Settings
 from pts.config.spec import RwMix
-from pts.device.identity import BlockDevice, active_range_bytes
-from pts.procedure.plan import round_test_plan
+from pts.device.identity import BlockDevice
 from pts.procedure.rounds import TestPoint
-from pts.procedure.runner import RoundTest, TestDefinitionError
+from pts.procedure.runner import RoundTest
 from pts.results import records
 from pts.results.resume import ROUND
-from pts.testdefs import fields
-from pts.testdefs import parameters as run_parameters
-from pts.tools.fio import Summary
+from pts.testdefs.rwsw.common import (
+    apply_job,
+    measured,
+    parameters,
+    read_pct,
+    round_seconds,
+    section,
+    workload,
+)
 from pts.workload import applied
-from pts.workload.atw import Workload
 
 TEST = "rwsw-wsat"
-NO_WORKLOAD = "the RWSW tests apply an Applied Test Workload: give one with --workload FILE"
-
-
-def workload(settings: Settings, device: BlockDevice | None = None) -> Workload:
-    """The ATW of --workload; with `device`, checked to be one this device can apply:
-    O_DIRECT I/O is whole logical sectors, so a captured 4.5 KiB read (RocksDB's) cannot
-    run on a 4 KiB-sector drive. Refused before anything is written, naming the fix."""
-    if settings.workload is None:
-        raise TestDefinitionError(NO_WORKLOAD)
-    w = settings.workload
-    sector = device.logical_sector if device is not None else 1
-    odd = [s.key for s in w.streams if s.key.size % sector]
-    if odd:
-        listed = ", ".join(f"{k.label} ({k.size} bytes)" for k in odd)
-        raise TestDefinitionError(
-            f"ATW {w.name}: {listed} not a whole number of this device's logical sectors "
-            f"({sector} bytes): the device cannot do such I/O. Nothing was written. Use a "
-            f"device formatted with smaller sectors, or edit the workload file: round these "
-            f"sizes up to a multiple of {sector} bytes, or drop those streams and normalise "
-            "the shares again (docs/workload.md)")
-    return w
-
-
-def section(settings: Settings, name: str) -> dict:
-    return settings.spec.rwsw[name]
-
-
-def round_seconds(settings: Settings, name: str) -> int:
-    """The spec file's round length, unless --point-seconds set another (a deviation)."""
-    if settings.point_seconds != settings.spec.common.point_seconds:
-        return settings.point_seconds
-    return section(settings, name)["round_seconds"]
 
 
 def stop_rule(settings: Settings) -> tuple[float, float]:
@@ -81,49 +53,6 @@ def stop_rule(settings: Settings) -> tuple[float, float]:
     w = section(settings, "rwsw_wsat")
     return (w["stop_drive_fills"] if settings.wsat_fills is None else settings.wsat_fills,
             w["stop_hours"] if settings.wsat_hours is None else settings.wsat_hours)
-
-
-def read_pct(streams) -> int:
-    return round(sum(s.share_pct for s in streams if s.key.direction == "R"))
-
-
-def measured(s: Summary) -> dict:
-    """The IOPS fields plus the bytes each direction moved (the stop rule's drive fills)."""
-    return fields.basic(s) | {"read_bytes": s.read.io_bytes, "write_bytes": s.write.io_bytes,
-                              "ios": s.read.total_ios + s.write.total_ios}
-
-
-def apply_job(settings: Settings, device: BlockDevice, w: Workload, seconds: int,
-              streams=None):
-    """point -> its job sections (pts.workload.applied), with the spec's [rwsw_fio]."""
-    f = section(settings, "rwsw_fio")
-    ar = active_range_bytes(device, settings.spec.common.active_range_pct)
-    return lambda p: applied.sections(
-        w, f"p{p.index:02d}", flow_id=p.index + 1, runtime=seconds, ar_bytes=ar,
-        split=f["oio_split"], flow_sleep_us=f["flow_sleep_us"],
-        streams=None if streams is None else (streams[p.index],))
-
-
-def parameters(settings: Settings, device: BlockDevice, w: Workload, seconds: int,
-               max_rounds: int, tracking: dict[str, TestPoint], job) -> dict:
-    ar = active_range_bytes(device, settings.spec.common.active_range_pct)
-    f = section(settings, "rwsw_fio")
-    jobs = [s for p in tracking.values() for s in job(p).sections]
-    return run_parameters.common(settings, w.thread_count, w.queue_depth, ar) | {
-        "access": "ATW", "point_seconds": seconds, "max_rounds": max_rounds,
-        "tracking": [{"label": label, "rw_mix": str(p.rw_mix), "block_size": p.block_size}
-                     for label, p in tracking.items()],
-        "atw": {"name": w.name, "sha256": w.sha256, "path": settings.workload_path,
-                "thread_count": w.thread_count, "queue_depth": w.queue_depth, "oio": w.oio,
-                "streams": [{"stream": s.key.label, "share_pct": s.share_pct}
-                            for s in w.streams],
-                "provenance": w.provenance},
-        "sections": [{"section": j.name, "rw": j.rw, "block_size": j.block_size,
-                      "numjobs": j.numjobs, "iodepth": j.iodepth, "flow": j.flow,
-                      "offset": j.offset, "size": j.size} for j in jobs],
-        "oio_split": f["oio_split"], "flow_sleep_us": f["flow_sleep_us"],
-        "share_tolerance_pct": section(settings, "rwsw_atw")["share_tolerance_pct"],
-        "capacity_bytes": device.capacity_bytes, "rwsw_spec": settings.spec.rwsw.title}
 
 
 def round_limit(settings: Settings, seconds: int, hours: float) -> int:
@@ -192,19 +121,3 @@ def declare(settings: Settings, device: BlockDevice, written: int = 0) -> RoundT
         wipc_note="")
 
 
-def plan_lines(settings: Settings, device: BlockDevice, declare_test) -> list[str]:
-    """--dry-run: the round test's plan (its generated fio sections), the ATW and, for
-    rwsw-wsat, the stop rule; without --workload, why the test would be skipped."""
-    if settings.workload is None:
-        return [f"skipped: {NO_WORKLOAD}"]
-    decl = declare_test(settings, device)
-    w = settings.workload
-    lines = round_test_plan(settings, device, decl)
-    lines.insert(1, f"ATW {w.name!r} ({settings.workload_path}, sha256 {w.sha256[:12]}): "
-                    f"OIO {w.oio} (TC {w.thread_count} x QD {w.queue_depth}); streams "
-                    + ", ".join(f"{s.key.label} {s.share_pct:g} %" for s in w.streams))
-    if decl.stop is not None:
-        lines.insert(2, f"stop rule: {decl.stop.fills:g} drive fills "
-                        f"({decl.stop.fills * device.capacity_bytes:,.0f} bytes) or "
-                        f"{decl.stop.hours:g} h, whichever first")
-    return lines

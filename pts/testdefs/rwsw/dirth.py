@@ -3,7 +3,7 @@ with the Applied Test Workload as the access pattern.
 
   1. "rwsw-dirth-preconditioning": purge, no WIPC, then the ATW at the grid's highest TC x QD,
      rounds of one point until its IOPS is steady ([rwsw_dirth] precondition), the tracking
-     variable being the IOPS at max OIO (pts.testdefs.rwsw_common);
+     variable being the IOPS at max OIO (pts.testdefs.rwsw.common);
   2. "rwsw-dirth": demand rounds over the TC x QD matrix ([rwsw_dirth] thread_counts x
      queue_depths, or --dirth-thread-counts / --dirth-queue-depths: declared), highest OIO
      first (ties: the higher TC first), until the IOPS at max OIO is steady
@@ -47,21 +47,20 @@ from pts.testdefs import (
     dirth_cbw_jobs,
     dirth_cbw_select,
     qos_levels,
-    rwsw_common,
-    rwsw_wsat,
 )
+from pts.testdefs.rwsw import common
 from pts.tools import histogram
 from pts.tools.fio import summarize
 
 TEST = "rwsw-dirth"
-PRE = rwsw_common.precondition_test(TEST)
+PRE = common.precondition_test(TEST)
 TITLE, CLAUSE = "RWSW DIRTH", "RWSW 1.0.7 DIRTH with the ATW (rwsw-digest §5)"
 HISTOGRAM_SOURCE = ("fio json+ total-latency bins of the operating point's demand point in "
                     "round {round} (every stream section, reads and writes merged)")
 
 
 def section(settings: Settings) -> dict:
-    return rwsw_wsat.section(settings, "rwsw_dirth")
+    return common.section(settings, "rwsw_dirth")
 
 
 def grid(settings: Settings) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -76,32 +75,32 @@ def matrix(tcs, qds) -> list[tuple[int, int]]:
 
 
 def point_seconds(settings: Settings) -> int:
-    return rwsw_wsat.round_seconds(settings, "rwsw_dirth")
+    return common.round_seconds(settings, "rwsw_dirth")
 
 
 def declare_precondition(settings: Settings, device: BlockDevice) -> RoundTest:
     tc, qd = matrix(*grid(settings))[0]
-    return rwsw_common.declare_precondition(
+    return common.declare_precondition(
         settings, device, TEST, TITLE, CLAUSE, point_seconds(settings), tc, qd,
         {"precondition": section(settings)["precondition"]})
 
 
 def declare(settings: Settings, device: BlockDevice) -> RoundTest:
     """The demand rounds: one point per (TC, QD), the ATW at OIO TC x QD."""
-    w = rwsw_wsat.workload(settings, device)
+    w = common.workload(settings, device)
     d, s = settings.spec.dirth, section(settings)
     seconds = point_seconds(settings)
     cells = matrix(*grid(settings))
-    points = tuple(rwsw_common.atw_point(k, w.streams, tc, qd, f"{len(w.streams)} streams")
+    points = tuple(common.atw_point(k, w.streams, tc, qd, f"{len(w.streams)} streams")
                    for k, (tc, qd) in enumerate(cells))
-    job = rwsw_common.point_job(settings, device, w, lambda p: seconds, lambda p: w.streams,
+    job = common.point_job(settings, device, w, lambda p: seconds, lambda p: w.streams,
                                 lambda p: cells[p.index], d.percentiles)
     tracking = {f"ATW IOPS {points[0].label.rsplit(' ', 1)[-1]}": points[0]}
     steady = s["demand_to_steady_state"]
     tcs, qds = grid(settings)
     return RoundTest(
         test=TEST, title=TITLE, clause=CLAUSE,
-        parameters=rwsw_wsat.parameters(settings, device, w, seconds, settings.max_rounds,
+        parameters=common.parameters(settings, device, w, seconds, settings.max_rounds,
                                         tracking, job) | {
             "thread_counts": list(tcs), "queue_depths": list(qds),
             "matrix": [list(c) for c in cells], "percentiles": list(d.percentiles),
@@ -113,7 +112,7 @@ def declare(settings: Settings, device: BlockDevice) -> RoundTest:
             "read_bytes": r.read.io_bytes, "write_bytes": r.write.io_bytes},
         thread_count=cells[0][0], queue_depth=cells[0][1], wipc_block_size=None,
         histograms=True, point_seconds=seconds,
-        point_fields=rwsw_common.share_fields(settings, lambda p: w.streams,
+        point_fields=common.share_fields(settings, lambda p: w.streams,
                                               lambda p: cells[p.index][0] * cells[p.index][1],
                                               job),
         until_steady=steady, max_rounds=None if steady else 1,
@@ -137,13 +136,13 @@ def deviations(settings: Settings) -> list[str]:
 
 def run_dirth(run: Run) -> Outcome:
     """Both ledger tests; the pytest item passes only if both are steady (or complete)."""
-    return rwsw_common.run_preconditioned(run, TITLE, "demand variation",
+    return common.run_preconditioned(run, TITLE, "demand variation",
                                           declare_precondition, declare, _demand)
 
 
 def _demand(run: Run, decl: RoundTest) -> Outcome:
     recorded = dirth_cbw.recorded_choices(run, TEST)
-    history = rwsw_common.resumed_or_declared(run, TEST, deviations(run.settings))
+    history = common.resumed_or_declared(run, TEST, deviations(run.settings))
     outcome = outcome_of(run, decl, history) if recorded else run_phase(
         run, decl, RoundMeasure(run, decl), history)
     chosen = operating_points(run, outcome, recorded)
@@ -193,8 +192,8 @@ def plan_lines(settings: Settings, device: BlockDevice) -> list[str]:
     """--dry-run: the preconditioning rounds, the demand matrix's fio sections, the
     operating points."""
     if settings.workload is None:
-        return [f"skipped: {rwsw_wsat.NO_WORKLOAD}"]
-    lines = rwsw_wsat.plan_lines(settings, device, lambda s, d: declare_precondition(s, d))
+        return [f"skipped: {common.NO_WORKLOAD}"]
+    lines = common.plan_lines(settings, device, lambda s, d: declare_precondition(s, d))
     decl, d = declare(settings, device), settings.spec.dirth
     until = (f"until steady ({decl.until}) or {settings.max_rounds} rounds"
              if decl.until_steady else "one sweep round")

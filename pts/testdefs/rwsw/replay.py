@@ -3,7 +3,7 @@ each at its own stream mix and outstanding I/Os, beside the capture's in-situ fi
 
   1. "rwsw-replay-preconditioning": purge, no WIPC, then the cumulative ATW at its OIO, rounds
      of one point until its IOPS is steady ([rwsw_replay] precondition "atw-steady-state":
-     the replay starts from steady state), pts.testdefs.rwsw_common;
+     the replay starts from steady state), pts.testdefs.rwsw.common;
   2. "rwsw-replay": ONE pass of the ATW's [[step]] tables in order, one point per step: the
      step's shares (its streams, in the ATW's order) at exactly the step's OIO: TC 1 x QD
      OIO spread over the streams by the "share" split (pts.workload.applied.share_depths:
@@ -12,9 +12,9 @@ each at its own stream mix and outstanding I/Os, beside the capture's in-situ fi
      "every-stream" would run streams x OIO, and the digest's TC = min(OIO, 4),
      QD = ceil(OIO / TC) (§4) ran OIO 6 at 8. [rwsw_replay] hold "iolog" (default, digest
      §8): instead ONE job replaying a generated iolog of the step's shares at iodepth OIO
-     (pts.workload.iolog), which holds both, the shares counted from the log's completed
+     (replay_log.py), which holds both, the shares counted from the log's completed
      prefix; each step's log made as fio reads it and streamed through a Unix socket
-     (pts.workload.iolog.Feed: nothing on disk, so a native-length replay of a long capture
+     (replay_feed.py: nothing on disk, so a native-length replay of a long capture
      keeps the hold); a remote device gets "oio" (declared). "oio": no fio
      flow, every stream's depth kept full, so the step's outstanding I/Os are held (flow
      makes each stream wait for its turn: a step asking 32 held 3-9, benchmarks/
@@ -53,24 +53,26 @@ from pts.procedure.runner import (
 )
 from pts.results import records
 from pts.run import Run
-from pts.testdefs import rwsw_common, rwsw_wsat
+from pts.testdefs.rwsw import common
+from pts.testdefs.rwsw import replay_feed as feeding
+from pts.testdefs.rwsw import replay_log as iolog
 from pts.tools import atomic
-from pts.workload import applied, iolog
+from pts.workload import applied
 from pts.workload.atw import Step, Stream, Workload
 
 TEST = "rwsw-replay"
-PRE = rwsw_common.precondition_test(TEST)
+PRE = common.precondition_test(TEST)
 TITLE, CLAUSE = "RWSW Replay-Native", "RWSW 1.0.7 Replay-Native (rwsw-digest §5)"
 SPLIT = "share"          # a step's OIO is held exactly (module docstring)
 
 
 def section(settings: Settings) -> dict:
-    return rwsw_wsat.section(settings, "rwsw_replay")
+    return common.section(settings, "rwsw_replay")
 
 
 def steps(settings: Settings) -> tuple[Step, ...]:
     """The ATW's capture steps; an ATW without any is refused, naming the fix."""
-    w = rwsw_wsat.workload(settings)
+    w = common.workload(settings)
     if not w.steps:
         raise TestDefinitionError(
             f"{TEST}: the ATW {w.name!r} ({settings.workload_path}) has no [[step]] tables: "
@@ -109,7 +111,7 @@ def step_streams(w: Workload, step: Step) -> tuple[Stream, ...]:
 
 
 # hold "iolog": a step's log is never written whole (a native-length step of 5 min at
-# [rwsw_replay] iolog_iops is 120 M lines, ~4.8 GB): pts.workload.iolog.Feed makes each step's
+# [rwsw_replay] iolog_iops is 120 M lines, ~4.8 GB): replay_feed.Feed makes each step's
 # log as fio reads it and streams it through a Unix socket (no disk; fio holds about a second
 # of it, `read_iolog_chunked`), so a replay of any length keeps the hold.
 
@@ -124,7 +126,7 @@ def hold(settings: Settings, device: BlockDevice) -> str:
 
 
 def iolog_path(settings: Settings, device: BlockDevice, k: int, mix, n: int) -> Path:
-    """Step k's iolog socket (pts.workload.iolog.Feed): named by what its log holds (device,
+    """Step k's iolog socket (replay_feed.Feed): named by what its log holds (device,
     streams, I/Os, seed, ActiveRange) and the run's reports directory, in a folder of this
     user's under the temporary directory (a socket's path is at most 107 bytes; it takes no
     disk), there only while the replay runs."""
@@ -149,30 +151,30 @@ def precondition_seconds(settings: Settings) -> int:
 
 
 def declare_precondition(settings: Settings, device: BlockDevice) -> RoundTest:
-    w = rwsw_wsat.workload(settings, device)
+    w = common.workload(settings, device)
     steps(settings)                          # refused before anything is purged
-    return rwsw_common.declare_precondition(
+    return common.declare_precondition(
         settings, device, TEST, TITLE, CLAUSE, precondition_seconds(settings),
         w.thread_count, w.queue_depth, {"precondition": section(settings)["precondition"]})
 
 
 def declare(settings: Settings, device: BlockDevice) -> RoundTest:
     """The replay pass: one round, one point per capture step."""
-    w = rwsw_wsat.workload(settings, device)
+    w = common.workload(settings, device)
     found = steps(settings)
     mixes = [step_streams(w, st) for st in found]
     toio = [step_oio(st) for st in found]
     lengths = [step_seconds(settings, st) for st in found]
-    points = tuple(rwsw_common.atw_point(k, m, tc, qd, f"step {k + 1}")
+    points = tuple(common.atw_point(k, m, tc, qd, f"step {k + 1}")
                    for k, (m, (tc, qd)) in enumerate(zip(mixes, toio, strict=True)))
     held = hold(settings, device)
     logs = [iolog.length(n, section(settings)["iolog_iops"]) for n in lengths]
     paths = [iolog_path(settings, device, k, m, n)
              for k, (m, n) in enumerate(zip(mixes, logs, strict=True))]
-    job = rwsw_common.point_job(settings, device, w, lambda p: lengths[p.index],
+    job = common.point_job(settings, device, w, lambda p: lengths[p.index],
                                 lambda p: mixes[p.index], lambda p: toio[p.index],
                                 split=SPLIT, flow=held == "shares")
-    shares = rwsw_common.share_fields(settings, lambda p: mixes[p.index],
+    shares = common.share_fields(settings, lambda p: mixes[p.index],
                                       lambda p: found[p.index].oio, job)
     if held == "iolog":
         job = lambda p: applied.iolog_section(  # noqa: E731
@@ -190,7 +192,7 @@ def declare(settings: Settings, device: BlockDevice) -> RoundTest:
     r = section(settings)
     return RoundTest(
         test=TEST, title=TITLE, clause=CLAUSE,
-        parameters=rwsw_wsat.parameters(settings, device, w, max(lengths), 1, tracking,
+        parameters=common.parameters(settings, device, w, max(lengths), 1, tracking,
                                         job) | {
             "time_scale": time_scale(settings), "loop": r["loop"],
             "min_step_seconds": r["min_step_seconds"], "round_mode": "stonewalled",
@@ -206,7 +208,7 @@ def declare(settings: Settings, device: BlockDevice) -> RoundTest:
                        "insitu_iops": st.iops, "insitu_rt_mean_ms": st.rt_mean_ms}
                       for k, st in enumerate(found)]},
         points=points, tracking=tracking, value_key="iops", job=job,
-        fields=rwsw_wsat.measured, thread_count=w.thread_count, queue_depth=w.queue_depth,
+        fields=common.measured, thread_count=w.thread_count, queue_depth=w.queue_depth,
         wipc_block_size=None, point_fields=fields, stop=lambda n, _: _done(found, lengths),
         until_steady=False, point_seconds=max(lengths), max_rounds=1,
         round_mode="stonewalled",
@@ -217,10 +219,10 @@ def declare(settings: Settings, device: BlockDevice) -> RoundTest:
 
 def _iolog_shares(settings: Settings, found, mixes, logs, job):
     """point_fields of an iolog step: the shares of the log's prefix fio completed
-    (pts.workload.iolog: never looped; "shares_of": "replayed log"), that prefix's I/Os and
+    (replay_log: never looped; "shares_of": "replayed log"), that prefix's I/Os and
     bytes per direction beside fio's ("log_vs_fio": a mismatch fails the shares), and
     whether the log ran out before runtime."""
-    tolerance = rwsw_wsat.section(settings, "rwsw_atw")["share_tolerance_pct"]
+    tolerance = common.section(settings, "rwsw_atw")["share_tolerance_pct"]
 
     def fields(p, r) -> dict:
         k, s = p.index, r.summary
@@ -257,7 +259,7 @@ def step_logs(settings: Settings, device: BlockDevice,
     or SEQ region smaller than a transfer size is refused before the replay starts)."""
     if decl.parameters["hold"] != "iolog":
         return []
-    w = rwsw_wsat.workload(settings, device)
+    w = common.workload(settings, device)
     ar = active_range_bytes(device, settings.spec.common.active_range_pct)
     out = []
     for k, (row, st) in enumerate(zip(decl.parameters["steps"], steps(settings), strict=True)):
@@ -300,19 +302,19 @@ def deviations(settings: Settings, device: BlockDevice | None = None) -> list[st
 def run_replay(run: Run) -> Outcome:
     """Both ledger tests; the pytest item passes when the preconditioning was steady and
     every step ran."""
-    return rwsw_common.run_preconditioned(run, TITLE, "replay", declare_precondition,
+    return common.run_preconditioned(run, TITLE, "replay", declare_precondition,
                                           declare, _replay)
 
 
 def _replay(run: Run, decl: RoundTest) -> Outcome:
-    history = rwsw_common.resumed_or_declared(run, TEST, deviations(run.settings, run.device))
+    history = common.resumed_or_declared(run, TEST, deviations(run.settings, run.device))
     logs = step_logs(run.settings, run.device, decl)
     if not logs:
         outcome = run_phase(run, decl, RoundMeasure(run, decl), history)
     else:
         # each step's log made as fio reads it, through its socket; a resumed run makes
         # the same logs (seed, I/Os and streams from the declaration)
-        with iolog.Feed(logs) as feed:
+        with feeding.Feed(logs) as feed:
             outcome = run_phase(run, decl, RoundMeasure(run, decl), history)
         if any("lines_made" in s for s in feed.stats):   # a resumed run whose pass had ended
             # feeds no step: the file of the pass that fed them is kept
@@ -322,7 +324,7 @@ def _replay(run: Run, decl: RoundTest) -> Outcome:
                                message=decl.stop(1, {}))
 
 
-def _fed(run: Run, feed: iolog.Feed) -> None:
+def _fed(run: Run, feed: feeding.Feed) -> None:
     """What the feed made, per step, kept beside the replay's raw results (iolog-feed.json)
     and said in one line."""
     path = run.raw_dir(TEST) / "iolog-feed.json"
@@ -338,8 +340,8 @@ def _fed(run: Run, feed: iolog.Feed) -> None:
 def plan_lines(settings: Settings, device: BlockDevice) -> list[str]:
     """--dry-run: the preconditioning rounds, then every step's fio sections."""
     if settings.workload is None:
-        return [f"skipped: {rwsw_wsat.NO_WORKLOAD}"]
-    lines = rwsw_wsat.plan_lines(settings, device, lambda s, d: declare_precondition(s, d))
+        return [f"skipped: {common.NO_WORKLOAD}"]
+    lines = common.plan_lines(settings, device, lambda s, d: declare_precondition(s, d))
     decl = declare(settings, device)
     lines.append(
         f"replay ({TEST}): one pass, {len(decl.points)} capture steps in order, "

@@ -18,7 +18,7 @@ from pts.config.spec import RwMix
 from pts.device.identity import BlockDevice
 from pts.procedure.rounds import TestPoint
 from pts.procedure.runner import RoundTest
-from pts.testdefs import rwsw_wsat
+from pts.testdefs.rwsw import common
 
 TEST = "rwsw-streams"
 
@@ -30,19 +30,19 @@ def points(w) -> tuple[TestPoint, ...]:
 
 
 def declare(settings: Settings, device: BlockDevice) -> RoundTest:
-    w = rwsw_wsat.workload(settings, device)
-    seconds = rwsw_wsat.round_seconds(settings, "rwsw_streams")
+    w = common.workload(settings, device)
+    seconds = common.round_seconds(settings, "rwsw_streams")
     found = points(w)
     tracking = {f"{s.key.label} IOPS": p for s, p in zip(w.streams, found, strict=True)}
-    job = rwsw_wsat.apply_job(settings, device, w, seconds, streams=w.streams)
-    s = rwsw_wsat.section(settings, "rwsw_streams")
+    job = common.apply_job(settings, device, w, seconds, streams=w.streams)
+    s = common.section(settings, "rwsw_streams")
     return RoundTest(
         test=TEST, title="RWSW Individual Streams-WSAT",
         clause="RWSW 1.0.7 Individual Streams-WSAT (rwsw-digest §5)",
-        parameters=rwsw_wsat.parameters(settings, device, w, seconds, settings.max_rounds,
+        parameters=common.parameters(settings, device, w, seconds, settings.max_rounds,
                                         tracking, job) | {
             "stop_at_steady_state": s["stop_at_steady_state"]},
         points=found, tracking=tracking, value_key="iops", job=job,
-        fields=rwsw_wsat.measured, thread_count=w.thread_count, queue_depth=w.queue_depth,
+        fields=common.measured, thread_count=w.thread_count, queue_depth=w.queue_depth,
         wipc_block_size=None, point_seconds=seconds,
         measures="per stream IOPS, each stream alone; ")
