@@ -82,7 +82,7 @@ def folder_run(proc: subprocess.CompletedProcess, folder: Path) -> PtsRun:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     """The same short IOPS run on a "remote" loop device and on a local one, both in ONE
-    session (remote and local devices mix: README "Several devices in one session")."""
+    session (remote and local devices mix: docs/lab.md, "Several devices in one session")."""
     base = tmp_path_factory.mktemp("remote")
     with loop_device(SIZE) as remote_dev, loop_device(SIZE) as local_dev, \
             loopback_dut(remote_dev) as dut:

@@ -1,7 +1,7 @@
 """The package tree is the architecture: imports go down the flow, never back up, and never
 in a cycle — imports inside functions included (read with ast, not by importing).
 
-Layers, lowest first (README "Architecture"): a module may import its own layer and the
+Layers, lowest first (docs/design.md, "Layout"): a module may import its own layer and the
 layers below it. Within a layer, the module graph must be acyclic too.
 """
 
@@ -23,7 +23,7 @@ PTS = Path(__file__).resolve().parents[2] / "pts"
 LAYERS = ["pts", "config", "tools", "device", "workload", "emulate", "results", "run",
           "conditioning", "procedure", "testdefs", "stored", "report", "export", "index",
           "compare", "qualify", "serve", "cli", "session", "__main__", "suite"]
-# Rooms inside a layer, lowest first (README "Architecture"): a module in a room imports its
+# Rooms inside a layer, lowest first (docs/design.md, "Layout"): a module in a room imports its
 # own room and the rooms below; the modules at the top of the layer (pts/report/cli.py,
 # document.py, console.py) may import every room, and no room imports them.
 ROOMS = {"report": ["renderers", "pages"]}

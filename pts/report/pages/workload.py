@@ -79,7 +79,8 @@ def cumulative_page(view: WorkloadView, info: Info) -> list[Flowable]:
 
 def seq_rules(view: WorkloadView) -> list[Flowable]:
     """What each sequential rule makes of the capture (issue 40 §1): the SEQ share of its
-    I/Os under the rule used (first) and the others (docs/workload.md, "SEQ rule")."""
+    I/Os under the rule used (first) and the others (docs/workload.md, "Sequential streams
+    among concurrent ones")."""
     if not view.seq_by_rule:
         return []
     text = "; ".join(f"{label} {pct:.2f} %" + (" (used here)" if n == 0 else "")
