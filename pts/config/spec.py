@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,52 +18,30 @@ from pts.config.spec_dirth_cbw import DirthCbwTest, read_dirth_cbw
 from pts.config.spec_purge_probe import PurgeProbeSpec
 from pts.config.spec_readings import Reading
 from pts.config.spec_recovery import HirTest, XsrTest, read_hir, read_xsr
+from pts.config.spec_rounds import (
+    IopsTest,
+    LatencyTest,
+    ThroughputTest,
+    TrackingCell,
+    read_iops,
+    read_latency,
+    read_throughput,
+)
 from pts.config.spec_rwsw import RwswSpec
+from pts.config.spec_units import KIB, RwMix, format_size, parse_size
+
+# The spec's units and the round-based tests' sections live in their own modules; their
+# callers import them from here, the spec's one entrance.
+__all__ = ["DEFAULT_SPEC", "KIB", "Common", "IopsTest", "LatencyTest", "RwMix", "Spec",
+           "SpecError", "SteadyStateRule", "ThroughputTest", "TrackingCell", "WipcSpec",
+           "WsatTest", "available_specs", "format_size", "load_rwsw", "load_spec",
+           "parse_size", "specs_dir"]
 
 DEFAULT_SPEC = "pts-2.0.2-enterprise"
-KIB = 1024
 
 
 class SpecError(ValueError):
     """A spec file or spec name is wrong; the message names the file and the key."""
-
-
-@dataclass(frozen=True)
-class RwMix:
-    """A read/write mix in percent, written "65/35" (read/write) as in the spec."""
-
-    read_pct: int
-
-    @property
-    def write_pct(self) -> int:
-        return 100 - self.read_pct
-
-    def __str__(self) -> str:
-        return f"{self.read_pct}/{self.write_pct}"
-
-    @classmethod
-    def parse(cls, text: str) -> RwMix:
-        m = re.fullmatch(r"\s*(\d{1,3})\s*/\s*(\d{1,3})\s*", str(text))
-        if not m or int(m[1]) + int(m[2]) != 100:
-            raise ValueError(f"{text!r} is not a R/W mix like '65/35' (read/write %, sum 100)")
-        return cls(int(m[1]))
-
-
-def parse_size(text: str) -> int:
-    """'4KiB' -> 4096, '0.5KiB' -> 512, '1MiB' -> 1048576 (binary units, PTS 2.0.2 §2.4.1)."""
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(B|KiB|MiB|GiB)\s*", str(text))
-    if not m:
-        raise ValueError(f"{text!r} is not a size like '4KiB', '0.5KiB' or '1MiB'")
-    factor = {"B": 1, "KiB": KIB, "MiB": KIB**2, "GiB": KIB**3}[m[2]]
-    value = float(m[1]) * factor
-    if value != int(value) or value <= 0:
-        raise ValueError(f"{text!r} is not a whole, positive number of bytes")
-    return int(value)
-
-
-def format_size(nbytes: int) -> str:
-    """Block size as the spec writes it, always in KiB: 512 -> '0.5 KiB', 1 MiB -> '1024 KiB'."""
-    return f"{nbytes / KIB:g} KiB"
 
 
 @dataclass(frozen=True)
@@ -89,45 +66,6 @@ class Common:
 class WipcSpec:
     capacity_multiple: int
     block_size: int
-
-
-@dataclass(frozen=True)
-class TrackingCell:
-    rw_mix: RwMix
-    block_size: int
-
-    @property
-    def label(self) -> str:
-        return f"RND {format_size(self.block_size).replace(' ', '')} {self.rw_mix}"
-
-
-@dataclass(frozen=True)
-class IopsTest:
-    clause: str
-    rw_mixes: tuple[RwMix, ...]     # outer loop, spec order
-    block_sizes: tuple[int, ...]    # inner loop, spec order, bytes
-    tracking: tuple[TrackingCell, ...]
-
-
-@dataclass(frozen=True)
-class ThroughputTest:
-    clause: str
-    block_sizes: tuple[int, ...]    # each its own purge + WIPC + rounds cycle, spec order
-    rw_mixes: tuple[RwMix, ...]     # SEQ points of a round, in order (read, then write)
-    tracking_rw_mix: RwMix          # the point whose MB/s is the tracking variable
-    thread_count: int
-    queue_depth: int
-
-
-@dataclass(frozen=True)
-class LatencyTest:
-    clause: str
-    rw_mixes: tuple[RwMix, ...]     # outer loop, spec order
-    block_sizes: tuple[int, ...]    # inner loop, spec order, bytes
-    tracking: TrackingCell              # its average response time is the tracking variable
-    thread_count: int
-    queue_depth: int
-    percentile: float               # reported response-time percentile ("5 9s")
 
 
 @dataclass(frozen=True)
@@ -279,8 +217,8 @@ class _Reader:
         return Spec(name=meta["name"], title=meta["title"], version=meta["version"],
                     segment=meta["segment"], path=self.path,
                     steady_state=self.steady_state(data), common=self.common(data),
-                    wipc=self.wipc(data), iops=self.iops(data),
-                    throughput=self.throughput(data), latency=self.latency(data),
+                    wipc=self.wipc(data), iops=read_iops(self, data),
+                    throughput=read_throughput(self, data), latency=read_latency(self, data),
                     wsat=self.wsat(data), hir=read_hir(self, data, parse_size),
                     xsr=read_xsr(self, data, parse_size), dirth=self.dirth_cbw(data, "dirth"),
                     cbw=self.dirth_cbw(data, "cbw"),
@@ -335,56 +273,10 @@ class _Reader:
             raise self.fail(f"{where}.{key}", "lists a value twice")
         return out
 
-    def cell(self, item, where: str, mixes: tuple, sizes: tuple) -> TrackingCell:
-        if not isinstance(item, dict) or set(item) != {"rw_mix", "block_size"}:
-            raise self.fail(where, "must be { rw_mix = \"0/100\", block_size = \"4KiB\" }")
-        tr = TrackingCell(self.convert(where + ".rw_mix", [item["rw_mix"]], RwMix.parse)[0],
-                      self.convert(where + ".block_size", [item["block_size"]], parse_size)[0])
-        if tr.rw_mix not in mixes or tr.block_size not in sizes:
-            raise self.fail(where, f"{tr.label} is not a cell of the "
-                                   "rw_mixes x block_sizes matrix")
-        return tr
-
     def tc_qd(self, t: dict, where: str) -> tuple[int, int]:
         pos = (lambda v: v >= 1, " (>= 1)")
         return (self.value(t, where, "thread_count", int, *pos),
                 self.value(t, where, "queue_depth", int, *pos))
-
-    def iops(self, data: dict) -> IopsTest:
-        t = self.table(data, "iops", {"clause", "rw_mixes", "block_sizes", "tracking"})
-        mixes = self.items(t, "iops", "rw_mixes", RwMix.parse)
-        sizes = self.items(t, "iops", "block_sizes", parse_size)
-        if not isinstance(t["tracking"], list) or not t["tracking"]:
-            raise self.fail("iops.tracking", "must be a non-empty list")
-        tracking = tuple(self.cell(item, f"iops.tracking[{i}]", mixes, sizes)
-                         for i, item in enumerate(t["tracking"]))
-        return IopsTest(clause=self.value(t, "iops", "clause", str), rw_mixes=mixes,
-                        block_sizes=sizes, tracking=tracking)
-
-    def throughput(self, data: dict) -> ThroughputTest:
-        w = "throughput"
-        t = self.table(data, w, {"clause", "block_sizes", "rw_mixes", "tracking_rw_mix",
-                                 "thread_count", "queue_depth"})
-        mixes = self.items(t, w, "rw_mixes", RwMix.parse)
-        tracked = self.convert(f"{w}.tracking_rw_mix", [self.value(t, w, "tracking_rw_mix", str)],
-                               RwMix.parse)[0]
-        if tracked not in mixes:
-            raise self.fail(f"{w}.tracking_rw_mix", f"{tracked} is not one of rw_mixes")
-        return ThroughputTest(self.value(t, w, "clause", str),
-                              self.items(t, w, "block_sizes", parse_size), mixes, tracked,
-                              *self.tc_qd(t, w))
-
-    def latency(self, data: dict) -> LatencyTest:
-        w = "latency"
-        t = self.table(data, w, {"clause", "rw_mixes", "block_sizes", "tracking",
-                                 "thread_count", "queue_depth", "percentile"})
-        mixes = self.items(t, w, "rw_mixes", RwMix.parse)
-        sizes = self.items(t, w, "block_sizes", parse_size)
-        return LatencyTest(self.value(t, w, "clause", str), mixes, sizes,
-                           self.cell(t["tracking"], f"{w}.tracking", mixes, sizes),
-                           *self.tc_qd(t, w),
-                           self.value(t, w, "percentile", float, lambda v: 0 < v < 100,
-                                      " (a percentile between 0 and 100)"))
 
     def wsat(self, data: dict) -> WsatTest:
         w = "wsat"
