@@ -27,17 +27,20 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict
 from pathlib import Path
 
 import pts
 from pts.emulate import system
+from pts.emulate.instance import MODEL, EmulateError, Instance, identity_of  # noqa: F401
 from pts.emulate.profiles import PAGE_SIZE, get_profile
 from pts.tools import atomic
 
+# What an instance is (its record in state.json, its identity, the emulator's error) is in
+# instance.py; the emulator's callers reach those names through this module, as before.
+
 STATE_ROOT = Path(os.environ.get("PTS_EMULATE_STATE_DIR", "/run/snia-pts/emulated"))
 BACKING_DIR = Path(os.environ.get("PTS_EMULATE_BACKING_DIR", "/dev/shm"))
-MODEL = "snia-pts emulated SSD"
 MIN_SIZE = 16 << 20
 START_TIMEOUT_S = 20.0
 STALE_START_S = 3 * START_TIMEOUT_S   # a start that never finished (its starter died)
@@ -45,49 +48,6 @@ STALE_START_S = 3 * START_TIMEOUT_S   # a start that never finished (its starter
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1000, "kib": 1 << 10, "m": 1 << 20, "mb": 10**6,
           "mib": 1 << 20, "g": 1 << 30, "gb": 10**9, "gib": 1 << 30, "t": 1 << 40,
           "tb": 10**12, "tib": 1 << 40}
-
-
-class EmulateError(RuntimeError):
-    """The emulator cannot do what was asked; the message says why and what to do."""
-
-
-@dataclass(frozen=True)
-class Instance:
-    serial: str
-    device: str | None          # /dev/loopN, None while starting
-    mount: str
-    image: str                  # <mount>/disk.img, the loop device's backing file
-    backing: str                # sparse file holding the data
-    pid: int | None             # FUSE daemon
-    pid_start: int | None
-    owner_pid: int | None       # None: lives until `stop`
-    owner_start: int | None
-    profile: str
-    size: int
-    state_dir: str
-    created: float
-    status: str                 # "starting" | "running"
-
-    @property
-    def identity(self) -> dict:
-        return identity_of(self.serial)
-
-    @property
-    def stats_path(self) -> str:
-        return os.path.join(self.mount, "stats")
-
-    def as_dict(self) -> dict:
-        return dict(asdict(self), identity=self.identity)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> Instance:
-        """Inverse of as_dict (also reads `start`'s JSON); derived keys are ignored."""
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
-
-
-def identity_of(serial: str) -> dict:
-    return {"model": MODEL, "serial": serial, "firmware": pts.__version__}
 
 
 # ------------------------------------------------------------------------- input checks
