@@ -1,4 +1,6 @@
-"""The ledger schema: every record type of ledger.jsonl and its fields, in one place.
+"""The ledger schema: every record type of ledger.jsonl and its fields. TYPES names every
+type, and every caller imports them from here: the base they extend is in record.py, the HIR
+and XSR records in records_recovery.py, the rest below.
 
 Writers build typed records (a missing or misspelt field is a TypeError where it is written);
 `Ledger.append` stamps `type` and `time`. `parse` gives typed records back: missing fields read
@@ -11,39 +13,18 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from pts.results.parameters import current as current_parameters
 from pts.results.parameters import typed as typed_parameters
+from pts.results.record import Record
+from pts.results.records_recovery import HirBaseline, HirState, HirWrite, XsrGroup, XsrInterval
 
 STEADY, NOT_STEADY, COMPLETE = "steady", "not_steady", "complete"      # test_end statuses
 HEALTH_FAILURE = "device_health_failure"
 INTERRUPTED, ERROR = "interrupted", "error"
 # A test ended with one of these is finished: --resume does not run it again.
 FINISHED = (STEADY, NOT_STEADY, COMPLETE, HEALTH_FAILURE)
-
-
-@dataclass(frozen=True, kw_only=True)
-class Record:
-    TYPE: ClassVar[str] = ""
-    test: str | None
-    time: float | None = None         # set by Ledger.append; None in a record not yet written
-    extra: dict = field(default_factory=dict, compare=False)   # fields this version lacks
-
-    def to_json(self) -> dict:
-        out: dict[str, Any] = {"type": self.TYPE}
-        if self.time is not None:
-            out["time"] = self.time
-        for f in dataclasses.fields(self):
-            if f.name not in ("time", "extra", "measured"):
-                out[f.name] = getattr(self, f.name)
-        return out | getattr(self, "measured", {}) | self.extra
-
-    @classmethod
-    def fixed_fields(cls) -> list[str]:
-        """The record's own fields as written (besides type, time and measured fields)."""
-        return [f.name for f in dataclasses.fields(cls) if f.name not in ("time", "extra",
-                                                                           "measured")]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -282,80 +263,6 @@ class Requirement(Record):
     verdict: str                 # "met", "not met", "error"
     text: str
     source: str                  # "FILE line N"
-
-
-@dataclass(frozen=True, kw_only=True)
-class HirBaseline(Record):
-    """HIR: the steady-state baseline its preconditioning reached (pts.testdefs.hir)."""
-    TYPE: ClassVar[str] = "hir_baseline"
-    ss_iops: float                  # mean tracking IOPS of the final window
-    window: list[int]
-    steady: bool
-    rounds: int
-
-
-@dataclass(frozen=True, kw_only=True)
-class HirWrite(Record):
-    """HIR: one write interval (Access A of a wait state, or C: return to baseline)."""
-    TYPE: ClassVar[str] = "hir_write"
-    state: int                      # 1-based wait state
-    idle_s: int                     # the state's planned idle (Access B)
-    segment: str                    # "wait", "lead_in" (fio's first interval) or "baseline"
-    interval: int                   # 1-based within the segment
-    start: float                    # Unix s: first I/O
-    end: float                      # Unix s: last completion
-    idle_before_s: float | None     # measured device idle before it (None: first)
-    ios: float
-    iops: float
-
-
-@dataclass(frozen=True, kw_only=True)
-class HirState(Record):
-    """HIR: a completed wait state and its return-to-baseline segment."""
-    TYPE: ClassVar[str] = "hir_state"
-    state: int
-    idle_s: int
-    write_s: int
-    repetitions: int
-    wait_iops: float                # mean IOPS of its write intervals (lead-in excluded)
-    baseline_iops: float            # mean IOPS of its return-to-baseline segment
-    ss_iops: float                  # the preconditioning baseline
-    ratio: float                    # wait_iops / ss_iops
-    idle_measured_s: list[float]    # min, mean, max of the measured idle gaps
-    raw: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class XsrInterval(Record):
-    """XSR: one measurement interval of an access group."""
-    TYPE: ClassVar[str] = "xsr_interval"
-    group: int                      # 1..3
-    interval: int                   # 1-based within the group
-    start_s: float                  # since the test's first group started (group offsets)
-    end_s: float
-    tp_mbps: float
-    iops: float
-    lat_mean_us: float | None       # ART: mean total latency
-    clat_max_us: float | None       # MRT: max completion latency (histogram resolution)
-
-
-@dataclass(frozen=True, kw_only=True)
-class XsrGroup(Record):
-    """XSR: a completed access group."""
-    TYPE: ClassVar[str] = "xsr_group"
-    group: int
-    pattern: str                    # "seq" / "rnd"
-    block_size: int
-    seconds: int
-    intervals: int
-    end_tp_mbps: float              # mean TP of the last interval
-    final_level_mbps: float         # the recovery rule's final level
-    peak_lat_mean_us: float | None
-    peak_clat_max_us: float | None
-    recovery_s: float | None        # after the switch into this group (None: group 1 or never)
-    recovered: bool | None          # None for group 1
-    raw: str
-    host_bound: dict | None = None  # the group's whole-run figure, as a point's (ceiling)
 
 
 @dataclass(frozen=True, kw_only=True)
