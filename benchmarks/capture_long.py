@@ -25,8 +25,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchmarks.loopdev import loop_device  # noqa: E402
-from pts.workload import spool, tracefs  # noqa: E402
-from pts.workload.unspool import open_capture  # noqa: E402
+from pts.workload.capture import spool, tracefs  # noqa: E402
+from pts.workload.capture.unspool import open_capture  # noqa: E402
 
 
 def fio(dev: str, seconds: float) -> subprocess.Popen:

@@ -22,8 +22,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchmarks.loopdev import loop_device  # noqa: E402
-from pts.workload import tracefs  # noqa: E402
-from pts.workload.events import open_capture  # noqa: E402
+from pts.workload.capture import tracefs  # noqa: E402
+from pts.workload.capture.events import open_capture  # noqa: E402
 
 
 def fio_iops(dev: str, seconds: float) -> float:

@@ -27,8 +27,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from pts.workload.capture.events import CaptureInfo, CaptureWriter  # noqa: E402
 from pts.workload.characterise import characterise  # noqa: E402
-from pts.workload.events import CaptureInfo, CaptureWriter  # noqa: E402
 
 CHUNK = 1_000_000
 SIZES = np.array([4096, 8192, 65536, 131072])

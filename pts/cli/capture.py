@@ -22,12 +22,12 @@ from pts import __version__
 from pts.config import spec
 from pts.device import identity, safety
 from pts.tools import commands, hosts
-from pts.workload import imports, tracefs, unspool
-from pts.workload import spool as spooling
-from pts.workload.capture import spool
-from pts.workload.events import CaptureError, CaptureInfo, Op, open_capture
-from pts.workload.pairing import KWORKER
-from pts.workload.remote_capture import RemoteInstance
+from pts.workload.capture import imports, tracefs, unspool
+from pts.workload.capture import spool as spooling
+from pts.workload.capture.events import CaptureError, CaptureInfo, Op, open_capture
+from pts.workload.capture.loop import spool
+from pts.workload.capture.pairing import KWORKER
+from pts.workload.capture.remote import RemoteInstance
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 # choice (rwsw-digest §7): the ring buffer per CPU. Streaming kept every event of ~115 k

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from pts.emulate import system
 from pts.tools import commands
-from pts.workload import tracefs
+from pts.workload.capture import tracefs
 
 REPO = Path(__file__).resolve().parents[2]
 # Short points and a reduced matrix keep the demo to a few minutes; the tracking cells stay.

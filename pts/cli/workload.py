@@ -12,10 +12,11 @@ from pathlib import Path
 
 from pts.config.spec import SpecError, load_rwsw
 from pts.tools import atomic
-from pts.workload import atw, unspool
+from pts.workload import atw
+from pts.workload.capture import unspool
+from pts.workload.capture.events import CaptureError
 from pts.workload.characterise import Characterisation, characterise
 from pts.workload.derive import RULES, derive
-from pts.workload.events import CaptureError
 
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
 MAP_STEPS = 12               # steps shown in the card's stream map

@@ -32,11 +32,11 @@ import numpy as np
 from pts.config.spec import load_rwsw
 from pts.config.spec_rwsw import RwswSpec
 from pts.workload.atw import StreamKey
-from pts.workload.events import CaptureFile, CaptureInfo, Op
+from pts.workload.capture.events import CaptureFile, CaptureInfo, Op
+from pts.workload.capture.unspool import open_capture
 from pts.workload.footprint import Footprint, FootprintCounter
 from pts.workload.steps import NS, StepFigures, Timeline
 from pts.workload.streams import RULES, Classifier, describe, key
-from pts.workload.unspool import open_capture
 
 BATCH = 1 << 18        # rows per batch: peak memory ~170 MiB whatever the capture's size
 

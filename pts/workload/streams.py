@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from pts.workload.atw import StreamKey
-from pts.workload.events import Op
+from pts.workload.capture.events import Op
 
 SECTOR = 512                 # the capture's sector unit (events.SCHEMA: 512-byte sectors)
 RULES = ("recent-ends", "previous-end")

@@ -18,7 +18,7 @@ from pts.procedure.round_measure import LEARNING
 from pts.results.ledger import read_ledger
 from pts.stored.data import load_run
 from pts.workload import atw
-from pts.workload.events import open_capture
+from pts.workload.capture.events import open_capture
 from tests.support.helpers import REPO, free_port, pdf_text
 from tests.support.pages import chart_shows, console_errors
 from tests.support.ptsrun import check_outcomes

@@ -17,8 +17,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from pts.workload.capture.events import Op, open_capture
 from pts.workload.characterise import characterise
-from pts.workload.events import Op, open_capture
 from tests.support import apps
 from tests.support.helpers import loop_device
 from tests.support.tracefs_mount import ensure_tracefs

@@ -13,8 +13,8 @@ import time
 import numpy as np
 import pytest
 
+from pts.workload.capture.events import open_capture
 from pts.workload.characterise import characterise
-from pts.workload.events import open_capture
 from pts.workload.streams import Classifier
 from tests.support import apps
 from tests.support.helpers import loop_device

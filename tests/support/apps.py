@@ -36,8 +36,8 @@ from pathlib import Path
 import numpy as np
 
 from pts.tools import commands
-from pts.workload import spool, tracefs
-from pts.workload.events import open_capture
+from pts.workload.capture import spool, tracefs
+from pts.workload.capture.events import open_capture
 from tests.support import postgres as pgserver
 from tests.support.helpers import REPO, loop_device
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pts.workload.events import NO_TIME, CaptureInfo, CaptureWriter, Op
+from pts.workload.capture.events import NO_TIME, CaptureInfo, CaptureWriter, Op
 
 MS = 1_000_000          # ns
 R, W, F, D = Op.READ, Op.WRITE, Op.FLUSH, Op.DISCARD

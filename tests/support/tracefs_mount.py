@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pts.workload import tracefs
+from pts.workload.capture import tracefs
 
 
 def ensure_tracefs() -> Path:

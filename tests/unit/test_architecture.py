@@ -26,7 +26,9 @@ LAYERS = ["pts", "config", "tools", "device", "workload", "emulate", "results", 
 # Rooms inside a layer, lowest first (docs/design.md, "Layout"): a module in a room imports its
 # own room and the rooms below; the modules at the top of the layer (pts/report/cli.py,
 # document.py, console.py) may import every room, and no room imports them.
-ROOMS = {"report": ["renderers", "pages"]}
+# workload/capture/ (issue 48 §4): the capture, below characterisation and the ATW, which
+# read its file.
+ROOMS = {"report": ["renderers", "pages"], "workload": ["capture"]}
 RENDERER_FREE = "pts.stored"           # the stored run: no reportlab, no matplotlib
 RENDERER_LIBS = {"reportlab", "matplotlib"}
 MAX_LINES = 400          # a module larger than this wants splitting

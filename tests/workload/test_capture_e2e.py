@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from pts.cli import main
-from pts.workload import tracefs
-from pts.workload.events import NO_TIME, Op, open_capture
+from pts.workload.capture import tracefs
+from pts.workload.capture.events import NO_TIME, Op, open_capture
 from tests.support.apps import (
     BOUND_S,
     capturing,

@@ -1,4 +1,4 @@
-"""The capture file's refusals (pts.workload.events.open_capture and CaptureFile.batches),
+"""The capture file's refusals (pts.workload.capture.events.open_capture and CaptureFile.batches),
 each reached by a file that is whole but for that one fault, so the test meets exactly that
 refusal and names it: a foreign descriptor, another (a future) format version, a descriptor
 key this version does not know, a column missing, an event count that does not match the
@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pts.workload import characterise
-from pts.workload.events import (
+from pts.workload.capture.events import (
     COLUMNS,
     FORMAT_VERSION,
     META_KEY,

@@ -1,4 +1,4 @@
-"""The capture's tracefs instance (pts/workload/tracefs.py) on its own, for real: a /dev/shm
+"""The capture's tracefs instance (pts/workload/capture/tracefs.py) on its own, for real: a /dev/shm
 loop device read (O_DIRECT) while the instance has its events enabled but has not been started,
 then after start(). A new instance is made with tracing on: it must record nothing before
 start(), and start()'s time (issue_ns 0) must precede every event it records (issue 47 §3:
@@ -12,8 +12,8 @@ import os
 import numpy as np
 import pytest
 
-from pts.workload import ringbuf, tracefs
-from pts.workload.pairing import Pairing
+from pts.workload.capture import ringbuf, tracefs
+from pts.workload.capture.pairing import Pairing
 from tests.support.helpers import loop_device
 from tests.support.tracefs_mount import ensure_tracefs
 

@@ -13,8 +13,8 @@ import sys
 import pytest
 
 from pts.tools import commands
-from pts.workload import spool
-from pts.workload.events import Op, open_capture
+from pts.workload.capture import spool
+from pts.workload.capture.events import Op, open_capture
 from tests.support.apps import BOUND_S
 from tests.support.helpers import REPO, loop_device
 

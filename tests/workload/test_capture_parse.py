@@ -11,10 +11,10 @@ import subprocess
 import numpy as np
 import pytest
 
-from pts.workload import tracefs
-from pts.workload.capture import process_filter
-from pts.workload.events import NO_TIME, Op
-from pts.workload.pairing import STALE_NS, Pairing, op_of, parse_text
+from pts.workload.capture import tracefs
+from pts.workload.capture.events import NO_TIME, Op
+from pts.workload.capture.loop import process_filter
+from pts.workload.capture.pairing import STALE_NS, Pairing, op_of, parse_text
 from tests.support.helpers import DATA
 from tests.support.tracefs_mount import ensure_tracefs
 

@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 
 from pts.tools import commands
-from pts.workload import spool, tracefs
-from pts.workload.events import Op, open_capture
+from pts.workload.capture import spool, tracefs
+from pts.workload.capture.events import Op, open_capture
 from tests.support import remote_hosts
 from tests.support.apps import BOUND_S, end_captures, ran_inside, wait_tracing
 from tests.support.helpers import REPO, loop_device

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pts.workload import ringbuf
-from pts.workload.pairing import Pairing, parse_text
+from pts.workload.capture import ringbuf
+from pts.workload.capture.pairing import Pairing, parse_text
 from tests.support.helpers import DATA
 
 RAW = DATA / "capture" / "raw"

@@ -21,8 +21,9 @@ import pytest
 
 from pts.cli import main
 from pts.tools import commands
-from pts.workload import capture, spool, tracefs, unspool
-from pts.workload.events import COLUMNS
+from pts.workload.capture import loop as capture
+from pts.workload.capture import spool, tracefs, unspool
+from pts.workload.capture.events import COLUMNS
 from tests.support.apps import BOUND_S, diskstats, start_capture, wait_for_instance
 from tests.support.helpers import loop_device
 from tests.support.tracefs_mount import ensure_tracefs

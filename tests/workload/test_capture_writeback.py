@@ -22,9 +22,9 @@ import numpy as np
 import pytest
 
 from pts.cli import main
-from pts.workload import spool, tracefs, unspool
-from pts.workload.capture import process_filter
-from pts.workload.events import COLUMNS, Op
+from pts.workload.capture import spool, tracefs, unspool
+from pts.workload.capture.events import COLUMNS, Op
+from pts.workload.capture.loop import process_filter
 from tests.support.apps import ext4_loop, start_capture, wait_for_instance
 from tests.support.tracefs_mount import ensure_tracefs
 

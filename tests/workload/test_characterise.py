@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pts.workload.atw import StreamKey
+from pts.workload.capture.events import CaptureError
 from pts.workload.characterise import characterise
-from pts.workload.events import CaptureError
 from tests.support.synthetic_capture import D, F, R, W, rows, write
 
 K = StreamKey

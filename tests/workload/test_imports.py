@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from pts.cli import main
-from pts.workload import imports
-from pts.workload.events import NO_TIME, CaptureError, Op, open_capture
+from pts.workload.capture import imports
+from pts.workload.capture.events import NO_TIME, CaptureError, Op, open_capture
 from tests.support.helpers import DATA
 
 SAMPLES = DATA / "capture"

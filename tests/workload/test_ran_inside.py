@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from pts.workload.events import CaptureInfo, CaptureWriter
+from pts.workload.capture.events import CaptureInfo, CaptureWriter
 from tests.support.apps import ran_inside
 
 START = 1.7e9

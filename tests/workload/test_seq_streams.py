@@ -15,9 +15,9 @@ import pytest
 from pts.cli.workload import card
 from pts.stored.workload_view import from_characterisation, from_parameters
 from pts.workload import atw
+from pts.workload.capture.events import Op
 from pts.workload.characterise import characterise
 from pts.workload.derive import derive
-from pts.workload.events import Op
 from pts.workload.streams import SECTOR, Classifier
 from tests.support.helpers import DATA
 from tests.support.synthetic_capture import write

@@ -10,9 +10,9 @@ import pytest
 
 from pts.workload import atw
 from pts.workload.atw import StreamKey
+from pts.workload.capture.events import open_capture
 from pts.workload.characterise import characterise
 from pts.workload.derive import derive
-from pts.workload.events import open_capture
 from tests.support.helpers import DATA
 
 SHIPPED = DATA / "rwsw" / "db_bench.parquet"

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from pts.workload.atw import StreamKey
-from pts.workload.events import Op
+from pts.workload.capture.events import Op
 from pts.workload.streams import Classifier, key
 
 R, W, F, D = Op.READ, Op.WRITE, Op.FLUSH, Op.DISCARD

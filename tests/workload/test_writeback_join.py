@@ -1,4 +1,4 @@
-"""The writeback join's rules (pts/workload/writeback.py) on events written down by hand, in
+"""The writeback join's rules (pts/workload/capture/writeback.py) on events written down by hand, in
 the kernel's order as test_capture_writeback.py's real capture showed it: dirty folios in
 the dirtier's context, a flusher's inode bracket around its bios, requests issued from the
 bios (split, or after the bracket ended), journal and metadata writes."""
@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from pts.workload import ringbuf, writeback
-from pts.workload.events import Op
-from pts.workload.writeback import Attribution
+from pts.workload.capture import ringbuf, writeback
+from pts.workload.capture.events import Op
+from pts.workload.capture.writeback import Attribution
 
 DEV_T = 7 << 20          # the device's kernel dev_t: the block device inode's number
 FLUSHER = 900
@@ -119,7 +119,7 @@ def test_the_spools_partitions_are_block_device_inodes_too():
     MAJ:MIN); the decoding's join takes their inodes as metadata."""
     from types import SimpleNamespace
 
-    from pts.workload.unspool import attribution_of
+    from pts.workload.capture.unspool import attribution_of
     sp = SimpleNamespace(meta={"dev_t": "7:3", "partitions": ["259:1", "259:2"]},
                          layout=SimpleNamespace(kinds=writeback.NEEDED))
     a = attribution_of(sp)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 PREFIX = "snia-pts-capture-"
 EVENTS = ("block/block_rq_issue", "block/block_rq_complete")
-# Writeback attribution (pts/workload/writeback.py): enabled where the kernel has them (the
+# Writeback attribution (pts/workload/capture/writeback.py): enabled where the kernel has them (the
 # capture works without; a spool without them decodes, its writeback "not traced"). Each
 # entry: the names it may have (older kernels: writeback_dirty_page), its filter (MAJ, MIN:
 # the device; DEV: its dev_t). The flusher's bios only: an O_DIRECT application's own bios

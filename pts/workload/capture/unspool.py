@@ -1,4 +1,4 @@
-"""A spool (pts/workload/spool.py) -> the capture file: decode, merge the CPUs, pair, write.
+"""A spool (pts/workload/capture/spool.py) -> the capture file: decode, merge the CPUs, pair, write.
 
 Each CPU's pages are decoded `BATCH_PAGES` at a time (ringbuf.decode) and the CPUs merged
 by time: a batch goes to the pairing (pairing.py) up to the earliest last event among the
@@ -23,12 +23,12 @@ from pathlib import Path
 
 import numpy as np
 
-from pts.workload import ringbuf, tracefs, writeback
-from pts.workload import spool as spooling
-from pts.workload.capture import process_filter
-from pts.workload.events import CaptureError, CaptureFile, CaptureInfo, CaptureWriter
-from pts.workload.events import open_capture as open_file
-from pts.workload.pairing import Counts, Pairing
+from pts.workload.capture import ringbuf, tracefs, writeback
+from pts.workload.capture import spool as spooling
+from pts.workload.capture.events import CaptureError, CaptureFile, CaptureInfo, CaptureWriter
+from pts.workload.capture.events import open_capture as open_file
+from pts.workload.capture.loop import process_filter
+from pts.workload.capture.pairing import Counts, Pairing
 
 BATCH_PAGES = 2048           # pages decoded per CPU at a time (8 MiB of 4 KiB pages)
 END_OF_TIME = np.iinfo(np.int64).max

@@ -43,8 +43,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from pts.workload import ringbuf
-from pts.workload.events import Op
+from pts.workload.capture import ringbuf
+from pts.workload.capture.events import Op
 
 # choice: a request is issued within 10 s of its bio (plugging holds it for microseconds;
 # a deep scheduler queue for far less than this); older flusher bios are forgotten

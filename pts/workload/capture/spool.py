@@ -1,7 +1,7 @@
 """The spool: a capture's ring buffer pages on disk as the kernel wrote them, in parts.
 
 While a capture runs it only moves each CPU's `trace_pipe_raw` pages into files (as
-blktrace does: splice, no decoding); pts/workload/unspool.py decodes and pairs them
+blktrace does: splice, no decoding); pts/workload/capture/unspool.py decodes and pairs them
 afterwards, at the lowest CPU priority. So the capture costs the traced host almost nothing
 per request (docs/capture.md, "Overhead"), and whatever was spooled survives the capture's
 process being killed or the host losing power.
@@ -34,8 +34,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from pts.workload import ringbuf, tracefs
-from pts.workload.events import CaptureError
+from pts.workload.capture import ringbuf, tracefs
+from pts.workload.capture.events import CaptureError
 
 SUFFIX = ".spool"
 META, END, LOST = "spool.json", "end.json", "lost.log"

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from pts.workload.events import NO_TIME, CaptureError, CaptureInfo, CaptureWriter, Op
-from pts.workload.pairing import Pairing, events
+from pts.workload.capture.events import NO_TIME, CaptureError, CaptureInfo, CaptureWriter, Op
+from pts.workload.capture.pairing import Pairing, events
 
 BLKPARSE = re.compile(r"^\s*(\d+),(\d+)\s+\d+\s+\d+\s+(\d+)\.(\d{9})\s+(\d+)\s+(\S+)\s+"
                       r"(\S+)\s*(.*)$")

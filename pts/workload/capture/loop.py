@@ -1,10 +1,10 @@
 """The capture loop: the tracefs instance's ring buffer pages -> the spool, nothing more.
 
 Every poll moves each CPU's filled `trace_pipe_raw` pages into the spool's part files
-(pts/workload/spool.py; splice: the kernel moves them, this process neither copies nor
+(pts/workload/capture/spool.py; splice: the kernel moves them, this process neither copies nor
 decodes them), and at least every spool.FLUSH_S the partly filled pages too. The ring
 buffer's lost-event counters are read at every step boundary. Decoding and pairing come
-afterwards (pts/workload/unspool.py). Issue 32's version decoded and paired while the
+afterwards (pts/workload/capture/unspool.py). Issue 32's version decoded and paired while the
 workload ran: 1.6-1.7 µs of the traced host's CPU per request (docs/capture.md).
 """
 
@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pts.workload import spool as spooling
+from pts.workload.capture import spool as spooling
 
 # choice: the ring buffer is emptied every POLL_S; the buffer (--buffer-kb per CPU) must
 # hold POLL_S of events (plus the host's scheduling delays) per CPU.

@@ -1,7 +1,7 @@
 """Capturing a drive on another host (`ssh://[USER@]HOST[:PORT]/dev/NAME`).
 
 The tracefs instance lives on the DUT host; an agent there (python3 from the host's own
-system, stdlib only: pts/workload/tracefs.py's source plus the loop below, sent as
+system, stdlib only: pts/workload/capture/tracefs.py's source plus the loop below, sent as
 `python3 -c` over the suite's OpenSSH wrapper) makes it and hands over the ring buffer's
 binary pages; the spool, decoding, pairing and the capture file stay here. Protocol: a
 JSON request line on the agent's stdin; a JSON reply line on its stdout, followed by the
@@ -21,7 +21,7 @@ import subprocess
 import time
 
 from pts.tools import hosts
-from pts.workload import ringbuf, tracefs
+from pts.workload.capture import ringbuf, tracefs
 
 AGENT = '''
 

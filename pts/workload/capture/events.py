@@ -3,7 +3,7 @@
 Columns (`SCHEMA`): when it was issued and completed (ns since the capture's start), its
 start sector (512-byte units, on the whole device), its size, its operation (`Op`), the task
 that issued it (pid, comm), its completion error, and for buffered writeback the task that
-dirtied the pages it writes (dirtier_pid, dirtier_comm: pts/workload/writeback.py). Never
+dirtied the pages it writes (dirtier_pid, dirtier_comm: pts/workload/capture/writeback.py). Never
 any data.
 
 Why Parquet (pyarrow): a capture of an hour at 100 k IOPS is 360 M rows. Parquet is a

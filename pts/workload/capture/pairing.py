@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pts.workload import ringbuf, writeback
-from pts.workload.events import NO_TIME, Op
+from pts.workload.capture import ringbuf, writeback
+from pts.workload.capture.events import NO_TIME, Op
 
 STALE_NS = 30 * 10**9        # choice: a request not completed in 30 s is written without
 KWORKER = "kworker/"         # the kernel's worker threads (writeback, flush, kblockd)
