@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pts.results import records
-from pts.results.ledger import read_records
 from pts.stored.model import RunView, TestResult
 from pts.testdefs.qos_levels import QOS_LEVELS, needed_ios
 from pts.tools import histogram
@@ -94,9 +93,8 @@ def load_bins(run: RunView, test: TestResult, rounds=None) -> list[PointBins]:
     from their fio JSON. Points whose file is gone or has no bins are left out."""
     wanted = set(test.window_rounds if rounds is None else rounds)
     out = []
-    for rec in read_records(run.folder / "ledger.jsonl")[0]:
-        if not isinstance(rec, records.Point) or isinstance(rec, records.FobPoint) \
-                or rec.test != test.name or rec.round not in wanted or rec.na:
+    for rec in test.records_of(records.Point):
+        if isinstance(rec, records.FobPoint) or rec.round not in wanted or rec.na:
             continue
         found = _read(run.folder, rec.get("raw"))
         if found is not None:

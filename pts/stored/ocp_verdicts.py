@@ -23,7 +23,6 @@ from pts.conditioning.purge_nvme import POLL_S
 from pts.config import ocp_requirements as ocp
 from pts.device import health, media_writes
 from pts.results import records
-from pts.results.ledger import read_records
 from pts.stored.model import RunView
 from pts.stored.ocp_purges import (
     counters_after,
@@ -80,7 +79,7 @@ class Stored:
     @classmethod
     def of(cls, run: RunView) -> Stored:
         found = cls(run)
-        for r in read_records(run.folder / "ledger.jsonl")[0]:
+        for r in run.records:
             if isinstance(r, records.DeviceCounters) and r.source == health.SOURCE:
                 found.smart.append(r)
                 found.ordered.append(r)

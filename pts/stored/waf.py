@@ -46,7 +46,6 @@ from pathlib import Path
 from pts.device import media_writes
 from pts.procedure.round_measure import LEARNING
 from pts.results import records
-from pts.results.ledger import read_records
 from pts.stored.model import RunView, TestResult
 from pts.tools import nvme
 from pts.tools.fio import FioOutputError, parse_output
@@ -126,9 +125,7 @@ class TestWaf:
 
 
 def of_test(run: RunView, test: TestResult) -> TestWaf:
-    mine = [r for r in read_records(run.folder / "ledger.jsonl")[0]
-            if getattr(r, "test", None) == test.name]
-    return from_records(mine, run.folder)
+    return from_records(list(test.records), run.folder)
 
 
 def media(counters: dict) -> dict:
@@ -332,8 +329,7 @@ def lifetime(counters: dict) -> float | None:
 def latency_monitor(run: RunView, test: str) -> tuple[str, dict] | None:
     """(step, the OCP latency monitor log) of the test's last step that recorded one."""
     found = [(r.when, r.counters["latency_monitor"])
-             for r in read_records(run.folder / "ledger.jsonl")[0]
-             if isinstance(r, records.DeviceCounters) and r.test == test
+             for r in run.records_of(records.DeviceCounters) if r.test == test
              and isinstance(r.counters, dict) and isinstance(r.counters.get("latency_monitor"),
                                                             dict)]
     return found[-1] if found else None

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -18,8 +17,10 @@ from pts.report.pages.counters import waf_block
 from pts.results import records
 from pts.results.ledger import Ledger
 from pts.stored import waf
+from pts.stored.data import load_run
 from pts.tools import commands, nvme, nvme_ocp, smartctl
 from tests.support.helpers import QEMU_DATA, RECORDED, RecordedRunner, Reply
+from tests.support.synthetic.runfactory import RunFolder, run_json
 
 DEV = "/dev/nvme9n1"
 
@@ -236,7 +237,8 @@ def test_the_counters_page_shows_the_last_latency_monitor_of_the_test(tmp_path):
         (RECORDED / "nvme-ocp-latency-monitor-log_constructed.json").read_text())
     older = {g: {b: {k: 0 for k in io} for b, io in buckets.items()}
              for g, buckets in log.items() if isinstance(buckets, dict)}
-    ledger = Ledger(tmp_path / "ledger.jsonl")
+    folder = RunFolder(tmp_path / "run", run_json()).path
+    ledger = Ledger(folder / "ledger.jsonl")
     for rec in (dc("after purge", None, 0, 0, latency_monitor=older),
                 dc("after round 1", 1, 10, 20, latency_monitor=log),
                 dc("test end", None, 10, 20, latency_monitor=None),
@@ -244,7 +246,7 @@ def test_the_counters_page_shows_the_last_latency_monitor_of_the_test(tmp_path):
                                        source="emulator", counters={})):
         ledger.append(rec)
     ledger.close()
-    run = SimpleNamespace(folder=tmp_path)
+    run = load_run(folder)
     assert waf.latency_monitor(run, "iops") == ("after round 1", log)
     (shown,) = counters_page.latency_monitor("iops", run)
     text = shown.text

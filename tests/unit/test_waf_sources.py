@@ -12,7 +12,6 @@ from those files, after 1,600 and 2,624 MiB written (fio wrote the last 1 GiB in
 from __future__ import annotations
 
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -22,8 +21,10 @@ from pts.report.pages.counters import waf_block
 from pts.results import records
 from pts.results.ledger import Ledger
 from pts.stored import waf
+from pts.stored.data import load_run
 from pts.tools import nvme, nvme_ocp
 from tests.support.helpers import DATA, RecordedRunner, Reply
+from tests.support.synthetic.runfactory import RunFolder, run_json
 
 QEMU10 = DATA / "qemu-10"
 GB, SMART_UNIT = 1_000_000_000, 512_000
@@ -174,11 +175,13 @@ def test_c0h_not_read_at_a_middle_step(tmp_path):
     assert "Not read at" not in " ".join(f.text for f in waf_block(found)[-1:])
     assert "Media-write counter not read at: after round 1: not read at this step" in \
         " ".join(f.text for f in waf_block(found))
-    ledger = Ledger(tmp_path / "ledger.jsonl")
+    folder = RunFolder(tmp_path / "run", run_json()).path
+    ledger = Ledger(folder / "ledger.jsonl")
     for rec in steps:
         ledger.append(rec)
     ledger.close()
-    doc = json_doc.waf_doc(SimpleNamespace(folder=tmp_path), SimpleNamespace(name="iops"))
+    run = load_run(folder)
+    doc = json_doc.waf_doc(run, run.tests[0])
     assert doc["waf"]["value"] == pytest.approx(1.5)
     assert [(s["source"], round(s["value"], 4)) for s in doc["waf"]["sources"]] == [
         (media_writes.OCP, 1.5), (media_writes.ENDURANCE, 1.25)]

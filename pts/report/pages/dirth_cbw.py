@@ -20,7 +20,6 @@ from pts.report.pages.steady import convergence_page, page_info, window_pages
 from pts.report.renderers import dirth_cbw_charts
 from pts.report.renderers.layout import grid_table, h2, image, new_page, para
 from pts.results import records
-from pts.results.ledger import read_records
 from pts.stored import demand, fmt
 from pts.stored.model import RunView, TestResult
 
@@ -32,7 +31,7 @@ def precondition(run: RunView, test: TestResult) -> list[Flowable]:
 
 
 def build(run: RunView, test: TestResult) -> list[Flowable]:
-    found = [r for r in read_records(run.folder / "ledger.jsonl")[0] if r.test == test.name]
+    found = list(test.records)
     story = convergence_page(test, "IOPS") + _tc32_page(run, test) + window_pages(test, "IOPS")
     story += demand_pages(test, found, "capture: the histogram capture after the point's "
                           "pre-write.", "longer captures (a larger --time-scale)")
@@ -94,9 +93,8 @@ def _tc32_page(run: RunView, test: TestResult) -> list[Flowable]:
 
 def _prewrite_text(run: RunView, test: TestResult) -> str:
     """The inter-round pre-writes as recorded (prewrite records "before round N")."""
-    found = [r for r in read_records(run.folder / "ledger.jsonl")[0]
-             if r.test == test.name and isinstance(r, records.Prewrite)
-             and str(r.when).startswith("before round")]
+    found = [r for r in test.records_of(records.Prewrite)
+             if str(r.when).startswith("before round")]
     if not found:
         return "none recorded"
     kinds = sorted({(r.thread_count, r.queue_depth, r.seconds) for r in found})
@@ -194,10 +192,7 @@ def _operating_page(test: TestResult, found, capture: str) -> list[Flowable]:
 
 
 def _prewrites(run: RunView, test: TestResult, found=None) -> list[Flowable]:
-    if found is None:
-        found = [r for r in read_records(run.folder / "ledger.jsonl")[0]
-                 if r.test == test.name]
-    pre = [r for r in found if isinstance(r, records.Prewrite)]
+    pre = [r for r in (test.records if found is None else found) if isinstance(r, records.Prewrite)]
     if not pre:
         return []
     story = _page(test, "Pre-writes")

@@ -8,27 +8,21 @@ from reportlab.platypus import Flowable
 
 from pts.report.renderers.layout import RED, PageInfo, grid_table, h1, mm, new_page, para
 from pts.results import records
-from pts.results.ledger import LedgerError, read_records
 from pts.stored import fmt
 
 
-def requirement_records(folder) -> list[records.Requirement]:
+def requirement_records(run) -> list[records.Requirement]:
     """The last judgement of each requirement (by its source line), in ledger order."""
-    try:
-        found, _ = read_records(folder / "ledger.jsonl")
-    except (OSError, LedgerError):
-        return []
     chosen: dict[tuple, records.Requirement] = {}
-    for r in found:
-        if isinstance(r, records.Requirement):
-            key = (r.source, r.test, r.cell, r.metric)
-            chosen.pop(key, None)
-            chosen[key] = r
+    for r in run.records_of(records.Requirement):
+        key = (r.source, r.test, r.cell, r.metric)
+        chosen.pop(key, None)
+        chosen[key] = r
     return list(chosen.values())
 
 
 def build(run) -> list[Flowable]:
-    found = requirement_records(run.folder)
+    found = requirement_records(run)
     if not found:
         return []
     met = sum(r.verdict == "met" for r in found)

@@ -27,7 +27,6 @@ from pts.report.pages import dirth_cbw, workload
 from pts.report.pages.steady import convergence_page, page_info, window_pages
 from pts.report.renderers import charts, dirth_cbw_charts
 from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
-from pts.results.ledger import read_records
 from pts.stored import fmt, rwsw, rwsw_replay
 from pts.stored.model import RunView, TestResult
 from pts.stored.workload_view import from_parameters
@@ -69,7 +68,7 @@ def replay(run: RunView, test: TestResult) -> list[Flowable]:
 
 
 def dirth(run: RunView, test: TestResult) -> list[Flowable]:
-    found = [r for r in read_records(run.folder / "ledger.jsonl")[0] if r.test == test.name]
+    found = list(test.records)
     choice = test.parameters.get("histograms")
     capture = (f"histograms: {HISTOGRAMS.get(choice, 'as recorded')} ([rwsw_dirth] "
                f"histograms = {fmt.text(choice)!r}, a reading).")
