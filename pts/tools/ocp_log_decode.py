@@ -72,7 +72,7 @@ def read_field(f: LogField, data: bytes, base: int = 0):
     def one(i: int):
         start = base + f.offset + i * f.size
         if f.kind == STRUCT:
-            return {e.name: read_field(e, data, start) for e in f.entry}
+            return {e.name: read_field(e, data, start) for e in f.entry if e.kind != RESERVED}
         return _element(f, data[start:start + f.size])
     return one(0) if f.count == 1 else [one(i) for i in range(f.count)]
 
@@ -98,7 +98,7 @@ def decode(page: LogPage, data: bytes, *, every_field: bool = False) -> DecodedL
     if version < known[0]:
         raise OcpLogError(f"log {page.log_id:02X}h: log page version {version}, older than "
                           f"the versions the table knows ({', '.join(map(str, known))})")
-    read_as = min(version, known[-1])
+    read_as = max(v for v in known if v <= version)   # a later page: read as the last known
     size = page.sizes[read_as]
     if len(data) < size:
         raise OcpLogError(f"log {page.log_id:02X}h version {version}: {len(data)} bytes, the "
@@ -146,7 +146,7 @@ def encode(page: LogPage, values: dict, version: int, size: int | None = None) -
     """The bytes of a `page` of `version` holding `values` (field name -> value; the rest
     zero), its version and GUID in place: the inverse of decode."""
     known = page.versions
-    out = bytearray(size or page.sizes[min(max(version, known[0]), known[-1])])
+    out = bytearray(size or page.sizes[max([v for v in known if v <= version] or known[:1])])
     by_name = {f.name: f for f in page.fields}
     for name, value in values.items():
         _put(by_name[name], value, out)
