@@ -73,6 +73,8 @@ class Run:
             "spec": {"name": spec.name, "title": spec.title, "version": spec.version,
                      "segment": spec.segment, "file": str(spec.path)},
             "options": self.settings.as_dict(),
+            # which of them were given (a resumed run takes it back: pts.session.options)
+            "options_given": sorted(self.settings.given),
             "deviations": self.deviations,
         }
 

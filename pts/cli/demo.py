@@ -19,9 +19,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from pts.config import option_table
 from pts.emulate import system
 from pts.tools import commands
-from pts.workload.capture import tracefs
+from pts.workload.capture import local, tracefs
 
 REPO = Path(__file__).resolve().parents[2]
 # Short points and a reduced matrix keep the demo to a few minutes; the tracking cells stay.
@@ -50,30 +51,34 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", default="default", help="emulator profile (default %(default)s)")
     p.add_argument("--reports-dir", default=str(REPO / "reports"),
                    help="where the run folder goes (default %(default)s)")
-    p.add_argument("--serve", metavar="[HOST:]PORT", default=None,
-                   help="watch the run in a browser: the lab dashboard on this port while "
-                        "the demo runs (pytest --serve; a HOST beyond loopback needs "
-                        "--serve-auth-file)")
-    p.add_argument("--serve-auth-file", metavar="FILE", default=None,
-                   help="with --serve: the dashboard's user:password file, chmod 600 "
-                        "(pytest --serve-auth-file; docs/dashboard-auth.md)")
-    # PTS-E 1.0 §5 report fields, passed to the run as they are (pytest --help explains them)
-    for option, metavar in REPORT_OPTIONS:
-        p.add_argument(option, metavar=metavar, default=None,
-                       help=f"passed to the run as {option} (report page 1; pytest --help)")
+    for flag, text in MIRRORED.items():
+        p.add_argument(flag, metavar=option_table.BY_FLAG[flag].metavar, default=None,
+                       help=text)
 
 
-REPORT_OPTIONS = (("--operator", "NAME"), ("--auditor", "NAME"), ("--sponsor", "NAME"),
-                  ("--report-info", "FILE.toml"))
+# The run's options the demo takes and passes to its pytest run as they are (their rows in
+# pts.config.option_table: name, metavar), with the demo's help; the PTS-E 1.0 §5 report
+# fields' help is pytest --help's
+SERVE_FIELDS = ("--serve", "--serve-auth-file")
+MIRRORED = {
+    "--serve": "watch the run in a browser: the lab dashboard on this port while the demo "
+               "runs (pytest --serve; a HOST beyond loopback needs --serve-auth-file)",
+    "--serve-auth-file": "with --serve: the dashboard's user:password file, chmod 600 "
+                         "(pytest --serve-auth-file; docs/dashboard-auth.md)",
+    **{flag: f"passed to the run as {flag} (report page 1; pytest --help)"
+       for flag in option_table.REPORT_FIELDS}}
 
 
-def report_args(args: argparse.Namespace) -> list[str]:
-    """The report-field options given to the demo, for its pytest run."""
+def report_args(args: argparse.Namespace, flags=option_table.REPORT_FIELDS) -> list[str]:
+    """The mirrored options given to the demo (the report fields by default), for its
+    pytest run; a file is named by its absolute path (the run starts in the repository)."""
     out = []
-    for option, _ in REPORT_OPTIONS:
-        value = getattr(args, option[2:].replace("-", "_"))
+    for flag in flags:
+        row = option_table.BY_FLAG[flag]
+        value = getattr(args, row.name)
         if value is not None:
-            out += [option, str(Path(value).resolve()) if option == "--report-info" else value]
+            out += [flag, str(Path(value).resolve()) if row.metavar.startswith("FILE")
+                    else value]
     return out
 
 
@@ -94,9 +99,7 @@ def run(args: argparse.Namespace) -> int:
     argv = [sys.executable, "-m", "pytest", target, "-p", "no:cacheprovider",
             "--device", f"emulated:{args.size}:{args.profile}", "--destructive",
             "--purge", "auto", "--reports-dir", str(reports), *extra, *report_args(args),
-            *(["--serve", args.serve] if args.serve else []),
-            *(["--serve-auth-file", str(Path(args.serve_auth_file).resolve())]
-              if args.serve_auth_file else [])]
+            *report_args(args, SERVE_FIELDS)]
     print("running:", " ".join(argv), flush=True)
     proc = subprocess.run(argv, cwd=REPO)
     new = sorted(set(reports.glob("*/*/report.pdf")) - before, key=lambda p: p.stat().st_mtime)
@@ -131,7 +134,7 @@ def rwsw_workload(reports: Path) -> Path:
         commands.require(tool, "mount")
     if os.geteuid() != 0:
         raise RuntimeError("capturing needs root (loop devices, tracefs): run it as root")
-    tracefs.mounted_tracefs()                # mounted for the demo when it is not
+    local.mounted_tracefs()                  # mounted for the demo when it is not
     work = reports / time.strftime("rwsw-demo-%Y%m%dT%H%M%S")
     work.mkdir(parents=True)
     capture, atw = work / "db_bench.parquet", work / "db_bench.toml"

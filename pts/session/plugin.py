@@ -16,9 +16,7 @@ import pytest
 
 from pts.cli import remote
 from pts.config.report_info import MISSING_OPERATOR
-from pts.config.settings import (
-    Settings,
-)
+from pts.config.settings import Settings
 from pts.config.spec import SpecError, available_specs, load_spec
 from pts.device import leftovers, safety
 from pts.device.identity import BlockDevice, DeviceError, active_range_bytes
@@ -32,7 +30,7 @@ from pts.procedure import plan
 from pts.procedure.properties import junit_properties
 from pts.report import console
 from pts.results import health_records
-from pts.results.resume import NOT_TAKEN, ResumeError, ResumeState, stopped
+from pts.results.resume import ResumeError, ResumeState, stopped
 from pts.run import Run
 from pts.serve import background
 from pts.session import engine_check, options
@@ -55,19 +53,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def _resume_options(config: pytest.Config) -> None:
-    """--resume: the run's own settings (run.json) replace the command line's, so that the
-    rounds before and after the interruption are measured the same way."""
+    """--resume: the run's own settings (pts.session.options.replay)."""
     try:
         state = ResumeState.load(config.option.resume)
     except ResumeError as exc:
         raise pytest.UsageError(str(exc)) from None
     config.stash[RESUME] = state
-    for key, value in state.options.items():
-        if key in NOT_TAKEN or not hasattr(config.option, key):
-            continue
-        setattr(config.option, key, ",".join(value) if isinstance(value, list) else value)
-    if not config.option.device:
-        config.option.device = state.run_json.get("device", {}).get("given")
+    options.replay(config, state)
 
 
 def pytest_configure(config: pytest.Config) -> None:

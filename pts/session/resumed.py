@@ -42,9 +42,16 @@ def drives(folders: Sequence[str], known_options) -> list[Drive]:
 def _options(state: ResumeState, known) -> dict:
     """The run's own options the parent checks the drive with (lists as the command line
     gives them)."""
+    return {k: v for k, v in replayed(state.options, known, NOT_OPTIONS).items()
+            if v is not None}
+
+
+def replayed(stored: dict, known, skip: tuple[str, ...] = NOT_TAKEN) -> dict:
+    """A run's stored options (run.json) as the command line gives them (lists
+    comma-joined): those of this session's options (`known`, its namespace) that a resumed
+    run takes back (pts.session.options.replay; the parent's checks of a drive)."""
     return {k: ",".join(map(str, v)) if isinstance(v, list) else v
-            for k, v in state.options.items()
-            if k not in NOT_OPTIONS and hasattr(known, k) and v is not None}
+            for k, v in stored.items() if k not in skip and hasattr(known, k)}
 
 
 def _host(given: str) -> str:
