@@ -155,3 +155,18 @@ def test_bad_bytes_are_refused_with_the_reason():
     newer = decode(C0, encode(C0, {"form_factor": 3}, 7))
     assert (newer.version, newer.read_as, newer.newer, newer.fields["form_factor"]) == \
         (7, 6, True, 3)
+
+
+def test_every_requirement_id_of_both_texts_is_in_the_table():
+    """v2.7's C0h IDs are SMART-1..52 (27, 28: version and GUID), v2.0's SMART-1..31: each
+    one names a field or a reserved span of the table, under that spec version."""
+    ids = {s: {dict(f.ids).get(s) for f in (*C0.fields, *ocp_log_c0.RESERVED_2_0)}
+           for s in ("2.0", "2.7")}
+    page_ids = {"SMART-27", "SMART-28"}         # C0.version_at, C0.guid_at
+    assert ids["2.7"] - {None} | page_ids == {f"SMART-{n}" for n in range(1, 53)}
+    assert ids["2.0"] - {None} | page_ids == {f"SMART-{n}" for n in range(1, 32)}
+    assert (ocp_log_c0.VERSION_ID, ocp_log_c0.GUID_ID) == (
+        {"2.0": "SMART-27", "2.7": "SMART-27"}, {"2.0": "SMART-28", "2.7": "SMART-28"})
+    # what v2.0 reserves under SMART-30 and -26, v2.7 gives to fields
+    assert C0.field("proactive_bad_die_retirement").req_id("2.7") == "SMART-30"
+    assert C0.field("proactive_bad_die_retirement").req_id("2.0") is None
