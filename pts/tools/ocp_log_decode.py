@@ -188,3 +188,35 @@ def from_nvme_cli_json(page: LogPage, doc: dict) -> tuple[int, str, dict]:
         raw = doc[key]
         values[f.name] = uint128(raw) if f.kind == UINT else raw
     return version, guid, values
+
+
+def cross_check(page: LogPage, decoded: DecodedLog, doc: dict) -> list[str]:
+    """Where nvme-cli's JSON of the same page and the bytes both give a value and the two
+    differ: "name: bytes X, nvme-cli Y" (the version and GUID included). Empty: they agree.
+    A field the page's version does not carry is not compared (nvme-cli prints those too)."""
+    version, guid, printed = from_nvme_cli_json(page, doc)
+    out = [f"log page version: bytes {decoded.version}, nvme-cli {version}"
+           ] if version != decoded.version else []
+    if int(guid, 16) != int(decoded.guid, 16):     # nvme-cli drops leading zeros of a half
+        out.append(f"log page GUID: bytes {decoded.guid}, nvme-cli {guid}")
+    for name, value in printed.items():
+        mine = decoded.fields.get(name)
+        if mine is not None and mine != value:
+            out.append(f"{name}: bytes {mine!r}, nvme-cli {value!r}")
+    return out
+
+
+def as_record(decoded: DecodedLog) -> dict:
+    """The decoded page as a run record can keep it (JSON: bytes fields as hex text)."""
+    def plain(v):
+        if isinstance(v, bytes):
+            return v.hex()
+        if isinstance(v, list):
+            return [plain(x) for x in v]
+        if isinstance(v, dict):
+            return {k: plain(x) for k, x in v.items()}
+        return v
+    return {"log_id": decoded.log_id, "version": decoded.version, "guid": decoded.guid,
+            "spec": decoded.spec, "read_as": decoded.read_as,
+            "fields": {k: plain(v) for k, v in decoded.fields.items()},
+            "not_given": list(decoded.not_given), "all_ones": list(decoded.all_ones)}

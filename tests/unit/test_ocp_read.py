@@ -18,7 +18,7 @@ from pts.config import ocp_log_c0, ocp_log_pages
 from pts.tools import ocp_log_read
 from pts.tools.commands import CommandResult
 from pts.tools.nvme_json import NvmeError
-from pts.tools.ocp_log_decode import decode, from_nvme_cli_json, json_key
+from pts.tools.ocp_log_decode import as_record, cross_check, decode, from_nvme_cli_json, json_key
 from tests.support.helpers import DATA
 
 QEMU10 = DATA / "qemu-10"
@@ -114,3 +114,19 @@ def test_a_page_larger_in_its_version_is_read_again_whole(tmp_path):
     got = ocp_log_read.read_log("/dev/nvme0", c3, tmp_path / "c3h.bin", run=answers)
     assert [c[4] for c in answers.calls] == ["--log-len=512", "--log-len=4096"]
     assert got.fields["active_bucket_counter_0"]["read"] == 3 and got.version == 5
+
+
+def test_cross_check_names_what_differs():
+    """The bytes and nvme-cli's JSON of the same moment agree; of two moments (QEMU's page
+    before and after 64 MiB written), the media units differ and are named."""
+    same = json.loads((QEMU10 / "nvme-ocp-smart-add-log_raw-pair_0.json").read_text())
+    later = json.loads((QEMU10 / "nvme-ocp-smart-add-log_raw-pair_after-64MiB.json")
+                       .read_text())
+    page = decode(ocp_log_c0.PAGE, raw("0"))
+    assert cross_check(ocp_log_c0.PAGE, page, same) == []
+    assert cross_check(ocp_log_c0.PAGE, page, later) == [
+        "physical_media_units_written: bytes 0, nvme-cli 67108864",
+        "physical_media_units_read: bytes 12800, nvme-cli 16790016"]
+    record = as_record(page)
+    assert json.loads(json.dumps(record)) == record
+    assert record["fields"]["power_state_change_count"] == 0 and record["spec"] == "2.6"
