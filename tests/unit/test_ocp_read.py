@@ -130,3 +130,21 @@ def test_cross_check_names_what_differs():
     record = as_record(page)
     assert json.loads(json.dumps(record)) == record
     assert record["fields"]["power_state_change_count"] == 0 and record["spec"] == "2.6"
+
+
+@pytest.mark.parametrize("style", ["v1", "v2", "nvme-2.3"])
+def test_both_key_styles_agree_with_the_bytes_of_a_fresh_controller(style):
+    """nvme-cli 2.16's two key styles and 2.3's (tests/data/nvme-cli-2.16, another boot of
+    the same guest) printed QEMU's page of a fresh controller: nothing written, the boot's
+    own reads 12,800 bytes. This boot's bytes of that state (the same QEMU, drive options and
+    guest) agree with every field each printed, 2.16's version 4 and 5 fields included; the
+    page after 64 MiB written differs in its media units written alone."""
+    page = decode(ocp_log_c0.PAGE, raw("0"))
+    fresh, written = (json.loads((DATA / "nvme-cli-2.16" /
+                                  f"nvme-ocp-smart-add-log_{style}_{m}.json").read_text())
+                      for m in ("0", "after-64MiB"))
+    assert len(from_nvme_cli_json(ocp_log_c0.PAGE, fresh)[2]) == \
+        {"v1": 55, "v2": 55, "nvme-2.3": 32}[style]
+    assert cross_check(ocp_log_c0.PAGE, page, fresh) == []
+    assert cross_check(ocp_log_c0.PAGE, page, written) == [
+        "physical_media_units_written: bytes 0, nvme-cli 67108864"]
