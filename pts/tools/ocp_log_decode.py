@@ -197,7 +197,8 @@ def cross_check(page: LogPage, decoded: DecodedLog, doc: dict) -> list[str]:
     version, guid, printed = from_nvme_cli_json(page, doc)
     out = [f"log page version: bytes {decoded.version}, nvme-cli {version}"
            ] if version != decoded.version else []
-    if int(guid, 16) != int(decoded.guid, 16):     # nvme-cli drops leading zeros of a half
+    value = int(decoded.guid, 16)      # nvme-cli prints "0x%llx%llx": high, low half unpadded
+    if guid not in (decoded.guid, f"0x{value >> 64:x}{value & (1 << 64) - 1:x}"):
         out.append(f"log page GUID: bytes {decoded.guid}, nvme-cli {guid}")
     for name, value in printed.items():
         mine = decoded.fields.get(name)

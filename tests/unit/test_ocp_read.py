@@ -148,3 +148,15 @@ def test_both_key_styles_agree_with_the_bytes_of_a_fresh_controller(style):
     assert cross_check(ocp_log_c0.PAGE, page, fresh) == []
     assert cross_check(ocp_log_c0.PAGE, page, written) == [
         "physical_media_units_written: bytes 0, nvme-cli 67108864"]
+
+
+def test_the_guid_is_compared_as_nvme_cli_prints_it():
+    """nvme-cli prints a GUID as "0x%llx%llx" (ocp-print-json.c): the high and low 64 bits
+    without their leading zeros. The OCP C0h GUID has none to drop; another page's GUID
+    read from the JSON is named."""
+    page = decode(ocp_log_c0.PAGE, raw("0"))
+    doc = json.loads((QEMU10 / "nvme-ocp-smart-add-log_raw-pair_0.json").read_text())
+    assert doc["Log page GUID"] == page.guid == ocp_log_c0.GUID
+    doc["Log page GUID"] = ocp_log_pages.C3.guid
+    assert cross_check(ocp_log_c0.PAGE, page, doc) == [
+        f"log page GUID: bytes {page.guid}, nvme-cli {ocp_log_pages.C3.guid}"]
