@@ -3,8 +3,9 @@
 `@pytest.mark.pts("name")` and takes the `pts_outcome` fixture; nothing is found by name
 lookups or signatures.
 
-To add a PTS test: a module in pts/testdefs/ that declares it (a `RoundTest` for a
-round-based test), an entry here, a module in pts/suite/, its report pages.
+To add a PTS test: an entry here is one of its steps (docs/design.md, "Add a round-based PTS
+test": its declaration, suite module, spec section, parameters record, report pages and
+figures); tests/unit/test_families.py fails naming the registry that lacks its family.
 """
 
 from __future__ import annotations

@@ -9,12 +9,15 @@ Throughput test per block size). The registries walked: the test_start parameter
 test without its own entry would get only the generic round pages), the spec sections a
 test reads (pts.config.spec_readings.SECTIONS_OF_TEST) and the figure catalogue
 (pts.stored.figures). A registry that lacks a family fails here naming the family and the
-registry, not in a run of that test.
+registry, not in a run of that test. docs/design.md's recipes "Add a round-based PTS test"
+and "Add a figure" name every registry walked here (issue 48 §6: the recipes list the steps
+as they now are).
 """
 
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -29,6 +32,7 @@ from pts.testdefs import registry as testdefs
 from tests.support.helpers import REPO
 
 CATALOGUE = "pts.stored.figures"
+DESIGN = REPO / "docs" / "design.md"
 
 
 def ledger_tests() -> list[str]:
@@ -52,7 +56,7 @@ def catalogue_families() -> set[str]:
     except ModuleNotFoundError as e:
         raise AssertionError(f"the figure catalogue {CATALOGUE} (issue 48 §1) is not there "
                              f"({e}): no registry of figures to walk") from None
-    return {row.family for row in figures.CATALOGUE}
+    return {row.family for row in figures.catalogue()}
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,11 @@ class Registry:
 
     def knows(self, test: str, keys: set[str]) -> bool:
         return family_key(test) in keys or (self.by_test_name and test in keys)
+
+    @property
+    def path(self) -> str:
+        """Its module's file: "pts.results.parameters.FAMILIES" -> pts/results/parameters.py."""
+        return "/".join(self.name.split(" ")[0].split(".")[:-1]) + ".py"
 
 
 REGISTRIES = [
@@ -105,3 +114,26 @@ def test_no_registry_holds_a_family_no_test_has(registry):
     stale = sorted(k for k in registry.keys() if family_key(k) not in families)
     assert not stale, (f"{registry.name} holds {stale}: the family of no test in "
                        "pts.testdefs.registry (a test removed or renamed?)")
+
+
+def recipe(title: str) -> str:
+    """The paragraph of docs/design.md that opens with **title**, on one line."""
+    m = re.search(rf"^\*\*{re.escape(title)}\*\*.*?(?=\n\n|\Z)",
+                  DESIGN.read_text(encoding="utf-8"), re.S | re.M)
+    assert m, f"docs/design.md has no recipe **{title}**"
+    return " ".join(m[0].split())
+
+
+def test_the_add_a_test_recipe_names_every_registry():
+    text = recipe("Add a round-based PTS test")
+    steps = ["pts/testdefs/registry.py", "pts/suite/test_<name>.py",
+             *(r.path for r in REGISTRIES)]
+    missing = [p for p in steps if f"`{p}`" not in text]
+    assert not missing, f"docs/design.md's recipe to add a test does not name {missing}"
+
+
+def test_the_add_a_figure_recipe_is_one_row_of_the_catalogue():
+    text = recipe("Add a figure")
+    catalogue = CATALOGUE.replace(".", "/") + ".py"
+    assert f"`{catalogue}`" in text and "CATALOGUE" in text, (
+        f"docs/design.md's recipe to add a figure does not name {catalogue}'s CATALOGUE")

@@ -4,10 +4,10 @@
   its folder's row, or by its path), and names nothing that is not there: a module added,
   moved or removed fails here until the map says so.
 - No prose points at a section that does not exist: README.md and docs/*.md, and the
-  docstrings and comments of pts/, tests/ and benchmarks/, in the forms they use —
+  docstrings, comments and messages of pts/, tests/ and benchmarks/, in the forms they use —
   a link's `#anchor` (GitHub's heading anchors), `docs/x.md, "Section"` / `README "Section"`
-  (the quoted words found in a heading of that file), `"Section" below` within a page, and
-  `README command N`.
+  / `(docs/x.md, 'Section')` (the quoted words found in a heading of that file, or in the
+  bold words opening a paragraph), `"Section" below` within a page, and `README command N`.
 - Every module the prose names (`pts/x/y.py`, `pts.x.y` or `pts.x.y.name`) is there.
 
 tests/unit/test_docs.py holds the rest of README.md and docs/: options, commands, links to
@@ -30,6 +30,7 @@ TICKED = re.compile(r"`([^`\s]+)`")
 FILE = r"(?P<file>(?:[\w.-]+/)*(?:README(?:\.md)?|[\w-]+\.md))"
 # `docs/x.md, "Section"`, `[x.md](x.md), "Section"`, `README's "Section"`, `README section "S"`
 POINTER = re.compile(FILE + r"\)?(?:'s)?,?[\s#]+(?:section[\s#]+)?\"(?P<section>[^\"]{2,80})\"")
+QUOTED = re.compile(FILE + r", '(?P<section>[^'\n]{2,80})'")     # in a message: (x.md, 'Y')
 HERE = re.compile(r"\"(?P<section>[^\"\n]{2,80})\"[\s#]+(?:below|above)\b")
 ANCHOR = re.compile(r"\]\((?P<file>[^)\s#]*)#(?P<anchor>[^)\s]+)\)")
 COMMAND = re.compile(r"README command (?P<n>\d+)")
@@ -106,13 +107,16 @@ def pointing_files() -> list[Path]:
     return PROSE + [p for p in code_files() if p != Path(__file__)]
 
 
-def markdown_headings(path: Path) -> list[str]:
-    """The headings of a markdown file, outside fenced code."""
+def markdown_headings(path: Path, run_in: bool = False) -> list[str]:
+    """The headings of a markdown file, outside fenced code; `run_in`: and the bold words
+    that open a paragraph (design.md's recipes: "**Add a figure**: ...")."""
     out, fenced = [], False
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.startswith("```"):
             fenced = not fenced
         elif not fenced and (m := re.match(r"#{1,6}\s+(.*)", line)):
+            out.append(m.group(1).strip())
+        elif not fenced and run_in and (m := re.match(r"\*\*([^*]+)\*\*", line)):
             out.append(m.group(1).strip())
     return out
 
@@ -153,10 +157,10 @@ class Pointer:
     def holds(self) -> bool:
         if not self.file.is_file():
             return False
-        headings = markdown_headings(self.file)
         if self.anchor:
-            return self.section in {github_anchor(h) for h in headings}
-        return any(words(self.section) in words(h) for h in headings)
+            return self.section in {github_anchor(h) for h in markdown_headings(self.file)}
+        return any(words(self.section) in words(h)
+                   for h in markdown_headings(self.file, run_in=True))
 
     def __str__(self):
         return f"{self.where.relative_to(REPO)}:{self.line}: {self.text!r}"
@@ -166,7 +170,7 @@ def pointers(path: Path) -> list[Pointer]:
     text = path.read_text(encoding="utf-8")
     line = lambda m: text.count("\n", 0, m.start()) + 1      # noqa: E731
     out = []
-    for m in POINTER.finditer(text):
+    for m in [*POINTER.finditer(text), *QUOTED.finditer(text)]:
         if (file := target(m["file"], path)) is not None:
             out.append(Pointer(path, line(m), m[0], file, m["section"]))
     if path.suffix == ".md":
