@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchmarks.loopdev import loop_device  # noqa: E402
-from pts.workload.capture import tracefs  # noqa: E402
+from pts.workload.capture import local, tracefs  # noqa: E402
 from pts.workload.capture.events import open_capture  # noqa: E402
 
 
@@ -69,7 +69,7 @@ def kernel_only(dev: str, seconds: float, writeback: bool = True) -> float:
     nothing reading them: the kernel's own cost of recording the events, which no reader
     can take back."""
     rdev = os.stat(dev).st_rdev
-    with tracefs.Instance(tracefs.find_tracefs(), tracefs.kernel_dev_t(
+    with tracefs.Instance(tracefs.find_tracefs(), local.kernel_dev_t(
             os.major(rdev), os.minor(rdev)), 8192, name=f"pts-bench-{os.getpid()}",
             writeback=writeback) as inst:
         inst.start()

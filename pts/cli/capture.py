@@ -7,33 +7,27 @@ decoded into CAPTURE afterwards. Exit 0 written (also when SIGINT/SIGTERM ended 
 early: what was traced is kept, and the notes say so), 1 writing the spool failed (e.g. a
 full disk: what was spooled is kept), 2 bad input (nothing written),
 130/143 interrupted while decoding (the spool kept, readable by `pts workload`).
+
+This module parses the arguments and prints; the capture is assembled in
+pts/workload/capture/record.py.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
-import socket
+import dataclasses
 import sys
 from pathlib import Path
 
-from pts import __version__
 from pts.config import spec
-from pts.device import identity, safety
-from pts.tools import commands, hosts
-from pts.workload.capture import imports, tracefs, unspool
+from pts.device import identity
+from pts.tools import hosts
+from pts.workload.capture import record, tracefs, unspool
 from pts.workload.capture import spool as spooling
 from pts.workload.capture.events import CaptureError, CaptureInfo, Op, open_capture
-from pts.workload.capture.loop import spool
 from pts.workload.capture.pairing import KWORKER
-from pts.workload.capture.remote import RemoteInstance
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
-# choice (rwsw-digest §7): the ring buffer per CPU. Streaming kept every event of ~115 k
-# I/Os in 3 s with 1 MiB/CPU; 8 MiB (~120 k events of 68 bytes) holds several of the
-# capture's 0.1 s polls at 300 k events/s on one CPU, for a slow or busy reader.
-BUFFER_KB = unspool.BUFFER_KB
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -72,7 +66,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "for a host whose workload is CPU-bound O_DIRECT I/O, where the "
                    "kernel's recording of every bio costs a few %% of its IOPS (see "
                    "docs/capture.md); kworker writeback then keeps no dirtier")
-    p.add_argument("--buffer-kb", type=int, default=BUFFER_KB,
+    p.add_argument("--buffer-kb", type=int, default=record.BUFFER_KB,
                    help="tracing ring buffer per CPU in KiB (default %(default)s)")
     p.add_argument("--ssh-config", metavar="FILE", default=None,
                    help="ssh:// devices: an OpenSSH client configuration (ssh -F FILE)")
@@ -92,27 +86,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="convert blkparse text output or a fio iolog (v2/v3) instead")
 
 
-class BadInput(Exception):
-    pass
-
-
 def run(args: argparse.Namespace) -> int:
     try:
-        out = check_output(args.output)
-        if args.import_file is not None:
-            if args.device:
-                raise BadInput("give either DEVICE or --import FILE, not both")
-            imports.import_file(args.import_file, out)
-        else:
-            capture(args, out)
-    except (BadInput, identity.DeviceError, tracefs.TracefsError, hosts.RemoteError,
+        out = record.record(asked(args), say)
+    except (record.BadInput, identity.DeviceError, tracefs.TracefsError, hosts.RemoteError,
             CaptureError, spec.SpecError) as exc:
         print(f"python -m pts capture: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except SpoolFailed as exc:
+    except record.SpoolFailed as exc:
         print(f"python -m pts capture: {exc}", file=sys.stderr)
         return EXIT_FAILED
-    except Decoding as exc:
+    except record.Decoding as exc:
         print(f"python -m pts capture: {exc} while decoding the spool: the capture is kept "
               f"in {exc.where} (read it with `python -m pts workload {exc.where}`)",
               file=sys.stderr)
@@ -121,116 +105,15 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def check_output(path: Path) -> Path:
-    if not path.parent.is_dir():
-        raise BadInput(f"-o {path}: directory {path.parent} does not exist; create it first")
-    if path.is_dir():
-        raise BadInput(f"-o {path} is a directory; give a file name, e.g. {path}/cap.parquet")
-    return path
+def asked(args: argparse.Namespace) -> record.Asked:
+    """The options as the assembly takes them (record.Asked: the same names)."""
+    given = {f.name: getattr(args, f.name) for f in dataclasses.fields(record.Asked)}
+    return record.Asked(**given | {"process": tuple(given["process"])})
 
 
-def capture(args: argparse.Namespace, out: Path) -> CaptureInfo:
-    """Spool the ring buffer while tracing, then decode the spool into `out` (at SCHED_IDLE
-    with --decode-priority idle) and remove the spool (unless --keep-spool)."""
-    if not args.device:
-        raise BadInput("give the DEVICE to capture (or --import FILE)")
-    if args.seconds is None or args.seconds <= 0:
-        raise BadInput("--seconds N (> 0) is required: how long to record")
-    if args.buffer_kb < 64:
-        raise BadInput(f"--buffer-kb {args.buffer_kb}: give at least 64 (KiB per CPU)")
-    if args.part_seconds <= 0:
-        raise BadInput(f"--part-seconds {args.part_seconds}: give a part length > 0 seconds")
-    step = args.step if args.step is not None else \
-        float(spec.load_rwsw()["rwsw_capture"]["step_seconds"])
-    if step <= 0:
-        raise BadInput(f"--step {step}: give a step length > 0 seconds")
-    patterns = tuple(p.strip() for arg in args.process for p in arg.split(",") if p.strip())
-    where = spooling.spool_of(out)
-    if where.exists():
-        raise BadInput(f"{where} exists (the spool of an earlier capture to {out.name}: read "
-                       f"it with `python -m pts workload {where}`, or remove it)")
-    dev, tracing = device_and_instance(args)
-    meta = {"source": "tracefs",
-            "device": dev.remote.url(dev.path) if dev.remote else dev.path,
-            "host": dev.remote.host if dev.remote else socket.gethostname(),
-            "dev_t": f"{dev.devno[0]}:{dev.devno[1]}", "model": dev.identity.model,
-            # their block device inodes: the metadata of the file systems on them
-            "partitions": [f"{ma}:{mi}" for _, (ma, mi) in safety.partitions(dev)],
-            "logical_sector": dev.logical_sector, "capacity_bytes": dev.capacity_bytes,
-            "process_filter": ",".join(patterns) or None,
-            "tool": f"snia-pts {__version__} (tracefs block_rq_issue/block_rq_complete"
-                    + (", writeback attribution" if args.writeback_attribution else "")
-                    + ")",
-            "buffer_kb": args.buffer_kb, "trace_clock": tracefs.CLOCK,
-            "writeback_attribution": args.writeback_attribution}
-    with tracefs.signals_flag() as stop, tracing as inst:
-        meta["kernel"] = inst.kernel          # the traced host's: an ssh:// DUT's, not ours
-        try:
-            spool(inst, where, inst.formats(), meta, args.seconds, step, stop,
-                  part_s=args.part_seconds)
-        except OSError as exc:
-            if not where.exists():
-                raise
-            raise SpoolFailed(f"writing the spool {where} failed ({exc.strerror}; a full "
-                              "disk? free space or give -o on another file system): what "
-                              "was spooled until then is kept there, read it with "
-                              f"`python -m pts workload {where}`") from None
-    with tracefs.signals_raise():
-        try:
-            info = unspool.to_capture(spooling.open_spool(where), out,
-                                      idle=args.decode_priority == "idle")
-        except tracefs.Interrupted as exc:
-            raise Decoding(exc.signum, where) from None
-    if not args.keep_spool:
-        shutil.rmtree(where)
-    return info
-
-
-class SpoolFailed(Exception):
-    """Writing the spool failed while tracing (exit 1); what was spooled is kept."""
-
-
-class Decoding(tracefs.Interrupted):
-    """Stopped while decoding: the spool is kept, readable later."""
-
-    def __init__(self, signum: int, where: Path):
-        super().__init__(signum)
-        self.where = where
-
-
-def device_and_instance(args: argparse.Namespace):
-    """The device resolved, and the tracing instance to enter: here (root, tracefs) or on
-    the DUT host of an ssh:// device (its agent checks root and tracefs there)."""
-    if hosts.is_remote(args.device):
-        remote, path = hosts.parse(args.device, args.ssh_config)
-        try:
-            dev = identity.resolve(args.device, remote, path)
-        except commands.ToolError as exc:
-            raise BadInput(f"{args.device}: cannot read the device on {remote.target} over "
-                           f"ssh ({(str(exc).splitlines() or [''])[0]}); check that ssh to "
-                           "it works without a password prompt") from None
-        return dev, RemoteInstance(remote, tracefs.kernel_dev_t(*dev.devno), args.buffer_kb,
-                                   writeback=args.writeback_attribution)
-    dev = identity.resolve(args.device)
-    if os.geteuid() != 0:
-        raise BadInput("capturing needs root (tracefs instances): run it as root or with sudo")
-    root = tracefs_root()
-    tracefs.clean_leftovers(root)
-    return dev, tracefs.Instance(root, tracefs.kernel_dev_t(*dev.devno), args.buffer_kb,
-                                 writeback=args.writeback_attribution)
-
-
-def tracefs_root() -> Path:
-    """The tracefs mount point. When none is mounted, it is mounted at
-    tracefs.MOUNT_POINT as the RWSW demo does (a kernel pseudo-filesystem: no device
-    changes; left mounted), and stdout says so with the command."""
-    try:
-        return tracefs.find_tracefs()
-    except tracefs.TracefsError:
-        root = tracefs.mounted_tracefs()
-        print(f"python -m pts capture: tracefs was not mounted: mounted it at {root} "
-              f"(mount -t tracefs nodev {tracefs.MOUNT_POINT}); left mounted", flush=True)
-        return root
+def say(text: str) -> None:
+    """What the capture tells on the way (stdout, before its summary)."""
+    print(f"python -m pts capture: {text}", flush=True)
 
 
 def summary(info: CaptureInfo, out: Path) -> str:

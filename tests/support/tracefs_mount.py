@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pts.workload.capture import tracefs
+from pts.workload.capture import local
 
 
 def ensure_tracefs() -> Path:
-    return tracefs.mounted_tracefs()
+    return local.mounted_tracefs()

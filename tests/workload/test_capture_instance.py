@@ -12,7 +12,7 @@ import os
 import numpy as np
 import pytest
 
-from pts.workload.capture import ringbuf, tracefs
+from pts.workload.capture import local, ringbuf, tracefs
 from pts.workload.capture.pairing import Pairing
 from tests.support.helpers import loop_device
 from tests.support.tracefs_mount import ensure_tracefs
@@ -40,7 +40,7 @@ def test_an_instance_records_nothing_before_start_and_no_event_precedes_its_time
         # its name is a capture's (PREFIX + this pid): a later capture removes it if this
         # process is killed before it could
         with tracefs.Instance(tracefs.find_tracefs(),
-                              tracefs.kernel_dev_t(os.major(rdev), os.minor(rdev)), 64,
+                              local.kernel_dev_t(os.major(rdev), os.minor(rdev)), 64,
                               writeback=False) as inst:
             assert (inst.path / "tracing_on").read_text() == "0\n"
             reads(dev, BEFORE)               # its events enabled, not started

@@ -11,7 +11,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from pts.workload.capture import tracefs
+from pts.workload.capture import local, tracefs
 from pts.workload.capture.events import NO_TIME, Op
 from pts.workload.capture.loop import process_filter
 from pts.workload.capture.pairing import STALE_NS, Pairing, op_of, parse_text
@@ -165,8 +165,8 @@ def test_process_filter_keeps_the_named_tasks_and_counts_what_it_drops():
 
 
 def test_kernel_dev_t_is_major_shifted_by_20():
-    assert tracefs.kernel_dev_t(7, 1) == 7340033          # rwsw-digest §7
-    assert tracefs.kernel_dev_t(259, 3) == 259 << 20 | 3
+    assert local.kernel_dev_t(7, 1) == 7340033          # rwsw-digest §7
+    assert local.kernel_dev_t(259, 3) == 259 << 20 | 3
 
 
 def test_missing_tracefs_names_the_mount_command(tmp_path):

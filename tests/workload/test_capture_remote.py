@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from pts.tools import commands
-from pts.workload.capture import spool, tracefs
+from pts.workload.capture import local, spool, tracefs
 from pts.workload.capture.events import Op, open_capture
 from tests.support import remote_hosts
 from tests.support.apps import BOUND_S, end_captures, ran_inside, wait_tracing
@@ -47,7 +47,7 @@ def ours(dev: str) -> set[str]:
         except OSError:
             continue
         if p.name.startswith(tracefs.PREFIX) and \
-                f"dev == {tracefs.kernel_dev_t(major, minor)}" in text:
+                f"dev == {local.kernel_dev_t(major, minor)}" in text:
             found.add(p.name)
     return found
 

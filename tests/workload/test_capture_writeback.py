@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from pts.cli import main
-from pts.workload.capture import spool, tracefs, unspool
+from pts.workload.capture import local, spool, tracefs, unspool
 from pts.workload.capture.events import COLUMNS, Op
 from pts.workload.capture.loop import process_filter
 from tests.support.apps import ext4_loop, start_capture, wait_for_instance
@@ -163,7 +163,7 @@ def test_no_writeback_attribution_traces_the_request_events_only():
     ensure_tracefs()
     with ext4_loop(16 << 20) as (dev, _):
         rdev = os.stat(dev).st_rdev
-        dev_t = tracefs.kernel_dev_t(os.major(rdev), os.minor(rdev))
+        dev_t = local.kernel_dev_t(os.major(rdev), os.minor(rdev))
         for writeback in (False, True):
             with tracefs.Instance(tracefs.find_tracefs(), dev_t, 64, writeback=writeback,
                                   name=f"pts-test-wb-{os.getpid()}") as inst:

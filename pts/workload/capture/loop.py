@@ -10,13 +10,17 @@ workload ran: 1.6-1.7 µs of the traced host's CPU per request (docs/capture.md)
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import resource
+import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from pts.workload.capture import spool as spooling
+from pts.workload.capture.source import Source
+from pts.workload.capture.tracefs import on_signals
 
 # choice: the ring buffer is emptied every POLL_S; the buffer (--buffer-kb per CPU) must
 # hold POLL_S of events (plus the host's scheduling delays) per CPU.
@@ -38,6 +42,16 @@ def process_filter(patterns: tuple[str, ...]) -> Callable[[str], bool]:
     return keep
 
 
+@contextlib.contextmanager
+def signals_flag() -> Iterator[Callable[[], str | None]]:
+    """For the block's duration SIGINT and SIGTERM only note their arrival: the callable
+    given returns the first one's name (None before), so a capture can end as it would at
+    its end, keeping what it traced; the previous handlers are restored afterwards."""
+    got: list[str] = []
+    with on_signals(lambda signum, frame: got.append(signal.Signals(signum).name)):
+        yield lambda: got[0] if got else None
+
+
 @dataclass(frozen=True)
 class Spooled:
     start_ns: int                # CLOCK_MONOTONIC at issue_ns == 0
@@ -49,13 +63,13 @@ class Spooled:
     bytes: int
 
 
-def spool(instance, path, formats: dict[str, bytes], meta: dict, seconds: float,
+def spool(instance: Source, path, formats: dict[str, bytes], meta: dict, seconds: float,
           step_s: float, stop: Callable[[], str | None] = lambda: None,
           part_s: float = spooling.PART_S, poll_s: float = POLL_S) -> Spooled:
     """Trace for `seconds` (or until `stop()` names a reason), moving the ring buffer's
     pages into a new spool at `path` (digest §7: streaming kept every event where a
-    post-run read lost most). `instance`: a tracefs.Instance, or a
-    remote_capture.RemoteInstance (the same methods; its clock is the DUT host's)."""
+    post-run read lost most). `instance`: a live source (source.Source: a
+    tracefs.Instance, or a remote.RemoteInstance, whose clock is the DUT host's)."""
     started_unix = time.time()
     # counted from before tracing (was: after the spool's files were made and fsync'd,
     # so what the buffer lost meanwhile went uncounted)

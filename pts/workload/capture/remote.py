@@ -78,7 +78,8 @@ REMOTE_MOST = 2048          # pages per CPU per request (8 MiB of 4 KiB pages)
 
 
 class RemoteInstance:
-    """tracefs.Instance's interface for `record`, on the DUT host through its agent."""
+    """The live source (source.Source, as tracefs.Instance) on the DUT host, through its
+    agent."""
 
     def __init__(self, remote: hosts.Remote, dev_t: int, buffer_kb: int,
                  writeback: bool = True):

@@ -91,7 +91,7 @@ def _fsync_dir(path: Path) -> None:
 
 class SpoolWriter:
     """Opens the parts' files in turn; `instance.pages_to(writer.files, partial)` fills
-    them (tracefs.Instance: splice; remote_capture.RemoteInstance: the agent's pages)."""
+    them (tracefs.Instance: splice; remote.RemoteInstance: the agent's pages)."""
 
     def __init__(self, path: Path, formats: dict[str, bytes], meta: dict, ncpus: int,
                  part_s: float = PART_S):

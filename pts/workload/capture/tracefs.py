@@ -9,7 +9,12 @@ opens the traced device: it is only named in an event filter.
 Named PREFIX + our pid namespace + pid: a capture killed with SIGKILL cannot remove its
 instance (which would keep tracing), so every capture first removes those of its namespace's
 dead captures (`clean_leftovers`); a pid means nothing in another namespace (a container
-sharing tracefs: issue 47 §1), whose instances, and names without a namespace, are kept."""
+sharing tracefs: issue 47 §1), whose instances, and names without a namespace, are kept.
+
+This file travels alone: pts/workload/capture/remote.py sends its source to a DUT host as
+the body of its agent (python3 -c), so it imports nothing of the project, stdlib only, and
+holds only what the agent needs; this host's side of making one (mounting tracefs, the
+dev_t its filter takes) is pts/workload/capture/sources.py."""
 
 from __future__ import annotations
 
@@ -18,7 +23,6 @@ import errno
 import fcntl
 import os
 import signal
-import subprocess
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -45,7 +49,7 @@ LAYOUT_FILES = dict({"header_page": "events/header_page",
                     **{f"{name.split('/')[1]}.format": f"events/{name}/format"
                        for names, _ in ATTRIBUTION_EVENTS for name in names})
 REQUIRED_LAYOUTS = ("header_page", "block_rq_issue.format", "block_rq_complete.format")
-MOUNTS, MOUNT_POINT = Path("/proc/mounts"), Path("/sys/kernel/tracing")
+MOUNTS = Path("/proc/mounts")
 MOUNT_HINT = "mount it with: mount -t tracefs nodev /sys/kernel/tracing"
 # The trace clock: "mono" is CLOCK_MONOTONIC, so the capture's start can be read with
 # time.clock_gettime_ns and event times put relative to it (raw pages carry its ns).
@@ -85,29 +89,6 @@ def find_tracefs(mounts: Path | None = None) -> Path:
     raise TracefsError(f"tracefs is not mounted ({mounts} lists no tracefs); {MOUNT_HINT} "
                        "(needs root; debugfs-only kernels mount it under "
                        "/sys/kernel/debug/tracing)")
-
-
-def mounted_tracefs(mounts: Path | None = None) -> Path:
-    """find_tracefs, mounting tracefs at MOUNT_POINT first when it is not mounted (a kernel
-    pseudo-filesystem: mounting it changes no device; left mounted for other tools). For
-    what makes its own set-up (the RWSW demo, `python -m pts capture`, which says so).
-    TracefsError when the mount fails too."""
-    try:
-        return find_tracefs(mounts)
-    except TracefsError:
-        done = subprocess.run(["mount", "-t", "tracefs", "nodev", str(MOUNT_POINT)],
-                              capture_output=True, text=True, stdin=subprocess.DEVNULL)
-        if done.returncode == 0:
-            return find_tracefs(mounts)
-        raise TracefsError(f"tracefs is not mounted and mounting it at {MOUNT_POINT} failed: "
-                           f"{done.stderr.strip()} (needs root and a kernel with tracing; "
-                           f"by hand: mount -t tracefs nodev {MOUNT_POINT})") from None
-
-
-def kernel_dev_t(major: int, minor: int) -> int:
-    """The dev_t the block tracepoints record and filter on: MAJOR << 20 | MINOR (the
-    kernel's MKDEV, not userspace makedev(); digest §7: 7,1 is 7340033)."""
-    return major << 20 | minor
 
 
 def namespace_mark() -> str:
@@ -167,7 +148,7 @@ def remove_instance(path: Path) -> None:
 
 
 @contextlib.contextmanager
-def _on_signals(handler: Callable) -> Iterator[None]:
+def on_signals(handler: Callable) -> Iterator[None]:
     """SIGINT and SIGTERM go to `handler` for the block; the previous handlers after it."""
     old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
@@ -182,7 +163,7 @@ def signals_raise() -> contextlib.AbstractContextManager:
     removed by the unwinding `with`); the previous handlers are restored afterwards."""
     def handler(signum, frame):
         raise Interrupted(signum)
-    return _on_signals(handler)
+    return on_signals(handler)
 
 
 def _read_ready(fd: int) -> bytes:
@@ -197,16 +178,6 @@ def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
-
-
-@contextlib.contextmanager
-def signals_flag() -> Iterator[Callable[[], str | None]]:
-    """For the block's duration SIGINT and SIGTERM only note their arrival: the callable
-    given returns the first one's name (None before), so a capture can end as it would at
-    its end, keeping what it traced; the previous handlers are restored afterwards."""
-    got: list[str] = []
-    with _on_signals(lambda signum, frame: got.append(signal.Signals(signum).name)):
-        yield lambda: got[0] if got else None
 
 
 def task_names(proc: Path = Path("/proc")) -> dict[str, str]:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pts.workload.capture import ringbuf, tracefs, writeback
+from pts.workload.capture import local, ringbuf, writeback
 from pts.workload.capture import spool as spooling
 from pts.workload.capture.events import CaptureError, CaptureFile, CaptureInfo, CaptureWriter
 from pts.workload.capture.events import open_capture as open_file
@@ -93,7 +93,7 @@ def attribution_of(sp: spooling.Spool) -> writeback.Attribution:
     join needs; task names from its start snapshot (`comms`), then its task events."""
     def kernel(devno: str) -> int:       # "MAJ:MIN" -> the kernel's dev_t
         major, _, minor = str(devno).partition(":")
-        return tracefs.kernel_dev_t(int(major or 0), int(minor or 0))
+        return local.kernel_dev_t(int(major or 0), int(minor or 0))
     return writeback.Attribution(kernel(sp.meta.get("dev_t", "0:0")),
                                  writeback.NEEDED <= sp.layout.kinds, sp.meta.get("comms"),
                                  tuple(kernel(p) for p in sp.meta.get("partitions", ())))
