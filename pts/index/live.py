@@ -37,11 +37,10 @@ NICE = 10                   # the thread's CPU priority, below the run's
 def target_for(reports_dir: str | Path, environ: Mapping[str, str] = os.environ) -> str | None:
     """The index a run under `reports_dir` keeps level: $PTS_INDEX, else the index file
     beside the reports when it exists, else None."""
-    chosen = environ.get(target.ENV)
-    if chosen:
-        return chosen
-    beside = Path(reports_dir) / db.FILE_NAME
-    return str(beside) if beside.is_file() else None
+    found = target.place(None, Path(reports_dir) / db.FILE_NAME, environ)
+    if found.source == target.DEFAULT and not Path(found.where).is_file():
+        return None
+    return found.where
 
 
 class LiveIndex:

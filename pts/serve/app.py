@@ -47,7 +47,7 @@ from pts.export import cli as export_cli
 from pts.export.json_doc import finite, run_document
 from pts.index import postgres
 from pts.index.db import FILE_NAME, IndexUnusable
-from pts.index.target import ENV
+from pts.index.target import DEFAULT, place
 from pts.report.document import build_html
 from pts.serve import access, auth, comparing, convergence, listing, metrics, safe, state
 from pts.serve.history_page import page_context
@@ -229,8 +229,9 @@ def open_index(index: RunIndex, watch_seconds: float, given: str | None = None,
         return None, (f"Runs read from their folders: the results index is used with one "
                       f"REPORTS_DIR ({len(index.roots)} given).")
     root = index.roots[0]
-    chosen = given or environ.get(ENV) or None
-    if chosen is None:
+    found = place(given, root / FILE_NAME, environ)     # --index, $PTS_INDEX, beside
+    chosen = found.where
+    if found.source == DEFAULT:
         where = root / FILE_NAME
         if not where.is_file():
             return None, NO_INDEX.format(path=where, root=root)
@@ -239,9 +240,8 @@ def open_index(index: RunIndex, watch_seconds: float, given: str | None = None,
     else:
         where = Path(chosen) / FILE_NAME if Path(chosen).is_dir() else Path(chosen)
         if not where.is_file():
-            origin = "--index" if given else ENV
             return None, (f"Runs read from their folders: no results index at {where} "
-                          f"({origin}); make it with `python -m pts index {root}"
+                          f"({found.source}); make it with `python -m pts index {root}"
                           f"{'' if where == root / FILE_NAME else f' --index {where}'}`.")
     try:
         return IndexedRuns(root, where, index, watch_seconds), ""

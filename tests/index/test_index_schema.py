@@ -121,7 +121,8 @@ def test_help_and_bad_arguments(tmp_path, capsys, monkeypatch):
     assert "say which index holds them with --index FILE or URL" in capsys.readouterr().err
     assert main(["index", str(tmp_path / "a"), "--index", "mysql://lab:pw@db/pts"]) == 2
     err = capsys.readouterr().err
-    assert "mysql://lab:***@db/pts: an index is an SQLite file or a postgresql:// URL" in err
+    assert ("mysql://lab:***@db/pts is not an index: an index is an SQLite file or a "
+            "postgresql:// URL (from --index): give --index an SQLite file") in err
     assert "pw" not in err
     assert main(["index", str(tmp_path / "missing")]) == 2
     assert "not a folder" in capsys.readouterr().err
