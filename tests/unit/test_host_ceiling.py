@@ -4,8 +4,10 @@ choice (null_blk vs a tmpfs loop device) on constructed trees, and which leftove
 
 from __future__ import annotations
 
+import hashlib
 import os
 import socket
+from types import SimpleNamespace
 
 import pytest
 
@@ -135,13 +137,29 @@ def test_ram_device_choice_on_constructed_trees(tmp_path, nullb, shm, kind):
         assert "no RAM-backed block device" in why
 
 
+@pytest.mark.parametrize("host, pid, digest", [
+    ("lab7", 0, False), ("lab7", 1234567, True), ("rack12-node07.example.com", 0, True)])
+def test_the_tag_is_host_and_namespace_or_their_digest_when_too_long(monkeypatch, host, pid,
+                                                                    digest):
+    """A name null_blk can hold (DISK_NAME characters) carries the host name and the pid
+    namespace; a longer one the first 8 hex digits of their SHA-1 (ramdev._host_marks)."""
+    monkeypatch.setattr(ramdev, "socket", SimpleNamespace(gethostname=lambda: host))
+    monkeypatch.setattr(ramdev, "liveness", SimpleNamespace(namespace_mark=lambda: "4026531836"))
+    mark = f"{host}.4026531836"
+    short = hashlib.sha1(mark.encode()).hexdigest()[:8]
+    expected = f"pts-ceiling-{short}-{pid}" if digest else f"pts-ceiling-{mark}-{pid}"
+    assert ramdev.tag(pid) == expected
+    # the case is what it says: the name with the host would (not) pass null_blk's limit
+    assert (len(f"pts-ceiling-{mark}-{pid}") > ramdev.DISK_NAME) == digest
+    assert len(expected) <= ramdev.DISK_NAME
+
+
 def test_only_our_leftovers_of_dead_processes():
     """Ours: this host name AND this pid namespace (a suite in a container on this host
     names its devices with its own pids: pid 111 there is not pid 111 here); made before
     the namespace was in the name: not ours either."""
-    mine = ramdev.tag(0)[:-1]        # pts-ceiling-<this host>.<pid namespace>-
+    mine = ramdev.tag(0)[:-1]        # pts-ceiling-<this host>.<pid namespace>-, or its digest
     host = socket.gethostname()
-    assert mine.startswith(f"pts-ceiling-{host}.") or len(f"{mine}{host}") > 31
     names = [f"{mine}111.img", f"{mine}222.img", f"{mine}{os.getpid()}.img",
              "pts-ceiling-otherhost-111.img", "pts-test-1234.img", f"{mine}333",
              f"pts-ceiling-{host}.1-111.img", f"pts-ceiling-{host}-111.img"]
