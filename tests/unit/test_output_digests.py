@@ -1,0 +1,135 @@
+"""Behaviour unchanged, shown by bytes (issue 48): the SHA-256 of every output of a fixed set
+of stored runs, as the code at DIGESTS_FROM made them. A refactoring that changes none of
+these bytes changed no output a user sees.
+
+The runs (tests/support/digests.py builds them under a temporary REPORTS_DIR):
+- ref-a1, ref-a2, ref-b1, ref-b2: copies of the reference run (tests/data/reference-run),
+  model "Digest NVMe SSD", serials SN-D1 / SN-D2, firmware FW-A (a1, a2) and FW-B (b1, b2);
+  every IOPS and MB/s figure of their records scaled by 1.0, 1.02, 0.90, 0.93. ref-a1 is the
+  reference run with only its identity, run id and start date changed;
+- redone: the reference run with the records of IOPS round 7 point 5, HIR state 2 and XSR
+  group 2 stored twice (a resumed run redoing them), the second 10 % higher;
+- rwsw: tests/support/synthetic/rwsw_run.build (rwsw-wsat + rwsw-streams).
+
+Made independent of library versions and of where and when the test runs (the helper's
+docstring says how): no PDF's or chart image's bytes are digested, as they change with
+reportlab, matplotlib and poppler; the PDFs' text is (pdftotext -layout, page by page), and
+each chart's content as our code put it on the matplotlib figure (titles, axis labels and
+scales, the ticks it labelled, every line's label and x/y data, texts, bars, 3-D bars'
+arguments, scatter points, legend) as text, the charts themselves drawn blank (not covered:
+filled areas, colours, sizes, and the ticks matplotlib places itself); the temporary folder
+is written <REPORTS>; the index's mtimes and indexing times are left out; the report date
+is SOURCE_DATE_EPOCH's (tests/conftest.py).
+
+Deterministic: made twice (two processes) at e45646c, and at main's bb20802 and 84ce8e3 (each
+a copy by git archive), all equal.
+
+INTENDED CHANGES (issue 48 §1) will change two of these, and must then be listed here with
+the commit that makes them, and the digest updated in the same commit:
+- "ref-a1 export ocptv", "redone export ocptv": the HIR figure names of the OCPTV export
+  become the index's (`baseline_iops`, `wait_ratio`; today `hir baseline ss_iops`,
+  `hir state N (...) ratio to baseline`);
+- "redone export ocptv": a redone point, state or group listed once (its last record), as
+  the index and the CSV / JSON export already do (today HIR state 2 and XSR group 2 are
+  there twice).
+Changes made on purpose so far: none.
+
+A digest that differs fails naming the output; the test has written the new output to a
+file it names. To see the difference: write the outputs of the commit the table was made at
+(DIGESTS_FROM) and diff them:
+    mkdir /tmp/old && git -C REPO archive DIGESTS_FROM | tar -x -C /tmp/old
+    cd /tmp/old && PYTHONPATH=/tmp/old python REPO/tests/support/digests.py /tmp/old-out
+    diff -r /tmp/old-out THE_FOLDER_THE_FAILURE_NAMES
+If the change is meant, put the new digest (printed in the failure) in DIGESTS and say why
+in the list above.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support import digests
+
+pytestmark = pytest.mark.needs("pdftotext")
+
+DIGESTS_FROM = "e45646c"
+# (output, what it covers, SHA-256 of its bytes)
+DIGESTS = (
+    ("report pdf text", "ref-a1's report.pdf (pts.report.document.build_pdf, as `pts "
+     "report`): text of every page, pdftotext -layout",
+     "28286fa3a23159a5868b49e09a76be07a8ee497bc11fd66c24e8a44832554df6"),
+    ("report html", "ref-a1's report.html (build_html, as `pts report --html`), data: URIs "
+     "of its charts cut to their media type",
+     "a8a1f66013bc948a7426e66f6f495fccbfb356b11b85163c9669fe7fd530202b"),
+    ("report charts", "what ref-a1's report charts show (PDF and HTML builds, each chart "
+     "once per build), in drawing order",
+     "ab4422ca0534a58c059694e91ba39b20140c6e6624607a6836938c404c82203c"),
+    ("compare pdf text", "`pts compare ref-a1 ref-b1`: compare.pdf, text of every page",
+     "69653b98a3eba5b800274f2f045b74bd701f0dae6bf9b4b47a2a522e8c2566ad"),
+    ("compare csv", "`pts compare ref-a1 ref-b1`: compare.csv",
+     "e6853a400229f78169a9e803b12383e80dc3addb02a839bb97c45439ccd593d0"),
+    ("compare charts", "what compare.pdf's charts show",
+     "bc2d267f86d94cb76b29186a1b9fdf532bc23ee96a1a84337fff8d0982698a6d"),
+    ("ref-a1 export csv", "`pts export --csv ref-a1`",
+     "5a88650d81366e97c9fab33cc7e6eb3a2798d5ced38400c26ee606068b9d78fb"),
+    ("ref-a1 export json", "`pts export --json ref-a1`",
+     "c3d1d42eb38b39525863e77bebe8c519a1b78bda78d8e4f2c26c23a49a2db230"),
+    ("ref-a1 export ocptv", "`pts export --ocptv ref-a1` (HIR names: to change, see above)",
+     "7eb93e78c2cab1a37fa8004e96635fce00640bbd2f136a63cfc051049e9b35c5"),
+    ("redone export csv", "`pts export --csv redone` (the last record of a redone point)",
+     "44744e4fd9e1ea8d19d98907d583514557494853dc35f87cd882e9a48a9a70f1"),
+    ("redone export json", "`pts export --json redone`",
+     "45c3eb91eabd30e74b82b60f24b070729874c74f4eb47c44663c92e3fda3602a"),
+    ("redone export ocptv", "`pts export --ocptv redone` (HIR names and the redone HIR state "
+     "and XSR group listed twice: to change, see above)",
+     "b29cc95fc9e87a4b5bf74c9f01f08a2838afb12c66b88713627e9527f44ff14d"),
+    ("rwsw export csv", "`pts export --csv rwsw`",
+     "b1424c5e0f49a9d7fa998f0584ee80e66f288086eebe5271a4030a1bd6a39e40"),
+    ("rwsw export json", "`pts export --json rwsw`",
+     "356e34056f0a3214b1c29ccfdae0f802e69a7b1ca948e4b6e6606a3cd0d70b45"),
+    ("rwsw export ocptv", "`pts export --ocptv rwsw`",
+     "093b02c96a75e161b2696dfd4fa199dc54e5e0425850f9ff26c602ecae732b05"),
+    ("index rows", "`pts index REPORTS_DIR` of all six runs (SQLite): every row of every "
+     "table (runs, tests, figures, schema_version) as sorted JSON, mtimes and indexing times "
+     "left out",
+     "b1e65323d967dc8cbc8ef6bfba8eb769727c87c08b4f4b141320232615d00059"),
+    ("history text", "`pts history 'Digest NVMe SSD' --firmware FW-A --firmware FW-B` on that "
+     "index (ref-a1, a2, b1, b2: every figure of every family, verdicts, change points)",
+     "234e60084e24078207934468fcd367e5c14577fb23795dcbf8aa397b74e91a4b"),
+    ("history json", "the same with --json",
+     "b4181e6f4fdbb436775ab5c9bcfc27096c4b83d8c4d59c48507562eeed365a86"),
+)
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    """Every output, made once for the module, and the folder it is written to."""
+    work = tmp_path_factory.mktemp("digests")
+    outputs = digests.outputs(work / "work")
+    digests.write(outputs, work / "made")
+    return outputs, work / "made"
+
+
+def test_the_table_names_every_output_once(made):
+    outputs, _ = made
+    names = [name for name, _, _ in DIGESTS]
+    assert len(set(names)) == len(names), names
+    assert sorted(names) == sorted(outputs), (
+        f"outputs made but not in DIGESTS: {sorted(set(outputs) - set(names))}; in DIGESTS "
+        f"but not made: {sorted(set(names) - set(outputs))}")
+
+
+@pytest.mark.parametrize("name, covers, expected", DIGESTS, ids=[d[0] for d in DIGESTS])
+def test_output_bytes_unchanged(made, name, covers, expected):
+    outputs, folder = made
+    data = outputs[name]
+    assert data.strip(), f"{name}: empty output ({covers})"
+    actual = digests.digest(data)
+    if actual != expected:
+        pytest.fail(
+            f"output '{name}' changed: {covers}.\n  digest {actual} (DIGESTS holds "
+            f"{expected}, made at {DIGESTS_FROM})\n  the new output: "
+            f"{folder / digests.file_name(name)} (every output: {folder})\nA behaviour "
+            f"change unless meant: see the old output and diff as this module's docstring "
+            f"says; if meant, update the digest and list the change in the docstring.",
+            pytrace=False)
