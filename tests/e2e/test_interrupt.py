@@ -19,6 +19,7 @@ import time
 import pytest
 
 from pts.results.ledger import read_ledger
+from tests.support.helpers import alive
 from tests.support.ptsrun import IOPS, start_suite
 
 pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext", "pgrep")
@@ -67,13 +68,6 @@ def test_interrupt_mid_round(make_loop, tmp_path):
     assert fio_processes(folder) == []
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().split(") ", 1)[1][0] != "Z"
-    except FileNotFoundError:
-        return False
-
 
 def _ours(path) -> list[int]:
     """The processes whose command line names `path` (this test's folder): the session's."""
@@ -116,7 +110,7 @@ def test_sigint_to_a_several_device_session_stops_every_child(make_loop, tmp_pat
     pids = {m[1]: int(m[2]) for m in re.finditer(
         r"^\[(\S+)\] interrupted: SIGTERM to its run \(pid (\d+)\)$", out, re.M)}
     assert set(pids) == set(labels), out[-3000:]
-    assert not [p for p in pids.values() if _alive(p)]
+    assert not [p for p in pids.values() if alive(p)]
     assert _ours(tmp_path) == [], "a process of the session outlived it"
     folders = []
     for label, dev in zip(labels, devs, strict=True):

@@ -10,6 +10,7 @@ as a user runs it, `python -m pytest pts/ ...`).
 - TOOLS: every tool the tests run -> its Debian package (the needs marker, the install test)
 - loop devices: loop_device(), detach_if_ours(); scratch_file() names a /dev/shm file after
   its test process, sweep_scratch() removes those of dead test processes
+- processes: alive() (there and not a zombie)
 - reading a report: pdf_text(), pdf_pages()
 - faking an external tool (hdparm, sg3_utils, sdparm, nvme-cli): RecordedRunner + Reply,
   fed with recorded outputs; FakeClock for code that polls
@@ -158,6 +159,16 @@ def detach_if_ours(dev: str, backing: Path) -> None:
 
 
 # ------------------------------------------------------------------------- reports
+
+def alive(pid: int) -> bool:
+    """The process is there and not a zombie (a dead child its parent has not reaped yet):
+    what a test that killed something, or had it killed, waits to see false."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
 
 def ledger_by_test(folder: Path) -> dict[str, list[dict]]:
     """The run folder's ledger.jsonl, its records as stored (dicts), by test (None: the

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-from tests.support.helpers import REPO
+from tests.support.helpers import REPO, alive
 
 STARTER = """
 import subprocess, sys
@@ -29,14 +29,6 @@ def test_a_suite_started_by_a_killed_test_process_ends_with_it():
     os.kill(starter.pid, signal.SIGKILL)
     starter.wait()
     deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and _alive(pid):
+    while time.monotonic() < deadline and alive(pid):
         time.sleep(0.05)
-    assert not _alive(pid), f"the child {pid} outlived its killed starter"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().split(") ", 1)[1][0] != "Z"
-    except FileNotFoundError:
-        return False
+    assert not alive(pid), f"the child {pid} outlived its killed starter"
