@@ -16,6 +16,7 @@ files, the README's length.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +28,7 @@ PTS = REPO / "pts"
 PROSE = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 CODE_FOLDERS = ("pts", "tests", "benchmarks")
 TICKED = re.compile(r"`([^`\s]+)`")
-FILE = r"(?P<file>(?:[\w.-]+/)*(?:README(?:\.md)?|[\w-]+\.md))"
+FILE = r"(?<![\w./-])(?P<file>(?:[\w.-]+/)*(?:README(?:\.md)?|[\w-]+\.md))"
 # `docs/x.md, "Section"`, `[x.md](x.md), "Section"`, `README's "Section"`, `README section "S"`
 POINTER = re.compile(FILE + r"\)?(?:'s)?,?[\s#]+(?:section[\s#]+)?\"(?P<section>[^\"]{2,80})\"")
 QUOTED = re.compile(FILE + r", '(?P<section>[^'\n]{2,80})'")     # in a message: (x.md, 'Y')
@@ -107,6 +108,7 @@ def pointing_files() -> list[Path]:
     return PROSE + [p for p in code_files() if p != Path(__file__)]
 
 
+@functools.cache
 def markdown_headings(path: Path, run_in: bool = False) -> list[str]:
     """The headings of a markdown file, outside fenced code; `run_in`: and the bold words
     that open a paragraph (design.md's recipes: "**Add a figure**: ...")."""
@@ -166,8 +168,11 @@ class Pointer:
         return f"{self.where.relative_to(REPO)}:{self.line}: {self.text!r}"
 
 
+@functools.cache
 def pointers(path: Path) -> list[Pointer]:
     text = path.read_text(encoding="utf-8")
+    if ".md" not in text and "README" not in text:
+        return []
     line = lambda m: text.count("\n", 0, m.start()) + 1      # noqa: E731
     out = []
     for m in [*POINTER.finditer(text), *QUOTED.finditer(text)]:
