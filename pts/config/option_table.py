@@ -70,6 +70,25 @@ ROWS: tuple[Option, ...] = (
                 "for an emulated SSD made for this session (default "
                 "{emulated_size}, profile {emulated_profile}; a model, so "
                 "never a compliant run). Without --device every PTS test is skipped."),
+    # the several-device session's (pts.session.parent); pts.cli.remote's follow them
+    Option("--skip-refused-devices", anchor="options", action="store_true",
+           help="with several --device: leave out a device the safety checks refuse "
+                "(reported per device) and test the others; without it one refused "
+                "device refuses the whole session, nothing written anywhere"),
+    Option("--inventory", anchor="options", metavar="FILE.toml", default=None,
+           help="the drives of a lab in one file instead of --device options: hosts "
+                "(ssh user/port/config, fio port, their own --purge/--round-mode), "
+                "their drives (path or by_id, label, --datasheet, --spec) and groups "
+                "(docs/inventory.md; example docs/inventory-example.toml). Each "
+                "drive is one --device of the session, with its own options"),
+    Option("--render-jobs", anchor="options", metavar="N", type=int, default=None,
+           help="with several drives: at most N of their reports render at once "
+                "(each render takes a core and ~170 MiB for a minute or more at "
+                "full size); the others wait for a slot, saying so. Default: the "
+                "machine's cores. A one-drive session ignores it"),
+    Option("--only", anchor="options", metavar="NAMES", default=None,
+           help="with --inventory: only the drives whose label, host or group is "
+                "one of these comma-separated names (e.g. --only jbof1,dut3)"),
     Option("--destructive", setting=True, anchor="the-safety-gate", action="store_true",
            help="allow the tests to purge and overwrite ALL data on --device. Devices "
                 "that are mounted, hold mounted partitions, have holders (LVM/MD/"

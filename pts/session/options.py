@@ -18,12 +18,13 @@ from pts.config.spec import DEFAULT_SPEC, SpecError, load_spec
 from pts.emulate import session as emulated
 from pts.results import records
 from pts.results.resume import NOT_TAKEN, ResumeError, ResumeState
-from pts.session import parent as multi
 from pts.session import resumed
 from pts.workload import atw
 
 # The namespace attribute that holds the names of the options given (GivenAction)
 GIVEN = "pts_given"
+# pts.cli.remote's options (their defaults are pts.tools.hosts') follow this row in --help
+REMOTE_AFTER = "--only"
 # What the table's help texts name from layers above it (pts.config.option_table)
 HELP_FACTS = {"emulated_size": emulated.DEFAULT_SIZE, "emulated_profile": emulated.DEFAULT_PROFILE}
 
@@ -51,8 +52,7 @@ def add(parser: pytest.Parser) -> None:
     g = parser.getgroup("snia-pts", "SNIA PTS compliance tests (pytest pts/ --device DEV)")
     for row in option_table.ROWS:
         g.addoption(row.flag, **_argparse(row))
-        if row.flag == "--device":      # the several-device and remote options follow it
-            multi.add_options(g)
+        if row.flag == REMOTE_AFTER:
             remote.add_options(g)
 
 

@@ -39,27 +39,6 @@ from pts.tools import slots
 ACTIVE = pytest.StashKey[object]()
 
 
-def add_options(group) -> None:
-    group.addoption("--skip-refused-devices", action="store_true",
-                    help="with several --device: leave out a device the safety checks refuse "
-                         "(reported per device) and test the others; without it one refused "
-                         "device refuses the whole session, nothing written anywhere")
-    group.addoption("--inventory", metavar="FILE.toml", default=None,
-                    help="the drives of a lab in one file instead of --device options: hosts "
-                         "(ssh user/port/config, fio port, their own --purge/--round-mode), "
-                         "their drives (path or by_id, label, --datasheet, --spec) and groups "
-                         "(docs/inventory.md; example docs/inventory-example.toml). Each "
-                         "drive is one --device of the session, with its own options")
-    group.addoption("--render-jobs", metavar="N", type=int, default=None,
-                    help="with several drives: at most N of their reports render at once "
-                         "(each render takes a core and ~170 MiB for a minute or more at "
-                         "full size); the others wait for a slot, saying so. Default: the "
-                         "machine's cores. A one-drive session ignores it")
-    group.addoption("--only", metavar="NAMES", default=None,
-                    help="with --inventory: only the drives whose label, host or group is "
-                         "one of these comma-separated names (e.g. --only jbof1,dut3)")
-
-
 def inventory_drives(config: pytest.Config) -> list[inventory.Drive] | None:
     """The drives --inventory (and --only) select; None without --inventory."""
     opt = config.option
