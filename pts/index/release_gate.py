@@ -50,7 +50,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scipy import stats
+from scipy import special
 
 from pts.index import gate_plan
 
@@ -239,14 +239,16 @@ def one_sided(e: Estimate) -> tuple[float, float, float, float]:
     if e.se == 0:
         return (float(e.gain >= e.lo), float(e.gain <= e.lo), float(e.gain <= e.hi),
                 float(e.gain >= e.hi))
+    # Student's t distribution function (scipy.special.stdtr: stats.t.cdf's own, without
+    # its per-call checks, which cost 80 % of a 136-cell comparison's time)
     t_lo, t_hi = (e.gain - e.lo) / e.se, (e.gain - e.hi) / e.se
-    return (float(stats.t.cdf(t_lo, e.df)), float(stats.t.sf(t_lo, e.df)),
-            float(stats.t.sf(t_hi, e.df)), float(stats.t.cdf(t_hi, e.df)))
+    return (float(special.stdtr(e.df, t_lo)), float(special.stdtr(e.df, -t_lo)),
+            float(special.stdtr(e.df, -t_hi)), float(special.stdtr(e.df, t_hi)))
 
 
 def interval(e: Estimate, level: float) -> tuple[float, float]:
     """The change B / A - 1 at the ends of the gain's 1 - 2 x level interval (the TOST's)."""
-    half = 0.0 if e.se == 0 else float(stats.t.ppf(1 - level, e.df)) * e.se
+    half = 0.0 if e.se == 0 else float(special.stdtrit(e.df, 1 - level)) * e.se
     ends = [e.way * (e.gain + k * half) for k in (-1, 1)]
     return tuple(sorted(math.expm1(x) if e.log else x for x in ends))
 

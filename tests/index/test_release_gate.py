@@ -209,3 +209,20 @@ def test_the_planner_is_the_noncentral_t_not_the_normal_approximation():
         gate_plan.power(0.5, 1.0, n - 1, 0.05, True)
     assert n == 27
     assert gate_plan.runs_a_side(1e-4, 1.0, 0.05, 0.9) is None      # about the margin
+
+
+@pytest.mark.parametrize("better", [HIGHER, LOWER])
+def test_the_change_and_its_interval_by_hand(better):
+    """B/A - 1 of the geometric means, and its 90 % interval (the TOST's, at level 0.05),
+    the same whichever way is better."""
+    a, b = [1000 * s for s in SPREAD], [985 * s for s in (0.97, 1.0, 1.03, 0.99, 1.01)]
+    la, lb = [math.log(x) for x in a], [math.log(x) for x in b]
+    va, vb = statistics.variance(la) / 5, statistics.variance(lb) / 5
+    df = (va + vb) ** 2 / (va ** 2 / 4 + vb ** 2 / 4)
+    diff = statistics.fmean(lb) - statistics.fmean(la)
+    half = stats.t.ppf(0.95, df) * math.sqrt(va + vb)
+    c = g.gate([cell(a, b, better=better)]).cells[0]
+    assert c.change == pytest.approx(math.expm1(diff), rel=1e-12)
+    assert (c.low, c.high) == pytest.approx((math.expm1(diff - half), math.expm1(diff + half)),
+                                            rel=1e-9)
+    assert c.low < -0.015 < c.high
