@@ -36,8 +36,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pts.config.settings import PURGE_CHOICES as PURGES
-from pts.config.settings import ROUND_MODES
+from pts.config import option_table
 from pts.config.spec import SpecError, load_spec
 
 OPTION_KEYS = ("spec", "purge", "round_mode", "datasheet")        # defaults, host, drive
@@ -199,7 +198,8 @@ def _options(raw: dict, where: str, base: Path) -> dict:
         except SpecError as exc:
             raise InventoryError(f"{where}: spec: {exc}") from None
         out["spec"] = spec
-    for key, allowed in (("purge", PURGES), ("round_mode", ROUND_MODES)):
+    for key in ("purge", "round_mode"):              # the option's choices (its table row)
+        allowed = option_table.BY_NAME[key].choices or ()
         if key in raw:
             value = _typed(raw, key, str, where, "")
             if value not in allowed:
