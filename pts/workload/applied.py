@@ -165,16 +165,18 @@ def achieved(streams: tuple[Stream, ...], result: PointResult, tolerance_pct: fl
 
 
 def achieved_counts(streams: tuple[Stream, ...], counts: list[int], result: PointResult,
-                    tolerance_pct: float, oio: int, nominal: int | None = None) -> dict:
+                    tolerance_pct: float, oio: int, nominal: int | None = None,
+                    failing: list[str] = (), notes: list[str] = ()) -> dict:
     """`achieved` of a point run as one job (the replay's iolog, pts.testdefs.rwsw.replay_log):
     each stream's I/Os `counts` from what fio issued (the log's completed prefix), the OIO
-    from fio's one section."""
+    from fio's one section. `failing`: more warnings that fail the shares, `notes`: more
+    that do not, both said after the tolerance's (one "mix_warning")."""
     total = sum(counts)
     name = result.sections[0][0] if result.sections else result.name
     rows = [{"stream": s.key.label, "section": name, "target_pct": s.share_pct,
              "achieved_pct": 100 * n / total if total else 0.0, "ios": n}
             for s, n in zip(streams, counts, strict=True)]
-    return _judged(rows, tolerance_pct, oio, nominal, _little(result))
+    return _judged(rows, tolerance_pct, oio, nominal, _little(result), failing, notes)
 
 
 def _little(result: PointResult) -> float:
@@ -184,7 +186,7 @@ def _little(result: PointResult) -> float:
 
 
 def _judged(rows: list[dict], tolerance_pct: float, oio: int, nominal: int | None,
-            little: float) -> dict:
+            little: float, failing: list[str] = (), notes: list[str] = ()) -> dict:
     miss = max(abs(r["achieved_pct"] - r["target_pct"]) for r in rows)
     outside = [r for r in rows if abs(r["achieved_pct"] - r["target_pct"]) > tolerance_pct]
     warning = None
@@ -192,6 +194,8 @@ def _judged(rows: list[dict], tolerance_pct: float, oio: int, nominal: int | Non
         warning = "ATW share outside the tolerance of {:g} points: {}".format(
             tolerance_pct, "; ".join(f"{r['stream']} {r['achieved_pct']:.1f} % (target "
                                      f"{r['target_pct']:g} %)" for r in outside))
-    return {"streams": rows, "share_miss_pts": miss, "shares_within_tolerance": not outside,
+    warning = "; ".join(filter(None, [warning, *failing, *notes])) or None
+    return {"streams": rows, "share_miss_pts": miss,
+            "shares_within_tolerance": not outside and not failing,
             "mix_warning": warning, "oio_target": oio, "oio_nominal": nominal,
             "oio_achieved": little}

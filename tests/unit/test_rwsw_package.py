@@ -1,11 +1,13 @@
 """The RWSW tests are one package over a common base (issue 48 §4; blktests' tests/nvme/rc: a
 group's shared helpers in one place, no test sources another): a test module of
 pts/testdefs/rwsw/ (one that names its ledger TEST) imports no other test module, and the
-common module imports no module of the package. Read with ast, not by importing."""
+common module imports none of the package but the typed spec sections (read with ast, not
+by importing); those sections are the spec file's."""
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "pts" / "testdefs" / "rwsw"
@@ -39,5 +41,20 @@ def test_no_rwsw_test_imports_another_and_common_imports_none():
     bad = [f"{name} imports {other}" for name, p in modules.items()
            for other in siblings_imported(p) if other in tests and other != name]
     assert not bad, bad
-    assert siblings_imported(modules["common"]) == set(), "common imports the package's " \
-        f"{sorted(siblings_imported(modules['common']))}: it is below every test"
+    # below every test: common, and the spec's sections it reads (typed), which import none
+    assert siblings_imported(modules["common"]) <= {"sections"}, "common imports the " \
+        f"package's {sorted(siblings_imported(modules['common']) - {'sections'})}"
+    assert siblings_imported(modules["sections"]) == set()
+
+
+def test_the_typed_sections_are_the_spec_files():
+    """Each record of rwsw/sections.py has its [rwsw_*] table's keys, in its order (a key
+    added to the spec file without its field would fail where the section is read)."""
+    from pts.config.spec_rwsw import SECTIONS
+    from pts.testdefs.rwsw import sections
+    records = [c for c in vars(sections).values() if isinstance(c, type)
+               and issubclass(c, sections.Section) and c is not sections.Section]
+    assert len(records) == 6
+    for record in records:
+        assert [f.name for f in dataclasses.fields(record)] == list(SECTIONS[record.NAME]), \
+            record.NAME

@@ -30,6 +30,13 @@ from pts.results import records
 from pts.run import Run
 from pts.testdefs import fields
 from pts.testdefs import parameters as run_parameters
+from pts.testdefs.rwsw.sections import (
+    AtwSection,
+    DirthSection,
+    FioSection,
+    StreamsSection,
+    WsatSection,
+)
 from pts.tools.fio import Summary
 from pts.workload import applied
 from pts.workload.atw import Stream, Workload
@@ -57,15 +64,12 @@ def workload(settings: Settings, device: BlockDevice | None = None) -> Workload:
     return w
 
 
-def section(settings: Settings, name: str) -> dict:
-    return settings.spec.rwsw[name]
-
-
-def round_seconds(settings: Settings, name: str) -> int:
+def round_seconds(settings: Settings, section: type[WsatSection | StreamsSection | DirthSection]
+                  ) -> int:
     """The spec file's round length, unless --point-seconds set another (a deviation)."""
     if settings.point_seconds != settings.spec.common.point_seconds:
         return settings.point_seconds
-    return section(settings, name)["round_seconds"]
+    return section.of(settings).round_seconds
 
 
 def read_pct(streams) -> int:
@@ -81,18 +85,18 @@ def measured(s: Summary) -> dict:
 def apply_job(settings: Settings, device: BlockDevice, w: Workload, seconds: int,
               streams=None):
     """point -> its job sections (pts.workload.applied), with the spec's [rwsw_fio]."""
-    f = section(settings, "rwsw_fio")
+    f = FioSection.of(settings)
     ar = active_range_bytes(device, settings.spec.common.active_range_pct)
     return lambda p: applied.sections(
         w, f"p{p.index:02d}", flow_id=p.index + 1, runtime=seconds, ar_bytes=ar,
-        split=f["oio_split"], flow_sleep_us=f["flow_sleep_us"],
+        split=f.oio_split, flow_sleep_us=f.flow_sleep_us,
         streams=None if streams is None else (streams[p.index],))
 
 
 def parameters(settings: Settings, device: BlockDevice, w: Workload, seconds: int,
                max_rounds: int, tracking: dict[str, TestPoint], job) -> dict:
     ar = active_range_bytes(device, settings.spec.common.active_range_pct)
-    f = section(settings, "rwsw_fio")
+    f = FioSection.of(settings)
     jobs = [s for p in tracking.values() for s in job(p).sections]
     return run_parameters.common(settings, w.thread_count, w.queue_depth, ar) | {
         "access": "ATW", "point_seconds": seconds, "max_rounds": max_rounds,
@@ -106,8 +110,8 @@ def parameters(settings: Settings, device: BlockDevice, w: Workload, seconds: in
         "sections": [{"section": j.name, "rw": j.rw, "block_size": j.block_size,
                       "numjobs": j.numjobs, "iodepth": j.iodepth, "flow": j.flow,
                       "offset": j.offset, "size": j.size} for j in jobs],
-        "oio_split": f["oio_split"], "flow_sleep_us": f["flow_sleep_us"],
-        "share_tolerance_pct": section(settings, "rwsw_atw")["share_tolerance_pct"],
+        "oio_split": f.oio_split, "flow_sleep_us": f.flow_sleep_us,
+        "share_tolerance_pct": AtwSection.of(settings).share_tolerance_pct,
         "capacity_bytes": device.capacity_bytes, "rwsw_spec": settings.spec.rwsw.title}
 
 
@@ -150,13 +154,13 @@ def point_job(settings: Settings, device: BlockDevice, w: Workload, runtime, str
     [rwsw_fio] oio_split), with fio `flow` or not (pts.workload.applied.sections);
     `percentiles`: fio's total-latency percentiles and json+ bins on every section (DIRTH's
     histograms)."""
-    f = section(settings, "rwsw_fio")
+    f = FioSection.of(settings)
     ar = active_range_bytes(device, settings.spec.common.active_range_pct)
 
     def job(p: TestPoint):
         js = applied.sections(w, f"p{p.index:02d}", flow_id=p.index + 1, runtime=runtime(p),
-                              ar_bytes=ar, split=split or f["oio_split"],
-                              flow_sleep_us=f["flow_sleep_us"], streams=streams(p),
+                              ar_bytes=ar, split=split or f.oio_split,
+                              flow_sleep_us=f.flow_sleep_us, streams=streams(p),
                               oio=oio(p), flow=flow)
         if not percentiles:
             return js
@@ -169,7 +173,7 @@ def share_fields(settings: Settings, streams, oio, job):
     """point_fields of a RoundTest: each stream's achieved share against its target
     (`streams(p)`), the OIO target `oio(p)`, the nominal OIO of the point's sections
     (`job(p)`) and the OIO achieved (pts.workload.applied)."""
-    tolerance = section(settings, "rwsw_atw")["share_tolerance_pct"]
+    tolerance = AtwSection.of(settings).share_tolerance_pct
     return lambda p, r: applied.achieved(streams(p), r, tolerance, oio(p),
                                          applied.nominal_oio(job(p)))
 

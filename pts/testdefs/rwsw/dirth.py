@@ -49,6 +49,7 @@ from pts.testdefs import (
     qos_levels,
 )
 from pts.testdefs.rwsw import common
+from pts.testdefs.rwsw.sections import DirthSection
 from pts.tools import histogram
 from pts.tools.fio import summarize
 
@@ -59,14 +60,14 @@ HISTOGRAM_SOURCE = ("fio json+ total-latency bins of the operating point's deman
                     "round {round} (every stream section, reads and writes merged)")
 
 
-def section(settings: Settings) -> dict:
-    return common.section(settings, "rwsw_dirth")
+def section(settings: Settings) -> DirthSection:
+    return DirthSection.of(settings)
 
 
 def grid(settings: Settings) -> tuple[tuple[int, ...], tuple[int, ...]]:
     s = section(settings)
-    return (settings.dirth_thread_counts or tuple(s["thread_counts"]),
-            settings.dirth_queue_depths or tuple(s["queue_depths"]))
+    return (settings.dirth_thread_counts or tuple(s.thread_counts),
+            settings.dirth_queue_depths or tuple(s.queue_depths))
 
 
 def matrix(tcs, qds) -> list[tuple[int, int]]:
@@ -75,14 +76,14 @@ def matrix(tcs, qds) -> list[tuple[int, int]]:
 
 
 def point_seconds(settings: Settings) -> int:
-    return common.round_seconds(settings, "rwsw_dirth")
+    return common.round_seconds(settings, DirthSection)
 
 
 def declare_precondition(settings: Settings, device: BlockDevice) -> RoundTest:
     tc, qd = matrix(*grid(settings))[0]
     return common.declare_precondition(
         settings, device, TEST, TITLE, CLAUSE, point_seconds(settings), tc, qd,
-        {"precondition": section(settings)["precondition"]})
+        {"precondition": section(settings).precondition})
 
 
 def declare(settings: Settings, device: BlockDevice) -> RoundTest:
@@ -96,7 +97,7 @@ def declare(settings: Settings, device: BlockDevice) -> RoundTest:
     job = common.point_job(settings, device, w, lambda p: seconds, lambda p: w.streams,
                                 lambda p: cells[p.index], d.percentiles)
     tracking = {f"ATW IOPS {points[0].label.rsplit(' ', 1)[-1]}": points[0]}
-    steady = s["demand_to_steady_state"]
+    steady = s.demand_to_steady_state
     tcs, qds = grid(settings)
     return RoundTest(
         test=TEST, title=TITLE, clause=CLAUSE,
@@ -105,7 +106,7 @@ def declare(settings: Settings, device: BlockDevice) -> RoundTest:
             "thread_counts": list(tcs), "queue_depths": list(qds),
             "matrix": [list(c) for c in cells], "percentiles": list(d.percentiles),
             "art_ceiling_us": d.art_ceiling_us, "midiops_candidates": d.midiops_candidates,
-            "demand_to_steady_state": steady, "histograms": s["histograms"],
+            "demand_to_steady_state": steady, "histograms": s.histograms,
             "preconditioning_test": PRE},
         points=points, tracking=tracking, value_key="iops", job=job,
         fields=lambda r: dirth_cbw_jobs.point_fields(r, d.percentiles) | {
@@ -126,12 +127,12 @@ def declare(settings: Settings, device: BlockDevice) -> RoundTest:
 def deviations(settings: Settings) -> list[str]:
     s = section(settings)
     tcs, qds = grid(settings)
-    if (list(tcs), list(qds)) == (s["thread_counts"], s["queue_depths"]):
+    if (list(tcs), list(qds)) == (s.thread_counts, s.queue_depths):
         return []
     return [f"{TEST}: TC x QD matrix reduced to thread counts {', '.join(map(str, tcs))} x "
             f"queue depths {', '.join(map(str, qds))} ([rwsw_dirth]: "
-            f"{', '.join(map(str, s['thread_counts']))} x "
-            f"{', '.join(map(str, s['queue_depths']))})."]
+            f"{', '.join(map(str, s.thread_counts))} x "
+            f"{', '.join(map(str, s.queue_depths))})."]
 
 
 def run_dirth(run: Run) -> Outcome:

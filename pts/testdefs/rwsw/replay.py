@@ -39,6 +39,7 @@ import dataclasses
 import hashlib
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from pts.config.settings import Settings
@@ -56,6 +57,7 @@ from pts.run import Run
 from pts.testdefs.rwsw import common
 from pts.testdefs.rwsw import replay_feed as feeding
 from pts.testdefs.rwsw import replay_log as iolog
+from pts.testdefs.rwsw.sections import AtwSection, ReplaySection
 from pts.tools import atomic
 from pts.workload import applied
 from pts.workload.atw import Step, Stream, Workload
@@ -66,8 +68,8 @@ TITLE, CLAUSE = "RWSW Replay-Native", "RWSW 1.0.7 Replay-Native (rwsw-digest §5
 SPLIT = "share"          # a step's OIO is held exactly (module docstring)
 
 
-def section(settings: Settings) -> dict:
-    return common.section(settings, "rwsw_replay")
+def section(settings: Settings) -> ReplaySection:
+    return ReplaySection.of(settings)
 
 
 def steps(settings: Settings) -> tuple[Step, ...]:
@@ -84,18 +86,18 @@ def steps(settings: Settings) -> tuple[Step, ...]:
 
 def time_scale(settings: Settings) -> float:
     """[rwsw_replay] time_scale x --time-scale."""
-    return section(settings)["time_scale"] * settings.time_scale
+    return section(settings).time_scale * settings.time_scale
 
 
 def step_seconds(settings: Settings, step: Step) -> int:
     """A step's replay length: native x time scale, whole seconds, at least the minimum."""
-    return max(section(settings)["min_step_seconds"], round(step.seconds * time_scale(settings)))
+    return max(section(settings).min_step_seconds, round(step.seconds * time_scale(settings)))
 
 
 def lengthened(settings: Settings) -> list[int]:
     """The steps (1-based) that run longer than their scaled length by more than the
     rounding to whole seconds: shorter than min_step_seconds once scaled."""
-    least = section(settings)["min_step_seconds"]
+    least = section(settings).min_step_seconds
     return [k for k, st in enumerate(steps(settings), 1)
             if st.seconds * time_scale(settings) < least - 0.5]
 
@@ -119,7 +121,7 @@ def step_streams(w: Workload, step: Step) -> tuple[Stream, ...]:
 def hold(settings: Settings, device: BlockDevice) -> str:
     """[rwsw_replay] hold; "iolog" on a remote device (fio --client) is "oio": the log's
     socket would have to be on the DUT host (declared, `deviations`)."""
-    h = section(settings)["hold"]
+    h = section(settings).hold
     if h == "iolog" and getattr(device, "remote", None):
         return "oio"
     return h
@@ -141,13 +143,26 @@ def iolog_path(settings: Settings, device: BlockDevice, k: int, mix, n: int) -> 
 
 def iolog_seed(settings: Settings, k: int) -> int:
     """Step k's generator seed: [rwsw_replay] iolog_seed + k (recorded per step)."""
-    return section(settings)["iolog_seed"] + k
+    return section(settings).iolog_seed + k
+
+
+@dataclass(frozen=True)
+class LogPlan:
+    """Hold "iolog": a step's log, as its test_start `steps` row records it."""
+    ios: int                 # its I/Os: the step's seconds at [rwsw_replay] iolog_iops
+    seed: int                # its generator's seed (iolog_seed)
+
+
+def log_plans(settings: Settings, found: tuple[Step, ...]) -> list[LogPlan]:
+    iops = section(settings).iolog_iops
+    return [LogPlan(iolog.length(step_seconds(settings, st), iops), iolog_seed(settings, k))
+            for k, st in enumerate(found)]
 
 
 def precondition_seconds(settings: Settings) -> int:
     if settings.point_seconds != settings.spec.common.point_seconds:
         return settings.point_seconds          # --point-seconds (a declared deviation)
-    return section(settings)["precondition_round_seconds"]
+    return section(settings).precondition_round_seconds
 
 
 def declare_precondition(settings: Settings, device: BlockDevice) -> RoundTest:
@@ -155,7 +170,7 @@ def declare_precondition(settings: Settings, device: BlockDevice) -> RoundTest:
     steps(settings)                          # refused before anything is purged
     return common.declare_precondition(
         settings, device, TEST, TITLE, CLAUSE, precondition_seconds(settings),
-        w.thread_count, w.queue_depth, {"precondition": section(settings)["precondition"]})
+        w.thread_count, w.queue_depth, {"precondition": section(settings).precondition})
 
 
 def declare(settings: Settings, device: BlockDevice) -> RoundTest:
@@ -168,14 +183,15 @@ def declare(settings: Settings, device: BlockDevice) -> RoundTest:
     points = tuple(common.atw_point(k, m, tc, qd, f"step {k + 1}")
                    for k, (m, (tc, qd)) in enumerate(zip(mixes, toio, strict=True)))
     held = hold(settings, device)
-    logs = [iolog.length(n, section(settings)["iolog_iops"]) for n in lengths]
+    plans = log_plans(settings, found)
+    logs = [plan.ios for plan in plans]
     paths = [iolog_path(settings, device, k, m, n)
              for k, (m, n) in enumerate(zip(mixes, logs, strict=True))]
     job = common.point_job(settings, device, w, lambda p: lengths[p.index],
-                                lambda p: mixes[p.index], lambda p: toio[p.index],
-                                split=SPLIT, flow=held == "shares")
+                           lambda p: mixes[p.index], lambda p: toio[p.index],
+                           split=SPLIT, flow=held == "shares")
     shares = common.share_fields(settings, lambda p: mixes[p.index],
-                                      lambda p: found[p.index].oio, job)
+                                 lambda p: found[p.index].oio, job)
     if held == "iolog":
         job = lambda p: applied.iolog_section(  # noqa: E731
             f"p{p.index:02d}", str(paths[p.index]), lengths[p.index], found[p.index].oio,
@@ -193,9 +209,9 @@ def declare(settings: Settings, device: BlockDevice) -> RoundTest:
     return RoundTest(
         test=TEST, title=TITLE, clause=CLAUSE,
         parameters=common.parameters(settings, device, w, max(lengths), 1, tracking,
-                                        job) | {
-            "time_scale": time_scale(settings), "loop": r["loop"],
-            "min_step_seconds": r["min_step_seconds"], "round_mode": "stonewalled",
+                                     job) | {
+            "time_scale": time_scale(settings), "loop": r.loop,
+            "min_step_seconds": r.min_step_seconds, "round_mode": "stonewalled",
             "preconditioning_test": PRE, "oio_split": SPLIT, "hold": held,
             "sections": [_section_row(j) for p in points for j in job(p).sections],
             "steps": [{"step": k + 1, "start_s": st.start_s, "seconds": st.seconds,
@@ -203,8 +219,7 @@ def declare(settings: Settings, device: BlockDevice) -> RoundTest:
                        "thread_count": toio[k][0], "queue_depth": toio[k][1],
                        "oio_nominal": applied.nominal_oio(job(points[k])),
                        "shares": {s.key.label: s.share_pct for s in mixes[k]},
-                       "iolog": {"ios": logs[k], "seed": iolog_seed(settings, k)}
-                       if held == "iolog" else None,
+                       "iolog": dataclasses.asdict(plans[k]) if held == "iolog" else None,
                        "insitu_iops": st.iops, "insitu_rt_mean_ms": st.rt_mean_ms}
                       for k, st in enumerate(found)]},
         points=points, tracking=tracking, value_key="iops", job=job,
@@ -222,51 +237,51 @@ def _iolog_shares(settings: Settings, found, mixes, logs, job):
     (replay_log: never looped; "shares_of": "replayed log"), that prefix's I/Os and
     bytes per direction beside fio's ("log_vs_fio": a mismatch fails the shares), and
     whether the log ran out before runtime."""
-    tolerance = common.section(settings, "rwsw_atw")["share_tolerance_pct"]
+    tolerance = AtwSection.of(settings).share_tolerance_pct
 
     def fields(p, r) -> dict:
         k, s = p.index, r.summary
         done = s.read.total_ios + s.write.total_ios
         counts = iolog.prefix_counts([m.share_pct for m in mixes[k]], logs[k],
                                      iolog_seed(settings, k), done)
-        out = applied.achieved_counts(mixes[k], counts, r, tolerance, found[k].oio,
-                                      applied.nominal_oio(job(p)))
-        rows = iolog.directions(mixes[k], counts, s, found[k].oio)
-        out |= {"iolog_ios": logs[k], "iolog_completed": done,
-                "iolog_exhausted": iolog.exhausted(done, logs[k]),
-                "shares_of": "replayed log", "log_vs_fio": rows}
-        if not all(row["match"] for row in rows):
-            out["shares_within_tolerance"] = False
-            out["mix_warning"] = "; ".join(filter(None, [out["mix_warning"], (
-                "fio's I/Os and bytes per direction are not those of the replayed log's "
-                "completed part (" + ", ".join(
-                    f"{row['direction']}s {row['fio_ios']:,} I/Os {row['fio_bytes']:,} B, "
-                    f"log {row['log_ios']:,} I/Os {row['log_bytes']:,} B"
-                    for row in rows if not row["match"]) + "): the shares of the log are "
-                "not what the drive was given")]))
-        if out["iolog_exhausted"]:
-            out["mix_warning"] = "; ".join(filter(None, [out["mix_warning"], (
-                f"the step's iolog ({logs[k]:,} I/Os) ran out before its runtime: raise "
-                "[rwsw_replay] iolog_iops")]))
-        return out
+        rows = iolog.compared(mixes[k], counts, s, found[k].oio)
+        wrong = [row for row in rows if not row.match]
+        exhausted = iolog.exhausted(done, logs[k])
+        failing = [
+            "fio's I/Os and bytes per direction are not those of the replayed log's "
+            "completed part (" + ", ".join(
+                f"{row.direction}s {row.fio_ios:,} I/Os {row.fio_bytes:,} B, "
+                f"log {row.log_ios:,} I/Os {row.log_bytes:,} B" for row in wrong)
+            + "): the shares of the log are not what the drive was given"] if wrong else []
+        notes = [f"the step's iolog ({logs[k]:,} I/Os) ran out before its runtime: raise "
+                 "[rwsw_replay] iolog_iops"] if exhausted else []
+        return applied.achieved_counts(
+            mixes[k], counts, r, tolerance, found[k].oio, applied.nominal_oio(job(p)),
+            failing=failing, notes=notes) | {
+            "iolog_ios": logs[k], "iolog_completed": done, "iolog_exhausted": exhausted,
+            "shares_of": "replayed log",
+            "log_vs_fio": [dataclasses.asdict(row) for row in rows]}
     return fields
 
 
 def step_logs(settings: Settings, device: BlockDevice,
               decl: RoundTest) -> list[tuple[Path, iolog.StepLog]]:
-    """Every step's (socket, log) to feed (hold "iolog"; none otherwise): the logs the
-    declaration records (I/Os, seed), each checked against the device now (an ActiveRange
-    or SEQ region smaller than a transfer size is refused before the replay starts)."""
-    if decl.parameters["hold"] != "iolog":
+    """Every step's (socket, log) to feed (hold "iolog"; none otherwise): for each of the
+    declaration's points (one per step) the log it records (`log_plans`: I/Os, seed), each
+    checked against the device now (an ActiveRange or SEQ region smaller than a transfer
+    size is refused before the replay starts)."""
+    if hold(settings, device) != "iolog":
         return []
     w = common.workload(settings, device)
+    found = steps(settings)
+    plans = log_plans(settings, found)
     ar = active_range_bytes(device, settings.spec.common.active_range_pct)
     out = []
-    for k, (row, st) in enumerate(zip(decl.parameters["steps"], steps(settings), strict=True)):
-        mix = step_streams(w, st)
-        out.append((iolog_path(settings, device, k, mix, row["iolog"]["ios"]),
-                    iolog.StepLog(device.path, mix, row["iolog"]["ios"], row["iolog"]["seed"],
-                                  ar, device.logical_sector)))
+    for p in decl.points:
+        k, mix = p.index, step_streams(w, found[p.index])
+        out.append((iolog_path(settings, device, k, mix, plans[k].ios),
+                    iolog.StepLog(device.path, mix, plans[k].ios, plans[k].seed, ar,
+                                  device.logical_sector)))
     return out
 
 
@@ -287,15 +302,15 @@ def deviations(settings: Settings, device: BlockDevice | None = None) -> list[st
     if scale != 1:
         out.append(f"{TEST}: the capture's steps compressed by {scale:g} ([rwsw_replay] "
                    f"time_scale x --time-scale), not replayed for their native length.")
-    if section(settings)["hold"] == "iolog" and device is not None \
+    if section(settings).hold == "iolog" and device is not None \
             and hold(settings, device) != "iolog":
         out.append(f"{TEST}: [rwsw_replay] hold \"iolog\" needs the iolog on the device's "
                    "host; the steps ran with hold \"oio\" (one section per stream, no flow: "
                    "the shares follow from the depths).")
     if lengthened(settings):
         out.append(f"{TEST}: steps {', '.join(map(str, lengthened(settings)))} are shorter "
-                   f"than {section(settings)['min_step_seconds']} s once scaled and ran "
-                   f"{section(settings)['min_step_seconds']} s.")
+                   f"than {section(settings).min_step_seconds} s once scaled and ran "
+                   f"{section(settings).min_step_seconds} s.")
     return out
 
 
@@ -347,14 +362,14 @@ def plan_lines(settings: Settings, device: BlockDevice) -> list[str]:
         f"replay ({TEST}): one pass, {len(decl.points)} capture steps in order, "
         f"stonewalled, time scale {time_scale(settings):g}, closed loop at each step's "
         f"OIO; {decl.measures}each step's fio job sections:")
-    if decl.parameters["hold"] == "iolog":
+    if hold(settings, device) == "iolog":
         lines.append(
             "  hold iolog: each step's log (its I/Os at [rwsw_replay] iolog_iops x its seconds,"
             " seed iolog_seed + step) is made as the step runs and streamed to fio through "
             "the Unix socket its read_iolog names (read_iolog_chunked): nothing on disk")
     lines += point_lines(device, decl.points, decl.job)
     lines += [f"DEVIATION: {text}" for text in deviations(settings, device)]
-    lines.append(f"replay duration: {sum(p['replay_seconds'] for p in decl.parameters['steps'])}"
+    lines.append(f"replay duration: {sum(step_seconds(settings, st) for st in steps(settings))}"
                  f" s of steps plus ~0.3 s of fio between steps")
     return lines
 

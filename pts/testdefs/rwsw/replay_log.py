@@ -34,7 +34,9 @@ streams or more). It is served to fio as it is made by pts.testdefs.rwsw.replay_
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -229,7 +231,19 @@ def exhausted(total_ios: int, n: int) -> bool:
 DIRECTIONS = (("read", "R"), ("write", "W"))
 
 
-def directions(streams: tuple[Stream, ...], counts: list[int], summary, oio: int) -> list[dict]:
+@dataclass(frozen=True)
+class Direction:
+    """One direction of a replayed step: the log's completed prefix beside fio's own."""
+    direction: str                   # "read" / "write"
+    log_ios: int
+    fio_ios: int
+    log_bytes: int
+    fio_bytes: int
+    match: bool                      # they agree to the I/Os in flight when runtime ended
+
+
+def compared(streams: tuple[Stream, ...], counts: list[int], summary, oio: int
+             ) -> list[Direction]:
     """Per direction: the I/Os and bytes of the log's completed prefix (each stream's
     `counts` x its transfer size) beside fio's own (`summary`: its read and write total_ios
     and io_bytes), and whether they agree to the I/Os in flight when runtime ended (`oio`
@@ -241,8 +255,12 @@ def directions(streams: tuple[Stream, ...], counts: list[int], summary, oio: int
         ios, size = sum(n for n, _ in mine), sum(n * b for n, b in mine)
         fio = getattr(summary, name)
         slack = oio * max((b for _, b in mine), default=0)
-        out.append({"direction": name, "log_ios": ios, "fio_ios": fio.total_ios,
-                    "log_bytes": size, "fio_bytes": fio.io_bytes,
-                    "match": abs(ios - fio.total_ios) <= (oio if mine else 0)
-                    and abs(size - fio.io_bytes) <= slack})
+        out.append(Direction(name, ios, fio.total_ios, size, fio.io_bytes,
+                             abs(ios - fio.total_ios) <= (oio if mine else 0)
+                             and abs(size - fio.io_bytes) <= slack))
     return out
+
+
+def directions(streams: tuple[Stream, ...], counts: list[int], summary, oio: int) -> list[dict]:
+    """`compared` as the point record keeps it ("log_vs_fio": one object per direction)."""
+    return [dataclasses.asdict(row) for row in compared(streams, counts, summary, oio)]

@@ -19,6 +19,7 @@ from pts.device.identity import BlockDevice
 from pts.procedure.rounds import TestPoint
 from pts.procedure.runner import RoundTest
 from pts.testdefs.rwsw import common
+from pts.testdefs.rwsw.sections import StreamsSection
 
 TEST = "rwsw-streams"
 
@@ -31,17 +32,17 @@ def points(w) -> tuple[TestPoint, ...]:
 
 def declare(settings: Settings, device: BlockDevice) -> RoundTest:
     w = common.workload(settings, device)
-    seconds = common.round_seconds(settings, "rwsw_streams")
+    seconds = common.round_seconds(settings, StreamsSection)
     found = points(w)
     tracking = {f"{s.key.label} IOPS": p for s, p in zip(w.streams, found, strict=True)}
     job = common.apply_job(settings, device, w, seconds, streams=w.streams)
-    s = common.section(settings, "rwsw_streams")
+    s = StreamsSection.of(settings)
     return RoundTest(
         test=TEST, title="RWSW Individual Streams-WSAT",
         clause="RWSW 1.0.7 Individual Streams-WSAT (rwsw-digest §5)",
         parameters=common.parameters(settings, device, w, seconds, settings.max_rounds,
                                         tracking, job) | {
-            "stop_at_steady_state": s["stop_at_steady_state"]},
+            "stop_at_steady_state": s.stop_at_steady_state},
         points=found, tracking=tracking, value_key="iops", job=job,
         fields=common.measured, thread_count=w.thread_count, queue_depth=w.queue_depth,
         wipc_block_size=None, point_seconds=seconds,

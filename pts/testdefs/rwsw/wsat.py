@@ -40,9 +40,9 @@ from pts.testdefs.rwsw.common import (
     parameters,
     read_pct,
     round_seconds,
-    section,
     workload,
 )
+from pts.testdefs.rwsw.sections import AtwSection, WsatSection
 from pts.workload import applied
 
 TEST = "rwsw-wsat"
@@ -50,9 +50,9 @@ TEST = "rwsw-wsat"
 
 def stop_rule(settings: Settings) -> tuple[float, float]:
     """(drive fills, hours) of the RWSW spec file, or --wsat-fills / --wsat-hours."""
-    w = section(settings, "rwsw_wsat")
-    return (w["stop_drive_fills"] if settings.wsat_fills is None else settings.wsat_fills,
-            w["stop_hours"] if settings.wsat_hours is None else settings.wsat_hours)
+    w = WsatSection.of(settings)
+    return (w.stop_drive_fills if settings.wsat_fills is None else settings.wsat_fills,
+            w.stop_hours if settings.wsat_hours is None else settings.wsat_hours)
 
 
 def round_limit(settings: Settings, seconds: int, hours: float) -> int:
@@ -96,7 +96,7 @@ def written_before(run, test: str) -> int:
 
 def declare(settings: Settings, device: BlockDevice, written: int = 0) -> RoundTest:
     w = workload(settings, device)
-    seconds = round_seconds(settings, "rwsw_wsat")
+    seconds = round_seconds(settings, WsatSection)
     fills, hours = stop_rule(settings)
     point = TestPoint(0, RwMix(read_pct(w.streams)), 0, access="ATW",
                       workload=f"{len(w.streams)} streams", thread_count=w.thread_count,
@@ -104,19 +104,19 @@ def declare(settings: Settings, device: BlockDevice, written: int = 0) -> RoundT
     tracking = {"ATW IOPS": point}
     job = apply_job(settings, device, w, seconds)
     limit = round_limit(settings, seconds, hours)
-    tolerance = section(settings, "rwsw_atw")["share_tolerance_pct"]
-    ws = section(settings, "rwsw_wsat")
+    tolerance = AtwSection.of(settings).share_tolerance_pct
+    ws = WsatSection.of(settings)
     return RoundTest(
         test=TEST, title="RWSW Multi-WSAT", clause="RWSW 1.0.7 Multi-WSAT (rwsw-digest §5)",
         parameters=parameters(settings, device, w, seconds, limit, tracking, job) | {
             "stop_drive_fills": fills, "stop_hours": hours,
-            "stop_at_steady_state": ws["stop_at_steady_state"]},
+            "stop_at_steady_state": ws.stop_at_steady_state},
         points=(point,), tracking=tracking, value_key="iops", job=job, fields=measured,
         thread_count=w.thread_count, queue_depth=w.queue_depth, wipc_block_size=None,
         point_fields=lambda p, r: applied.achieved(w.streams, r, tolerance, w.oio,
                                                    applied.nominal_oio(job(p))),
         stop=Stop(device.capacity_bytes, fills, hours, seconds, written),
-        until_steady=ws["stop_at_steady_state"], point_seconds=seconds, max_rounds=limit,
+        until_steady=ws.stop_at_steady_state, point_seconds=seconds, max_rounds=limit,
         measures="per round IOPS and each stream's achieved share of I/Os; ",
         wipc_note="")
 
