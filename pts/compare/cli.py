@@ -18,6 +18,7 @@ from pathlib import Path
 
 from pts.compare.data import Comparison, compare, fob_rows
 from pts.index import select
+from pts.stored import figures
 from pts.stored.model import RunFolderError
 from pts.tools import atomic
 
@@ -93,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     try:
         comparison = compare(folders)
-    except RunFolderError as exc:
+    except (RunFolderError, figures.UnknownFamily) as exc:
         print(f"compare: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     if comparison.differences and not args.allow_mixed:

@@ -2,8 +2,9 @@
 differences of their specs and settings, and per test present in every run its cells side by
 side with the difference to the first run in %.
 
-The figures are those of the report and of `export --json` (pts.export.json_doc): per
-cell the mean over the test's measurement window.
+The figures are those of the report and of `export --json` (pts.stored.cells): per cell
+the mean over the test's measurement window; which ones, per test family, the figure
+catalogue says (pts.stored.figures).
 """
 
 from __future__ import annotations
@@ -12,29 +13,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pts.export.json_doc import cells, fob
 from pts.report.pages import qos_text
-from pts.stored import demand, latency_qos, platform_rows, rwsw, rwsw_replay
+from pts.stored import demand, figures, latency_qos, platform_rows, rwsw, rwsw_replay
+from pts.stored.cells import cells, fob
 from pts.stored.data import load_run
 from pts.stored.model import RunView, TestResult
 
 # Options that name where and on what a run ran, not how: they may differ between runs.
 NOT_SETTINGS = frozenset({"device", "reports_dir", "destructive"})
-# Per test family: the cell metrics compared, (ledger field, label, unit).
-METRICS = {
-    "iops": (("iops", "IOPS", "IOPS"),),
-    "throughput": (("mbps", "Throughput", "MB/s"),),
-    "latency": (("lat_mean_us", "Average response time (ART)", "us"),
-                ("lat_max_us", "Maximum response time (MRT)", "us"),
-                *((f"qos_{p:g}", f"{p:g} % response time (QoS)", "us")
-                  for p in latency_qos.LEVELS)),
-    "wsat": (),
-}
-DEFAULT_METRICS = (("iops", "IOPS", "IOPS"),)
+
+
+def compared(test_name: str) -> tuple[figures.Figure, ...]:
+    """The figures compared per cell: those of the test's family the catalogue
+    (pts.stored.figures) shows in compare, each cell's window mean or QoS level."""
+    return figures.of(test_name, figures.COMPARE, figures.CELL, figures.QOS_LEVEL)
 
 
 def metrics_of(test_name: str) -> tuple[tuple[str, str, str], ...]:
-    return METRICS.get(test_name.split("-", 1)[0], DEFAULT_METRICS)
+    """(metric, label, unit) of each figure compared per cell."""
+    return tuple((f.name(figures.COMPARE), f.label, f.unit) for f in compared(test_name))
 
 
 @dataclass(frozen=True)
@@ -90,8 +87,11 @@ def compare(folders: Sequence[str | Path]) -> Comparison:
 
 
 def compare_views(views: Sequence[RunView]) -> Comparison:
-    """The comparison of runs already loaded (the dashboard's run views)."""
+    """The comparison of runs already loaded (the dashboard's run views). UnknownFamily
+    (pts.stored.figures) names a test whose figures this version does not know."""
     runs = tuple(views)
+    for test in (t for run in runs for t in run.tests):
+        figures.family_of(test.name)
     names = [[t.name for t in run.tests] for run in runs]
     common = tuple(n for n in names[0] if all(n in other for other in names[1:]))
     everywhere = dict.fromkeys(n for run_names in names for n in run_names)
@@ -131,25 +131,25 @@ def cell_rows(tests: Sequence[TestResult], runs: Sequence[RunView] = ()) -> list
     """The first run's cells (loop order), each metric of the test family, every run's
     window mean of it; a QoS level ("qos_P") from each run's json+ bins (`runs` needed)."""
     per_run = [{(c["rw_mix"], c["block_size"]): c for c in cells(t)} for t in tests]
-    qos = _qos_levels(tests, runs) if any(m.startswith("qos_") for m, _, _ in
-                                          metrics_of(tests[0].name)) else []
+    shown = compared(tests[0].name)
+    qos = _qos_levels(tests, runs) if any(f.read == figures.QOS_LEVEL for f in shown) else []
     out = []
-    for metric, _, unit in metrics_of(tests[0].name):
+    for f in shown:
         for key, cell in per_run[0].items():
-            if metric.startswith("qos_") and cell.get("na"):
+            if f.read == figures.QOS_LEVEL and cell.get("na"):
                 continue                     # as on the QoS table: no row for an N/A cell
-            if metric.startswith("qos_"):
-                levels = [q.get(key, {}).get(float(metric[4:])) for q in qos]
+            if f.read == figures.QOS_LEVEL:
+                levels = [q.get(key, {}).get(f.level) for q in qos]
                 values = tuple(None if lv is None else lv.us for lv in levels)
                 missing = tuple("n/a" if lv is None else
                                 qos_text.NR if lv.state == latency_qos.NOT_RESOLVABLE
                                 else "n/a" for lv in levels)
             else:
-                values = tuple((run.get(key) or {}).get("metrics", {}).get(metric)
+                values = tuple((run.get(key) or {}).get("metrics", {}).get(f.field)
                                for run in per_run)
                 missing = ()
-            out.append(CellRow(tests[0].name, cell["label"], key[0], key[1], metric, unit,
-                               values, missing))
+            out.append(CellRow(tests[0].name, cell["label"], key[0], key[1],
+                               f.name(figures.COMPARE), f.unit, values, missing))
     return out
 
 

@@ -21,7 +21,7 @@ from pts.compare.data import CellRow, Comparison, fob_rows, metrics_of, rwsw_row
 from pts.report.pages import qos_text
 from pts.report.renderers import chart_base, layout
 from pts.report.renderers.layout import CONTENT_WIDTH, MARGIN, PAGE_SIZE, h1, h2, para
-from pts.stored import fmt, host_ceiling
+from pts.stored import figures, fmt, host_ceiling
 from pts.stored.model import RunView, TestResult
 
 rl_config.invariant = 1
@@ -175,7 +175,7 @@ def convergence(tests: tuple[TestResult, ...], labels: list[str]) -> list[Flowab
 
 
 def _unit(name: str) -> str:
-    return metrics_of(name)[0][2] if metrics_of(name) else "IOPS"
+    return figures.tracking_unit(name)
 
 
 def matrix_plots(test: TestResult, rows: list[CellRow], labels: list[str], title: str,

@@ -14,22 +14,27 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-# Metrics a requirement can name: the measured fields of point records (pts.testdefs.fields)
-# plus the derived ones. lat_p99999_us is the Latency test's lat_percentile_us at 99.999 %.
-POINT_METRICS = frozenset({"iops", "read_iops", "write_iops", "mbps", "read_mbps",
-                           "write_mbps", "lat_mean_us", "lat_max_us", "lat_percentile_us"})
-DERIVED = frozenset({"fob_ss_ratio", "ss_iops", "lat_p99999_us"})
-METRICS = POINT_METRICS | DERIVED
-NO_CELL = frozenset({"ss_iops"})          # whole-test figures (WSAT)
 KEYS = frozenset({"test", "cell", "metric", "at_least", "at_most", "name"})
 HEADER = re.compile(r"^\s*\[\[\s*require\s*\]\]")
 
 
 class DatasheetError(Exception):
     """The datasheet file cannot be used; the message names the file and line."""
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """What a requirement may name. It comes from the figure catalogue
+    (pts.stored.figures.datasheet_vocabulary): config/ stands below the read model that holds
+    the catalogue, so the caller hands it in rather than this module keeping a copy."""
+
+    metrics: frozenset[str]          # every metric a requirement may name
+    point_metrics: frozenset[str]    # those that are measured fields of point records
+    whole_test: Callable[[str, str], bool]   # (test, metric): no cell to name
 
 
 @dataclass(frozen=True)
@@ -56,16 +61,17 @@ class Requirement:
         return measured >= self.value if self.bound == "at_least" else measured <= self.value
 
 
-def load(path: str | Path) -> tuple[Requirement, ...]:
+def load(path: str | Path, vocabulary: Vocabulary) -> tuple[Requirement, ...]:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise DatasheetError(f"cannot read datasheet {path}: {exc}") from None
-    return parse(text, str(path))
+    return parse(text, vocabulary, str(path))
 
 
-def parse(text: str, source: str = "datasheet") -> tuple[Requirement, ...]:
+def parse(text: str, vocabulary: Vocabulary,
+          source: str = "datasheet") -> tuple[Requirement, ...]:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:     # its message says "(at line N, column M)"
@@ -84,12 +90,12 @@ def parse(text: str, source: str = "datasheet") -> tuple[Requirement, ...]:
     for index, table in enumerate(tables):
         start = headers[index] if index < len(headers) else None
         end = headers[index + 1] if index + 1 < len(headers) else len(lines) + 1
-        out.append(_requirement(table, source, lines, start, end))
+        out.append(_requirement(table, vocabulary, source, lines, start, end))
     return tuple(out)
 
 
-def _requirement(table: dict, source: str, lines: list[str], start: int | None,
-                 end: int) -> Requirement:
+def _requirement(table: dict, vocabulary: Vocabulary, source: str, lines: list[str],
+                 start: int | None, end: int) -> Requirement:
     def where(key: str | None = None) -> str:
         if start is None:
             return f"{source}: a [[require]] table"
@@ -109,13 +115,13 @@ def _requirement(table: dict, source: str, lines: list[str], start: int | None,
     if not isinstance(test, str) or not test.strip():
         fail('"test" missing or not a string (e.g. test = "iops")', "test")
     metric = table.get("metric")
-    if not isinstance(metric, str) or metric not in METRICS:
-        fail(f"metric {metric!r} unknown; one of {', '.join(sorted(METRICS))}", "metric")
+    if not isinstance(metric, str) or metric not in vocabulary.metrics:
+        fail(f"metric {metric!r} unknown; one of {', '.join(sorted(vocabulary.metrics))}",
+             "metric")
     cell = table.get("cell")
     if cell is not None and not isinstance(cell, str):
         fail('"cell" must be a string such as "RND 4KiB 0/100"', "cell")
-    if cell is None and metric not in NO_CELL and not (metric == "fob_ss_ratio"
-                                                      and test == "wsat"):
+    if cell is None and not vocabulary.whole_test(test, metric):
         fail(f'"cell" missing: metric {metric} is per cell (e.g. cell = "RND 4KiB 0/100")')
     bounds = [k for k in ("at_least", "at_most") if k in table]
     if len(bounds) != 1:

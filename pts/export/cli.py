@@ -20,15 +20,13 @@ from pathlib import Path
 
 from pts.export import ocptv
 from pts.export.json_doc import document
+from pts.stored import figures
 from pts.stored.cells import fob_vs_window, window_cells
 from pts.stored.data import load_run
 from pts.stored.model import RunFolderError, RunView, TestResult
 
 COLUMNS = ("test", "cell", "rw_mix", "block_size", "metric", "unit", "fob", "steady_state",
            "fob_ss_ratio", "window", "status")
-# The metric a test's cells are reported in (Throughput tests are "throughput-<bs>").
-METRICS = {"iops": ("iops", "IOPS"), "throughput": ("mbps", "MB/s"),
-           "latency": ("lat_mean_us", "us"), "wsat": ("iops", "IOPS")}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -56,19 +54,28 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def rows(test: TestResult) -> list[dict]:
-    metric, unit = METRICS.get(test.name.split("-", 1)[0], ("iops", "IOPS"))
+    """The test's CSV rows: per figure of its family the CSV shows (pts.stored.figures), one
+    row per cell; WSAT's (read from its wsat_result) one row with its FOB figures."""
+    return [row for f in figures.of(test.name, figures.CSV) for row in _rows(test, f)]
+
+
+def _rows(test: TestResult, figure: figures.Figure) -> list[dict]:
+    metric, unit = figure.metric, figure.unit
     window = "" if test.window is None else f"{test.window[0]}-{test.window[1]}"
     base = {"test": test.name, "metric": metric, "unit": unit, "status": test.state}
-    if test.samples:
+    if figure.read == figures.WSAT_RESULT:
+        if not test.samples:           # no sample recorded: no point either, no row
+            return []
         r = test.result
         return [base | {"cell": "RND 4KiB 0/100", "rw_mix": "0/100",
                         "block_size": (test.parameters.get("block_sizes") or [""])[0],
-                        "fob": r.get("fob_iops"), "steady_state": r.get("ss_average"),
+                        "fob": r.get("fob_iops"), "steady_state": r.get(figure.field),
                         "fob_ss_ratio": r.get("fob_ss_ratio"),
                         "window": "-".join(map(str, r.get("ss_window") or []))}]
-    fob = {(mix, bs): (first, ratio) for mix, bs, first, _, ratio in fob_vs_window(test, metric)}
+    fob = {(mix, bs): (first, ratio)
+           for mix, bs, first, _, ratio in fob_vs_window(test, figure.field)}
     out = []
-    for cell in window_cells(test, metric):
+    for cell in window_cells(test, figure.field):
         first, ratio = fob.get((cell.rw_mix, cell.block_size), (None, None))
         access = test.parameters.get("access") or "RND"
         out.append(base | {"cell": f"{access} {cell.block_size / 1024:g}KiB {cell.rw_mix}",
@@ -99,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
             text = json.dumps(document(args.run_dir), indent=1) + "\n"
         else:
             text = ocptv.text(args.run_dir) if args.ocptv else to_csv(args.run_dir)
-    except RunFolderError as exc:
+    except (RunFolderError, figures.UnknownFamily) as exc:
         print(f"export: {exc}", file=sys.stderr)
         return 2
     if not args.output:

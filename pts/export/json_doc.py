@@ -18,37 +18,11 @@ import math
 
 from pts.config.ocp_requirements import VERSIONS as OCP_VERSIONS
 from pts.stored import host_ceiling, latency_qos, ocp_verdicts, waf
-from pts.stored.cells import window_statistics
+from pts.stored.cells import cell_label, cells, fob
 from pts.stored.data import load_run
 from pts.stored.model import RunView, TestResult
 
 SCHEMA = 1
-
-
-def cell_label(test: TestResult, rw_mix: str, block_size: int) -> str:
-    """A cell as the report labels it: "RND 4KiB 0/100" (access, block size, R/W mix)."""
-    access = test.parameters.get("access") or "RND"
-    return f"{access} {block_size / 1024:g}KiB {rw_mix}"
-
-
-def cells(test: TestResult) -> list[dict]:
-    """Every cell's window statistic (pts.stored.cells, the one the report's tables show)."""
-    return [{"label": cell_label(test, c.rw_mix, c.block_size), "rw_mix": c.rw_mix,
-             "block_size": c.block_size, "na": c.na, "reason": c.reason,
-             "rounds": list(c.rounds), "metrics": dict(c.means)}
-            for c in window_statistics(test)]
-
-
-def fob(test: TestResult) -> list[dict]:
-    """--fob-sweep points beside the window mean of the same cell (IOPS)."""
-    window = {(c.rw_mix, c.block_size): c.cell("iops").mean for c in window_statistics(test)}
-    out = []
-    for f in test.fob_points:
-        mean = window.get((f.rw_mix, f.block_size))
-        out.append({"label": cell_label(test, f.rw_mix, f.block_size), "rw_mix": f.rw_mix,
-                    "block_size": f.block_size, "fob_iops": f.iops, "ss_iops": mean,
-                    "fob_ss_ratio": f.iops / mean if f.iops is not None and mean else None})
-    return out
 
 
 def test_document(test: TestResult) -> dict:

@@ -46,31 +46,29 @@ The verdict's mapping (testRunEnd status / result):
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from datetime import UTC, datetime
 
-from pts.export.json_doc import cell_label, finite
+from pts.export.json_doc import finite
 from pts.results import records
-from pts.results.ledger import read_records
+from pts.stored import figures as catalogue
 from pts.stored import waf
-from pts.stored.cells import window_statistics
+from pts.stored.cells import cell_label, window_statistics
 from pts.stored.data import load_run
+from pts.stored.figures import OCPTV, Figure, last_each
 from pts.stored.model import COMPLETE, ERROR, INCOMPLETE, STEADY, RunView, TestResult
 
 # OCPTV output specification 2.0 (ocp-diag-core json_spec/README.md "Version 2.0"; root.json
 # holds major 2, minor 0 as constants).
 SCHEMA_VERSION = {"major": 2, "minor": 0}
 DUT_ID, FIRMWARE_ID = "dut", "dut-firmware"
-# The figure a test family's cells are reported in (the report's tables; cli.METRICS).
-FAMILY_METRICS = {"iops": (("iops", "IOPS"),), "throughput": (("mbps", "MB/s"),),
-                  "latency": (("lat_mean_us", "us"), ("lat_max_us", "us"))}
-TRACKING_UNITS = {"throughput": "MB/s", "latency": "us"}
-WSAT_FIGURES = (("fob_iops", "IOPS"), ("ss_average", "IOPS"), ("fob_ss_ratio", ""))
 
 
-def family(test: TestResult) -> str:
-    return test.name.split("-", 1)[0]
+def unit(figure: Figure) -> str:
+    """A figure's unit as OCPTV writes it: a ratio (dimensionless) has the empty unit."""
+    return "" if figure.unit == "ratio" else figure.unit
 
 
 def iso(ts: float) -> str:
@@ -119,9 +117,8 @@ def lines(run: RunView) -> list[dict]:
         out.run("log", log("WARNING", text))
     for text in run.notes:
         out.run("log", log("INFO", text))
-    found = read_records(run.folder / "ledger.jsonl")[0]
     for n, test in enumerate(run.tests, 1):
-        step(out, str(n), run, test, [r for r in found if getattr(r, "test", None) == test.name])
+        step(out, str(n), run, test)
     status, result = run_end(run)
     reasons = "".join(f"; {r}" for r in run.verdict.reasons)
     out.run("log", log("INFO" if run.verdict.compliant else "WARNING",
@@ -180,14 +177,14 @@ def step_end_time(test: TestResult) -> float | None:
     return max(ends) if ends else None
 
 
-def step(out: Lines, sid: str, run: RunView, test: TestResult, recs: list) -> None:
+def step(out: Lines, sid: str, run: RunView, test: TestResult) -> None:
     out.step(sid, "testStepStart", {"name": test.name}, test.started)
     clause = f" ({test.clause})" if test.clause else ""
     out.step(sid, "log", log("INFO", f"{test.title}{clause}: {test.status}"))
     for dev in test.deviations:
         out.step(sid, "log", log("WARNING", f"deviation from the specification: {dev.text}"))
     when = step_end_time(test)
-    for body in figures(run, test) + recovery_figures(recs):
+    for body in figures(run, test) + recovery_figures(test):
         out.step(sid, "measurement" if "value" in body else "log", body, when)
     for label, ev in test.window_evidence.items():
         out.step(sid, "diagnosis", evidence_diagnosis(label, ev), when)
@@ -218,15 +215,47 @@ def measurement(name: str, value, unit: str, validators=(), metadata=None) -> di
 
 
 def figures(run: RunView, test: TestResult) -> list[dict]:
-    """The test's headline figures (measurement bodies; a log body where one is not given)."""
-    unit = TRACKING_UNITS.get(family(test), "IOPS")
+    """The test's headline figures (measurement bodies; a log body where one is not given):
+    those of its family the catalogue (pts.stored.figures) shows in OCPTV."""
+    shown = catalogue.of(test.name, OCPTV)
+    out = []
+    for f in (f for f in shown if f.read == catalogue.TRACKING):
+        out += tracking(test, unit(f))
+    cell_figures = [f for f in shown if f.read == catalogue.CELL]
+    if test.window is not None and cell_figures:
+        for cell in window_statistics(test):
+            label = cell_label(test, cell.rw_mix, cell.block_size)
+            if cell.na:
+                out.append(log("INFO", f"{label}: N/A ({cell.reason or 'no reason recorded'})"))
+                continue
+            for f in cell_figures:
+                out.append(measurement(f"{label} {f.name(OCPTV)}", cell.means.get(f.field),
+                                       unit(f), (), {"window_rounds": list(cell.rounds)}))
+    if test.samples:           # in the record's order (fob_iops, ss_average, fob_ss_ratio)
+        order = [x.name for x in dataclasses.fields(records.WsatResult)]
+        for f in sorted((f for f in shown if f.read == catalogue.WSAT_RESULT),
+                        key=lambda f: order.index(f.field)):
+            out.append(measurement(f"wsat {f.name(OCPTV)}", test.result.get(f.field), unit(f)))
+    for f in (f for f in shown if f.read == catalogue.WAF):
+        found = waf.of_test(run, test)
+        if found.value is not None:
+            out.append(measurement(f.name(OCPTV), found.value, unit(f),
+                                   metadata={"source": found.source}))
+        elif test.counters:
+            out.append(log("INFO", f"{f.name(OCPTV)}: not given ({found.note})"))
+    return out
+
+
+def tracking(test: TestResult, m_unit: str) -> list[dict]:
+    """Per tracking variable its window average and data and slope excursions, each with its
+    limit as a validator."""
     out = []
     for label, ev in test.window_evidence.items():
         if ev is None:
             out.append(log("INFO", f"{label}: no steady-state evidence (no full window)"))
             continue
         window = {"rounds": list(ev.rounds)}
-        out.append(measurement(f"{label} window average", ev.average, unit, (), window))
+        out.append(measurement(f"{label} window average", ev.average, m_unit, (), window))
         for what, value, limit, fraction in (
                 ("data excursion", ev.data_excursion, ev.max_data_excursion,
                  ev.data_excursion_limit),
@@ -234,55 +263,49 @@ def figures(run: RunView, test: TestResult) -> list[dict]:
                  ev.slope_excursion_limit)):
             check = {"name": f"PTS steady state: {what} within {fraction:.0%} of the window "
                              "average", "type": "LESS_THAN_OR_EQUAL", "value": limit}
-            out.append(measurement(f"{label} {what}", value, unit, [check], window))
-    if test.window is not None:
-        for cell in window_statistics(test):
-            label = cell_label(test, cell.rw_mix, cell.block_size)
-            if cell.na:
-                out.append(log("INFO", f"{label}: N/A ({cell.reason or 'no reason recorded'})"))
-                continue
-            for metric, m_unit in FAMILY_METRICS.get(family(test), (("iops", "IOPS"),)):
-                out.append(measurement(f"{label} {metric}", cell.means.get(metric), m_unit,
-                                       (), {"window_rounds": list(cell.rounds)}))
-    if test.samples:
-        for key, m_unit in WSAT_FIGURES:
-            out.append(measurement(f"wsat {key}", test.result.get(key), m_unit))
-    found = waf.of_test(run, test)
-    if found.value is not None:
-        out.append(measurement("write amplification", found.value, "",
-                               metadata={"source": found.source}))
-    elif test.counters:
-        out.append(log("INFO", f"write amplification: not given ({found.note})"))
+            out.append(measurement(f"{label} {what}", value, m_unit, [check], window))
     return out
 
 
-def recovery_figures(recs: list) -> list[dict]:
+def recovery_figures(test: TestResult) -> list[dict]:
     """The figures of the tests whose report tables are not a cell matrix, from their
-    records as the report's pages read them: DIRTH/CBW operating points (IOPS, ART at the
-    chosen TC/QD), HIR's baseline and per wait state its IOPS and ratio to the baseline,
-    XSR's per access group final level and recovery time."""
+    records as the report's pages read them (the last record of each point, state and group:
+    pts.stored.figures' rule): DIRTH/CBW operating points (IOPS, ART at the chosen TC/QD),
+    HIR's baseline and per wait state its IOPS and ratio to the baseline, XSR's per access
+    group final level and recovery time."""
+    shown = catalogue.of(test.name, OCPTV)
+
+    def rows(read: str) -> list[Figure]:
+        return [f for f in shown if f.read == read]
+
     out = []
-    for r in recs:
-        if isinstance(r, records.OperatingPoint) and not r.selected:
+    for r in last_each(test.records_of(records.OperatingPoint), lambda r: r.name).values():
+        if not rows(catalogue.OPERATING_POINT):
+            break
+        if not r.selected:
             out.append(log("INFO", f"{r.name}: not selected ({r.rule})"))
-        elif isinstance(r, records.OperatingPoint):
-            meta = {"thread_count": r.thread_count, "queue_depth": r.queue_depth,
-                    "rounds": list(r.rounds), "rule": r.rule}
-            out.append(measurement(f"{r.name} iops", r.iops, "IOPS", (), meta))
-            out.append(measurement(f"{r.name} lat_mean_us", r.lat_mean_us, "us", (), meta))
-        elif isinstance(r, records.HirBaseline):
-            out.append(measurement("hir baseline ss_iops", r.ss_iops, "IOPS", (),
-                                   {"window": list(r.window), "steady": r.steady}))
-        elif isinstance(r, records.HirState):
-            name = f"hir state {r.state} ({r.idle_s} s idle)"
-            out.append(measurement(f"{name} wait_iops", r.wait_iops, "IOPS"))
-            out.append(measurement(f"{name} ratio to baseline", r.ratio, ""))
-        elif isinstance(r, records.XsrGroup):
-            name = f"xsr group {r.group} ({r.pattern} {r.block_size / 1024:g}KiB)"
-            out.append(measurement(f"{name} final_level_mbps", r.final_level_mbps, "MB/s"))
-            if r.group > 1:
-                out.append(measurement(f"{name} recovery_s", r.recovery_s, "s", (),
-                                       {"recovered": r.recovered}))
+            continue
+        meta = {"thread_count": r.thread_count, "queue_depth": r.queue_depth,
+                "rounds": list(r.rounds), "rule": r.rule}
+        out += [measurement(f"{r.name} {f.name(OCPTV)}", getattr(r, f.field), unit(f), (), meta)
+                for f in rows(catalogue.OPERATING_POINT)]
+    base = test.records_of(records.HirBaseline)[-1:]
+    for r, f in ((r, f) for r in base for f in rows(catalogue.HIR_BASELINE)):
+        out.append(measurement(f"hir {f.name(OCPTV)}", getattr(r, f.field), unit(f), (),
+                               {"window": list(r.window), "steady": r.steady}))
+    states = last_each(test.records_of(records.HirState), lambda r: r.state)
+    for _, r in sorted(states.items()):
+        out += [measurement(f"hir state {r.state} ({r.idle_s} s idle) {f.name(OCPTV)}",
+                            getattr(r, f.field), unit(f)) for f in rows(catalogue.HIR_STATE)]
+    groups = last_each(test.records_of(records.XsrGroup), lambda r: r.group)
+    for _, r in sorted(groups.items()):
+        name = f"xsr group {r.group} ({r.pattern} {r.block_size / 1024:g}KiB)"
+        for f in rows(catalogue.XSR_GROUP):
+            if f.field != "recovery_s":
+                out.append(measurement(f"{name} {f.name(OCPTV)}", getattr(r, f.field), unit(f)))
+            elif r.group > 1:          # the first group recovers from nothing
+                out.append(measurement(f"{name} {f.name(OCPTV)}", getattr(r, f.field), unit(f),
+                                       (), {"recovered": r.recovered}))
     return out
 
 

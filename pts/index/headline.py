@@ -1,6 +1,8 @@
 """The index's figures of the tests whose report tables are not one cell per block size and
-R/W mix (pts.index.rows has those): each taken from what the report's page reads, never
-computed here.
+R/W mix (pts.index.rows has those and calls these readers, one per kind of read of the figure
+catalogue, pts.stored.figures, with the catalogue's figures of that kind): each taken from
+what the report's page reads, never computed here. Which figures, their metric names and
+units are the catalogue's; the list below says how each kind reads them.
 
 - DIRTH, CBW, rwsw-dirth: the Operating Points table (pts.report.pages.dirth_cbw): per point
   (cell "MaxIOPS", "MidIOPS", "MinIOPS": its operating_point record, the last one of its name)
@@ -29,95 +31,64 @@ computed here.
 
 from __future__ import annotations
 
-from pts.export.json_doc import cell_label
 from pts.results import records
-from pts.results.ledger import read_records
 from pts.stored import fmt, latency_qos, rwsw, rwsw_replay
+from pts.stored.cells import cell_label
+from pts.stored.figures import Figure, catalogue, last_each
 from pts.stored.model import RunView, TestResult
 from pts.testdefs.qos_levels import needed_ios
 
 OK, NO_DATA, NOT_RESOLVABLE = "ok", "no data", "n/r"
 NOT_SELECTED, NOT_RECOVERED, NOT_RUN = "not selected", "not recovered", "not run"
-OPERATING_TESTS = ("dirth", "cbw", "rwsw-dirth")
-UNITS = {"iops": "IOPS", "lat_mean_us": "us", "thread_count": "TC", "queue_depth": "QD",
-         "capture_iops": "IOPS", "capture_lat_mean_us": "us", "capture_lat_max_us": "us",
-         "baseline_iops": "IOPS", "wait_iops": "IOPS", "return_iops": "IOPS",
-         "ss_iops": "IOPS", "wait_ratio": "ratio", "end_tp_mbps": "MB/s",
-         "final_level_mbps": "MB/s", "peak_lat_mean_us": "us", "peak_clat_max_us": "us",
-         "recovery_s": "s", "share_target_pct": "%", "share_achieved_pct": "%",
-         "share_max_miss_pts": "pts", "share_within": "yes=1"}
+# The TC / QD an operating point chose: a setting, not a mean over its rounds (no rounds).
+CHOSEN = ("thread_count", "queue_depth")
 
 
 def qos_metric(pct: float) -> str:
-    return f"qos_{pct:g}_us"
+    """The index's metric of the QoS level `pct` (the figure catalogue's row)."""
+    return next(f.metric for f in catalogue() if f.level == pct)
 
 
-def figures(run: RunView, test: TestResult, ledger: dict | None = None) -> list[dict]:
-    """The test's figures of the kinds above (none for any other test). `ledger`: a dict
-    shared by the tests of one run, where the run's ledger records are kept once read."""
-    if test.name in OPERATING_TESTS:
-        return operating_points(run, test, ledger)
-    if test.name == "hir":
-        return hir(test)
-    if test.name == "xsr":
-        return xsr(test)
-    if test.name == "rwsw-wsat":
-        return shares(test)
-    if test.name == "rwsw-replay":
-        return replay_shares(test)
-    if test.name == "latency":
-        return qos_levels(run, test)
-    return []
-
-
-def _row(metric: str, cell: str, value, *, shown: str = OK, reason: str | None = None,
+def _row(f: Figure, cell: str, value, *, shown: str = OK, reason: str | None = None,
          rounds: int | None = None, rw_mix: str | None = None,
          block_size: int | None = None) -> dict:
     if shown == OK and value is None:
         shown, reason = NO_DATA, reason or "not in the record"
     elif shown == OK:
         reason = None
-    return {"metric": metric, "cell": cell, "rw_mix": rw_mix, "block_size": block_size,
-            "unit": UNITS.get(metric, "us" if metric.startswith("qos_") else ""),
-            "rounds": rounds, "host_bound": False,
+    return {"metric": f.metric, "cell": cell, "rw_mix": rw_mix, "block_size": block_size,
+            "unit": f.unit, "rounds": rounds, "host_bound": False,
             "value": float(value) if shown == OK else None, "shown": shown, "reason": reason}
 
 
-def operating_points(run: RunView, test: TestResult, ledger: dict | None = None) -> list[dict]:
-    ledger = {} if ledger is None else ledger
-    if "records" not in ledger:          # the page reads them from the ledger (dirth_cbw)
-        ledger["records"] = read_records(run.folder / "ledger.jsonl")[0]
-    found = [r for r in ledger["records"] if r.test == test.name]
-    ops = {r.name: r for r in found if isinstance(r, records.OperatingPoint)}
+def operating_points(test: TestResult, rows: list[Figure], captures: list[Figure]) -> list[dict]:
+    """Per operating point (the last record of its name): `rows` from the record, `captures`
+    from its capture's response_histogram record."""
+    ops = last_each(test.records_of(records.OperatingPoint), lambda r: r.name)
     hists = {r.name: r for r in test.histograms}
     out = []
     for name, o in ops.items():
         rounds = len(o.rounds or ())
         if not o.selected:
-            out += [_row(m, name, None, shown=NOT_SELECTED, reason=o.rule)
-                    for m in ("iops", "lat_mean_us", "thread_count", "queue_depth")]
+            out += [_row(f, name, None, shown=NOT_SELECTED, reason=o.rule) for f in rows]
             continue
-        out += [_row("iops", name, o.iops, rounds=rounds),
-                _row("lat_mean_us", name, o.lat_mean_us, rounds=rounds),
-                _row("thread_count", name, o.thread_count),
-                _row("queue_depth", name, o.queue_depth)]
+        out += [_row(f, name, getattr(o, f.field),
+                     rounds=None if f.field in CHOSEN else rounds) for f in rows]
         h = hists.get(name)
-        for metric, key in (("capture_iops", "iops"), ("capture_lat_mean_us", "lat_mean_us"),
-                            ("capture_lat_max_us", "lat_max_us")):
+        for f in captures:
             if h is None:
-                out.append(_row(metric, name, None, shown=NO_DATA,
+                out.append(_row(f, name, None, shown=NO_DATA,
                                 reason="no response_histogram record for the point"))
             else:
-                out.append(_row(metric, name, getattr(h, key)))
+                out.append(_row(f, name, getattr(h, f.field)))
     return out
 
 
-def _last(test: TestResult, kind: type, key: str) -> dict:
-    found = {}
-    for r in test.recovery:
-        if isinstance(r, kind):
-            found[getattr(r, key)] = r
-    return found
+def _last(test: TestResult, kind: type, key: str) -> list:
+    """The last record of each `key` (the catalogue's rule), in the order of the key."""
+    found = last_each((r for r in test.recovery if isinstance(r, kind)),
+                      lambda r: getattr(r, key))
+    return [r for _, r in sorted(found.items())]
 
 
 def state_name(test: TestResult, k: int) -> str:
@@ -127,18 +98,20 @@ def state_name(test: TestResult, k: int) -> str:
     return names[k - 1] if 0 < k <= len(names) else f"WS{k}"
 
 
-def hir(test: TestResult) -> list[dict]:
+def hir_baseline(test: TestResult, rows: list[Figure]) -> list[dict]:
     base = [r for r in test.recovery if isinstance(r, records.HirBaseline)]
-    window = base[-1].window if base else None
-    out = [_row("baseline_iops", "", base[-1].ss_iops,
-                rounds=window[1] - window[0] + 1 if window else None)
-           if base else _row("baseline_iops", "", None, shown=NO_DATA,
-                             reason="no hir_baseline record: no preconditioning baseline")]
-    for k, s in sorted(_last(test, records.HirState, "state").items()):
-        name = state_name(test, k)
-        out += [_row("wait_iops", name, s.wait_iops), _row("return_iops", name, s.baseline_iops),
-                _row("ss_iops", name, s.ss_iops), _row("wait_ratio", name, s.ratio)]
-    return out
+    if not base:
+        return [_row(f, "", None, shown=NO_DATA,
+                     reason="no hir_baseline record: no preconditioning baseline")
+                for f in rows]
+    window = base[-1].window
+    return [_row(f, "", getattr(base[-1], f.field),
+                 rounds=window[1] - window[0] + 1 if window else None) for f in rows]
+
+
+def hir_states(test: TestResult, rows: list[Figure]) -> list[dict]:
+    return [_row(f, state_name(test, s.state), getattr(s, f.field))
+            for s in _last(test, records.HirState, "state") for f in rows]
 
 
 def xsr_label(g: records.XsrGroup) -> str:
@@ -146,69 +119,72 @@ def xsr_label(g: records.XsrGroup) -> str:
     return f"{g.group}: {g.pattern.upper()} {fmt.block_size(g.block_size)} W"
 
 
-def xsr(test: TestResult) -> list[dict]:
+def xsr(test: TestResult, rows: list[Figure]) -> list[dict]:
     out = []
-    for _, r in sorted(_last(test, records.XsrGroup, "group").items()):
+    for r in _last(test, records.XsrGroup, "group"):
         cell = xsr_label(r)
-        out += [_row("end_tp_mbps", cell, r.end_tp_mbps),
-                _row("final_level_mbps", cell, r.final_level_mbps),
-                _row("peak_lat_mean_us", cell, r.peak_lat_mean_us),
-                _row("peak_clat_max_us", cell, r.peak_clat_max_us)]
-        if r.recovered is not None:
-            out.append(_row("recovery_s", cell, r.recovery_s) if r.recovered else
-                       _row("recovery_s", cell, None, shown=NOT_RECOVERED,
-                            reason="never (not settled within the group)"))
+        for f in rows:
+            if f.field != "recovery_s":
+                out.append(_row(f, cell, getattr(r, f.field)))
+            elif r.recovered is not None:         # the first group recovers from nothing
+                out.append(_row(f, cell, r.recovery_s) if r.recovered else
+                           _row(f, cell, None, shown=NOT_RECOVERED,
+                                reason="never (not settled within the group)"))
     return out
 
 
-def shares(test: TestResult) -> list[dict]:
+def shares(test: TestResult, rows: list[Figure]) -> list[dict]:
     out = []
     for r in rwsw.shares(test):
         unknown = "no round recorded the stream's share"
-        out += [_row("share_target_pct", r.stream, r.target_pct),
-                _row("share_achieved_pct", r.stream, r.achieved_pct, rounds=r.rounds,
-                     reason=unknown),
-                _row("share_max_miss_pts", r.stream, r.max_miss_pts, rounds=r.rounds,
-                     reason=unknown),
-                _within(r.stream, r.within, r.rounds)]
+        for f in rows:
+            if f.field == "within":
+                out.append(_within(f, r.stream, r.within, r.rounds))
+            elif f.field == "target_pct":          # the ATW's, not measured over rounds
+                out.append(_row(f, r.stream, r.target_pct))
+            else:
+                out.append(_row(f, r.stream, getattr(r, f.field), rounds=r.rounds,
+                                reason=unknown))
     return out
 
 
-def _within(cell: str, within: bool | None, rounds: int | None) -> dict:
+def _within(f: Figure, cell: str, within: bool | None, rounds: int | None) -> dict:
     if within is None:
-        return _row("share_within", cell, None, shown=NO_DATA, rounds=rounds,
+        return _row(f, cell, None, shown=NO_DATA, rounds=rounds,
                     reason="no round recorded, or the test gives no share tolerance")
-    return _row("share_within", cell, 1.0 if within else 0.0, rounds=rounds)
+    return _row(f, cell, 1.0 if within else 0.0, rounds=rounds)
 
 
-def replay_shares(test: TestResult) -> list[dict]:
+def replay_shares(test: TestResult, rows: list[Figure]) -> list[dict]:
     out = []
     for r in rwsw_replay.steps(test):
         cell = f"step {r.step}"
         if not r.ran:
-            out += [_row(m, cell, None, shown=NOT_RUN, reason="no point was recorded for "
-                         "the step") for m in ("share_max_miss_pts", "share_within")]
+            out += [_row(f, cell, None, shown=NOT_RUN, reason="no point was recorded for "
+                         "the step") for f in rows]
             continue
-        out += [_row("share_max_miss_pts", cell, r.miss_pts, rounds=1),
-                _within(cell, r.within, 1)]
+        out += [_within(f, cell, r.within, 1) if f.field == "within"
+                else _row(f, cell, getattr(r, f.field), rounds=1) for f in rows]
     return out
 
 
-def qos_levels(run: RunView, test: TestResult) -> list[dict]:
+def qos_levels(run: RunView, test: TestResult, rows: list[Figure]) -> list[dict]:
     out = []
     for c in latency_qos.cells(test, latency_qos.load_bins(run, test)):
         cell = cell_label(test, c.rw_mix, c.block_size)
-        for lv in c.levels:
+        levels = {lv.pct: lv for lv in c.levels}
+        for f in rows:
+            lv = levels[f.level]
             where = {"rw_mix": c.rw_mix, "block_size": c.block_size, "rounds": c.points}
             if lv.state == latency_qos.OK:
-                out.append(_row(qos_metric(lv.pct), cell, lv.us, **where))
+                out.append(_row(f, cell, lv.us, **where))
             elif lv.state == latency_qos.NOT_RESOLVABLE:
-                out.append(_row(qos_metric(lv.pct), cell, None, shown=NOT_RESOLVABLE, **where,
+                out.append(_row(f, cell, None, shown=NOT_RESOLVABLE, **where,
                                 reason=f"a measurement-window point has fewer than "
                                        f"{needed_ios(lv.pct):,} I/Os: the {lv.pct:g} % level "
                                        "is not resolvable"))
             else:
-                out.append(_row(qos_metric(lv.pct), cell, None, shown=NO_DATA, **where,
+                out.append(_row(f, cell, None, shown=NO_DATA, **where,
                                 reason="no latency bins: the fio JSON of the cell's window "
                                        "points is not in the run folder (raw/) or has no "
                                        "json+ latency histogram"))

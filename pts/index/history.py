@@ -20,10 +20,10 @@ The verdict of a cell, A's runs against B's (one value per run: the report's fig
   runs are independent (a run is a purge, preconditioning and rounds of its own; runs of one
   sample are taken as independent too), each side's values roughly normal, and does not
   assume equal variances. p <= the level (a setting, LEVEL by default): "regressed" or
-  "improved" by the metric's better direction (BETTER), "changed beyond noise" for a metric
-  with no better direction; else "no change beyond noise". Both sides without any spread
-  (every run the same value): equal means are no change (p = 1), different ones a change
-  (p = 0: beyond a noise of zero).
+  "improved" by the metric's better direction (the figure catalogue's, pts.stored.figures),
+  "changed beyond noise" for a metric with no better direction; else "no change beyond
+  noise". Both sides without any spread (every run the same value): equal means are no
+  change (p = 1), different ones a change (p = 0: beyond a noise of zero).
 The level holds per cell: with many cells, some cells of two identical firmwares cross it by
 chance (one in twenty at 0.05).
 """
@@ -41,6 +41,7 @@ from scipy import stats
 
 from pts.index import changepoints, query
 from pts.index.rows import FINISHED, OK
+from pts.stored import figures
 
 LEVEL = 0.05
 REGRESSED, IMPROVED, NO_CHANGE = "regressed", "improved", "no change beyond noise"
@@ -50,22 +51,17 @@ TEST_NAME = "Welch's t-test (two-sided; independent runs, each side roughly norm
 CHANGE_METHOD = (f"E-divisive (Matteson & James 2014) with a permutation test "
                  f"({changepoints.PERMUTATIONS} permutations, seed {changepoints.SEED})")
 
-HIGHER, LOWER = 1, -1
-# Which way is better, per metric (pts.index.rows' metrics). Not a rule of the PTS: the
-# project's reading of it. IOPS and MB/s: more I/O done per second is more performance
-# (PTS-E 1.0 §1.2, Figure 1-1: FOB's higher IOPS are its "period of elevated performance");
-# response times (ART, 5 9s, MRT; PTS-E 1.0 §2.1.8 "Latency", a time taken): shorter is
-# better; WAF (media bytes written per host byte): lower wears the media less. fob_ss_ratio
-# (FOB IOPS over steady-state IOPS) has no better direction: its changes are "changed".
-BETTER = {"iops": HIGHER, "mbps": HIGHER, "fob_iops": HIGHER, "lat_mean_us": LOWER,
-          "lat_percentile_us": LOWER, "lat_max_us": LOWER, "waf": LOWER}
-# A metric not in BETTER (indexed by a newer reader) by its unit, the same reading.
-BETTER_BY_UNIT = {"IOPS": HIGHER, "MB/s": HIGHER, "us": LOWER, "ms": LOWER, "s": LOWER}
 
 
-def better(metric: str, unit: str) -> int:
-    """HIGHER, LOWER, or 0 (no better direction known)."""
-    return BETTER.get(metric, BETTER_BY_UNIT.get(unit, 0))
+def better(test: str, metric: str, unit: str) -> int:
+    """HIGHER (1), LOWER (-1) or 0 (no better direction): the figure catalogue's
+    (pts.stored.figures: the reasons are there); a metric it does not have (indexed by a newer
+    reader) by its unit, where every catalogued figure of that unit agrees."""
+    way = figures.better(test, metric)
+    if way != figures.NONE or any(f.metric == metric for f in figures.of(test, figures.INDEX)):
+        return way
+    ways = {f.better for f in figures.catalogue() if f.unit == unit and figures.INDEX in f.shown}
+    return ways.pop() if len(ways) == 1 else figures.NONE
 
 
 @dataclass(frozen=True)
@@ -310,7 +306,7 @@ def judge(f: Figure, firmware_of: dict[int, str], a: str, b: str, level: float) 
     if p > level:
         return Verdict(**base, change_pct=change, p_value=p, verdict=NO_CHANGE,
                        why=f"p = {p:.3g} > {level:g}")
-    way = better(f.metric, f.unit)
+    way = better(f.test, f.metric, f.unit)
     if way == 0:
         verdict, why = CHANGED, f"p = {p:.3g} <= {level:g}; no better direction for {f.metric}"
     else:

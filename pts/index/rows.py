@@ -23,11 +23,10 @@ import json
 import time
 from datetime import datetime
 
-from pts.export.json_doc import cell_label
 from pts.index import headline
 from pts.results import records
-from pts.stored import host_ceiling, latency_qos, waf
-from pts.stored.cells import window_cells
+from pts.stored import figures, host_ceiling, latency_qos, waf
+from pts.stored.cells import cell_label, window_cells
 from pts.stored.model import STEADY, Cell, Device, RunView, TestResult
 from pts.testdefs.qos_levels import needed_ios
 
@@ -37,14 +36,9 @@ READER = 2            # 2: operating points, HIR, XSR, RWSW shares, QoS levels
 
 FINISHED, UNFINISHED, UNREADABLE = "finished", "unfinished", "unreadable"
 OK, NA, NOT_RESOLVABLE, NO_DATA, NOT_GIVEN = "ok", "N/A", "n/r", "no data", "not given"
-UNITS = {"iops": "IOPS", "mbps": "MB/s", "lat_mean_us": "us", "lat_percentile_us": "us",
-         "lat_max_us": "us", "fob_iops": "IOPS", "fob_ss_ratio": "ratio", "waf": "ratio"}
-# The Latency test's tables (the report's pages.latency.TABLES): ART, 5 9s, MRT, IOPS.
-LATENCY_METRICS = ("lat_mean_us", "lat_percentile_us", "lat_max_us", "iops")
 # The level of the Latency test's "5 9s" table when its test_start gives no percentile: the
 # report's rule (pts.report.pages.latency: `test.typed.percentile or 99.999`).
 FIVE_NINES = 99.999
-THROUGHPUT = "throughput-"
 
 RUN_COLUMNS = (
     "folder", "root", "run_id", "model", "serial", "firmware", "capacity_bytes", "transport",
@@ -136,39 +130,61 @@ def steady(test: TestResult) -> bool | None:
 
 
 def figure_rows(run: RunView) -> list[dict]:
-    out, ledger = [], {}
+    out = []
     for test in run.tests:
-        found = _figures(run, test, ledger)
+        found = _figures(run, test)
         out += [f | {"folder": str(run.folder), "test": test.name, "position": n}
                 for n, f in enumerate(found)]
     return out
 
 
-def _figures(run: RunView, test: TestResult, ledger: dict) -> list[dict]:
+def _figures(run: RunView, test: TestResult) -> list[dict]:
+    """The test's figures the catalogue (pts.stored.figures) shows in the index, kind of read
+    by kind of read in catalogue order (UnknownFamily for a test it has no family for: the
+    folder is then indexed as unreadable, naming it)."""
+    shown = figures.of(test.name, figures.INDEX)
+
+    def rows(*reads: str) -> list[figures.Figure]:
+        return [f for f in shown if f.read in reads]
+
+    readers = {
+        figures.CELL: lambda: _cells(test, rows(figures.CELL)),
+        figures.WSAT_RESULT: lambda: _wsat(test, rows(figures.WSAT_RESULT)),
+        figures.OPERATING_POINT: lambda: headline.operating_points(
+            test, rows(figures.OPERATING_POINT), rows(figures.CAPTURE)),
+        figures.CAPTURE: list,              # with its operating point
+        figures.HIR_BASELINE: lambda: headline.hir_baseline(test, rows(figures.HIR_BASELINE)),
+        figures.HIR_STATE: lambda: headline.hir_states(test, rows(figures.HIR_STATE)),
+        figures.XSR_GROUP: lambda: headline.xsr(test, rows(figures.XSR_GROUP)),
+        figures.ATW_SHARE: lambda: headline.shares(test, rows(figures.ATW_SHARE)),
+        figures.REPLAY_STEP: lambda: headline.replay_shares(test, rows(figures.REPLAY_STEP)),
+        figures.QOS_LEVEL: lambda: headline.qos_levels(run, test, rows(figures.QOS_LEVEL)),
+        # the report's device-counters page: its WAF line, for a test with counters
+        figures.WAF: lambda: [_waf(f, waf.of_test(run, test)) for f in rows(figures.WAF)]
+        if test.counters else [],
+    }
+    return [row for read in figures.reads_of(test.name, figures.INDEX)
+            for row in readers[read]()]
+
+
+def _cells(test: TestResult, rows: list[figures.Figure]) -> list[dict]:
+    """Per figure, per cell in loop order: its window mean, as the report's tables."""
     marks = host_ceiling.cell_marks(test)
-    if test.name == "iops":
-        found = [_cell(test, "iops", c, marks) for c in test.cells]
-    elif test.name.startswith(THROUGHPUT):
-        found = [_cell(test, "mbps", c, marks) for c in window_cells(test, "mbps")]
-    elif test.name == "latency":
-        pct = test.typed.percentile or FIVE_NINES
-        short = latency_qos.short_cells(test, float(pct))
-        found = [_cell(test, m, c, marks, short if m == "lat_percentile_us" else set(), pct)
-                 for m in LATENCY_METRICS for c in window_cells(test, m)]
-    elif test.name == "wsat":
-        found = _wsat(test, marks)
-    else:
-        found = []
-    found += headline.figures(run, test, ledger)   # operating points, HIR, XSR, RWSW shares, QoS
-    if test.counters:          # the report's device-counters page: its WAF line
-        found.append(_waf(waf.of_test(run, test)))
-    return found
+    out = []
+    for f in rows:
+        short: set = set()
+        pct = None
+        if f.field == "lat_percentile_us":       # "n/r" where a point is too short
+            pct = test.typed.percentile or FIVE_NINES
+            short = latency_qos.short_cells(test, float(pct))
+        out += [_cell(test, f, c, marks, short, pct) for c in window_cells(test, f.field)]
+    return out
 
 
-def _cell(test: TestResult, metric: str, c: Cell, marks: dict, short=frozenset(),
+def _cell(test: TestResult, f: figures.Figure, c: Cell, marks: dict, short=frozenset(),
           pct: float | None = None) -> dict:
-    row = {"metric": metric, "cell": cell_label(test, c.rw_mix, c.block_size),
-           "rw_mix": c.rw_mix, "block_size": c.block_size, "unit": UNITS[metric],
+    row = {"metric": f.metric, "cell": cell_label(test, c.rw_mix, c.block_size),
+           "rw_mix": c.rw_mix, "block_size": c.block_size, "unit": f.unit,
            "rounds": c.rounds, "host_bound": (c.rw_mix, c.block_size) in marks and not c.na}
     if c.na:
         return row | {"value": None, "shown": NA, "reason": c.reason}
@@ -182,28 +198,28 @@ def _cell(test: TestResult, metric: str, c: Cell, marks: dict, short=frozenset()
     return row | {"value": c.mean, "shown": OK, "reason": None}
 
 
-def _wsat(test: TestResult, marks: dict) -> list[dict]:
+def _wsat(test: TestResult, rows: list[figures.Figure]) -> list[dict]:
     r = test.result
     sizes = test.typed.block_sizes or (None,)
     bs = sizes[0]
     base = {"cell": cell_label(test, "0/100", bs) if bs else "0/100", "rw_mix": "0/100",
-            "block_size": bs, "rounds": None, "host_bound": ("0/100", None) in marks}
+            "block_size": bs, "rounds": None,
+            "host_bound": ("0/100", None) in host_ceiling.cell_marks(test)}
     out = []
-    for metric, key in (("iops", "ss_average"), ("fob_iops", "fob_iops"),
-                        ("fob_ss_ratio", "fob_ss_ratio")):
-        value = r.get(key)
+    for f in rows:
+        value = r.get(f.field)
         ok = isinstance(value, int | float) and not isinstance(value, bool)
         why = "no wsat_result record: the test did not finish" if not r \
-            else f"the wsat_result record has no {key}"
-        out.append(base | {"metric": metric, "unit": UNITS[metric],
+            else f"the wsat_result record has no {f.field}"
+        out.append(base | {"metric": f.metric, "unit": f.unit,
                            "value": float(value) if ok else None,
                            "shown": OK if ok else NO_DATA, "reason": None if ok else why})
     return out
 
 
-def _waf(found: waf.TestWaf) -> dict:
-    base = {"metric": "waf", "cell": "", "rw_mix": None, "block_size": None,
-            "unit": UNITS["waf"], "rounds": None, "host_bound": False}
+def _waf(f: figures.Figure, found: waf.TestWaf) -> dict:
+    base = {"metric": f.metric, "cell": "", "rw_mix": None, "block_size": None,
+            "unit": f.unit, "rounds": None, "host_bound": False}
     if found.source is None or found.test is None or found.value is None:
         why = found.note if found.source is None else f"{found.note} ({found.source})"
         return base | {"value": None, "shown": NOT_GIVEN, "reason": why}

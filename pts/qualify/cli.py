@@ -21,6 +21,7 @@ from pts.index import select
 from pts.qualify.judge import MET, judge_all
 from pts.stored import ocp_verdicts as ocp
 from pts.stored.data import load_run
+from pts.stored.figures import datasheet_vocabulary
 from pts.stored.model import RunFolderError
 
 EXIT_MET, EXIT_NOT_MET, EXIT_BAD_INPUT = 0, 1, 2
@@ -60,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"qualify: {exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
     try:
-        requirements_ = load(args.datasheet) if args.datasheet else None
+        requirements_ = load(args.datasheet, datasheet_vocabulary()) if args.datasheet \
+            else None
         if args.ocp:
             requirements(args.ocp)
         found = load_run(args.run_dir)

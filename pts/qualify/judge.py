@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pts.config.datasheet import POINT_METRICS, Requirement
-from pts.export.json_doc import cells, fob
+from pts.config.datasheet import Requirement
 from pts.stored import fmt, latency_qos
+from pts.stored.cells import cells, fob
+from pts.stored.figures import datasheet_vocabulary
 from pts.stored.model import COMPLETE, NOT_STEADY, STEADY, RunView, TestResult
 from pts.testdefs.qos_levels import needed_ios
 
@@ -96,7 +97,8 @@ def _measure(test: TestResult, req: Requirement) -> tuple[float | None, str, str
                               "I/Os; longer --point-seconds resolve it)")
     value = cell["metrics"].get(metric)
     if value is None:
-        have = sorted(k for k in cell["metrics"] if k in POINT_METRICS)
+        points = datasheet_vocabulary().point_metrics
+        have = sorted(k for k in cell["metrics"] if k in points)
         return None, "", (f"{req.test} did not record {metric} for cell {req.cell} "
                           f"(recorded: {', '.join(have) or 'none'})")
     return value, req.cell, None

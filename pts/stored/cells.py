@@ -2,6 +2,10 @@
 metric over the measurement-window rounds. The one computation behind the report's tables,
 the CSV and JSON exports, compare and qualify (they used to average twice, and could drift).
 
+The cell helpers every reader of a stored run uses (the report, the exports, the index,
+compare, qualify) stand here, beside the statistic and the figure catalogue
+(pts.stored.figures): `cell_label`, `cells` (every cell as a JSON-ready dict), `fob`.
+
 A cell recorded as N/A (in any round) stays N/A; a metric with no value in the window has no
 mean (None), never 0; a metric only some window points hold is averaged over those.
 """
@@ -86,4 +90,31 @@ def fob_vs_window(test: TestResult, metric: str = "iops"):
             continue
         ratio = first / cell.mean if cell.mean else None
         out.append((cell.rw_mix, cell.block_size, first, cell.mean, ratio))
+    return out
+
+
+def cell_label(test: TestResult, rw_mix: str, block_size: int) -> str:
+    """A cell as the report labels it: "RND 4KiB 0/100" (access, block size, R/W mix)."""
+    access = test.parameters.get("access") or "RND"
+    return f"{access} {block_size / 1024:g}KiB {rw_mix}"
+
+
+def cells(test: TestResult) -> list[dict]:
+    """Every cell's window statistic (the one the report's tables show), as `export --json`
+    writes it."""
+    return [{"label": cell_label(test, c.rw_mix, c.block_size), "rw_mix": c.rw_mix,
+             "block_size": c.block_size, "na": c.na, "reason": c.reason,
+             "rounds": list(c.rounds), "metrics": dict(c.means)}
+            for c in window_statistics(test)]
+
+
+def fob(test: TestResult) -> list[dict]:
+    """--fob-sweep points beside the window mean of the same cell (IOPS)."""
+    window = {(c.rw_mix, c.block_size): c.cell("iops").mean for c in window_statistics(test)}
+    out = []
+    for f in test.fob_points:
+        mean = window.get((f.rw_mix, f.block_size))
+        out.append({"label": cell_label(test, f.rw_mix, f.block_size), "rw_mix": f.rw_mix,
+                    "block_size": f.block_size, "fob_iops": f.iops, "ss_iops": mean,
+                    "fob_ss_ratio": f.iops / mean if f.iops is not None and mean else None})
     return out

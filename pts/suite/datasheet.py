@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from pts.config.datasheet import DatasheetError, Requirement, load
+from pts.stored.figures import datasheet_vocabulary
 from pts.testdefs import registry
 
 DATASHEET = pytest.StashKey[tuple[Requirement, ...]]()
@@ -30,7 +31,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not path:
         return
     try:
-        requirements = load(path)
+        requirements = load(path, datasheet_vocabulary())
     except DatasheetError as exc:
         raise pytest.UsageError(f"--datasheet: {exc}") from None
     for r in requirements:

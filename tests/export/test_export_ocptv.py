@@ -138,10 +138,10 @@ def test_reference_run_operating_points_hir_and_xsr_figures(capsys):
     assert len(states) == 5
     for st in states:
         name = f"hir state {st['state']} ({st['idle_s']} s idle)"
-        assert hir[f"{name} ratio to baseline"]["value"] == st["ratio"]
+        assert hir[f"{name} wait_ratio"]["value"] == st["ratio"]   # the index's name
         assert hir[f"{name} wait_iops"]["value"] == st["wait_iops"]
     (base,) = [r for r in recs if r["type"] == "hir_baseline"]
-    assert hir["hir baseline ss_iops"]["value"] == base["ss_iops"]
+    assert hir["hir baseline_iops"]["value"] == base["ss_iops"]
     xsr = measurements(lines, steps["xsr"])
     groups = [r for r in recs if r["type"] == "xsr_group"]
     finals = {n: m["value"] for n, m in xsr.items() if n.endswith("final_level_mbps")}

@@ -127,7 +127,7 @@ def test_lower_is_better_for_latencies_and_no_direction_is_changed():
     assert verdict("waf", "ratio", faster, slower) == REGRESSED
     assert verdict("mbps", "MB/s", faster, slower) == IMPROVED
     assert verdict("fob_ss_ratio", "ratio", faster, slower) == history.CHANGED
-    assert verdict("new_metric_ms", "ms", faster, slower) == REGRESSED    # by its unit
+    assert verdict("new_metric_us", "us", faster, slower) == REGRESSED    # by its unit
 
 
 def test_change_points_found_where_planted_and_none_on_flat_data():

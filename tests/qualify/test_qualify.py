@@ -10,6 +10,7 @@ from pts.qualify.judge import ERROR, MET, NOT_MET, judge
 from pts.results import records
 from pts.results.ledger import Ledger
 from pts.stored.data import load_run
+from pts.stored.figures import datasheet_vocabulary
 from tests.support.helpers import pdf_text
 from tests.support.synthetic.runfactory import FALLING_CURVE, STEADY_CURVE, build_run
 
@@ -17,7 +18,7 @@ WINDOW_MEAN_4K_WRITE = 40000 * sum(STEADY_CURVE[2:7]) / 5     # 40,960
 
 
 def req(text: str):
-    (r,) = parse("[[require]]\n" + text, "ds.toml")
+    (r,) = parse("[[require]]\n" + text, datasheet_vocabulary(), "ds.toml")
     return r
 
 

@@ -4,6 +4,9 @@ clear error naming the line."""
 import pytest
 
 from pts.config.datasheet import DatasheetError, load, parse
+from pts.stored.figures import datasheet_vocabulary
+
+VOCABULARY = datasheet_vocabulary()
 
 GOOD = """name = "Drive X"
 
@@ -21,7 +24,7 @@ at_most = 5e4
 
 
 def test_requirements_read_with_their_lines():
-    a, b = parse(GOOD, "ds.toml")
+    a, b = parse(GOOD, VOCABULARY, "ds.toml")
     assert (a.test, a.cell, a.metric, a.bound, a.value) == ("iops", "RND 4KiB 0/100", "iops",
                                                             "at_least", 180000.0)
     assert a.where == "ds.toml line 3" and b.where == "ds.toml line 9"
@@ -52,7 +55,7 @@ def test_requirements_read_with_their_lines():
 ])
 def test_malformed_file_names_the_line(text, message):
     with pytest.raises(DatasheetError) as exc:
-        parse(text, "ds.toml")
+        parse(text, VOCABULARY, "ds.toml")
     assert message in str(exc.value)
 
 
@@ -60,9 +63,9 @@ def test_toml_syntax_error_says_where(tmp_path):
     path = tmp_path / "ds.toml"
     path.write_text('[[require]]\ntest = "iops\n')
     with pytest.raises(DatasheetError, match=r"line 2"):
-        load(path)
+        load(path, VOCABULARY)
     with pytest.raises(DatasheetError, match="cannot read datasheet"):
-        load(tmp_path / "missing.toml")
+        load(tmp_path / "missing.toml", VOCABULARY)
 
 
 def test_each_requirement_item_is_collected_right_after_its_test(tmp_path):

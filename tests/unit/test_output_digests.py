@@ -32,7 +32,12 @@ the commit that makes them, and the digest updated in the same commit:
 - "redone export ocptv": a redone point, state or group listed once (its last record), as
   the index and the CSV / JSON export already do (today HIR state 2 and XSR group 2 are
   there twice).
-Changes made on purpose so far: none.
+Changes made on purpose so far:
+- issue 48 §1 (the figure catalogue, pts.stored.figures): "ref-a1 export ocptv" and "redone
+  export ocptv": HIR's `hir baseline ss_iops` is `hir baseline_iops`, `hir state K (N s
+  idle) ratio to baseline` is `... wait_ratio` (the index's names); "redone export ocptv":
+  HIR state 2 and XSR group 2 listed once, from their last record, in state / group order
+  (were twice). Nothing else in either file changed (diffed against e45646c's output).
 
 A digest that differs fails naming the output; the test has written the new output to a
 file it names. To see the difference: write the outputs of the commit the table was made at
@@ -74,15 +79,15 @@ DIGESTS = (
      "5a88650d81366e97c9fab33cc7e6eb3a2798d5ced38400c26ee606068b9d78fb"),
     ("ref-a1 export json", "`pts export --json ref-a1`",
      "c3d1d42eb38b39525863e77bebe8c519a1b78bda78d8e4f2c26c23a49a2db230"),
-    ("ref-a1 export ocptv", "`pts export --ocptv ref-a1` (HIR names: to change, see above)",
-     "7eb93e78c2cab1a37fa8004e96635fce00640bbd2f136a63cfc051049e9b35c5"),
+    ("ref-a1 export ocptv", "`pts export --ocptv ref-a1` (HIR names: the index's, see above)",
+     "933996780824d37b6764adcba12456cf03d612eed2c60e12a602b2c8f28d1e48"),
     ("redone export csv", "`pts export --csv redone` (the last record of a redone point)",
      "44744e4fd9e1ea8d19d98907d583514557494853dc35f87cd882e9a48a9a70f1"),
     ("redone export json", "`pts export --json redone`",
      "45c3eb91eabd30e74b82b60f24b070729874c74f4eb47c44663c92e3fda3602a"),
-    ("redone export ocptv", "`pts export --ocptv redone` (HIR names and the redone HIR state "
-     "and XSR group listed twice: to change, see above)",
-     "b29cc95fc9e87a4b5bf74c9f01f08a2838afb12c66b88713627e9527f44ff14d"),
+    ("redone export ocptv", "`pts export --ocptv redone` (HIR names the index's; the redone "
+     "HIR state and XSR group listed once, their last record: see above)",
+     "ec62be39cb7f3c7888e7a3daeba7454b2075955cc86cc76f665306a434a7f5b7"),
     ("rwsw export csv", "`pts export --csv rwsw`",
      "b1424c5e0f49a9d7fa998f0584ee80e66f288086eebe5271a4030a1bd6a39e40"),
     ("rwsw export json", "`pts export --json rwsw`",
