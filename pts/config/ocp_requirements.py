@@ -25,6 +25,7 @@ and every verdict resting on one says so.
 from __future__ import annotations
 
 from pts.config import ocp_v20, ocp_v27
+from pts.config.ocp_all_ids import OcpId, all_ids  # every ID of a text, with its class
 from pts.config.ocp_rows import (
     C0_DSSD,
     C0_FIELD,
@@ -53,7 +54,7 @@ __all__ = [  # what readers use of the table (the row's parts are ocp_rows')
     "PURGE_NAMES", "PURGE_TIME", "SANITIZE_BLOCK", "SANITIZE_CRYPTO", "SMART_LOG_READ",
     "OcpRequirement", "PurgeLimit", "Readings", "SPEC_TEXT", "VERSIONS", "GROUPS",
     "OTHER_GROUPS", "GUID", "C0_LOG_VERSION", "C0_GUID_VALUE", "DSSD_VERSION", "TABLE",
-    "UnknownVersion", "requirements"]
+    "UnknownVersion", "requirements", "OcpId", "all_ids"]
 
 SPEC_TEXT = {  # oldest first: VERSIONS[-1] is the newest
     "2.0": ("freews/general_parser@e094013be8cffa0fb60de487b04576f0ff10f9d0:source_doc/"
