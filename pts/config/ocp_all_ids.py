@@ -78,13 +78,13 @@ def classify(version: str, rid: str, group: str, obsolete: bool) -> tuple[str, s
     key = OVERRIDES.get((version, rid)) or ("obsolete" if obsolete else "")
     if key == "obsolete":
         return NOT_APPLICABLE, REASONS["obsolete"], ""
+    if key in FORM_FACTORS or (not key and group in FORM_FACTOR_OF):
+        ff = key or FORM_FACTOR_OF[group]
+        return NOT_APPLICABLE, REASONS["form factor"].format(form_factor=ff), ff
     if key:
         return NOT_CHECKED, REASONS[key], ""
     if group in JUDGED_GROUPS:
         return TO_BE_JUDGED, REASONS["to be judged"], ""
-    if group in FORM_FACTOR_OF:
-        ff = FORM_FACTOR_OF[group]
-        return NOT_APPLICABLE, REASONS["form factor"].format(form_factor=ff), ff
     if group in GROUPS:
         return NOT_CHECKED, REASONS[GROUPS[group][1]], ""
     raise Unclassified(f"OCP {version} {rid}: group {group!r} has no class; add it to "

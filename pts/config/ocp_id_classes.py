@@ -246,11 +246,26 @@ SUBJECTS = {
     "META-PERF": "Meta's performance targets", "FB-PERF": "Facebook's performance targets",
 }
 
-# Per-ID exceptions where the text says otherwise than the group: (version, ID) -> reason
-# key. The last ID of a range the text makes obsolete ("UTIL-PI-1 Obsolete ... through
-# UTIL-PI-7", v2.7 lines 11587-11589; alike for UTIL-NM, UTIL-FWHST) stands on a line of
-# its own, with no word of it there.
+# Per-ID exceptions where the text says otherwise than the group: (version, ID) -> a reason
+# key, or the one form factor the ID applies to. The last ID of a range the text makes
+# obsolete ("UTIL-PI-1 Obsolete ... through UTIL-PI-7", v2.7 lines 11587-11589; alike for
+# UTIL-NM, UTIL-FWHST) stands on a line of its own, with no word of it there.
+_BOTH = {
+    "NVMe-2": "audit", "NVMe-3": "audit",         # features disclosed to the customer
+    "GFF-1": "analyser", "GFF-3": "analyser", "GFF-4": "analyser",  # PCIe compliance, lanes
+    "GFF-2": "audit", "GFF-6": "audit",           # a compliance report, a CAD file
+    "GFF-5": "power",                             # hot swap
+    "TRPT-2": "lab", "TRPT-3": "lab",             # sensor accuracy across and within drives
+    "TRPT-4": "audit",                            # the composite temperature's equation
+    "DP-CFG-3": "life",                           # retention time
+    "DP-CFG-4": "oob",                            # NVMe basic management command
+    "DP-CFG-5": "M.2",                            # the M.2 top side height
+    "DP-CFG-6": "features",                       # PLP failure mode's default
+    "DP-CFG-7": "not run",                        # Write Uncorrectable support
+    "DP-CFG-8": "power", "DP-CFG-9": "power", "DP-CFG-10": "power",   # time to ready
+}
 OVERRIDES = {
+    **{(v, rid): key for v in ("2.0", "2.7") for rid, key in _BOTH.items()},
     ("2.7", "UTIL-PI-7"): "obsolete", ("2.7", "UTIL-NM-10"): "obsolete",
     ("2.7", "UTIL-FWHST-15"): "obsolete",
 }

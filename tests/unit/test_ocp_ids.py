@@ -57,8 +57,8 @@ def test_none_without_a_class_and_a_reason(version):
     for e in all_ids(version):
         assert e.cls in C.CLASSES and e.reason and e.subject and e.section, e
         assert (e.cls == C.TO_BE_JUDGED) <= (e.group in C.JUDGED_GROUPS), e
-        assert bool(e.form_factor) == (e.cls == C.NOT_APPLICABLE
-                                       and e.group in C.FORM_FACTOR_OF), e
+        assert bool(e.form_factor) == (e.cls == C.NOT_APPLICABLE and (
+            e.group in C.FORM_FACTOR_OF or C.OVERRIDES.get(e.key) in C.FORM_FACTORS)), e
         assert not e.form_factor or e.form_factor in C.FORM_FACTORS
         if e.cls == C.NOT_CHECKED:
             assert e.reason == C.REASONS[C.OVERRIDES.get(e.key) or C.GROUPS[e.group][1]], e
@@ -70,7 +70,7 @@ def test_the_class_tables_name_only_what_the_texts_hold():
     assert set(C.GROUPS) | set(C.FORM_FACTOR_OF) | set(C.JUDGED_GROUPS) <= groups
     assert set(C.OVERRIDES) <= keys
     assert all(reason in C.REASONS for _, reason in C.GROUPS.values())
-    assert all(reason in C.REASONS for reason in C.OVERRIDES.values())
+    assert all(key in C.REASONS or key in C.FORM_FACTORS for key in C.OVERRIDES.values())
 
 
 def test_obsolete_ids_are_not_applicable():
@@ -90,6 +90,8 @@ def test_a_form_factors_ids_depend_on_the_drive():
     assert resolve(m2, "M.2") == (C.NOT_CHECKED, C.REASONS["inspect"])
     cls, reason = resolve(m2, None)
     assert cls == C.NOT_CHECKED and "form factor is not known" in reason
+    height = {e.id: e for e in all_ids("2.0")}["DP-CFG-5"]    # the text's M.2 height
+    assert (height.form_factor, resolve(height, "E1.S")[0]) == ("M.2", C.NOT_APPLICABLE)
     sec = next(e for e in all_ids("2.7") if e.group == "SEC" and e.cls == C.NOT_CHECKED)
     assert resolve(sec, "M.2") == (sec.cls, sec.reason)
     with pytest.raises(ValueError, match="is not one of M.2, E1.S"):
