@@ -26,7 +26,10 @@ NOT_SETTINGS = frozenset({"device", "reports_dir", "destructive"})
 def compared(test_name: str) -> tuple[figures.Figure, ...]:
     """The figures compared per cell: those of the test's family the catalogue
     (pts.stored.figures) shows in compare, each cell's window mean or QoS level."""
-    return figures.of(test_name, figures.COMPARE, figures.CELL, figures.QOS_LEVEL)
+    shown = figures.of(test_name, figures.COMPARE)
+    figures.check_readers((f.read for f in shown), (figures.CELL, figures.QOS_LEVEL),
+                          "pts/compare/data.py cell_rows")
+    return shown
 
 
 def metrics_of(test_name: str) -> tuple[tuple[str, str, str], ...]:

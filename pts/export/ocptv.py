@@ -66,6 +66,12 @@ SCHEMA_VERSION = {"major": 2, "minor": 0}
 DUT_ID, FIRMWARE_ID = "dut", "dut-firmware"
 
 
+# The kinds of read this export has a reader of (figures and recovery_figures).
+READS = (catalogue.TRACKING, catalogue.CELL, catalogue.WSAT_RESULT, catalogue.WAF,
+         catalogue.OPERATING_POINT, catalogue.HIR_BASELINE, catalogue.HIR_STATE,
+         catalogue.XSR_GROUP)
+
+
 def unit(figure: Figure) -> str:
     """A figure's unit as OCPTV writes it: a ratio (dimensionless) has the empty unit."""
     return "" if figure.unit == "ratio" else figure.unit
@@ -218,6 +224,7 @@ def figures(run: RunView, test: TestResult) -> list[dict]:
     """The test's headline figures (measurement bodies; a log body where one is not given):
     those of its family the catalogue (pts.stored.figures) shows in OCPTV."""
     shown = catalogue.of(test.name, OCPTV)
+    catalogue.check_readers((f.read for f in shown), READS, "pts/export/ocptv.py")
     out = []
     for f in (f for f in shown if f.read == catalogue.TRACKING):
         out += tracking(test, unit(f))

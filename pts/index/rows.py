@@ -163,8 +163,9 @@ def _figures(run: RunView, test: TestResult) -> list[dict]:
         figures.WAF: lambda: [_waf(f, waf.of_test(run, test)) for f in rows(figures.WAF)]
         if test.counters else [],
     }
-    return [row for read in figures.reads_of(test.name, figures.INDEX)
-            for row in readers[read]()]
+    reads = figures.reads_of(test.name, figures.INDEX)
+    figures.check_readers(reads, readers, "pts/index/rows.py _figures")
+    return [row for read in reads for row in readers[read]()]
 
 
 def _cells(test: TestResult, rows: list[figures.Figure]) -> list[dict]:

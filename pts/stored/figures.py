@@ -93,8 +93,9 @@ def _family(name: str, tracking_unit: str, *rows: Figure, cells=(CELL, "iops", "
             POINT_IOPS)) -> tuple[Figure, ...]:
     """A family's rows: its tracking variables, its own rows, its WAF."""
     read, field, label, unit, shown = cells
-    head = _row(name, "tracking", "tracking variable", tracking_unit, HIGHER, TRACKING, "",
-                (OCPTV, COMPARE))
+    # the steady-state tracking variables: not a headline figure, no better direction
+    head = _row(name, "tracking", "tracking variable", tracking_unit, NONE, TRACKING, "",
+                (OCPTV,))
     tail = _row(name, "waf", "write amplification", "ratio", LOWER, WAF, "value",
                 (INDEX, OCPTV), names=((OCPTV, "write amplification"),))
     point = (_row(name, field, label, unit, HIGHER, read, field, shown),) if shown else ()
@@ -231,6 +232,15 @@ def of(test: str, output: str, *reads: str) -> tuple[Figure, ...]:
 def reads_of(test: str, output: str) -> list[str]:
     """The kinds of read of `test`'s figures that `output` shows, in catalogue order."""
     return list(dict.fromkeys(f.read for f in of(test, output)))
+
+
+def check_readers(reads: Iterable[str], known: Iterable[str], where: str) -> None:
+    """A kind of read a row asks an output for and that output has no reader of: an error
+    naming both, never a figure silently left out."""
+    missing = sorted(set(reads) - set(known))
+    if missing:
+        raise ValueError(f"the figure catalogue's kind(s) of read {', '.join(missing)} have "
+                         f"no reader in {where}: add one (pts/stored/figures.py lists them)")
 
 
 def tracking_unit(test: str) -> str:

@@ -23,6 +23,7 @@ from pts.compare.data import compare_views
 from pts.export import cli as export_cli
 from pts.export import ocptv
 from pts.index import build, db, history
+from pts.index import rows as index_rows
 from pts.stored import figures
 from pts.stored.cells import cell_label, window_cells
 from pts.stored.data import load_run
@@ -150,3 +151,12 @@ def test_an_unknown_family_is_an_error_naming_it_never_iops(lab, tmp_path, catal
     finally:
         conn.close()
     assert len(errors) == 4 and all("no family 'iops'" in (x or "") for x in errors), errors
+
+
+def test_a_row_of_a_kind_no_reader_knows_is_an_error_naming_it(lab, catalogue):
+    figures.CATALOGUE = (*catalogue, replace(NEW, read="nosuch_kind"))
+    run = load_run(folders(lab)[0])
+    for output in (lambda: index_rows.figure_rows(run), lambda: export_cli.csv_text(run),
+                   lambda: ocptv.lines(run), lambda: compare_cli.to_csv(compare_views([run, run]))):
+        with pytest.raises(ValueError, match="kind.s. of read nosuch_kind have no reader in"):
+            output()
