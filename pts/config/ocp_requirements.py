@@ -12,7 +12,9 @@ ID stands in it (a line of v2.7's Markdown, a page of v2.0's PDF: the row's `loc
 text. The groups tabulated (GROUPS) are those a host with nvme-cli and fio can reach (SMART /
 Health and C0h logs, command timeouts, deallocation, NUSE, endurance, latency monitor); the
 spec's other groups (PCIe, security, TCG, telemetry, form factors, ...) are named in
-OTHER_GROUPS and not tabulated one by one.
+OTHER_GROUPS and not tabulated one by one. Every ID of each text, these rows' among them, is
+listed with its class (TABULATED here, to be judged, NOT APPLICABLE or NOT CHECKED and why)
+by all_ids(version) (pts.config.ocp_all_ids).
 
 v2.0 and v2.7 are tabulated; no v2.5 or 2.6 text was at hand to read IDs from, so `--ocp
 2.5` is refused rather than answered with another version's numbers.
