@@ -13,12 +13,16 @@ Rows are in the order the outputs list them.
 
 The last record rule, stated once: a resumed run redoes an operating point, a HIR wait state
 or an XSR access group, so a figure read from such records is read from the LAST record of
-each point / state / group (`last_each`); every reader keeps it (the report's pages too).
+each point / state / group (`last_each`), as the report's pages do; every reader keeps it.
+
+Refusals, never a fallback: a test whose family has no rows is UnknownFamily (naming the
+family and where to add it); a row of a kind of read an output has no reader of is an error
+naming the kind and the module (`check_readers`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from pts.config.datasheet import Vocabulary
@@ -278,11 +282,3 @@ def datasheet_vocabulary() -> Vocabulary:
                       frozenset(f.name(DATASHEET) for f in rows
                                 if f.read == CELL and f.name(DATASHEET) == f.field),
                       whole_test)
-
-
-def rows_by_read(figures: Iterable[Figure]) -> Iterator[tuple[str, list[Figure]]]:
-    """(kind of read, its figures) in catalogue order of first appearance."""
-    groups: dict[str, list[Figure]] = {}
-    for f in figures:
-        groups.setdefault(f.read, []).append(f)
-    yield from groups.items()
