@@ -160,6 +160,52 @@ def test_no_module_imports_another_modules_private_names():
     assert not bad, bad
 
 
+# issue 48 §2: the ledger is read by pts.results (its schema and reader) and the read model
+# (pts.stored.data.load_run, which keeps every record on RunView.records / TestResult.records);
+# every other reader of a stored run takes the records from there. Excepted, by name: the
+# run-time readers of testdefs, which read the ledger of the run in flight (no RunView yet).
+LEDGER_READERS = {"pts.stored.data"}
+RUN_TIME_LEDGER_READERS = {"pts.testdefs.dirth_cbw": "window_points",
+                           "pts.testdefs.rwsw.dirth": "record_histogram"}
+LEDGER_READS = {"read_ledger", "read_records"}      # pts.results.ledger's readers
+FILE_READS = {"open", "read_text", "read_bytes"}
+
+
+def test_only_the_results_and_the_read_model_open_the_ledger():
+    """No module but pts.results and the read model imports or calls the ledger's readers
+    or opens a file whose expression names the ledger (`folder / "ledger.jsonl"`,
+    `run.ledger.path`); each excepted run-time reader still reads it where it is named."""
+    bad, seen = [], set()
+    for name, path in modules().items():
+        if name.startswith("pts.results.") or name in LEDGER_READERS:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        where = {n: f.name for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)
+                 for n in ast.walk(f)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == "pts.results.ledger":
+                what = sorted({a.name for a in node.names} & LEDGER_READS)
+            elif isinstance(node, ast.Attribute | ast.Name):
+                what = sorted({getattr(node, "attr", getattr(node, "id", None))} & LEDGER_READS)
+            elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(
+                    node.func, "id", None)) in FILE_READS and "ledger" in ast.unparse(node).lower():
+                what = [ast.unparse(node)]
+            else:
+                continue
+            if not what:
+                continue
+            if name in RUN_TIME_LEDGER_READERS and where.get(node) in (
+                    RUN_TIME_LEDGER_READERS[name], None):     # None: its import
+                seen.add(name)
+            else:
+                bad.append(f"{path.relative_to(PTS.parent)}:{node.lineno} "
+                           f"({where.get(node, 'module level')}): {', '.join(what)}")
+    assert not bad, ("reads the ledger itself (take RunView.records / TestResult.records "
+                     "from pts.stored.data.load_run):\n" + "\n".join(bad))
+    assert seen == set(RUN_TIME_LEDGER_READERS), \
+        f"excepted but reads no ledger now (drop it): {set(RUN_TIME_LEDGER_READERS) - seen}"
+
+
 def test_tool_wrappers_know_no_policy():
     g = graph()
     bad = [f"{m} imports {i}" for m, deps in g.items() if layer(m) == "tools"
