@@ -2,6 +2,11 @@
 Datacenter NVMe SSD Specification texts the suite cites (issue 49 §2), from the texts:
 
     python tests/data/make_ocp_ids.py            # reads the texts, writes both tables
+    python tests/data/make_ocp_ids.py --check    # the committed tables are the texts' (exit 1
+                                                 # naming the first difference if not)
+
+The texts are not in the repository (their licences) nor on a CI machine, so the check is
+this command's, run where the texts are, and not a test that would skip in CI.
 
 The rule that finds an ID, and where the texts are (git directories at the commits that
 pts.config.ocp_requirements.SPEC_TEXT names; v2.0's PDF through `pdftotext -layout`), are
@@ -45,8 +50,23 @@ def write(path: Path, header: tuple[str, ...], table: list[tuple[str, ...]]) -> 
     print(f"{path.relative_to(ROOT)}: {len(table)} rows")
 
 
+def check(ids: list[tuple[str, ...]]) -> int:
+    kept = [tuple(line.split("\t")) for line in OUT.read_text(encoding="utf-8").splitlines()[1:]]
+    for n, (old, new) in enumerate(zip(kept, ids, strict=False), 1):
+        if old != new:
+            print(f"{OUT.relative_to(ROOT)} row {n}: {old} committed, {new} in the text")
+            return 1
+    if len(kept) != len(ids):
+        print(f"{OUT.relative_to(ROOT)}: {len(kept)} rows committed, {len(ids)} in the texts")
+        return 1
+    print(f"{OUT.relative_to(ROOT)}: the texts' {len(ids)} IDs, as committed")
+    return 0
+
+
 def main() -> None:
     ids, sections = rows()
+    if sys.argv[1:] == ["--check"]:
+        raise SystemExit(check(ids))
     write(OUT, HEADER, ids)
     write(SECTIONS, ("version", "section", "heading"), [(*k, v) for k, v in sections.items()])
 
