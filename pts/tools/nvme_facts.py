@@ -177,15 +177,29 @@ def _json_safe(value):
     return value
 
 
-FDP_LOGS = {LOG_FDP_CONFIGS: ("fdp_configs", 4096, fdp_configs, None),
-            LOG_RUH_USAGE: ("ruh_usage", 4096, ruh_usage, None),
-            LOG_FDP_STATS: ("fdp_stats", 64, fdp_stats, None),
-            LOG_FDP_EVENTS: ("fdp_host_events", 4096, fdp_events, 1)}
+# log -> (fact name, bytes read first, decoder, LSP); 20h and 21h are read again whole when
+# their header says they are longer (20h: its size field; 21h: 8 bytes a handle)
+FDP_LOGS = {LOG_FDP_CONFIGS: ("fdp_configs", 512, fdp_configs, None),
+            LOG_RUH_USAGE: ("ruh_usage", 512, ruh_usage, None),
+            LOG_FDP_STATS: ("fdp_stats", L.FDP_STATS_SIZE, fdp_stats, None),
+            LOG_FDP_EVENTS: ("fdp_host_events",
+                             L.FDP_EVENTS_AT + L.FDP_EVENT_SIZE * L.FDP_EVENTS_MAX,
+                             fdp_events, 1)}
+
+
+def whole_length(log_id: int, head: bytes) -> int:
+    """How many bytes log `log_id` holds, by its header (0: what was read is all of it)."""
+    if log_id == LOG_FDP_CONFIGS:
+        return int.from_bytes(head[4:8], "little")
+    if log_id == LOG_RUH_USAGE:
+        return L.RUHU_AT + L.RUHU_SIZE * int.from_bytes(head[:2], "little")
+    return 0
 
 
 def read_fdp(ctrl: str, endgid: int, folder: Path, facts: Facts, tag: str, *,
              run: Callable | None = None, log_file: Path | None = None) -> None:
-    """Logs 20h-23h of Endurance Group `endgid` into `facts` (bytes kept in `folder`)."""
+    """Logs 20h-23h of Endurance Group `endgid` into `facts` (bytes kept in `folder`, one
+    file per log and moment `tag`); a log the drive refuses is named in `facts.refused`."""
     if run is None:
         commands.require("nvme", "nvme-cli")
     for log_id, (name, length, decode, lsp) in FDP_LOGS.items():
@@ -194,11 +208,51 @@ def read_fdp(ctrl: str, endgid: int, folder: Path, facts: Facts, tag: str, *,
         try:
             data = read_bytes(ctrl, log_id, length, out, run=_with(run, extra),
                               log_file=log_file)
+            if (whole := whole_length(log_id, data)) > length:
+                data = read_bytes(ctrl, log_id, whole, out, run=_with(run, extra),
+                                  log_file=log_file)
         except OcpLogNotSupported as exc:
             facts.refused[name] = str(exc)
             continue
         facts.values[name] = _json_safe(decode(data))
         facts.files[name] = out.name
+
+
+def read_identity(ctrl: str, ns: str, folder: Path, facts: Facts, *,
+                  run: Callable | None = None, log_file: Path | None = None) -> None:
+    """Identify Controller and Namespace (`-b`: the bytes), Get Features 02h (the state in
+    use, SEL 0; its capabilities, SEL 3) and log 05h into `facts`, bytes kept in `folder`."""
+    if run is None:
+        commands.require("nvme", "nvme-cli")
+        run = commands.run
+    for name, argv, decode in (("id_ctrl", ["nvme", "id-ctrl", ctrl, "-b"], id_ctrl),
+                               ("id_ns", ["nvme", "id-ns", ns, "-b"], id_ns)):
+        out = folder / f"{name}.bin"
+        result = run(argv, log_file=log_file, timeout=60, stdout_path=out, check=False)
+        if result.returncode != 0:
+            facts.refused[name] = _said(argv, result)
+            continue
+        facts.values[name] = _json_safe(decode(out.read_bytes()))
+        facts.files[name] = out.name
+    for name, sel in (("feature_02h", 0), ("feature_02h_capabilities", 3)):
+        argv = ["nvme", "get-feature", ctrl, "--feature-id=0x02", f"--sel={sel}"]
+        result = run(argv, log_file=log_file, timeout=60, check=False)
+        if result.returncode != 0:
+            facts.refused[name] = _said(argv, result)
+            continue
+        facts.values[name] = feature_value(result.stdout)
+    out = folder / "log-05h.bin"
+    try:
+        facts.values["effects"] = effects(read_bytes(ctrl, LOG_EFFECTS, L.EFFECTS_SIZE, out,
+                                                     run=run, log_file=log_file))
+        facts.files["effects"] = out.name
+    except OcpLogNotSupported as exc:
+        facts.refused["effects"] = str(exc)
+
+
+def _said(argv: list[str], result) -> str:
+    return (f"{' '.join(argv)}: exit status {result.returncode}: "
+            f"{(result.stderr or result.stdout).strip()[-200:]}")
 
 
 def _with(run: Callable | None, extra: list[str]) -> Callable:
@@ -217,4 +271,4 @@ def as_int(value) -> int:
 
 __all__ = ["Facts", "FactsError", "NvmeError", "as_int", "effects", "fdp_configs",
            "fdp_events", "fdp_stats", "feature_value", "id_ctrl", "id_ns", "power_watts",
-           "read_fdp", "ruh_usage", "waf"]
+           "read_fdp", "read_identity", "ruh_usage", "waf"]

@@ -1,0 +1,182 @@
+"""NVMe facts decoded from bytes (pts.tools.nvme_facts) on what QEMU 10's controller really sent
+(tests/data/qemu-10/README.md, "Identify, power, command support and Flexible Data
+Placement"): each decoded field equals what nvme-cli 2.3 printed for the same structure, read
+in the same boot; the FDP WAF of each recorded window; short bytes refused naming the fix; the
+FDP logs read with the Endurance Group in --lsi (a stand-in for commands.run writes the
+recorded bytes where nvme-cli would: no NVMe drive on the test host)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pts.tools import nvme_facts as F
+from pts.tools.commands import CommandResult
+from tests.support.helpers import DATA
+
+FDP = DATA / "qemu-10" / "fdp"
+MOMENTS = ("0", "after-64MiB-phndl0", "after-16MiB-plain", "after-1MiB-phndl1-update")
+
+
+def raw(name: str) -> bytes:
+    return (FDP / name).read_bytes()
+
+
+def printed(name: str) -> dict:
+    return json.loads((FDP / name).read_text())
+
+
+def test_identify_controller_bytes_are_what_nvme_cli_printed():
+    ctrl, doc = F.id_ctrl(raw("nvme-id-ctrl.bin")), printed("nvme-id-ctrl.json")
+    names = [f.name for f in F.L.ID_CTRL if f.name not in ("psds", "sn", "mn", "fr", "subnqn")]
+    for name in names:
+        assert ctrl[name] == F.as_int(doc[name]), name
+    assert ctrl["sn"].strip() == doc["sn"].strip() == "PTSQEMU0001"
+    assert ctrl["ctratt"] >> 19 & 1                  # FDPS: the subsystem has fdp=on
+    assert len(ctrl["psds"]) == doc["npss"] + 1 == 1
+    for mine, theirs in zip(ctrl["psds"], doc["psds"], strict=True):
+        assert (mine["mp"], mine["flags"], mine["enlat"], mine["exlat"]) == (
+            theirs["max_power"], theirs["flags"], theirs["entry_lat"], theirs["exit_lat"])
+    assert ctrl["psds"][0]["watts"] == 25.0 and not ctrl["psds"][0]["non_operational"]
+
+
+def test_power_state_descriptors_from_bytes_constructed():
+    """Constructed: QEMU's Identify Controller bytes with NPSS 2 and two more descriptors
+    at bytes 2080 and 2112: Maximum Power 1200 (bytes 1:0), flags (byte 3) 02h (NOPS) then 01h
+    (MXPS: units of 0.0001 W), entry latency 70000 us (bytes 7:4), exit latency 5000 us
+    (bytes 11:8)."""
+    data = bytearray(raw("nvme-id-ctrl.bin"))
+    data[263] = 2
+    for at, flags in ((2080, 2), (2112, 1)):
+        data[at:at + 12] = (1200).to_bytes(2, "little") + bytes([0, flags]) + (
+            70000).to_bytes(4, "little") + (5000).to_bytes(4, "little")
+    states = F.id_ctrl(bytes(data))["psds"]
+    assert [(p["state"], p["watts"], p["non_operational"], p["enlat"], p["exlat"])
+            for p in states] == [(0, 25.0, False, 16, 4), (1, 12.0, True, 70000, 5000),
+                                 (2, 0.12, False, 70000, 5000)]
+
+
+def test_identify_namespace_bytes_are_what_nvme_cli_printed():
+    ns, doc = F.id_ns(raw("nvme-id-ns.bin")), printed("nvme-id-ns.json")
+    for name in ("nsze", "nsfeat", "nlbaf", "flbas", "dpc", "dps", "fpi", "dlfeat", "npwg",
+                 "endgid", "nguid", "eui64"):
+        assert ns[name] == doc[name], name
+    assert [(f["ms"], f["lbads"], f["rp"]) for f in ns["lbafs"]] == [
+        (f["ms"], f["ds"], f["rp"]) for f in doc["lbafs"]]
+    assert ns["in_use"] == 0 and ns["lbafs"][0]["bytes"] == 512
+
+
+@pytest.mark.parametrize("moment", MOMENTS)
+def test_fdp_logs_are_what_nvme_cli_printed(moment):
+    same = "0"        # logs 20h, 21h: unchanged, kept once (the README)
+    configs = F.fdp_configs(raw(f"log-20h_{same}.bin"))
+    doc = printed(f"fdp-configs_{same}.json")["configs"]
+    assert [{k: c[k] for k in ("fdpa", "vss", "nrg", "nruh", "nnss", "runs", "erutl")}
+            for c in configs] == doc
+    assert configs[0]["ruhts"] == [1, 1, 1, 1] and configs[0]["valid"]
+    assert F.ruh_usage(raw(f"log-21h_{same}.bin")) == [
+        u["ruha"] for u in printed(f"fdp-usage_{same}.json")["ruhus"]] == [1, 1, 1, 0]
+    stats, doc = F.fdp_stats(raw(f"log-22h_{moment}.bin")), printed(f"fdp-stats_{moment}.json")
+    assert stats == {k: int(doc[k]) for k in ("hbmw", "mbmw", "mbe")}
+
+
+def test_the_waf_of_each_recorded_window():
+    """QEMU 10.0.2 counts media bytes above host bytes when a write fills a reclaim unit (its
+    last part again) and when a handle leaves one unwritten (the rest): the README."""
+    s = [F.fdp_stats(raw(f"log-22h_{m}.bin")) for m in MOMENTS]
+    windows = [F.waf(a, b) for a, b in zip(s, s[1:], strict=False)]
+    assert [(w["host_bytes"], w["media_bytes"]) for w in windows] == [
+        (64 << 20, (64 << 20) + 8 * (256 << 10)),       # 8 units of 8 MiB filled
+        (16 << 20, (16 << 20) + 8192),
+        (1 << 20, 8 << 20)]                              # 1 MiB written, 7 MiB left unwritten
+    assert [w["waf"] for w in windows] == [1.03125, 1 + 8192 / (16 << 20), 8.0]
+    assert F.waf(s[0], s[0])["waf"] is None
+    with pytest.raises(F.FactsError, match="went down"):
+        F.waf(s[1], s[0])
+
+
+def test_the_host_event_of_the_handle_update():
+    assert F.fdp_events(raw("log-23h-lsp1-host-events_0.bin")) == []
+    assert F.fdp_events(raw("log-23h-lsp0-controller-events_0.bin")) == []
+    (event,) = F.fdp_events(raw("log-23h-lsp1-host-events_after-1MiB-phndl1-update.bin"))
+    assert (event["name"], event["flag_names"], event["pid"], event["nsid"], event["ruhid"]) == (
+        "Reclaim Unit Not Fully Written", ["PIV", "NSIDV", "LV"], 1, 1, 1)
+
+
+def test_effects_features_and_short_bytes():
+    ops = F.effects(raw("log-05h_0.bin"))
+    assert {0x02, 0x06, 0x09, 0x0A}.issubset(ops["admin"]) and ops["io"][:3] == [0, 1, 2]
+    assert F.feature_value((FDP / "feature-02h_current.txt").read_text()) == 0
+    assert F.feature_value((FDP / "feature-1dh_current.txt").read_text()) == 1   # FDP on
+    with pytest.raises(F.FactsError, match="read it whole"):
+        F.id_ctrl(raw("nvme-id-ctrl.bin")[:1024])
+    with pytest.raises(F.FactsError, match="handles"):
+        F.fdp_configs(raw("log-20h_0.bin")[:80])
+
+
+class Recorded:
+    """Stands in for commands.run: each nvme command answered from the probe's recorded output
+    (bytes to stdout_path, text to stdout, or the drive's refusal), every argv kept."""
+
+    FILES = {("id-ctrl",): "nvme-id-ctrl.bin", ("id-ns",): "nvme-id-ns.bin",
+             ("get-feature", "--sel=0"): "feature-02h_current.txt",
+             ("get-feature", "--sel=3"): "feature-02h_capabilities.txt",
+             ("get-log", "--log-id=0x05"): "log-05h_0.bin",
+             ("get-log", "--log-id=0x20"): "log-20h_0.bin",
+             ("get-log", "--log-id=0x21"): "log-21h_0.bin",
+             ("get-log", "--log-id=0x22"): "log-22h_after-64MiB-phndl0.bin",
+             ("get-log", "--log-id=0x23"): "log-23h-lsp1-host-events_0.bin"}
+
+    def __init__(self, refuse: tuple[str, ...] = (), replace: dict | None = None):
+        self.calls, self.refuse, self.replace = [], refuse, replace or {}
+
+    def __call__(self, argv, stdout_path=None, **kwargs):
+        self.calls.append(list(argv))
+        key = next(k for k in self.FILES if all(w in argv for w in k))
+        if any(r in argv for r in self.refuse):          # QEMU 10's words for log 00h
+            return CommandResult(tuple(argv), 1, "", (FDP / "log-00h_0.bin.stderr.txt")
+                                 .read_text(), 0.1)
+        data = self.replace.get(key) or raw(self.FILES[key])
+        if stdout_path is not None:
+            stdout_path.write_bytes(data[:int(argv[4].split("=")[1])]
+                                    if argv[1] == "get-log" else data)
+            return CommandResult(tuple(argv), 0, "", "", 0.1)
+        return CommandResult(tuple(argv), 0, data.decode(), "", 0.1)
+
+
+def test_read_identity_and_fdp_from_the_recorded_answers(tmp_path):
+    run, facts = Recorded(), F.Facts()
+    F.read_identity("/dev/nvme0", "/dev/nvme0n1", tmp_path, facts, run=run)
+    F.read_fdp("/dev/nvme0", 1, tmp_path, facts, "before", run=run)
+    v = facts.values
+    assert (v["id_ctrl"]["npss"], v["id_ns"]["endgid"], v["feature_02h"],
+            v["feature_02h_capabilities"]) == (0, 1, 0, 0)
+    assert v["fdp_stats"]["hbmw"] == 64 << 20 and v["fdp_host_events"] == []
+    assert facts.refused == {}
+    fdp_calls = [c for c in run.calls if c[1] == "get-log" and c[3] != "--log-id=0x05"]
+    assert all("--lsi=1" in c for c in fdp_calls) and fdp_calls[-1][-1] == "--lsp=1"
+    assert (tmp_path / "id_ctrl.bin").read_bytes() == raw("nvme-id-ctrl.bin")
+    record = facts.as_record("before")
+    assert record["files"]["fdp_configs"] == "log-20h_before.bin"
+    assert json.loads(json.dumps(record)) == record
+
+
+def test_a_longer_configurations_log_is_read_again_whole_and_a_refusal_kept(tmp_path):
+    """Constructed: a 20h log of one configuration with 120 handles (560 bytes), more than the
+    first 512-byte read; the events log refused with QEMU's words for log 00h."""
+    config = bytearray(64 + 4 * 120)
+    config[0:2] = len(config).to_bytes(2, "little")
+    config[2], config[4], config[8:10] = 0x80, 1, (120).to_bytes(2, "little")
+    config[64::4] = bytes([2] * 120)
+    head = bytearray(16)
+    head[4:8] = (16 + len(config)).to_bytes(4, "little")
+    run = Recorded(refuse=("--log-id=0x23",),
+                   replace={("get-log", "--log-id=0x20"): bytes(head + config)})
+    facts = F.Facts()
+    F.read_fdp("/dev/nvme0", 1, tmp_path, facts, "t", run=run)
+    lengths = [c[4] for c in run.calls if "--log-id=0x20" in c]
+    assert lengths == ["--log-len=512", "--log-len=560"]
+    assert facts.values["fdp_configs"][0]["ruhts"] == [2] * 120
+    assert "does not support it" in facts.refused["fdp_host_events"]
+    assert "fdp_host_events" not in facts.values

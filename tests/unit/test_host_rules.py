@@ -1,0 +1,183 @@
+"""The v2.7 requirements a field of Identify, a feature or a log decides (pts.stored.host_rules,
+pts.stored.fdp_rules), judged on what QEMU 10's controller really answered
+(tests/data/qemu-10/fdp, its README) and, for the paths QEMU does not take, on constructed
+facts: each labelled "constructed" and made from QEMU's by changing the one field named."""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+
+import pytest
+
+from pts.stored import fdp_rules
+from pts.stored.host_rules import (
+    FAIL,
+    NOT_APPLICABLE,
+    NOT_CHECKED,
+    PASS,
+    RULES,
+    judge,
+)
+from pts.tools import nvme_facts as F
+from tests.support.helpers import DATA
+
+FDP = DATA / "qemu-10" / "fdp"
+
+# What the v2.7 text asks of each field, against QEMU 10.0.2's answers (README): the verdict
+# of every rule on them, written out by hand from the recorded values
+QEMU = {
+    "PWR-1": PASS, "PWR-3": NOT_CHECKED, "PWR-4": NOT_CHECKED, "PWR-5": FAIL,
+    "PWR-6": NOT_CHECKED, "PWR-7": NOT_CHECKED, "PWR-8": PASS, "PWR-9": PASS,
+    "NVMe-CFG-2": PASS, "NVMe-CFG-7": FAIL, "NVMe-CFG-8": FAIL, "NVMe-CFG-14": PASS,
+    "NVMe-CFG-15": PASS, "NVMe-CFG-18": FAIL, "NVMe-CFG-19": PASS,
+    "NVMe-AD-1": PASS, "NVMe-AD-2": FAIL, "NVMe-AD-3": PASS, "NVMe-AD-4": PASS,
+    "NVMe-AD-5": FAIL, "NVMe-AD-6": FAIL, "NVMe-AD-7": FAIL, "NVMe-AD-10": FAIL,
+    "NVMe-AD-12": FAIL, "NVMe-AD-14": FAIL, "NVMe-AD-17": FAIL, "NVMe-AD-18": PASS,
+    "NVMe-AD-23": PASS, "NVMe-AD-24": PASS, "NVMe-AD-28": FAIL,
+    "NVMe-IO-1": PASS, "NVMe-IO-2": PASS, "NVMe-IO-3": FAIL, "NVMe-IO-4": PASS,
+    "NVMe-IO-8": PASS, "NVMe-IO-9": FAIL, "NVMe-IO-15": PASS, "NVMe-IO-16": FAIL,
+    "NVMe-IO-17": PASS, "NVMe-IO-18": PASS,
+    "NVMe-OPT-2": PASS, "NVMe-OPT-7": PASS, "NVMe-OPT-8": FAIL, "NVMe-OPT-9": PASS,
+    "NVMe-OPT-10": FAIL, "NVMe-OPT-16": PASS, "NVMe-OPT-17": PASS,
+    "FDPG-2": NOT_CHECKED, "FDPSRG-1": PASS, "FDPSRG-2": FAIL, "FDPSRG-3": FAIL,
+    "FDPSRG-4": FAIL, "FDPSRG2-2": FAIL, "FDPSRG-6": PASS, "FDPSRG-7": NOT_CHECKED,
+    "FDPDP-1": NOT_APPLICABLE, "FDPDP-2": NOT_APPLICABLE,
+}
+
+
+def qemu_facts() -> dict:
+    """The facts as a run reads them (nvme_facts' decoders on the recorded bytes)."""
+    def raw(name):
+        return (FDP / name).read_bytes()
+    return {"id_ctrl": F.id_ctrl(raw("nvme-id-ctrl.bin")),
+            "id_ns": F.id_ns(raw("nvme-id-ns.bin")),
+            "effects": F.effects(raw("log-05h_0.bin")),
+            "feature_02h": F.feature_value((FDP / "feature-02h_current.txt").read_text()),
+            "feature_02h_capabilities": F.feature_value(
+                (FDP / "feature-02h_capabilities.txt").read_text()),
+            "fdp_configs": F.fdp_configs(raw("log-20h_0.bin")),
+            "fdp_host_events": F.fdp_events(
+                raw("log-23h-lsp1-host-events_after-1MiB-phndl1-update.bin"))}
+
+
+def verdicts(facts: dict) -> dict:
+    return {v.req_id: v for v in judge(facts)}
+
+
+def test_every_rule_on_qemu_10s_answers():
+    got = verdicts(qemu_facts())
+    assert {k: v.verdict for k, v in got.items()} == QEMU
+    assert Counter(QEMU.values()) == {PASS: 27, FAIL: 22, NOT_CHECKED: 6, NOT_APPLICABLE: 2}
+    assert all(v.why and v.line > 0 and v.version == "2.7" for v in got.values())
+    # evidence names what was read and what it held
+    assert got["PWR-1"].evidence[0].value == [(0, 25.0, "operational")]
+    assert got["NVMe-AD-6"].evidence[0].value == "0x12a"
+    assert got["FDPSRG-2"].why == "at most 4 reclaim unit handles"
+    assert got["FDPG-2"].evidence[1].value == [
+        ("Reclaim Unit Not Fully Written", ("PIV", "NSIDV", "LV"))]
+    assert got["NVMe-IO-16"].as_record()["evidence"][0]["where"] == "SGLS (byte 536)"
+
+
+def test_keys_are_version_and_id_and_the_lines_are_the_ids():
+    assert all(ver == "2.7" for ver, _ in RULES) and len(RULES) == len(QEMU)
+    assert RULES[("2.7", "PWR-8")][0] == 9925 and RULES[("2.7", "FDPSRG-1")][0] == 9248
+    assert judge(qemu_facts(), version="2.0") == []
+
+
+def constructed(**changes) -> dict:
+    """QEMU's facts with the named Identify Controller fields changed (constructed)."""
+    f = copy.deepcopy(qemu_facts())
+    f["id_ctrl"].update(changes)
+    return f
+
+
+def psd(state: int, mp: int, flags: int = 0) -> dict:
+    return {"state": state, "mp": mp, "flags": flags, "watts": round(F.power_watts(
+        {"mp": mp, "flags": flags}), 4), "non_operational": bool(flags & 2)}
+
+
+def test_power_states_constructed():
+    """Constructed: three states, two with 12.00 W, one non-operational state; the rated
+    envelope given as 20 W."""
+    f = constructed(psds=[psd(0, 2500), psd(1, 1200), psd(2, 1200, flags=2)])
+    f["rated_watts"] = 20
+    got = verdicts(f)
+    assert (got["PWR-8"].verdict, got["PWR-8"].why) == (
+        FAIL, "states with the same Maximum Power: [[1, 2]]")
+    assert (got["PWR-4"].verdict, got["PWR-4"].why) == (
+        FAIL, "state(s) above the rated 20 W: [(0, 25.0)]")
+    f["rated_watts"], f["feature_02h"] = 25, 7
+    got = verdicts(f)
+    assert got["PWR-4"].verdict == PASS
+    assert (got["PWR-1"].verdict, got["PWR-1"].why) == (
+        FAIL, "the state in use, 7, is not in the table (3)")
+    f = constructed(psds=[psd(0, 2500), psd(1, 1200, flags=1)])   # 0.12 W: MXPS scale
+    assert verdicts(f)["PWR-8"].verdict == PASS
+    assert verdicts(constructed(ctratt=0x2))["PWR-9"].verdict == FAIL
+    f = qemu_facts()
+    f["feature_02h_capabilities"] = 0x5                        # saveable, changeable
+    assert verdicts(f)["PWR-5"].verdict == PASS
+
+
+@pytest.mark.parametrize(("rid", "changes", "verdict"), [
+    ("NVMe-CFG-2", {"mdts": 5}, FAIL),                 # 128 KiB
+    ("NVMe-CFG-2", {"mdts": 0}, PASS),                 # no limit
+    ("NVMe-CFG-14", {"sqes": 0x55}, FAIL),
+    ("NVMe-CFG-18", {"elpe": 255}, PASS),
+    ("NVMe-AD-6", {"oacs": 0x12A | 1 << 6}, PASS),
+    ("NVMe-AD-5", {"fna": 0x4}, PASS),
+    ("NVMe-AD-17", {"sanicap": 1 << 30 | 7}, PASS),
+    ("NVMe-AD-18", {"sanicap": 1 << 29}, FAIL),
+    ("NVMe-AD-23", {"fna": 0x1}, FAIL),
+    ("NVMe-AD-24", {"aerl": 2}, FAIL),
+    ("NVMe-IO-3", {"vwc": 6}, PASS),
+    ("NVMe-IO-17", {"sgls": 0x80003}, FAIL),
+    ("NVMe-OPT-17", {"awupf": 0}, PASS),
+])
+def test_identify_fields_constructed(rid, changes, verdict):
+    """Constructed: QEMU's Identify Controller with the one field changed."""
+    assert verdicts(constructed(**changes))[rid].verdict == verdict
+
+
+def test_namespace_and_effects_constructed():
+    f = qemu_facts()
+    f["id_ns"].update(nsfeat=0x30, fpi=0x80, npwg=7, eui64="0011223344556677")
+    f["effects"]["admin"].remove(0x0C)
+    got = verdicts(f)
+    assert [got[r].verdict for r in ("NVMe-AD-28", "NVMe-AD-2", "NVMe-OPT-17", "NVMe-CFG-7",
+                                     "NVMe-AD-1")] == [PASS, PASS, FAIL, PASS, FAIL]
+    assert got["NVMe-AD-1"].why == "not supported: 0Ch Asynchronous Event Request"
+    del f["effects"]
+    assert verdicts(f)["NVMe-IO-1"].verdict == NOT_CHECKED          # log 05h not read
+    assert verdicts(f)["NVMe-IO-1"].why == "not read in this run: effects"
+
+
+def test_fdp_configurations_constructed():
+    """Constructed: FDP not claimed; a configuration of 8 persistently isolated handles; one
+    of 2 reclaim groups (die placement) with 8 handles."""
+    got = verdicts(constructed(ctratt=0x8010))
+    fdp_ids = [r for r in QEMU if r.startswith("FDP")]
+    assert {got[r].verdict for r in fdp_ids} == {NOT_APPLICABLE}
+    f = qemu_facts()
+    f["fdp_configs"][0].update(nruh=8, ruhts=[2] * 8)
+    f["id_ctrl"]["vwc"] = 0
+    got = verdicts(f)
+    assert [got[r].verdict for r in ("FDPSRG-2", "FDPSRG-3", "FDPSRG-4", "FDPSRG2-2")] == [
+        PASS, PASS, NOT_APPLICABLE, PASS]
+    f["fdp_configs"][0].update(nrg=2)
+    got = verdicts(f)
+    assert [got[r].verdict for r in ("FDPSRG-1", "FDPDP-2", "FDPDP-1")] == [
+        NOT_APPLICABLE, PASS, NOT_CHECKED]
+    f["fdp_configs"][0]["valid"] = False
+    assert verdicts(f)["FDPDP-2"].verdict == NOT_APPLICABLE
+
+
+def test_the_fdp_waf_of_each_window():
+    readings = [(m, F.fdp_stats((FDP / f"log-22h_{m}.bin").read_bytes())) for m in (
+        "0", "after-64MiB-phndl0", "after-16MiB-plain")]
+    windows = fdp_rules.waf_windows(readings)
+    assert [(w["window"], w["waf"]) for w in windows] == [
+        ("0 -> after-64MiB-phndl0", 1.03125),
+        ("after-64MiB-phndl0 -> after-16MiB-plain", 16785408 / 16777216)]
+    assert windows[0]["hbmw"] == (0, 67108864) and windows[0]["mbmw"] == (0, 69206016)
