@@ -61,7 +61,8 @@ class Settings:
     host_bound_share: float = HOST_BOUND_SHARE
     host_floor_margin: float = HOST_FLOOR_MARGIN
     # the options given (on the command line, an --inventory drive's or by the run resumed),
-    # by Settings name: an explicit --point-seconds 60 is not "the spec's 60"
+    # by option name (pytest's; a setting's is its field's): an explicit --point-seconds 60
+    # is not "the spec's 60" (explicit)
     given: frozenset[str] = frozenset()
 
     def scaled(self, seconds: float) -> int:

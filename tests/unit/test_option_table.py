@@ -3,6 +3,7 @@ options, the --resume replay, the deviations and the demo's mirrored options all
 pts.config.option_table.ROWS, and Settings knows which options were given."""
 
 import argparse
+import dataclasses
 import re
 from pathlib import Path
 from types import SimpleNamespace
@@ -14,6 +15,7 @@ from pts.config import option_table
 from pts.config.settings import Settings, SettingsError, make_settings
 from pts.config.spec import load_spec
 from pts.session import options
+from pts.testdefs.rwsw import common, replay, sections
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "running.md"
 # run.json's options as every run before the table stored them, in their order (readers and
@@ -123,3 +125,26 @@ def test_the_demo_mirrors_the_report_fields_of_the_table():
         assert mirrored[flag].metavar == option_table.BY_FLAG[flag].metavar
     args = p.parse_args(["--operator", "Ann", "--sponsor", "Lab"])
     assert demo.report_args(args) == ["--operator", "Ann", "--sponsor", "Lab"]
+    for fixed in (demo.DEMO_ARGS, demo.RWSW_ARGS):      # the demo's own settings: rows too
+        assert parser().parse_args(fixed).pts_given
+
+
+def test_an_explicit_point_seconds_is_the_rwsw_round_length():
+    """--point-seconds 60 given is 60 s rounds for the RWSW tests, though 60 is the PTS
+    point's: only an option left out takes the spec file's round length (here 30 s)."""
+    spec = load_spec()
+    rwsw = dataclasses.replace(spec.rwsw, sections={
+        k: v | ({"round_seconds": 30} if "round_seconds" in v else {})
+        | ({"precondition_round_seconds": 30} if "precondition_round_seconds" in v else {})
+        for k, v in spec.rwsw.sections.items()})
+    spec = dataclasses.replace(spec, rwsw=rwsw)
+    ns = parser().parse_args(["--point-seconds", "60"])
+    given = make_settings(spec, given=options.given(SimpleNamespace(option=ns)),
+                          point_seconds=ns.point_seconds)
+    unset = make_settings(spec, given=options.given(SimpleNamespace(
+        option=parser().parse_args([]))))
+    assert given.point_seconds == unset.point_seconds == 60
+    for section in (sections.WsatSection, sections.StreamsSection, sections.DirthSection):
+        assert common.round_seconds(given, section) == 60, section.NAME
+        assert common.round_seconds(unset, section) == 30, section.NAME
+    assert replay.precondition_seconds(given) == 60 and replay.precondition_seconds(unset) == 30

@@ -66,8 +66,9 @@ def workload(settings: Settings, device: BlockDevice | None = None) -> Workload:
 
 def round_seconds(settings: Settings, section: type[WsatSection | StreamsSection | DirthSection]
                   ) -> int:
-    """The spec file's round length, unless --point-seconds set another (a deviation)."""
-    if settings.point_seconds != settings.spec.common.point_seconds:
+    """The spec file's round length, unless --point-seconds was given (a deviation where it
+    is not the PTS point's length; given as 60, it is 60 s too)."""
+    if settings.explicit("point_seconds"):
         return settings.point_seconds
     return section.of(settings).round_seconds
 

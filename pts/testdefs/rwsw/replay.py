@@ -160,8 +160,8 @@ def log_plans(settings: Settings, found: tuple[Step, ...]) -> list[LogPlan]:
 
 
 def precondition_seconds(settings: Settings) -> int:
-    if settings.point_seconds != settings.spec.common.point_seconds:
-        return settings.point_seconds          # --point-seconds (a declared deviation)
+    if settings.explicit("point_seconds"):
+        return settings.point_seconds          # --point-seconds given (round_seconds)
     return section(settings).precondition_round_seconds
 
 
