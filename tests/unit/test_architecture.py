@@ -23,6 +23,10 @@ PTS = Path(__file__).resolve().parents[2] / "pts"
 LAYERS = ["pts", "config", "tools", "device", "workload", "emulate", "results", "run",
           "conditioning", "procedure", "testdefs", "stored", "report", "export", "index",
           "compare", "qualify", "serve", "cli", "session", "__main__", "suite"]
+# One floor (issue 48 §1): the readers of a stored run, the report, the exports and the
+# index, stand side by side on the read model (its cell helpers and figure catalogue are in
+# pts.stored) and import none of each other; their order in LAYERS is only a listing.
+BESIDE = ("report", "export", "index")
 # Rooms inside a layer, lowest first (docs/design.md, "Layout"): a module in a room imports its
 # own room and the rooms below; the modules at the top of the layer (pts/report/cli.py,
 # document.py, console.py) may import every room, and no room imports them.
@@ -109,6 +113,10 @@ def test_imports_go_down_the_layers():
     upward = [f"{m} ({layer(m)}) imports {i} ({layer(i)})" for m, deps in g.items()
               for i in deps if LAYERS.index(layer(i)) > LAYERS.index(layer(m))]
     assert not upward, "imports that go up the flow:\n" + "\n".join(sorted(upward))
+    across = [f"{m} imports {i}" for m, deps in g.items() for i in deps
+              if layer(m) != layer(i) and {layer(m), layer(i)} <= set(BESIDE)]
+    assert not across, "readers on one floor import each other (what they share belongs " \
+        "in pts.stored):\n" + "\n".join(sorted(across))
 
 
 def room(module: str) -> str | None:
