@@ -17,12 +17,11 @@ is NOT CHECKED with that reason. A requirement is never passed by default: no da
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from pts.conditioning.purge_nvme import POLL_S
 from pts.config import ocp_requirements as ocp
-from pts.device import health, media_writes
-from pts.results import records
+from pts.device import media_writes
 from pts.stored.model import RunView
 from pts.stored.ocp_purges import (
     counters_after,
@@ -31,9 +30,9 @@ from pts.stored.ocp_purges import (
     purge_kind,
     purges_text,
 )
+from pts.stored.ocp_stored import FAIL, NOT_CHECKED, PASS, Result, Stored, decrease, step
 from pts.tools.nvme_ocp import C0_FIELDS
 
-PASS, FAIL, NOT_CHECKED = "PASS", "FAIL", "NOT CHECKED"
 # A Format's recorded seconds also hold nvme-cli's start and the Identify Namespace read
 # after it (pts.conditioning.purge_nvme._format_plan): a time up to this much over a limit
 # is not called a failure (a choice of this suite, not a spec value).
@@ -66,58 +65,6 @@ class OcpVerdict:
                 "reason": self.reason, "evidence": list(self.evidence),
                 "readings": list(self.readings), "spec_line": r.line,
                 "spec_locator": r.locator, "spec_text": ocp.SPEC_TEXT[r.version]}
-
-
-@dataclass
-class Stored:
-    """What the run recorded that the verdicts read, in ledger order."""
-    run: RunView
-    smart: list = field(default_factory=list)       # DeviceCounters, source smart-log
-    purges: list = field(default_factory=list)      # Purge records that completed
-    ordered: list = field(default_factory=list)     # both kinds, ledger order
-
-    @classmethod
-    def of(cls, run: RunView) -> Stored:
-        found = cls(run)
-        for r in run.records:
-            if isinstance(r, records.DeviceCounters) and r.source == health.SOURCE:
-                found.smart.append(r)
-                found.ordered.append(r)
-            elif isinstance(r, records.Purge) and r.ok:
-                found.purges.append(r)
-                found.ordered.append(r)
-        return found
-
-    @property
-    def read(self) -> list:
-        """The smart-log records whose counters were read."""
-        return [r for r in self.smart if isinstance(r.counters, dict)]
-
-    @property
-    def pages(self) -> list:
-        """(record, C0h summary) where the C0h page was read."""
-        return [(r, r.counters[media_writes.OCP_C0]) for r in self.read
-                if isinstance(r.counters.get(media_writes.OCP_C0), dict)]
-
-    def no_counters(self) -> str:
-        d = self.run.device
-        kind = "the emulated SSD" if d.emulated else f"transport {d.transport}"
-        return (f"the run recorded no NVMe SMART / Health counters ({d.path}: {kind}); "
-                "nothing to judge it from")
-
-    def no_c0(self) -> str:
-        if not self.read:
-            return self.no_counters()
-        first = self.read[0].counters
-        if first.get("media_source") == media_writes.OCP and media_writes.OCP_C0 not in first:
-            return ("the run read C0h for its media writes but kept only them (recorded "
-                    "before the C0h page was kept whole)")
-        how = first.get("media_source") or first.get("media_note") or "no media counter"
-        return f"the run recorded no C0h page (media writes: {how})"
-
-
-def step(rec) -> str:
-    return f"{rec.test} {rec.when}"
 
 
 def judge_all(run: RunView, version: str) -> list[OcpVerdict]:
@@ -165,9 +112,6 @@ def judge(stored: Stored, req: ocp.OcpRequirement) -> OcpVerdict:
     return OcpVerdict(req, verdict, reason, tuple(evidence), readings)
 
 
-Result = tuple[str, str, list]
-
-
 def _on_c0_page(check: Callable) -> Callable[[Stored, ocp.OcpRequirement], Result]:
     """A check judged on the first C0h page the run read (check(stored, req, rec, page));
     NOT CHECKED, saying why, when the run read none."""
@@ -208,23 +152,10 @@ def c0_field(stored: Stored, req: ocp.OcpRequirement, rec, page: dict) -> Result
     if missing:
         return FAIL, f"the drive does not give {req.subject} ({'; '.join(missing)})", evidence
     for name in set(req.fields) & set(KEPT_C0):
-        drop = _decrease(stored.pages, lambda p, n=name: p["fields"].get(n))
+        drop = decrease(stored.pages, lambda p, n=name: p["fields"].get(n))
         if drop:
             return FAIL, f"{name} decreased: {drop}", evidence
     return PASS, f"C0h gives {req.subject} (its value is not judged)", evidence
-
-
-def _decrease(pairs: list, value: Callable) -> str:
-    """'A at step -> B at step' where a counter fell between two readings, else ''."""
-    last = None
-    for rec, item in pairs:
-        v = value(item)
-        if v is None:
-            continue
-        if last is not None and v < last[1]:
-            return f"{last[1]:,} at {step(last[0])} -> {v:,} at {step(rec)}"
-        last = (rec, v)
-    return ""
 
 
 def _c0_value(key: str, label: str, required: dict) -> Callable:
@@ -343,7 +274,7 @@ def percent_used_kept(stored: Stored, req: ocp.OcpRequirement) -> Result:
     if len(found) < 2:
         return NOT_CHECKED, (stored.no_counters() if not stored.read else
                              f"Percentage Used read at {len(found)} step(s); two are needed"), []
-    drop = _decrease(found, lambda v: v)
+    drop = decrease(found, lambda v: v)
     evidence = [f"Percentage Used {found[0][1]} % at {step(found[0][0])} .. {found[-1][1]} % "
                 f"at {step(found[-1][0])} ({len(found)} readings)"]
     if drop:
