@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pts.config.datasheet import Requirement
+from pts.results.parameters import RoundParameters, WsatParameters
 from pts.stored import fmt, latency_qos
 from pts.stored.cells import cells, fob
 from pts.stored.figures import datasheet_vocabulary
@@ -85,12 +86,12 @@ def _measure(test: TestResult, req: Requirement) -> tuple[float | None, str, str
         return None, "", f"cell {req.cell} is N/A: {cell['reason']}"
     metric = req.metric
     if metric == "lat_p99999_us":
-        pct = test.parameters.get("percentile")
+        pct = _percentile(test)
         if pct is not None and float(pct) != 99.999:
             return None, "", f"{req.test} recorded the {pct} % percentile, not 99.999 %"
         metric = "lat_percentile_us"
-    if metric == "lat_percentile_us" and test.parameters.get("percentile") is not None:
-        pct = float(test.parameters["percentile"])   # never the slowest I/O as a level
+    if metric == "lat_percentile_us" and _percentile(test) is not None:
+        pct = float(_percentile(test))   # never the slowest I/O as a level
         if (cell["rw_mix"], cell["block_size"]) in latency_qos.short_cells(test, pct):
             return None, "", (f"cell {req.cell}: the {pct:g} % response time is not resolvable"
                               f" (a window point completed fewer than {needed_ios(pct):,} "
@@ -102,3 +103,9 @@ def _measure(test: TestResult, req: Requirement) -> tuple[float | None, str, str
         return None, "", (f"{req.test} did not record {metric} for cell {req.cell} "
                           f"(recorded: {', '.join(have) or 'none'})")
     return value, req.cell, None
+
+
+def _percentile(test: TestResult) -> float | None:
+    """The latency percentile the test recorded (Latency, WSAT; None: another family)."""
+    p = test.typed
+    return p.percentile if isinstance(p, RoundParameters | WsatParameters) else None

@@ -10,6 +10,11 @@ so is a value of another type than its field's (a count stored as "4", a list as
 the pages would otherwise fail on it, or worse, draw it.
 `as_dict` gives back exactly the stored object (the names present, in their order).
 
+The nested objects are typed too (pts.results.parameter_objects: `Tracking`, `XsrGroup`,
+`Atw`, `RwswSection`, `RwswStep`): `typed` builds them from the stored JSON, checking each
+field's type as it does the options'. So no reader outside this module looks an option or a
+nested field up by its name (tests/unit/test_typed_parameters.py holds it).
+
 `--point-seconds` is `point_seconds` in every test: the length of a round's point (IOPS,
 Throughput, Latency, HIR's and DIRTH's/CBW's rounds), of a WSAT sample and of an XSR interval.
 Runs written before this was so stored it as `sample_seconds` (WSAT) and `interval_seconds`
@@ -21,10 +26,20 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 import types
 import typing
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
+
+from pts.results.parameter_objects import (
+    Atw,
+    Nested,
+    RwswSection,
+    RwswStep,
+    Tracking,
+    XsrGroup,
+)
 
 # older name -> the one name it is read as
 ALIASES = {"sample_seconds": "point_seconds", "interval_seconds": "point_seconds"}
@@ -65,7 +80,7 @@ class Parameters:
 
     def as_dict(self) -> dict[str, Any]:
         """The object as stored (only the names it held, in their order)."""
-        return {k: getattr(self, k) for k in self.keys}
+        return {k: as_stored(getattr(self, k)) for k in self.keys}
 
     @classmethod
     def names(cls) -> frozenset[str]:
@@ -78,7 +93,7 @@ class SteadyParameters(Parameters):
     access: str | None = None               # "RND" / "SEQ"
     rw_mixes: list[str] | None = None
     block_sizes: list[int] | None = None
-    tracking: list[dict] | None = None      # [{label, rw_mix, block_size, metric?}]
+    tracking: list[Tracking] | None = None
     window_rounds: int | None = None
     max_data_excursion: float | None = None
     max_slope_excursion: float | None = None
@@ -129,7 +144,7 @@ class HirParameters(SteadyParameters):
 class XsrParameters(Parameters):
     FAMILY: ClassVar[str] = "XSR"
     REQUIRED: ClassVar[tuple[str, ...]] = Parameters.REQUIRED + ("groups",)
-    groups: list[dict] | None = None        # [{group, pattern, block_size, seconds}]
+    groups: list[XsrGroup] | None = None
     recovery_band_pct: float | None = None
     recovery_sustain_intervals: int | None = None
     final_level_fraction: float | None = None
@@ -172,9 +187,8 @@ class RwswParameters(SteadyParameters):
     REQUIRED: ClassVar[tuple[str, ...]] = Parameters.REQUIRED + ("max_rounds", "tracking",
                                                                  "atw")
     max_rounds: int | None = None
-    atw: dict | None = None                 # {name, sha256, path, thread_count, queue_depth,
-    #                                          oio, streams [{stream, share_pct}], provenance}
-    sections: list[dict] | None = None      # per stream: its fio section's depth and weight
+    atw: Atw | None = None
+    sections: list[RwswSection] | None = None   # per stream: its fio section
     oio_split: str | None = None
     flow_sleep_us: int | None = None
     share_tolerance_pct: float | None = None
@@ -192,8 +206,7 @@ class RwswParameters(SteadyParameters):
     hold: str | None = None                 # rwsw-replay: "oio" (no fio flow) or "shares"
     min_step_seconds: int | None = None
     round_mode: str | None = None           # "stonewalled": steps of unequal length
-    steps: list[dict] | None = None         # per step: start_s, seconds, replay_seconds,
-    #                                         oio, TC/QD, shares, in-situ iops / rt_mean_ms
+    steps: list[RwswStep] | None = None     # rwsw-replay: the capture's steps
     thread_counts: list[int] | None = None  # rwsw-dirth: the TC x QD matrix run
     queue_depths: list[int] | None = None
     matrix: list[list[int]] | None = None   # [TC, QD] per point, highest OIO first
@@ -210,6 +223,9 @@ def family_key(test: str) -> str:
     every registry keyed by test family (tests/unit/test_families.py walks them)."""
     return test.split("-", 1)[0]
 
+
+# the families whose tests run rounds up to `max_rounds` (WSAT runs samples, XSR intervals)
+ROUND_LIMITED = (RoundParameters, HirParameters, DirthCbwParameters, RwswParameters)
 
 # a test's family (family_key) -> its family's record
 FAMILIES: dict[str, type[Parameters]] = {
@@ -250,11 +266,38 @@ def typed(test: str, parameters: dict, required: bool = True) -> Parameters:
                 f"test_start of \"{test}\": parameter \"{key}\" is {wrong} ({value!r:.60}), "
                 f"must be {_expected(_hints(cls)[key])} (or null) in {cls.__name__}: a "
                 "broken ledger, or a run stored by another version")
-    return cls(**data, keys=tuple(data))
+    return cls(**{k: _built(v, _hints(cls)[k]) for k, v in data.items()}, keys=tuple(data))
+
+
+def _built(value, hint):
+    """A stored value (its type checked) as its field holds it: a nested object as its
+    record, a list of them as a list of records."""
+    if value is None:
+        return None
+    if isinstance(hint, types.UnionType):
+        hint = next(a for a in typing.get_args(hint) if a is not type(None))
+    origin, args = typing.get_origin(hint) or hint, typing.get_args(hint)
+    if _nested(origin):
+        return origin(**{k: _built(v, _hints(origin)[k]) for k, v in value.items()
+                         if k in origin.names()}, stored=value)
+    if origin is list and args and _nested(args[0]):
+        return [_built(item, args[0]) for item in value]
+    return value
+
+
+def as_stored(value):
+    """An option's value as the ledger holds it (a nested record: its object as written)."""
+    if isinstance(value, Nested):
+        return value.stored
+    return [as_stored(v) for v in value] if isinstance(value, list) else value
+
+
+def _nested(origin) -> bool:
+    return isinstance(origin, type) and issubclass(origin, Nested)
 
 
 @functools.cache
-def _hints(cls: type[Parameters]) -> dict[str, Any]:
+def _hints(cls: type) -> dict[str, Any]:
     """The fields' types (the annotations are strings: `from __future__ import annotations`)."""
     return typing.get_type_hints(cls)
 
@@ -265,7 +308,7 @@ def _expected(hint) -> str:
     args = [a for a in typing.get_args(hint) if a is not type(None)] \
         if isinstance(hint, types.UnionType) else [hint]
     return " | ".join(getattr(a, "__name__", None) if not typing.get_args(a) else
-                      str(a).replace("typing.", "") for a in args)
+                      re.sub(r"\b[\w.]+\.", "", str(a)) for a in args)
 
 
 def _wrong_type(value, hint) -> str | None:
@@ -280,6 +323,12 @@ def _wrong_type(value, hint) -> str | None:
     origin, args = typing.get_origin(hint) or hint, typing.get_args(hint)
     if isinstance(value, bool) and origin is not bool:
         return "bool"
+    if _nested(origin):
+        if not isinstance(value, dict):
+            return type(value).__name__
+        inner = next(((k, w) for k, v in value.items() if k in origin.names()
+                      and (w := _wrong_type(v, _hints(origin)[k]))), None)
+        return None if inner is None else f"an object whose \"{inner[0]}\" is {inner[1]}"
     if origin is float:
         ok = isinstance(value, int | float)
     else:
@@ -290,5 +339,5 @@ def _wrong_type(value, hint) -> str | None:
         for item in value:
             inner = _wrong_type(item, args[0])
             if inner:
-                return f"list holding a {inner}"
+                return f"list holding {inner if inner.startswith('an ') else 'a ' + inner}"
     return None

@@ -14,7 +14,7 @@ def judged_window(test: TestResult) -> tuple[tuple[int, int] | None, str]:
     ones the steady-state check looked at after the last round), and what to call it."""
     if test.end is not None:
         return test.window, "measurement window"
-    size = test.parameters.get("window_rounds")
+    size = test.steady_parameters and test.steady_parameters.window_rounds
     if isinstance(size, int) and len(test.rounds) >= size:
         last = test.rounds[-1]
         judged = "steady" if last.steady else "not steady"

@@ -80,8 +80,8 @@ class RunsCollector:
             last = test.rounds[-1] if test.rounds else None
             if flying or last:
                 g["round"].add_metric(labels, flying or last.number)
-            if isinstance(test.parameters.get("max_rounds"), int):
-                g["max"].add_metric(labels, test.parameters["max_rounds"])
+            if isinstance(test.max_rounds, int):
+                g["max"].add_metric(labels, test.max_rounds)
             reached = test.state == "steady" or bool(last and last.steady)
             g["steady"].add_metric(labels, 1 if reached else 0)
             left = state.eta(test) if now == state.RUNNING else None

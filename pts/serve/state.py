@@ -106,7 +106,8 @@ def eta(test: TestResult, now: float | None = None) -> tuple[float, float] | Non
     (pts.procedure.progress): best = steady at the earliest round its window allows, worst =
     at max_rounds. A round lasts the mean of its completed rounds (first point's start to
     last point's end, fio's times). None before a round completed, or without rounds."""
-    window, most = (test.parameters.get(k) for k in ("window_rounds", "max_rounds"))
+    window = test.steady_parameters and test.steady_parameters.window_rounds
+    most = test.max_rounds
     if test.end is not None or not test.rounds or not (isinstance(window, int)
                                                        and isinstance(most, int)):
         return None
@@ -151,7 +152,7 @@ def live(entry: Entry, stale_after: float = STALE_AFTER, now: float | None = Non
         "verdict": run.verdict.text if state == FINISHED else None,
         "test": test.name, "title": test.title, "phase": what, "round": flying,
         "rounds_done": last.number if last else 0,
-        "max_rounds": test.parameters.get("max_rounds"),
+        "max_rounds": test.max_rounds,
         "tracking": dict(last.tracking) if last else {},
         "steady": last.steady if last else None, "status": test.status,
         "eta": f"{plan.hms(left[0])}..{plan.hms(left[1])}" if left else None,

@@ -15,6 +15,7 @@ from pathlib import Path
 from pts.procedure import steady_state
 from pts.results import records
 from pts.results.ledger import LedgerError, LedgerLine, read_ledger
+from pts.results.parameters import SteadyParameters, typed
 from pts.stored import host_ceiling, ledger_view, purge_check, readings, unwritten, verdict
 from pts.stored.cells import window_cells
 from pts.stored.ledger_view import int_or_none, is_number
@@ -159,16 +160,17 @@ def _build_test(name: str, recs: list[LedgerLine], path: Path,
         by_type.setdefault(rec.type, []).append(parsed)
     start = _last(by_type.get("test_start")) or {}
     params = dict(start.get("parameters") or {})
+    steady = _steady(name, params)
     points = _latest(by_type.get("point", []), key=lambda p: (p.round, p.index or 0, p.rw_mix,
                                                                p.block_size))
     rounds = _latest(by_type.get("round", []), key=lambda r: r.number)
     end = _last(by_type.get("test_end"))
-    tracking = _tracking(params, rounds)
+    tracking = _tracking(steady, rounds)
     # A test without rounds (XSR's access groups, WSAT's samples) has no measurement window,
     # whatever its test_end says (XSR writes its groups 1..3 there).
-    window = _window(end, rounds, int(params.get("window_rounds") or
+    window = _window(end, rounds, int(steady and steady.window_rounds or
                                       steady_state.WINDOW_ROUNDS)) if rounds else None
-    evidence, notes = _window_evidence(name, tracking, rounds, window, params)
+    evidence, notes = _window_evidence(name, tracking, rounds, window, steady)
     state = _state(end)
     partial = TestResult(
         name=name, title=str(start.get("title") or name.upper()), clause=start.get("clause"),
@@ -204,11 +206,18 @@ def _parsed_in_order(by_type: dict[str, list], recs: list) -> list:
     return out
 
 
-def _tracking(params: dict, rounds: tuple[RoundView, ...]) -> tuple[TrackingView, ...]:
-    declared = [t for t in params.get("tracking") or () if isinstance(t, dict) and "label" in t]
+def _steady(name: str, params: dict) -> SteadyParameters | None:
+    """The test's steady-state options (None: XSR, or no test_start; the test_start's were
+    checked against the family's record where the ledger was read, ledger_view)."""
+    found = typed(name, params, required=False) if params else None
+    return found if isinstance(found, SteadyParameters) else None
+
+
+def _tracking(steady: SteadyParameters | None,
+              rounds: tuple[RoundView, ...]) -> tuple[TrackingView, ...]:
+    declared = [t for t in (steady and steady.tracking) or () if t.label is not None]
     if declared:
-        return tuple(TrackingView(str(t["label"]), t.get("rw_mix"),
-                                  int_or_none(t.get("block_size"))) for t in declared)
+        return tuple(TrackingView(t.label, t.rw_mix, t.block_size) for t in declared)
     labels = dict.fromkeys(label for r in rounds for label in r.tracking)
     return tuple(TrackingView(label, None, None) for label in labels)
 
@@ -223,7 +232,7 @@ def _window(end: TestEndView | None, rounds: tuple[RoundView, ...], size: int):
     return (tail[0], tail[-1])
 
 
-def _window_evidence(name, tracking, rounds, window, params) -> tuple[dict, list[str]]:
+def _window_evidence(name, tracking, rounds, window, steady) -> tuple[dict, list[str]]:
     """Evidence stored in the round record that closes the window; if that record has none
     (a window shorter than window_rounds), it is recomputed with steady_state.check."""
     if window is None:
@@ -233,7 +242,7 @@ def _window_evidence(name, tracking, rounds, window, params) -> tuple[dict, list
     for t in tracking:
         ev = closing.evidence.get(t.label) if closing else None
         if ev is None:
-            ev = _recompute(t.label, rounds, window, params)
+            ev = _recompute(t.label, rounds, window, steady)
             if ev is not None:
                 notes.append(f"{name}: steady-state evidence of {t.label} for rounds "
                              f"{window[0]}..{window[1]} recomputed by the report (not in ledger)")
@@ -241,13 +250,14 @@ def _window_evidence(name, tracking, rounds, window, params) -> tuple[dict, list
     return evidence, notes
 
 
-def _recompute(label, rounds, window, params):
+def _recompute(label, rounds, window, steady: SteadyParameters | None):
     pairs = [(r.number, r.tracking[label]) for r in rounds
              if window[0] <= r.number <= window[1] and is_number(r.tracking.get(label))]
     if len(pairs) < 2:
         return None
-    limits = {k: float(params[k]) for k in ("max_data_excursion", "max_slope_excursion")
-              if is_number(params.get(k))}
+    given = {} if steady is None else {"max_data_excursion": steady.max_data_excursion,
+                                       "max_slope_excursion": steady.max_slope_excursion}
+    limits = {k: float(v) for k, v in given.items() if is_number(v)}
     return steady_state.check([v for _, v in pairs], [n for n, _ in pairs],
                               window=len(pairs), **limits)
 

@@ -122,7 +122,8 @@ def ceiling(test: TestResult) -> Ceiling | None:
 
 
 def point_label(test: TestResult, p: PointView) -> str:
-    access = str(test.parameters.get("access") or "RND")
+    steady = test.steady_parameters
+    access = str(steady and steady.access or "RND")
     label = f"{access} {p.rw_mix}" if not p.block_size else \
         f"{access} {fmt.block_size(p.block_size).replace(' ', '')} {p.rw_mix}"  # RWSW ATW: 0
     tc, qd = p.get("thread_count"), p.get("queue_depth")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pts.procedure.steady_state import SteadyStateResult
-from pts.results.parameters import Parameters, SteadyParameters, typed
+from pts.results.parameters import ROUND_LIMITED, Parameters, SteadyParameters, typed
 from pts.results.records import Record
 
 # Test states, from test_end.status plus "incomplete" when there is no test_end record.
@@ -283,13 +283,12 @@ class TestResult:
     purge_probe: PurgeProbeView | None = None  # the FOB write probe after the purge
     host_ceiling: object = None   # its records.HostCeiling (pts.stored.host_ceiling)
     started: float | None = None  # its test_start record's time (None: none recorded)
-    # every ledger record whose `test` is this test's name, typed, in ledger order (any type,
-    # a record redone by a resumed run included: the views above keep the last one)
+    # every ledger record of this test, typed, in ledger order (any type; a record redone by
+    # a resumed run too: the views above keep the last one)
     records: tuple[Record, ...] = field(default=(), repr=False)
 
     def records_of(self, *kinds: type[Record]) -> tuple:
-        """This test's records of these types (isinstance: a FobPoint is a Point), ledger
-        order."""
+        """Its records of these types (isinstance: a FobPoint is a Point), ledger order."""
         return _of(self.records, kinds)
 
     @property
@@ -303,17 +302,24 @@ class TestResult:
         return typed(self.name, self.parameters, required=False)
 
     @property
-    def _steady(self) -> SteadyParameters | None:      # XSR has no matrix
+    def steady_parameters(self) -> SteadyParameters | None:
+        """`typed` if the test's family judges a steady state (None: XSR)."""
         return self.typed if isinstance(self.typed, SteadyParameters) else None
 
     @property
+    def max_rounds(self) -> int | None:
+        """Its round limit (None: WSAT, XSR, or not recorded)."""
+        return self.typed.max_rounds if isinstance(self.typed, ROUND_LIMITED) else None
+
+    @property
     def rw_mixes(self) -> tuple[str, ...]:
-        return _ordered(self._steady and self._steady.rw_mixes, (p.rw_mix for p in self.points))
+        steady = self.steady_parameters
+        return _ordered(steady and steady.rw_mixes, (p.rw_mix for p in self.points))
 
     @property
     def block_sizes(self) -> tuple[int, ...]:
-        return _ordered(self._steady and self._steady.block_sizes,
-                        (p.block_size for p in self.points))
+        steady = self.steady_parameters
+        return _ordered(steady and steady.block_sizes, (p.block_size for p in self.points))
 
 
 @dataclass(frozen=True)

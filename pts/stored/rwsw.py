@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from pts.results.parameters import Atw, RwswParameters
 from pts.stored.model import TestResult
 
 GB = 1e9                      # TGBW: decimal GB, as WSAT's
@@ -48,16 +49,15 @@ class StreamResult:
 
 
 def tolerance(test: TestResult) -> float | None:
-    value = test.parameters.get("share_tolerance_pct")
+    value = test.typed.share_tolerance_pct if isinstance(test.typed, RwswParameters) else None
     return float(value) if isinstance(value, int | float) else None
 
 
 def shares(test: TestResult) -> list[ShareRow]:
     """Target vs achieved per stream of the ATW, over the recorded rounds."""
     limit = tolerance(test)
-    atw = test.parameters.get("atw") or {}
-    targets = {str(s.get("stream")): float(s.get("share_pct"))
-               for s in atw.get("streams") or ()}
+    atw = (test.typed.atw if isinstance(test.typed, RwswParameters) else None) or Atw()
+    targets = {str(s.stream): float(s.share_pct) for s in atw.streams or ()}
     seen: dict[str, list[float]] = {name: [] for name in targets}
     for p in test.points:
         for s in p.streams:

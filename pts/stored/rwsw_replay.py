@@ -22,10 +22,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from pts.results.parameters import RwswParameters, RwswStep
 from pts.stored.model import TestResult
 from pts.stored.rwsw import tolerance
 
 MS_US = 1000.0
+NOT_PLANNED = RwswStep()      # a step recorded without a test_start plan: its figures None
 
 
 @dataclass(frozen=True)
@@ -57,8 +59,8 @@ class Total:
 
 def steps(test: TestResult) -> list[StepRow]:
     """One row per step of the test_start's plan (or, without one, per recorded point)."""
-    plan = {int(s["step"]): s for s in test.parameters.get("steps") or ()
-            if isinstance(s, dict) and isinstance(s.get("step"), int)}
+    planned = test.typed.steps if isinstance(test.typed, RwswParameters) else None
+    plan = {s.step: s for s in planned or () if s.step is not None}
     points = {}
     for p in test.points:
         if not p.na:
@@ -68,19 +70,19 @@ def steps(test: TestResult) -> list[StepRow]:
     limit = tolerance(test)
     rows = []
     for number in sorted(set(plan) | set(points)):
-        s, p = plan.get(number, {}), points.get(number)
+        s, p = plan.get(number, NOT_PLANNED), points.get(number)
         got = p.get if p is not None else _none
-        rt_ms = _first(got("insitu_rt_mean_ms"), s.get("insitu_rt_mean_ms"))
+        rt_ms = _first(got("insitu_rt_mean_ms"), s.insitu_rt_mean_ms)
         miss = got("share_miss_pts")
         checked = p.log_vs_fio if p is not None else ()
         matches = None if not checked else all(c.get("match") is True for c in checked)
         rows.append(StepRow(
-            number, _first(got("step_start_s"), s.get("start_s")),
-            _first(got("step_seconds"), s.get("seconds")),
-            _first(got("replay_seconds"), s.get("replay_seconds")),
-            _first(got("oio_target"), s.get("oio")), got("oio_achieved"),
+            number, _first(got("step_start_s"), s.start_s),
+            _first(got("step_seconds"), s.seconds),
+            _first(got("replay_seconds"), s.replay_seconds),
+            _first(got("oio_target"), s.oio), got("oio_achieved"),
             p.iops if p is not None else None,
-            _first(got("insitu_iops"), s.get("insitu_iops")),
+            _first(got("insitu_iops"), s.insitu_iops),
             p.lat_mean_us if p is not None else None,
             None if rt_ms is None else rt_ms * MS_US, miss,
             None if miss is None or limit is None else miss <= limit and matches is not False,

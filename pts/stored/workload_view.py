@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pts.results.parameters import Atw
 from pts.workload.atw import Workload
 from pts.workload.characterise import Characterisation
 
@@ -85,16 +86,15 @@ def _lost_text(lost) -> str:
     return str(lost)
 
 
-def from_parameters(parameters: dict) -> WorkloadView | None:
+def from_atw(atw: Atw | None) -> WorkloadView | None:
     """The workload a stored RWSW test applied: its test_start `atw` (None: not an RWSW
     test). The capture's figures come from the ATW's [provenance] as `python -m pts
     workload -o` wrote it; a hand-written ATW has none of them."""
-    atw = parameters.get("atw")
-    if not isinstance(atw, dict):
+    if atw is None:
         return None
-    p = atw.get("provenance") if isinstance(atw.get("provenance"), dict) else {}
-    desc = [("Workload file", f"{atw.get('path') or NOT_IN_FILE} (sha256 "
-                              f"{str(atw.get('sha256') or '?')[:16]}...)")]
+    p = atw.provenance or {}
+    desc = [("Workload file", f"{atw.path or NOT_IN_FILE} (sha256 "
+                              f"{str(atw.sha256 or '?')[:16]}...)")]
     desc += [(label, str(p[key]) if key in p else NOT_IN_FILE) for label, key in (
         ("Capture file", "capture_file"), ("Host", "host"), ("Device", "device"),
         ("Source", "capture_source"), ("Process filter", "process_filter"),
@@ -115,18 +115,17 @@ def from_parameters(parameters: dict) -> WorkloadView | None:
     oio = p.get("oio_seconds")
     summary = (f"median {p['oio_median']}, p95 {p['oio_p95']}, max {p['oio_max']} "
                "(time-weighted over busy time)" if "oio_median" in p else NOT_IN_FILE)
-    streams = tuple((str(s.get("stream")), float(s.get("share_pct")))
-                    for s in atw.get("streams") or ())
-    tc, qd = atw.get("thread_count"), atw.get("queue_depth")
+    streams = tuple((str(s.stream), float(s.share_pct)) for s in atw.streams or ())
+    tc, qd = atw.thread_count, atw.queue_depth
     return WorkloadView(
-        source=f"the run's test_start (ATW {atw.get('name')!r})", descriptor=tuple(desc),
+        source=f"the run's test_start (ATW {atw.name!r})", descriptor=tuple(desc),
         lost_events=_lost(p.get("lost_events")), cumulative=cumulative,
         top_n=p.get("top_n"), coverage_pct=p.get("coverage_pct"),
         map_streams=tuple(p.get("map_streams") or ()),
         map_start_s=tuple(p.get("map_start_s") or ()),
         map_shares=tuple(tuple(row) for row in p.get("map_shares_pct") or ()),
         oio_seconds=tuple(oio) if isinstance(oio, list) and oio else None,
-        oio_summary=summary, atw_name=str(atw.get("name")),
+        oio_summary=summary, atw_name=str(atw.name),
         atw_oio=(tc, qd) if isinstance(tc, int) and isinstance(qd, int) else None,
         atw_streams=streams, seq_by_rule=_seq_by_rule(p))
 

@@ -308,8 +308,8 @@ def test_the_parameters_are_the_rwsw_record_and_name_the_atw(tmp_path, module):
     decl = module.declare(s, DEVICE)
     typed = parameters.typed(decl.test, decl.parameters)
     assert type(typed) is parameters.RwswParameters and typed.as_dict() == decl.parameters
-    assert typed.atw["sha256"] == s.workload.sha256 and typed.atw["oio"] == 16
-    assert typed.atw["path"] == str(tmp_path / "w.toml")
+    assert typed.atw.sha256 == s.workload.sha256 and typed.atw.oio == 16
+    assert typed.atw.path == str(tmp_path / "w.toml")
     assert decl.point_seconds == 1 and decl.wipc_block_size is None
 
 

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from pts.cli.workload import card
-from pts.stored.workload_view import from_characterisation, from_parameters
+from pts.results.parameters import typed
+from pts.stored.workload_view import from_atw, from_characterisation
 from pts.workload import atw
 from pts.workload.capture.events import Op
 from pts.workload.characterise import characterise
@@ -211,8 +212,9 @@ def test_the_atw_records_the_rule_and_the_pages_show_the_comparison(mix_capture)
     assert (p["seq_rule"], p["seq_window"], p["seq_scope"]) == ("recent-ends", 32, "device")
     assert p["seq_rules_compared"] == [s.label for s in ch.seq_by_rule]
     assert p["seq_share_pct"] == [round(s.seq_pct, 4) for s in ch.seq_by_rule]
-    stored = from_parameters({"atw": {"name": back.name, "provenance": p, "streams": [
-        {"stream": s.key.label, "share_pct": s.share_pct} for s in back.streams]}})
+    stored = from_atw(typed("rwsw-wsat", {"atw": {"name": back.name, "provenance": p, "streams": [
+        {"stream": s.key.label, "share_pct": s.share_pct} for s in back.streams]}},
+        required=False).atw)
     live = from_characterisation(ch, w)
     assert stored.seq_by_rule == tuple(zip(p["seq_rules_compared"], p["seq_share_pct"],
                                            strict=True))
@@ -220,7 +222,8 @@ def test_the_atw_records_the_rule_and_the_pages_show_the_comparison(mix_capture)
     from pts.report.pages.workload import seq_rules
     text = seq_rules(stored)[0].text
     assert "recent-ends N=32, device" in text and "(used here)" in text
-    assert seq_rules(from_parameters({"atw": {"name": "hand-written"}})) == []
+    hand = typed("rwsw-wsat", {"atw": {"name": "hand-written"}}, required=False).atw
+    assert seq_rules(from_atw(hand)) == []
 
 
 def test_db_bench_under_both_rules():

@@ -27,24 +27,30 @@ from pts.report.pages import dirth_cbw, workload
 from pts.report.pages.steady import convergence_page, page_info, window_pages
 from pts.report.renderers import charts, dirth_cbw_charts
 from pts.report.renderers.layout import CONTENT_WIDTH, grid_table, h2, image, new_page, para
+from pts.results.parameters import Atw, RwswParameters
 from pts.stored import fmt, rwsw, rwsw_replay
 from pts.stored.model import RunView, TestResult
-from pts.stored.workload_view import from_parameters
+from pts.stored.workload_view import from_atw
 
 US = "µs"
 
 
 def workload_pages(run: RunView, test: TestResult) -> list[Flowable]:
     """The ATW's pages, in the first RWSW test of the run that applied it; later ones refer."""
-    view = from_parameters(test.parameters)
+    view = from_atw(_atw(test))
     if view is None:
         return []
-    sha = (test.parameters.get("atw") or {}).get("sha256")
-    first = next(t for t in run.tests if (t.parameters.get("atw") or {}).get("sha256") == sha)
+    sha = _atw(test).sha256
+    first = next(t for t in run.tests if (_atw(t) or Atw()).sha256 == sha)
     if first is not test:
         return [para(f"Workload {view.atw_name!r}: the same ATW as {first.title}, whose pages "
                      "show it.", "small")]
     return workload.pages(view, lambda sub, foot: page_info(test, sub, foot))
+
+
+def _atw(test: TestResult) -> Atw | None:
+    """The ATW an RWSW test applied (None: another family's test)."""
+    return test.typed.atw if isinstance(test.typed, RwswParameters) else None
 
 
 def wsat(run: RunView, test: TestResult) -> list[Flowable]:
@@ -69,7 +75,7 @@ def replay(run: RunView, test: TestResult) -> list[Flowable]:
 
 def dirth(run: RunView, test: TestResult) -> list[Flowable]:
     found = list(test.records)
-    choice = test.parameters.get("histograms")
+    choice = test.typed.histograms
     capture = (f"histograms: {HISTOGRAMS.get(choice, 'as recorded')} ([rwsw_dirth] "
                f"histograms = {fmt.text(choice)!r}, a reading).")
     return (convergence_page(test, "IOPS") + workload_pages(run, test)
@@ -135,8 +141,8 @@ def replay_table_page(test: TestResult) -> list[Flowable]:
     widths = [22 * mm] + [(CONTENT_WIDTH - 22 * mm) / 9] * 9
     story += [grid_table(head, table, widths, align_right_from=1), para(
         f"Per capture step: its native length (capture s) and its replay length (x time scale "
-        f"{fmt.text(test.parameters.get('time_scale'))}, at least "
-        f"{fmt.text(test.parameters.get('min_step_seconds'))} s); the OIO of the step and "
+        f"{fmt.text(test.typed.time_scale)}, at least "
+        f"{fmt.text(test.typed.min_step_seconds)} s); the OIO of the step and "
         f"the mean outstanding I/Os fio achieved; IOPS and mean response time (ART) of the "
         f"replay beside the capture's; shares within {fmt.text(limit)} points "
         f"(rwsw_atw.share_tolerance_pct) for every stream of the step{_of_log(rows)}. "

@@ -15,7 +15,7 @@ from reportlab.platypus import Flowable, Paragraph, Table, TableStyle
 from pts.report.renderers.layout import CONTENT_WIDTH, LIGHT, STYLES, PageMarker, esc
 from pts.results import records
 from pts.results.parameters import FAMILIES as PARAMETER_FAMILIES
-from pts.results.parameters import DirthCbwParameters
+from pts.results.parameters import Atw, DirthCbwParameters, RwswParameters
 from pts.stored import fmt, platform_rows
 from pts.stored.model import COMPLETE, NOT_STEADY, STEADY, RunView, TestResult
 
@@ -84,7 +84,9 @@ def _previous(run: RunView, test: TestResult, attr: str) -> tuple:
 def precondition_of(run: RunView, test: TestResult) -> TestResult | None:
     """The ledger test a test continues: DIRTH/CBW's "continues_from", rwsw-replay's and
     rwsw-dirth's "preconditioning_test" (their purge and write cache are recorded there)."""
-    name = test.parameters.get("continues_from") or test.parameters.get("preconditioning_test")
+    p = test.typed
+    name = p.continues_from if isinstance(p, DirthCbwParameters) else \
+        p.preconditioning_test if isinstance(p, RwswParameters) else None
     return next((t for t in run.tests if t.name == name), None) if name else None
 
 
@@ -289,11 +291,11 @@ def _xsr_test(run: RunView, test: TestResult) -> Rows:
     ran = {r.group: r for r in test.recovery if isinstance(r, records.XsrGroup)}
     rows = []
     for g in p.groups or []:
-        r = ran.get(g.get("group"))
-        get = (lambda k, r=r: getattr(r, k, None)) if r is not None else g.get
-        rows.append((f"Group {g.get('group')}",
-                     f"{str(get('pattern')).upper()} {fmt.block_size(get('block_size'))}"
-                     f" W, {fmt.text(get('seconds'))} s" + ("" if r else " (not run)")))
+        r = ran.get(g.group)
+        done = g if r is None else r       # as run, else as planned: the same three fields
+        rows.append((f"Group {g.group}",
+                     f"{str(done.pattern).upper()} {fmt.block_size(done.block_size)}"
+                     f" W, {fmt.text(done.seconds)} s" + ("" if r else " (not run)")))
     return rows + [("TC/QD", toio(p.thread_count, p.queue_depth)),
                    ("Interval", f"{fmt.text(p.point_seconds)} s"),
                    ("Note", note(test))]
@@ -302,7 +304,7 @@ def _xsr_test(run: RunView, test: TestResult) -> Rows:
 def _rwsw_setup(run: RunView, test: TestResult) -> Rows:
     """The ATW from FOB (rwsw-wsat, -streams, the preconditioning tests), or (rwsw-replay,
     rwsw-dirth) after their "-preconditioning" test: its purge, its ATW rounds."""
-    name = test.parameters.get("preconditioning_test")
+    name = test.typed.preconditioning_test
     if not name:
         return [("Purge", _purge(test)), ("Pre-Condition 1", NO_WIPC),
                 ("Pre-Condition 2", f"none: the ATW runs from FOB, {rounds_text(test)}")]
@@ -319,10 +321,11 @@ def _rwsw_setup(run: RunView, test: TestResult) -> Rows:
 def _rwsw_test(run: RunView, test: TestResult) -> Rows:
     """RWSW: the Applied Test Workload's streams, not a block size x R/W mix loop (its
     points record block size 0 for the whole ATW)."""
-    p, atw = test.typed, test.parameters.get("atw") or {}
-    streams = ", ".join(f"{s.get('stream')} {fmt.text(s.get('share_pct'))} %"
-                        for s in atw.get("streams") or ())
-    rows = [("Stimulus", f"ATW {atw.get('name', MISSING)!r}: {streams or MISSING}")]
+    p = test.typed
+    atw = p.atw or Atw()
+    streams = ", ".join(f"{s.stream} {fmt.text(s.share_pct)} %" for s in atw.streams or ())
+    name = MISSING if atw.name is None else atw.name
+    rows = [("Stimulus", f"ATW {name!r}: {streams or MISSING}")]
     if p.thread_counts:          # rwsw-dirth: the ATW at every TC x QD
         rows += [("TC (demand)", ", ".join(map(str, p.thread_counts))),
                  ("QD (demand)", ", ".join(map(str, p.queue_depths or []))),

@@ -86,7 +86,8 @@ def round_mode_lines(test: TestResult) -> list[str]:
 
 
 def _labelled(test: TestResult, cells: list[tuple[str, int]]):
-    access = str(test.parameters.get("access") or "RND")
+    steady = test.steady_parameters
+    access = str(steady and steady.access or "RND")
     return [(f"{access} {fmt.block_size(bs).replace(' ', '')} {mix}", (mix, bs))
             for mix, bs in cells]
 

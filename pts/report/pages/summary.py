@@ -26,6 +26,7 @@ from pts.report.renderers.layout import (
     para,
 )
 from pts.results import records
+from pts.results.parameters import Atw, DirthCbwParameters
 from pts.stored import fmt, purge_check, report_fields, waf
 from pts.stored import platform_rows as platform_table
 from pts.stored.model import RunView, TestResult
@@ -220,18 +221,18 @@ def _loop_rows(test: TestResult) -> list[tuple[str, str]]:
     JESD219 block-size mix and LBA zones), XSR's access groups, else R/W mix x block size."""
     p, kind = test.typed, family(test)
     if kind == "xsr":
-        return [(f"Access group {g.get('group')}", f"{str(g.get('pattern')).upper()} "
-                 f"{fmt.block_size(g.get('block_size'))} writes for {fmt.text(g.get('seconds'))} s")
+        return [(f"Access group {g.group}", f"{str(g.pattern).upper()} "
+                 f"{fmt.block_size(g.block_size)} writes for {fmt.text(g.seconds)} s")
                 for g in p.groups or []] + \
                [("Interval", f"{fmt.text(p.point_seconds)} s")]
     if kind == "rwsw":      # the ATW's streams, not a matrix (its points: block size 0)
-        atw = test.parameters.get("atw") or {}
-        return [("Applied Test Workload", f"{fmt.text(atw.get('name'))} "
-                 f"({fmt.text(atw.get('path'))}, sha256 {str(atw.get('sha256'))[:16]}...), "
-                 f"OIO {fmt.text(atw.get('oio'))}"),
+        atw = p.atw or Atw()
+        return [("Applied Test Workload", f"{fmt.text(atw.name)} "
+                 f"({fmt.text(atw.path)}, sha256 {str(atw.sha256)[:16]}...), "
+                 f"OIO {fmt.text(atw.oio)}"),
                 ("IO streams (target share)", ", ".join(
-                    f"{s.get('stream')} {fmt.text(s.get('share_pct'))} %"
-                    for s in atw.get("streams") or ()) or "n/a")]
+                    f"{s.stream} {fmt.text(s.share_pct)} %" for s in atw.streams or ())
+                 or "n/a")]
     if kind not in ("dirth-cbw", "dirth-cbw-precondition"):
         return [("R/W mixes (outer loop)", ", ".join(test.rw_mixes) or "n/a"),
                 ("Block sizes (inner loop)", ", ".join(fmt.block_size(b)
@@ -260,9 +261,9 @@ def _limits_text(p: dict) -> str:
 
 def purge_text(test: TestResult) -> str:
     purge = test.purge
-    if purge is None and test.parameters.get("continues_from"):   # DIRTH/CBW demand phase
+    if purge is None and (pre := _continued(test)):          # DIRTH/CBW demand phase
         return (f"none in this phase: the drive was purged once, at the start of "
-                f"{test.parameters['continues_from']} (see its setup)")
+                f"{pre} (see its setup)")
     if purge is None:
         return "NOT RECORDED"
     command = shlex.join(purge.command) if purge.command else "no command"
@@ -281,9 +282,15 @@ def purge_text(test: TestResult) -> str:
     return text
 
 
+def _continued(test: TestResult) -> str | None:
+    """The test a DIRTH/CBW demand phase continues (None: not a demand phase)."""
+    p = test.typed
+    return p.continues_from if isinstance(p, DirthCbwParameters) else None
+
+
 def write_cache_texts(test: TestResult) -> list[str]:
-    if not test.write_caches and test.parameters.get("continues_from"):
-        return [f"as set by {test.parameters['continues_from']}"]
+    if not test.write_caches and (pre := _continued(test)):
+        return [f"as set by {pre}"]
     if not test.write_caches:
         return [f"NOT RECORDED (required {fmt.text(test.typed.write_cache)})"]
     out = []
@@ -311,9 +318,9 @@ def _duration_rows(test: TestResult) -> list[tuple[str, str]]:
 
 def wipc_text(run: RunView, test: TestResult) -> str:
     w = test.wipc
-    if w is None and test.parameters.get("continues_from"):      # DIRTH/CBW demand phase
+    if w is None and (pre := _continued(test)):                 # DIRTH/CBW demand phase
         return (f"none: the demand rounds continue on the drive as the RND write rounds of "
-                f"{test.parameters['continues_from']} left it (no WIPC)")
+                f"{pre} left it (no WIPC)")
     if w is None and test.parameters and "wipc_block_size" not in test.parameters:
         return "none: the test starts from the purged, fresh-out-of-box (FOB) state"
     if w is None:

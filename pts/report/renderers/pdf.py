@@ -33,6 +33,7 @@ from pts.report.renderers.layout import (
     MARGIN,
     PAGE_SIZE,
 )
+from pts.results.parameters import RwswParameters
 from pts.stored import fmt
 from pts.stored.model import RunView
 
@@ -190,7 +191,7 @@ def spec_band(run: RunView, info: layout.PageInfo) -> str:
     """The specification a page reports against: an RWSW test's pages name the RWSW spec
     (its title as the run recorded it) beside the PTS one whose purge and steady-state rule
     it uses."""
-    rwsw = {t.parameters.get("rwsw_spec") for t in run.tests} - {None}
+    rwsw = {t.typed.rwsw_spec for t in run.tests if isinstance(t.typed, RwswParameters)} - {None}
     if info.section.startswith("RWSW") and len(rwsw) == 1:
         return f"{rwsw.pop()} (+ {run.spec_title})"
     return f"SNIA SSS PTS — {run.spec_title}"
