@@ -1,6 +1,7 @@
 """The session's selected PTS tests, planned as --dry-run plans them (each test's plan
-function, pts.testdefs.registry), and what the plans refuse before anything is written:
-io_uring under a fio before 3.39 with a non-power-of-two iodepth (pts.tools.fio_engine).
+function, pts.testdefs.registry; dry_run writes them), and what the plans refuse before
+anything is written: io_uring under a fio before 3.39 with a non-power-of-two iodepth
+(pts.tools.fio_engine).
 
 Fio.run_document refuses such a job file too, but only when that job is about to run: the
 full DIRTH, CBW and RWSW-DIRTH grids have QD 6 in them, so a run would have purged and
@@ -11,9 +12,12 @@ from __future__ import annotations
 
 import re
 
+from pts.cli import remote
 from pts.config.settings import Settings
+from pts.device import safety
 from pts.device.identity import BlockDevice
 from pts.device.remote import fio_version
+from pts.procedure import plan
 from pts.procedure.runner import TestDefinitionError
 from pts.testdefs import registry
 from pts.tools.fio_engine import (
@@ -34,6 +38,30 @@ def item_plan(settings: Settings, dev: BlockDevice, item) -> list[str] | None:
         return registry.get(marker.args[0]).plan(settings, dev, variant)
     except TestDefinitionError as exc:
         return [f"REFUSED at run time: {exc}"]
+
+
+def dry_run(settings: Settings, dev: BlockDevice, items, write, destructive: bool) -> None:
+    """--dry-run: the device, its safety verdict and every item's plan, written by `write`;
+    nothing is written to the device, nothing run."""
+    write(f"DRY RUN on {dev.path}: nothing is written, nothing is run.")
+    for line in remote.dry_run_lines(dev):
+        write(line)
+    reasons = safety.in_use_reasons(dev)
+    write("safety: " + ("REFUSED whatever the flags: " + "; ".join(reasons) if reasons else
+                        "not in use" + ("" if destructive else
+                                        "; a real run needs --destructive")))
+    planned: list[str] = []
+    for item in items:
+        write(f"--- {item.nodeid}")
+        lines = item_plan(settings, dev, item)
+        if lines is None:
+            write("(not a PTS test: no @pytest.mark.pts; nothing to plan)")
+            continue
+        planned += lines
+        for line in lines:
+            write(line)
+    for line in plan.total_lines(planned):
+        write(line)
 
 
 def refusal(settings: Settings, dev: BlockDevice, items, version: str | None = None

@@ -26,7 +26,6 @@ from pts.device.platform_device import check_poll
 from pts.device.remote import remote_platform
 from pts.emulate import session as emulated
 from pts.index import live as live_index
-from pts.procedure import plan
 from pts.procedure.properties import junit_properties
 from pts.report import console
 from pts.results import health_records
@@ -363,25 +362,6 @@ def pytest_runtestloop(session: pytest.Session):
         return None
     if DEVICE not in config.stash:
         raise pytest.UsageError("--dry-run needs --device (the plan depends on the device)")
-    write = _writer(config)
-    dev = config.stash[DEVICE]
-    write(f"DRY RUN on {dev.path}: nothing is written, nothing is run.")
-    for line in remote.dry_run_lines(dev):
-        write(line)
-    reasons = safety.in_use_reasons(dev)
-    write("safety: " + ("REFUSED whatever the flags: " + "; ".join(reasons) if reasons else
-                        "not in use" + ("" if config.option.destructive else
-                                        "; a real run needs --destructive")))
-    planned: list[str] = []
-    for item in session.items:
-        write(f"--- {item.nodeid}")
-        lines = engine_check.item_plan(config.stash[SETTINGS], dev, item)
-        if lines is None:
-            write("(not a PTS test: no @pytest.mark.pts; nothing to plan)")
-            continue
-        planned += lines
-        for line in lines:
-            write(line)
-    for line in plan.total_lines(planned):
-        write(line)
+    engine_check.dry_run(config.stash[SETTINGS], config.stash[DEVICE], session.items,
+                         _writer(config), config.option.destructive)
     return True
