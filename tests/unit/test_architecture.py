@@ -20,7 +20,10 @@ PTS = Path(__file__).resolve().parents[2] / "pts"
 # of the stored runs, pts.stored's figures), below compare and qualify (which may choose
 # their runs by a query on it) and the dashboard that reads it. session: the pytest plugin,
 # its options and the several-device session, above every stage it drives.
-LAYERS = ["pts", "config", "tools", "device", "workload", "emulate", "results", "run",
+# power (issue 51): power sources and the energy maths, above the tools (ipmitool, the
+# Redfish client) and the emulated SSD (its power model) it reads, below the run that
+# records a window per round.
+LAYERS = ["pts", "config", "tools", "device", "workload", "emulate", "power", "results", "run",
           "conditioning", "procedure", "testdefs", "stored", "report", "export", "index",
           "compare", "qualify", "serve", "cli", "session", "__main__", "suite"]
 # One floor (issue 48 §1): the readers of a stored run, the report, the exports and the
