@@ -250,6 +250,22 @@ def read_identity(ctrl: str, ns: str, folder: Path, facts: Facts, *,
         facts.refused["effects"] = str(exc)
 
 
+def read_features(ctrl: str, fids: tuple[int, ...], facts: Facts, *,
+                  run: Callable | None = None, log_file: Path | None = None) -> None:
+    """Get Features SEL 3 (supported capabilities: bit 0 saveable, bit 1 namespace specific,
+    bit 2 changeable) of each feature in `fids`, into facts.values["features"]["0Eh"] =
+    {"capabilities": n} or {"refused": the drive's words} (Invalid Field: not supported)."""
+    if run is None:
+        commands.require("nvme", "nvme-cli")
+        run = commands.run
+    out = facts.values.setdefault("features", {})
+    for fid in fids:
+        argv = ["nvme", "get-feature", ctrl, f"--feature-id=0x{fid:02x}", "--sel=3"]
+        result = run(argv, log_file=log_file, timeout=60, check=False)
+        out[f"{fid:02X}h"] = ({"capabilities": feature_value(result.stdout)}
+                              if result.returncode == 0 else {"refused": _said(argv, result)})
+
+
 def _said(argv: list[str], result) -> str:
     return (f"{' '.join(argv)}: exit status {result.returncode}: "
             f"{(result.stderr or result.stdout).strip()[-200:]}")
@@ -271,4 +287,4 @@ def as_int(value) -> int:
 
 __all__ = ["Facts", "FactsError", "NvmeError", "as_int", "effects", "fdp_configs",
            "fdp_events", "fdp_stats", "feature_value", "id_ctrl", "id_ns", "power_watts",
-           "read_fdp", "read_identity", "ruh_usage", "waf"]
+           "read_fdp", "read_features", "read_identity", "ruh_usage", "waf"]

@@ -180,3 +180,66 @@ def test_a_longer_configurations_log_is_read_again_whole_and_a_refusal_kept(tmp_
     assert facts.values["fdp_configs"][0]["ruhts"] == [2] * 120
     assert "does not support it" in facts.refused["fdp_host_events"]
     assert "fdp_host_events" not in facts.values
+
+
+def test_pci_config_space_and_registers_are_what_lspci_said():
+    """The second boot's configuration space and BAR0 (README): what `lspci -vvv` printed of
+    the same function, field by field."""
+    from pts.tools import pci_facts
+    pci = pci_facts.config_space(raw("pci-config.bin"))
+    lspci = (FDP / "lspci-vvv.txt").read_text()
+    assert pci["capabilities"] == {"MSI-X": 0x40, "PCI Express": 0x80, "Power Management": 0x60}
+    assert "[40] MSI-X" in lspci and "[80] Express" in lspci and "[60] Power Management" in lspci
+    assert pci["devcap"] & 7 == 0 and "DevCap:\tMaxPayload 128 bytes" in lspci
+    assert pci["devcap"] >> 28 & 1 and "FLReset+" in lspci
+    assert pci["devcap2"] & 0x1F == 0 and "Completion Timeout: Not Supported, TimeoutDis-" in lspci
+    assert pci["msix_table"] & 7 == 0 and "Vector table: BAR=0" in lspci
+    assert pci["pmcsr"] >> 3 & 1 and "NoSoftRst+" in lspci and not pci["pmc"] >> 5 & 1
+    assert pci["lnkcap"] & 0xF == 1 and "Speed 2.5GT/s, Width x1" in lspci
+    assert pci["bars"][0] >> 1 & 3 == 2 and "(64-bit, non-prefetchable) [size=16K]" in lspci
+    bars = pci_facts.bar_sizes((FDP / "pci-resource.txt").read_text())
+    assert [(b["bytes"], b["mem"], b["io"]) for b in bars][:2] == [(16384, True, False),
+                                                                   (0, False, False)]
+    regs = pci_facts.registers(raw("nvme-regs-bar0.bin"))
+    assert (regs["mqes"], regs["dstrd"], regs["css"], regs["cps"], regs["mpsmin"],
+            regs["mpsmax"], regs["cmbs"], regs["vs"]) == (2047, 0, 0b1000001, 0, 0, 4, 0,
+                                                          "1.4.0")
+    # constructed: the same CAP with CPS 11b (bits 47:46), CMBS (bit 57), CRIMS (bit 60)
+    cap = int.from_bytes(raw("nvme-regs-bar0.bin")[:8], "little") | 3 << 46 | 1 << 57 | 1 << 60
+    regs = pci_facts.registers(cap.to_bytes(8, "little") + raw("nvme-regs-bar0.bin")[8:])
+    assert (regs["cps"], regs["bps"], regs["cmbs"], regs["pmrs"], regs["crims"],
+            regs["crwms"]) == (3, 0, 1, 0, 1, 0)
+    with pytest.raises(F.FactsError, match="as root"):
+        pci_facts.config_space(raw("pci-config.bin")[:64])
+
+
+def test_read_pci_and_features_from_the_recorded_files(tmp_path):
+    """read_pci on a directory laid out as the function's sysfs directory, holding the
+    recorded config, resource and link files; no resource0 there, as when the kernel will
+    not map BAR0: the registers are named refused. read_features answered from the recorded
+    get-feature outputs (0Eh answered, 25h refused by QEMU)."""
+    from pts.tools import pci_facts
+    dev, out = tmp_path / "0000:00:03.0", tmp_path / "run"
+    dev.mkdir(), out.mkdir()
+    (dev / "config").write_bytes(raw("pci-config.bin"))
+    (dev / "resource").write_text((FDP / "pci-resource.txt").read_text())
+    for line in (FDP / "pci-link.txt").read_text().splitlines():
+        name, value = line.split(":", 1)
+        (dev / name).write_text(value + "\n")
+    facts = F.Facts()
+    pci_facts.read_pci(dev, out, facts)
+    assert facts.values["pci_link"]["max_link_width"] == "1"
+    assert facts.values["pci"]["capabilities"]["MSI-X"] == 0x40
+    assert (out / "pci-config.bin").read_bytes() == raw("pci-config.bin")
+    assert "iomem=relaxed" in facts.refused["nvme_registers"]
+
+    def run(argv, **kwargs):
+        fid = argv[3].split("=0x")[1]
+        if fid == "0e":
+            return CommandResult(tuple(argv), 0, (FDP / "feature-0eh_capabilities.txt")
+                                 .read_text(), "", 0.1)
+        return CommandResult(tuple(argv), 1, "", (FDP / f"feature-{fid}h_capabilities.txt"
+                                                  ".stderr.txt").read_text(), 0.1)
+    F.read_features("/dev/nvme0", (0x0E, 0x25), facts, run=run)
+    assert facts.values["features"]["0Eh"] == {"capabilities": 4}
+    assert "Invalid Field in Command" in facts.values["features"]["25h"]["refused"]

@@ -11,15 +11,10 @@ from collections import Counter
 import pytest
 
 from pts.stored import fdp_rules
-from pts.stored.host_rules import (
-    FAIL,
-    NOT_APPLICABLE,
-    NOT_CHECKED,
-    PASS,
-    RULES,
-    judge,
-)
+from pts.stored.host_judge import RULES, ids, judge
+from pts.stored.host_rules import FAIL, NOT_APPLICABLE, NOT_CHECKED, PASS
 from pts.tools import nvme_facts as F
+from pts.tools import pci_facts
 from tests.support.helpers import DATA
 
 FDP = DATA / "qemu-10" / "fdp"
@@ -43,6 +38,14 @@ QEMU = {
     "FDPG-2": NOT_CHECKED, "FDPSRG-1": PASS, "FDPSRG-2": FAIL, "FDPSRG-3": FAIL,
     "FDPSRG-4": FAIL, "FDPSRG2-2": FAIL, "FDPSRG-6": PASS, "FDPSRG-7": NOT_CHECKED,
     "FDPDP-1": NOT_APPLICABLE, "FDPDP-2": NOT_APPLICABLE,
+    # PCI configuration space, CAP, supported features (the README's second boot)
+    "PCI-1": FAIL, "PCI-4": FAIL, "PCI-6": PASS, "PCI-8": PASS, "PCI-9": PASS,
+    "PCI-10": PASS, "PCI-11": NOT_APPLICABLE, "PCI-13": FAIL, "PCI-17": PASS,
+    "PCI-18": PASS, "PCI-19": PASS, "PCI-20": PASS, "PCI-21": PASS, "PCI-22": PASS,
+    "NVMe-CFG-5": PASS, "NVMe-CFG-9": PASS, "NVMe-CFG-12": FAIL, "NVMe-CFG-13": FAIL,
+    "NVMe-CFG-16": PASS, "NVMe-CFG-17": PASS, "NVMe-CFG-20": PASS, "NVMe-CFG-21": FAIL,
+    "NVMe-OPT-12": FAIL, "NVMe-OPT-13": PASS, "NVMe-OPT-18": FAIL, "NVMe-OPT-19": FAIL,
+    "NVMe-OPT-21": PASS,
 }
 
 
@@ -58,7 +61,14 @@ def qemu_facts() -> dict:
                 (FDP / "feature-02h_capabilities.txt").read_text()),
             "fdp_configs": F.fdp_configs(raw("log-20h_0.bin")),
             "fdp_host_events": F.fdp_events(
-                raw("log-23h-lsp1-host-events_after-1MiB-phndl1-update.bin"))}
+                raw("log-23h-lsp1-host-events_after-1MiB-phndl1-update.bin")),
+            "pci": pci_facts.config_space(raw("pci-config.bin")),
+            "pci_bars": pci_facts.bar_sizes((FDP / "pci-resource.txt").read_text()),
+            "nvme_registers": pci_facts.registers(raw("nvme-regs-bar0.bin")),
+            "features": {"0Eh": {"capabilities": F.feature_value(
+                (FDP / "feature-0eh_capabilities.txt").read_text())}} | {
+                fid: {"refused": (FDP / f"feature-{fid.lower()}_capabilities.txt.stderr.txt")
+                      .read_text()} for fid in ("23h", "24h", "25h")}}
 
 
 def verdicts(facts: dict) -> dict:
@@ -68,7 +78,7 @@ def verdicts(facts: dict) -> dict:
 def test_every_rule_on_qemu_10s_answers():
     got = verdicts(qemu_facts())
     assert {k: v.verdict for k, v in got.items()} == QEMU
-    assert Counter(QEMU.values()) == {PASS: 27, FAIL: 22, NOT_CHECKED: 6, NOT_APPLICABLE: 2}
+    assert Counter(QEMU.values()) == {PASS: 44, FAIL: 31, NOT_CHECKED: 6, NOT_APPLICABLE: 3}
     assert all(v.why and v.line > 0 and v.version == "2.7" for v in got.values())
     # evidence names what was read and what it held
     assert got["PWR-1"].evidence[0].value == [(0, 25.0, "operational")]
@@ -80,7 +90,7 @@ def test_every_rule_on_qemu_10s_answers():
 
 
 def test_keys_are_version_and_id_and_the_lines_are_the_ids():
-    assert all(ver == "2.7" for ver, _ in RULES) and len(RULES) == len(QEMU)
+    assert all(ver == "2.7" for ver, _ in RULES) and ids() == sorted(QEMU)
     assert RULES[("2.7", "PWR-8")][0] == 9925 and RULES[("2.7", "FDPSRG-1")][0] == 9248
     assert judge(qemu_facts(), version="2.0") == []
 
@@ -181,3 +191,31 @@ def test_the_fdp_waf_of_each_window():
         ("0 -> after-64MiB-phndl0", 1.03125),
         ("after-64MiB-phndl0 -> after-16MiB-plain", 16785408 / 16777216)]
     assert windows[0]["hbmw"] == (0, 67108864) and windows[0]["mbmw"] == (0, 69206016)
+
+
+def test_pci_registers_and_features_constructed():
+    """Constructed: QEMU's facts with MPS 512, Completion Timeout ranges A-C and its disable,
+    speeds 2.5, 5 and 16 GT/s (8 missing), an I/O BAR, a 32-bit BAR, CAP.CPS 11b, a saveable
+    Timestamp, feature 25h answering, 23h answering."""
+    f = copy.deepcopy(qemu_facts())
+    f["pci"].update(devcap=0x10008022, devcap2=0x1F, lnkcap2=0b10110)
+    f["pci"]["bars"][2] = 0x1
+    f["pci_bars"][2].update(bytes=256, io=True, mem=False)
+    f["nvme_registers"]["cps"] = 3
+    f["features"].update({"0Eh": {"capabilities": 0x5}, "25h": {"capabilities": 0},
+                          "23h": {"capabilities": 0}})
+    got = verdicts(f)
+    assert [got[r].verdict for r in ("PCI-1", "PCI-4", "PCI-13", "PCI-17", "PCI-20",
+                                     "NVMe-CFG-12", "NVMe-OPT-12", "NVMe-OPT-13",
+                                     "NVMe-OPT-19", "NVMe-OPT-21")] == [
+        PASS, PASS, PASS, FAIL, FAIL, PASS, PASS, FAIL, PASS, FAIL]
+    assert got["PCI-17"].why == "speeds [2.5, 5.0, 16.0] GT/s, missing [8.0]"
+    f["pci"]["bars"][0] = 0xFEBF0000                   # BAR0 32-bit
+    assert verdicts(f)["PCI-21"].verdict == FAIL
+    f["nvme_registers"]["cmbs"] = 1
+    assert verdicts(f)["PCI-22"].verdict == NOT_APPLICABLE
+    del f["nvme_registers"]                            # the kernel would not map BAR0
+    got = verdicts(f)
+    assert [got[r].verdict for r in ("NVMe-CFG-5", "PCI-8")] == [NOT_CHECKED, NOT_CHECKED]
+    f["features"]["24h"] = {"refused": "nvme get-feature ...: exit status 1: timed out"}
+    assert verdicts(f)["NVMe-OPT-18"].verdict == NOT_CHECKED

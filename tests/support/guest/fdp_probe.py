@@ -60,6 +60,26 @@ r feature-02h_current.txt nvme get-feature $C -f 0x02 -s 0
 r feature-02h_default.txt nvme get-feature $C -f 0x02 -s 1
 r feature-02h_capabilities.txt nvme get-feature $C -f 0x02 -s 3
 r feature-1dh_current.txt nvme get-feature $C -f 0x1d --cdw11=1 -s 0
+# Controller registers and PCI configuration space (issue 49 §3, NVMe-CFG and PCI)
+r show-regs.bin nvme show-regs $C -o binary
+r show-regs.json nvme show-regs $C -o json
+P=$(readlink -f /sys/class/nvme/nvme0/device)
+# nvme-cli 2.3's show-regs fails on this controller (above): the first 64 bytes of BAR0 (CAP,
+# VS, INTMS, INTMC, CC, CSTS, NSSR, AQA, ASQ, ACQ, CMBLOC, CMBSZ, BPINFO, BPRSEL, BPMBL)
+# read as aligned 32-bit words, as the NVMe registers want to be read
+r nvme-regs-bar0.bin python3 -c "
+import mmap, os, struct, sys
+fd = os.open('$P/resource0', os.O_RDONLY | os.O_SYNC)
+m = memoryview(mmap.mmap(fd, 4096, mmap.MAP_SHARED, mmap.PROT_READ)).cast('I')
+sys.stdout.buffer.write(struct.pack('<16I', *(m[i] for i in range(16))))"
+r pci-config.bin cat $P/config
+r pci-resource.txt cat $P/resource
+r pci-link.txt sh -c "cd $P && grep -H . current_link_speed current_link_width \\
+    max_link_speed max_link_width"
+r lspci-vvv.txt lspci -vvv -s ${P##*/}
+for f in 0e 23 24 25; do
+    r feature-${f}h_capabilities.txt nvme get-feature $C -f 0x$f -s 3
+done
 r log-06h.bin nvme get-log $C --log-id=0x06 --log-len=564 --raw-binary
 r log-07h.bin nvme get-log $C --log-id=0x07 --lsp=1 --log-len=512 --raw-binary
 r log-02h.bin nvme get-log $C --log-id=0x02 --log-len=512 --raw-binary
@@ -109,6 +129,9 @@ def main(out: Path) -> int:
         return argv
 
     qemu.qemu_argv = with_fdp
+    # iomem=relaxed: a Debian kernel (CONFIG_IO_STRICT_DEVMEM) refuses to map a BAR its
+    # driver holds (mmap of resource0: EINVAL) unless told so; the registers are read here
+    qemu.KERNEL_ARGS += " iomem=relaxed"
     image = ensure_image(default_cache_dir())
     with qemu.backing_file(BACKING) as disk:
         result = qemu.run_guest(image, SCRIPT, out, disk, serial="PTSQEMU0001", timeout=600)

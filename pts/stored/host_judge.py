@@ -1,0 +1,27 @@
+"""Every rule that judges an OCP requirement from the facts a host reads (Identify, features,
+logs, PCI configuration space, controller registers), in one place: importing the rule
+modules fills pts.stored.host_rules.RULES (keyed by (version, ID)); `judge` applies them all.
+The one entry for the verdict code (qualify --ocp) and the run's report of its facts.
+"""
+
+from __future__ import annotations
+
+from pts.stored import fdp_rules, pci_rules
+from pts.stored.host_rules import RULES, Verdict
+from pts.stored.host_rules import judge as _judge_with
+
+MODULES = (fdp_rules, pci_rules)     # imported for their rules (host_rules' own are there)
+
+
+def judge(facts: dict, version: str = "2.7") -> list[Verdict]:
+    """The verdicts of every host rule of `version` on `facts` (nvme_facts.Facts.values, with
+    `rated_watts` when the drive's rated power envelope is known), sorted by ID."""
+    return _judge_with(facts, version, RULES)
+
+
+def ids(version: str = "2.7") -> list[str]:
+    """The requirement IDs of `version` a host rule judges."""
+    return sorted(rid for ver, rid in RULES if ver == version)
+
+
+__all__ = ["MODULES", "RULES", "Verdict", "ids", "judge"]
