@@ -74,7 +74,7 @@ m = memoryview(mmap.mmap(fd, 4096, mmap.MAP_SHARED, mmap.PROT_READ)).cast('I')
 sys.stdout.buffer.write(struct.pack('<16I', *(m[i] for i in range(16))))"
 r pci-config.bin cat $P/config
 r pci-resource.txt cat $P/resource
-r pci-link.txt sh -c "cd $P && grep -H . current_link_speed current_link_width \\
+r pci-link.txt sh -c "cd $P && grep -H . current_link_speed current_link_width \
     max_link_speed max_link_width"
 r lspci-vvv.txt lspci -vvv -s ${P##*/}
 for f in 0e 23 24 25; do
