@@ -22,7 +22,10 @@ from pathlib import Path
 import pytest
 
 from pts.emulate import lifecycle, system
+from pts.emulate.power_model import model_for
 from pts.emulate.throttle import DEFAULT_BURST_S
+from pts.power.emulated import EmulatedSource
+from pts.power.source import Recorder
 from tests.support.helpers import REPO
 
 pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "fusermount3",
@@ -142,18 +145,31 @@ class Window:
     relocations: int
     busy_s: float
     wall_s: float
+    # issue 51: the window's energy as the power source recorded it (pts.power.emulated, read
+    # at the window's edges as a round is), and the power model's truth from these stats
+    energy_j: float = 0.0
+    truth_j: float = 0.0
+    pages: float = 0.0
 
 
-def rnd_write_window(inst: lifecycle.Instance, seconds: int) -> Window:
+def rnd_write_window(inst: lifecycle.Instance, seconds: int,
+                     power: Recorder | None = None) -> Window:
     before = lifecycle.read_stats(inst)
     t0 = time.monotonic()
+    if power:
+        power.read_now()
     fio_iops = rnd_write_iops(inst.device, seconds)
+    if power:
+        power.read_now()
     wall = time.monotonic() - t0
     after = lifecycle.read_stats(inst)
+    t1 = time.monotonic()
     pages = (after["host_write_bytes"] - before["host_write_bytes"]) / 4096
     busy = after["throttle"]["busy_s"] - before["throttle"]["busy_s"]
+    energy = power.window(t0, t1).energy_j if power else 0.0
+    truth = model_for(after["profile"]).energy_j(before, after, t1 - t0)
     return Window(fio_iops, pages / busy, after["relocations"] - before["relocations"], busy,
-                  wall)
+                  wall, energy, truth, pages)
 
 
 # The device's pace is the throttle's virtual clock (pts/emulate/throttle.py); the host's CPU
@@ -181,14 +197,18 @@ def test_fob_falls_to_steady_state_and_discard_restores_it():
     """
     with emulated("64M", "default") as inst:
         blkdiscard(inst.device)
-        fob = rnd_write_window(inst, SECONDS)
+        said: list[str] = []
+        power = Recorder(EmulatedSource(inst.device), say=said.append)
+        power.start()
+        fob = rnd_write_window(inst, SECONDS, power)
         t0 = time.monotonic()
         fio(inst.device, "--ioengine=libaio", "--direct=1", "--rw=write", "--bs=128k",
             "--iodepth=32", "--size=100%")
         fio(inst.device, *FIO_RND_WRITE, f"--io_size={inst.size // 4}")  # 4 jobs x 1/4
         fill_s = time.monotonic() - t0
         stats = lifecycle.read_stats(inst)
-        steady = rnd_write_window(inst, SECONDS)
+        steady = rnd_write_window(inst, SECONDS, power)
+        power.stop()
         after_ss = lifecycle.read_stats(inst)
         blkdiscard(inst.device)
         discarded = lifecycle.read_stats(inst)
@@ -210,6 +230,17 @@ def test_fob_falls_to_steady_state_and_discard_restores_it():
     assert recovered.model_iops == pytest.approx(fob.model_iops, rel=0.01)
     for w in (fob, steady, recovered):
         assert w.busy_s <= w.wall_s + DEFAULT_BURST_S, w
+    # issue 51: the power source's energy per window within 1 % of the model's truth, and
+    # a host page written at steady state costs more than at FOB (GC's reads, programs and
+    # erases)
+    print(f"energy: FOB {fob.energy_j:.3f} J (truth {fob.truth_j:.3f}), steady state "
+          f"{steady.energy_j:.3f} J (truth {steady.truth_j:.3f})")
+    assert not said
+    for w in (fob, steady):
+        assert w.energy_j == pytest.approx(w.truth_j, rel=0.01), w
+    idle = model_for("default").idle_w
+    assert (steady.energy_j - idle * steady.wall_s) / steady.pages > \
+        (fob.energy_j - idle * fob.wall_s) / fob.pages
 
 
 # ------------------------------------------------------------------------- (b) integrity
