@@ -226,3 +226,17 @@ def test_the_change_and_its_interval_by_hand(better):
     assert (c.low, c.high) == pytest.approx((math.expm1(diff - half), math.expm1(diff + half)),
                                             rel=1e-9)
     assert c.low < -0.015 < c.high
+
+
+def test_not_worse_on_both_sides_of_the_level():
+    """B about 4 % better: shown no worse than the margin, not shown within it (it may be
+    better by more than 5 %): 'not worse', which passes the gate; below its p, inconclusive."""
+    a, b = [1000 * s for s in SPREAD], [1040 * s for s in SPREAD[::-1]]
+    p_nw = 1 - welch_by_hand(a, b, math.log(0.95))
+    p_nb = welch_by_hand(a, b, math.log(1.05))
+    assert p_nw < 1e-3 and p_nb > 0.05                 # no worse; not shown within
+    above = g.gate([cell(a, b)], level=p_nw * 1.01)
+    assert above.cells[0].verdict == g.NOT_WORSE and above.status == g.EXIT_PASS
+    assert above.cells[0].p_not_worse == pytest.approx(p_nw)
+    below = g.gate([cell(a, b)], level=p_nw * 0.99)
+    assert below.cells[0].verdict == g.INCONCLUSIVE and below.status == g.EXIT_INCONCLUSIVE
