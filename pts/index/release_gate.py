@@ -151,18 +151,27 @@ class GateAnswer:
         if self.status == EXIT_REGRESSED:
             return f"regressed beyond its margin: {', '.join(self.regressed)}"
         if self.status == EXIT_INCONCLUSIVE:
-            return f"inconclusive: {len(self.inconclusive)} cell(s) not decided " \
-                   f"({', '.join(self.inconclusive)}); {plan_text(self.runs_to_add)}"
+            missing = [a.name for a in self.cells if a.better and a.verdict == MISSING]
+            out = f"inconclusive: {len(self.inconclusive)} cell(s) not decided " \
+                  f"({', '.join(self.inconclusive)})"
+            if self.runs_to_add:
+                out += f"; {plan_text(self.runs_to_add)}"
+            if missing:
+                out += f"; no value on a side: {', '.join(missing)} (a run that gives it)"
+            return out
         return f"pass: every cell no worse than its margin (level {self.level:g})"
 
 
 def plan_text(runs: Sequence[tuple[str, int | None]]) -> str:
+    """The runs to add, in words: the most any decidable cell needs, and the cells no number
+    of runs decides (their change about their margin)."""
     known = [n for _, n in runs if n is not None]
     never = [c for c, n in runs if n is None]
-    out = f"add {max(known)} run(s) a side" if known else "no number of runs decides it"
-    if known and never:
-        out += f"; no number of runs decides {', '.join(never)} (its change is about its margin)"
-    return out
+    parts = [f"add {max(known)} run(s) a side"] if known else []
+    if never:
+        parts.append(f"no number of runs up to {gate_plan.N_MAX} a side decides "
+                     f"{', '.join(never)} (its change is about its margin)")
+    return "; ".join(parts)
 
 
 def holm(pvalues: Sequence[float]) -> list[float]:

@@ -240,3 +240,15 @@ def test_not_worse_on_both_sides_of_the_level():
     assert above.cells[0].p_not_worse == pytest.approx(p_nw)
     below = g.gate([cell(a, b)], level=p_nw * 0.99)
     assert below.cells[0].verdict == g.INCONCLUSIVE and below.status == g.EXIT_INCONCLUSIVE
+
+
+def test_the_summary_names_what_decides_an_open_gate():
+    missing = g.gate([g.Cell("lost", side([1000] * 3), (), HIGHER, 0.05)])
+    assert missing.summary == "inconclusive: 1 cell(s) not decided (lost); no value on a " \
+                              "side: lost (a run that gives it)"
+    # B exactly 5 % down with a spread: its change is its margin, no runs decide it
+    at_margin = g.gate([cell([1000 * s for s in SPREAD], [950 * s for s in SPREAD], "edge"),
+                        cell([1000], [1000], "single")])
+    assert at_margin.runs_to_add == (("edge", None), ("single", 1))
+    assert at_margin.summary.endswith("add 1 run(s) a side; no number of runs up to 200 a "
+                                      "side decides edge (its change is about its margin)")
