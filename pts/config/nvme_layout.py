@@ -55,6 +55,7 @@ ID_CTRL = (
     _f("tnvmcap", 280, 16), _f("unvmcap", 296, 16),
     _f("edstt", 316, 2), _f("dsto", 318, 1), _f("fwug", 319, 1),
     _f("sanicap", 328, 4), _f("endgidmax", 340, 2),
+    _f("pels", 352, 4),         # Persistent Event Log Size, 64 KiB units
     _f("sqes", 512, 1), _f("cqes", 513, 1), _f("maxcmd", 514, 2), _f("nn", 516, 4),
     _f("oncs", 520, 2), _f("fuses", 522, 2), _f("fna", 524, 1), _f("vwc", 525, 1),
     _f("awun", 526, 2), _f("awupf", 528, 2), _f("ocfs", 534, 2), _f("sgls", 536, 4),

@@ -266,6 +266,26 @@ def read_features(ctrl: str, fids: tuple[int, ...], facts: Facts, *,
                               if result.returncode == 0 else {"refused": _said(argv, result)})
 
 
+def read_log_support(ctrl: str, log_ids: tuple[int, ...], folder: Path, facts: Facts, *,
+                     run: Callable | None = None, log_file: Path | None = None) -> None:
+    """Whether the drive answers each log of `log_ids` (its first 512 bytes, kept): into
+    facts.values["logs"]["01h"] = {"bytes": 512} or {"refused": the drive's words}. Log 0Dh
+    is read with LSP 1 (establish a reporting context), as it must be read first."""
+    if run is None:
+        commands.require("nvme", "nvme-cli")
+    out = facts.values.setdefault("logs", {})
+    for log_id in log_ids:
+        path = folder / f"log-{log_id:02x}h_support.bin"
+        extra = ["--lsp=1"] if log_id == 0x0D else []
+        try:
+            data = read_bytes(ctrl, log_id, 512, path, run=_with(run, extra),
+                              log_file=log_file)
+        except OcpLogNotSupported as exc:
+            out[f"{log_id:02X}h"] = {"refused": str(exc)}
+            continue
+        out[f"{log_id:02X}h"] = {"bytes": len(data), "file": path.name}
+
+
 def _said(argv: list[str], result) -> str:
     return (f"{' '.join(argv)}: exit status {result.returncode}: "
             f"{(result.stderr or result.stdout).strip()[-200:]}")
@@ -287,4 +307,4 @@ def as_int(value) -> int:
 
 __all__ = ["Facts", "FactsError", "NvmeError", "as_int", "effects", "fdp_configs",
            "fdp_events", "fdp_stats", "feature_value", "id_ctrl", "id_ns", "power_watts",
-           "read_fdp", "read_features", "read_identity", "ruh_usage", "waf"]
+           "read_fdp", "read_features", "read_identity", "read_log_support", "ruh_usage", "waf"]

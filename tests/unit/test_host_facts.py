@@ -51,6 +51,8 @@ def test_power_state_descriptors_from_bytes_constructed():
     for at, flags in ((2080, 2), (2112, 1)):
         data[at:at + 12] = (1200).to_bytes(2, "little") + bytes([0, flags]) + (
             70000).to_bytes(4, "little") + (5000).to_bytes(4, "little")
+    data[352:356] = (80).to_bytes(4, "little")        # and PELS (bytes 355:352): 5 MiB
+    assert F.id_ctrl(bytes(data))["pels"] == 80
     states = F.id_ctrl(bytes(data))["psds"]
     assert [(p["state"], p["watts"], p["non_operational"], p["enlat"], p["exlat"])
             for p in states] == [(0, 25.0, False, 16, 4), (1, 12.0, True, 70000, 5000),
@@ -243,3 +245,23 @@ def test_read_pci_and_features_from_the_recorded_files(tmp_path):
     F.read_features("/dev/nvme0", (0x0E, 0x25), facts, run=run)
     assert facts.values["features"]["0Eh"] == {"capabilities": 4}
     assert "Invalid Field in Command" in facts.values["features"]["25h"]["refused"]
+
+
+def test_read_log_support_from_the_recorded_answers(tmp_path):
+    """Logs 01h (512 bytes) and 0Dh (refused by QEMU 10, read with LSP 1) as the third boot
+    recorded them."""
+    calls = []
+
+    def run(argv, stdout_path=None, **kwargs):
+        calls.append(list(argv))
+        name = f"log-{argv[3].split('=0x')[1]}h_support.bin"
+        if (FDP / name).exists():
+            stdout_path.write_bytes(raw(name))
+            return CommandResult(tuple(argv), 0, "", "", 0.1)
+        return CommandResult(tuple(argv), 1, "", (FDP / f"{name}.stderr.txt").read_text(), 0.1)
+
+    facts = F.Facts()
+    F.read_log_support("/dev/nvme0", (0x01, 0x0D), tmp_path, facts, run=run)
+    assert facts.values["logs"]["01h"] == {"bytes": 512, "file": "log-01h_support.bin"}
+    assert "does not support it" in facts.values["logs"]["0Dh"]["refused"]
+    assert "--lsp=1" in calls[1] and "--lsp=1" not in calls[0]

@@ -46,7 +46,27 @@ QEMU = {
     "NVMe-CFG-16": PASS, "NVMe-CFG-17": PASS, "NVMe-CFG-20": PASS, "NVMe-CFG-21": FAIL,
     "NVMe-OPT-12": FAIL, "NVMe-OPT-13": PASS, "NVMe-OPT-18": FAIL, "NVMe-OPT-19": FAIL,
     "NVMe-OPT-21": PASS,
+    # standard logs answered or refused (the README's third boot), LPA, PELS, EDSTT
+    "STD-LOG-1": PASS, "STD-LOG-2": PASS, "STD-LOG-5": PASS, "STD-LOG-6": PASS,
+    "STD-LOG-7": FAIL, "STD-LOG-8": FAIL, "STD-LOG-9": FAIL, "STD-LOG-13": FAIL,
+    "STD-LOG-14": FAIL, "STD-LOG-15": FAIL, "STD-LOG-17": PASS, "STD-LOG-18": FAIL,
+    "STD-LOG-22": FAIL, "STD-LOG-24": FAIL, "STD-LOG-27": FAIL, "SELFTST-3": FAIL,
 }
+# where each log's answer was recorded (the first boot's files, then the third's)
+LOGS = {"02h": "log-02h.bin", "05h": "log-05h_0.bin", "06h": "log-06h.bin",
+        "07h": "log-07h.bin", "09h": "log-09h_0.bin", "12h": "log-12h_0.bin"} | {
+    f"{i}h": f"log-{i.lower()}h_support.bin" for i in ("01", "03", "08", "0D", "13", "14",
+                                                       "19", "25")}
+
+
+def log_answers() -> dict:
+    """Each log's first bytes' size, or the drive's refusal as nvme-cli printed it."""
+    out = {}
+    for log, name in LOGS.items():
+        path = FDP / name
+        out[log] = ({"bytes": min(512, path.stat().st_size)} if path.exists() else
+                    {"refused": (FDP / f"{name}.stderr.txt").read_text()})
+    return out
 
 
 def qemu_facts() -> dict:
@@ -68,7 +88,8 @@ def qemu_facts() -> dict:
             "features": {"0Eh": {"capabilities": F.feature_value(
                 (FDP / "feature-0eh_capabilities.txt").read_text())}} | {
                 fid: {"refused": (FDP / f"feature-{fid.lower()}_capabilities.txt.stderr.txt")
-                      .read_text()} for fid in ("23h", "24h", "25h")}}
+                      .read_text()} for fid in ("23h", "24h", "25h")},
+            "logs": log_answers()}
 
 
 def verdicts(facts: dict) -> dict:
@@ -78,7 +99,7 @@ def verdicts(facts: dict) -> dict:
 def test_every_rule_on_qemu_10s_answers():
     got = verdicts(qemu_facts())
     assert {k: v.verdict for k, v in got.items()} == QEMU
-    assert Counter(QEMU.values()) == {PASS: 44, FAIL: 31, NOT_CHECKED: 6, NOT_APPLICABLE: 3}
+    assert Counter(QEMU.values()) == {PASS: 49, FAIL: 42, NOT_CHECKED: 6, NOT_APPLICABLE: 3}
     assert all(v.why and v.line > 0 and v.version == "2.7" for v in got.values())
     # evidence names what was read and what it held
     assert got["PWR-1"].evidence[0].value == [(0, 25.0, "operational")]
@@ -219,3 +240,20 @@ def test_pci_registers_and_features_constructed():
     assert [got[r].verdict for r in ("NVMe-CFG-5", "PCI-8")] == [NOT_CHECKED, NOT_CHECKED]
     f["features"]["24h"] = {"refused": "nvme get-feature ...: exit status 1: timed out"}
     assert verdicts(f)["NVMe-OPT-18"].verdict == NOT_CHECKED
+
+
+def test_logs_and_self_test_constructed():
+    """Constructed: log 07h answered, 13h refused for another reason (a timeout), two
+    Endurance Groups, LPA bit 0 cleared, PELS 80 (5 MiB), self-test with EDSTT 31."""
+    f = copy.deepcopy(qemu_facts())
+    f["logs"]["07h"] = {"bytes": 512}
+    f["logs"]["12h"] = {"bytes": 512}
+    f["logs"]["13h"] = {"refused": "nvme get-log ...: exit status 1: timed out"}
+    f["id_ctrl"].update(endgidmax=2, lpa=6, pels=80, oacs=0x12A | 1 << 4, edstt=31)
+    got = verdicts(f)
+    assert [got[r].verdict for r in ("STD-LOG-7", "STD-LOG-27", "STD-LOG-17", "STD-LOG-18",
+                                     "STD-LOG-22", "SELFTST-3")] == [
+        PASS, NOT_CHECKED, FAIL, PASS, PASS, FAIL]
+    f["id_ctrl"]["edstt"] = 30
+    assert verdicts(f)["SELFTST-3"].verdict == PASS
+    assert got["STD-LOG-9"].why == "Persistent Event: log 0Dh refused as not supported"

@@ -83,6 +83,11 @@ done
 r log-06h.bin nvme get-log $C --log-id=0x06 --log-len=564 --raw-binary
 r log-07h.bin nvme get-log $C --log-id=0x07 --lsp=1 --log-len=512 --raw-binary
 r log-02h.bin nvme get-log $C --log-id=0x02 --log-len=512 --raw-binary
+# Which standard logs the controller answers (STD-LOG-*): the first 512 bytes of each
+for id in 01 03 08 0d 13 14 19 25; do
+    lsp=0; [ $id = 0d ] && lsp=1      # Persistent Event: establish a reporting context
+    r log-${id}h_support.bin nvme get-log $C --log-id=0x$id --lsp=$lsp --log-len=512 --raw-binary
+done
 logs 0
 # 64 MiB through placement handle 0: 256 writes of 256 KiB, 512 blocks of 512 bytes each,
 # directive type 2 (data placement), directive specific 0. nvme-cli 2.3's `write` fails now
