@@ -50,7 +50,7 @@ ID_CTRL = (
     _f("cntrltype", 111, 1),
     _f("oacs", 256, 2), _f("acl", 258, 1), _f("aerl", 259, 1), _f("frmw", 260, 1),
     _f("lpa", 261, 1), _f("elpe", 262, 1), _f("npss", 263, 1), _f("avscc", 264, 1),
-    _f("apsta", 265, 1), _f("wctemp", 266, 2), _f("cctemp", 268, 2),
+    _f("apsta", 265, 1), _f("wctemp", 266, 2), _f("cctemp", 268, 2), _f("mtfa", 270, 2),
     _f("hmpre", 272, 4), _f("hmmin", 276, 4),
     _f("tnvmcap", 280, 16), _f("unvmcap", 296, 16),
     _f("edstt", 316, 2), _f("dsto", 318, 1), _f("fwug", 319, 1),

@@ -207,12 +207,13 @@ def cfg_7(f):
 
 @rule(V27, "NVMe-CFG-8", 282)
 def cfg_8(f):
-    nguid = f["id_ns"]["nguid"]
-    ev = (Evidence(ID_NS, "NGUID (bytes 119:104)", nguid),)
-    if int(nguid, 16) == 0:
-        return FAIL, "the namespace's NGUID is zero", ev
-    return NOT_CHECKED, ("NGUID non-zero; UIDREUSE is in the I/O Command Set Independent "
-                         "Identify Namespace (CNS 08h), not read"), ev
+    nguid, nsfeat = f["id_ns"]["nguid"], f["id_ns"]["nsfeat"]
+    ev = (Evidence(ID_NS, "NGUID (bytes 119:104)", nguid),
+          Evidence(ID_NS, "NSFEAT (byte 24) bit 3 (UIDREUSE)", f"0x{nsfeat:x}"))
+    gaps = [why for bad, why in ((int(nguid, 16) == 0, "NGUID is zero"),
+                                 (not _bit(nsfeat, 3), "UIDREUSE (NSFEAT bit 3) cleared"))
+            if bad]
+    return (FAIL if gaps else PASS), "; ".join(gaps) or "non-zero NGUID, never reused", ev
 
 
 @rule(V27, "NVMe-CFG-18", 315)

@@ -178,10 +178,10 @@ _reg("crims", lambda v: v == 0, "CAP bit 60 (CRMS.CRIMS)", 319, "NVMe-CFG-20")
 @rule(V27, "NVMe-OPT-12", 708)
 def opt_12(f):
     regs, ctratt = f["nvme_registers"], f["id_ctrl"]["ctratt"]
-    ok = regs["cps"] == 3 and not ctratt >> 16 & 1
-    return _verdict(ok, f"CAP.CPS {regs['cps']:02b}b, CTRATT bit 16 (MDS) {ctratt >> 16 & 1}",
+    ok = regs["cps"] == 3 and not ctratt >> 10 & 1
+    return _verdict(ok, f"CAP.CPS {regs['cps']:02b}b, CTRATT bit 10 (MDS) {ctratt >> 10 & 1}",
                     Evidence(REGS, "CAP bits 47:46 (CPS)", regs["cap"]),
-                    Evidence("nvme id-ctrl -b: Identify Controller", "CTRATT (byte 96) bit 16",
+                    Evidence("nvme id-ctrl -b: Identify Controller", "CTRATT (byte 96) bit 10",
                              f"0x{ctratt:x}"))
 
 

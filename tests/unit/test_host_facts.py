@@ -52,7 +52,8 @@ def test_power_state_descriptors_from_bytes_constructed():
         data[at:at + 12] = (1200).to_bytes(2, "little") + bytes([0, flags]) + (
             70000).to_bytes(4, "little") + (5000).to_bytes(4, "little")
     data[352:356] = (80).to_bytes(4, "little")        # and PELS (bytes 355:352): 5 MiB
-    assert F.id_ctrl(bytes(data))["pels"] == 80
+    data[270:272] = (11).to_bytes(2, "little")        # and MTFA (bytes 271:270)
+    assert (F.id_ctrl(bytes(data))["pels"], F.id_ctrl(bytes(data))["mtfa"]) == (80, 11)
     states = F.id_ctrl(bytes(data))["psds"]
     assert [(p["state"], p["watts"], p["non_operational"], p["enlat"], p["exlat"])
             for p in states] == [(0, 25.0, False, 16, 4), (1, 12.0, True, 70000, 5000),

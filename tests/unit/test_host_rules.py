@@ -51,6 +51,9 @@ QEMU = {
     "STD-LOG-7": FAIL, "STD-LOG-8": FAIL, "STD-LOG-9": FAIL, "STD-LOG-13": FAIL,
     "STD-LOG-14": FAIL, "STD-LOG-15": FAIL, "STD-LOG-17": PASS, "STD-LOG-18": FAIL,
     "STD-LOG-22": FAIL, "STD-LOG-24": FAIL, "STD-LOG-27": FAIL, "SELFTST-3": FAIL,
+    # namespaces, firmware update, the OCP UUID (Identify Controller)
+    "NSM-4": PASS, "NSM-7": FAIL, "NSM-8": FAIL, "FWUP-3": FAIL, "FWUP-4": FAIL,
+    "FWUP-6": FAIL, "FWUP-7": PASS, "UUID-1": FAIL,
 }
 # where each log's answer was recorded (the first boot's files, then the third's)
 LOGS = {"02h": "log-02h.bin", "05h": "log-05h_0.bin", "06h": "log-06h.bin",
@@ -99,7 +102,7 @@ def verdicts(facts: dict) -> dict:
 def test_every_rule_on_qemu_10s_answers():
     got = verdicts(qemu_facts())
     assert {k: v.verdict for k, v in got.items()} == QEMU
-    assert Counter(QEMU.values()) == {PASS: 49, FAIL: 42, NOT_CHECKED: 6, NOT_APPLICABLE: 3}
+    assert Counter(QEMU.values()) == {PASS: 51, FAIL: 48, NOT_CHECKED: 6, NOT_APPLICABLE: 3}
     assert all(v.why and v.line > 0 and v.version == "2.7" for v in got.values())
     # evidence names what was read and what it held
     assert got["PWR-1"].evidence[0].value == [(0, 25.0, "operational")]
@@ -257,3 +260,26 @@ def test_logs_and_self_test_constructed():
     f["id_ctrl"]["edstt"] = 30
     assert verdicts(f)["SELFTST-3"].verdict == PASS
     assert got["STD-LOG-9"].why == "Persistent Event: log 0Dh refused as not supported"
+
+
+def test_namespaces_firmware_and_uuid_constructed():
+    """Constructed: 8 namespaces, capacities reported, no extended LBA formats, 3 slots with
+    slot 1 read-only and activation without reset, firmware download, MTFA 11, a UUID List;
+    and a namespace with a non-zero NGUID and UIDREUSE set."""
+    f = constructed(nn=8, tnvmcap=1 << 30, unvmcap=0, ctratt=0x80210, frmw=0x17,
+                    oacs=0x12E, mtfa=11)
+    f["id_ns"].update(nguid="01" * 16, nsfeat=0x3C)
+    got = verdicts(f)
+    assert [got[r].verdict for r in ("NSM-4", "NSM-7", "NSM-8", "FWUP-3", "FWUP-4", "FWUP-6",
+                                     "FWUP-7", "UUID-1", "NVMe-CFG-8")] == [
+        FAIL, PASS, PASS, PASS, PASS, PASS, FAIL, NOT_CHECKED, PASS]
+    assert got["FWUP-6"].why == "3 slot(s), 2 read/write"
+    f["id_ns"]["nsfeat"] = 0x34
+    assert verdicts(f)["NVMe-CFG-8"].why == "UIDREUSE (NSFEAT bit 3) cleared"
+    assert verdicts(constructed(ctratt=0x88010 | 1 << 10))["NVMe-OPT-12"].why == \
+        "CAP.CPS 00b, CTRATT bit 10 (MDS) 1"
+    f = constructed(ctratt=0x88010 | 1 << 16)           # MEM (bit 16) is not MDS
+    f["nvme_registers"]["cps"] = 3
+    assert verdicts(f)["NVMe-OPT-12"].verdict == PASS
+    f["id_ctrl"]["ctratt"] |= 1 << 10
+    assert verdicts(f)["NVMe-OPT-12"].verdict == FAIL
