@@ -16,6 +16,7 @@ from pts.qualify.judge import ERROR, MET, judge
 from pts.report import render
 from pts.report.renderers import chart_base, charts_3d, histogram_chart
 from pts.stored.data import load_run
+from pts.stored.figures import datasheet_vocabulary
 from tests.support.helpers import pdf_page_texts
 from tests.support.synthetic.runfactory import STEADY_CURVE, RunFolder, run_json, write_iops_test
 from tests.support.synthetic.runfactory_extra import write_latency_test, write_throughput_test
@@ -181,7 +182,7 @@ def test_datasheet_never_judges_an_unresolvable_five_nines(tmp_path):
 
     def judged(cell: str):
         (r,) = parse(f'[[require]]\ntest="latency"\ncell="{cell}"\nmetric="lat_p99999_us"\n'
-                     'at_most=1e9', "ds.toml")
+                     'at_most=1e9', datasheet_vocabulary(), "ds.toml")
         return judge(loaded, r)
 
     short = judged("RND 8KiB 0/100")       # 50,000 I/Os per point
