@@ -167,11 +167,12 @@ class Facts:
                 "files": self.files, "refused": self.refused}
 
 
-def _json_safe(value):
+def json_safe(value):
+    """`value` as the ledger keeps it: bytes as hex text (json.dumps' `default` too)."""
     if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json_safe(v) for v in value]
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
     if isinstance(value, bytes):
         return value.hex()
     return value
@@ -214,7 +215,7 @@ def read_fdp(ctrl: str, endgid: int, folder: Path, facts: Facts, tag: str, *,
         except OcpLogNotSupported as exc:
             facts.refused[name] = str(exc)
             continue
-        facts.values[name] = _json_safe(decode(data))
+        facts.values[name] = json_safe(decode(data))
         facts.files[name] = out.name
 
 
@@ -232,7 +233,7 @@ def read_identity(ctrl: str, ns: str, folder: Path, facts: Facts, *,
         if result.returncode != 0:
             facts.refused[name] = _said(argv, result)
             continue
-        facts.values[name] = _json_safe(decode(out.read_bytes()))
+        facts.values[name] = json_safe(decode(out.read_bytes()))
         facts.files[name] = out.name
     for name, sel in (("feature_02h", 0), ("feature_02h_capabilities", 3)):
         argv = ["nvme", "get-feature", ctrl, "--feature-id=0x02", f"--sel={sel}"]
@@ -306,5 +307,6 @@ def as_int(value) -> int:
 
 
 __all__ = ["Facts", "FactsError", "NvmeError", "as_int", "effects", "fdp_configs",
-           "fdp_events", "fdp_stats", "feature_value", "id_ctrl", "id_ns", "power_watts",
-           "read_fdp", "read_features", "read_identity", "read_log_support", "ruh_usage", "waf"]
+           "fdp_events", "fdp_stats", "feature_value", "id_ctrl", "id_ns", "json_safe",
+           "power_watts", "read_fdp", "read_features", "read_identity", "read_log_support",
+           "ruh_usage", "waf"]

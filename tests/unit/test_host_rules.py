@@ -283,3 +283,16 @@ def test_namespaces_firmware_and_uuid_constructed():
     assert verdicts(f)["NVMe-OPT-12"].verdict == PASS
     f["id_ctrl"]["ctratt"] |= 1 << 10
     assert verdicts(f)["NVMe-OPT-12"].verdict == FAIL
+
+
+def test_the_same_verdicts_from_the_ledger_record():
+    """The verdict code reads the facts back from the run's ledger (JSON): the record of
+    nvme_facts.Facts round-trips and judges the same, evidence included."""
+    import json
+    facts = F.Facts(values=qemu_facts())
+    stored = json.loads(json.dumps(facts.as_record("before"), default=F.json_safe))
+    again = {v.req_id: json.loads(json.dumps(v.as_record(), default=F.json_safe))
+             for v in judge(stored["facts"])}
+    first = {v.req_id: json.loads(json.dumps(v.as_record(), default=F.json_safe))
+             for v in judge(qemu_facts())}
+    assert again == first and len(again) == len(QEMU)
