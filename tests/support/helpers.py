@@ -66,6 +66,9 @@ TOOLS |= {"hdparm": "hdparm", "sdparm": "sdparm", "sg_format": "sg3-utils",
 TOOLS |= {"mdadm": "mdadm", "lvm": "lvm2", "dmsetup": "dmsetup"}
 # real applications captured for RWSW (tests/support/apps.py, tests/e2e/test_rwsw_apps.py)
 TOOLS |= {"db_bench": "rocksdb-tools", "pgbench": "postgresql-15", "runuser": "util-linux"}
+# a real IPMI BMC simulator and ipmitool against it (tests/support/bmc_simulators.py,
+# tests/power/test_bmc.py)
+TOOLS |= {"ipmi_sim": "openipmi", "ipmitool": "ipmitool"}
 # Requirements met by files at these paths, not by a name on PATH: Debian's /usr/bin/pgbench
 # is postgresql-client-common's pg_wrapper, there without postgresql-15 (no server at all);
 # a test that needs pgbench runs postgresql-15's binaries by path (tests/support/postgres.py,
