@@ -14,7 +14,14 @@ Namespace ENDGID != 0), else the OCP extended SMART log (`nvme ocp smart-add-log
 Physical Media Units Written, in bytes). The C0h page is read at every step either way and
 kept whole (OCP_C0): a drive with both logs (QEMU 10's NVMe controller in a subsystem: ENDGID
 1 and `ocp=on`) has its C0h figures and log page version recorded beside log 09h's media
-writes, for the OCP requirement verdicts and a WAF at C0h's 1-byte resolution. ATA:
+writes, for the OCP requirement verdicts and a WAF at C0h's 1-byte resolution. C0h is read
+as bytes (`nvme get-log --log-id=0xc0 --raw-binary`, kept in the run's ocp-logs/ folder) and
+decoded by the spec's table (pts.config.ocp_log_c0), so every field of the page's version is
+there whatever nvme-cli's OCP plugin prints (2.3 prints no Power State Change Count, nor the
+2.5-2.7 fields); the plugin's JSON of the same page is read beside it as a cross-check (the
+fields where the two differ: `cross_check`). Where the bytes cannot be read other than by the
+drive's refusal (a drive on another host: its runner keeps no bytes; a page of another GUID;
+an nvme-cli error) the JSON alone is kept, `source` saying so. ATA:
 pts.device.health_smartctl. The emulated SSD: its FTL's NAND page writes. The OCP latency
 monitor (`nvme ocp latency-monitor-log`, log C3h) is read beside them.
 
@@ -31,11 +38,15 @@ does not turn the WAF off for the whole run.
 
 from __future__ import annotations
 
+import json
 import re
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from pts.tools import commands, nvme, nvme_ocp, smartctl
+from pts.config import ocp_log_c0
+from pts.config.ocp_log_layout import UINT
+from pts.tools import commands, nvme, nvme_json, nvme_ocp, ocp_log_decode, ocp_log_read, smartctl
 
 NOT_REPORTED = "not reported by this drive"
 NOT_READ = "not read at this step"
@@ -62,6 +73,9 @@ EMULATOR = "emulator FTL"
 MEDIA_SOURCES = (ENDURANCE, OCP, EMULATOR)
 LATENCY_MONITOR = "latency_monitor"
 OCP_C0 = "ocp_c0"     # the C0h page read for the media writes (c0_summary)
+# where the C0h record's fields came from (its "source"): the page's bytes, or nvme-cli's JSON
+C0_BYTES, C0_JSON = "bytes", "nvme-cli JSON"
+OCP_LOGS = "ocp-logs"   # the run's folder of OCP log pages as bytes (beside commands.log)
 
 # (run's commands log, device, log) -> why it is not reported: the drive refused it, and
 # it is not asked again in this run. A log that answered, or failed otherwise, is not listed.
@@ -154,36 +168,94 @@ def nvme_counters(path: str, log_file: Path | None, run: Callable | None = None)
             out = keys(units * nvme.ENDURANCE_UNIT_BYTES, ENDURANCE,
                        unit=nvme.ENDURANCE_UNIT_BYTES)
     # C0h at every step, also when log 09h gave the media writes (kept under OCP_C0)
-    page = _once((*base, "ocp smart-add-log"), lambda: _c0_with_media_writes(
-        nvme.ocp_log(path, "smart-add-log", log_file, **on)))
+    page = _once((*base, C0_LOG), lambda: read_c0(path, log_file, run))
     if out is None:
-        found = page and page.fields["physical_media_units_written"]
+        found = page and page["fields"].get("physical_media_units_written")
+        if page and "physical_media_units_written" in page.get("all_ones", ()):
+            found = None
         unread = any((*base, n) in _failed for n in SOURCE_LOGS)
         out = keys(found, OCP) if found is not None else \
             keys(None, None, why(base), label=NOT_READ if unread else NOT_REPORTED)
     monitor = _once((*base, "ocp latency-monitor-log"), lambda: nvme_ocp.parse_ocp_latency_monitor(
         nvme.ocp_log(path, "latency-monitor-log", log_file, **on)))
-    return out | {LATENCY_MONITOR: monitor, OCP_C0: c0_summary(page)}
+    return out | {LATENCY_MONITOR: monitor, OCP_C0: page}
 
 
-def _c0_with_media_writes(text: str) -> nvme_ocp.OcpC0:
+def read_c0(path: str, log_file: Path | None, run: Callable | None = None) -> dict:
+    """The C0h page at one step as the record keeps it: from its bytes, cross-checked with
+    nvme-cli's JSON; from the JSON alone where the bytes could not be read (why: in
+    `bytes_error`). Raises Refused when the drive has no C0h; NvmeError / ValueError when
+    neither gives a page with the media writes."""
+    bytes_error = "a drive on another host: its runner keeps no bytes"
+    if run is None:
+        try:
+            decoded, kept = _c0_bytes(path, log_file)
+        except ocp_log_read.OcpLogNotSupported as exc:
+            raise Refused(str(exc)) from None
+        except (commands.ToolError, nvme.NvmeError, ValueError, OSError) as exc:
+            bytes_error = " ".join(str(exc).split())[:300]
+        else:
+            record = ocp_log_decode.as_record(decoded)
+            for name in decoded.all_ones:   # not supported: no value (as from the JSON)
+                record["fields"][name] = None
+            return record | kept | {"source": C0_BYTES,
+                                    "cross_check": _cross_check(path, log_file, decoded)}
+    text = nvme.ocp_log(path, "smart-add-log", log_file, **({"run": run} if run else {}))
+    return c0_summary(text) | {"bytes_error": bytes_error}
+
+
+def _c0_bytes(path: str, log_file: Path | None) -> tuple[ocp_log_decode.DecodedLog, dict]:
+    """The page decoded, and where its bytes are kept ({"file": path in the run folder})."""
+    ctrl = nvme.controller_path(path)
+    if log_file is None:          # no run folder (a one-off read): the bytes are not kept
+        with tempfile.TemporaryDirectory() as tmp:
+            return ocp_log_read.read_log(ctrl, ocp_log_c0.PAGE, Path(tmp) / "c0h.bin"), {}
+    folder = log_file.parent / OCP_LOGS
+    folder.mkdir(exist_ok=True)
+    out = folder / f"c0h-{len(list(folder.glob('c0h-*.bin'))):04d}.bin"
+    page = ocp_log_read.read_log(ctrl, ocp_log_c0.PAGE, out, log_file=log_file)
+    return page, {"file": f"{OCP_LOGS}/{out.name}"}
+
+
+def _cross_check(path: str, log_file: Path | None,
+                 page: ocp_log_decode.DecodedLog) -> list[str] | str:
+    """Where nvme-cli's JSON of the page differs from its bytes (a list: empty when they
+    agree), or why the JSON could not be read (a string)."""
+    try:
+        doc = json.loads(nvme.ocp_log(path, "smart-add-log", log_file))
+        return ocp_log_decode.cross_check(ocp_log_c0.PAGE, page, doc)
+    except (commands.ToolError, nvme.NvmeError, ValueError) as exc:
+        return "nvme-cli's JSON not read: " + " ".join(str(exc).split())[:200]
+
+
+def c0_summary(text: str) -> dict:
+    """The C0h page as nvme-cli's JSON gave it (either key style, 2.3's older spellings),
+    as the record keeps it: the fields nvme-cli printed, by the spec's table (a field it did
+    not print is absent: nothing is said of the drive); those later than the page's version
+    (`not_given`) and those all ones (`all_ones`: not supported) are None. Raises NvmeError
+    when the page gives no media writes."""
     nvme_ocp.parse_ocp_smart_add_log(text)      # raises when it gives no media writes
-    return nvme_ocp.parse_ocp_c0(text)
+    version, guid, printed = ocp_log_decode.from_nvme_cli_json(
+        ocp_log_c0.PAGE, nvme_json.read_doc(text, "nvme ocp smart-add-log"))
+    read_as = max([v for v in ocp_log_c0.PAGE.versions if v <= version] or [version])
+    fields, later, ones = {}, [], []
+    for f in ocp_log_c0.PAGE.fields:
+        if f.name not in printed:
+            continue
+        value = printed[f.name]
+        if read_as not in f.versions:
+            later.append(f.name)
+            value = None
+        elif f.kind == UINT and value == (1 << 8 * f.size * f.count) - 1:
+            ones.append(f.name)
+            value = None
+        fields[f.name] = value
+    return {"version": version, "guid": guid, "fields": fields, "all_ones": ones,
+            "not_given": later, "source": C0_JSON}
 
 
-def c0_summary(page: nvme_ocp.OcpC0 | None) -> dict | None:
-    """The C0h page as a record keeps it (OCP_C0), for the OCP requirement verdicts
-    (pts.stored.ocp_verdicts): its version, GUID and every field read (None: not given), and which
-    fields were all ones (not supported) or later than the page's version. None: not read
-    at this step (the drive has no C0h, or its read failed)."""
-    if page is None:
-        return None
-    return {"version": page.version, "guid": page.guid, "fields": dict(page.fields),
-            "not_supported": list(page.not_supported),
-            "not_in_version": list(page.not_in_version)}
-
-
-SOURCE_LOGS = ("endgid", "endurance-log", "ocp smart-add-log")
+C0_LOG = "ocp c0h"
+SOURCE_LOGS = ("endgid", "endurance-log", C0_LOG)
 
 
 def why(base: tuple[str, str]) -> str:

@@ -5,9 +5,10 @@ export): PASS, FAIL or NOT CHECKED, each with its reason and its evidence
 
 What a run stores that these verdicts read (the ledger, pts/results/records.py):
   - device_counters records of source "smart-log" (NVMe log 02h at each step: test start,
-    after purge, after WIPC, after round N, test end), with the C0h page beside them
-    (`ocp_c0`: version, GUID, every field, pts.device.media_writes.c0_summary) where the
-    media writes came from C0h;
+    after purge, after WIPC, after round N, test end), with the C0h page beside them (`ocp_c0`,
+    pts.device.media_writes.read_c0: version, GUID, every field; `source` "bytes": decoded
+    from the page's bytes by the spec's table, nvme-cli's JSON a cross-check; "nvme-cli JSON":
+    only what nvme-cli printed, so a field it did not print is NOT CHECKED, never FAILed);
   - purge records: the command (nvme format --ses=N / nvme sanitize --sanact=N) and its
     wall time in seconds (pts.conditioning.purge_nvme).
 A run on a loop device or the emulated SSD has no NVMe counters: every row that needs them
@@ -16,11 +17,13 @@ is NOT CHECKED with that reason. A requirement is never passed by default: no da
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from pts.conditioning.purge_nvme import POLL_S
 from pts.config import ocp_requirements as ocp
+from pts.config.ocp_log_c0 import FIELDS as C0_FIELDS
 from pts.device import media_writes
 from pts.stored.model import RunView
 from pts.stored.ocp_purges import (
@@ -31,7 +34,6 @@ from pts.stored.ocp_purges import (
     purges_text,
 )
 from pts.stored.ocp_stored import FAIL, NOT_CHECKED, PASS, Result, Stored, decrease, step
-from pts.tools.nvme_ocp import C0_FIELDS
 
 # A Format's recorded seconds also hold nvme-cli's start and the Identify Namespace read
 # after it (pts.conditioning.purge_nvme._format_plan): a time up to this much over a limit
@@ -43,10 +45,10 @@ KEPT_02H = ("data_units_written", "data_units_read", "media_errors", "error_log_
 KEPT_C0 = ("physical_media_units_written", "physical_media_units_read")
 # SLOG-2 (both versions): a counter that exceeds its field saturates and reads all F's, the
 # same value a field the drive does not support reads. For C0h's counters of at most 4 bytes
-# (the widths in pts.tools.nvme_ocp.C0_FIELDS) saturation is within a drive's reach (255
+# (the widths in pts.config.ocp_log_c0.FIELDS) saturation is within a drive's reach (255
 # thermal throttling events; 2^32 erases or errors); a wider counter cannot saturate in a
 # drive's life (2^56 and more), so its all ones are read as not supported.
-SMALL_COUNTERS = {name for name, _, _, size, _ in C0_FIELDS if size <= 4} & {
+SMALL_COUNTERS = {f.name for f in C0_FIELDS if f.size <= 4} & {
     "end_to_end_detected_errors", "end_to_end_corrected_errors", "max_user_data_erase_count",
     "min_user_data_erase_count", "thermal_throttling_events", "incomplete_shutdowns"}
 
@@ -123,24 +125,62 @@ def _on_c0_page(check: Callable) -> Callable[[Stored, ocp.OcpRequirement], Resul
     return judged
 
 
-def _given(page: dict, name: str, all_ones_defined: bool = False) -> tuple[int | None, str]:
+GIVEN, ALL_ONES, LATER, UNPRINTED = "given", "all ones", "later", "not printed"
+
+
+def _given(page: dict, name: str, all_ones_defined: bool = False, tool: str = "nvme-cli"
+           ) -> tuple[int | str | None, str, str]:
+    """(value, evidence text, kind) of a C0h field of a stored page. A page read as bytes
+    holds every field of its version (`all_ones` / `not_given` name the all-ones and the
+    later ones); a page from nvme-cli's JSON only those nvme-cli printed: a field it did not
+    print is UNPRINTED, which says nothing of the drive. Runs recorded before the bytes were
+    read spell `all_ones` / `not_given` as `not_supported` / `not_in_version`."""
+    if name in page.get("all_ones", page.get("not_supported", ())):
+        return None, f"{name}: all ones" + ("" if all_ones_defined else
+                                            " (not supported)"), ALL_ONES
+    if name in page.get("not_given", page.get("not_in_version", ())):
+        return None, f"{name}: not in log page version {page['version']}", LATER
     value = page["fields"].get(name)
     if value is not None:
-        return value, f"{name} = {value:,}"
-    if name in page.get("not_supported", ()):
-        return None, f"{name}: all ones" + ("" if all_ones_defined else " (not supported)")
-    if name in page.get("not_in_version", ()):
-        return None, f"{name}: not in log page version {page['version']}"
-    return None, f"{name}: not printed by nvme-cli"
+        return value, f"{name} = {value:,}" if isinstance(value, int) else \
+            f"{name} = {value!r}", GIVEN
+    return None, f"{name}: not printed by {tool}", UNPRINTED
+
+
+def tool_of(stored: Stored) -> str:
+    """nvme-cli and its version as the run recorded them ("nvme-cli 2.3")."""
+    found = re.search(r"\d+(?:\.\d+)+", str(stored.run.tools.get("nvme-cli", "")))
+    return f"nvme-cli {found[0]}" if found else "nvme-cli"
+
+
+def _source(page: dict) -> str:
+    """Where a stored page's fields came from, for the evidence."""
+    if page.get("source") == media_writes.C0_BYTES:
+        return "read as bytes"
+    why = page.get("bytes_error")
+    return "from nvme-cli's JSON" + (f" (bytes not read: {why})" if why else "")
+
+
+def _differences(page: dict, names) -> list[str]:
+    """nvme-cli's JSON against the bytes, where they differ on `names`."""
+    found = page.get("cross_check")
+    if not isinstance(found, list):
+        return []
+    mine = [d for d in found if d.split(":")[0] in names]
+    return [f"nvme-cli's JSON differs from the bytes: {'; '.join(mine)}"] if mine else []
 
 
 @_on_c0_page
 def c0_field(stored: Stored, req: ocp.OcpRequirement, rec, page: dict) -> Result:
-    found = [_given(page, name, bool(req.all_ones)) for name in req.fields]
-    evidence = [f"C0h log page version {page['version']} at {step(rec)}: "
-                + "; ".join(text for _, text in found)]
-    missing = [text for value, text in found if value is None]
-    all_ones = [name for name in req.fields if name in page.get("not_supported", ())]
+    tool = tool_of(stored)
+    found = [_given(page, name, bool(req.all_ones), tool) for name in req.fields]
+    evidence = [f"C0h log page version {page['version']} at {step(rec)} ({_source(page)}): "
+                + "; ".join(text for _, text, _ in found)] \
+        + _differences(page, req.fields)
+    missing = [text for _, text, kind in found if kind in (ALL_ONES, LATER)]
+    kinds = dict(zip(req.fields, (kind for _, _, kind in found), strict=True))
+    all_ones = [name for name, kind in kinds.items() if kind == ALL_ONES]
+    unprinted = [name for name, kind in kinds.items() if kind == UNPRINTED]
     if missing and req.all_ones and len(all_ones) == len(req.fields):
         return PASS, req.all_ones, evidence
     if missing and all_ones and len(all_ones) == len(missing) \
@@ -151,6 +191,9 @@ def c0_field(stored: Stored, req: ocp.OcpRequirement, rec, page: dict) -> Result
                              "them apart"), evidence
     if missing:
         return FAIL, f"the drive does not give {req.subject} ({'; '.join(missing)})", evidence
+    if unprinted:      # nvme-cli did not print it: not a field the drive lacks
+        return NOT_CHECKED, (f"{tool} does not print {', '.join(unprinted)}; read the page "
+                             "as bytes"), evidence
     for name in set(req.fields) & set(KEPT_C0):
         drop = decrease(stored.pages, lambda p, n=name: p["fields"].get(n))
         if drop:
@@ -164,7 +207,8 @@ def _c0_value(key: str, label: str, required: dict) -> Callable:
     @_on_c0_page
     def check(stored: Stored, req: ocp.OcpRequirement, rec, page: dict) -> Result:
         want, _, source = required[req.version]
-        evidence = [f"C0h at {step(rec)}: {label} {page[key]}", f"required: {want} ({source})"]
+        evidence = [f"C0h at {step(rec)}: {label} {page[key]}", f"required: {want} ({source})",
+                    *_differences(page, (label,))]
         if page[key] == want:
             return PASS, f"{label} {want}", evidence
         return FAIL, f"{label} {page[key]}, not {want}", evidence
@@ -208,7 +252,7 @@ def nuse_after_format(stored: Stored, req: ocp.OcpRequirement) -> Result:
         if page is None:
             evidence.append(f"{p.test}: no C0h page read after the Format")
             continue
-        value, text = _given(page, "nuse")
+        value, text, _ = _given(page, "nuse", tool=tool_of(stored))
         evidence.append(f"C0h at {step(after)}, after `{' '.join(p.command)}`: {text}")
         if value is not None:
             values.append(value)

@@ -255,6 +255,7 @@ class Reply:
     raise_: BaseException | None = None
     stdout: str = ""
     stderr: str = ""
+    raw: bytes = b""       # what a command writing to a file (stdout_path) writes there
 
 
 class RecordedRunner:
@@ -298,8 +299,14 @@ class RecordedRunner:
         reply = replies.pop(0) if len(replies) > 1 else replies[0]
         if reply.raise_ is not None:
             raise reply.raise_
-        result = commands.CommandResult(argv, reply.rc, reply.stdout + self._read(reply.out),
-                                        reply.stderr + self._read(reply.err), 0.1)
+        if stdout_path is not None:      # nvme get-log --raw-binary: the bytes to the file
+            Path(stdout_path).write_bytes(reply.raw or (
+                (self.data / reply.out).read_bytes() if reply.out else b""))
+            result = commands.CommandResult(argv, reply.rc, "", reply.stderr
+                                            + self._read(reply.err), 0.1)
+        else:
+            result = commands.CommandResult(argv, reply.rc, reply.stdout + self._read(reply.out),
+                                            reply.stderr + self._read(reply.err), 0.1)
         if check and reply.rc != 0:
             raise commands.ToolFailed(f"{argv[0]} exited with status {reply.rc}: "
                                       f"{' '.join(argv)}\n{result.excerpt()}", result)

@@ -20,6 +20,7 @@ from pts.stored import waf
 from pts.stored.data import load_run
 from pts.tools import commands, nvme, nvme_ocp, smartctl
 from tests.support.helpers import QEMU_DATA, RECORDED, RecordedRunner, Reply
+from tests.support.synthetic.drive_logs import c0h_bytes
 from tests.support.synthetic.runfactory import RunFolder, run_json
 
 DEV = "/dev/nvme9n1"
@@ -71,8 +72,8 @@ def test_qemu_drive_reports_none_and_is_asked_once(monkeypatch, tmp_path):
     page it lacks by name (recorded for its sanitize log): not reported, and the second step
     asks nothing more."""
     runner = RecordedRunner({("nvme", "id-ns"): [Reply(out="nvme-id-ns.json")],
-                             ("nvme", "ocp", "smart-add-log"): [Reply(
-                                 rc=1, err="nvme-ocp-smart-add-log_invalid-field.stderr.txt")],
+                             ("nvme", "get-log"): [Reply(   # QEMU 10's words for a log it lacks
+                                 rc=1, err="../qemu-10/nvme-get-log-c3h_refused.stderr.txt")],
                              ("nvme", "ocp"): [Reply(
                                  rc=1, err="nvme-sanitize-log_invalid-field.stderr.txt")]},
                             data=QEMU_DATA).install(monkeypatch)
@@ -82,7 +83,7 @@ def test_qemu_drive_reports_none_and_is_asked_once(monkeypatch, tmp_path):
     assert first["media_note"].startswith("not reported by this drive: endgid: the namespace "
                                           "is in no Endurance Group")
     asked = len(runner.calls)
-    assert asked == 3      # id-ns, ocp smart-add-log, ocp latency-monitor-log
+    assert asked == 3      # id-ns, get-log 0xc0 (C0h's bytes), ocp latency-monitor-log
     assert media_writes.nvme_counters(DEV, log) == first
     assert len(runner.calls) == asked
 
@@ -94,6 +95,8 @@ def test_endurance_group_drive(monkeypatch, tmp_path):
     runner = RecordedRunner({("nvme", "id-ns"): [Reply(stdout=id_ns)],
                              ("nvme", "endurance-log"): [Reply(
                                  out="nvme-endurance-log_constructed.json")],
+                             ("nvme", "get-log"): [Reply(raw=c0h_bytes(
+                                 "nvme-ocp-smart-add-log_v1_constructed.json"))],
                              ("nvme", "ocp", "smart-add-log"): [Reply(
                                  out="nvme-ocp-smart-add-log_v1_constructed.json")],
                              ("nvme", "ocp"): [Reply(
@@ -107,6 +110,9 @@ def test_endurance_group_drive(monkeypatch, tmp_path):
     c0 = found[media_writes.OCP_C0]
     assert c0 is not None, "C0h not read beside log 09h"
     assert c0["fields"]["physical_media_units_written"] == (1 << 64) + 527_805_403_860_992
+    assert (c0["source"], c0["cross_check"]) == ("bytes", [])    # nvme-cli's JSON agrees
+    assert ("nvme", "get-log", "/dev/nvme9", "--log-id=0xc0", "--log-len=512",
+            "--raw-binary") in runner.calls
     # the next step asks the logs again, not Identify Namespace (its ENDGID is kept)
     asked = [c[:2] for c in runner.calls]
     again = media_writes.nvme_counters(DEV, tmp_path / "c.log")
@@ -262,9 +268,12 @@ def test_the_counters_page_shows_the_last_latency_monitor_of_the_test(tmp_path):
 def test_a_failed_first_read_is_asked_again_and_says_what_happened(monkeypatch, tmp_path):
     """A first OCP read that fails without the drive refusing the log (here nvme-cli times
     out) is not "not reported by this drive" for the whole run: the step's note says it was
-    not read and why, and the next step asks again and gets the counter."""
+    not read and why, and the next step asks again and gets the counter. The bytes' read
+    (get-log) failing otherwise than by a refusal falls back to nvme-cli's JSON, said so."""
     timeout = commands.ToolFailed("nvme did not finish within 60 s: nvme ocp smart-add-log")
     runner = RecordedRunner({("nvme", "id-ns"): [Reply(out="nvme-id-ns.json")],
+                             ("nvme", "get-log"): [Reply(raise_=commands.ToolFailed(
+                                 "nvme did not finish within 60 s: nvme get-log"))],
                              ("nvme", "ocp", "smart-add-log"): [
                                  Reply(raise_=timeout),
                                  Reply(out="../recorded/nvme-ocp-smart-add-log_v1_constructed"
@@ -276,10 +285,13 @@ def test_a_failed_first_read_is_asked_again_and_says_what_happened(monkeypatch, 
     first = media_writes.nvme_counters(DEV, log)
     assert first["media_bytes"] is None
     assert first["media_note"].startswith("not read at this step: ")
-    assert "ocp smart-add-log: nvme did not finish within 60 s" in first["media_note"]
+    assert "ocp c0h: nvme did not finish within 60 s: nvme ocp" in first["media_note"]
     second = media_writes.nvme_counters(DEV, log)
     assert (second["media_bytes"], second["media_source"]) == ((1 << 64) + 527_805_403_860_992,
                                                                media_writes.OCP)
+    page = second[media_writes.OCP_C0]
+    assert (page["source"], page["bytes_error"]) == (
+        "nvme-cli JSON", "nvme did not finish within 60 s: nvme get-log")
     assert runner.calls.count(("nvme", "ocp", "smart-add-log", "/dev/nvme9", "-o",
                                "json")) == 2
     # the latency monitor was refused (Invalid Field): asked once only

@@ -9,6 +9,7 @@ from pathlib import Path
 from pts.device import media_writes
 from pts.tools import nvme, nvme_ocp
 from tests.support.helpers import DATA, RecordedRunner, Reply
+from tests.support.synthetic.drive_logs import c0h_bytes
 
 Q10 = DATA / "qemu-10"
 MIB = 1 << 20
@@ -45,6 +46,8 @@ def test_one_step_reads_09h_and_c0h_and_the_refused_c3h(monkeypatch, tmp_path):
     runner = RecordedRunner({("nvme", "id-ns"): [Reply(out="nvme-id-ns.json")],
                              ("nvme", "endurance-log"): [Reply(
                                  out="nvme-endurance-log_after-1600MiB.json")],
+                             ("nvme", "get-log"): [Reply(raw=c0h_bytes(
+                                 "nvme-ocp-smart-add-log_after-1600MiB.json", Q10))],
                              ("nvme", "ocp", "smart-add-log"): [Reply(
                                  out="nvme-ocp-smart-add-log_after-1600MiB.json")],
                              ("nvme", "ocp"): [Reply(
@@ -53,6 +56,10 @@ def test_one_step_reads_09h_and_c0h_and_the_refused_c3h(monkeypatch, tmp_path):
     found = media_writes.nvme_counters("/dev/nvme0n1", Path(tmp_path / "c.log"))
     assert (found["media_bytes"], found["media_source"]) == (10**9, media_writes.ENDURANCE)
     assert found[media_writes.OCP_C0]["version"] == 5
+    assert found[media_writes.OCP_C0]["source"] == "bytes"
+    assert found[media_writes.OCP_C0]["cross_check"] == []
+    assert found[media_writes.OCP_C0]["file"] == "ocp-logs/c0h-0000.bin"
+    assert (tmp_path / "ocp-logs" / "c0h-0000.bin").stat().st_size == 512
     assert found[media_writes.OCP_C0]["fields"]["physical_media_units_written"] == 1600 * MIB
     assert found[media_writes.LATENCY_MONITOR] is None
     assert ("nvme", "ocp", "latency-monitor-log") in [c[:3] for c in runner.calls]

@@ -148,10 +148,13 @@ def test_error_log_entries_are_refused_commands_not_a_health_failure():
 def test_no_c0h_no_lifetime_waf(monkeypatch, tmp_path, drive):
     """The CM6 and the two Optanes print no OCP C0h (their bundles have none): media writes
     and lifetime WAF are not given, never 0, and the record says why. nvme-cli's refusal is
-    QEMU 7.2's recorded answer to `nvme ocp smart-add-log` (no C0h: `ret = 16386`, Invalid
-    Field in Command), standing in for theirs, which was not recorded; the namespace is
-    QEMU's (ENDGID 0: no Endurance Group)."""
+    QEMU 10's recorded answer to `nvme get-log --log-id=0xc3` (a log it lacks: Invalid Field
+    in Command, 0x4002; the C0h page is read as bytes) and QEMU 7.2's to `nvme ocp
+    smart-add-log` (`ret = 16386`), standing in for theirs, which were not recorded; the
+    namespace is QEMU's (ENDGID 0: no Endurance Group)."""
     RecordedRunner({("nvme", "id-ns"): [QEMU_ID_NS],
+                    ("nvme", "get-log"): [Reply(rc=1, err=(
+                        "../qemu-10/nvme-get-log-c3h_refused.stderr.txt"))],
                     ("nvme", "ocp"): [Reply(rc=1, err=(
                         "../qemu-7.2/nvme-ocp-smart-add-log_invalid-field.stderr.txt"))]}
                    ).install(monkeypatch)
@@ -161,7 +164,7 @@ def test_no_c0h_no_lifetime_waf(monkeypatch, tmp_path, drive):
                 **media_writes.nvme_counters("/dev/nvme9n1", tmp_path / f"{drive}.log")}
     assert counters["media_bytes"] is None and counters["media_source"] is None
     assert counters["media_note"].startswith(media_writes.NOT_REPORTED)
-    assert "ocp smart-add-log" in counters["media_note"]
+    assert "ocp c0h: log C0h: /dev/nvme9 does not support it" in counters["media_note"]
     assert counters[media_writes.OCP_C0] is None
     assert waf.lifetime(counters) is None
 

@@ -24,6 +24,7 @@ from pts.stored import waf
 from pts.stored.data import load_run
 from pts.tools import nvme, nvme_ocp
 from tests.support.helpers import DATA, RecordedRunner, Reply
+from tests.support.synthetic.drive_logs import c0h_bytes
 from tests.support.synthetic.runfactory import RunFolder, run_json
 
 QEMU10 = DATA / "qemu-10"
@@ -38,6 +39,9 @@ def qemu10_steps(monkeypatch, tmp_path) -> list[records.Record]:
     RecordedRunner({("nvme", "id-ns"): [Reply(out="nvme-id-ns.json")],
                     ("nvme", "endurance-log"): [Reply(out=f"nvme-endurance-log_after-{m}MiB.json")
                                                 for m in (1600, 2624)],
+                    ("nvme", "get-log"): [  # its C0h bytes: the JSON's page encoded
+                        Reply(raw=c0h_bytes(f"nvme-ocp-smart-add-log_after-{m}MiB.json", QEMU10))
+                        for m in (1600, 2624)],
                     ("nvme", "ocp", "smart-add-log"): [
                         Reply(out=f"nvme-ocp-smart-add-log_after-{m}MiB.json")
                         for m in (1600, 2624)],
