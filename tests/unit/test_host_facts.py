@@ -266,3 +266,44 @@ def test_read_log_support_from_the_recorded_answers(tmp_path):
     assert facts.values["logs"]["01h"] == {"bytes": 512, "file": "log-01h_support.bin"}
     assert "does not support it" in facts.values["logs"]["0Dh"]["refused"]
     assert "--lsp=1" in calls[1] and "--lsp=1" not in calls[0]
+
+
+def test_read_all_reads_what_the_rules_need(tmp_path):
+    """host_read.read_all with the recorded answers (Recorded above; logs the probe did not
+    read at 512 bytes answered from the same files): every fact the rules read is there."""
+    from pts.stored.host_judge import judge
+    from pts.tools import host_read
+
+    class All(Recorded):
+        def __call__(self, argv, stdout_path=None, **kwargs):
+            if argv[1] == "get-feature" and "--feature-id=0x02" not in argv:
+                fid = argv[3].split("=0x")[1]
+                name = f"feature-{fid}h_capabilities.txt"
+                if (FDP / name).exists():
+                    return CommandResult(tuple(argv), 0, (FDP / name).read_text(), "", 0.1)
+                return CommandResult(tuple(argv), 1, "", (FDP / f"{name}.stderr.txt")
+                                     .read_text(), 0.1)
+            if argv[1] == "get-log" and "--lsi=1" not in argv and argv[3] != "--log-id=0x05":
+                log = argv[3].split("=0x")[1]
+                for name in (f"log-{log}h_support.bin", f"log-{log}h.bin", f"log-{log}h_0.bin"):
+                    if (FDP / name).exists():
+                        stdout_path.write_bytes(raw(name)[:512])
+                        return CommandResult(tuple(argv), 0, "", "", 0.1)
+                stderr = next((FDP / f"{n}.stderr.txt").read_text() for n in (
+                    f"log-{log}h_support.bin", f"log-{log}h.bin", f"log-{log}h_0.bin")
+                    if (FDP / f"{n}.stderr.txt").exists())
+                return CommandResult(tuple(argv), 1, "", stderr, 0.1)
+            return super().__call__(argv, stdout_path=stdout_path, **kwargs)
+
+    facts = host_read.read_all("/dev/nvme0", "/dev/nvme0n1", tmp_path / "host-facts", "before",
+                               run=All())
+    got = {v.req_id: v.verdict for v in judge(facts.values)}
+    not_read = sorted(r for r, v in got.items() if v == "NOT CHECKED"
+                      and "not read in this run" in next(x.why for x in judge(facts.values)
+                                                         if x.req_id == r))
+    # without a PCI directory: the PCI and CAP rules only (PCI-8 and PCI-22 say "CAP, not
+    # read" in their own words)
+    assert len(not_read) == 20 and all(r.startswith(("PCI-", "NVMe-CFG-", "NVMe-OPT-12"))
+                                       for r in not_read), not_read
+    assert got["STD-LOG-13"] == "FAIL" and got["FDPSRG-2"] == "FAIL" and got["PWR-1"] == "PASS"
+    assert facts.refused == {}
