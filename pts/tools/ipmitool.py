@@ -23,6 +23,7 @@ TIMEOUT_S = 15
 # fail in ~2 s (measured against a stopped ipmi_sim), and the next reading tries again.
 WAIT_ARGS = ["-N", "1", "-R", "1"]
 _DCMI = re.compile(r"Instantaneous power reading:\s*([0-9.]+)\s*Watts")
+_DEACTIVATED = re.compile(r"Power reading state is:\s*deactivated")
 _NO_DCMI = re.compile(r"Invalid command \(c1\)|rsp=0xc1", re.I)
 
 
@@ -53,9 +54,17 @@ class Bmc:
 
 
 def parse_dcmi_power(text: str) -> float:
+    """The instantaneous reading; ValueError when there is none, or when the BMC says its
+    power measurement is off ("Power reading state is: deactivated", bit 6 of the state
+    byte clear: the numbers are then no measurement)."""
     match = _DCMI.search(text)
     if match is None:
         raise ValueError(f"no 'Instantaneous power reading' in ipmitool's output: {text[:200]!r}")
+    if _DEACTIVATED.search(text):
+        raise ValueError("the BMC's power measurement is deactivated (ipmitool dcmi power "
+                         "reading: 'Power reading state is: deactivated'): its readings are "
+                         "no measurement; enable it in the BMC, or name a Watts sensor "
+                         "(sensor=NAME)")
     return float(match.group(1))
 
 
