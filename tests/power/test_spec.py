@@ -26,6 +26,10 @@ def test_sources_and_their_parameters_in_order():
     assert specs[1].text == "ipmi:10.0.0.5:6230,user=admin,password-file=/root/bmc.pw"
 
 
+def test_none_is_no_source():
+    assert parse("none") == []
+
+
 @pytest.mark.parametrize("text, names", [
     ("wattmeter", "unknown source 'wattmeter'.*choose from drive, emulated, ipmi, meter"),
     ("ipmi", r"ipmi needs its argument: ipmi:HOST\[:PORT\]"),
@@ -39,6 +43,8 @@ def test_sources_and_their_parameters_in_order():
     ("ipmi:h,interval=soon", "interval=soon is not a positive number"),
     ("rapl,,drive", "an empty item"),
     ("rapl,rapl", "names a source twice"),
+    ("none,rapl", "'none' means no power source: give it alone"),
+    ("none:x", "none takes no argument"),
 ])
 def test_bad_values_name_the_part_and_the_fix(text, names):
     with pytest.raises(PowerSpecError, match=names):
