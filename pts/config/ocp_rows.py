@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pts.config import ocp_log_c0
+from pts.config.ocp_log_layout import RESERVED as RESERVED_KIND
+
 # Checks (pts.stored.ocp_verdicts.CHECKS) and what they judge
 C0_FIELD = "c0 field"              # the C0h fields named are given by the drive
 C0_VERSION = "c0 version"          # Log Page Version
@@ -51,7 +54,7 @@ class OcpRequirement:
     subject: str                        # line (v2.7 Markdown) or page (v2.0 PDF), `locator`
     check: str | None = None           # None: not checked, `not_checked` says why
     not_checked: str = ""
-    fields: tuple[str, ...] = ()        # C0_FIELD: pts.tools.nvme_ocp.C0_FIELDS names
+    fields: tuple[str, ...] = ()        # C0_FIELD: pts.config.ocp_log_c0 field names
     all_ones: str = ""                  # C0_FIELD: what the text says all ones mean, where it
                                         # allows them (ALL_ONES); else all ones = not given
     limit: PurgeLimit | None = None     # PURGE_TIME
@@ -68,51 +71,50 @@ class OcpRequirement:
 
 
 NOT_READ = "not read by the suite"
-C0_NOT_PRINTED = "a C0h field nvme-cli 2.3's OCP plugin does not print: not read by the suite"
-RESERVED = "reserved bytes (shall be zero): nvme-cli's JSON does not print them"
+RESERVED = "reserved bytes (shall be zero): not judged"
 NEEDS_POWER = "needs a power cycle or an unsafe power down; the suite never removes power"
 NEEDS_DOCS = "a vendor disclosure or documentation requirement: nothing a host measures"
 NO_LM = ("the suite reads the latency monitor log (C3h) but never configures it (Set "
          "Features C5h) nor judges its contents")
 
-# SMART-n of C0h whose field (byte range) is the same in v2.0 (Version 2.0, 07302021) and
-# v2.7: this project's name for it and the pts.tools.nvme_ocp.C0_FIELDS names it is read as.
-# SMART-13, -27 and -28 are the same fields with values of their own per version
-# (ocp_requirements.DSSD_VERSION, C0_LOG_VERSION, C0_GUID_VALUE).
+# SMART-n of C0h: this project's name for it. Its fields (what a C0_FIELD check reads) are
+# the C0h table's fields under that ID in that version (pts.config.ocp_log_c0: v2.0 and v2.7
+# give the same field the same ID; v2.0 ends at SMART-31, its SMART-26 and -30 reserved
+# bytes), so a v2.7-only field (SMART-30, -32 .. -52) is checked on v2.7 alone; an ID whose
+# table fields are all reserved bytes is not checked (RESERVED). SMART-13, -27 and -28 are
+# the same fields with values of their own per version (C0_CHECKS;
+# ocp_requirements.DSSD_VERSION, C0_LOG_VERSION, C0_GUID_VALUE).
 C0H = {
-    1: ("Physical Media Units Written", ("physical_media_units_written",)),
-    2: ("Physical Media Units Read", ("physical_media_units_read",)),
-    3: ("Bad User NAND Blocks", ("bad_user_nand_blocks_raw", "bad_user_nand_blocks_normalized")),
-    4: ("Bad System NAND Blocks", ("bad_system_nand_blocks_raw",
-                                   "bad_system_nand_blocks_normalized")),
-    5: ("XOR Recovery Count", ("xor_recovery_count",)),
-    6: ("Uncorrectable Read Error Count", ("uncorrectable_read_errors",)),
-    7: ("Soft ECC Error Count", ("soft_ecc_error_count",)),
-    8: ("End to End Correction Counts", ("end_to_end_detected_errors",
-                                         "end_to_end_corrected_errors")),
-    9: ("System Data % Used", ("system_data_percent_used",)),
-    10: ("Refresh Counts", ("refresh_count",)),
-    11: ("User Data Erase Counts", ("max_user_data_erase_count", "min_user_data_erase_count")),
-    12: ("Thermal Throttling Status and Count", ("thermal_throttling_events",
-                                                "current_throttling_status")),
-    13: ("DSSD Specification Version", C0_DSSD),
-    14: ("PCIe Correctable Error Count", ("pcie_correctable_errors",)),
-    15: ("Incomplete Shutdowns", ("incomplete_shutdowns",)),
-    16: ("reserved bytes 119:116", ()),
-    17: ("% Free Blocks", ("percent_free_blocks",)),
-    18: ("reserved bytes 127:121", ()),
-    19: ("Capacitor Health", ("capacitor_health",)),
-    20: ("NVMe Base Errata Version", ("nvme_base_errata_version",)),
-    21: ("Unaligned I/O", ("unaligned_io",)),
-    22: ("Security Version Number", ("security_version_number",)),
-    23: ("Total NUSE", ("nuse",)),
-    24: ("PLP Start Count", ("plp_start_count",)),
-    25: ("Endurance Estimate", ("endurance_estimate",)),
-    27: ("Log Page Version", C0_VERSION),
-    28: ("Log Page GUID", C0_GUID),
-    29: ("PCIe Link Retraining Count", ("pcie_link_retraining_count",)),
-    31: ("Power State Change Count", ("power_state_change_count",)),
+    1: "Physical Media Units Written", 2: "Physical Media Units Read",
+    3: "Bad User NAND Blocks", 4: "Bad System NAND Blocks", 5: "XOR Recovery Count",
+    6: "Uncorrectable Read Error Count", 7: "Soft ECC Error Count",
+    8: "End to End Correction Counts", 9: "System Data % Used", 10: "Refresh Counts",
+    11: "User Data Erase Counts", 12: "Thermal Throttling Status and Count",
+    13: "DSSD Specification Version", 14: "PCIe Correctable Error Count",
+    15: "Incomplete Shutdowns", 16: "reserved bytes 119:116", 17: "% Free Blocks",
+    18: "reserved bytes 127:121", 19: "Capacitor Health", 20: "NVMe Base Errata Version",
+    21: "Unaligned I/O", 22: "Security Version Number", 23: "Total NUSE",
+    24: "PLP Start Count", 25: "Endurance Estimate", 27: "Log Page Version",
+    28: "Log Page GUID", 29: "PCIe Link Retraining Count",
+    30: "Proactive Bad Die Retirement", 31: "Power State Change Count",
+    32: "NVMe Command Set Errata Version", 33: "Lowest Permitted Firmware Revision",
+    34: "NVMe over PCIe Transport Errata Version", 35: "NVMe-MI Errata Version",
+    36: "Total Media Dies", 37: "Media Die Failure Tolerance", 38: "Media Dies Offline",
+    39: "Max Temperature Recorded", 40: "Form Factor", 41: "NAND Average Erase Count",
+    42: "Command Timeouts", 43: "System Area Program Fail", 44: "System Area Uncorrectable",
+    45: "System Area Erase Fail", 46: "Max Peak Power Capability",
+    47: "Current Average Power", 48: "Lifetime Power Consumed", 49: "DSSD Firmware Revision",
+    50: "DSSD Firmware Build UUID", 51: "DSSD Firmware Build Label",
+    52: "Dies In Use Bad NAND Blocks",
 }
+C0_CHECKS = {13: C0_DSSD, 27: C0_VERSION, 28: C0_GUID}
+
+
+def c0_fields(version: str, n: int) -> tuple[str, ...]:
+    """The C0h table's fields (pts.config.ocp_log_c0 names) under SMART-n in `version`,
+    reserved bytes left out."""
+    return tuple(f.name for f in ocp_log_c0.FIELDS
+                 if f.kind != RESERVED_KIND and (version, f"SMART-{n}") in f.ids)
 
 
 # C0h fields whose all-ones value the text defines, rather than leaving it "not supported",
@@ -128,12 +130,12 @@ ALL_ONES = {4: "all ones: Bad User NAND Blocks (SMART-3) counts every block of t
 
 
 def c0_row(version: str, n: int, line: int, locator: str = "line") -> OcpRequirement:
-    """SMART-n of C0H in `version`'s table: a field check, the version, GUID or DSSD version
-    check, or reserved bytes (not checked)."""
-    subject, what = C0H[n]
-    check = what if isinstance(what, str) else C0_FIELD if what else None
-    return OcpRequirement(version, f"SMART-{n}", line, subject, check,
-                          "" if check else RESERVED, () if isinstance(what, str) else what,
+    """SMART-n of C0H in `version`'s table: the version, GUID or DSSD version check, a field
+    check of the table's fields under that ID, or reserved bytes (not checked)."""
+    fields = c0_fields(version, n)
+    check = C0_CHECKS.get(n) or (C0_FIELD if fields else None)
+    return OcpRequirement(version, f"SMART-{n}", line, C0H[n], check,
+                          "" if check else RESERVED, () if n in C0_CHECKS else fields,
                           all_ones=ALL_ONES.get(n, ""), locator=locator)
 
 
@@ -144,8 +146,9 @@ def c0_row(version: str, n: int, line: int, locator: str = "line") -> OcpRequire
 SHARED = {
     "SLOG-1": ("DSSD log values persist across power cycles", NEEDS_POWER, None),
     "SLOG-2": ("counters saturate", "a counter's saturation cannot be reached by a run", None),
-    "SLOG-3": ("little-endian fields", "the suite reads nvme-cli's decoded JSON, not the log's "
-               "bytes", None),
+    "SLOG-3": ("little-endian fields", "the suite decodes the logs' bytes little-endian, as "
+               "the text says; a field written big-endian reads as another plausible value, "
+               "which the bytes cannot tell apart", None),
     "SLOG-4": ("normalised counters: 100 % = 64h at factory exit", "needs the drive at "
                "factory exit", None),
     "SLOG-5": ("every SMART / Health field supported", "the suite reads ten fields of log 02h "

@@ -10,7 +10,6 @@ from __future__ import annotations
 from functools import partial
 
 from pts.config.ocp_rows import (
-    C0_NOT_PRINTED,
     FORMAT_CRYPTO,
     FORMAT_NONE,
     FORMAT_UDE,
@@ -55,31 +54,11 @@ ROWS = (
         (23, 1529), (24, 1536), (25, 1544))),
     _row("SMART-26", 1791, "reserved bytes 493:366", RESERVED),
     *(c0_row(V, n, line) for n, line in ((27, 1794), (28, 1799), (29, 1551))),
-    _row("SMART-30", 1501, "Proactive Bad Die Retirement", C0_NOT_PRINTED),
-    c0_row(V, 31, 1556),
-    *(_row(f"SMART-{n}", line, subject, C0_NOT_PRINTED) for n, line, subject in (
-        (32, 1476, "NVMe Command Set Errata Version"),
-        (33, 1574, "Lowest Permitted Firmware Revision"),
-        (34, 1483, "NVMe over PCIe Transport Errata Version"),
-        (35, 1492, "NVMe-MI Errata Version"),
-        (36, 1583, "Total Media Dies"),
-        (37, 1587, "Media Die Failure Tolerance"),
-        (38, 1590, "Media Dies Offline"),
-        (39, 1594, "Max Temperature Recorded"),
-        (40, 1599, "Form Factor"),
-        (41, 1604, "NAND Average Erase Count"),
-        (42, 1609, "Command Timeouts"),
-        (43, 1615, "System Area Program Fail"),
-        (44, 1636, "System Area Uncorrectable"),
-        (45, 1649, "System Area Erase Fail"),
-        (46, 1658, "Max Peak Power Capability"),
-        (47, 1666, "Current Average Power"),
-        (48, 1681, "Lifetime Power Consumed"),
-        (49, 1701, "DSSD Firmware Revision"),
-        (50, 1747, "DSSD Firmware Build UUID"),
-        (51, 1756, "DSSD Firmware Build Label"),
-        (52, 1767, "Dies In Use Bad NAND Blocks"),
-    )),
+    *(c0_row(V, n, line) for n, line in (
+        (30, 1501), (31, 1556), (32, 1476), (33, 1574), (34, 1483), (35, 1492), (36, 1583),
+        (37, 1587), (38, 1590), (39, 1594), (40, 1599), (41, 1604), (42, 1609), (43, 1615),
+        (44, 1636), (45, 1649), (46, 1658), (47, 1666), (48, 1681), (49, 1701), (50, 1747),
+        (51, 1756), (52, 1767))),
     # SMART / Health log behaviour (section 4.8.5)
     *(shared(V, f"SLOG-{n}", line) for n, line in (
         (1, 1197), (2, 1203), (3, 1205), (4, 1208), (5, 1211), (6, 1214), (7, 1218), (8, 1221),

@@ -20,7 +20,7 @@ from pts.stored import ocp_verdicts as ocp
 from pts.stored.data import load_run
 from pts.tools.ocp_log_decode import from_nvme_cli_json
 from tests.support import ocp_spec_ids
-from tests.support.helpers import DATA, RECORDED, REPO
+from tests.support.helpers import DATA, RECORDED, REPO, RecordedRunner, Reply
 from tests.support.synthetic.drive_logs import growing, recorded_counters
 from tests.support.synthetic.runfactory import build_run
 
@@ -88,8 +88,14 @@ def test_c0h_fields_version_guid_and_dssd_version_of_the_real_drives(tmp_path, f
         assert k[rid].verdict == ocp.PASS, (rid, k[rid].reason)
         assert f[rid].verdict == ocp.FAIL and "not in log page version 2" in f[rid].reason
     assert "pcie_link_retraining_count = 0" in k["SMART-29"].evidence[0]
-    # fields the suite does not judge yet (v2.7's own) and reserved bytes: not checked
-    assert f["SMART-46"].verdict == f["SMART-16"].verdict == ocp.NOT_CHECKED
+    # v2.7's own fields (SMART-30, -32..-52), judged from the bytes: a version 2 or 3 page
+    # does not carry them (the drive implements an older text); reserved bytes: not checked
+    for v, version in ((f, 2), (k, 3)):
+        for n in (30, *range(32, 53)):
+            assert v[f"SMART-{n}"].verdict == ocp.FAIL, n
+            assert f"not in log page version {version}" in v[f"SMART-{n}"].reason
+    assert "(read as bytes)" in k["SMART-46"].evidence[0]
+    assert f["SMART-16"].verdict == ocp.NOT_CHECKED
 
 
 def test_ocp_2_0_on_the_cd8_fails_nothing_it_checks(tmp_path, cd8, capsys):
@@ -422,4 +428,37 @@ def test_the_same_verdicts_from_bytes_and_from_each_nvme_cli_layout(monkeypatch,
             assert "power_state_change_count" in found[("2.0", "SMART-31")].reason
         assert not [v for v in found.values() if v.verdict == ocp.FAIL
                     and "not printed" in v.reason]
-    assert unprinted["recorded"] == unprinted["v2"] == set()
+    # the recorded pages' nvme-cli printed no 2.5-2.7 field (SMART-30, -32..-52, v2.7 only):
+    # from the bytes they FAIL (a version 2 / 3 page lacks them), from its JSON NOT CHECKED
+    assert unprinted["recorded"] == unprinted["v2"] == {
+        ("2.7", f"SMART-{n}") for n in (30, *range(32, 53))}
+    assert unprinted["2.3"] >= unprinted["recorded"]
+
+
+def test_qemu_10s_c0h_bytes_judge_smart_30_to_52(monkeypatch, tmp_path):
+    """QEMU 10's C0h page as its controller sent it (tests/data/qemu-10: log page version 5,
+    nvme-cli 2.3 beside it): SMART-31 (Power State Change Count, which 2.3 does not print)
+    PASS from the bytes; v2.7's version 5 fields (SMART-32..-39, -41..-51) given, PASS; its
+    version 6 ones (SMART-30, -40, -52) FAIL, not in version 5; nvme-cli's JSON agrees."""
+    q10 = REPO / "tests" / "data" / "qemu-10"
+    RecordedRunner({("nvme", "id-ns"): [Reply(out="../qemu-7.2/nvme-id-ns.json")],
+                    ("nvme", "get-log"): [Reply(out="nvme-get-log-c0h_raw_0.bin")],
+                    ("nvme", "ocp", "smart-add-log"): [Reply(
+                        out="nvme-ocp-smart-add-log_raw-pair_0.json")],
+                    ("nvme", "ocp", "latency-monitor-log"): [Reply(
+                        rc=1, err="nvme-ocp-latency-monitor-log_refused.stderr.txt")]},
+                   data=q10).install(monkeypatch)
+    first = media_writes.nvme_counters("/dev/nvme9n1", tmp_path / "q.log")
+    first |= {"host_writes": 0, "page_size": 512_000, "data_units_written": 0,
+              "percent_used": 0}
+    page = first[media_writes.OCP_C0]
+    assert (page["source"], page["version"], page["cross_check"]) == ("bytes", 5, [])
+    v = nvme_run(tmp_path, growing(first), "qemu")
+    assert v["SMART-31"].verdict == ocp.PASS
+    assert "power_state_change_count = 0" in v["SMART-31"].evidence[0]
+    for n in (*range(32, 40), *range(41, 52)):
+        assert v[f"SMART-{n}"].verdict == ocp.PASS, (n, v[f"SMART-{n}"].reason)
+    for n in (30, 40, 52):
+        assert v[f"SMART-{n}"].verdict == ocp.FAIL
+        assert "not in log page version 5" in v[f"SMART-{n}"].reason
+    assert "dssd_firmware_build_label = ''" in v["SMART-51"].evidence[0]
