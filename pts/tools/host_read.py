@@ -42,8 +42,8 @@ def read_all(ctrl: str, namespace: str, folder: Path, moment: str, *,
     kw = {"run": run, "log_file": log_file}
     read_identity(ctrl, namespace, folder, facts, **kw)
     read_features(ctrl, FEATURES, facts, **kw)
-    read_log_support(ctrl, LOGS, folder, facts, **kw)
     ctrl_id, ns_id = facts.values.get("id_ctrl"), facts.values.get("id_ns")
+    read_log_support(ctrl, LOGS, folder, facts, endgid=(ns_id or {}).get("endgid") or 1, **kw)
     if ctrl_id and ns_id and ctrl_id["ctratt"] >> FDPS_BIT & 1 and ns_id["endgid"]:
         read_fdp(ctrl, ns_id["endgid"], folder, facts, moment, **kw)
     if pci_device is not None:

@@ -268,16 +268,19 @@ def read_features(ctrl: str, fids: tuple[int, ...], facts: Facts, *,
 
 
 def read_log_support(ctrl: str, log_ids: tuple[int, ...], folder: Path, facts: Facts, *,
-                     run: Callable | None = None, log_file: Path | None = None) -> None:
+                     endgid: int = 1, run: Callable | None = None,
+                     log_file: Path | None = None) -> None:
     """Whether the drive answers each log of `log_ids` (its first 512 bytes, kept): into
     facts.values["logs"]["01h"] = {"bytes": 512} or {"refused": the drive's words}. Log 0Dh
-    is read with LSP 1 (establish a reporting context), as it must be read first."""
+    is read with LSP 1 (establish a reporting context), as it must be read first; log 09h
+    with the Endurance Group `endgid` in LSI (QEMU 10 refuses it with LSI 0: seen in the
+    guest)."""
     if run is None:
         commands.require("nvme", "nvme-cli")
     out = facts.values.setdefault("logs", {})
     for log_id in log_ids:
         path = folder / f"log-{log_id:02x}h_support.bin"
-        extra = ["--lsp=1"] if log_id == 0x0D else []
+        extra = {0x0D: ["--lsp=1"], 0x09: [f"--lsi={endgid}"]}.get(log_id, [])
         try:
             data = read_bytes(ctrl, log_id, 512, path, run=_with(run, extra),
                               log_file=log_file)

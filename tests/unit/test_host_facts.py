@@ -126,6 +126,7 @@ class Recorded:
              ("get-feature", "--sel=0"): "feature-02h_current.txt",
              ("get-feature", "--sel=3"): "feature-02h_capabilities.txt",
              ("get-log", "--log-id=0x05"): "log-05h_0.bin",
+             ("get-log", "--log-id=0x09"): "log-09h_0.bin",
              ("get-log", "--log-id=0x20"): "log-20h_0.bin",
              ("get-log", "--log-id=0x21"): "log-21h_0.bin",
              ("get-log", "--log-id=0x22"): "log-22h_after-64MiB-phndl0.bin",
@@ -295,8 +296,11 @@ def test_read_all_reads_what_the_rules_need(tmp_path):
                 return CommandResult(tuple(argv), 1, "", stderr, 0.1)
             return super().__call__(argv, stdout_path=stdout_path, **kwargs)
 
+    run = All()
     facts = host_read.read_all("/dev/nvme0", "/dev/nvme0n1", tmp_path / "host-facts", "before",
-                               run=All())
+                               run=run)
+    # log 09h names Endurance Group 1 (the namespace's ENDGID): QEMU refuses LSI 0
+    assert [c for c in run.calls if "--log-id=0x09" in c][0][-1] == "--lsi=1"
     got = {v.req_id: v.verdict for v in judge(facts.values)}
     not_read = sorted(r for r, v in got.items() if v == "NOT CHECKED"
                       and "not read in this run" in next(x.why for x in judge(facts.values)
