@@ -283,8 +283,21 @@ def index_rows(db_file: Path) -> bytes:
 
 
 def outputs(work: Path) -> dict[str, bytes]:
-    """Every output, by name (the names of test_output_digests.DIGESTS), made under `work`
-    (an empty folder) and normalised (see the module's docstring)."""
+    """Every output, by name (the names of test_output_digests.DIGESTS), made under a folder
+    of /tmp whose path has the same length wherever it runs, and normalised (see the module's
+    docstring); `work` is where the caller wants it, unused but for its existence. The
+    compare PDF prints its runs' folders and wraps a long path across lines: under pytest's
+    tmp_path (one length alone, another under xdist's popen-gwN) the same output read
+    differently, so the folder's path length is fixed, then the path replaced."""
+    work.mkdir(parents=True, exist_ok=True)
+    fixed = Path(tempfile.mkdtemp(prefix="pts-digests-", dir="/tmp"))  # 8 random characters
+    try:
+        return _outputs(fixed)
+    finally:
+        shutil.rmtree(fixed, ignore_errors=True)
+
+
+def _outputs(work: Path) -> dict[str, bytes]:
     from pts.report.document import build_html, build_pdf
     from pts.stored.data import load_run
 
