@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pts.config import power_option
 from pts.config.spec import RwMix, Spec, format_size, parse_size
 
 # The deviation sentences read a pts.config.settings.Settings, which is made from these rows
@@ -122,6 +123,17 @@ def hir_repetitions(flag: str, value: int | None, spec: Spec, done: dict) -> int
         raise SettingsError(f"{flag} {value}: must be a whole number "
                             f">= 1 (the spec says {spec.hir.repetitions})")
     return value
+
+
+def power(flag: str, text: str | None, spec: Spec, done: dict) -> tuple:
+    """--power's sources (pts.config.power_option.SourceSpec, in order; () for none)."""
+    if not text:
+        return ()
+    try:
+        found = power_option.parse(text)
+    except power_option.PowerSpecError as exc:
+        raise SettingsError(str(exc)) from None
+    return tuple(s for s in found if s.kind != "none")
 
 
 def subset(option: str, text: str | None, parse, allowed: tuple, what: str) -> tuple:

@@ -277,6 +277,21 @@ ROWS: tuple[Option, ...] = (
            anchor="host-ceiling", metavar="M", type=float, default=rows.HOST_FLOOR_MARGIN,
            help="M >= 0: a point whose mean latency is within (1 + M) x the host's "
                 "latency floor is host-bound. Default %(default)s."),
+    # not a setting (run.json's options stay as they were): the sources, each named with what
+    # it measures and its interval, are the ledger's power_source records (issue 51)
+    Option("--power", anchor="power-sources", metavar="SOURCE[,SOURCE...]", default=None,
+           check=rows.power,
+           help="power sources read during the run (issue 51): energy and mean W over each "
+                "point, IOPS/W and MB/s/W on the report's Power page, the index, the "
+                "exports and compare. emulated (the emulated SSD's power model), "
+                "ipmi:HOST[:PORT] (user=, password-file=, sensor=NAME, cipher=N), "
+                "redfish:URL (user=, password-file=, insecure=yes), rapl[:ZONE], "
+                "meter:COMMAND (measures=WHAT), each with interval=SECONDS; e.g. "
+                "--power ipmi:10.0.0.5,user=admin,password-file=/root/bmc.pw,rapl. Each "
+                "source is asked for a reading when the session starts (--dry-run too): "
+                "one that does not answer stops it, named. A source failing mid-run is "
+                "said once and leaves a gap; the run goes on. Default: none (the drive's "
+                "own report, 'drive', is not read yet; docs/running.md 'Power sources')."),
     Option("--operator", anchor="options", metavar="NAME", default=None,
            help="Test Operator, the person running the test: shown on page 1 of the "
                 "report (PTS-E 1.0 §5 requires it; a run without one declares a "

@@ -60,6 +60,9 @@ class Settings:
     host_ceiling: str = "auto"       # HOST_CEILING_CHOICES
     host_bound_share: float = HOST_BOUND_SHARE
     host_floor_margin: float = HOST_FLOOR_MARGIN
+    # --power's sources (pts.config.power_option.SourceSpec), set by the session from its
+    # row's check; not a setting row: run.json's options stay as they were (issue 51)
+    power: tuple = ()
     # the options given (on the command line, an --inventory drive's or by the run resumed),
     # by option name (pytest's; a setting's is its field's): an explicit --point-seconds 60
     # is not "the spec's 60" (explicit)

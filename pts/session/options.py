@@ -115,6 +115,9 @@ def settings(config: pytest.Config) -> Settings:
                                  report_info=make_report_info(
                                      operator=opt.operator, auditor=opt.auditor,
                                      sponsor=opt.sponsor, file=opt.report_info))
+        power = option_table.BY_FLAG["--power"]
+        settings = dataclasses.replace(settings, power=power.check(power.flag, opt.power,
+                                                                   spec, {}))
         return with_workload(settings, opt.workload,
                              ResumeState.load(opt.resume) if opt.resume else None)
     except (SpecError, SettingsError, ReportInfoError, atw.WorkloadError, ResumeError) as exc:

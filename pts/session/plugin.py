@@ -32,7 +32,7 @@ from pts.results import health_records
 from pts.results.resume import ResumeError, ResumeState, stopped
 from pts.run import Run
 from pts.serve import background
-from pts.session import engine_check, options
+from pts.session import engine_check, options, power_check
 from pts.session import parent as multi
 from pts.testdefs import registry
 from pts.tools import slots
@@ -88,6 +88,7 @@ def pytest_configure(config: pytest.Config) -> None:
             dev = remote.resolve_given(config.option.device, config.option.ssh_config,
                                        config.option.fio_port)
         _check_capacity(dev, config.stash[SETTINGS])
+        power_check.check(config.stash[SETTINGS], dev)       # --power: each source answers
         if RESUME in config.stash:
             config.stash[RESUME].check_device(dev)
             config.stash[RESUME].check_data_units(
