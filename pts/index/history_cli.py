@@ -1,8 +1,10 @@
 """`python -m pts history MODEL [--firmware A [--firmware B]] [--index FILE|URL|REPORTS_DIR]`:
 a model's runs, its figures over time with their spread and change points, and firmware A
-against B cell by cell (pts.index.history; docs/history.md). Reads the results index only:
-no run folder is read or written, no device touched. Exit 0 answered, 2 bad input (no index,
-an unknown model or firmware, a bad level)."""
+against B cell by cell (pts.index.history; docs/history.md); with --gate, the release gate's
+one answer for the pair (pts.index.history_gate). Reads the results index only: no run folder
+is read or written, no device touched. Exit 0 answered (--gate: passed), 1 --gate: a cell
+regressed beyond its margin, 3 --gate: inconclusive, 2 bad input (no index, an unknown model
+or firmware, a bad level, --gate without two firmwares, a bad margins file)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,8 @@ import dataclasses
 import json
 import sys
 
-from pts.index import db, history, target
+from pts.config import margins
+from pts.index import db, history, history_gate, release_gate, target
 
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
 
@@ -29,7 +32,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         f"{history.TEST_NAME}, at --level), or 'spread unknown' with one run on a side. "
         "Better is higher for IOPS and MB/s, lower for latencies and WAF. Only finished "
         "runs' figures count; --spec and --host keep the runs of one spec or host, and a "
-        "history that mixes several says so (options are not matched; docs/history.md).")
+        "history that mixes several says so (options are not matched; docs/history.md). "
+        "With --gate: the firmware release gate instead of the per-cell verdicts: each "
+        "figure against a practical margin (two one-sided tests; paired by drive when both "
+        "firmwares ran on the same serials, else Welch), its class (regressed, improved, "
+        "equivalent, not worse, inconclusive), the claims controlled over the whole pair "
+        "(Holm) at --level, and one answer: exit 0 nothing regressed beyond its margin, 1 a "
+        "cell did (named), 3 inconclusive (the cells and the runs a side to add named), 2 "
+        "bad input.")
     p.add_argument("model", metavar="MODEL",
                    help="the drive model, exactly as the runs list shows it")
     p.add_argument("--firmware", action="append", default=[], metavar="FW",
@@ -49,9 +59,26 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--test", default=None, help="only the figures of this test (e.g. iops)")
     p.add_argument("--metric", default=None, help="only this metric (e.g. iops, lat_mean_us)")
     p.add_argument("--json", action="store_true", help="the answer as one JSON document")
+    p.add_argument("--gate", action="store_true",
+                   help="with --firmware A --firmware B: the release gate (docs/history.md "
+                        "'The firmware release gate'); exit 0 pass, 1 regressed, 3 "
+                        "inconclusive, 2 bad input. --level is then the pair's (default "
+                        f"{release_gate.LEVEL:g}: at most that chance of any false "
+                        "'regressed' in the comparison, and of a false pass)")
+    p.add_argument("--margins", metavar="FILE", default=None,
+                   help="with --gate: a TOML file of margins in percent (default = N, "
+                        "[metric] and [unit] tables) over the built-in ones "
+                        "(pts/config/margins.py; docs/history.md)")
 
 
 def run(args: argparse.Namespace) -> int:
+    gate_margins = None
+    if args.gate or args.margins:
+        try:
+            gate_margins = _gate_input(args)
+        except (release_gate.GateInputError, margins.MarginsError) as exc:
+            print(f"history: {exc}", file=sys.stderr)
+            return EXIT_BAD_INPUT
     try:
         found = target.connect(target.find(args.index))
     except db.IndexUnusable as exc:
@@ -66,11 +93,41 @@ def run(args: argparse.Namespace) -> int:
     finally:
         found.close()
     h = history.narrowed(h, args.test, args.metric)
+    if args.gate:
+        return _gate(h, gate_margins, args, target.shown(found.where))
     if args.json:
         print(json.dumps(dataclasses.asdict(h), indent=1))
     else:
         print("\n".join(text(h, target.shown(found.where))))
     return EXIT_OK
+
+
+def _gate_input(args: argparse.Namespace) -> margins.Margins:
+    if not args.gate:
+        raise release_gate.GateInputError("--margins is read by the release gate only: add "
+                                          "--gate (with --firmware A --firmware B)")
+    if len(args.firmware) != 2:
+        raise release_gate.GateInputError(
+            f"--gate compares two firmwares, {len(args.firmware)} given: give --firmware A "
+            "--firmware B (A the released one, B the candidate)")
+    return margins.load(args.margins) if args.margins else margins.defaults()
+
+
+def _gate(h: history.History, gate_margins: margins.Margins, args: argparse.Namespace,
+          source: str) -> int:
+    try:
+        answer = history_gate.pair_gate(h, gate_margins, args.level)
+    except release_gate.GateInputError as exc:
+        print(f"history: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if args.json:
+        print(json.dumps(answer.as_data(), indent=1))
+    else:
+        runs = {r.firmware: sum(1 for x in h.runs if x.firmware == r.firmware) for r in h.runs}
+        print("\n".join([f"model {h.model}: firmware {h.a} ({runs.get(h.a, 0)} runs) against "
+                         f"{h.b} ({runs.get(h.b, 0)} runs); index {source}"]
+                        + [f"note: {n}" for n in h.notes] + history_gate.text(answer)))
+    return answer.status
 
 
 def num(x: float | None) -> str:
