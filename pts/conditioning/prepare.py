@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from pts.conditioning import purge_probe, wipc, write_cache
+from pts.conditioning import host_facts_step, purge_probe, wipc, write_cache
 from pts.conditioning.purge import PurgeError, purge
 from pts.conditioning.write_cache import CacheState
 from pts.config.spec import format_size
@@ -27,7 +27,10 @@ def record_counters(run: Run, test: str, when: str, round_no: int | None = None)
     """Device counters at each step: the emulator's FTL counters, or the NVMe smart-log
     (smartctl for ATA/SCSI), each with the media writes of pts.device.media_writes.
     A smart-log read that fails is recorded (counters null, the error) and declared: once
-    per distinct error in a test, naming the first step it happened at."""
+    per distinct error in a test, naming the first step it happened at. An NVMe drive's
+    host facts beside them (pts.conditioning.host_facts_step: all at test start, the FDP
+    statistics at every step)."""
+    host_facts_step.record(run, test, when, round_no)
     found = emulated.counters(run.device)
     if found is not None:       # its media writes through the keys every source uses
         found = found | media_writes.emulator(found)

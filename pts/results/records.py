@@ -137,6 +137,63 @@ class DeviceCounters(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
+class NvmeFacts(Record):
+    """An NVMe drive's host-checkable facts read at a test's start (pts.tools.host_read:
+    Identify, features, log support, FDP logs, PCI function), as pts.stored.host_judge judges
+    them: the shape of pts.tools.nvme_facts.Facts.as_record."""
+    TYPE: ClassVar[str] = "nvme_facts"
+    moment: str
+    facts: dict                 # Facts.values: decoded, bytes as hex
+    files: dict                 # fact name -> its file of bytes in `folder`
+    refused: dict               # fact name -> the drive's words
+    folder: str | None = None   # the files' folder in the run folder (host-facts/TEST)
+    error: str | None = None    # why nothing was read (facts empty)
+
+
+@dataclass(frozen=True, kw_only=True)
+class FdpStatistics(Record):
+    """Log 22h (FDP Statistics) of the namespace's Endurance Group at one step, on a drive
+    whose FDP statistics answered at the test's start: the FDP WAF of each round."""
+    TYPE: ClassVar[str] = "fdp_statistics"
+    when: str
+    round: int | None
+    endgid: int
+    stats: dict | None          # {hbmw, mbmw, mbe}: bytes (null: not read, `error` says why)
+    file: str | None
+    error: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class PowerSourceInfo(Record):
+    """--power: one source of the run (issue 51), once when the run starts recording: what
+    it measures, how often it is read, its kind (W readings or an energy counter)."""
+    TYPE: ClassVar[str] = "power_source"
+    name: str                   # as given to --power, password-file= left out
+    measures: str               # "drive", "server", "cpu package", what a meter is on
+    interval_s: float
+    kind: str                   # "power" (W readings) or "energy" (a counter, J)
+    detail: str                 # what exactly is read (the model, the URL, the command)
+    error: str | None = None    # it could not be started: no window of it follows
+
+
+@dataclass(frozen=True, kw_only=True)
+class PointPower(Record):
+    """--power: one source over one point's measurement window, its fio I/O's start to end
+    (pts.power.energy.window; round 0: the --fob-sweep's points)."""
+    TYPE: ClassVar[str] = "point_power"
+    round: int
+    index: int
+    source: str                 # a power_source record's name
+    start: float                # Unix s, the point's start and end as its point record's
+    end: float
+    energy_j: float             # over the covered seconds only: a gap is never filled
+    covered_s: float
+    mean_w: float | None        # energy / covered seconds (None: nothing covered)
+    samples: int                # good readings inside the window
+    gaps: list                  # [[from, to]] s after start, the window's uncovered parts
+
+
+@dataclass(frozen=True, kw_only=True)
 class Sample(Record):
     TYPE: ClassVar[str] = "sample"
     sample: int
@@ -288,7 +345,8 @@ TYPES: dict[str, type[Record]] = {cls.TYPE: cls for cls in (
     TestStart, Purge, WriteCache, Wipc, Point, FobPoint, Round, RoundMode, DeviceCounters, Sample,
     WsatResult, Resume, Deviation, TestEnd, Prewrite, OperatingPoint, ResponseHistogram,
     HirBaseline, HirWrite, HirState, XsrInterval, XsrGroup, Requirement, PurgeProbe,
-    HostCeiling)}
+    HostCeiling, NvmeFacts, FdpStatistics, PowerSourceInfo,
+    PointPower)}
 
 
 def parse(data: dict) -> Record:
