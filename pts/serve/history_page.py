@@ -2,8 +2,11 @@
 (/history?model=M&firmware=A&firmware=B[&spec=S][&host=H]): what `python -m pts history`
 prints, from the same code (pts.index.history) over the same results index (the one the
 runs list reads), as HTML: the runs by firmware and sample, firmware A
-against B cell by cell with the verdicts, and each figure over the runs as a small SVG chart
-(one colour per firmware, the change points as dashed lines) beside its spread per firmware.
+against B cell by cell with the verdicts, the release gate's answer for the pair and each
+cell's class (pts.index.history_gate: what `pts history ... --gate` answers, at the page's
+level if the gate takes it, with the built-in margins), and each figure over the runs as a
+small SVG chart (one colour per firmware, the change points as dashed lines) beside its
+spread per firmware.
 
 Without the index the page says how to make one: the history is a query over it."""
 
@@ -12,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 
-from pts.index import history
+from pts.index import history, history_gate, release_gate
 
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
            "#7f7f7f")
@@ -65,7 +68,8 @@ def page_context(params, indexed, folder_note: str, id_of) -> dict:
     pts.serve.indexed.IndexedRuns (None: no index; `folder_note` says why)."""
     a = asked(params)
     context = {"asked": a, "h": None, "error": None, "note": "", "chart": chart,
-               "colours": {}, "firmwares": (), "id_of": id_of}
+               "colours": {}, "firmwares": (), "id_of": id_of, "gate": None,
+               "gate_error": None}
     if indexed is None:
         context["note"] = "The history of a model is read from the results index. " \
             + folder_note
@@ -82,6 +86,11 @@ def page_context(params, indexed, folder_note: str, id_of) -> dict:
     except history.HistoryError as exc:
         context["error"] = str(exc)
         return context
+    if h.a is not None:
+        try:
+            context["gate"] = history_gate.pair_gate(h, level=a.level)
+        except release_gate.GateInputError as exc:
+            context["gate_error"] = f"release gate: {exc}"
     return context | {"h": h, "firmwares": chosen, "colours": colours(h),
                       "note": indexed.note()}
 

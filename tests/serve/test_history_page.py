@@ -8,8 +8,10 @@ shown checked against numbers computed here by hand."""
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
+from scipy.stats import t as student_t
 from starlette.testclient import TestClient
 
 from pts.serve.app import create_app
@@ -49,9 +51,72 @@ def hand(values: list[float]) -> tuple[str, str, str]:
     return f"{mean:.6g}", "unknown" if std is None else f"{std:.4g}", str(n)
 
 
+def hand_gate_w() -> dict[str, str]:
+    """LAB_X's RND 4KiB 0/100 in the release gate, as the page prints it, computed here: the
+    same five drives ran both firmwares, so paired: d = log(B / A) per drive, gain = mean d,
+    se = sd / sqrt 5, df 4; worse than the 5 % margin: t = (gain - log 0.95) / se, its p
+    from Student's t; Holm's factor 11 (the second smallest of 12 claims, 2 x 6 cells: the
+    smallest is RND 4KiB 100/0's 'better', and 11 x this p is the larger); the change
+    exp(gain) - 1 and its 90 % interval exp(gain -/+ t(0.95, 4) se) - 1."""
+    a, b = X_VALUES["FW-A"][W], X_VALUES["FW-B"][W]
+    d = [math.log(y / x) for x, y in zip(a, b, strict=True)]
+    gain = sum(d) / 5
+    se = math.sqrt(sum((x - gain) ** 2 for x in d) / 4) / math.sqrt(5)
+    p = 11 * student_t.cdf((gain - math.log(0.95)) / se, 4)
+    half = student_t.ppf(0.95, 4) * se
+    return {"class": "regressed", "method": "paired by drive (5 drives)",
+            "change": f"{math.expm1(gain) * 100:+.2f} %",
+            "interval": f"{math.expm1(gain - half) * 100:+.2f} % .. "
+                        f"{math.expm1(gain + half) * 100:+.2f} %",
+            "margin": "5 %", "p-worse": f"{p:.3g}", "p-better": "1", "runs": "-"}
+
+
+GATE_CELLS = ("class", "method", "change", "interval", "margin", "p-worse", "p-better", "runs")
+
+
+def gate_rows(html: str) -> dict[str, dict[str, str]]:
+    """The release gate's table of a page's HTML: per cell, its columns by class."""
+    table = html.split('id="gate-cells"', 1)[1].split("</table>", 1)[0]
+    rows = {}
+    for key, row in re.findall(r'<tr data-key="([^"]+)">(.*?)</tr>', table, re.S):
+        found = dict(re.findall(r'<td class="([\w-]+)[^"]*"[^>]*>([^<]*)</td>', row))
+        rows[key] = {k: found[k].strip() for k in GATE_CELLS}
+    return rows
+
+
+def test_the_release_gate_on_the_page_against_hand_computed_numbers(lab):
+    """Starlette's TestClient (fast tier); the browser test below checks the same shown."""
+    with TestClient(create_app([lab])) as client:
+        x = client.get("/history", params={"model": LAB_X})          # FW-A against FW-B
+        y = client.get("/history", params=[("model", LAB_Y), ("firmware", "FW-A"),
+                                           ("firmware", "FW-B")])
+        wide = client.get("/history", params={"model": LAB_X, "level": "0.6"})
+    rows = gate_rows(x.text)
+    assert rows[f"iops {LABEL[W]}"] == hand_gate_w()
+    assert {k: r["class"] for k, r in rows.items()} == {
+        f"iops {LABEL[W]}": "regressed", f"iops {LABEL[R]}": "improved",
+        f"iops {LABEL[M]}": "equivalent", "iops RND 1024KiB 0/100": "equivalent",
+        "iops RND 1024KiB 65/35": "equivalent", "iops RND 1024KiB 100/0": "equivalent"}
+    assert f'id="gate-answer" class="gate-regressed" data-status="1">regressed (exit 1): ' \
+        f"regressed beyond its margin: iops {LABEL[W]}</p>" in x.text
+    one = gate_rows(y.text)
+    assert {r["class"] for r in one.values()} == {"inconclusive"} and len(one) == 6
+    assert {r["runs"] for r in one.values()} == {"1"}
+    assert 'data-status="3">inconclusive (exit 3): inconclusive: 6 cell(s) not decided' \
+        in y.text and "add 1 run(s) a side</p>" in y.text
+    # the page's level is the history's (0 to 1); the gate's must be below 0.5: said
+    assert "release gate: the level must be between 0 and 0.5, not 0.6" in wide.text
+    assert 'id="gate-cells"' not in wide.text
+
+
 VERDICT_ROWS = """return Array.from(document.querySelectorAll('#verdicts tr[data-key]')).map(
   r => [r.dataset.key].concat(Array.from(r.querySelectorAll('td.mean, td.std, td.n, td.verdict'))
   .map(c => c.textContent.trim())));"""
+
+
+GATE_ROWS = """return Array.from(document.querySelectorAll('#gate-cells tr[data-key]')).map(
+  r => [r.dataset.key].concat(['class', 'method', 'change', 'interval', 'margin', 'p-worse',
+  'p-better', 'runs'].map(k => r.querySelector('td.' + k).textContent.trim())));"""
 
 
 @pytest.fixture(scope="module")
@@ -89,6 +154,13 @@ def test_the_history_page_shows_the_verdicts_computed_by_hand(lab, browser):
             a, b = X_VALUES["FW-A"][cell], X_VALUES["FW-B"][cell]
             assert rows[LABEL[cell]] == [*hand(a), *hand(b), verdict], cell
         assert len(browser.find_elements(By.CSS_SELECTOR, "#history-runs tr[data-number]")) == 10
+        # the release gate: the pair's answer and each cell's class, as computed by hand
+        assert browser.find_element(By.ID, "gate-answer").text == \
+            f"regressed (exit 1): regressed beyond its margin: iops {LABEL[W]}"
+        gate = {row[0]: dict(zip(GATE_CELLS, row[1:], strict=True))
+                for row in browser.execute_script(GATE_ROWS)}
+        assert gate[f"iops {LABEL[W]}"] == hand_gate_w()
+        assert [gate[f"iops {LABEL[c]}"]["class"] for c in (R, M)] == ["improved", "equivalent"]
         section = browser.find_element(By.CSS_SELECTOR, f"section[data-key$='{LABEL[W]}']")
         assert "Run #6 starts a new level: 40000 → 36000" in section.text
         assert len(section.find_elements(By.CSS_SELECTOR, "svg circle")) == 10
