@@ -29,6 +29,9 @@ class Run:
         self.settings, self.device, self.write = settings, device, write
         self.spec = settings.spec
         self.resume = resume
+        # --power's recorders, [(name, Recorder)], from the first round on
+        # (pts.procedure.power_windows); stopped by close()
+        self.power: list | None = None
         if resume is None:
             self.folder = ledger.new_run_folder(settings.reports_dir, device.identity.model,
                                                 device.identity.serial)
@@ -88,4 +91,6 @@ class Run:
         self.ledger.append(records.Deviation(test=test, text=text))
 
     def close(self) -> None:
+        for _name, recorder in self.power or ():      # whatever ends the run
+            recorder.stop()
         self.ledger.close()

@@ -5,7 +5,7 @@ before it has completed all its I/O, and a point that overlaps anyway is measure
 
 from __future__ import annotations
 
-from pts.procedure import ceiling
+from pts.procedure import ceiling, power_windows
 from pts.procedure.declaration import RoundTest
 from pts.procedure.rounds import TestPoint
 from pts.results import records
@@ -101,9 +101,11 @@ class RoundMeasure:
         """`points` in one fio run (`folder`: points measured again after their round)."""
         run, decl = self.run, self.decl
         out = run.raw_dir(decl.test, folder or f"round-{round_no:02d}")
-        results = run_round(run.fio, run.device.path, [decl.job(p) for p in points], out, mode,
-                            timeout=point_timeout(len(points) * self.seconds),
-                            histograms=decl.histograms)
+        results = power_windows.measured(
+            run, decl.test, round_no, [p.index for p in points],
+            lambda: run_round(run.fio, run.device.path, [decl.job(p) for p in points], out, mode,
+                              timeout=point_timeout(len(points) * self.seconds),
+                              histograms=decl.histograms))
         self.drains |= {p.index: r.drain_ms for p, r in zip(points, results, strict=True)}
         extra = decl.point_fields or (lambda p, r: {})
         return {p.index: decl.fields(r.summary) | _toio(p) | extra(p, r) | {

@@ -1,0 +1,88 @@
+"""--power at run time (issue 51 §3, §5): one recorder per source for the run, and each
+point's window stored as a `point_power` record per source.
+
+The recorders start with the run's first round (each source's `power_source` record then,
+once) and stop with the run (Run.close, which the session calls whatever ends it: Ctrl-C, an
+exception; a meter's command also gets a parent-death signal). Every source is read just
+before a round's fio starts and just after it ends, and on its own thread in between; a
+point's window is its fio I/O's start and end (Unix seconds from fio's logs, put on the
+monotonic clock the samples are aligned by), never a count of samples. A source that fails
+mid-run is said once by its recorder and leaves gaps in the windows; it never stops the run.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Sequence
+
+from pts.config.power_option import PowerSpecError, SourceSpec
+from pts.power import spec as power_spec
+from pts.power.source import PowerSource, PowerSourceError, Recorder
+from pts.results import records
+from pts.run import Run
+
+# The name a source is stored under: a password file's path is no business of the results.
+_PASSWORD_FILE = re.compile(r",password-file=[^,]*")
+
+
+def stored_name(text: str) -> str:
+    return _PASSWORD_FILE.sub("", text)
+
+
+def _no_drive_reader(spec: SourceSpec) -> PowerSource:
+    # the session refuses --power drive before a run exists (pts.session.power_check)
+    raise PowerSpecError("--power drive: the drive's own power report is not read yet")
+
+
+def recorders(run: Run) -> list[tuple[str, Recorder]]:
+    """The run's recorders by stored name, started at the first call (their sources
+    recorded then)."""
+    if run.power is not None:
+        return run.power
+    run.power = []
+    for spec in run.settings.power:
+        name = stored_name(spec.text)
+        try:
+            source = power_spec.build(spec, device=run.device.path, drive=_no_drive_reader)
+            recorder = Recorder(source, say=lambda text: run.write(f"[pts power] {text}"))
+            recorder.start()
+        except (PowerSpecError, PowerSourceError) as exc:
+            # it answered at the session's start (pts.session.power_check): said, recorded,
+            # and the run goes on without it
+            run.write(f"[pts power] source {name} could not be started: {exc}; the run goes "
+                      f"on without it")
+            run.ledger.append(records.PowerSourceInfo(
+                test=None, name=name, measures="", interval_s=0.0, kind="", detail="",
+                error=str(exc)))
+            continue
+        info = source.info
+        run.ledger.append(records.PowerSourceInfo(
+            test=None, name=name, measures=info.measures, interval_s=info.interval_s,
+            kind=info.kind, detail=info.detail))
+        run.power.append((name, recorder))
+    return run.power
+
+
+def measured(run: Run, test: str, round_no: int, indices: Sequence[int],
+             fio: Callable[[], list]) -> list:
+    """Runs `fio` (a round's points: each result has its Unix .start and .end), read at its
+    edges, and stores each point's window of each source; fio's results."""
+    if not getattr(run.settings, "power", ()):
+        return fio()
+    found = recorders(run)
+    for _, rec in found:
+        rec.read_now()
+    results = fio()
+    for _, rec in found:
+        rec.read_now()
+    offset = time.time() - time.monotonic()      # Unix = monotonic + offset, now
+    for name, rec in found:
+        for index, r in zip(indices, results, strict=True):
+            w = rec.window(r.start - offset, r.end - offset)
+            run.ledger.append(records.PointPower(
+                test=test, round=round_no, index=index, source=name, start=r.start, end=r.end,
+                energy_j=w.energy_j, covered_s=w.covered_s, mean_w=w.mean_w,
+                samples=w.samples, gaps=[[a - w.t0, b - w.t0] for a, b in w.gaps]))
+    return results
+
