@@ -10,11 +10,10 @@ versions share: ocp_rows.py). Source of each version's rows: SPEC_TEXT; `line` i
 ID stands in it (a line of v2.7's Markdown, a page of v2.0's PDF: the row's `locator`).
 `subject` is this project's short wording of what the requirement is about, not the spec's
 text. The groups tabulated (GROUPS) are those a host with nvme-cli and fio can reach (SMART /
-Health and C0h logs, command timeouts, deallocation, NUSE, endurance, latency monitor); the
-spec's other groups (PCIe, security, TCG, telemetry, form factors, ...) are named in
-OTHER_GROUPS and not tabulated one by one. Every ID of each text, these rows' among them, is
-listed with its class (TABULATED here, to be judged, NOT APPLICABLE or NOT CHECKED and why)
-by all_ids(version) (pts.config.ocp_all_ids).
+Health and C0h logs, command timeouts, deallocation, NUSE, endurance, latency monitor). Every
+ID of each text, these rows' among them, is listed with its class (TABULATED here, to be
+judged, NOT APPLICABLE or NOT CHECKED and why) by all_ids(version) (pts.config.ocp_all_ids),
+and judged, each one, by pts.stored.ocp_every_id.
 
 v2.0 and v2.7 are tabulated; no v2.5 or 2.6 text was at hand to read IDs from, so `--ocp
 2.5` is refused rather than answered with another version's numbers.
@@ -55,7 +54,7 @@ __all__ = [  # what readers use of the table (the row's parts are ocp_rows')
     "FORMAT_UDE", "LOGS_KEPT_OVER_PURGE", "NUSE_AFTER_FORMAT", "PERCENT_USED_KEPT",
     "PURGE_NAMES", "PURGE_TIME", "SANITIZE_BLOCK", "SANITIZE_CRYPTO", "SMART_LOG_READ",
     "OcpRequirement", "PurgeLimit", "Readings", "SPEC_TEXT", "VERSIONS", "GROUPS",
-    "OTHER_GROUPS", "GUID", "C0_LOG_VERSION", "C0_GUID_VALUE", "DSSD_VERSION", "TABLE",
+    "GUID", "C0_LOG_VERSION", "C0_GUID_VALUE", "DSSD_VERSION", "TABLE",
     "UnknownVersion", "requirements", "OcpId", "all_ids"]
 
 SPEC_TEXT = {  # oldest first: VERSIONS[-1] is the newest
@@ -66,10 +65,7 @@ SPEC_TEXT = {  # oldest first: VERSIONS[-1] is the newest
 }
 VERSIONS = tuple(SPEC_TEXT)
 GROUPS = ("SMART", "SLOG", "STD-LOG", "CTO", "TRIM", "NUSE", "ENDUD", "LMLOG")
-OTHER_GROUPS = ("PCI, SEC, TCG*, TEL*, NVMe-AD, NVMe-IO, NVMe-OPT, NVMe-CFG, NVMe-MI, FWUP, "
-                "LMDATA, EREC, PWR, PCM, TTHROTTLE, META-PERF, UUID, PLP, EOL and the "
-                "spec's other groups: not tabulated (nothing the suite runs or reads "
-                "reaches them)")
+
 
 # Values a check compares with, per version (CONFIRMED: the spec's line states it)
 C0_LOG_VERSION = {"2.0": (3, CONFIRMED, "SMART-27, page 21: shall be 0003h"),

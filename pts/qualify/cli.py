@@ -1,7 +1,8 @@
 """`python -m pts qualify RUN_DIR --datasheet FILE.toml` and/or `--ocp VERSION`: judge a stored
 run without a device, against a datasheet (docs/datasheet.md; one line per requirement) and/or
-the OCP Datacenter NVMe SSD Specification's requirements (pts.stored.ocp_verdicts; one line per
-requirement of the version's table: PASS, FAIL or NOT CHECKED with the reason and evidence).
+the OCP Datacenter NVMe SSD Specification's requirements (pts.stored.ocp_every_id: one line per
+requirement ID of the version's text, grouped by the text's groups with counts per verdict:
+PASS, FAIL, NOT APPLICABLE or NOT CHECKED, with the reason and evidence).
 Exit 0 if every datasheet requirement is met and no OCP requirement FAILs (NOT CHECKED is
 not a failure: most are outside what a host measures); 1 if one is not met, cannot be
 judged, or FAILs; 2 if the run folder, the datasheet or the OCP version cannot be used.
@@ -16,6 +17,7 @@ import argparse
 import sys
 
 from pts.config.datasheet import DatasheetError, load
+from pts.config.ocp_all_ids import LOCATOR
 from pts.config.ocp_requirements import VERSIONS, UnknownVersion, requirements
 from pts.index import select
 from pts.qualify.judge import MET, judge_all
@@ -23,6 +25,7 @@ from pts.stored import ocp_verdicts as ocp
 from pts.stored.data import load_run
 from pts.stored.figures import datasheet_vocabulary
 from pts.stored.model import RunFolderError
+from pts.stored.ocp_every_id import IdVerdict, counts_text, judge_every
 
 EXIT_MET, EXIT_NOT_MET, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -39,9 +42,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the requirements ([[require]] tables)")
     p.add_argument("--ocp", metavar="VERSION", choices=VERSIONS,
                    help="verdicts on the OCP Datacenter NVMe SSD Specification's requirements "
-                        f"of this version ({', '.join(VERSIONS)}): PASS, FAIL or NOT CHECKED "
-                        "per requirement ID with the reason and the evidence (C0h and SMART "
-                        "fields, purge timings, ...); docs/report.md")
+                        f"of this version ({', '.join(VERSIONS)}): every requirement ID of "
+                        "its text, grouped by group with counts, PASS, FAIL, NOT APPLICABLE "
+                        "or NOT CHECKED with the reason and the evidence (C0h and SMART "
+                        "fields, purge timings, Identify and log facts, ...); docs/report.md")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -79,25 +83,25 @@ def run(args: argparse.Namespace) -> int:
               f"{found.device.serial}, run {found.run_id})")
         code = EXIT_MET if met == len(judgements) else EXIT_NOT_MET
     if args.ocp:
-        verdicts = ocp.judge_all(found, args.ocp)
-        for v in verdicts:
-            print(ocp_line(v))
-        counts = {k: sum(v.verdict == k for v in verdicts)
-                  for k in (ocp.PASS, ocp.FAIL, ocp.NOT_CHECKED)}
-        print(f"OCP DC NVMe SSD {args.ocp}: " + ", ".join(f"{n} {k}" for k, n in counts.items())
-              + f" of {len(verdicts)} requirements ({found.device.model} {found.device.serial},"
-              f" run {found.run_id}); spec text: {ocp.ocp.SPEC_TEXT[args.ocp]}; not tabulated:"
-              f" {ocp.ocp.OTHER_GROUPS}")
-        if counts[ocp.FAIL]:
+        every = judge_every(found, args.ocp)
+        for group, about, verdicts in every.groups:
+            print(f"== {group} ({about}): {counts_text(verdicts)}")
+            for v in verdicts:
+                print(ocp_line(v))
+        print(f"OCP DC NVMe SSD {args.ocp}: {every.counts_text} of {len(every.verdicts)} "
+              f"requirement IDs in {len(every.groups)} groups ({found.device.model} "
+              f"{found.device.serial}, run {found.run_id}); {every.form_factor_note}; spec "
+              f"text: {every.spec_text}")
+        if every.counts[ocp.FAIL]:
             code = EXIT_NOT_MET
     return code
 
 
-def ocp_line(v: ocp.OcpVerdict) -> str:
-    r = v.requirement
-    text = f"{v.verdict:11} {r.id} {r.subject}: {v.reason}"
+def ocp_line(v: IdVerdict) -> str:
+    e = v.entry
+    text = f"{v.verdict:14} {e.id} {e.subject}: {v.reason}"
     if v.evidence:
         text += " | evidence: " + "; ".join(v.evidence)
     if v.readings:
         text += " | readings: " + "; ".join(v.readings)
-    return f"{text} [{r.locator} {r.line}]"
+    return f"{text} [{LOCATOR[e.version]} {e.at}]"

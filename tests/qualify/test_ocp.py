@@ -16,8 +16,11 @@ from pts.cli.main import main
 from pts.config import ocp_log_c0
 from pts.config import ocp_requirements as table
 from pts.device import media_writes
+from pts.stored import host_judge
+from pts.stored import ocp_every_id as every
 from pts.stored import ocp_verdicts as ocp
 from pts.stored.data import load_run
+from pts.tools import nvme_facts
 from pts.tools.ocp_log_decode import from_nvme_cli_json
 from tests.support import ocp_spec_ids
 from tests.support.helpers import DATA, RECORDED, REPO, RecordedRunner, Reply
@@ -25,6 +28,7 @@ from tests.support.synthetic.drive_logs import growing, recorded_counters
 from tests.support.synthetic.runfactory import build_run
 
 REFERENCE = REPO / "tests" / "data" / "reference-run"
+QEMU10 = DATA / "qemu-10"
 
 
 def verdicts(path) -> dict[str, ocp.OcpVerdict]:
@@ -101,15 +105,17 @@ def test_c0h_fields_version_guid_and_dssd_version_of_the_real_drives(tmp_path, f
 def test_ocp_2_0_on_the_cd8_fails_nothing_it_checks(tmp_path, cd8, capsys):
     """`qualify --ocp 2.0` on the KIOXIA CD8's version 3 page (the version OCP 2.0 asks
     for): every C0h field of version 3 is given, and SMART-4's all ones are the value the
-    text defines (Bad User NAND Blocks counts every block): 30 PASS, 0 FAIL, 52 NOT CHECKED
-    of the 82 requirements, exit 0."""
+    text defines (Bad User NAND Blocks counts every block): 30 PASS, 0 FAIL of the 82
+    tabulated requirements; of the text's 773 IDs the other 743 NOT APPLICABLE (obsolete)
+    or NOT CHECKED; exit 0."""
     path = build_run(tmp_path, counters=growing(cd8), counters_source="smart-log")
     assert main(["qualify", str(path), "--ocp", "2.0"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert [line for line in out if line.startswith("FAIL ")] == []
     assert any(re.match(r"PASS +SMART-4 Bad System NAND Blocks: all ones: ", line)
                for line in out)
-    assert out[-1].startswith("OCP DC NVMe SSD 2.0: 30 PASS, 0 FAIL, 52 NOT CHECKED of 82")
+    assert out[-1].startswith("OCP DC NVMe SSD 2.0: 30 PASS, 0 FAIL, 23 NOT APPLICABLE, "
+                              "720 NOT CHECKED of 773 requirement IDs in 97 groups")
 
 
 def test_the_media_counter_must_not_fall(tmp_path, fadu):
@@ -208,11 +214,13 @@ def test_the_reference_run(capsys):
     assert main(["qualify", str(REFERENCE), "--ocp", "2.7"]) == 0
     out = capsys.readouterr().out.splitlines()
     rows = [line for line in out if line.split()[0] in ("PASS", "FAIL", "NOT")]
-    assert len(rows) == len(table.requirements("2.7"))
-    assert [r for r in rows if r.startswith("PASS")][0].startswith("PASS        CTO-8 ")
+    assert len(rows) == len(table.all_ids("2.7")) == 1717
+    assert [r for r in rows if r.startswith("PASS")][0].startswith("PASS           CTO-8 ")
     assert "limit 10 s/TB x 7.682 TB = 76.8 s;" in rows[[r.split()[1] for r in rows].index(
         "CTO-8")]
-    assert out[-1].startswith("OCP DC NVMe SSD 2.7: 1 PASS, 0 FAIL, 134 NOT CHECKED of 135")
+    assert out[-1].startswith("OCP DC NVMe SSD 2.7: 1 PASS, 0 FAIL, 59 NOT APPLICABLE, 1657 "
+                              "NOT CHECKED of 1717 requirement IDs in 172 groups")
+    assert "form factor not known" in out[-1]
 
 
 @pytest.mark.parametrize("version", ["2.0", "2.7"])
@@ -234,9 +242,15 @@ def test_every_requirement_of_the_table_is_listed_never_left_out(tmp_path, fadu,
     rows = [line.split() for line in out.splitlines()
             if line.split()[:1] in (["PASS"], ["FAIL"], ["NOT"])]     # NOT CHECKED: 2 words
     listed = [w[2] if w[0] == "NOT" else w[1] for w in rows]
-    assert sorted(listed) == sorted(ocp_spec_ids.ids("2.7"))       # the spec text's, each once
+    assert sorted(listed) == sorted(e.id for e in table.all_ids("2.7"))  # each ID once
+    assert set(ocp_spec_ids.ids("2.7")) <= set(listed)     # the table's, read from the text
     for req in table.requirements("2.7"):
         assert f" {req.id} {req.subject}:" in out and f"[line {req.line}]" in out
+    # grouped by the text's groups, each with its counts, which add up to its lines
+    heads = [line for line in out.splitlines() if line.startswith("== ")]
+    assert len(heads) == 172 and heads[0].startswith("== NVMe (NVMe base specification")
+    assert sum(sum(int(n) for n in re.findall(r"(\d+) [A-Z]", h.split("): ")[1]))
+               for h in heads) == 1717
     for v in ocp.judge_all(load_run(path), "2.7"):
         assert v.reason, v.requirement.id        # every row says why
     assert table.requirements("2.7")[0].key == ("2.7", "SMART-1")
@@ -337,7 +351,7 @@ def test_the_kioxia_cd8_declares_v20(tmp_path, cd8, fadu, capsys):
     for req in table.requirements("2.0"):
         assert f" {req.id} {req.subject}:" in out and f"[page {req.line}]" in out
     assert out.splitlines()[-1].startswith("OCP DC NVMe SSD 2.0: ")
-    assert " of 82 " in out.splitlines()[-1]
+    assert " of 773 requirement IDs" in out.splitlines()[-1]
 
 
 def test_all_ones_meet_a_row_only_where_the_text_defines_them(tmp_path, fadu):
@@ -435,22 +449,26 @@ def test_the_same_verdicts_from_bytes_and_from_each_nvme_cli_layout(monkeypatch,
     assert unprinted["2.3"] >= unprinted["recorded"]
 
 
-def test_qemu_10s_c0h_bytes_judge_smart_30_to_52(monkeypatch, tmp_path):
-    """QEMU 10's C0h page as its controller sent it (tests/data/qemu-10: log page version 5,
-    nvme-cli 2.3 beside it): SMART-31 (Power State Change Count, which 2.3 does not print)
-    PASS from the bytes; v2.7's version 5 fields (SMART-32..-39, -41..-51) given, PASS; its
-    version 6 ones (SMART-30, -40, -52) FAIL, not in version 5; nvme-cli's JSON agrees."""
-    q10 = REPO / "tests" / "data" / "qemu-10"
+def qemu_counters(monkeypatch, tmp_path) -> dict:
+    """QEMU 10's C0h page as its controller sent it, read through media_writes."""
     RecordedRunner({("nvme", "id-ns"): [Reply(out="../qemu-7.2/nvme-id-ns.json")],
                     ("nvme", "get-log"): [Reply(out="nvme-get-log-c0h_raw_0.bin")],
                     ("nvme", "ocp", "smart-add-log"): [Reply(
                         out="nvme-ocp-smart-add-log_raw-pair_0.json")],
                     ("nvme", "ocp", "latency-monitor-log"): [Reply(
                         rc=1, err="nvme-ocp-latency-monitor-log_refused.stderr.txt")]},
-                   data=q10).install(monkeypatch)
+                   data=QEMU10).install(monkeypatch)
     first = media_writes.nvme_counters("/dev/nvme9n1", tmp_path / "q.log")
-    first |= {"host_writes": 0, "page_size": 512_000, "data_units_written": 0,
-              "percent_used": 0}
+    return first | {"host_writes": 0, "page_size": 512_000, "data_units_written": 0,
+                    "percent_used": 0}
+
+
+def test_qemu_10s_c0h_bytes_judge_smart_30_to_52(monkeypatch, tmp_path):
+    """QEMU 10's C0h page as its controller sent it (tests/data/qemu-10: log page version 5,
+    nvme-cli 2.3 beside it): SMART-31 (Power State Change Count, which 2.3 does not print)
+    PASS from the bytes; v2.7's version 5 fields (SMART-32..-39, -41..-51) given, PASS; its
+    version 6 ones (SMART-30, -40, -52) FAIL, not in version 5; nvme-cli's JSON agrees."""
+    first = qemu_counters(monkeypatch, tmp_path)
     page = first[media_writes.OCP_C0]
     assert (page["source"], page["version"], page["cross_check"]) == ("bytes", 5, [])
     v = nvme_run(tmp_path, growing(first), "qemu")
@@ -462,3 +480,56 @@ def test_qemu_10s_c0h_bytes_judge_smart_30_to_52(monkeypatch, tmp_path):
         assert v[f"SMART-{n}"].verdict == ocp.FAIL
         assert "not in log page version 5" in v[f"SMART-{n}"].reason
     assert "dssd_firmware_build_label = ''" in v["SMART-51"].evidence[0]
+
+
+def qemu_facts() -> dict:
+    """Some of the facts a run reads (pts.tools.nvme_facts' decoders on QEMU 10's recorded
+    answers, tests/data/qemu-10/fdp): Identify, power state feature, log 05h, FDP logs."""
+    fdp = QEMU10 / "fdp"
+    return {"id_ctrl": nvme_facts.id_ctrl((fdp / "nvme-id-ctrl.bin").read_bytes()),
+            "id_ns": nvme_facts.id_ns((fdp / "nvme-id-ns.bin").read_bytes()),
+            "effects": nvme_facts.effects((fdp / "log-05h_0.bin").read_bytes()),
+            "feature_02h": nvme_facts.feature_value(
+                (fdp / "feature-02h_current.txt").read_text()),
+            "feature_02h_capabilities": nvme_facts.feature_value(
+                (fdp / "feature-02h_capabilities.txt").read_text()),
+            "fdp_configs": nvme_facts.fdp_configs((fdp / "log-20h_0.bin").read_bytes()),
+            "fdp_host_events": nvme_facts.fdp_events(
+                (fdp / "log-23h-lsp1-host-events_after-1MiB-phndl1-update.bin").read_bytes())}
+
+
+def test_every_id_on_qemu_10s_recorded_answers(monkeypatch, tmp_path, capsys):
+    """A run whose ledger holds QEMU 10's C0h page (bytes) and the facts its controller
+    answered (tests/data/qemu-10/fdp, as pts.tools.nvme_facts decodes them: the nvme_facts
+    record): every ID of v2.7, the tabulated ones by the table, those a host rule judges by
+    pts.stored.host_judge from the record (PWR-1 PASS, NVMe-AD-2 FAIL, FDPDP-1 NOT
+    APPLICABLE, ...); without the record those are NOT CHECKED saying so. Counts per verdict
+    written out in the report of issue 49's integration."""
+    path = build_run(tmp_path, "qemu", counters=growing(qemu_counters(monkeypatch, tmp_path)),
+                     counters_source="smart-log")
+    bare = every.judge_every(load_run(path), "2.7")
+    assert bare.verdicts[[v.id for v in bare.verdicts].index("PWR-1")].reason == every.NO_FACTS
+    with (path / "ledger.jsonl").open("a") as fh:
+        fh.write(json.dumps({"type": "nvme_facts", "time": 1.8e9, "test": None,
+                             "moment": "test start", "files": {}, "refused": {},
+                             "facts": nvme_facts.json_safe(qemu_facts())}) + "\n")
+    found = every.judge_every(load_run(path), "2.7")
+    by_id = {v.id: v for v in found.verdicts}
+    expected = host_judge.judge(qemu_facts(), "2.7")
+    assert len(expected) > 100 and len([h for h in expected if h.verdict != ocp.NOT_CHECKED
+                                        ]) > 40
+    for h in expected:
+        mine = by_id[h.req_id]
+        if mine.by == "host rule":
+            assert (mine.verdict, mine.reason) == (h.verdict, h.why + " (facts read at test "
+                                                   "start)"), h.req_id
+        else:       # a tabulated ID the table judges (PASS / FAIL) keeps the table's verdict
+            assert mine.by == "table" and mine.verdict in (ocp.PASS, ocp.FAIL), h.req_id
+    assert (by_id["PWR-1"].verdict, by_id["NVMe-AD-2"].verdict, by_id["FDPDP-1"].verdict) == \
+        (ocp.PASS, ocp.FAIL, "NOT APPLICABLE")
+    assert by_id["STD-LOG-7"].by == "host rule"      # the table did not read it; a rule does
+    assert by_id["SMART-31"].verdict == ocp.PASS and by_id["SMART-31"].by == "table"
+    assert sum(found.counts.values()) == len(found.verdicts) == 1717
+    assert main(["qualify", str(path), "--ocp", "2.7"]) == 1        # FAILs: exit 1
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith(f"OCP DC NVMe SSD 2.7: {found.counts_text} of 1717 ")

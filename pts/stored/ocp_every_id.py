@@ -1,0 +1,169 @@
+"""Every requirement ID of an OCP Datacenter NVMe SSD Specification text judged on a stored run
+(issue 49 §2: none left out as a group): what `qualify --ocp`, the report's OCP page, the
+OCPTV export and the index show. Stored data only.
+
+Each ID of the text (pts.config.ocp_all_ids.all_ids, in text order, with its group and class)
+gets PASS, FAIL, NOT APPLICABLE or NOT CHECKED, with why:
+  - TABULATED: the requirement table's verdict (pts.stored.ocp_verdicts: C0h, SMART / Health
+    logs, purge times, ...);
+  - an ID a host rule judges (pts.stored.host_judge: Identify, features, logs, PCIe), from
+    the facts the run recorded (its ledger's nvme_facts record, pts.tools.nvme_facts); a run
+    without them: NOT CHECKED saying so;
+  - TO BE JUDGED with no rule yet: NOT CHECKED, "not yet judged";
+  - the rest by its class (pts.config.ocp_all_ids.resolve): obsolete IDs NOT APPLICABLE;
+    another form factor's IDs NOT APPLICABLE only once the drive's form factor is known. The
+    suite does not know it today (no run record nor datasheet field gives it: FORM_FACTOR is
+    None), so every form-factor ID is NOT CHECKED, saying so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from pts.config import ocp_requirements
+from pts.config.ocp_all_ids import LOCATOR, OcpId, all_ids, resolve
+from pts.config.ocp_id_classes import GROUPS, NOT_APPLICABLE, NOT_CHECKED, SUBJECTS, TABULATED
+from pts.results import records
+from pts.stored import host_judge, host_rules, ocp_verdicts
+from pts.stored.model import RunView
+from pts.stored.ocp_stored import FAIL, PASS
+
+WORDS = (PASS, FAIL, NOT_APPLICABLE, NOT_CHECKED)
+FACTS = "nvme_facts"              # the ledger record of the facts a run read (nvme_facts.py)
+# The drive's form factor: not recorded by a run nor given by a datasheet today.
+FORM_FACTOR: str | None = None
+NO_FACTS = ("judged from the drive's Identify, features, logs and PCIe registers "
+            "(pts.stored.host_judge), which this run did not record")
+
+
+@dataclass(frozen=True)
+class IdVerdict:
+    entry: OcpId
+    verdict: str                      # WORDS
+    reason: str
+    evidence: tuple[str, ...] = ()
+    readings: tuple[str, ...] = ()
+    by: str = "class"                 # "table", "host rule" or "class" (ocp_all_ids)
+
+    @property
+    def id(self) -> str:
+        return self.entry.id
+
+    def as_dict(self) -> dict:
+        e = self.entry
+        return {"version": e.version, "id": e.id, "group": e.group, "subject": e.subject,
+                "verdict": self.verdict, "reason": self.reason,
+                "evidence": list(self.evidence), "readings": list(self.readings),
+                "judged_by": self.by, "section": e.section, "spec_line": e.at,
+                "spec_locator": LOCATOR[e.version]}
+
+
+@dataclass(frozen=True)
+class Every:
+    """Every ID's verdict of one version on one run, in text order."""
+    version: str
+    verdicts: tuple[IdVerdict, ...]
+    facts_at: str = ""                # the moment of the facts record judged ("": none)
+
+    def of(self, *words: str) -> list[IdVerdict]:
+        return [v for v in self.verdicts if v.verdict in words]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return count(self.verdicts)
+
+    @property
+    def counts_text(self) -> str:
+        return counts_text(self.verdicts)
+
+    @property
+    def groups(self) -> list[tuple[str, str, list[IdVerdict]]]:
+        """(group, subject, its verdicts), groups in the order the text first names them."""
+        out: dict[str, list[IdVerdict]] = {}
+        for v in self.verdicts:
+            out.setdefault(v.entry.group, []).append(v)
+        return [(g, subject(g), vs) for g, vs in out.items()]
+
+    @property
+    def spec_text(self) -> str:
+        return ocp_requirements.SPEC_TEXT[self.version]
+
+    @property
+    def form_factor_note(self) -> str:
+        return form_factor_note()
+
+
+def count(verdicts: Iterable[IdVerdict]) -> dict[str, int]:
+    found = dict.fromkeys(WORDS, 0)
+    for v in verdicts:
+        found[v.verdict] += 1
+    return found
+
+
+def counts_text(verdicts: Iterable[IdVerdict]) -> str:
+    return ", ".join(f"{n} {w}" for w, n in count(verdicts).items())
+
+
+def subject(group: str) -> str:
+    return SUBJECTS.get(group) or GROUPS.get(group, ("",))[0]
+
+
+def form_factor_note() -> str:
+    if FORM_FACTOR:
+        return f"form factor {FORM_FACTOR}"
+    return ("form factor not known (no run record nor datasheet field gives it): the form "
+            "factors' IDs are NOT CHECKED, none NOT APPLICABLE")
+
+
+def host_facts(run: RunView) -> tuple[dict, str] | None:
+    """The facts of the run's last nvme_facts record that read them, and its moment, or None.
+    The record is typed where this version knows its type, else kept as an Unknown one."""
+    found = []
+    for r in run.records:
+        if getattr(r, "TYPE", None) == FACTS:
+            kept = {"facts": r.facts, "moment": r.moment, "error": r.error}
+        elif isinstance(r, records.Unknown) and r.type == FACTS:
+            kept = r.extra
+        else:
+            continue
+        if isinstance(kept.get("facts"), dict) and kept["facts"] and not kept.get("error"):
+            found.append(kept)
+    return (found[-1]["facts"], str(found[-1].get("moment") or "")) if found else None
+
+
+def _host(v: host_rules.Verdict, moment: str) -> tuple[str, str, tuple[str, ...]]:
+    evidence = tuple(f"{e.source}: {e.where} = {e.value}" for e in v.evidence)
+    where = f" (facts read at {moment})" if moment else ""
+    return v.verdict, v.why + where, evidence
+
+
+def judge_every(run: RunView, version: str) -> Every:
+    """Every ID of `version`'s text, judged on `run`."""
+    table = {v.requirement.id: v for v in ocp_verdicts.judge_all(run, version)}
+    facts = host_facts(run)
+    host = {v.req_id: v for v in host_judge.judge(facts[0], version)} if facts else {}
+    ruled = set(host_judge.ids(version))
+    moment = facts[1] if facts else ""
+    out = []
+    for e in all_ids(version):
+        row = table.get(e.id) if e.cls == TABULATED else None
+        if row is not None and (row.verdict != ocp_verdicts.NOT_CHECKED or e.id not in host):
+            out.append(IdVerdict(e, row.verdict, row.reason, row.evidence, row.readings,
+                                 "table"))
+        elif e.id in host:
+            out.append(IdVerdict(e, *_host(host[e.id], moment), by="host rule"))
+        elif e.id in ruled:
+            out.append(IdVerdict(e, NOT_CHECKED, NO_FACTS, by="host rule"))
+        else:
+            cls, why = resolve(e, FORM_FACTOR)
+            out.append(IdVerdict(e, cls if cls in WORDS else NOT_CHECKED, why))
+    return Every(version, tuple(out), moment)
+
+
+def summary(run: RunView) -> Every | None:
+    """The newest version's, for a run on an NVMe drive (None otherwise, as
+    ocp_verdicts.summary)."""
+    if run.device.transport != "nvme" or run.device.emulated:
+        return None
+    return judge_every(run, ocp_requirements.VERSIONS[-1])
