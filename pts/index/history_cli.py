@@ -61,7 +61,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="the answer as one JSON document")
     p.add_argument("--gate", action="store_true",
                    help="with --firmware A --firmware B: the release gate (docs/history.md "
-                        "'The firmware release gate'); exit 0 pass, 1 regressed, 3 "
+                        "'The release gate'); exit 0 pass, 1 regressed, 3 "
                         "inconclusive, 2 bad input. --level is then the pair's (default "
                         f"{release_gate.LEVEL:g}: at most that chance of any false "
                         "'regressed' in the comparison, and of a false pass)")
