@@ -3,13 +3,18 @@ one). Labels stay few: per device (model, serial) only its newest run folder is 
 runs are history, on the runs list), per test of that run its round and tracking values
 (`variable`: the test's tracking labels, a handful), the run state as one series per state
 (1 for the current one). With a results index (pts.serve.indexed) the index says which runs
-there are; the figures of the newest run of each device are read from its folder."""
+there are; the figures of the newest run of each device are read from its folder, and per
+model with two firmwares or more the release gate's answer for its two newest (A the older,
+as the history page opens on): pts.index.history_gate, the exit status `pts history MODEL
+--firmware A --firmware B --gate` gives (the history needs the index: without one, no such
+series). An alert rule on a firmware drop: pts_release_gate_status == 1."""
 
 from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 
+from pts.index import history, history_gate, query, release_gate
 from pts.serve import state
 from pts.serve.index import RunIndex
 from pts.serve.indexed import IndexedRuns
@@ -17,6 +22,7 @@ from pts.serve.indexed import IndexedRuns
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 DEVICE = ["model", "serial"]
 TEST = DEVICE + ["test"]
+PAIR = ["model", "firmware_a", "firmware_b"]
 
 
 class RunsCollector:
@@ -68,6 +74,38 @@ class RunsCollector:
         for name, n in counts.items():
             folders.add_metric([name], n)
         yield from (*g.values(), folders)
+        if self.indexed is not None:
+            yield from self._gates()
+
+    def _gates(self):
+        """Per model, its two newest firmwares through the release gate (built-in margins,
+        level release_gate.LEVEL)."""
+        status = GaugeMetricFamily(
+            "pts_release_gate_status", "the release gate's exit status for firmware A "
+            "against B (the model's two newest): 0 pass, 1 a cell regressed beyond its "
+            "margin, 3 inconclusive, 2 no answer (no figure on both sides)", labels=PAIR)
+        cells = GaugeMetricFamily(
+            "pts_release_gate_cells", "cells of the pair by the gate's class", labels=PAIR
+            + ["class"])
+        conn = self.indexed.conn()
+        for model, _ in query.models(conn, self.indexed.key):
+            pair = history.firmwares(conn, model, self.indexed.key)[-2:]
+            if len(pair) < 2:
+                continue
+            labels = [model, *pair]
+            try:
+                h = history.history(conn, model, pair, root=self.indexed.key)
+                answer = history_gate.pair_gate(h).answer
+            except (history.HistoryError, release_gate.GateInputError):
+                status.add_metric(labels, release_gate.EXIT_BAD_INPUT)
+                continue
+            status.add_metric(labels, answer.status)
+            found: dict[str, int] = {}
+            for c in answer.cells:
+                found[c.verdict] = found.get(c.verdict, 0) + 1
+            for verdict, n in sorted(found.items()):
+                cells.add_metric(labels + [verdict], n)
+        yield from (status, cells)
 
     def _device(self, g: dict, device: list[str], entry) -> None:
         now = state.run_state(entry, self.stale_after)

@@ -109,6 +109,25 @@ def test_the_release_gate_on_the_page_against_hand_computed_numbers(lab):
     assert 'id="gate-cells"' not in wide.text
 
 
+def test_metrics_give_each_models_gate_for_an_alert_rule(lab):
+    """/metrics: per model, its two newest firmwares' gate status and cells per class (the
+    numbers of the test above: LAB_X regressed, LAB_Y inconclusive)."""
+    with TestClient(create_app([lab])) as client:
+        text = client.get("/metrics").text
+    from prometheus_client.parser import text_string_to_metric_families
+    found = {(s.name, s.labels["model"], s.labels["firmware_a"], s.labels["firmware_b"],
+              s.labels.get("class", "")): s.value
+             for family in text_string_to_metric_families(text) for s in family.samples
+             if s.name.startswith("pts_release_gate")}
+    x, y = (LAB_X, "FW-A", "FW-B"), (LAB_Y, "FW-A", "FW-B")
+    assert found == {
+        ("pts_release_gate_status", *x, ""): 1, ("pts_release_gate_status", *y, ""): 3,
+        ("pts_release_gate_cells", *x, "equivalent"): 4,
+        ("pts_release_gate_cells", *x, "improved"): 1,
+        ("pts_release_gate_cells", *x, "regressed"): 1,
+        ("pts_release_gate_cells", *y, "inconclusive"): 6}
+
+
 VERDICT_ROWS = """return Array.from(document.querySelectorAll('#verdicts tr[data-key]')).map(
   r => [r.dataset.key].concat(Array.from(r.querySelectorAll('td.mean, td.std, td.n, td.verdict'))
   .map(c => c.textContent.trim())));"""
