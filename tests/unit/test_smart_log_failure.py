@@ -31,9 +31,10 @@ def fake_nvme(monkeypatch, fail: bool = True) -> RecordedRunner:
     """nvme-cli answering smart-log with QEMU 7.2's recorded log, or failing (exit 1)."""
     reply = Reply(rc=1) if fail else Reply(out="nvme-smart-log_fresh.json")
     # Media writes (pts.device.media_writes): QEMU 7.2's namespace is in no Endurance Group
-    # (id-ns endgid 0) and nvme-cli's OCP logs fail on it.
+    # (id-ns endgid 0) and nvme-cli's OCP logs fail on it (C0h's bytes and JSON alike).
     return RecordedRunner({("nvme", "smart-log"): [reply],
                            ("nvme", "id-ns"): [Reply(out="nvme-id-ns.json")],
+                           ("nvme", "get-log"): [Reply(rc=1)],
                            ("nvme", "ocp"): [Reply(rc=1)]}, data=QEMU_DATA).install(monkeypatch)
 
 
