@@ -280,19 +280,20 @@ def _answer(c: Cell, e: Estimate | None, p: tuple | None, worse: float | None,
                               "least 2 a side, then the planner can say how many decide it")
     low, high = interval(e, level)
     p_eq = max(p[1], p[3])
+    m = f"{c.margin * 100:g}%"          # as given: a file's 2.9 % is not "3%"
     if worse <= level and c.better:
-        verdict, why = REGRESSED, f"worse than its {c.margin:.0%} margin, Holm p = {worse:.3g}"
+        verdict, why = REGRESSED, f"worse than its {m} margin, Holm p = {worse:.3g}"
     elif better <= level and c.better:
-        verdict, why = IMPROVED, f"better than its {c.margin:.0%} margin, Holm p = {better:.3g}"
+        verdict, why = IMPROVED, f"better than its {m} margin, Holm p = {better:.3g}"
     elif min(worse, better) <= level:
-        verdict, why = CHANGED, f"beyond its {c.margin:.0%} margin, Holm p = " \
+        verdict, why = CHANGED, f"beyond its {m} margin, Holm p = " \
                                 f"{min(worse, better):.3g}; no better direction"
     elif p_eq <= level:
-        verdict, why = EQUIVALENT, f"within its {c.margin:.0%} margin, TOST p = {p_eq:.3g}"
+        verdict, why = EQUIVALENT, f"within its {m} margin, TOST p = {p_eq:.3g}"
     elif p[1] <= level and c.better:
-        verdict, why = NOT_WORSE, f"no worse than its {c.margin:.0%} margin, p = {p[1]:.3g}"
+        verdict, why = NOT_WORSE, f"no worse than its {m} margin, p = {p[1]:.3g}"
     else:
-        verdict, why = INCONCLUSIVE, f"neither within nor beyond its {c.margin:.0%} margin " \
+        verdict, why = INCONCLUSIVE, f"neither within nor beyond its {m} margin " \
                                      f"at level {level:g} (TOST p = {p_eq:.3g})"
     runs = None
     if verdict == INCONCLUSIVE and e.sd:

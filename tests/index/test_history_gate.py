@@ -171,6 +171,7 @@ def test_every_cell_shifted_within_its_margin_passes(lab, tmp_path, capsys):
     tight.write_text("[metric]\niops = 2.9\n")
     doc = answer(lab, capsys, WITHIN, "--margins", str(tight), status=3)
     assert set(doc["inconclusive"]) == shifted
+    assert cell(doc)["why"].startswith("neither within nor beyond its 2.9% margin")
     # by hand: the per-drive differences of the logs are log(0.97 x jitter), the same in the
     # three cells; the gain lies beyond the worse bound, so the planner is asked for the runs
     # that show it worse at the level over the 6 cells (gate_plan's noncentral t)
