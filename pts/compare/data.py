@@ -23,10 +23,11 @@ from pts.stored.model import RunView, TestResult
 NOT_SETTINGS = frozenset({"device", "reports_dir", "destructive"})
 
 
-def compared(test_name: str) -> tuple[figures.Figure, ...]:
+def compared(test) -> tuple[figures.Figure, ...]:
     """The figures compared per cell: those of the test's family the catalogue
-    (pts.stored.figures) shows in compare, each cell's window mean or QoS level."""
-    shown = figures.of(test_name, figures.COMPARE)
+    (pts.stored.figures) shows in compare, each cell's window mean or QoS level (a stored
+    test: with its --power figures where it has them; a name: without)."""
+    shown = figures.of(test, figures.COMPARE)
     figures.check_readers((f.read for f in shown), (figures.CELL, figures.QOS_LEVEL),
                           "pts/compare/data.py cell_rows")
     return shown
@@ -134,7 +135,7 @@ def cell_rows(tests: Sequence[TestResult], runs: Sequence[RunView] = ()) -> list
     """The first run's cells (loop order), each metric of the test family, every run's
     window mean of it; a QoS level ("qos_P") from each run's json+ bins (`runs` needed)."""
     per_run = [{(c["rw_mix"], c["block_size"]): c for c in cells(t)} for t in tests]
-    shown = compared(tests[0].name)
+    shown = compared(tests[0])
     qos = _qos_levels(tests, runs) if any(f.read == figures.QOS_LEVEL for f in shown) else []
     out = []
     for f in shown:

@@ -56,7 +56,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def rows(test: TestResult) -> list[dict]:
     """The test's CSV rows: per figure of its family the CSV shows (pts.stored.figures), one
     row per cell; WSAT's (read from its wsat_result) one row with its FOB figures."""
-    shown = figures.of(test.name, figures.CSV)
+    shown = figures.of(test, figures.CSV)
     figures.check_readers((f.read for f in shown), (figures.CELL, figures.WSAT_RESULT),
                           "pts/export/cli.py rows")
     return [row for f in shown for row in _rows(test, f)]

@@ -223,7 +223,7 @@ def measurement(name: str, value, unit: str, validators=(), metadata=None) -> di
 def figures(run: RunView, test: TestResult) -> list[dict]:
     """The test's headline figures (measurement bodies; a log body where one is not given):
     those of its family the catalogue (pts.stored.figures) shows in OCPTV."""
-    shown = catalogue.of(test.name, OCPTV)
+    shown = catalogue.of(test, OCPTV)
     catalogue.check_readers((f.read for f in shown), READS, "pts/export/ocptv.py")
     out = []
     for f in (f for f in shown if f.read == catalogue.TRACKING):
@@ -280,7 +280,7 @@ def recovery_figures(test: TestResult) -> list[dict]:
     pts.stored.figures' rule): DIRTH/CBW operating points (IOPS, ART at the chosen TC/QD),
     HIR's baseline and per wait state its IOPS and ratio to the baseline, XSR's per access
     group final level and recovery time."""
-    shown = catalogue.of(test.name, OCPTV)
+    shown = catalogue.of(test, OCPTV)
 
     def rows(read: str) -> list[Figure]:
         return [f for f in shown if f.read == read]

@@ -142,7 +142,7 @@ def _figures(run: RunView, test: TestResult) -> list[dict]:
     """The test's figures the catalogue (pts.stored.figures) shows in the index, kind of read
     by kind of read in catalogue order (UnknownFamily for a test it has no family for: the
     folder is then indexed as unreadable, naming it)."""
-    shown = figures.of(test.name, figures.INDEX)
+    shown = figures.of(test, figures.INDEX)
 
     def rows(*reads: str) -> list[figures.Figure]:
         return [f for f in shown if f.read in reads]
@@ -163,7 +163,7 @@ def _figures(run: RunView, test: TestResult) -> list[dict]:
         figures.WAF: lambda: [_waf(f, waf.of_test(run, test)) for f in rows(figures.WAF)]
         if test.counters else [],
     }
-    reads = figures.reads_of(test.name, figures.INDEX)
+    reads = figures.reads_of(test, figures.INDEX)
     figures.check_readers(reads, readers, "pts/index/rows.py _figures")
     return [row for read in reads for row in readers[read]()]
 

@@ -15,6 +15,12 @@ from pts.power.source import DRIVE, PowerSourceError, SourceInfo
 # The stats file is a FUSE read (a JSON snapshot of the model): cheap, so read it often
 # enough that the edges of a round are well placed even without a read at each edge.
 EMULATED_INTERVAL_S = 0.5
+# The stats read waits in the FUSE daemon behind the I/O queued before it: under a 1 MiB QD 32
+# load, readings came 3-6 s apart (the demo's round 2, 05:10 UTC 2026-11-29), which the
+# default 2.5 intervals called gaps. The counter's difference between two readings is exact
+# (idle x the monotonic seconds + the operations counted; it never wraps), so readings up to
+# this many intervals (60 s) apart are joined; a daemon silent for longer is a gap.
+EMULATED_GAP_INTERVALS = 120.0
 
 
 class EmulatedSource:
@@ -26,7 +32,8 @@ class EmulatedSource:
         self._t0 = 0.0
         self._ops0 = 0.0
         self.info = SourceInfo(name, DRIVE, interval_s, kind=ENERGY,
-                               detail=f"the emulated SSD's power model ({device})")
+                               detail=f"the emulated SSD's power model ({device})",
+                               gap_intervals=EMULATED_GAP_INTERVALS)
 
     def _stats(self) -> dict:
         if self._read_stats is None:
@@ -48,7 +55,8 @@ class EmulatedSource:
                                       f"{stats.get('profile', 'default')}: idle {m.idle_w} W, "
                                       f"read {m.read_page_uj} µJ/page, program "
                                       f"{m.program_page_uj} µJ/page, erase "
-                                      f"{m.erase_block_uj} µJ/block)")
+                                      f"{m.erase_block_uj} µJ/block)",
+                               gap_intervals=EMULATED_GAP_INTERVALS)
         self._t0, self._ops0 = time.monotonic(), self.model.operations_j(stats)
 
     def read(self) -> list[Sample]:

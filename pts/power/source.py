@@ -36,10 +36,11 @@ class SourceInfo:
     kind: str = POWER      # POWER (W readings) or ENERGY (a cumulative counter, J)
     range_j: float | None = None     # an energy counter's wrap range
     detail: str = ""       # what exactly is read (the command, the URL, the sysfs file)
+    gap_intervals: float = GAP_INTERVALS   # readings further apart: a gap between them
 
     @property
     def max_gap_s(self) -> float:
-        return self.interval_s * GAP_INTERVALS
+        return self.interval_s * self.gap_intervals
 
 
 @runtime_checkable

@@ -16,7 +16,7 @@ from pts.procedure import steady_state
 from pts.results import records
 from pts.results.ledger import LedgerError, LedgerLine, read_ledger
 from pts.results.parameters import SteadyParameters, typed
-from pts.stored import host_ceiling, ledger_view, purge_check, readings, unwritten, verdict
+from pts.stored import host_ceiling, ledger_view, power, purge_check, readings, unwritten, verdict
 from pts.stored.cells import window_cells
 from pts.stored.ledger_view import int_or_none, is_number
 from pts.stored.model import (
@@ -176,12 +176,14 @@ def _build_test(name: str, recs: list[LedgerLine], path: Path,
         name=name, title=str(start.get("title") or name.upper()), clause=start.get("clause"),
         parameters=params, tracking=tracking, purge=_last(by_type.get("purge")),
         write_caches=tuple(by_type.get("write_cache", ())), wipc=_last(by_type.get("wipc")),
-        points=points, rounds=rounds, deviations=tuple(by_type.get("deviation", ())),
+        points=power.merged(points, mine), rounds=rounds,
+        deviations=tuple(by_type.get("deviation", ())),
         end=end, window=window, cells=(), window_evidence=evidence, state=state,
         status=_status(state, end, rounds, window, name),
         counters=_one_per_when(by_type.get("device_counters", [])),
         samples=_latest(by_type.get("sample", []), key=lambda x: x.number),
-        fob_points=_latest(by_type.get("fob_point", []), key=lambda p: (p.index or 0,)),
+        fob_points=power.merged(_latest(by_type.get("fob_point", []),
+                                        key=lambda p: (p.index or 0,)), mine),
         result=_last(by_type.get("wsat_result")) or {},
         round_modes=tuple(by_type.get("round_mode", ())),
         recovery=tuple(r for rec, r in zip(recs, _parsed_in_order(by_type, recs), strict=True)

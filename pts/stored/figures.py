@@ -71,6 +71,9 @@ class Figure:
     test: str | None = None             # only this test of the family (None: every one)
     names: tuple[tuple[str, str], ...] = ()   # (output, its name there) where it differs
     level: float | None = None          # QOS_LEVEL: the percentile
+    # shown only for a test whose points hold it (--power's figures, pts.stored.power): a
+    # run without them shows exactly what it showed before they existed
+    recorded: bool = False
 
     def name(self, output: str) -> str:
         return dict(self.names).get(output, self.metric)
@@ -124,6 +127,22 @@ def _operating_points(family: str, test: str | None = None) -> tuple[Figure, ...
                  "lat_max_us", (INDEX,), **kw))
 
 
+# --power's figures (issue 51 §3), per cell over the measurement window, from the run's first
+# source (pts.stored.power): mean W, the point's energy, and the family's figure per watt.
+# W and J have no better direction (a drive doing more work draws more); per watt: more I/O
+# done per joule is better. Not yet a datasheet's (issue 51: `W <=`, `IOPS/W >=`).
+POWER_SHOWN = (INDEX, CSV, OCPTV, COMPARE)
+
+
+def _power(family: str, per: str, unit: str) -> tuple[Figure, ...]:
+    return (_row(family, "power_w", "mean power", "W", NONE, CELL, "power_w", POWER_SHOWN,
+                 recorded=True),
+            _row(family, "energy_j", "energy per point", "J", NONE, CELL, "energy_j",
+                 POWER_SHOWN, recorded=True),
+            _row(family, f"{per}_per_w", f"{unit}/W", f"{unit}/W", HIGHER, CELL,
+                 f"{per}_per_w", POWER_SHOWN, recorded=True))
+
+
 def _qos_levels() -> tuple[Figure, ...]:
     return tuple(_row("latency", f"qos_{p:g}_us", f"{p:g} % response time (QoS)", "us", LOWER,
                       QOS_LEVEL, "us", (INDEX, COMPARE), level=p,
@@ -138,13 +157,14 @@ CATALOGUE: tuple[Figure, ...] = (
              _row("iops", "write_iops", "write IOPS", "IOPS", HIGHER, CELL, "write_iops",
                   (DATASHEET,)),
              _row("iops", "fob_ss_ratio", "FOB / steady state", "ratio", NONE, FOB, "iops",
-                  (DATASHEET,)), cells=(CELL, "", "", "", ())),
+                  (DATASHEET,)), *_power("iops", "iops", "IOPS"), cells=(CELL, "", "", "", ())),
     *_family("throughput", "MB/s",
              _row("throughput", "mbps", "Throughput", "MB/s", HIGHER, CELL, "mbps", ALL),
              _row("throughput", "read_mbps", "read MB/s", "MB/s", HIGHER, CELL, "read_mbps",
                   (DATASHEET,)),
              _row("throughput", "write_mbps", "write MB/s", "MB/s", HIGHER, CELL,
-                  "write_mbps", (DATASHEET,)), cells=(CELL, "", "", "", ())),
+                  "write_mbps", (DATASHEET,)), *_power("throughput", "mbps", "MB/s"),
+             cells=(CELL, "", "", "", ())),
     *_family("latency", "us",
              _row("latency", "lat_mean_us", "Average response time (ART)", "us", LOWER, CELL,
                   "lat_mean_us", ALL),
@@ -157,7 +177,7 @@ CATALOGUE: tuple[Figure, ...] = (
              # a datasheet's name for the 5 9s level, refused when the run recorded another
              _row("latency", "lat_p99999_us", "99.999 % response time", "us", LOWER, CELL,
                   "lat_percentile_us", (DATASHEET,)),
-             *_qos_levels(), cells=(CELL, "", "", "", ())),
+             *_qos_levels(), *_power("latency", "iops", "IOPS"), cells=(CELL, "", "", "", ())),
     *_family("wsat", "IOPS",
              _row("wsat", "iops", "steady-state IOPS", "IOPS", HIGHER, WSAT_RESULT,
                   "ss_average", (INDEX, CSV, OCPTV, DATASHEET),
@@ -225,15 +245,19 @@ def family_of(test: str) -> str:
     return family
 
 
-def of(test: str, output: str, *reads: str) -> tuple[Figure, ...]:
+def of(test, output: str, *reads: str) -> tuple[Figure, ...]:
     """The figures of `test` that `output` shows (of these kinds of read; none given: every
-    kind), in catalogue order."""
-    family = family_of(test)
-    return tuple(f for f in catalogue() if f.family == family and f.of_test(test)
-                 and output in f.shown and (not reads or f.read in reads))
+    kind), in catalogue order. `test`: a stored test (its `recorded` rows only where one of
+    its points holds the field) or a test's name (no `recorded` row)."""
+    name = test if isinstance(test, str) else test.name
+    family = family_of(name)
+    held = set() if isinstance(test, str) else {k for p in test.points for k in p.values}
+    return tuple(f for f in catalogue() if f.family == family and f.of_test(name)
+                 and output in f.shown and (not reads or f.read in reads)
+                 and (not f.recorded or f.field in held))
 
 
-def reads_of(test: str, output: str) -> list[str]:
+def reads_of(test, output: str) -> list[str]:
     """The kinds of read of `test`'s figures that `output` shows, in catalogue order."""
     return list(dict.fromkeys(f.read for f in of(test, output)))
 

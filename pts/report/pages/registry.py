@@ -6,7 +6,7 @@ A test named "<family>-<variant>" (one Throughput test per block size, "throughp
 uses its family's builder (pts.results.parameters.family_key). Every test, whatever its
 builder, ends with its device-counters page when the ledger has device_counters records for
 it, after its Host Ceiling page when it has a host_ceiling record or host-bound points
-(issue 33).
+(issue 33), its FOB page (--fob-sweep) and its Power page (--power, issue 51).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from pts.report.pages import (
     host_ceiling,
     iops,
     latency,
+    power,
     recovery,
     rwsw,
     snia_header,
@@ -61,5 +62,6 @@ def builder(name: str) -> PageBuilder:
 
 def pages_for(run: RunView, test: TestResult) -> list[Flowable]:
     own = builder(test.name)(run, test)
-    story = own + host_ceiling.page(run, test) + fob.build(run, test) + counters.build(run, test)
+    story = own + host_ceiling.page(run, test) + fob.build(run, test) \
+        + power.build(run, test) + counters.build(run, test)    # power: --power's (issue 51)
     return snia_header.on_every_page(run, test, story)   # the SNIA header block, each page
