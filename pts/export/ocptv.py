@@ -51,10 +51,11 @@ import json
 import math
 from datetime import UTC, datetime
 
+from pts.config.ocp_all_ids import LOCATOR
 from pts.export.json_doc import finite
 from pts.results import records
 from pts.stored import figures as catalogue
-from pts.stored import waf
+from pts.stored import ocp_every_id, waf
 from pts.stored.cells import cell_label, window_statistics
 from pts.stored.data import load_run
 from pts.stored.figures import OCPTV, Figure, last_each
@@ -125,6 +126,7 @@ def lines(run: RunView) -> list[dict]:
         out.run("log", log("INFO", text))
     for n, test in enumerate(run.tests, 1):
         step(out, str(n), run, test)
+    ocp_step(out, str(len(run.tests) + 1), run)
     status, result = run_end(run)
     reasons = "".join(f"; {r}" for r in run.verdict.reasons)
     out.run("log", log("INFO" if run.verdict.compliant else "WARNING",
@@ -314,6 +316,30 @@ def recovery_figures(test: TestResult) -> list[dict]:
                 out.append(measurement(f"{name} {f.name(OCPTV)}", getattr(r, f.field), unit(f),
                                        (), {"recovered": r.recovered}))
     return out
+
+
+def ocp_step(out: Lines, sid: str, run: RunView) -> None:
+    """The OCP requirements (a run on an NVMe drive): one step, a diagnosis per requirement ID
+    of the newest text (pts.stored.ocp_every_id, as `qualify --ocp`): PASS / FAIL, and NOT
+    APPLICABLE / NOT CHECKED as UNKNOWN (OCPTV has no other type), the verdict word kept in
+    the diagnosis' verdict."""
+    found = ocp_every_id.summary(run)
+    if found is None:
+        return
+    out.step(sid, "testStepStart", {"name": f"ocp-requirements-{found.version}"})
+    for v in found.verdicts:
+        e = v.entry
+        message = (f"{e.group} ({e.section}): {e.subject}: {v.reason}"
+                   + "".join(f" | {x}" for x in (*v.evidence, *v.readings))
+                   + f" [{found.spec_text}, {LOCATOR[e.version]} {e.at}]")
+        out.step(sid, "diagnosis", {
+            "verdict": f"ocp-{e.version} {e.id} {v.verdict}",
+            "type": v.verdict if v.verdict in ("PASS", "FAIL") else "UNKNOWN",
+            "message": message, "hardwareInfoId": DUT_ID})
+    out.step(sid, "log", log("INFO", f"OCP DC NVMe SSD {found.version}: {found.counts_text} "
+                                     f"of {len(found.verdicts)} requirement IDs; "
+                                     f"{found.form_factor_note}"))
+    out.step(sid, "testStepEnd", {"status": "COMPLETE"})
 
 
 def evidence_diagnosis(label: str, ev) -> dict:

@@ -16,7 +16,7 @@ from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
 from pts.cli.main import main
-from pts.stored import waf
+from pts.stored import ocp_every_id, waf
 from pts.stored.data import load_run
 from tests.support.helpers import REPO
 from tests.support.synthetic.runfactory import (
@@ -98,7 +98,8 @@ def test_reference_run_every_line_valid_and_every_test_a_step(validator, capsys)
                                                          "result": "FAIL"}
     starts = [ln["testStepArtifact"] for ln in lines
               if "testStepStart" in ln.get("testStepArtifact", {})]
-    assert [s["testStepStart"]["name"] for s in starts] == [t.name for t in run.tests]
+    assert [s["testStepStart"]["name"] for s in starts] == [t.name for t in run.tests] + [
+        "ocp-requirements-2.7"]             # the OCP requirements: the run is on an NVMe drive
     for n, test in enumerate(run.tests, 1):
         (end,) = step_artifacts(lines, "testStepEnd", str(n))
         assert end == {"status": "COMPLETE"}
@@ -115,6 +116,27 @@ def test_reference_run_every_line_valid_and_every_test_a_step(validator, capsys)
     names = measurements(lines, str(lat))
     assert "RND 4KiB 0/100 lat_mean_us" in names and "RND 4KiB 0/100 lat_max_us" in names
     assert names["RND 4KiB 0/100 lat_mean_us"]["unit"] == "us"
+
+
+def test_a_diagnosis_per_ocp_requirement_id(validator, capsys):
+    """The run on an NVMe drive: a last step holds one diagnosis per requirement ID of the
+    v2.7 text, each what `qualify --ocp 2.7` says of it (PASS / FAIL; NOT APPLICABLE and NOT
+    CHECKED typed UNKNOWN, the word in the verdict), and the counts."""
+    lines = export(REFERENCE, capsys)
+    check_lines(lines, validator)
+    sid = str(len(load_run(REFERENCE).tests) + 1)
+    found = step_artifacts(lines, "diagnosis", sid)
+    every = ocp_every_id.judge_every(load_run(REFERENCE), "2.7")
+    assert len(found) == len(every.verdicts) == 1717
+    for d, v in zip(found, every.verdicts, strict=True):
+        assert d["verdict"] == f"ocp-2.7 {v.id} {v.verdict}"
+        assert d["type"] == (v.verdict if v.verdict in ("PASS", "FAIL") else "UNKNOWN")
+        assert v.reason in d["message"] and f"line {v.entry.at}]" in d["message"]
+    assert [d["type"] for d in found].count("PASS") == 1        # CTO-8, as qualify says
+    (note,) = step_artifacts(lines, "log", sid)
+    assert note["message"].startswith("OCP DC NVMe SSD 2.7: 1 PASS, 0 FAIL, 59 NOT "
+                                      "APPLICABLE, 1657 NOT CHECKED of 1717 requirement IDs")
+    assert step_artifacts(lines, "testStepEnd", sid) == [{"status": "COMPLETE"}]
 
 
 def test_reference_run_operating_points_hir_and_xsr_figures(capsys):

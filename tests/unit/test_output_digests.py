@@ -51,6 +51,10 @@ Changes made on purpose so far:
   the judged rows, the NOT APPLICABLE and NOT CHECKED IDs by reason (1 PASS, 0 FAIL, 59 NOT
   APPLICABLE, 1657 NOT CHECKED); it runs 11 pages (was 2), so every later page's number and
   the contents' page numbers move by 9. Nothing else differs.
+- issue 49 §4 (a diagnosis per OCP requirement ID): "ref-a1 export ocptv", "redone export
+  ocptv", "rwsw export ocptv": a last step "ocp-requirements-2.7" with 1,717 diagnoses (one
+  per ID of the v2.7 text, as qualify --ocp says) and the counts' log, before the run's
+  verdict log and testRunEnd (whose sequence numbers move). Nothing else differs.
 
 A digest that differs fails naming the output; the test has written the new output to a
 file it names. To see the difference: write the outputs of the commit the table was made at
@@ -93,20 +97,20 @@ DIGESTS = (
     ("ref-a1 export json", "`pts export --json ref-a1`",
      "244c82c03c4a0f7667c75cda91f4e43f66a708933e5ae33c74895541f7a11db6"),
     ("ref-a1 export ocptv", "`pts export --ocptv ref-a1` (HIR names: the index's, see above)",
-     "933996780824d37b6764adcba12456cf03d612eed2c60e12a602b2c8f28d1e48"),
+     "d608c533a8fa93d2045f7de1aabca40f158c1f0ff506b718b1904c258027b635"),
     ("redone export csv", "`pts export --csv redone` (the last record of a redone point)",
      "44744e4fd9e1ea8d19d98907d583514557494853dc35f87cd882e9a48a9a70f1"),
     ("redone export json", "`pts export --json redone`",
      "02bef31f34e809238dc398937b7cdd80b17b464833493411a2bbbed4baca2d46"),
     ("redone export ocptv", "`pts export --ocptv redone` (HIR names the index's; the redone "
      "HIR state and XSR group listed once, their last record: see above)",
-     "ec62be39cb7f3c7888e7a3daeba7454b2075955cc86cc76f665306a434a7f5b7"),
+     "3feb3bcf1f37744d91a5ab47311a1ef9f4afb99c0cc372ae0472b30e52f875f6"),
     ("rwsw export csv", "`pts export --csv rwsw`",
      "b1424c5e0f49a9d7fa998f0584ee80e66f288086eebe5271a4030a1bd6a39e40"),
     ("rwsw export json", "`pts export --json rwsw`",
      "159c71f0d0f455c6a3952af619a6abe347aa43d865e32075245393604329aa33"),
     ("rwsw export ocptv", "`pts export --ocptv rwsw`",
-     "093b02c96a75e161b2696dfd4fa199dc54e5e0425850f9ff26c602ecae732b05"),
+     "470ce88db6451f4a12afb717d89f57ffbd9574d3a3f094d7c39ceb90ed9e8f48"),
     ("index rows", "`pts index REPORTS_DIR` of all six runs (SQLite): every row of every "
      "table (runs, tests, figures, schema_version) as sorted JSON, mtimes and indexing times "
      "left out",
