@@ -42,13 +42,14 @@ def test_no_version_in_the_output_is_a_setup_error(tmp_path):
 
 
 def test_the_nvme_drive_is_an_ocp_controller_in_a_subsystem(tmp_path):
-    """ocp=on (log C0h) on a controller in an nvme-subsys (Endurance Group 1, log 09h), the
-    namespace its own nvme-ns device on that controller."""
+    """ocp=on (log C0h) on a controller in an nvme-subsys (Endurance Group 1, log 09h) with
+    FDP (reclaim units of 1 TiB: no FDP write amplification), the namespace its own nvme-ns
+    device on that controller, placing through handles 0-2."""
     image = Image(tmp_path / "vmlinuz", tmp_path / "initrd", "6.1.0-0-amd64")
     argv = qemu_argv(image, tmp_path, tmp_path / "disk.img", "PTSQEMU0001")
     devices = [argv[i + 1] for i, a in enumerate(argv) if a == "-device"]
     assert devices[:3] == [
-        "nvme-subsys,id=nvmsubsys0",
+        "nvme-subsys,id=nvmsubsys0,fdp=on,fdp.runs=1T,fdp.nrg=1,fdp.nruh=4",
         "nvme,serial=PTSQEMU0001,ocp=on,subsys=nvmsubsys0,id=nvmectrl0",
-        "nvme-ns,drive=nvm,nsid=1,bus=nvmectrl0"]
+        "nvme-ns,drive=nvm,nsid=1,bus=nvmectrl0,fdp.ruhs=0;1;2"]
     assert argv[argv.index("-cpu") + 1] == "Nehalem-v1"

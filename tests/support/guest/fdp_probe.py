@@ -5,9 +5,10 @@ tests/data/qemu-10/fdp/ and labelled in tests/data/qemu-10/README.md.
 
     .venv/bin/python -m tests.support.guest.fdp_probe OUT_DIR
 
-The guest and its drive are run_guest's (qemu.py); only the subsystem and namespace devices
-differ, given FDP (`qemu-system-x86_64 -device nvme-subsys,help`: fdp, fdp.runs, fdp.nrg,
-fdp.nruh; `-device nvme-ns,help`: fdp.ruhs).
+The guest and its drive are run_guest's (qemu.py, whose kernel command line has iomem=relaxed
+for the BAR0 read below, and whose subsystem has FDP); only the reclaim unit size differs: 8
+MiB here, so that the writes below fill reclaim units (`qemu-system-x86_64 -device
+nvme-subsys,help`: fdp, fdp.runs, fdp.nrg, fdp.nruh; `-device nvme-ns,help`: fdp.ruhs).
 """
 
 from __future__ import annotations
@@ -129,14 +130,11 @@ def main(out: Path) -> int:
 
     def with_fdp(*args, **kwargs) -> list[str]:
         argv = plain(*args, **kwargs)
-        argv[argv.index("nvme-subsys,id=nvmsubsys0")] = SUBSYS
-        argv[argv.index("nvme-ns,drive=nvm,nsid=1,bus=nvmectrl0")] = NAMESPACE
+        argv[argv.index(qemu.SUBSYSTEM)] = SUBSYS
+        argv[argv.index(qemu.NAMESPACE)] = NAMESPACE
         return argv
 
     qemu.qemu_argv = with_fdp
-    # iomem=relaxed: a Debian kernel (CONFIG_IO_STRICT_DEVMEM) refuses to map a BAR its
-    # driver holds (mmap of resource0: EINVAL) unless told so; the registers are read here
-    qemu.KERNEL_ARGS += " iomem=relaxed"
     image = ensure_image(default_cache_dir())
     with qemu.backing_file(BACKING) as disk:
         result = qemu.run_guest(image, SCRIPT, out, disk, serial="PTSQEMU0001", timeout=600)

@@ -3,8 +3,9 @@
 QEMU 10 (Debian's bookworm-backports build; README command 2 installs it) under TCG (KVM does
 not work on the CI machines), a named CPU model (CPU_MODEL, below) and `-smp 2` (with one vCPU,
 QD32 I/O gets NVMe timeouts). The NVMe drive is a controller with the OCP extensions (`ocp=on`:
-log C0h) in an NVMe subsystem, its namespace a separate nvme-ns device: in a subsystem QEMU puts
-every namespace in Endurance Group 1 (Identify Namespace ENDGID 1) and answers log 09h. QEMU
+log C0h) in an NVMe subsystem with Flexible Data Placement (SUBSYSTEM), its namespace a
+separate nvme-ns device: in a subsystem QEMU puts every namespace in Endurance Group 1
+(Identify Namespace ENDGID 1) and answers log 09h and the FDP logs 20h-23h. QEMU
 before 10.0 has no `ocp` property: run_guest refuses it (QEMU_MIN) naming the fix. The
 host's / is shared read-only (tag hostroot, multidevs=remap since it spans several file
 systems); `share_dir` is shared read-write (tag share) and seen in the guest as /tmp/share.
@@ -47,7 +48,17 @@ CPU_MODEL = "Nehalem-v1"
 # table isolation switches CR3 at every system call and interrupt, a flush of TCG's soft TLB
 # on this CPU model without PCID; retpolines), and the guest runs nothing but the test's own
 # script. Measured on the guest's 12-run script and on short probes (docs/development.md).
-KERNEL_ARGS = "mitigations=off"
+# iomem=relaxed: a Debian kernel (CONFIG_IO_STRICT_DEVMEM) refuses to map a BAR its driver
+# holds; the suite reads the NVMe controller's CAP and VS from BAR0 (pts.tools.pci_facts).
+KERNEL_ARGS = "mitigations=off iomem=relaxed"
+# The subsystem with Flexible Data Placement (issue 49 §3; `-device nvme-subsys,help`): one
+# reclaim group, 4 reclaim unit handles, the namespace placing through handles 0, 1 and 2 (as
+# the recorded probe, tests/data/qemu-10/fdp). Reclaim units of 1 TiB, more than the guest
+# ever writes: QEMU counts a filled (or swapped) reclaim unit's unwritten rest as media bytes
+# (8 MiB units gave an FDP WAF of 1.03125), so with none filled media bytes = host bytes in
+# every window and the FDP WAF of every round is exactly 1.000 (test_qemu_e2e).
+SUBSYSTEM = "nvme-subsys,id=nvmsubsys0,fdp=on,fdp.runs=1T,fdp.nrg=1,fdp.nruh=4"
+NAMESPACE = "nvme-ns,drive=nvm,nsid=1,bus=nvmectrl0,fdp.ruhs=0;1;2"
 OUTPUTS = ("guest.sh", "binds", "guest.log", "rc", "dmesg.txt", "ready", "init-error",
            "console.log")
 _PR_SET_PDEATHSIG = 1
@@ -173,11 +184,11 @@ def qemu_argv(image: Image, share_dir: Path, nvme_backing: Path, serial: str,
             "-kernel", str(image.kernel), "-initrd", str(image.initramfs),
             "-append", f"console=ttyS0 quiet panic=-1 {KERNEL_ARGS}",
             "-drive", f"file={_opt(nvme_backing)},if=none,id=nvm,format=raw,discard=unmap{extra}",
-            # a subsystem (Endurance Group 1, log 09h), a controller with the OCP logs in it,
-            # the namespace on that controller (in a subsystem it must be its own device)
-            "-device", "nvme-subsys,id=nvmsubsys0",
+            # a subsystem (Endurance Group 1, log 09h; FDP), a controller with the OCP logs in
+            # it, the namespace on that controller (in a subsystem it must be its own device)
+            "-device", SUBSYSTEM,
             "-device", f"nvme,serial={serial},ocp=on,subsys=nvmsubsys0,id=nvmectrl0",
-            "-device", "nvme-ns,drive=nvm,nsid=1,bus=nvmectrl0",
+            "-device", NAMESPACE,
             "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,"
                        "multidevs=remap,id=hostroot",
             "-virtfs", f"local,path={_opt(share_dir)},mount_tag=share,security_model=none,"
