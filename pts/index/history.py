@@ -78,6 +78,7 @@ class Run:
     state: str
     verdict: str
     compliant: bool | None
+    ocp: str = ""           # the OCP requirement counts of the run ("": none, not NVMe)
 
 
 @dataclass(frozen=True)
@@ -258,8 +259,20 @@ def _numbered(rows: list[dict]) -> list[Run]:
     undated = sorted((r for r in rows if r["started_at"] is None), key=lambda r: r["folder"])
     return [Run(n, r["folder"], r["run_id"], r["serial"], r["firmware"], r["host"] or "",
                 r["spec_name"] or "", r["started"] or "", r["started_at"], r["state"],
-                r["verdict"] or "", None if r["compliant"] is None else bool(r["compliant"]))
+                r["verdict"] or "", None if r["compliant"] is None else bool(r["compliant"]),
+                _ocp(r))
             for n, r in [(i, r) for i, r in enumerate(dated, 1)] + [(0, r) for r in undated]]
+
+
+def _ocp(row: dict) -> str:
+    """'OCP 2.7: n PASS, n FAIL, n NOT APPLICABLE, n NOT CHECKED', or '' (not indexed)."""
+    if row.get("ocp_version") is None:
+        return ""
+    counts = (row["ocp_pass"], row["ocp_fail"], row["ocp_not_applicable"],
+              row["ocp_not_checked"])
+    return f"OCP {row['ocp_version']}: " + ", ".join(
+        f"{n} {w}" for n, w in zip(counts, ("PASS", "FAIL", "NOT APPLICABLE", "NOT CHECKED"),
+                                   strict=True))
 
 
 def _figures(rows: list[dict], counted: dict[str, Run], level: float) -> list[Figure]:

@@ -153,6 +153,8 @@ def text(h: history.History, source: str) -> list[str]:
     for r in h.runs:
         out.append(f"  {r.number or '-'}  {r.started or '(no start time)'}  {r.firmware}  "
                    f"{r.serial}  {r.host or '-'}  {r.state}  {r.verdict or '-'}  {r.run_id}")
+        if r.ocp:
+            out.append(f"     {r.ocp}")
     for fw in h.firmwares:
         mine = [r for r in h.runs if r.firmware == fw]
         serials = sorted({r.serial for r in mine})

@@ -178,7 +178,8 @@ def _chunks(items: list, size: int = 500) -> Iterable[list]:
 # -- a model's history (pts.index.history) ---------------------------------------------------
 
 HISTORY_COLUMNS = ("folder", "run_id", "model", "serial", "firmware", "host", "spec_name",
-                   "started", "started_at", "state", "verdict", "compliant")
+                   "started", "started_at", "state", "verdict", "compliant", "ocp_version",
+                   "ocp_pass", "ocp_fail", "ocp_not_applicable", "ocp_not_checked")
 
 
 def _model_where(model: str, root: str | None, alias: str = "") -> tuple[str, list]:

@@ -25,14 +25,14 @@ from datetime import datetime
 
 from pts.index import headline
 from pts.results import records
-from pts.stored import figures, host_ceiling, latency_qos, waf
+from pts.stored import figures, host_ceiling, latency_qos, ocp_every_id, waf
 from pts.stored.cells import cell_label, window_cells
 from pts.stored.model import STEADY, Cell, Device, RunView, TestResult
 from pts.testdefs.qos_levels import needed_ios
 
 # Bump when what the rows of a run hold changes: every folder is then read again by the next
 # `pts index`, whatever its files' stats (build.py).
-READER = 2            # 2: operating points, HIR, XSR, RWSW shares, QoS levels
+READER = 3            # 2: operating points, HIR, XSR, RWSW shares, QoS levels; 3: OCP counts
 
 FINISHED, UNFINISHED, UNREADABLE = "finished", "unfinished", "unreadable"
 OK, NA, NOT_RESOLVABLE, NO_DATA, NOT_GIVEN = "ok", "N/A", "n/r", "no data", "not given"
@@ -45,10 +45,12 @@ RUN_COLUMNS = (
     "emulated", "host", "spec_name", "spec_title", "options_json", "deviations_json",
     "deviation_count", "compliant", "verdict", "state", "started", "started_at",
     "last_record_at", "ended_at", "test_count", "error", "notes_json", "run_json_size",
-    "run_json_mtime_ns", "ledger_size", "ledger_mtime_ns", "reader", "indexed_at")
+    "run_json_mtime_ns", "ledger_size", "ledger_mtime_ns", "reader", "indexed_at",
+    "ocp_version", "ocp_pass", "ocp_fail", "ocp_not_applicable", "ocp_not_checked")
 TEST_COLUMNS = (
     "folder", "name", "position", "title", "clause", "state", "status", "steady", "rounds",
     "steady_round", "window_first", "window_last", "started_at", "ended_at")
+OCP_COLUMNS = RUN_COLUMNS[-5:]     # ocp_version, then the counts in ocp_every_id.WORDS' order
 FIGURE_COLUMNS = (
     "folder", "test", "metric", "cell", "position", "rw_mix", "block_size", "value", "shown",
     "unit", "rounds", "host_bound", "reason")
@@ -65,7 +67,18 @@ def run_row(run: RunView, root: str, stats: dict) -> dict:
         "state": FINISHED if done else UNFINISHED,
         "last_record_at": run.finished, "ended_at": run.finished if done else None,
         "test_count": len(run.tests), "error": None, "notes_json": _json(list(run.notes)),
-    }
+    } | ocp_counts(run)
+
+
+def ocp_counts(run: RunView | None) -> dict:
+    """The newest OCP text's verdict counts on the run (pts.stored.ocp_every_id, as `qualify
+    --ocp`); all None for a run not on an NVMe drive (or unreadable: run None)."""
+    found = ocp_every_id.summary(run) if run is not None else None
+    if found is None:
+        return dict.fromkeys(OCP_COLUMNS)
+    return {"ocp_version": found.version} | {
+        column: found.counts[word] for column, word in zip(
+            OCP_COLUMNS[1:], ocp_every_id.WORDS, strict=True)}
 
 
 def unreadable_row(folder: str, root: str, info: dict, device: Device, error: str,
@@ -79,7 +92,7 @@ def unreadable_row(folder: str, root: str, info: dict, device: Device, error: st
         "deviations_json": _json(deviations), "deviation_count": len(deviations),
         "compliant": None, "verdict": None, "state": UNREADABLE, "last_record_at": None,
         "ended_at": None, "test_count": 0, "error": error, "notes_json": _json([]),
-    }
+    } | ocp_counts(None)
 
 
 def _identity(folder, root, run_id, device: Device, platform, spec, options, started,

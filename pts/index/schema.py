@@ -11,7 +11,7 @@ Tables (docs/index.md):
 - schema_version: one row per applied migration;
 - runs: one row per run folder (device identity, host, spec, options and deviations, the
   verdict, the state, times, why its ledger could not be read if so, and the file stats the
-  folder was read at);
+  folder was read at; from migration 2 the OCP requirement verdicts' counts);
 - tests: one row per test of a run (state, status, steady or not, rounds, window, times);
 - figures: the headline figures per test and cell, as the report shows them (pts.index.rows).
 """
@@ -104,6 +104,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         )""",
         "CREATE INDEX figures_by_cell ON figures (test, metric, cell)",
     )),
+    # issue 49 §4: the OCP requirement verdicts' counts of the newest text per run (NULL: not
+    # a run on an NVMe drive), so `pts history` shows them over firmware versions
+    Migration(2, "OCP requirement counts per run", tuple(
+        f"ALTER TABLE runs ADD COLUMN {column}" for column in (
+            "ocp_version TEXT", "ocp_pass INTEGER", "ocp_fail INTEGER",
+            "ocp_not_applicable INTEGER", "ocp_not_checked INTEGER"))),
 )
 
 VERSION = MIGRATIONS[-1].version      # the schema this code writes and reads

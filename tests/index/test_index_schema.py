@@ -85,7 +85,8 @@ def test_versions_out_of_order_are_refused(tmp_path, backend):
     index.execute("DELETE FROM schema_version WHERE version = 1")
     index.execute("INSERT INTO schema_version VALUES (0, 'by hand', 0)")
     index.close()
-    with pytest.raises(db.IndexUnusable, match=r"records schema versions \[0\], not \[1\]"):
+    with pytest.raises(db.IndexUnusable,          # 1 replaced by 0; the later ones kept
+                       match=r"records schema versions \[0(, \d+)*\], not \[1(, \d+)*\]"):
         backend.connect(tmp_path)
 
 

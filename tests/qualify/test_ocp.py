@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -533,3 +535,25 @@ def test_every_id_on_qemu_10s_recorded_answers(monkeypatch, tmp_path, capsys):
     assert main(["qualify", str(path), "--ocp", "2.7"]) == 1        # FAILs: exit 1
     last = capsys.readouterr().out.splitlines()[-1]
     assert last.startswith(f"OCP DC NVMe SSD 2.7: {found.counts_text} of 1717 ")
+
+
+def test_the_index_keeps_the_counts_and_history_shows_them(monkeypatch, tmp_path, capsys):
+    """`pts index` keeps each run's OCP counts (the newest text's, as qualify --ocp gives
+    them; none for a run not on an NVMe drive) and `pts history` shows them per run."""
+    reports = tmp_path / "reports"
+    cd8 = build_run(reports, "cd8", counters=growing(recorded_counters(monkeypatch, tmp_path,
+                                                                       "kioxia-cd8")),
+                    counters_source="smart-log")
+    build_run(reports, "emulated", emulated=True)
+    assert main(["index", str(reports)]) == 0
+    capsys.readouterr()
+    with sqlite3.connect(reports / "index.sqlite") as conn:
+        rows = dict(((Path(f).name, (v, p, f_, na, nc)) for f, v, p, f_, na, nc in conn.execute(
+            "SELECT folder, ocp_version, ocp_pass, ocp_fail, ocp_not_applicable, "
+            "ocp_not_checked FROM runs")))
+    counts = every.judge_every(load_run(cd8), "2.7").counts
+    assert rows == {"cd8": ("2.7", *counts.values()), "emulated": (None,) * 5}
+    model = load_run(cd8).device.model
+    assert main(["history", model, "--index", str(reports)]) == 0
+    shown = [line.strip() for line in capsys.readouterr().out.splitlines()]
+    assert "OCP 2.7: 29 PASS, 25 FAIL, 59 NOT APPLICABLE, 1604 NOT CHECKED" in shown

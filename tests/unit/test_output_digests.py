@@ -55,6 +55,12 @@ Changes made on purpose so far:
   ocptv", "rwsw export ocptv": a last step "ocp-requirements-2.7" with 1,717 diagnoses (one
   per ID of the v2.7 text, as qualify --ocp says) and the counts' log, before the run's
   verdict log and testRunEnd (whose sequence numbers move). Nothing else differs.
+- issue 49 §4 (the OCP counts per run in the index): "index rows": schema version 2 (the
+  runs table's ocp_version, ocp_pass, ocp_fail, ocp_not_applicable, ocp_not_checked of all
+  six runs, each on an NVMe drive: 2.7, 1, 0, 59, 1657 for each, rwsw included)
+  and reader 3; "history text": a line "OCP 2.7: 1 PASS, 0 FAIL, 59 NOT
+  APPLICABLE, 1657 NOT CHECKED" under each run; "history json": each run's "ocp". Nothing
+  else differs.
 
 A digest that differs fails naming the output; the test has written the new output to a
 file it names. To see the difference: write the outputs of the commit the table was made at
@@ -114,12 +120,12 @@ DIGESTS = (
     ("index rows", "`pts index REPORTS_DIR` of all six runs (SQLite): every row of every "
      "table (runs, tests, figures, schema_version) as sorted JSON, mtimes and indexing times "
      "left out",
-     "b1e65323d967dc8cbc8ef6bfba8eb769727c87c08b4f4b141320232615d00059"),
+     "84dfab9aa4d8b14d84e8046c34c21b50f81e3186eb801e8e4b344f6ba5fd53d7"),
     ("history text", "`pts history 'Digest NVMe SSD' --firmware FW-A --firmware FW-B` on that "
      "index (ref-a1, a2, b1, b2: every figure of every family, verdicts, change points)",
-     "234e60084e24078207934468fcd367e5c14577fb23795dcbf8aa397b74e91a4b"),
+     "255f617a76e9acdbe49b3bef7ebb80d991b871f35c43a8dfcd5f75533c95b294"),
     ("history json", "the same with --json",
-     "b4181e6f4fdbb436775ab5c9bcfc27096c4b83d8c4d59c48507562eeed365a86"),
+     "00a15d3b5c710ca2c3b9c485fbfec0e575cc7a87e04a2bca8ee1c266523819f7"),
 )
 
 
