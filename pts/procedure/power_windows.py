@@ -1,5 +1,6 @@
-"""--power at run time (issue 51 §3, §5): one recorder per source for the run, and each
-point's window stored as a `point_power` record per source.
+"""--power at run time (issue 51 §3, §5): one recorder per source for the run; each round's
+fio run (a `round_power` record) and each of its points' windows (a `point_power` record)
+stored per source.
 
 The recorders start with the run's first round (each source's `power_source` record then,
 once) and stop with the run (Run.close, which the session calls whatever ends it: Ctrl-C, an
@@ -73,11 +74,18 @@ def measured(run: Run, test: str, round_no: int, indices: Sequence[int],
     found = recorders(run)
     for _, rec in found:
         rec.read_now()
+    began = time.monotonic()                     # inside the segment the reads opened
     results = fio()
+    ended = time.monotonic()
     for _, rec in found:
         rec.read_now()
     offset = time.time() - time.monotonic()      # Unix = monotonic + offset, now
     for name, rec in found:
+        w = rec.window(began, ended)
+        run.ledger.append(records.RoundPower(
+            test=test, round=round_no, source=name, start=began + offset, end=ended + offset,
+            energy_j=w.energy_j, covered_s=w.covered_s, mean_w=w.mean_w, samples=w.samples,
+            gaps=[[a - w.t0, b - w.t0] for a, b in w.gaps]))
         for index, r in zip(indices, results, strict=True):
             w = rec.window(r.start - offset, r.end - offset)
             run.ledger.append(records.PointPower(

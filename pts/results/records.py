@@ -194,6 +194,23 @@ class PointPower(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RoundPower(Record):
+    """--power: one source over a round's whole fio run, from the read just before it starts
+    to the read just after it ends (the points and the time between them: a round's energy;
+    points measured again after their round: a second one)."""
+    TYPE: ClassVar[str] = "round_power"
+    round: int
+    source: str
+    start: float                # Unix s
+    end: float
+    energy_j: float
+    covered_s: float
+    mean_w: float | None
+    samples: int
+    gaps: list                  # [[from, to]] s after start
+
+
+@dataclass(frozen=True, kw_only=True)
 class Sample(Record):
     TYPE: ClassVar[str] = "sample"
     sample: int
@@ -346,7 +363,7 @@ TYPES: dict[str, type[Record]] = {cls.TYPE: cls for cls in (
     WsatResult, Resume, Deviation, TestEnd, Prewrite, OperatingPoint, ResponseHistogram,
     HirBaseline, HirWrite, HirState, XsrInterval, XsrGroup, Requirement, PurgeProbe,
     HostCeiling, NvmeFacts, FdpStatistics, PowerSourceInfo,
-    PointPower)}
+    PointPower, RoundPower)}
 
 
 def parse(data: dict) -> Record:

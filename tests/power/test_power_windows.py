@@ -65,6 +65,13 @@ def test_each_point_gets_its_window_and_each_source_is_recorded_once(tmp_path):
         assert w.mean_w == pytest.approx(12.0)
         assert w.covered_s > 0.9 * span and w.energy_j == pytest.approx(12.0 * w.covered_s)
         assert w.samples >= 5
+    whole = stored(tmp_path, records.RoundPower)
+    assert [w.round for w in whole] == [1, 2]
+    assert whole[0].start <= results[0].start and whole[0].end >= results[-1].end
+    for w in whole:       # the round's fio run: a streaming meter's edges wait for its lines
+        assert w.mean_w == pytest.approx(12.0) and w.end - w.start >= 1.2
+        assert w.covered_s >= w.end - w.start - 0.2
+        assert w.energy_j == pytest.approx(12.0 * w.covered_s)
     assert not said
     assert all(not r._thread.is_alive() for _, r in run.power)      # stopped by Run.close
 
