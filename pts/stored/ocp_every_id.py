@@ -7,7 +7,7 @@ gets PASS, FAIL, NOT APPLICABLE or NOT CHECKED, with why:
   - TABULATED: the requirement table's verdict (pts.stored.ocp_verdicts: C0h, SMART / Health
     logs, purge times, ...);
   - an ID a host rule judges (pts.stored.host_judge: Identify, features, logs, PCIe), from
-    the facts the run recorded (its ledger's nvme_facts record, pts.tools.nvme_facts); a run
+    the facts the run recorded (its ledger's nvme_facts record, pts.stored.host_facts); a run
     without them: NOT CHECKED saying so;
   - TO BE JUDGED with no rule yet: NOT CHECKED, "not yet judged";
   - the rest by its class (pts.config.ocp_all_ids.resolve): obsolete IDs NOT APPLICABLE;
@@ -24,13 +24,12 @@ from dataclasses import dataclass
 from pts.config import ocp_requirements
 from pts.config.ocp_all_ids import LOCATOR, OcpId, all_ids, resolve
 from pts.config.ocp_id_classes import GROUPS, NOT_APPLICABLE, NOT_CHECKED, SUBJECTS, TABULATED
-from pts.results import records
 from pts.stored import host_judge, host_rules, ocp_verdicts
+from pts.stored.host_facts import facts as facts_record
 from pts.stored.model import RunView
 from pts.stored.ocp_stored import FAIL, PASS
 
 WORDS = (PASS, FAIL, NOT_APPLICABLE, NOT_CHECKED)
-FACTS = "nvme_facts"              # the ledger record of the facts a run read (nvme_facts.py)
 # The drive's form factor: not recorded by a run nor given by a datasheet today.
 FORM_FACTOR: str | None = None
 NO_FACTS = ("judged from the drive's Identify, features, logs and PCIe registers "
@@ -117,19 +116,10 @@ def form_factor_note() -> str:
 
 
 def host_facts(run: RunView) -> tuple[dict, str] | None:
-    """The facts of the run's last nvme_facts record that read them, and its moment, or None.
-    The record is typed where this version knows its type, else kept as an Unknown one."""
-    found = []
-    for r in run.records:
-        if getattr(r, "TYPE", None) == FACTS:
-            kept = {"facts": r.facts, "moment": r.moment, "error": r.error}
-        elif isinstance(r, records.Unknown) and r.type == FACTS:
-            kept = r.extra
-        else:
-            continue
-        if isinstance(kept.get("facts"), dict) and kept["facts"] and not kept.get("error"):
-            found.append(kept)
-    return (found[-1]["facts"], str(found[-1].get("moment") or "")) if found else None
+    """The facts of the run's last nvme_facts record that read them, and its moment, or None
+    (pts.stored.host_facts.facts)."""
+    found = facts_record(run)
+    return (found.facts, found.moment or "") if found is not None else None
 
 
 def _host(v: host_rules.Verdict, moment: str) -> tuple[str, str, tuple[str, ...]]:
