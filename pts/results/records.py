@@ -1,6 +1,7 @@
 """The ledger schema: every record type of ledger.jsonl and its fields. TYPES names every
 type, and every caller imports them from here: the base they extend is in record.py, the HIR
-and XSR records in records_recovery.py, the rest below.
+and XSR records in records_recovery.py, the --power records in records_power.py, the rest
+below.
 
 Writers build typed records (a missing or misspelt field is a TypeError where it is written);
 `Ledger.append` stamps `type` and `time`. `parse` gives typed records back: missing fields read
@@ -18,6 +19,7 @@ from typing import ClassVar
 from pts.results.parameters import current as current_parameters
 from pts.results.parameters import typed as typed_parameters
 from pts.results.record import Record
+from pts.results.records_power import PointPower, PowerSourceInfo, RoundPower
 from pts.results.records_recovery import HirBaseline, HirState, HirWrite, XsrGroup, XsrInterval
 
 STEADY, NOT_STEADY, COMPLETE = "steady", "not_steady", "complete"      # test_end statuses
@@ -161,53 +163,6 @@ class FdpStatistics(Record):
     stats: dict | None          # {hbmw, mbmw, mbe}: bytes (null: not read, `error` says why)
     file: str | None
     error: str | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class PowerSourceInfo(Record):
-    """--power: one source of the run (issue 51), once when the run starts recording: what
-    it measures, how often it is read, its kind (W readings or an energy counter)."""
-    TYPE: ClassVar[str] = "power_source"
-    name: str                   # as given to --power, password-file= left out
-    measures: str               # "drive", "server", "cpu package", what a meter is on
-    interval_s: float
-    kind: str                   # "power" (W readings) or "energy" (a counter, J)
-    detail: str                 # what exactly is read (the model, the URL, the command)
-    error: str | None = None    # it could not be started: no window of it follows
-
-
-@dataclass(frozen=True, kw_only=True)
-class PointPower(Record):
-    """--power: one source over one point's measurement window, its fio I/O's start to end
-    (pts.power.energy.window; round 0: the --fob-sweep's points)."""
-    TYPE: ClassVar[str] = "point_power"
-    round: int
-    index: int
-    source: str                 # a power_source record's name
-    start: float                # Unix s, the point's start and end as its point record's
-    end: float
-    energy_j: float             # over the covered seconds only: a gap is never filled
-    covered_s: float
-    mean_w: float | None        # energy / covered seconds (None: nothing covered)
-    samples: int                # good readings inside the window
-    gaps: list                  # [[from, to]] s after start, the window's uncovered parts
-
-
-@dataclass(frozen=True, kw_only=True)
-class RoundPower(Record):
-    """--power: one source over a round's whole fio run, from the read just before it starts
-    to the read just after it ends (the points and the time between them: a round's energy;
-    points measured again after their round: a second one)."""
-    TYPE: ClassVar[str] = "round_power"
-    round: int
-    source: str
-    start: float                # Unix s
-    end: float
-    energy_j: float
-    covered_s: float
-    mean_w: float | None
-    samples: int
-    gaps: list                  # [[from, to]] s after start
 
 
 @dataclass(frozen=True, kw_only=True)
