@@ -73,6 +73,8 @@ class Page:
     cells: tuple[tuple, ...]          # (mix, bs, W, per W, FOB W or None, FOB per W or None)
     rounds: tuple[tuple, ...]         # (round, in window, label, tracking value, W, per W)
     gaps: tuple[tuple, ...]           # (source, round, point index, [[from, to], ...])
+    # the first source's round_power records: (round, in window, J, mean W, coverage)
+    round_energy: tuple[tuple, ...] = ()
 
 
 def page(run: RunView, test: TestResult) -> Page | None:
@@ -109,4 +111,8 @@ def page(run: RunView, test: TestResult) -> Page | None:
                    for r in test.rounds for t in test.tracking)
     gaps = tuple((name, w.round, w.index, w.gaps) for name in names
                  for w in windows(mine, name).values() if w.gaps)
-    return Page(per, tuple(sources), cells, rounds, gaps)
+    whole = [r for r in test.records_of(records.RoundPower) if r.source == names[0]]
+    energy = tuple((r.round, r.round in window, r.energy_j, r.mean_w,
+                    r.covered_s / (r.end - r.start) if r.end > r.start else 0.0)
+                   for r in whole)
+    return Page(per, tuple(sources), cells, rounds, gaps, energy)

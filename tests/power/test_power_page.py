@@ -60,6 +60,11 @@ def powered(tmp_path_factory):
                           "start": p["start"], "end": p["end"], "energy_j": w * covered,
                           "covered_s": covered, "mean_w": w, "samples": 60,
                           "gaps": gap if source == "emulated" else []})
+    for rnd in sorted({p["round"] for p in points if p["test"] == "iops"}):
+        added.append({"type": "round_power", "time": 2.0, "test": "iops", "round": rnd,
+                      "source": "emulated", "start": 0.0, "end": 100.0,
+                      "energy_j": 500.0 + rnd, "covered_s": 100.0, "mean_w": 5.0 + rnd / 100,
+                      "samples": 200, "gaps": []})
     ledger.write_text("\n".join(lines + [json.dumps(a) for a in added]) + "\n")
     return load_run(folder)
 
@@ -106,9 +111,12 @@ def test_the_power_page_names_each_source_and_shows_the_gap(powered):
     assert page.gaps == (("emulated", 4, 0, [[10.0, 12.0]]),)
     tracked = [r for r in page.rounds if r[1]]            # the window's rounds
     assert tracked and all(r[4] is not None and r[5] is not None for r in tracked)
+    assert page.round_energy[0] == (1, 1 in test.window_rounds, 501.0, 5.01, 1.0)
+    assert len(page.round_energy) == len(test.rounds)
     story = power_page.build(powered, test)
     text = " ".join(getattr(f, "text", "") for f in story)
     assert "Power: sources" in text and "Power: gaps" in text
+    assert "Power: energy per round (emulated)" in text
     report = [getattr(f, "text", "") for f in pages_for(powered, test)]
     assert "Power: per cell, measurement window" in report        # registered for the test
 

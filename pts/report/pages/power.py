@@ -55,6 +55,15 @@ def build(run: RunView, test: TestResult) -> list[Flowable]:
         + ([_w(fw), fmt.num(fper)] if fob else []) for mix, bs, w, per, fw, fper in page.cells],
         [22 * mm, 22 * mm] + [(CONTENT_WIDTH - 44 * mm) / (len(head) - 2)] * (len(head) - 2),
         align_right_from=2))
+    if page.round_energy:
+        story += [h2(f"{TITLE}: energy per round ({page.sources[0].name})"), para(
+            "Each round's whole fio run, from the reads just before it to those just after "
+            "it: its points and the time between them.", "small")]
+        story.append(grid_table(
+            ("Round", "Window", "Energy", "Mean W", "Covered"),
+            [[str(n), "yes" if inside else "", f"{j:.3f} J", _w(w), f"{cover:.1%}"]
+             for n, inside, j, w, cover in page.round_energy],
+            [16 * mm, 16 * mm] + [(CONTENT_WIDTH - 32 * mm) / 3] * 3, align_right_from=2))
     story += [h2(f"{TITLE}: the tracking variables per round")]
     story.append(grid_table(
         ("Round", "Window", "Tracking variable", "Value", "W", unit),
