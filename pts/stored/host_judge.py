@@ -6,11 +6,21 @@ The one entry for the verdict code (qualify --ocp) and the run's report of its f
 
 from __future__ import annotations
 
-from pts.stored import fdp_rules, identify_rules, log_rules, pci_rules
+from pts.stored import (
+    error_recovery_rules,
+    fdp_rules,
+    identify_rules,
+    log_rules,
+    pci_rules,
+    self_test_rules,
+    telemetry_rules,
+    thermal_rules,
+)
 from pts.stored.host_rules import RULES, Verdict
 from pts.stored.host_rules import judge as _judge_with
 
-MODULES = (fdp_rules, identify_rules, log_rules, pci_rules)     # imported for their rules
+MODULES = (fdp_rules, identify_rules, log_rules, pci_rules,     # imported for their rules
+           telemetry_rules, self_test_rules, thermal_rules, error_recovery_rules)
 
 
 def judge(facts: dict, version: str = "2.7") -> list[Verdict]:

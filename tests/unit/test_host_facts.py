@@ -291,7 +291,9 @@ def test_read_all_reads_what_the_rules_need(tmp_path):
                         stdout_path.write_bytes(raw(name)[:512])
                         return CommandResult(tuple(argv), 0, "", "", 0.1)
                 stderr = next((FDP / f"{n}.stderr.txt").read_text() for n in (
-                    f"log-{log}h_support.bin", f"log-{log}h.bin", f"log-{log}h_0.bin")
+                    f"log-{log}h_support.bin", f"log-{log}h.bin", f"log-{log}h_0.bin",
+                    # C1h: the probe saw C3h's refusal word for word (qemu-10/README.md)
+                    *(["../nvme-get-log-c3h_refused"] if log == "c1" else []))
                     if (FDP / f"{n}.stderr.txt").exists())
                 return CommandResult(tuple(argv), 1, "", stderr, 0.1)
             return super().__call__(argv, stdout_path=stdout_path, **kwargs)
@@ -310,4 +312,5 @@ def test_read_all_reads_what_the_rules_need(tmp_path):
     assert len(not_read) == 20 and all(r.startswith(("PCI-", "NVMe-CFG-", "NVMe-OPT-12"))
                                        for r in not_read), not_read
     assert got["STD-LOG-13"] == "FAIL" and got["FDPSRG-2"] == "FAIL" and got["PWR-1"] == "PASS"
+    assert got["EREC-1"] == "FAIL" and got["TEL-6"] == "FAIL"      # C1h, 07h refused
     assert facts.refused == {}

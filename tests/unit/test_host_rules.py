@@ -54,6 +54,13 @@ QEMU = {
     # namespaces, firmware update, the OCP UUID (Identify Controller)
     "NSM-4": PASS, "NSM-7": FAIL, "NSM-8": FAIL, "FWUP-3": FAIL, "FWUP-4": FAIL,
     "FWUP-6": FAIL, "FWUP-7": PASS, "UUID-1": FAIL,
+    # telemetry, self-test, thermal thresholds, error recovery (the tests at the end)
+    **dict.fromkeys(("TEL-4", "TEL-5", "TEL-6", "TEL-7", "TEL-14", "TEL-15", "TEL-22", "TEL-23",
+                     "SELFTST-1", "SELFTST-2", "SELFTST-4", "SELFTST-5", "SELFTST-6",
+                     "SELFTST-7", "SELFTST-10", "SELFTST-11", "TTHROTTLE-9", "TTHROTTLE-10"),
+                    FAIL),
+    "TEL-26": NOT_APPLICABLE,
+    **{f"EREC-{n}": NOT_CHECKED for n in range(1, 18)},     # C1h: no recorded answer
 }
 # where each log's answer was recorded (the first boot's files, then the third's)
 LOGS = {"02h": "log-02h.bin", "05h": "log-05h_0.bin", "06h": "log-06h.bin",
@@ -102,7 +109,7 @@ def verdicts(facts: dict) -> dict:
 def test_every_rule_on_qemu_10s_answers():
     got = verdicts(qemu_facts())
     assert {k: v.verdict for k, v in got.items()} == QEMU
-    assert Counter(QEMU.values()) == {PASS: 51, FAIL: 48, NOT_CHECKED: 6, NOT_APPLICABLE: 3}
+    assert Counter(QEMU.values()) == {PASS: 51, FAIL: 66, NOT_CHECKED: 23, NOT_APPLICABLE: 4}
     assert all(v.why and v.line > 0 and v.version == "2.7" for v in got.values())
     # evidence names what was read and what it held
     assert got["PWR-1"].evidence[0].value == [(0, 25.0, "operational")]
@@ -296,3 +303,76 @@ def test_the_same_verdicts_from_the_ledger_record():
     first = {v.req_id: json.loads(json.dumps(v.as_record(), default=F.json_safe))
              for v in judge(qemu_facts())}
     assert again == first and len(again) == len(QEMU)
+
+
+# --- telemetry, self-test, thermal thresholds, error recovery (pts.stored.telemetry_rules,
+# self_test_rules, thermal_rules, error_recovery_rules)
+TEL_LOGS = ("TEL-4", "TEL-5", "TEL-6", "TEL-7", "TEL-14", "TEL-15", "TEL-22", "TEL-23")
+SELFTST = ("SELFTST-1", "SELFTST-2", "SELFTST-4", "SELFTST-5", "SELFTST-6", "SELFTST-7",
+           "SELFTST-10", "SELFTST-11")
+REFUSED = ("NVMe status: Invalid Field in Command: A reserved coded value or an unsupported "
+           "value in a defined field(0x4002)")
+
+
+def test_qemu_10s_refusals_are_the_evidence():
+    """QEMU 10 refuses logs 06h, 07h, 08h (recorded) and clears OACS bit 4 and LPA bit 3:
+    the refusal is the evidence of each FAIL; TEL-26's Data Area 4 is not applicable."""
+    got = verdicts(qemu_facts())
+    assert [got[r].verdict for r in TEL_LOGS + SELFTST] == [FAIL] * 16
+    assert got["TEL-6"].evidence[0].where == "log 07h"
+    assert "Invalid Field in Command" in got["TEL-6"].evidence[0].value
+    assert got["TEL-7"].why.startswith("Telemetry Controller-Initiated log 08h refused")
+    assert got["TEL-26"].verdict == NOT_APPLICABLE and got["TEL-26"].evidence[0].value == "0x7"
+    assert got["SELFTST-2"].evidence[0].value == "0x12a"          # OACS bit 4 cleared
+    assert "Invalid Field in Command" in got["SELFTST-2"].evidence[1].value   # log 06h
+    assert got["TTHROTTLE-9"].why == "WCTEMP 0157h (70 °C; 015Eh, 77 °C asked)"
+    assert got["TTHROTTLE-10"].why == "CCTEMP 0175h (100 °C; 0166h, 85 °C asked)"
+    assert {got[f"EREC-{n}"].why for n in range(1, 18)} == {"not read in this run: C1h"}
+    assert got["EREC-12"].line == 2155 and got["TEL-6"].line == 4239
+
+
+def test_telemetry_answered_constructed():
+    """Constructed: logs 07h and 08h answered, LPA bit 3 set; then bit 6 (Data Area 4) set;
+    then 08h refused for a timeout."""
+    f = copy.deepcopy(qemu_facts())
+    f["logs"].update({"07h": {"bytes": 512}, "08h": {"bytes": 512}})
+    f["id_ctrl"]["lpa"] = 0x0F
+    got = verdicts(f)
+    assert [got[r].verdict for r in TEL_LOGS + ("TEL-26",)] == [NOT_CHECKED] * 9
+    assert got["TEL-6"].why == ("log 07h answered; Data Area 1 Last Block (0040h as the "
+                                "factory default): not decoded by the run")
+    f["id_ctrl"]["lpa"] = 0x4F
+    assert verdicts(f)["TEL-26"].verdict == PASS
+    f["logs"]["08h"] = {"refused": "nvme get-log ...: exit status 1: timed out"}
+    got = verdicts(f)
+    assert (got["TEL-6"].verdict, got["TEL-7"].verdict) == (NOT_CHECKED, NOT_CHECKED)
+    assert got["TEL-7"].why.startswith("the telemetry log read failed otherwise")
+
+
+def test_self_test_and_thresholds_constructed():
+    """Constructed: OACS bit 4 set (self-test supported, none run: NOT CHECKED); WCTEMP 015Eh
+    and CCTEMP 0166h as asked (PASS), one kelvin off (FAIL)."""
+    f = copy.deepcopy(qemu_facts())
+    f["id_ctrl"].update(oacs=0x12A | 1 << 4, wctemp=0x15E, cctemp=0x166)
+    got = verdicts(f)
+    assert [got[r].verdict for r in SELFTST] == [NOT_CHECKED] * 8
+    assert "needs a self-test run" in got["SELFTST-11"].why
+    assert (got["TTHROTTLE-9"].verdict, got["TTHROTTLE-10"].verdict) == (PASS, PASS)
+    f["id_ctrl"].update(wctemp=0x15F, cctemp=0x165)
+    got = verdicts(f)
+    assert (got["TTHROTTLE-9"].verdict, got["TTHROTTLE-10"].verdict) == (FAIL, FAIL)
+
+
+def test_error_recovery_log_constructed():
+    """Constructed: log C1h refused as QEMU 10 refuses it (its README's probe: Invalid Field in
+    Command, 0x4002), then answered, then refused for a timeout."""
+    f = copy.deepcopy(qemu_facts())
+    f["logs"]["C1h"] = {"refused": REFUSED}
+    got = verdicts(f)
+    assert [got[f"EREC-{n}"].verdict for n in range(1, 18)] == [FAIL] * 17
+    assert got["EREC-1"].why == ("Error Recovery log C1h refused as not supported: no Error "
+                                 "Reset Wait Time (log C1h bytes 1:0)")
+    f["logs"]["C1h"] = {"bytes": 512}
+    assert {verdicts(f)[f"EREC-{n}"].verdict for n in range(1, 18)} == {NOT_CHECKED}
+    f["logs"]["C1h"] = {"refused": "nvme get-log ...: exit status 1: timed out"}
+    assert verdicts(f)["EREC-16"].why.startswith("log C1h's read failed otherwise")
