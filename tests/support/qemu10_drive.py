@@ -1,0 +1,91 @@
+"""QEMU 10's NVMe controller with FDP as its probe boot recorded it (tests/data/qemu-10/fdp,
+tests/support/guest/fdp_probe.py), for the host facts' readers: a stand-in for commands.run
+that answers nvme-cli's read-only commands with the recorded bytes and words, and the PCI
+function's sysfs directory laid out from the recorded files. Used where no NVMe drive is
+there (tests/unit/test_host_facts_step.py) and to hold the live guest's facts against the
+recording (tests/e2e/test_qemu_e2e.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pts.tools.commands import CommandResult
+from tests.support.helpers import DATA
+
+FDP = DATA / "qemu-10" / "fdp"
+STATS = ("0", "after-64MiB-phndl0", "after-16MiB-plain", "after-1MiB-phndl1-update")
+REFUSED = (FDP / "log-00h_0.bin.stderr.txt").read_text()     # QEMU 10's words
+PAGE = 4096
+
+
+class Drive:
+    """commands.run for nvme-cli on the recorded controller: Identify and the logs as bytes
+    (cut at --log-len), features as text, refusals as QEMU said them; log 22h answers each
+    read with the next of `stats` (a moment of STATS, or None: refused; the last repeats).
+    Anything but a read fails the test."""
+
+    def __init__(self, stats=("0",)):
+        self.stats, self.calls = list(stats), []
+
+    @staticmethod
+    def _arg(argv, name):
+        return next((a.split("=", 1)[1] for a in argv if a.startswith(name + "=")), None)
+
+    def __call__(self, argv, *, stdout_path=None, check=True, **kwargs):
+        argv = list(argv)
+        self.calls.append(argv)
+        assert argv[0] == "nvme" and argv[1] in ("id-ctrl", "id-ns", "get-feature", "get-log"), \
+            argv              # read-only commands only
+        if argv[1] in ("id-ctrl", "id-ns"):
+            return self._bytes(argv, stdout_path, f"nvme-{argv[1]}.bin")
+        if argv[1] == "get-feature":
+            fid, sel = self._arg(argv, "--feature-id")[2:], self._arg(argv, "--sel")
+            name = ({"0": "feature-02h_current.txt", "3": "feature-02h_capabilities.txt"}[sel]
+                    if fid == "02" else f"feature-{fid}h_capabilities.txt")
+            return self._text(argv, name)
+        log = self._arg(argv, "--log-id")[2:]
+        if log == "22":
+            moment = self.stats.pop(0) if len(self.stats) > 1 else self.stats[0]
+            name = f"log-22h_{moment}.bin" if moment else "refused"
+        else:
+            names = {"23": ["log-23h-lsp1-host-events_0.bin"]}.get(
+                log, [f"log-{log}h_0.bin", f"log-{log}h_support.bin", f"log-{log}h.bin"])
+            name = next((n for n in names if (FDP / n).exists()), "refused")
+        return self._bytes(argv, stdout_path, name, int(self._arg(argv, "--log-len")))
+
+    @staticmethod
+    def _bytes(argv, out, name, length=None):
+        if name == "refused" or not (FDP / name).exists():
+            return CommandResult(tuple(argv), 1, "", REFUSED, 0.1)
+        out.write_bytes((FDP / name).read_bytes()[:length])
+        return CommandResult(tuple(argv), 0, "", "", 0.1)
+
+    @staticmethod
+    def _text(argv, name):
+        if not (FDP / name).exists():
+            return CommandResult(tuple(argv), 1, "", (FDP / f"{name}.stderr.txt").read_text(),
+                                 0.1)
+        return CommandResult(tuple(argv), 0, (FDP / name).read_text(), "", 0.1)
+
+
+def pci_function(folder: Path) -> Path:
+    """The PCI function's sysfs directory as the probe read it, under `folder`: config,
+    resource, the link files, and resource0 holding BAR0's first registers (the recorded 64
+    bytes, the rest of the page zero: read_pci maps one page)."""
+    dev = folder / "0000:00:03.0"
+    dev.mkdir(parents=True)
+    (dev / "config").write_bytes((FDP / "pci-config.bin").read_bytes())
+    (dev / "resource").write_text((FDP / "pci-resource.txt").read_text())
+    for line in (FDP / "pci-link.txt").read_text().splitlines():
+        name, value = line.split(":", 1)
+        (dev / name).write_text(value + "\n")
+    (dev / "resource0").write_bytes((FDP / "nvme-regs-bar0.bin").read_bytes().ljust(PAGE, b"\0"))
+    return dev
+
+
+def recorded_facts(folder: Path) -> dict:
+    """Every host fact of the recorded controller at its first moment, read by the product's
+    own reader (pts.tools.host_read.read_all) with Drive and pci_function."""
+    from pts.tools import host_read
+    return host_read.read_all("/dev/nvme0", "/dev/nvme0n1", folder / "bytes", "0",
+                              pci_device=pci_function(folder), run=Drive()).values
