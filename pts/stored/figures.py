@@ -279,7 +279,9 @@ def tracking_unit(test: str) -> str:
 def better(test: str, metric: str) -> int:
     """HIGHER, LOWER or NONE for an indexed figure (NONE too for a metric the catalogue no
     longer has, as an index made by an older reader may hold)."""
-    return next((f.better for f in of(test, INDEX) if f.metric == metric), NONE)
+    family = family_of(test)           # a `recorded` row too: the name alone cannot tell
+    return next((f.better for f in catalogue() if f.family == family and f.of_test(test)
+                 and INDEX in f.shown and f.metric == metric), NONE)
 
 
 def last_each(found: Iterable, key: Callable) -> dict:

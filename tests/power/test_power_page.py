@@ -99,6 +99,10 @@ def test_the_catalogue_rows_reach_the_index_csv_ocptv_and_compare(powered):
              for m in [line.get("testStepArtifact", {}).get("measurement", {})] if m}
     assert any(n.endswith(" iops_per_w") for n in names)
     assert POWER_METRICS <= {f.metric for f in compared(test)}
+    # history's verdicts: more I/O per watt is better; W and J have no better direction
+    assert [figures.better("iops", m) for m in ("iops_per_w", "power_w", "energy_j")] == \
+        [figures.HIGHER, figures.NONE, figures.NONE]
+    assert figures.better("throughput-128k", "mbps_per_w") == figures.HIGHER
 
 
 def test_the_power_page_names_each_source_and_shows_the_gap(powered):
