@@ -33,9 +33,9 @@ def compared(test) -> tuple[figures.Figure, ...]:
     return shown
 
 
-def metrics_of(test_name: str) -> tuple[tuple[str, str, str], ...]:
-    """(metric, label, unit) of each figure compared per cell."""
-    return tuple((f.name(figures.COMPARE), f.label, f.unit) for f in compared(test_name))
+def metrics_of(test) -> tuple[tuple[str, str, str], ...]:
+    """(metric, label, unit) of each figure compared per cell (`test`: as compared())."""
+    return tuple((f.name(figures.COMPARE), f.label, f.unit) for f in compared(test))
 
 
 @dataclass(frozen=True)

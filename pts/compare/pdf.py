@@ -140,7 +140,7 @@ def test_pages(c: Comparison, name: str) -> list[Flowable]:
                                       + ", side by side"),
                       side_by_side(rwsw_rows(tests), labels)]
     rows = c.rows(name)
-    for metric, title, unit in metrics_of(name):
+    for metric, title, unit in metrics_of(tests[0]):      # --power's where it has them
         mine = [r for r in rows if r.metric == metric]
         named = title if title == unit else f"{title} ({unit})"
         out += [PageBreak(), h2(f"{named}, side by side"), side_by_side(mine, labels)]

@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from pts.compare.data import compared
+from pts.compare import cli as compare_cli
+from pts.compare import pdf as compare_pdf
+from pts.compare.data import compare_views, compared
 from pts.export import cli as export_cli
 from pts.export import ocptv
 from pts.index import rows as index_rows
@@ -99,6 +101,11 @@ def test_the_catalogue_rows_reach_the_index_csv_ocptv_and_compare(powered):
              for m in [line.get("testStepArtifact", {}).get("measurement", {})] if m}
     assert any(n.endswith(" iops_per_w") for n in names)
     assert POWER_METRICS <= {f.metric for f in compared(test)}
+    comparison = compare_views([powered, powered])
+    assert {r["metric"] for r in csv.DictReader(io.StringIO(compare_cli.to_csv(comparison)))
+            } >= POWER_METRICS
+    titles = [getattr(f, "text", "") for f in compare_pdf.test_pages(comparison, "iops")]
+    assert "mean power (W), side by side" in titles and "IOPS/W, side by side" in titles
     # history's verdicts: more I/O per watt is better; W and J have no better direction
     assert [figures.better("iops", m) for m in ("iops_per_w", "power_w", "energy_j")] == \
         [figures.HIGHER, figures.NONE, figures.NONE]
