@@ -7,6 +7,7 @@ The one entry for the verdict code (qualify --ocp) and the run's report of its f
 from __future__ import annotations
 
 from pts.stored import (
+    command_support_rules,
     error_recovery_rules,
     fdp_rules,
     identify_rules,
@@ -20,7 +21,8 @@ from pts.stored.host_rules import RULES, Verdict
 from pts.stored.host_rules import judge as _judge_with
 
 MODULES = (fdp_rules, identify_rules, log_rules, pci_rules,     # imported for their rules
-           telemetry_rules, self_test_rules, thermal_rules, error_recovery_rules)
+           telemetry_rules, self_test_rules, thermal_rules, error_recovery_rules,
+           command_support_rules)
 
 
 def judge(facts: dict, version: str = "2.7") -> list[Verdict]:

@@ -71,10 +71,12 @@ ON_LOGS = {
               "32,768 bytes)"),
     "TEL-6": (4239, ("07h",), "Data Area 1 Last Block (0040h as the factory default)"),
     "TEL-7": (4242, ("08h",), "Data Area 1 Last Block (0040h as the factory default)"),
+    "TEL-8": (4245, ("07h",), "Data Area 1 to update every ten minutes"),
     "TEL-14": (4261, BOTH, "Data Area 1 and 2 data for the OCP plugin to decode"),
     "TEL-15": (4263, BOTH, "Telemetry Data Area 1 and Data Area 2"),
     "TEL-22": (4280, BOTH, "NVM subsystem scope of the telemetry logs"),
     "TEL-23": (4284, BOTH, "statistics (from C0h, 02h, 09h) in Data Area 1"),
+    "TEL-25": (4291, BOTH, "statistics descriptors (their Host Hint Type) in Data Area 1"),
 }
 for _rid, (_line, _logs, _needs) in ON_LOGS.items():
     rule(V27, _rid, _line)(_on_logs(_logs, _needs))

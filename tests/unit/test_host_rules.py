@@ -55,12 +55,17 @@ QEMU = {
     "NSM-4": PASS, "NSM-7": FAIL, "NSM-8": FAIL, "FWUP-3": FAIL, "FWUP-4": FAIL,
     "FWUP-6": FAIL, "FWUP-7": PASS, "UUID-1": FAIL,
     # telemetry, self-test, thermal thresholds, error recovery (the tests at the end)
-    **dict.fromkeys(("TEL-4", "TEL-5", "TEL-6", "TEL-7", "TEL-14", "TEL-15", "TEL-22", "TEL-23",
-                     "SELFTST-1", "SELFTST-2", "SELFTST-4", "SELFTST-5", "SELFTST-6",
-                     "SELFTST-7", "SELFTST-10", "SELFTST-11", "TTHROTTLE-9", "TTHROTTLE-10"),
+    **dict.fromkeys(("TEL-4", "TEL-5", "TEL-6", "TEL-7", "TEL-8", "TEL-14", "TEL-15", "TEL-22",
+                     "TEL-23", "TEL-25", "SELFTST-1", "SELFTST-2", "SELFTST-4", "SELFTST-5",
+                     "SELFTST-6", "SELFTST-7", "SELFTST-10", "SELFTST-11", "TTHROTTLE-9",
+                     "TTHROTTLE-10"),
                     FAIL),
     "TEL-26": NOT_APPLICABLE,
     **{f"EREC-{n}": NOT_CHECKED for n in range(1, 18)},     # C1h: no recorded answer
+    # Lockdown, Sanitize, Format NVM, Write Uncorrectable, CAP.AMS/CMBS, FDP configuration 2
+    "NVMe-CFG-1": FAIL, "NVMe-CFG-11": NOT_APPLICABLE, "NVMe-AD-15": FAIL, "NVMe-AD-16": FAIL,
+    "NVMe-AD-26": FAIL, "NVMe-AD-29": FAIL, "NVMe-AD-33": NOT_APPLICABLE, "FDPSRG2-1": FAIL,
+    **dict.fromkeys(("NVMe-IO-11", "NVMe-IO-12", "NVMe-IO-13", "NVMe-IO-14"), NOT_APPLICABLE),
 }
 # where each log's answer was recorded (the first boot's files, then the third's)
 LOGS = {"02h": "log-02h.bin", "05h": "log-05h_0.bin", "06h": "log-06h.bin",
@@ -109,7 +114,7 @@ def verdicts(facts: dict) -> dict:
 def test_every_rule_on_qemu_10s_answers():
     got = verdicts(qemu_facts())
     assert {k: v.verdict for k, v in got.items()} == QEMU
-    assert Counter(QEMU.values()) == {PASS: 51, FAIL: 66, NOT_CHECKED: 23, NOT_APPLICABLE: 4}
+    assert Counter(QEMU.values()) == {PASS: 51, FAIL: 74, NOT_CHECKED: 23, NOT_APPLICABLE: 10}
     assert all(v.why and v.line > 0 and v.version == "2.7" for v in got.values())
     # evidence names what was read and what it held
     assert got["PWR-1"].evidence[0].value == [(0, 25.0, "operational")]
@@ -307,7 +312,8 @@ def test_the_same_verdicts_from_the_ledger_record():
 
 # --- telemetry, self-test, thermal thresholds, error recovery (pts.stored.telemetry_rules,
 # self_test_rules, thermal_rules, error_recovery_rules)
-TEL_LOGS = ("TEL-4", "TEL-5", "TEL-6", "TEL-7", "TEL-14", "TEL-15", "TEL-22", "TEL-23")
+TEL_LOGS = ("TEL-4", "TEL-5", "TEL-6", "TEL-7", "TEL-8", "TEL-14", "TEL-15", "TEL-22",
+            "TEL-23", "TEL-25")
 SELFTST = ("SELFTST-1", "SELFTST-2", "SELFTST-4", "SELFTST-5", "SELFTST-6", "SELFTST-7",
            "SELFTST-10", "SELFTST-11")
 REFUSED = ("NVMe status: Invalid Field in Command: A reserved coded value or an unsupported "
@@ -318,7 +324,7 @@ def test_qemu_10s_refusals_are_the_evidence():
     """QEMU 10 refuses logs 06h, 07h, 08h (recorded) and clears OACS bit 4 and LPA bit 3:
     the refusal is the evidence of each FAIL; TEL-26's Data Area 4 is not applicable."""
     got = verdicts(qemu_facts())
-    assert [got[r].verdict for r in TEL_LOGS + SELFTST] == [FAIL] * 16
+    assert [got[r].verdict for r in TEL_LOGS + SELFTST] == [FAIL] * 18
     assert got["TEL-6"].evidence[0].where == "log 07h"
     assert "Invalid Field in Command" in got["TEL-6"].evidence[0].value
     assert got["TEL-7"].why.startswith("Telemetry Controller-Initiated log 08h refused")
@@ -338,7 +344,7 @@ def test_telemetry_answered_constructed():
     f["logs"].update({"07h": {"bytes": 512}, "08h": {"bytes": 512}})
     f["id_ctrl"]["lpa"] = 0x0F
     got = verdicts(f)
-    assert [got[r].verdict for r in TEL_LOGS + ("TEL-26",)] == [NOT_CHECKED] * 9
+    assert [got[r].verdict for r in TEL_LOGS + ("TEL-26",)] == [NOT_CHECKED] * 11
     assert got["TEL-6"].why == ("log 07h answered; Data Area 1 Last Block (0040h as the "
                                 "factory default): not decoded by the run")
     f["id_ctrl"]["lpa"] = 0x4F
@@ -376,3 +382,23 @@ def test_error_recovery_log_constructed():
     assert {verdicts(f)[f"EREC-{n}"].verdict for n in range(1, 18)} == {NOT_CHECKED}
     f["logs"]["C1h"] = {"refused": "nvme get-log ...: exit status 1: timed out"}
     assert verdicts(f)["EREC-16"].why.startswith("log C1h's read failed otherwise")
+
+
+def test_command_support_constructed():
+    """Constructed: CAP.AMS bit 17 and CMBS set; Lockdown (OACS bit 10); sanitize with NDI 0,
+    then NDI 1; cryptographic erase by Format NVM (FNA bit 2); Write Uncorrectable (ONCS bit
+    1); FDP configuration 1's FDPSRG-2/3 met (8 handles, no volatile write cache)."""
+    f = constructed(oacs=0x12A | 1 << 10, sanicap=0x3, fna=0x4, oncs=0x75F, vwc=0)
+    f["nvme_registers"].update(ams=1, cmbs=1)
+    f["fdp_configs"][0].update(nruh=8, ruhts=[2] * 8)
+    got = verdicts(f)
+    assert {r: got[r].verdict for r in ("NVMe-CFG-1", "NVMe-CFG-11", "NVMe-AD-15", "NVMe-AD-16",
+                                        "NVMe-AD-26", "NVMe-AD-29", "NVMe-AD-33", "NVMe-IO-11",
+                                        "NVMe-IO-14", "FDPSRG2-1")} == {
+        "NVMe-CFG-1": PASS, "NVMe-CFG-11": NOT_CHECKED, "NVMe-AD-15": NOT_CHECKED,
+        "NVMe-AD-16": NOT_CHECKED, "NVMe-AD-26": NOT_CHECKED, "NVMe-AD-29": PASS,
+        "NVMe-AD-33": NOT_CHECKED, "NVMe-IO-11": NOT_CHECKED, "NVMe-IO-14": NOT_CHECKED,
+        "FDPSRG2-1": NOT_CHECKED}
+    assert got["FDPSRG2-1"].why == "configuration 1's FDPSRG-7 not decided"
+    f["id_ctrl"]["sanicap"] |= 1 << 29
+    assert verdicts(f)["NVMe-AD-29"].why.startswith("No-Deallocate Inhibited")
