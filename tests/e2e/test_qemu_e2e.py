@@ -33,6 +33,8 @@ import json
 import re
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -46,6 +48,7 @@ from pts.tools import nvme, nvme_ocp
 from tests.support.guest import c0h
 from tests.support.helpers import pdf_text
 from tests.support.ptsrun import expected_outcomes, spec_rule
+from tests.support.qemu10_drive import recorded_facts
 from tests.support.qemu_guest import DISK_BYTES, KNOWN_BYTES, SERIAL
 
 pytestmark = [pytest.mark.qemu, pytest.mark.slow,
@@ -164,10 +167,12 @@ def test_iops_run_recorded_the_host_facts_and_an_fdp_waf_of_one_every_round(gues
     """Issue 49 §3 on the live controller (ocp=on, in a subsystem with FDP: reclaim units of
     1 TiB, tests/support/guest/qemu.py SUBSYSTEM): at test start the run read every host
     fact (pts.conditioning.host_facts_step), bytes kept in the run folder; judged by the host
-    rules they give the counts the recorded probe's outputs give (tests/data/qemu-10/fdp:
-    51 PASS, 48 FAIL, 3 NOT APPLICABLE, 6 NOT CHECKED of 108); log 22h was read at every
-    step after it, and each round's FDP WAF (media over host bytes written in the round) is
-    exactly 1.000, its host bytes exactly what the round's fio wrote."""
+    rules they give, rule by rule, the verdicts of the recorded probe's answers
+    (tests/data/qemu-10/fdp through the same reader: 51 PASS, 48 FAIL, 3 NOT APPLICABLE, 6 NOT
+    CHECKED of the 108 rules of 2026-11-29 05:00 UTC), none NOT CHECKED for a fact not read;
+    log 22h was read at every step after it, and each round's FDP WAF (media over host bytes
+    written in the round) is exactly 1.000, its host bytes exactly what the round's fio
+    wrote."""
     folder = guest.run_folder()
     view = load_run(folder)
     (rec,) = view.records_of(records.NvmeFacts)
@@ -176,10 +181,17 @@ def test_iops_run_recorded_the_host_facts_and_an_fdp_waf_of_one_every_round(gues
         ("iops", "test start", None, "host-facts/iops"), rec
     assert (folder / rec.folder / rec.files["id_ctrl"]).stat().st_size == 4096
     assert rec.facts["id_ctrl"]["ctratt"] >> 19 & 1 and rec.facts["id_ns"]["endgid"] == 1
-    counts = collections.Counter(v.verdict for v in host_judge.judge(rec.facts, "2.7"))
-    print(f"\nhost rules on the live controller: {dict(counts)}; refused: {sorted(rec.refused)}")
-    assert counts == {"PASS": 51, "FAIL": 48, "NOT APPLICABLE": 3, "NOT CHECKED": 6}, (
-        counts, rec.refused)
+    live = {v.req_id: v for v in host_judge.judge(rec.facts, "2.7")}
+    print(f"\nhost rules on the live controller: "
+          f"{dict(collections.Counter(v.verdict for v in live.values()))}")
+    assert sorted(live) == host_judge.ids("2.7") and rec.refused == {}, rec.refused
+    assert not [i for i, v in live.items() if "not read" in v.why]
+    with tempfile.TemporaryDirectory() as tmp:
+        recorded = {v.req_id: v for v in host_judge.judge(recorded_facts(Path(tmp)), "2.7")}
+    assert {i: v.verdict for i, v in live.items()} == \
+        {i: v.verdict for i, v in recorded.items()}, {
+            i: (v.verdict, v.why, recorded[i].verdict, recorded[i].why)
+            for i, v in live.items() if v.verdict != recorded[i].verdict}
     stats = view.records_of(records.FdpStatistics)
     whens = [s.when for s in stats]
     rounds = [r["round"] for r in guest.ledger("round")]
