@@ -66,6 +66,7 @@ QEMU = {
     "NVMe-CFG-1": FAIL, "NVMe-CFG-11": NOT_APPLICABLE, "NVMe-AD-15": FAIL, "NVMe-AD-16": FAIL,
     "NVMe-AD-26": FAIL, "NVMe-AD-29": FAIL, "NVMe-AD-33": NOT_APPLICABLE, "FDPSRG2-1": FAIL,
     **dict.fromkeys(("NVMe-IO-11", "NVMe-IO-12", "NVMe-IO-13", "NVMe-IO-14"), NOT_APPLICABLE),
+    "PCI-2": FAIL, "PCI-35": PASS, "PCI-42": NOT_APPLICABLE,
 }
 # where each log's answer was recorded (the first boot's files, then the third's)
 LOGS = {"02h": "log-02h.bin", "05h": "log-05h_0.bin", "06h": "log-06h.bin",
@@ -114,7 +115,7 @@ def verdicts(facts: dict) -> dict:
 def test_every_rule_on_qemu_10s_answers():
     got = verdicts(qemu_facts())
     assert {k: v.verdict for k, v in got.items()} == QEMU
-    assert Counter(QEMU.values()) == {PASS: 51, FAIL: 74, NOT_CHECKED: 23, NOT_APPLICABLE: 10}
+    assert Counter(QEMU.values()) == {PASS: 52, FAIL: 75, NOT_CHECKED: 23, NOT_APPLICABLE: 11}
     assert all(v.why and v.line > 0 and v.version == "2.7" for v in got.values())
     # evidence names what was read and what it held
     assert got["PWR-1"].evidence[0].value == [(0, 25.0, "operational")]
@@ -402,3 +403,16 @@ def test_command_support_constructed():
     assert got["FDPSRG2-1"].why == "configuration 1's FDPSRG-7 not decided"
     f["id_ctrl"]["sanicap"] |= 1 << 29
     assert verdicts(f)["NVMe-AD-29"].why.startswith("No-Deallocate Inhibited")
+
+
+def test_pci_capabilities_constructed():
+    """Constructed: Completion Timeout Ranges A and B (programmable), D1 supported, a Gen6
+    link (Supported Link Speeds Vector bit 6), then a Gen5 one."""
+    f = copy.deepcopy(qemu_facts())
+    f["pci"].update(devcap2=0x3, pmc=0x3 | 1 << 9, lnkcap2=0x7E)
+    got = verdicts(f)
+    assert [got[r].verdict for r in ("PCI-2", "PCI-35", "PCI-42")] == [PASS, FAIL, NOT_CHECKED]
+    assert got["PCI-35"].why == "D1 supported"
+    f["pci"]["lnkcap2"] = 0x3E
+    assert verdicts(f)["PCI-42"].why == "not a PCIe Gen6 device (at most 32.0 GT/s)"
+    assert verdicts(qemu_facts())["PCI-42"].why == "not a PCIe Gen6 device (at most 2.5 GT/s)"

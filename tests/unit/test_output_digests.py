@@ -62,11 +62,12 @@ Changes made on purpose so far:
   APPLICABLE, 1657 NOT CHECKED" under each run; "history json": each run's "ocp". Nothing
   else differs.
 - issue 49 §3 (host rules for TEL, SELFTST, TTHROTTLE-9/10, EREC, NVMe-CFG-1/11,
-  NVMe-AD-15/16/26/29/33, NVMe-IO-11..14, FDPSRG2-1: 0961ccf and the next commit): "report
-  pdf text", "report html" and the three "export ocptv": those 50 IDs' NOT CHECKED reason is
-  "judged from the drive's Identify, features, logs and PCIe registers ..., which this run
-  did not record" (was "... not yet judged"), so they move between the two reasons' lists on
-  the OCP page. Counts, page count and everything else unchanged (diffed against 6ecf714's).
+  NVMe-AD-15/16/26/29/33, NVMe-IO-11..14, FDPSRG2-1, PCI-2/35/42: 0961ccf, 3163db4 and the
+  next commit): "report pdf text", "report html" and the three "export ocptv": those 53 IDs'
+  NOT CHECKED reason is "judged from the drive's Identify, features, logs and PCIe registers
+  ..., which this run did not record" (was "... not yet judged"), so they move between the
+  two reasons' lists on the OCP page. Counts, page count and everything else unchanged
+  (diffed against 6ecf714's).
 
 A digest that differs fails naming the output; the test has written the new output to a
 file it names. To see the difference: write the outputs of the commit the table was made at
@@ -91,10 +92,10 @@ DIGESTS_FROM = "e45646c"
 DIGESTS = (
     ("report pdf text", "ref-a1's report.pdf (pts.report.document.build_pdf, as `pts "
      "report`): text of every page, pdftotext -layout",
-     "24799be613505336dd8aa2b249c20697099049018c445a6cecd6753417b71e65"),
+     "a52df0b14c8eadb4ab6aa09640606fef3298403a49e2adde2be2ff34a0fc4b74"),
     ("report html", "ref-a1's report.html (build_html, as `pts report --html`), data: URIs "
      "of its charts cut to their media type",
-     "ec883f8c1c14f9dd15904c86cfc58f6f4cfd75cae1416b5c6d2767a4ea0663c3"),
+     "4aa24e197db97e612ee0c1c19ff5aae1343ffcb9d909584338608a8f887e8d42"),
     ("report charts", "what ref-a1's report charts show (PDF and HTML builds, each chart "
      "once per build), in drawing order",
      "ab4422ca0534a58c059694e91ba39b20140c6e6624607a6836938c404c82203c"),
@@ -109,20 +110,20 @@ DIGESTS = (
     ("ref-a1 export json", "`pts export --json ref-a1`",
      "244c82c03c4a0f7667c75cda91f4e43f66a708933e5ae33c74895541f7a11db6"),
     ("ref-a1 export ocptv", "`pts export --ocptv ref-a1` (HIR names: the index's, see above)",
-     "5d68826bdec215f7a3d6056d421ce1d04166350d4530f50c2841aa9bb95ace07"),
+     "0d67b580e0e47762542479ff03983881276d59f39de4d67701f636c51e848ed3"),
     ("redone export csv", "`pts export --csv redone` (the last record of a redone point)",
      "44744e4fd9e1ea8d19d98907d583514557494853dc35f87cd882e9a48a9a70f1"),
     ("redone export json", "`pts export --json redone`",
      "02bef31f34e809238dc398937b7cdd80b17b464833493411a2bbbed4baca2d46"),
     ("redone export ocptv", "`pts export --ocptv redone` (HIR names the index's; the redone "
      "HIR state and XSR group listed once, their last record: see above)",
-     "ba104a4ecfbdc68b3af2e813d2f8a7ba5532b1d05ad3a5b759d0b54dd0ecd276"),
+     "55cde626cc8dcd76c314fc44619510622d2495cb52e989e65e270f6ea9f6a23a"),
     ("rwsw export csv", "`pts export --csv rwsw`",
      "b1424c5e0f49a9d7fa998f0584ee80e66f288086eebe5271a4030a1bd6a39e40"),
     ("rwsw export json", "`pts export --json rwsw`",
      "159c71f0d0f455c6a3952af619a6abe347aa43d865e32075245393604329aa33"),
     ("rwsw export ocptv", "`pts export --ocptv rwsw`",
-     "4fe8960bcfe52aaff1b1cf2e0cc8dce8cb66ccd2106755235dc8827e3540d822"),
+     "65c679b41e61145792245aea18e66f1c7e40e573653c26ee19a65730d8b5deff"),
     ("index rows", "`pts index REPORTS_DIR` of all six runs (SQLite): every row of every "
      "table (runs, tests, figures, schema_version) as sorted JSON, mtimes and indexing times "
      "left out",
