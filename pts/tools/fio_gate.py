@@ -16,7 +16,10 @@ held the FIFOs, was dead: 17 minutes seen), and held the drive open. So:
 - every FIFO is opened read-write (`<>`), which never blocks on Linux (fifo(7)); run_round
   holds them read-write too, so no line is lost before its reader opens it;
 - a waiting script reads at most 1 s at a time and ends when its fio job (the leader of its
-  session: fio setsid()s its jobs) or the suite that owns the round is gone. The owner is
+  session: fio setsid()s its jobs) or the suite that owns the round is gone; when the suite
+  is gone it first SIGKILLs fio's main process (its job's parent) and its job's group, each
+  only if it is named fio: a loaded fio may never end on the SIGTERM the suite's death sent
+  it (a CI kill campaign saw one 30 s after the kill; openers.py: an hour). The owner is
   named by its pid AND its start time (/proc/PID/stat field 22), so another process given
   the same pid cannot keep a dead run's gate waiting; every script checks it first;
 - the folder is named after its owner (pts-gates-PID-...) and holds an `owner` file, and
@@ -57,6 +60,16 @@ owner() {          # the suite that runs this round is alive: its pid with its s
   f=(${s##*\\)})    # the fields after comm (which may hold spaces and parentheses)
   [ "${f[19]}" = @START@ ]       # field 22: the start time (another process on the pid)
 }
+is_fio() { local c; { read -r c < "/proc/$1/comm"; } 2>/dev/null && [ "$c" = fio ]; }
+end_fio() {        # the suite died: fio had SIGTERM then (its parent-death signal), which a
+  local s f        # loaded fio may never end on (stuck in a futex: 30 s to an hour seen), so
+  if [ "${stat[5]}" != 0 ] && { read -r s < "/proc/${stat[5]}/stat"; } 2>/dev/null; then
+    f=(${s##*\\)})  # fio's main process (the job's parent) and the job's group get SIGKILL
+    is_fio "${f[1]}" && kill -KILL "${f[1]}" 2>/dev/null
+    is_fio "${stat[5]}" && kill -KILL -- "-${stat[5]}" 2>/dev/null
+  fi
+  exit 1
+}
 owner || exit 1
 cd -- @GATES@ || exit 1
 if [ "$1" = done ]; then
@@ -79,7 +92,8 @@ while :; do
   fi
   # fio's job or the suite is gone: nobody waits for this gate (session 0: its leader is
   # outside this pid namespace, as in a container started without setsid: not checkable)
-  { [ "${stat[5]}" = 0 ] || [ -e "/proc/${stat[5]}" ]; } && owner || exit 1
+  { [ "${stat[5]}" = 0 ] || [ -e "/proc/${stat[5]}" ]; } || exit 1
+  owner || end_fio
   [ "$step" = "$left" ] && exit 1
   left=$((left - 1))
 done

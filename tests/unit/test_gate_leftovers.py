@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -102,6 +103,54 @@ def test_a_waiting_gate_ends_within_seconds_when_its_suite_is_gone(tmp_path):
     print(f"the waiting gate ended {took:.2f} s after its owner")
     assert rc == 1 and took < 3
     assert not (gates / "gate-1.started").exists()
+
+
+def test_a_waiting_gate_kills_the_fio_a_dead_suite_left(tmp_path):
+    """The suite killed while a point waits at its gate, under a fio whose main process does
+    not end on the SIGTERM the suite's death sent it (a loaded fio stuck in a futex: a CI kill
+    campaign saw fio 30 s after the kill): the waiting script SIGKILLs fio's main process and
+    its job's group. Stand-ins named fio (copies of bash): a main process that ignores
+    SIGTERM, its job a session leader (fio setsid()s its jobs) running the gate through sh."""
+    owner_proc = subprocess.Popen(["sleep", "60"])
+    owner = (owner_proc.pid, fio_gate.start_time(owner_proc.pid))
+    work, gates = gate_dirs(tmp_path, owner)
+    held = os.open(gates / "gate-1", os.O_RDWR | os.O_NONBLOCK)
+    fio = tmp_path / "fio"
+    shutil.copy("/bin/bash", fio)
+    job = f"sh -c './{GATE_SCRIPT} wait 1 30'; sleep 60"
+    main = subprocess.Popen(
+        [str(fio), "-c", f"trap '' TERM; setsid {fio} -c {shlex.quote(job)}; sleep 60"],
+        cwd=work, start_new_session=True)
+    leaders: list[int] = []            # the job's pid: its session's and its group's
+    try:
+        time.sleep(1.5)
+        assert main.poll() is None
+        leaders += [int(p.name) for p in Path("/proc").glob("[0-9]*")
+                    if _reads(p / "cmdline", job)]
+        main.send_signal(signal.SIGTERM)          # what the suite's death sends: ignored
+        owner_proc.kill()
+        owner_proc.wait()
+        t0 = time.monotonic()
+        rc = main.wait(timeout=10)
+        took = time.monotonic() - t0
+        time.sleep(0.5)
+        jobs = [p for p in Path("/proc").glob("[0-9]*") if _reads(p / "cmdline", job)]
+    finally:
+        os.close(held)
+        for leader in [main.pid, *leaders]:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(leader, signal.SIGKILL)      # the job's session: its own group
+        main.wait()
+        owner_proc.kill()
+    print(f"fio's main process killed {took:.2f} s after its owner")
+    assert rc == -signal.SIGKILL and took < 3, (rc, took)
+    assert not jobs, f"fio's job outlived its suite: {jobs}"
+
+
+def _reads(path: Path, text: str) -> bool:
+    with contextlib.suppress(OSError):
+        return text in path.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    return False
 
 
 NAMESPACE_RUN = """
