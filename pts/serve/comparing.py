@@ -2,7 +2,8 @@
 `python -m pts compare` (pts.compare): the same story as compare.pdf, rendered as HTML by
 the report's HTML renderer, and compare.pdf / compare.csv as downloads. Refusals are those of
 the command: fewer than two runs, a folder that cannot be read, runs of different specs or
-settings unless allow_mixed, no test in every run."""
+settings unless allow_mixed, no test in every run, a test whose figures this version does not
+know (pts.stored.figures.UnknownFamily: its message, a 400 page, not a server error)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pts.compare.data import Comparison, compare_views
 from pts.report.renderers import chart_base, html
 from pts.serve.index import Entry, RunIndex
 from pts.serve.kept import Kept
+from pts.stored.figures import UnknownFamily
 
 MAX_RUNS = 8                # a comparison of more is unreadable (and slow to draw)
 CACHE = 4                   # compare pages kept in memory
@@ -35,7 +37,10 @@ def picked(index: RunIndex, ids: list[str]) -> list[Entry]:
 
 
 def comparison(entries: list[Entry], allow_mixed: bool) -> Comparison:
-    c = compare_views([e.view for e in entries])
+    try:
+        c = compare_views([e.view for e in entries])
+    except UnknownFamily as exc:        # names the test and the catalogue to extend
+        raise CompareError(str(exc)) from None
     if c.differences and not allow_mixed:
         raise CompareError("the runs differ in spec or settings: " + "; ".join(c.differences))
     if not c.common:

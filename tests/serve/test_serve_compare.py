@@ -16,7 +16,7 @@ from pts.cli.main import main
 from pts.compare.data import compare
 from pts.compare.pdf import _pct
 from pts.serve.app import create_app
-from pts.stored import fmt
+from pts.stored import figures, fmt
 from tests.support.serve_runs import make
 
 A, B = "Alpha_SN-A/20261101T000000", "Beta_SN-B/20261102T000000"
@@ -96,6 +96,19 @@ def test_what_cannot_be_compared_is_named(client, picked, why):
     r = client.get("/compare", params=[("run", p) for p in picked])
     assert r.status_code == 400 and why in unescape(r.text)
     assert client.get("/compare.pdf", params=[("run", p) for p in picked]).status_code == 400
+
+
+def test_a_test_of_an_unknown_family_is_a_400_naming_it(client, monkeypatch):
+    """compare_views raises UnknownFamily for a test the catalogue has no figures for: the
+    page says so (the error's message) with a 400, the downloads a 400, not a 500."""
+    picked = [("run", A), ("run", B)]
+    assert client.get("/compare", params=picked).status_code == 200     # known: compared
+    monkeypatch.setattr(figures, "CATALOGUE",
+                        tuple(f for f in figures.CATALOGUE if f.family != "iops"))
+    r = client.get("/compare", params=picked)
+    assert r.status_code == 400
+    assert "test 'iops': the figure catalogue has no family 'iops'" in unescape(r.text)
+    assert client.get("/compare.csv", params=picked).status_code == 400
 
 
 def test_the_runs_list_ticks_runs_into_the_compare_form(client):
