@@ -5,8 +5,10 @@ OCP Test & Validation line-delimited JSON (pts.export.ocptv), from its stored da
 
 One row per test cell: the steady-state (measurement window) value, and where the run has a
 fresh-out-of-box figure for the cell (IOPS cells with --fob-sweep; WSAT's first sample) that
-FOB value and the FOB / steady-state ratio. Exit 0 on success, 2 if the run folder cannot be
-used, 1 if the CSV cannot be written.
+FOB value and the FOB / steady-state ratio. --json --ocp VERSION: the document's `ocp` judges
+every requirement ID of that OCP text (default: the newest, for a run on an NVMe drive). Exit 0
+on success, 2 if the run folder cannot be used or --ocp is given without --json, 1 if the
+output cannot be written.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import json
 import sys
 from pathlib import Path
 
+from pts.config.ocp_requirements import VERSIONS as OCP_VERSIONS
 from pts.export import ocptv
 from pts.export.json_doc import document
 from pts.stored import figures
@@ -39,7 +42,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     fmt.add_argument("--csv", action="store_true", help="one CSV row per test cell")
     fmt.add_argument("--json", action="store_true",
                      help="one JSON document: per test its cells (window means of every "
-                          "metric), steady-state evidence, FOB figures, WSAT samples "
+                          "metric), steady-state evidence, FOB figures, WSAT samples; every "
+                          "OCP requirement ID judged, with counts per verdict and group "
                           "(docs/results-format.md)")
     fmt.add_argument("--ocptv", action="store_true",
                      help="OCP Test & Validation output (spec 2.0), one JSON object per line: "
@@ -50,6 +54,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                           "logs; testRunEnd COMPLETE/PASS for a compliant run, COMPLETE/FAIL "
                           "for a not compliant one, ERROR/NOT_APPLICABLE for an incomplete "
                           "one; times from the stored records (docs/results-format.md)")
+    p.add_argument("--ocp", metavar="VERSION", choices=OCP_VERSIONS,
+                   help="with --json: judge every requirement ID of this OCP Datacenter NVMe "
+                        f"SSD text ({', '.join(OCP_VERSIONS)}), as `qualify --ocp VERSION`, "
+                        "for any run (default: the newest, for a run on an NVMe drive only)")
     p.add_argument("-o", "--output", metavar="PATH", help="write here (default: stdout)")
 
 
@@ -104,9 +112,13 @@ def csv_text(run: RunView) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.ocp and not args.json:
+        print("export: --ocp chooses the OCP text of the JSON document's `ocp`; give it with "
+              "--json (the OCPTV export carries the newest text's IDs)", file=sys.stderr)
+        return 2
     try:
         if args.json:
-            text = json.dumps(document(args.run_dir), indent=1) + "\n"
+            text = json.dumps(document(args.run_dir, args.ocp), indent=1) + "\n"
         else:
             text = ocptv.text(args.run_dir) if args.ocptv else to_csv(args.run_dir)
     except (RunFolderError, figures.UnknownFamily) as exc:

@@ -6,9 +6,11 @@ measured metric over the window rounds, the steady-state evidence of each tracki
 over the window, the round-by-round tracking values, FOB figures where measured (--fob-sweep
 points; WSAT's wsat_result), WSAT samples, device counters; Latency: the QoS table; WSAT,
 DIRTH, CBW: the response-time histograms' QoS levels with their I/O counts; the host's
-ceiling and the host-bound points of the measurement window (issue 33 §1). Run-wide: the
-verdicts on the OCP Datacenter NVMe SSD requirements of each tabulated version
-(pts.stored.ocp_verdicts, what `qualify --ocp` prints).
+ceiling and the host-bound points of the measurement window (issue 33 §1). Run-wide (`ocp`):
+every requirement ID of one OCP Datacenter NVMe SSD Specification text judged
+(pts.stored.ocp_every_id, what `qualify --ocp` prints and the report's OCP page shows), with
+the counts per verdict and per group; the newest text for a run on an NVMe drive, none for
+another run (no report page either), or the text asked for any run.
 """
 
 from __future__ import annotations
@@ -16,13 +18,13 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from pts.config.ocp_requirements import VERSIONS as OCP_VERSIONS
-from pts.stored import host_ceiling, latency_qos, ocp_verdicts, waf
+from pts.config.ocp_all_ids import LOCATOR
+from pts.stored import host_ceiling, latency_qos, ocp_every_id, waf
 from pts.stored.cells import cell_label, cells, fob
 from pts.stored.data import load_run
 from pts.stored.model import RunView, TestResult
 
-SCHEMA = 1
+SCHEMA = 2          # 2: `ocp` (every ID of one text) replaced `ocp_requirements` (the tables)
 
 
 def test_document(test: TestResult) -> dict:
@@ -97,7 +99,23 @@ def _evidence(ev) -> dict:
     return d
 
 
-def run_document(run: RunView) -> dict:
+def ocp(run: RunView, version: str | None = None) -> dict | None:
+    """Every requirement ID of `version`'s text judged on the run (pts.stored.ocp_every_id:
+    as `qualify --ocp VERSION`); None: the newest text, judged for a run on an NVMe drive
+    only (ocp_every_id.summary, as the report's page, OCPTV and the index), else null."""
+    found = ocp_every_id.judge_every(run, version) if version else ocp_every_id.summary(run)
+    if found is None:
+        return None
+    return {"version": found.version, "spec_text": found.spec_text,
+            "spec_locator": LOCATOR[found.version], "form_factor_note": found.form_factor_note,
+            "facts_at": found.facts_at or None, "ids": len(found.verdicts),
+            "counts": found.counts,
+            "groups": [{"group": group, "subject": about, "ids": len(vs),
+                        "counts": ocp_every_id.count(vs)} for group, about, vs in found.groups],
+            "requirements": [v.as_dict() for v in found.verdicts]}
+
+
+def run_document(run: RunView, ocp_version: str | None = None) -> dict:
     return {
         "schema": SCHEMA, "run_id": run.run_id, "folder": str(run.folder),
         "started": run.started, "device": dataclasses.asdict(run.device) | run.device_extra,
@@ -109,16 +127,16 @@ def run_document(run: RunView) -> dict:
                     "reasons": list(run.verdict.reasons), "readings": run.verdict.readings},
         "readings": [dataclasses.asdict(r) for r in run.readings],   # the report's section
         "notes": list(run.notes),
-        "ocp_requirements": {v: [x.as_dict() for x in ocp_verdicts.judge_all(run, v)]
-                             for v in OCP_VERSIONS},
+        "ocp": ocp(run, ocp_version),
         "tests": [test_document(t) | qos(run, t) | histograms(t) | host(t) | waf_doc(run, t)
                   for t in run.tests],
     }
 
 
-def document(run_dir) -> dict:
-    """The export of `run_dir`, JSON-safe: a non-finite number (a NaN correlation) is null."""
-    return finite(run_document(load_run(run_dir)))
+def document(run_dir, ocp_version: str | None = None) -> dict:
+    """The export of `run_dir`, JSON-safe: a non-finite number (a NaN correlation) is null.
+    `ocp_version`: the OCP text whose every ID `ocp` judges (None: as `ocp` says)."""
+    return finite(run_document(load_run(run_dir), ocp_version))
 
 
 def finite(value):

@@ -15,7 +15,7 @@ def export(folder, capsys) -> dict:
 
 def test_json_holds_the_iops_table_of_the_window(tmp_path, capsys):
     doc = export(build_run(tmp_path), capsys)
-    assert doc["schema"] == 1 and doc["device"]["serial"] == "SN-TEST-0042"
+    assert doc["schema"] == 2 and doc["device"]["serial"] == "SN-TEST-0042"
     # no deviation, a real device, steady: the one compliant verdict (pts/stored/verdict.py)
     # (synthetic test_start records carry no readings of the spec: none to count)
     assert doc["verdict"] == {"compliant": True, "text": "COMPLIANT RUN", "reasons": [],

@@ -68,6 +68,13 @@ Changes made on purpose so far:
   ..., which this run did not record" (was "... not yet judged"), so they move between the
   two reasons' lists on the OCP page. Counts, page count and everything else unchanged
   (diffed against 6ecf714's).
+- issue 49 §4 (export --json lists every OCP requirement ID, pts.stored.ocp_every_id):
+  "ref-a1 / redone / rwsw export json": `schema` 2 (was 1); `ocp` (the v2.7 text's 1,717
+  IDs with group, verdict, reason, evidence, judged_by and spec line, the counts per verdict
+  and per group of its 172 groups, the form factor note: 1 PASS, 0 FAIL, 59 NOT APPLICABLE,
+  1657 NOT CHECKED, as qualify --ocp 2.7) replaces `ocp_requirements` (the 135 and 82 rows
+  of the v2.7 and v2.0 tables; those 135 rows' verdicts, reasons, evidence and lines are the
+  same in `ocp`). Every other key equal (diffed against e0838b2's).
 
 A digest that differs fails naming the output; the test has written the new output to a
 file it names. To see the difference: write the outputs of the commit the table was made at
@@ -108,20 +115,20 @@ DIGESTS = (
     ("ref-a1 export csv", "`pts export --csv ref-a1`",
      "5a88650d81366e97c9fab33cc7e6eb3a2798d5ced38400c26ee606068b9d78fb"),
     ("ref-a1 export json", "`pts export --json ref-a1`",
-     "244c82c03c4a0f7667c75cda91f4e43f66a708933e5ae33c74895541f7a11db6"),
+     "5f4ff8e8a82d649f266a9bb9cac190068eccb1117e281a5c9a713f4b44ad7e16"),
     ("ref-a1 export ocptv", "`pts export --ocptv ref-a1` (HIR names: the index's, see above)",
      "0d67b580e0e47762542479ff03983881276d59f39de4d67701f636c51e848ed3"),
     ("redone export csv", "`pts export --csv redone` (the last record of a redone point)",
      "44744e4fd9e1ea8d19d98907d583514557494853dc35f87cd882e9a48a9a70f1"),
     ("redone export json", "`pts export --json redone`",
-     "02bef31f34e809238dc398937b7cdd80b17b464833493411a2bbbed4baca2d46"),
+     "c4dcdf2ca98ade59b9c1038220878a44da3abf4d26534ae4a0aa422f4732c176"),
     ("redone export ocptv", "`pts export --ocptv redone` (HIR names the index's; the redone "
      "HIR state and XSR group listed once, their last record: see above)",
      "55cde626cc8dcd76c314fc44619510622d2495cb52e989e65e270f6ea9f6a23a"),
     ("rwsw export csv", "`pts export --csv rwsw`",
      "b1424c5e0f49a9d7fa998f0584ee80e66f288086eebe5271a4030a1bd6a39e40"),
     ("rwsw export json", "`pts export --json rwsw`",
-     "159c71f0d0f455c6a3952af619a6abe347aa43d865e32075245393604329aa33"),
+     "fd9f2aae265fe03358e8009eba12f773074acc280692e88af362b442dca1861e"),
     ("rwsw export ocptv", "`pts export --ocptv rwsw`",
      "65c679b41e61145792245aea18e66f1c7e40e573653c26ee19a65730d8b5deff"),
     ("index rows", "`pts index REPORTS_DIR` of all six runs (SQLite): every row of every "
