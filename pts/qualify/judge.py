@@ -1,9 +1,12 @@
-"""Judge a run against a datasheet (pts.config.datasheet): per requirement met, not met or
-error, with the figure measured and where it comes from. Stored data only.
+"""Judge a run against a datasheet (pts.config.datasheet): per requirement met, not met,
+error or not checked, with the figure measured and where it comes from. Stored data only.
 
 A requirement is never passed by default: its test did not run, its cell does not exist or
 is N/A, the metric was not recorded, the test did not reach steady state or did not finish
--> "error" or "not met" with the reason.
+-> "error" or "not met" with the reason. A requirement on --power's figures (W, IOPS/W,
+MB/s/W) of a test the run recorded no power of is "not checked": the run could not have
+answered it, which is no fault of the drive (the pytest item is skipped; `qualify` counts it
+as not met).
 """
 
 from __future__ import annotations
@@ -11,14 +14,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pts.config.datasheet import Requirement
+from pts.results import records
 from pts.results.parameters import RoundParameters, WsatParameters
 from pts.stored import fmt, latency_qos
+from pts.stored import power as stored_power
 from pts.stored.cells import cells, fob
 from pts.stored.figures import datasheet_vocabulary
 from pts.stored.model import COMPLETE, NOT_STEADY, STEADY, RunView, TestResult
 from pts.testdefs.qos_levels import needed_ios
 
-MET, NOT_MET, ERROR = "met", "not met", "error"
+MET, NOT_MET, ERROR, NOT_CHECKED = "met", "not met", "error", "not checked"
+NO_POWER = "no power source was recorded (--power)"
 
 
 @dataclass(frozen=True)
@@ -45,6 +51,8 @@ def judge(run: RunView, req: Requirement) -> Judgement:
                                            f"(tests run: {ran})")
     if test.state not in (STEADY, NOT_STEADY, COMPLETE):
         return Judgement(req, ERROR, None, f"{req.test} did not finish: {test.status}")
+    if req.metric in stored_power.FIELDS and not test.records_of(records.PointPower):
+        return Judgement(req, NOT_CHECKED, None, _no_power(run, req.test))
     measured, where, problem = _measure(test, req)
     if problem:
         return Judgement(req, ERROR, None, problem)
@@ -57,6 +65,20 @@ def judge(run: RunView, req: Requirement) -> Judgement:
         return Judgement(req, NOT_MET, measured,
                          f"{req.test} did not reach steady state ({test.status}); {text}")
     return Judgement(req, MET if req.met_by(measured) else NOT_MET, measured, text)
+
+
+def _no_power(run: RunView, test: str) -> str:
+    """Why a test has no power figure: no --power, its sources not started, or none of its
+    points measured with one."""
+    sources = run.records_of(records.PowerSourceInfo)
+    if not sources:
+        return NO_POWER
+    failed = [s for s in sources if s.error]
+    if len(failed) == len(sources):
+        return f"{NO_POWER}: " + "; ".join(f"{s.name} could not be started ({s.error})"
+                                           for s in failed)
+    return (f"no point of {test} was measured with a power source (sources of the run: "
+            f"{', '.join(s.name for s in sources if not s.error)})")
 
 
 def _measure(test: TestResult, req: Requirement) -> tuple[float | None, str, str | None]:

@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
-import shutil
-from pathlib import Path
 
 import pytest
 
@@ -28,47 +25,15 @@ from pts.stored import figures
 from pts.stored import power as stored_power
 from pts.stored.cells import window_cells
 from pts.stored.data import load_run
+from tests.support import powered_run
+from tests.support.powered_run import REFERENCE, watts
 
-REFERENCE = Path(__file__).resolve().parents[1] / "data" / "reference-run"
 POWER_METRICS = {"power_w", "energy_j", "iops_per_w"}
-
-
-def watts(index: int) -> float:
-    return 5.0 + 0.1 * index
 
 
 @pytest.fixture(scope="module")
 def powered(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("powered") / "run"
-    shutil.copytree(REFERENCE, folder)
-    ledger = folder / "ledger.jsonl"
-    lines = ledger.read_text().splitlines()
-    points = [json.loads(x) for x in lines if '"type": "point"' in x]
-    added = [{"type": "power_source", "time": 1.0, "test": None, "name": name,
-              "measures": measures, "interval_s": interval, "kind": kind, "detail": detail,
-              "error": None}
-             for name, measures, interval, kind, detail in (
-                 ("emulated", "drive", 0.5, "energy", "the emulated SSD's power model"),
-                 ("ipmi:10.0.0.5,user=admin", "server", 1.0, "power", "DCMI"))]
-    for p in points:
-        if p["test"] != "iops" or p["na"]:
-            continue
-        span = p["end"] - p["start"]
-        gap = [[10.0, 12.0]] if (p["round"], p["index"]) == (4, 0) else []
-        covered = span - sum(b - a for a, b in gap)
-        for source, w in (("emulated", watts(p["index"])), ("ipmi:10.0.0.5,user=admin", 200.0)):
-            added.append({"type": "point_power", "time": p["time"], "test": "iops",
-                          "round": p["round"], "index": p["index"], "source": source,
-                          "start": p["start"], "end": p["end"], "energy_j": w * covered,
-                          "covered_s": covered, "mean_w": w, "samples": 60,
-                          "gaps": gap if source == "emulated" else []})
-    for rnd in sorted({p["round"] for p in points if p["test"] == "iops"}):
-        added.append({"type": "round_power", "time": 2.0, "test": "iops", "round": rnd,
-                      "source": "emulated", "start": 0.0, "end": 100.0,
-                      "energy_j": 500.0 + rnd, "covered_s": 100.0, "mean_w": 5.0 + rnd / 100,
-                      "samples": 200, "gaps": []})
-    ledger.write_text("\n".join(lines + [json.dumps(a) for a in added]) + "\n")
-    return load_run(folder)
+    return load_run(powered_run.build(tmp_path_factory.mktemp("powered") / "run"))
 
 
 def iops_test(run):

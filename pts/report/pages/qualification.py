@@ -33,7 +33,7 @@ def build(run) -> list[Flowable]:
     rows = []
     for r in found:
         op = ">=" if r.bound == "at_least" else "<="
-        colour = "1b7a34" if r.verdict == "met" else "b00020"
+        colour = {"met": "1b7a34", "not checked": "666666"}.get(r.verdict, "b00020")
         rows.append([f"{r.test}", r.cell or "(whole test)", r.metric,
                      f"{op} {fmt.num(r.required)}", fmt.num(r.value),
                      para(f'<font color="#{colour}"><b>{r.verdict.upper()}</b></font>',
@@ -46,8 +46,10 @@ def build(run) -> list[Flowable]:
              "met</b></font>. Each requirement was judged right after the test it depends "
              "on, from the figures of this report (means over the measurement window). A "
              "requirement whose test did not run, whose cell is missing or N/A, or whose "
-             "test did not reach steady state is not met (ERROR / NOT MET, with the reason).",
-             markup=True),
+             "test did not reach steady state is not met (ERROR / NOT MET, with the reason)."
+             + (" A requirement on power figures of a test recorded without a power source "
+                "(--power) is NOT CHECKED." if any(r.verdict == "not checked" for r in found)
+                else ""), markup=True),
         grid_table(["Test", "Cell", "Metric", "Required", "Measured", "Verdict", "Detail"],
                    rows, col_widths=[20 * mm, 26 * mm, 22 * mm, 22 * mm, 18 * mm, 17 * mm,
                                      55 * mm]),
