@@ -30,6 +30,7 @@ class Sample:
     wall: float
     value: float | None
     error: str = ""
+    state_count: int | None = None   # the drive's Power State Change Count then (its C0h)
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,8 @@ class Window:
     covered_s: float
     samples: int                          # good readings inside [t0, t1]
     gaps: tuple[tuple[float, float], ...] = field(default=())   # uncovered parts of it
+    max_w: float | None = None            # the largest W reading inside (power readings)
+    state_counts: tuple[int, int] | None = None   # first and last state_count inside
 
     @property
     def coverage(self) -> float:
@@ -113,8 +116,12 @@ def window(samples: Sequence[Sample], t0: float, t1: float, kind: str, *, max_ga
             energy += seg.energy(a, b)
             covered += b - a
             spans.append((a, b))
-    inside = sum(1 for s in samples if s.value is not None and t0 <= s.mono <= t1)
-    return Window(t0, t1, energy, covered, inside, tuple(_holes(spans, t0, t1)))
+    good = [s for s in sorted(samples, key=lambda s: s.mono)
+            if s.value is not None and t0 <= s.mono <= t1]
+    counts = [s.state_count for s in good if s.state_count is not None]
+    return Window(t0, t1, energy, covered, len(good), tuple(_holes(spans, t0, t1)),
+                  max(s.value for s in good) if good and kind == POWER else None,
+                  (counts[0], counts[-1]) if counts else None)
 
 
 def _holes(spans: Iterable[tuple[float, float]], t0: float, t1: float):

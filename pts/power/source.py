@@ -1,9 +1,9 @@
 """A power source, declared once (issue 51 §1, §5), and the recorder that samples it.
 
-Every source (pts.power.bmc, pts.power.host, pts.power.emulated) says what it measures (the
-drive, the whole server, the CPU package, whatever a lab meter is clipped to), how often it
-can be read, and whether its values are power readings (W) or an energy counter (J). The
-recorder reads it on its own thread every `interval_s`, keeps every reading with both
+Every source (pts.power.bmc, pts.power.host, pts.power.emulated, pts.power.drive) says what it
+measures (the drive, the whole server, the CPU package, whatever a lab meter is clipped to),
+how often it can be read, and whether its values are power readings (W) or an energy counter
+(J). The recorder reads it on its own thread every `interval_s`, keeps every reading with both
 clocks, keeps a failed read as a gap (a Sample without a value), says a failure once and a
 recovery once, and never raises into the run: a source that fails mid-run leaves a gap.
 """
@@ -37,6 +37,12 @@ class SourceInfo:
     range_j: float | None = None     # an energy counter's wrap range
     detail: str = ""       # what exactly is read (the command, the URL, the sysfs file)
     gap_intervals: float = GAP_INTERVALS   # readings further apart: a gap between them
+    # A reading that is an average the source made (the drive's C0h: of the second before
+    # it): over how many seconds, and the sampling period it was made of as the source
+    # states it (None: an instant, a counter, or not stated). The OCP power verdicts ask for
+    # 1 s averages sampled at 2 ms or less (PCM-1; pts.stored.power_rules).
+    window_s: float | None = None
+    sample_s: float | None = None
 
     @property
     def max_gap_s(self) -> float:

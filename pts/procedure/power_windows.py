@@ -60,7 +60,7 @@ def recorders(run: Run) -> list[tuple[str, Recorder]]:
         info = source.info
         run.ledger.append(records.PowerSourceInfo(
             test=None, name=name, measures=info.measures, interval_s=info.interval_s,
-            kind=info.kind, detail=info.detail))
+            kind=info.kind, detail=info.detail, window_s=info.window_s, sample_s=info.sample_s))
         run.power.append((name, recorder))
     return run.power
 
@@ -85,12 +85,14 @@ def measured(run: Run, test: str, round_no: int, indices: Sequence[int],
         run.ledger.append(records.RoundPower(
             test=test, round=round_no, source=name, start=began + offset, end=ended + offset,
             energy_j=w.energy_j, covered_s=w.covered_s, mean_w=w.mean_w, samples=w.samples,
-            gaps=[[a - w.t0, b - w.t0] for a, b in w.gaps]))
+            gaps=[[a - w.t0, b - w.t0] for a, b in w.gaps], max_w=w.max_w,
+            state_counts=list(w.state_counts) if w.state_counts else None))
         for index, r in zip(indices, results, strict=True):
             w = rec.window(r.start - offset, r.end - offset)
             run.ledger.append(records.PointPower(
                 test=test, round=round_no, index=index, source=name, start=r.start, end=r.end,
                 energy_j=w.energy_j, covered_s=w.covered_s, mean_w=w.mean_w,
-                samples=w.samples, gaps=[[a - w.t0, b - w.t0] for a, b in w.gaps]))
+                samples=w.samples, gaps=[[a - w.t0, b - w.t0] for a, b in w.gaps],
+                max_w=w.max_w, state_counts=list(w.state_counts) if w.state_counts else None))
     return results
 

@@ -24,6 +24,8 @@ class PowerSourceInfo(Record):
     kind: str                   # "power" (W readings) or "energy" (a counter, J)
     detail: str                 # what exactly is read (the model, the URL, the command)
     error: str | None = None    # it could not be started: no window of it follows
+    window_s: float | None = None   # each reading an average over this many s (drive: 1)
+    sample_s: float | None = None   # the sampling period of that average, as stated
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,6 +43,8 @@ class PointPower(Record):
     mean_w: float | None        # energy / covered seconds (None: nothing covered)
     samples: int                # good readings inside the window
     gaps: list                  # [[from, to]] s after start, the window's uncovered parts
+    max_w: float | None = None  # the largest W reading inside (W readings only)
+    state_counts: list | None = None   # the drive's Power State Change Count, first and last
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -58,3 +62,5 @@ class RoundPower(Record):
     mean_w: float | None
     samples: int
     gaps: list                  # [[from, to]] s after start
+    max_w: float | None = None
+    state_counts: list | None = None
