@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,9 +87,12 @@ def _die_with_parent() -> None:
 
 
 def run(argv: list[str], *, log_file: Path | None = None, timeout: float | None = None,
-        check: bool = True, stdout_path: Path | None = None,
-        cwd: Path | None = None) -> CommandResult:
-    """Run argv (no shell). Stops the child on timeout or Ctrl-C so nothing is left behind."""
+        check: bool = True, stdout_path: Path | None = None, cwd: Path | None = None,
+        watch: Callable[[subprocess.Popen], Callable[[], None]] | None = None
+        ) -> CommandResult:
+    """Run argv (no shell). Stops the child on timeout or Ctrl-C so nothing is left behind.
+    `watch`: called with the child as soon as it runs; what it returns, once the child has
+    ended (fio's watcher: pts.tools.fio_watch)."""
     log_command(log_file, argv)
     start = time.monotonic()
     out_fh = open(stdout_path, "w", encoding="utf-8") if stdout_path else None
@@ -100,6 +104,7 @@ def run(argv: list[str], *, log_file: Path | None = None, timeout: float | None 
                                 preexec_fn=_die_with_parent, start_new_session=True)
     except FileNotFoundError:
         raise ToolMissing(f"{argv[0]} is not installed (not found on PATH)") from None
+    watched = watch(proc) if watch else None
     try:
         stdout, stderr = _communicate(proc, timeout)
     except subprocess.TimeoutExpired:
@@ -112,6 +117,8 @@ def run(argv: list[str], *, log_file: Path | None = None, timeout: float | None 
     finally:
         if out_fh:
             out_fh.close()
+        if watched:
+            watched()
     result = CommandResult(tuple(argv), proc.returncode, stdout or "", stderr or "",
                            time.monotonic() - start)
     if check and result.returncode != 0:

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from pts.tools import commands
+from pts.tools import commands, fio_watch
 from pts.tools.commands import ToolMissing
 from pts.tools.fio_engine import (
     ENGINE_KEYS,
@@ -353,7 +353,8 @@ class Fio:
         (out_dir / f"{name}.cmd").write_text(json.dumps(argv) + "\n", encoding="utf-8")
         start = time.time()
         try:
-            result = commands.run(argv, log_file=self.log_file, timeout=timeout, cwd=cwd)
+            result = commands.run(argv, log_file=self.log_file, timeout=timeout, cwd=cwd,
+                                  watch=fio_watch.watch)   # its jobs end with the suite
         except commands.ToolFailed as exc:
             raise self.device_gone(filename) or FioFailed(self._failed(exc, json_path)) \
                 from None

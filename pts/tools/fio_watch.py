@@ -1,0 +1,170 @@
+"""The watcher of one fio run: fio's main process and its jobs get SIGKILL as soon as the
+suite that started them is gone, whatever killed it (kill -9 too) and whenever: at any
+point of a round, the last one too, and in a preconditioning or a purge's fio.
+
+Why a watcher per fio run, and not only fio's parent-death signal (fio 3.33, measured on
+this project's CI host; `man fio` says nothing on either):
+- fio forks each job, and the job calls setsid(): its own session and process group, and
+  no parent-death signal (fork clears it). The suite's death reaches fio's main process
+  only: PR_SET_PDEATHSIG (pts.tools.commands) sends it SIGTERM, on which fio's handler tells
+  the jobs to end (45 ms measured). A main process that does not get there (stuck in a
+  futex: 30 s to an hour seen, pts.device.openers; its handler writes a log line, which
+  deadlocks on a lock the interrupted code held) never ends its jobs: they go on writing
+  to the drive until their runtime ends (hours in a preconditioning), the main process
+  forever. The waiting gate scripts (pts.tools.fio_gate) cover a round's later points
+  only: in its last point nothing waits any more.
+- SIGKILL as fio's parent-death signal would not do: the main process dead, its jobs run
+  on under init (measured: they keep writing), and nobody could prove them fio's any more.
+So the suite starts this watcher beside every fio run (`watch`), in a session of its own
+(a kill of the suite's process group spares it). It waits on two pidfds: the suite's and
+fio's. fio ends first: it ends too. The suite ends first (or was gone before it looked):
+it stops fio's main process (SIGSTOP: it can then neither reap a job, whose pid therefore
+stays the job's, nor fork), SIGKILLs the process group of every job (the session the job
+leads: the gate or start-time script it runs through sh, too) and then the main process.
+Never by a pid alone (issue 47 §1: a sweep killed a live gate of another pid namespace):
+fio's main process by the pidfd the suite opened while fio was its unreaped child; a job
+only if it is that stopped process's child, named as it is, and checked after its own pidfd
+was opened. pidfds name a process in every pid namespace; the children are found in /proc
+only when /proc is this process's pid namespace's (else: the main process alone).
+
+Runs as a script (`python -I -S pts/tools/fio_watch.py SUITE_PID FD`): standard library
+only, started in ~20 ms. The one window left: from fio's exec to the watcher's fork (the
+Popen calls, ~1 ms), before fio has forked any job, when its SIGTERM still ends it.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import sys
+from collections.abc import Callable
+
+WAIT_S = 5.0     # for the watcher to end once fio has ended (it ends at once)
+
+
+def watch(proc: subprocess.Popen) -> Callable[[], None]:
+    """Start the watcher of the fio run `proc` (this process's child, not yet reaped); call
+    what it returns once fio has ended (the watcher then ends, and is reaped here)."""
+    try:
+        fd = os.pidfd_open(proc.pid)          # ours: our child, not reaped yet
+    except OSError:                            # a kernel without pidfds (< 5.3)
+        return lambda: None
+    try:
+        watcher = subprocess.Popen(
+            [sys.executable, "-I", "-S", __file__, str(os.getpid()), str(fd)],
+            pass_fds=(fd,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, cwd="/", start_new_session=True)
+    except OSError:                            # fio runs on, watched as before
+        return lambda: None
+    finally:
+        os.close(fd)
+
+    def done() -> None:
+        try:
+            watcher.wait(timeout=WAIT_S)
+        except subprocess.TimeoutExpired:
+            watcher.kill()
+            watcher.wait()
+    return done
+
+
+def main(argv: list[str]) -> int:
+    suite_pid, fio = int(argv[1]), int(argv[2])
+    try:
+        suite = os.pidfd_open(suite_pid)
+    except OSError:
+        suite = None
+    if suite is None or os.getppid() != suite_pid:    # gone before we looked: handed over
+        end(fio)                                       # to a reaper
+        return 0
+    while True:
+        ready, _, _ = select.select([suite, fio], [], [])
+        if suite in ready:
+            end(fio)
+            return 0
+        if fio in ready:
+            return 0
+
+
+def end(fio: int) -> None:
+    """SIGKILL fio's jobs (their process groups) and its main process, named by `fio`."""
+    try:
+        signal.pidfd_send_signal(fio, signal.SIGSTOP)
+    except ProcessLookupError:        # ended and reaped: its jobs had ended before it
+        return
+    main_pid = _pid(fio)
+    if main_pid and os.readlink("/proc/self") == str(os.getpid()):   # /proc is our pid ns'
+        name = _comm(main_pid)
+        for job in _children(main_pid):
+            _kill_job(job, main_pid, name)
+    try:
+        signal.pidfd_send_signal(fio, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _kill_job(pid: int, parent: int, name: str | None) -> None:
+    try:
+        fd = os.pidfd_open(pid)
+    except OSError:
+        return
+    try:
+        # checked after the pidfd was opened: the stopped parent cannot have reaped the
+        # process the pidfd names, so `pid` is still that process (and its group's id)
+        stat = _stat(pid)
+        if stat is None or stat[1] != parent or _comm(pid) != name:
+            return
+        if stat[2] == pid:            # it leads its group (fio setsid()s its jobs)
+            os.killpg(pid, signal.SIGKILL)
+        else:
+            signal.pidfd_send_signal(fd, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    finally:
+        os.close(fd)
+
+
+def _pid(fd: int) -> int | None:
+    """The pid of the process pidfd `fd` names, as /proc shows it (None: reaped)."""
+    try:
+        with open(f"/proc/self/fdinfo/{fd}") as fh:
+            for line in fh:
+                if line.startswith("Pid:"):
+                    pid = int(line.split()[1])
+                    return pid if pid > 0 else None
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def _stat(pid: int) -> tuple[str, int, int] | None:
+    """(state, parent pid, process group) from /proc/PID/stat, read after the last ')':
+    the command name may hold spaces and parentheses."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[-1].split()
+        return fields[0], int(fields[1]), int(fields[2])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _comm(pid: int) -> str | None:
+    try:
+        with open(f"/proc/{pid}/comm") as fh:
+            return fh.read().strip()
+    except OSError:
+        return None
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and (stat := _stat(int(entry))) is not None and stat[1] == pid:
+            out.append(int(entry))
+    return out
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
