@@ -18,6 +18,7 @@ from pts.index import history, history_gate, query, release_gate
 from pts.serve import state
 from pts.serve.index import RunIndex
 from pts.serve.indexed import IndexedRuns
+from pts.stored import power as stored_power
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 DEVICE = ["model", "serial"]
@@ -46,6 +47,11 @@ class RunsCollector:
             "tracking": GaugeMetricFamily("pts_tracking_value", "the tracking variable's "
                                           "value in the last completed round",
                                           labels=TEST + ["variable"]),
+            "watts": GaugeMetricFamily("pts_power_watts", "--power: mean W of the newest "
+                                       "round's points (the first source's windows)",
+                                       labels=TEST),
+            "per_watt": GaugeMetricFamily("pts_iops_per_watt", "--power: the newest round's "
+                                          "points' I/Os per joule (IOPS/W)", labels=TEST),
             "eta": GaugeMetricFamily("pts_eta_seconds", "seconds left of the test in flight "
                                      "(bound best: steady at the earliest round; worst: at "
                                      "max rounds), as the console's ETA",
@@ -128,6 +134,11 @@ class RunsCollector:
                     g["eta"].add_metric(labels + [bound], seconds)
             for variable, value in (last.tracking if last else {}).items():
                 g["tracking"].add_metric(labels + [variable], value)
+            power = stored_power.latest(test)             # None: a run without --power
+            if power is not None:
+                g["watts"].add_metric(labels, power.mean_w)
+                if power.iops_per_w is not None:
+                    g["per_watt"].add_metric(labels, power.iops_per_w)
         health = state.latest_health(state.current_test(run))
         for key, fam in (("temperature_c", "temp"), ("critical_warning", "warn")):
             value = (health.health or {}).get(key) if health else None

@@ -51,6 +51,31 @@ def merged(points: Sequence[PointView], recs: Iterable[records.Record]) -> tuple
 
 
 @dataclass(frozen=True)
+class Latest:
+    """The newest round with power windows (the first source's) of a test: its points' mean
+    W (their energy over their covered seconds) and I/Os per joule (their IOPS x covered
+    seconds over their energy: IOPS/W). /metrics' power gauges (pts.serve.metrics)."""
+    round: int
+    mean_w: float
+    iops_per_w: float | None
+
+
+def latest(test: TestResult) -> Latest | None:
+    """None: no point of the test has a covered window (a run without --power)."""
+    found = windows(test.records_of(records.PointPower))
+    by_key = {(p.round, p.index): p for p in test.points}
+    covered = [(k, w) for k, w in found.items() if w.covered_s > 0 and k in by_key]
+    if not covered:
+        return None
+    newest = max(k[0] for k, _ in covered)
+    mine = [(by_key[k], w) for k, w in covered if k[0] == newest]
+    joules = math.fsum(w.energy_j for _, w in mine)
+    ios = [p.get("iops") * w.covered_s for p, w in mine if p.get("iops") is not None]
+    return Latest(newest, joules / math.fsum(w.covered_s for _, w in mine),
+                  math.fsum(ios) / joules if ios and joules > 0 else None)
+
+
+@dataclass(frozen=True)
 class Source:
     name: str
     measures: str
