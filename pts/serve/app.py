@@ -5,8 +5,8 @@
                                the results index REPORTS_DIR/index.sqlite when there is one
                                (pts.serve.indexed), else from the folders (pts.serve.listing)
     /runs/<id>                 a run (or a several-device session); live part while it runs;
-                               an NVMe drive's run: its OCP requirement verdicts
-                               (pts.stored.ocp_verdicts, as `qualify --ocp` and the report)
+                               an NVMe drive's run: every OCP requirement ID judged
+                               (pts.serve.ocp_section, as `qualify --ocp` and the report)
     /runs/<id>/events          server-sent events: its live state (pts.serve.live)
     /runs/<id>/report          its report as HTML (pts.report.document.build_html), cached
     /runs/<id>/convergence.svg its (current) test's tracking variables per round, cached
@@ -55,7 +55,7 @@ from pts.serve.index import Entry, RunIndex
 from pts.serve.indexed import WATCH_SECONDS, IndexedRuns
 from pts.serve.kept import Kept
 from pts.serve.live import LiveFeeds
-from pts.stored import ocp_verdicts
+from pts.serve.ocp_section import section as ocp_section
 
 TEMPLATES = Path(__file__).parent / "templates"
 REPORT_CACHE = 8            # HTML reports kept in memory (a full run's is a few MB)
@@ -105,7 +105,7 @@ def create_app(folders: list[str | Path], *, stale_after: float = state.STALE_AF
     def run_page(request: Request) -> Response:
         entry = entry_or_404(request)
         name = "session.html" if entry.kind == "session" else "run.html"
-        ocp = ocp_verdicts.summary(entry.view) if entry.kind == "run" and entry.view else None
+        ocp = ocp_section(entry.view) if entry.kind == "run" else None
         return pages.TemplateResponse(request, name, {
             "row": listing.row(entry, stale_after, index), "run": entry.view, "entry": entry,
             "live": state.live(entry, stale_after), "devices": session_devices(entry, index),
