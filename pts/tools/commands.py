@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 
 class ToolError(RuntimeError):
@@ -72,6 +73,7 @@ PR_SET_PDEATHSIG = 1
 # the tool's, in its own process group: they are stopped, and the tool's result stands.
 ORPHAN_GRACE_S = 2.0
 POLL_S = 0.5
+STOP_GRACE_S = 5.0   # for a stopped tool to end on SIGINT before SIGKILL
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
@@ -88,11 +90,11 @@ def _die_with_parent() -> None:
 
 def run(argv: list[str], *, log_file: Path | None = None, timeout: float | None = None,
         check: bool = True, stdout_path: Path | None = None, cwd: Path | None = None,
-        watch: Callable[[subprocess.Popen], Callable[[], None]] | None = None
-        ) -> CommandResult:
+        watch: Callable[[subprocess.Popen], Any] | None = None) -> CommandResult:
     """Run argv (no shell). Stops the child on timeout or Ctrl-C so nothing is left behind.
-    `watch`: called with the child as soon as it runs; what it returns, once the child has
-    ended (fio's watcher: pts.tools.fio_watch)."""
+    `watch`: called with the child as soon as it runs (fio's watcher: pts.tools.fio_watch);
+    what it returns kills the child and what it started when a stop must (`kill()`), and is
+    closed once the child has ended (`close()`)."""
     log_command(log_file, argv)
     start = time.monotonic()
     out_fh = open(stdout_path, "w", encoding="utf-8") if stdout_path else None
@@ -105,20 +107,21 @@ def run(argv: list[str], *, log_file: Path | None = None, timeout: float | None 
     except FileNotFoundError:
         raise ToolMissing(f"{argv[0]} is not installed (not found on PATH)") from None
     watched = watch(proc) if watch else None
+    kill = watched.kill if watched else None
     try:
         stdout, stderr = _communicate(proc, timeout)
     except subprocess.TimeoutExpired:
-        stop(proc)
+        stop(proc, STOP_GRACE_S, kill)
         raise ToolFailed(f"{argv[0]} did not finish within {timeout:.0f} s: {' '.join(argv)}") \
             from None
     except BaseException:
-        stop(proc)            # Ctrl-C / SIGTERM: never leave the tool running
+        stop(proc, STOP_GRACE_S, kill)     # Ctrl-C / SIGTERM: never leave the tool running
         raise
     finally:
         if out_fh:
             out_fh.close()
         if watched:
-            watched()
+            watched.close()
     result = CommandResult(tuple(argv), proc.returncode, stdout or "", stderr or "",
                            time.monotonic() - start)
     if check and result.returncode != 0:
@@ -156,14 +159,16 @@ def _stop_group(proc: subprocess.Popen) -> None:
         pass
 
 
-def stop(proc: subprocess.Popen, grace: float = 5.0) -> None:
-    """SIGINT first (fio then ends its jobs cleanly), SIGKILL if it does not exit in time;
+def stop(proc: subprocess.Popen, grace: float = STOP_GRACE_S,
+         kill: Callable[[], None] | None = None) -> None:
+    """SIGINT first (fio then ends its jobs cleanly), SIGKILL if it does not exit in time
+    (`kill`: what kills it and what it started, e.g. fio's jobs in their own sessions);
     then whatever it left behind in its process group."""
     if proc.poll() is None:
         proc.send_signal(signal.SIGINT)
         try:
             proc.wait(timeout=grace)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            (kill or proc.kill)()
             proc.wait()
     _stop_group(proc)

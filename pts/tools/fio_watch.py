@@ -24,8 +24,12 @@ leads: the gate or start-time script it runs through sh, too) and then the main 
 Never by a pid alone (issue 47 §1: a sweep killed a live gate of another pid namespace):
 fio's main process by the pidfd the suite opened while fio was its unreaped child; a job
 only if it is that stopped process's child, named as it is, and checked after its own pidfd
-was opened. pidfds name a process in every pid namespace; the children are found in /proc
-only when /proc is this process's pid namespace's (else: the main process alone).
+was opened. pidfds name a process in every pid namespace; /proc may be another one's (a
+container given the host's /proc): the children are found by the pids /proc shows (the
+pidfd's own, fdinfo), each opened by its pid in our namespace and checked to be the same.
+
+The suite's own stop of a fio (Ctrl-C, SIGTERM, a timeout: pts.tools.commands.stop) ends
+it the same way when it does not end on SIGINT (`Watched.kill`).
 
 Runs as a script (`python -I -S pts/tools/fio_watch.py SUITE_PID FD`): standard library
 only, started in ~20 ms. The one window left: from fio's exec to the watcher's fork (the
@@ -39,35 +43,54 @@ import select
 import signal
 import subprocess
 import sys
-from collections.abc import Callable
-
-WAIT_S = 5.0     # for the watcher to end once fio has ended (it ends at once)
 
 
-def watch(proc: subprocess.Popen) -> Callable[[], None]:
-    """Start the watcher of the fio run `proc` (this process's child, not yet reaped); call
-    what it returns once fio has ended (the watcher then ends, and is reaped here)."""
+class Watched:
+    """fio's run `proc` and its watcher (None: none could be started)."""
+
+    def __init__(self, proc: subprocess.Popen, watcher: subprocess.Popen | None):
+        self.proc, self.watcher = proc, watcher
+
+    def kill(self) -> None:
+        """SIGKILL fio's jobs and main process, as the watcher does (the suite's Ctrl-C or
+        timeout on a fio that does not end on SIGINT: SIGKILL of the main process alone
+        leaves its jobs running, in sessions of their own)."""
+        try:
+            fd = os.pidfd_open(self.proc.pid)      # ours: our child, not reaped yet
+        except OSError:
+            self.proc.kill()
+            return
+        try:
+            end(fd)
+        finally:
+            os.close(fd)
+
+    def close(self) -> None:
+        """fio has ended and was reaped: its watcher has nothing left to watch. Killed and
+        reaped here, not waited for: it may still be starting (~20 ms of Python) and fio
+        runs are many."""
+        if self.watcher is not None:
+            self.watcher.kill()
+            self.watcher.wait()
+
+
+def watch(proc: subprocess.Popen) -> Watched:
+    """Start the watcher of the fio run `proc` (this process's child, not yet reaped);
+    close what it returns once fio has ended."""
     try:
         fd = os.pidfd_open(proc.pid)          # ours: our child, not reaped yet
     except OSError:                            # a kernel without pidfds (< 5.3)
-        return lambda: None
+        return Watched(proc, None)
     try:
         watcher = subprocess.Popen(
             [sys.executable, "-I", "-S", __file__, str(os.getpid()), str(fd)],
             pass_fds=(fd,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, cwd="/", start_new_session=True)
     except OSError:                            # fio runs on, watched as before
-        return lambda: None
+        watcher = None
     finally:
         os.close(fd)
-
-    def done() -> None:
-        try:
-            watcher.wait(timeout=WAIT_S)
-        except subprocess.TimeoutExpired:
-            watcher.kill()
-            watcher.wait()
-    return done
+    return Watched(proc, watcher)
 
 
 def main(argv: list[str]) -> int:
@@ -94,8 +117,8 @@ def end(fio: int) -> None:
         signal.pidfd_send_signal(fio, signal.SIGSTOP)
     except ProcessLookupError:        # ended and reaped: its jobs had ended before it
         return
-    main_pid = _pid(fio)
-    if main_pid and os.readlink("/proc/self") == str(os.getpid()):   # /proc is our pid ns'
+    main_pid = _pid(fio)              # as /proc shows it: pids below are /proc's too
+    if main_pid:
         name = _comm(main_pid)
         for job in _children(main_pid):
             _kill_job(job, main_pid, name)
@@ -106,24 +129,43 @@ def end(fio: int) -> None:
 
 
 def _kill_job(pid: int, parent: int, name: str | None) -> None:
+    """SIGKILL the group of job `pid` (as /proc shows it), a child of the stopped `parent`.
+    /proc may be another pid namespace's than ours (a container given the host's): the job
+    is opened by its pid in its own namespace, ours (NSpid's last), and the pidfd checked
+    to name the process /proc shows as `pid`."""
+    ours = _ns_pid(pid)
     try:
-        fd = os.pidfd_open(pid)
+        fd = os.pidfd_open(ours) if ours else None
     except OSError:
+        return
+    if fd is None:
         return
     try:
         # checked after the pidfd was opened: the stopped parent cannot have reaped the
         # process the pidfd names, so `pid` is still that process (and its group's id)
         stat = _stat(pid)
-        if stat is None or stat[1] != parent or _comm(pid) != name:
+        if _pid(fd) != pid or stat is None or stat[1] != parent or _comm(pid) != name:
             return
         if stat[2] == pid:            # it leads its group (fio setsid()s its jobs)
-            os.killpg(pid, signal.SIGKILL)
+            os.killpg(ours, signal.SIGKILL)
         else:
             signal.pidfd_send_signal(fd, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
     finally:
         os.close(fd)
+
+
+def _ns_pid(pid: int) -> int | None:
+    """The pid of /proc's `pid` in its own (innermost) pid namespace: NSpid's last field."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("NSpid:"):
+                    return int(line.split()[-1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 
 def _pid(fd: int) -> int | None:

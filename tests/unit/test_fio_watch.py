@@ -139,6 +139,33 @@ def test_a_suite_killed_in_the_last_point_takes_a_stuck_fio_and_its_jobs(tmp_pat
     assert took < 3, took
 
 
+def test_a_stop_of_a_fio_deaf_to_sigint_kills_its_jobs_too(tmp_path, monkeypatch):
+    """The suite's own stop (a timeout here; Ctrl-C and SIGTERM take the same path) of a fio
+    that does not end on SIGINT: SIGKILL of its main process alone left its jobs running in
+    their own sessions; with the watcher's kill they go too. Stand-ins named fio, ignoring
+    SIGINT and SIGTERM; the grace before SIGKILL shortened to 0.2 s."""
+    from pts.tools import commands, fio_watch
+    monkeypatch.setattr(commands, "STOP_GRACE_S", 0.2)
+    fio = tmp_path / "fio"
+    fio.write_bytes(Path("/bin/bash").read_bytes())
+    fio.chmod(0o755)
+    job = f"trap '' INT TERM; {fio} -c 'sleep 120; :' & wait"     # its child named too
+    main = f"trap '' INT TERM; setsid {fio} -c \"{job}\"; sleep 120"
+    seen: set[int] = set()
+
+    def watch(proc):                       # the product's watcher, seen to be given
+        seen.add(proc.pid)
+        return fio_watch.watch(proc)
+    try:
+        with pytest.raises(commands.ToolFailed, match="did not finish within"):
+            commands.run([str(fio), "-c", main], timeout=1.5, watch=watch)
+        left = [_cmdline(p) for p in ours([str(fio)])]
+    finally:
+        cleanup([str(fio)], set())
+    assert seen, "fio was never watched"
+    assert not left, f"outlived their stop: {left}"
+
+
 @pytest.mark.needs("fio")
 def test_a_real_fio_killed_with_its_suite_in_the_rounds_last_point(tmp_path):
     """fio 3.33 itself, in the last point of a pipelined round on a file, its SIGTERM
