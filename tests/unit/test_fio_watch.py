@@ -139,6 +139,52 @@ def test_a_suite_killed_in_the_last_point_takes_a_stuck_fio_and_its_jobs(tmp_pat
     assert took < 3, took
 
 
+@pytest.mark.needs("root", "unshare")
+@pytest.mark.parametrize("own_proc", [False, True], ids=["host-proc", "own-proc"])
+def test_a_suite_in_a_pid_namespace_of_its_own_takes_fio_along(tmp_path, own_proc):
+    """The suite in a pid namespace of its own (a container), given its own /proc or the
+    host's: killed -9 from outside, its stuck stand-in fio and the job go as they do on the
+    host. With the host's /proc the watcher reads other pids than its namespace's: each
+    job is opened by its pid in the watcher's namespace and checked to be the one /proc
+    shows."""
+    fio = tmp_path / "fio"
+    fio.write_bytes(Path("/bin/bash").read_bytes())
+    fio.chmod(0o755)
+    job = f"trap '' TERM; {fio} -c 'sleep 120; :' & wait"
+    main = f"trap '' TERM; setsid {fio} -c \"{job}\"; sleep 120"
+    ns = subprocess.Popen(
+        ["unshare", "--pid", "--fork", *(["--mount-proc"] if own_proc else []), "sh", "-c",
+         '"$@"; sleep 60', "sh", sys.executable, "-c", STAND_IN_SUITE, str(fio), "-c", main],
+        cwd=REPO, start_new_session=True)
+    marks: list[str] = [str(fio)]
+    try:
+        def suite_and_job():
+            found = {_comm(p): p for p in ours([str(fio)])}
+            return found if "python" in "".join(found) and len(found) >= 2 and len(
+                ours([str(fio)])) >= 5 else None     # sh, suite, main, job, job's child
+        found = wait_for(suite_and_job, 10)
+        assert found, f"the suite or its fio never started: {ours([str(fio)])}"
+        suite = next(p for name, p in found.items() if name.startswith("python"))
+        marks += [f"fio_watch.py {w} " for w in ("2", str(suite))]   # its pid, in there
+        os.kill(suite, signal.SIGKILL)
+        def alive():                                  # not the namespace's init or unshare
+            return [p for p in ours(marks) if _comm(p) not in ("sh", "unshare")]
+        gone = wait_for(lambda: not alive(), 5)
+        left = [] if gone else [_cmdline(p) for p in alive()]
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(ns.pid, signal.SIGKILL)        # unshare, and the namespace's init
+        ns.wait()
+        cleanup([str(fio)], set())
+    assert not left, f"outlived their suite: {left}"
+
+
+def _comm(pid: int) -> str:
+    with contextlib.suppress(OSError):
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    return ""
+
+
 def test_a_stop_of_a_fio_deaf_to_sigint_kills_its_jobs_too(tmp_path, monkeypatch):
     """The suite's own stop (a timeout here; Ctrl-C and SIGTERM take the same path) of a fio
     that does not end on SIGINT: SIGKILL of its main process alone left its jobs running in
