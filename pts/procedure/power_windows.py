@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from pts.config.power_option import PowerSpecError, SourceSpec
 from pts.power import spec as power_spec
 from pts.power.source import PowerSource, PowerSourceError, Recorder
+from pts.procedure import resume
 from pts.results import records
 from pts.run import Run
 
@@ -42,7 +43,11 @@ def recorders(run: Run) -> list[tuple[str, Recorder]]:
     if run.power is not None:
         return run.power
     run.power = []
-    for spec in run.settings.power:
+    specs = sources(run)
+    if specs and not tuple(getattr(run.settings, "power", ())):
+        for text in resume.power_sources(run)[1]:
+            run.write(f"[pts power] {text}")
+    for spec in specs:
         name = stored_name(spec.text)
         try:
             source = power_spec.build(spec, device=run.device.path, drive=_no_drive_reader)
@@ -65,11 +70,19 @@ def recorders(run: Run) -> list[tuple[str, Recorder]]:
     return run.power
 
 
+def sources(run: Run) -> tuple:
+    """The run's --power sources; on --resume without --power, the stopped run's
+    (pts.procedure.resume.power_sources): --power is no run.json option."""
+    given = tuple(getattr(run.settings, "power", ()))
+    return given if given or getattr(run, "resume", None) is None \
+        else resume.power_sources(run)[0]
+
+
 def measured(run: Run, test: str, round_no: int, indices: Sequence[int],
              fio: Callable[[], list]) -> list:
     """Runs `fio` (a round's points: each result has its Unix .start and .end), read at its
     edges, and stores each point's window of each source; fio's results."""
-    if not getattr(run.settings, "power", ()):
+    if run.power is None and not sources(run):
         return fio()
     found = recorders(run)
     for _, rec in found:

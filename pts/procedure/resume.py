@@ -1,6 +1,7 @@
 """--resume: the one way every PTS test goes on in a stopped run (IOPS, Throughput, Latency
 and every round phase through the round runner; HIR's wait states; XSR's access groups;
-DIRTH's and CBW's operating-point captures; WSAT restarts).
+DIRTH's and CBW's operating-point captures; WSAT restarts), and with the stopped run's
+--power sources (`power_sources`).
 
 A test says only where it stands, from the stopped run's ledger (pts.results.resume): a
 `GoOn` (after which round, wait state or group, and what it carries on with) or a
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pts.conditioning import prepare
+from pts.config import power_option
 from pts.results import records
 from pts.results.resume import ResumeState, TestProgress
 from pts.run import Run
@@ -84,3 +86,29 @@ def after_rounds(progress: TestProgress) -> GoOn | Restart | None:
         return None
     return GoOn(progress.last_round, progress.last_time, f"after round {progress.last_round}",
                 "the round in flight was redone", state=progress.history)
+
+
+def power_sources(run: Run) -> tuple[tuple, tuple[str, ...]]:
+    """--resume without --power: the stopped run's power sources (its power_source records,
+    in order), so that the rounds after the stop get their windows as those before did, and
+    what to say of them. --power is no run.json option (the option table's replay does not
+    take it back): the ledger's records are what the run kept of it, each source under its
+    stored name, which leaves out a password-file= (said: give --power again for such a
+    source). ((), ()) for a run that is not resumed or recorded no source; --power given with
+    --resume wins (the caller asks only without it)."""
+    if run.resume is None:
+        return (), ()
+    names = list(dict.fromkeys(r.name for r in run.resume.records
+                               if isinstance(r, records.PowerSourceInfo)))
+    found, said = [], []
+    for name in names:
+        try:
+            found += power_option.parse(name)
+        except power_option.PowerSpecError as exc:    # a record of an older parser
+            said.append(f"--resume: the stopped run's source {name!r} is not taken back "
+                        f"({exc}); give --power again for it")
+    if found:
+        said.append(f"--resume: the stopped run's sources again: {', '.join(names)} (a "
+                    "password-file= is not stored: give --power again with it where a "
+                    "source needs one)")
+    return tuple(found), tuple(said)
