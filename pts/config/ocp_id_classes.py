@@ -264,8 +264,31 @@ _BOTH = {
     "DP-CFG-7": "not run",                        # Write Uncorrectable support
     "DP-CFG-8": "power", "DP-CFG-9": "power", "DP-CFG-10": "power",   # time to ready
 }
+# v2.7's IDs of the judged groups that no host rule can judge (issue 49 §3; their IDs were
+# renumbered since v2.0, so v2.7 alone): what each needs instead
+_V27 = {
+    "NVMe-CFG-3": "inject", "NVMe-AD-19": "inject", "NVMe-AD-25": "inject",   # a fatal status,
+    "TTHROTTLE-4": "inject",                          # checksum errors, events, sensor glitches
+    "NVMe-CFG-6": "power",          # the queues a controller offers: Set Features 07h at reset
+    "NVMe-AD-30": "power", "NVMe-OPT-4": "power", "PCI-5": "power", "PCI-33": "power",
+    "PCI-34": "power", "PCI-39": "power",
+    "NVMe-CFG-22": "analyser", "NVMe-CFG-23": "analyser", "PCI-15": "analyser",  # on the link
+    "PCI-16": "analyser", "PCI-36": "analyser", "PCI-40": "analyser",
+    "NVMe-CFG-24": "not run", "NVMe-AD-8": "not run", "NVMe-AD-11": "not run",
+    "NVMe-AD-21": "not run", "NVMe-OPT-5": "not run", "NVMe-OPT-14": "not run",
+    "NVMe-OPT-20": "not run", "NVMe-OPT-22": "not run", "PCI-23": "not run",
+    "PCI-24": "not run",
+    "SELFTST-9": "audit", "TEL-2": "audit", "TEL-9": "audit", "PCI-3": "audit",
+    "PCI-12": "audit", "TTHROTTLE-12": "audit",
+    **dict.fromkeys(("PCI-27", "PCI-29", "PCI-30", "PCI-31", "PCI-32", "PCI-37", "PCI-38",
+                     "PCI-41"), "oob"),                # MCTP over PCIe VDM
+    **dict.fromkeys((f"TTHROTTLE-{n}" for n in (1, 2, 3, 5, 6, 7, 8, 11, 13, 14)), "lab"),
+}
+# META-PERF (v2.7) and FB-PERF (v2.0): the benchmarks' targets; the conditions the runs are
+# made in (scheduler, kernel, configuration) are pts.stored.meta_perf_rules'
 OVERRIDES = {
     **{(v, rid): key for v in ("2.0", "2.7") for rid, key in _BOTH.items()},
+    **{("2.7", rid): key for rid, key in _V27.items()},
     ("2.7", "UTIL-PI-7"): "obsolete", ("2.7", "UTIL-NM-10"): "obsolete",
     ("2.7", "UTIL-FWHST-15"): "obsolete",
 }

@@ -15,7 +15,7 @@ src/nvme/types.h NVME_CAP_*_SHIFT/MASK agree).
 
 from __future__ import annotations
 
-CONFIG_SIZE = 256            # the header and capabilities (extended space: 4096, not needed)
+CONFIG_SIZE = 256            # the header and capabilities (the extended space: EXT_CONFIG_SIZE)
 BARS_AT, BAR_COUNT = 0x10, 6
 CAP_POINTER = 0x34
 CAP_PCIE, CAP_MSIX, CAP_MSI, CAP_PM = 0x10, 0x11, 0x05, 0x01
@@ -25,6 +25,7 @@ CAP_NAMES = {CAP_PCIE: "PCI Express", CAP_MSIX: "MSI-X", CAP_MSI: "MSI",
 # (capability, byte offset in it, size, name) -> read as a little-endian integer
 FIELDS = (
     (CAP_PCIE, 0x04, 4, "devcap"),    # bits 2:0 Max Payload Size Supported, bit 28 FLR
+    (CAP_PCIE, 0x08, 2, "devctl"),    # bit 4 Enable Relaxed Ordering (hardwired 0b: never)
     (CAP_PCIE, 0x0C, 4, "lnkcap"),    # bits 3:0 Max Link Speed, bits 9:4 Max Link Width
     (CAP_PCIE, 0x24, 4, "devcap2"),   # bits 3:0 Completion Timeout Ranges, bit 4 CT Disable
     (CAP_PCIE, 0x2C, 4, "lnkcap2"),   # bits 7:1 Supported Link Speeds Vector (0: use lnkcap)
@@ -32,6 +33,10 @@ FIELDS = (
     (CAP_PM, 0x02, 2, "pmc"),         # bit 5 DSI
     (CAP_PM, 0x04, 2, "pmcsr"),       # bit 3 No_Soft_Reset
 )
+# Extended capabilities (from byte 100h of a 4096-byte configuration space): ID -> name
+EXT_CAP_AT, EXT_CONFIG_SIZE = 0x100, 4096
+EXT_CAP_NAMES = {0x0001: "Advanced Error Reporting", 0x0003: "Device Serial Number",
+                 0x000F: "Address Translation Services"}
 LINK_SPEEDS = {1: 2.5, 2: 5.0, 3: 8.0, 4: 16.0, 5: 32.0, 6: 64.0}      # GT/s
 MPS_BYTES = {0: 128, 1: 256, 2: 512, 3: 1024, 4: 2048, 5: 4096}
 

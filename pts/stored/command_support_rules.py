@@ -1,6 +1,9 @@
 """More OCP requirements a command's support decides, from Identify Controller and the
 controller's CAP register (v2.7 4.3 NVMe-CFG-1/11, 4.5 NVMe-AD-15/16/26/29/33, 4.6
-NVMe-IO-11..14) and FDP configuration 2's reference to configuration 1 (6.1.3 FDPSRG2-1).
+NVMe-IO-11..14) and FDP configuration 2's reference to configuration 1 (6.1.3 FDPSRG2-1); Write
+Zeroes from ONCS and Identify Namespace's DLFEAT (NVMe-IO-5..7: DLFEAT bit 3, bits 2:0 as
+libnvme names them, NVME_NS_DLFEAT_WRITE_ZEROES, _READ_VALUE_MASK), Write Uncorrectable
+(NVMe-IO-10).
 
 A requirement on how a command behaves, for a drive that does not support the command:
 FAIL when the text also asks for the command (Lockdown: NVMe-AD-14; Sanitize: NVMe-AD-7), NOT
@@ -147,3 +150,62 @@ def fdpsrg2_1(f):
     if open_:
         return NOT_CHECKED, "configuration 1's " + ", ".join(open_) + " not decided", evs
     return PASS, "configuration 1's " + ", ".join(FDPSRG_1) + " met", evs
+
+
+# --- Write Zeroes (NVMe-IO-5/6/7) and Write Uncorrectable (NVMe-IO-10) ---------------------
+
+ID_NS = "nvme id-ns -b: Identify Namespace"
+
+
+def _write_zeroes(f: dict) -> tuple[list[str], tuple[Evidence, ...]]:
+    """What stops Write Zeroes with DEAC 1b, FUA 0b from deallocating to zeroes: ONCS bit 3
+    (Write Zeroes), DLFEAT bit 3 (its Deallocate bit supported), DLFEAT bits 2:0 (001b:
+    deallocated blocks read as zeroes)."""
+    oncs, dlfeat = f["id_ctrl"]["oncs"], f["id_ns"]["dlfeat"]
+    evs = (Evidence(ID_CTRL, "ONCS (byte 520) bit 3 (Write Zeroes)", f"0x{oncs:x}"),
+           Evidence(ID_NS, "DLFEAT (byte 33) bit 3 (Write Zeroes Deallocate), bits 2:0 (read "
+                    "after deallocation)", f"0x{dlfeat:x}"))
+    gaps = [why for bad, why in (
+        (not oncs >> 3 & 1, "no Write Zeroes command (ONCS bit 3 cleared)"),
+        (not dlfeat >> 3 & 1, "its Deallocate bit not supported (DLFEAT bit 3 cleared)"),
+        (dlfeat & 7 != 1, f"deallocated blocks do not read as zeroes (DLFEAT bits 2:0 "
+                          f"{dlfeat & 7:03b}b, 001b asked)")) if bad]
+    return gaps, evs
+
+
+@rule(V27, "NVMe-IO-5", 611)
+def io_5(f):
+    gaps, evs = _write_zeroes(f)
+    if gaps and gaps[0].startswith("no Write Zeroes"):
+        return FAIL, gaps[0] + " (NVMe-IO-4)", evs[:1]
+    return NOT_CHECKED, "Write Zeroes supported; its DEAC/FUA behaviours need the command " \
+        "sent and the blocks read back, which the run does not do", evs[:1]
+
+
+@rule(V27, "NVMe-IO-6", 620)
+def io_6(f):
+    gaps, evs = _write_zeroes(f)
+    if gaps:
+        return FAIL, "; ".join(gaps), evs
+    return PASS, ("Write Zeroes with its Deallocate bit supported, deallocated blocks read as "
+                  "zeroes (DLFEAT 001b); the reads after one are not made by the run"), evs
+
+
+@rule(V27, "NVMe-IO-7", 627)
+def io_7(f):
+    gaps, evs = _write_zeroes(f)
+    if gaps:
+        return FAIL, "Write Zeroes cannot deallocate the device to zeroes: " + "; ".join(gaps), \
+            evs
+    return NOT_CHECKED, ("deallocating the whole device by Write Zeroes within a minute "
+                         "needs it done and timed (it erases the drive): not run"), evs
+
+
+@rule(V27, "NVMe-IO-10", 641)
+def io_10(f):
+    v = f["id_ctrl"]["oncs"]
+    ev = (Evidence(ID_CTRL, "ONCS (byte 520) bit 1 (Write Uncorrectable)", f"0x{v:x}"),)
+    if v >> 1 & 1:
+        return PASS, "Write Uncorrectable supported (whatever the model's Device Profile)", ev
+    return NOT_CHECKED, ("no Write Uncorrectable (ONCS bit 1 cleared); whether this model's "
+                         "Device Profile (section 13) asks for it is not known to the run"), ev

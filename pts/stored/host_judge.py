@@ -7,9 +7,11 @@ The one entry for the verdict code (qualify --ocp) and the run's report of its f
 from __future__ import annotations
 
 from pts.stored import (
+    admin_command_rules,
     command_support_rules,
     error_recovery_rules,
     fdp_rules,
+    form_factor_rules,
     identify_rules,
     log_rules,
     pci_capability_rules,
@@ -23,7 +25,8 @@ from pts.stored.host_rules import judge as _judge_with
 
 MODULES = (fdp_rules, identify_rules, log_rules, pci_rules,     # imported for their rules
            telemetry_rules, self_test_rules, thermal_rules, error_recovery_rules,
-           command_support_rules, pci_capability_rules)
+           command_support_rules, pci_capability_rules, admin_command_rules,
+           form_factor_rules)
 
 
 def judge(facts: dict, version: str = "2.7") -> list[Verdict]:

@@ -1,8 +1,9 @@
-"""More OCP PCIe requirements (v2.7 section 5: PCI-2, PCI-35, PCI-42) that a register of the PCI
-configuration space decides (pts.tools.pci_facts.config_space: the PCI Express and Power
-Management capabilities; field positions as pts.config.pci_layout names them, after the PCI
-Express Base Specification). Rules are added to pts.stored.host_rules.RULES; the rest of PCI-*
-is in pts.stored.pci_rules.
+"""More OCP PCIe requirements (v2.7 section 5: PCI-2, -14, -25, -26, -28, -35, -42) that a
+register of the PCI configuration space decides (pts.tools.pci_facts.config_space: the PCI
+Express and Power Management capabilities, Device Control, the extended capabilities when
+the host gives the extended space; field positions and capability IDs as
+pts.config.pci_layout names them, after the PCI Express Base Specification). Rules are
+added to pts.stored.host_rules.RULES; the rest of PCI-* is in pts.stored.pci_rules.
 """
 
 from __future__ import annotations
@@ -46,3 +47,44 @@ def pci_42(f):
         return NOT_APPLICABLE, (f"not a PCIe Gen6 device (at most {LINK_SPEEDS.get(top, '?')} "
                                 "GT/s)"), ev
     return NOT_CHECKED, "a Gen6 device: L0p support (its extended capability) is not read", ev
+
+
+@rule(V27, "PCI-14", 9058)
+def pci_14(f):
+    v = f["pci"]["devctl"]
+    ev = (Evidence(CONFIG, "Device Control bit 4 (Enable Relaxed Ordering; its default is 1b, "
+                   "hardwired to 0b only by a function that never sets the attribute)",
+                   f"0x{v:x}"),)
+    if v >> 4 & 1:
+        return PASS, "Enable Relaxed Ordering 1b: the function may set Relaxed Ordering", ev
+    return NOT_CHECKED, ("Enable Relaxed Ordering 0b: hardwired (no Relaxed Ordering) or "
+                         "cleared by the host's OS (Linux does below a root port it knows to "
+                         "mishandle it); writing 1b would tell, and the run writes nothing"), ev
+
+
+# requirement ID -> (line, the extended capability it asks for)
+EXTENDED = {"PCI-25": (9092, "Device Serial Number"), "PCI-26": (9095, "Advanced Error "
+                                                                  "Reporting"),
+            "PCI-28": (9103, "Address Translation Services")}
+
+
+def _extended(name: str):
+    def check(f):
+        ext = f["pci"]["extended_capabilities"]
+        ev = (Evidence(CONFIG, "extended capability list from byte 100h", ext if ext is None
+                       else {**ext, **({"serial": f["pci"]["dsn"]} if "dsn" in f["pci"]
+                                       else {})}),)
+        if ext is None:
+            return NOT_CHECKED, ("the configuration space read holds no extended space (256 "
+                                 "bytes: a conventional PCI host bridge, e.g. QEMU's pc "
+                                 "machine)"), ev
+        if name not in ext:
+            return FAIL, f"no {name} extended capability", ev
+        return PASS, f"{name} extended capability at {ext[name]:#x}" + (
+            " (one function read: the same serial on every function and port, and its "
+            "uniqueness, not checked)" if name == "Device Serial Number" else ""), ev
+    return check
+
+
+for _rid, (_line, _name) in EXTENDED.items():
+    rule(V27, _rid, _line)(_extended(_name))

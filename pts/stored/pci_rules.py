@@ -220,3 +220,16 @@ def opt_13(f):
     caps = f["features"]["0Eh"]["capabilities"]
     return _verdict(not caps & 1, f"Timestamp capabilities 0x{caps:x}: "
                     f"{'saveable' if caps & 1 else 'not saveable'}", ev)
+
+
+@rule(V27, "NVMe-CFG-10", 288)
+def cfg_10(f):
+    bar0 = f["pci_bars"][0]
+    start, size = bar0["start"], bar0["bytes"]
+    ev = Evidence("sysfs resource: BAR0 start and size", "BAR0 (the doorbells from offset "
+                  "1000h, NVMe Base 3.1.4; CAP.DSTRD their stride)", (hex(start), size))
+    if not bar0["mem"] or size <= 0x1000:
+        return FAIL, f"BAR0 {size} bytes: no room for doorbells at offset 1000h", (ev,)
+    at = start + 0x1000
+    return _verdict(at % 4096 == 0, f"doorbells from {at:#x}: "
+                    f"{'' if at % 4096 == 0 else 'not '}4096-byte aligned", ev)

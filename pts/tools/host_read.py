@@ -25,11 +25,12 @@ from pts.tools.pci_facts import read_pci
 
 # Get Features SEL 3 of: Timestamp (NVMe-OPT-13), Power Limit (NVMe-OPT-21), Power Threshold
 # (NVMe-OPT-18), Power Measurement (NVMe-OPT-19, NVMe-CFG-21)
-FEATURES = (0x0E, 0x23, 0x24, 0x25)
+FEATURES = (0x0E, 0x23, 0x24, 0x25, 0xC8, 0xC9)      # C8h: TEL-16..18; C9h: NVMe-AD-31/32
 # logs whose support the STD-LOG rules ask (02h, 05h, 09h answered elsewhere too: read here
 # once more so that each rule has its own answer)
 LOGS = (0x01, 0x02, 0x03, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0D, 0x12, 0x13, 0x14, 0x19, 0x25,
-        0xC1)      # C1h: EREC-* (pts.stored.error_recovery_rules)
+        0xC1,      # C1h: EREC-* (pts.stored.error_recovery_rules)
+        0x0E, 0x81, 0xC9)      # 0Eh, 81h: NVMe-AD-27/22; C9h: TEL-20/24
 FDPS_BIT = 19      # Identify Controller CTRATT: Flexible Data Placement supported
 
 

@@ -32,11 +32,35 @@ def capabilities(config: bytes) -> dict[int, int]:
     return found
 
 
+def extended_capabilities(config: bytes) -> dict[str, int] | None:
+    """Extended capability name (pci_layout.EXT_CAP_NAMES, else its ID as "0003h") -> its
+    offset, walking the list from byte 100h; None when `config` holds no extended space (256
+    bytes: a conventional PCI host bridge, such as QEMU's pc machine, gives none)."""
+    if len(config) < P.EXT_CONFIG_SIZE:
+        return None
+    found, at, seen = {}, P.EXT_CAP_AT, set()
+    while at and at not in seen and at + 4 <= len(config):
+        seen.add(at)
+        header = int.from_bytes(config[at:at + 4], "little")
+        if header in (0, 0xFFFFFFFF):           # no extended capabilities at all
+            break
+        found.setdefault(P.EXT_CAP_NAMES.get(header & 0xFFFF, f"{header & 0xFFFF:04X}h"), at)
+        at = header >> 20 & 0xFFC
+    return found
+
+
 def config_space(config: bytes) -> dict:
-    """The fields of pci_layout.FIELDS present, the BARs and which capabilities exist."""
+    """The fields of pci_layout.FIELDS present, the BARs, which capabilities exist and which
+    extended ones (None: the extended space was not there to read); `dsn`: the Device Serial
+    Number's 64 bits in hex, when it has one."""
     caps = capabilities(config)
+    ext = extended_capabilities(config)
     out = {"capabilities": {P.CAP_NAMES.get(c, f"{c:02X}h"): at for c, at in caps.items()},
-           "bars": list(struct.unpack_from("<6I", config, P.BARS_AT))}
+           "bars": list(struct.unpack_from("<6I", config, P.BARS_AT)),
+           "extended_capabilities": ext}
+    if ext and "Device Serial Number" in ext:
+        at = ext["Device Serial Number"] + 4
+        out["dsn"] = f"{int.from_bytes(config[at:at + 8], 'little'):016x}"
     for cap, offset, size, name in P.FIELDS:
         if cap in caps:
             out[name] = int.from_bytes(config[caps[cap] + offset:caps[cap] + offset + size],
@@ -45,12 +69,13 @@ def config_space(config: bytes) -> dict:
 
 
 def bar_sizes(resource_text: str) -> list[dict]:
-    """sysfs `resource`: one line per region (start end flags); the first six are the BARs."""
+    """sysfs `resource`: one line per region (start end flags); the first six are the BARs
+    (`start`: the address the host gave it)."""
     out = []
     for i, line in enumerate(resource_text.split("\n")[:P.BAR_COUNT]):
         start, end, flags = (int(x, 16) for x in line.split())
         out.append({"bar": i, "bytes": end - start + 1 if end else 0, "io": bool(flags & 0x100),
-                    "mem": bool(flags & 0x200)})
+                    "mem": bool(flags & 0x200), "start": start})
     return out
 
 

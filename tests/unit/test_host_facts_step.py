@@ -65,7 +65,9 @@ def test_all_facts_at_test_start_and_log_22h_at_every_step(tmp_path, monkeypatch
     mine = verdicts(facts.facts)
     assert len(mine) == len(host_judge.ids("2.7")) > 100
     assert mine == verdicts(recorded_facts(tmp_path / "recorded"))
-    assert not [i for i, (v, why) in mine.items() if "not read" in why]
+    # (the run's own facts, "run", are not the record's: pts.stored.run_facts)
+    assert not [i for i, (v, why) in mine.items()
+                if "not read" in why and why != "not read in this run: run"]
     reads = drive.calls[-4:]
     assert all(c[1] == "get-log" and "--log-id=0x22" in c and c[-1] == "--lsi=1"
                for c in reads), reads

@@ -114,7 +114,8 @@ def verdicts(facts: dict) -> dict:
 
 def test_every_rule_on_qemu_10s_answers():
     got = verdicts(qemu_facts())
-    assert {k: v.verdict for k, v in got.items()} == QEMU
+    # the rules of this file's subjects (other modules' rules: their own tests)
+    assert {k: v.verdict for k, v in got.items() if k in QEMU} == QEMU
     assert Counter(QEMU.values()) == {PASS: 52, FAIL: 75, NOT_CHECKED: 23, NOT_APPLICABLE: 11}
     assert all(v.why and v.line > 0 and v.version == "2.7" for v in got.values())
     # evidence names what was read and what it held
@@ -127,7 +128,7 @@ def test_every_rule_on_qemu_10s_answers():
 
 
 def test_keys_are_version_and_id_and_the_lines_are_the_ids():
-    assert all(ver == "2.7" for ver, _ in RULES) and ids() == sorted(QEMU)
+    assert all(ver == "2.7" for ver, _ in RULES) and set(QEMU) <= set(ids())
     assert RULES[("2.7", "PWR-8")][0] == 9925 and RULES[("2.7", "FDPSRG-1")][0] == 9248
     assert judge(qemu_facts(), version="2.0") == []
 
@@ -308,7 +309,7 @@ def test_the_same_verdicts_from_the_ledger_record():
              for v in judge(stored["facts"])}
     first = {v.req_id: json.loads(json.dumps(v.as_record(), default=F.json_safe))
              for v in judge(qemu_facts())}
-    assert again == first and len(again) == len(QEMU)
+    assert again == first and len(again) == len(ids())
 
 
 # --- telemetry, self-test, thermal thresholds, error recovery (pts.stored.telemetry_rules,

@@ -1,0 +1,67 @@
+"""More OCP admin command set requirements (v2.7 4.4 NVMe-AD-22, -27, -31, -32) that a log's or
+a feature's support decides: the Sanitize Status log (81h), the LBA Status Information log
+(0Eh) and the DSSD Asynchronous Event Configuration feature (C9h, v2.7 4.15.19-20), as
+nvme_facts.read_log_support and read_features read them (facts["logs"]["81h"],
+facts["features"]["C9h"]: the answer, or the drive's words refusing it). Rules are added to
+pts.stored.host_rules.RULES; pts.stored.host_judge applies them.
+
+Each is about a log or feature the v2.7 text also asks for (NVMe-AD-7: log 81h; STD-LOG-11:
+log 0Eh; GDAEC-*, SDAEC-*: feature C9h): refused as not supported (Invalid Field in Command,
+Invalid Log Page), FAIL with the refusal as the evidence; answered, the part a field would
+decide is NOT CHECKED where the run does not decode it, saying which.
+"""
+
+from __future__ import annotations
+
+from pts.stored.host_rules import FAIL, NOT_CHECKED, PASS, V27, Evidence, rule
+from pts.tools.ocp_log_read import REFUSALS
+
+GET_LOG = "nvme get-log --log-id=0x{} --log-len=512 --raw-binary"
+GET_FEATURE = "nvme get-feature --feature-id=0x{} --sel=3"
+
+
+def _answer(f: dict, kind: str, key: str) -> tuple[bool | None, Evidence]:
+    """True: answered; False: refused as not supported; None: refused otherwise. KeyError
+    when the run did not ask."""
+    got = (f["logs"] if kind == "log" else f["features"])[key]
+    said = got.get("refused")
+    if kind == "log":
+        ev = Evidence(GET_LOG.format(key[:2].lower()), f"log {key}",
+                      f"{got['bytes']} bytes" if "bytes" in got else said[-160:])
+    else:
+        ev = Evidence(GET_FEATURE.format(key[:2].lower()), "Dword 0 (capabilities)",
+                      got.get("capabilities", said and said[-160:]))
+    if said is None:
+        return True, ev
+    return (False if any(r in said for r in REFUSALS) else None), ev
+
+
+# requirement ID -> (line, "log" or "feature", its key, its name, what an answer leaves open
+# ("": the answer decides it: PASS))
+SUPPORT = {
+    "NVMe-AD-22": (414, "log", "81h", "Sanitize Status log",
+                   "its Sanitize Status field as shipped (000b, Global Data Erased 1b): not "
+                   "decoded, and a drive a host used may have been sanitized since"),
+    "NVMe-AD-27": (436, "log", "0Eh", "LBA Status Information log", ""),
+    "NVMe-AD-31": (450, "feature", "C9h", "DSSD Asynchronous Event Configuration feature",
+                   "its default value (SEL 001b: Error Reporting AEN Enabled 1b) is not read"),
+    "NVMe-AD-32": (453, "feature", "C9h", "DSSD Asynchronous Event Configuration feature",
+                   "its default value (SEL 001b: Media Ready AEN Enabled 0b) is not read"),
+}
+
+
+def _support(kind: str, key: str, name: str, leaves: str):
+    def check(f):
+        ok, ev = _answer(f, kind, key)
+        if ok is False:
+            return FAIL, f"{name} ({key}) refused as not supported", (ev,)
+        if ok is None:
+            return NOT_CHECKED, f"the {name} ({key}) read failed otherwise (evidence)", (ev,)
+        if not leaves:
+            return PASS, f"{name} ({key}) answered", (ev,)
+        return NOT_CHECKED, f"{name} ({key}) answered; {leaves}", (ev,)
+    return check
+
+
+for _rid, (_line, _kind, _key, _name, _leaves) in SUPPORT.items():
+    rule(V27, _rid, _line)(_support(_kind, _key, _name, _leaves))
