@@ -16,6 +16,7 @@ Every problem is a MarginsError naming the file, the line and the fix.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import tomllib
 from dataclasses import dataclass
@@ -90,6 +91,19 @@ class Margins:
             if pattern.search(metric):
                 return Margin(percent, why, BUILT_IN)
         return self.by_unit.get(unit, self.default)
+
+    @property
+    def key(self) -> str:
+        """Which margins these are, as the results index keeps the gate's answers under
+        (pts.index.gate_store): "built in", else a digest of every entry (percent, reason,
+        source line), so an edited file is other margins, and the same file read twice the
+        same ones."""
+        if self == defaults():
+            return "built in"
+        entries = [sorted((k, m.percent, m.why, m.where) for k, m in table.items())
+                   for table in (self.by_metric, self.by_unit)]
+        entries.append([(self.default.percent, self.default.why, self.default.where)])
+        return "sha256:" + hashlib.sha256(repr(entries).encode()).hexdigest()[:16]
 
 
 def defaults() -> Margins:

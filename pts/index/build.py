@@ -17,6 +17,10 @@ be read is refused (its old rows dropped) with the reason; neither stops the com
 Nothing here writes into a run folder. The same code for SQLite and PostgreSQL (pts.index.db:
 the SQL is written once); a PostgreSQL server lost mid-way stops the command with
 db.IndexUnusable, the folder in flight rolled back, the ones before kept.
+
+After the folders, the release gate's kept answers (pts.index.gate_store) of every model one
+of whose folders was added, read again, refused or dropped are worked out again (all models
+under a root that has none kept with these margins yet), in a transaction of their own.
 """
 
 from __future__ import annotations
@@ -25,7 +29,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pts.index import rows
+from pts.config.margins import Margins
+from pts.index import gate_store, rows
 from pts.index.db import Index, transaction
 from pts.index.scan import scan
 from pts.stored.data import LEDGER, RUN_JSON, load_run, run_json
@@ -67,9 +72,10 @@ def file_stats(folder: Path) -> dict:
     return out
 
 
-def update(conn: Index, roots: Sequence[str | Path], full: bool = False) -> Summary:
+def update(conn: Index, roots: Sequence[str | Path], full: bool = False,
+           margins: Margins | None = None) -> Summary:
     """Index every run folder under `roots` (each an existing folder); `full`: read every
-    folder again, changed or not."""
+    folder again, changed or not; `margins`: the gate's kept answers' (None: built in)."""
     roots = [Path(r).resolve() for r in roots]
     summary, found = Summary(), {}
     for root in roots:
@@ -77,8 +83,10 @@ def update(conn: Index, roots: Sequence[str | Path], full: bool = False) -> Summ
         for folder in where.runs:
             found.setdefault(str(folder), str(root))
         summary.skipped += [(str(f), why) for f, why in where.skipped]
-    known = {folder: (tuple(stats), reader) for folder, *stats, reader in conn.execute(
-        f"SELECT folder, {', '.join(STAT_COLUMNS)}, reader FROM runs")}
+    known, model_of = {}, {}
+    for folder, model, *stats, reader in conn.execute(
+            f"SELECT folder, model, {', '.join(STAT_COLUMNS)}, reader FROM runs").fetchall():
+        known[folder], model_of[folder] = (tuple(stats), reader), model
     for folder, root in sorted(found.items()):
         index_folder(conn, Path(folder), root, summary, known.get(folder), full)
     gone = sorted(f for f in known if f not in found
@@ -88,7 +96,26 @@ def update(conn: Index, roots: Sequence[str | Path], full: bool = False) -> Summ
             for folder in gone:
                 delete(conn, folder)
         summary.dropped = gone
+    _gates(conn, [str(r) for r in roots], summary, model_of, found, margins, full)
     return summary
+
+
+def _gates(conn: Index, roots: Sequence[str], summary: Summary, model_of: dict[str, str],
+           found: dict[str, str], margins: Margins | None, full: bool) -> None:
+    """The kept gate answers of the models whose folders changed, per root (the module's
+    docstring)."""
+    touched = summary.added + summary.updated + summary.dropped + [f for f, _ in summary.refused]
+    now = dict(conn.execute("SELECT folder, model FROM runs").fetchall()) if touched else {}
+    models: dict[str, set[str]] = {}
+    for f in touched:
+        root = found.get(f) or next((r for r in roots if Path(f).is_relative_to(r)), None)
+        models.setdefault(root, set()).update(
+            m for m in (model_of.get(f), now.get(f)) if m is not None)
+    for root in roots:
+        if full or not gate_store.has_any(conn, root, margins or gate_store.defaults()):
+            gate_store.refresh(conn, root, margins)
+        elif models.get(root):
+            gate_store.refresh(conn, root, margins, models[root])
 
 
 def index_folder(conn: Index, folder: Path, root: str, summary: Summary,
@@ -137,6 +164,11 @@ def update_one(conn: Index, folder: str | Path, root: str | Path) -> Summary:
             summary.dropped.append(str(folder))
         return summary
     index_folder(conn, folder, str(Path(root).resolve()), summary, old)
+    if summary.added or summary.updated:    # a finished run may change its model's answer
+        model, state = conn.execute("SELECT model, state FROM runs WHERE folder = ?",
+                                    (str(folder),)).fetchone()
+        if state == rows.FINISHED:
+            gate_store.refresh(conn, str(Path(root).resolve()), None, [model])
     return summary
 
 

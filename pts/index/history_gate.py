@@ -44,7 +44,25 @@ class PairGate:
                 "inconclusive": list(g.inconclusive),
                 "runs_to_add": [[c, n] for c, n in g.runs_to_add],
                 "cells": [{**dataclasses.asdict(c), "margin_source": margin_of[c.name].where,
-                           "margin_why": margin_of[c.name].why} for c in g.cells]}
+                           "margin_why": margin_of[c.name].why,
+                           "margin_percent": margin_of[c.name].percent} for c in g.cells]}
+
+
+MARGIN_KEYS = ("margin_source", "margin_why", "margin_percent")
+
+
+def from_data(doc: dict) -> PairGate:
+    """The PairGate that as_data() gave `doc` (the answer kept in the index:
+    pts.index.gate_store), equal to the one it came from."""
+    cells = tuple(release_gate.CellAnswer(**{k: v for k, v in c.items() if k not in MARGIN_KEYS})
+                  for c in doc["cells"])
+    answer = release_gate.GateAnswer(
+        doc["status"], doc["answer"], doc["level"], doc["power"], doc["correction"], cells,
+        tuple(doc["regressed"]), tuple(doc["inconclusive"]),
+        tuple((c, n) for c, n in doc["runs_to_add"]))
+    used = tuple((c["name"], margins_mod.Margin(c["margin_percent"], c["margin_why"],
+                                                c["margin_source"])) for c in doc["cells"])
+    return PairGate(doc["model"], doc["a"], doc["b"], answer, used)
 
 
 def cells(h: history.History, margins: margins_mod.Margins

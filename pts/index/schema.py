@@ -13,7 +13,10 @@ Tables (docs/index.md):
   verdict, the state, times, why its ledger could not be read if so, and the file stats the
   folder was read at; from migration 2 the OCP requirement verdicts' counts);
 - tests: one row per test of a run (state, status, steady or not, rounds, window, times);
-- figures: the headline figures per test and cell, as the report shows them (pts.index.rows).
+- figures: the headline figures per test and cell, as the report shows them (pts.index.rows);
+- release_gates (migration 3): per report folder, model and margins, the release gate's answer
+  for the model's two newest firmwares (pts.index.gate_store): derived from the rows above
+  each time they change, so rebuilt with them from the folders.
 """
 
 from __future__ import annotations
@@ -110,6 +113,24 @@ MIGRATIONS: tuple[Migration, ...] = (
         f"ALTER TABLE runs ADD COLUMN {column}" for column in (
             "ocp_version TEXT", "ocp_pass INTEGER", "ocp_fail INTEGER",
             "ocp_not_applicable INTEGER", "ocp_not_checked INTEGER"))),
+    # issue 50 §4: the release gate's answer kept with the runs it was drawn from, so that
+    # /metrics and the history page read it (pts.index.gate_store) instead of working it out
+    # at each request; answer_json is pts.index.history_gate.PairGate.as_data()
+    Migration(3, "the release gate's answer per model", (
+        """CREATE TABLE release_gates (
+            root TEXT NOT NULL,
+            model TEXT NOT NULL,
+            margins TEXT NOT NULL,
+            firmware_a TEXT NOT NULL,
+            firmware_b TEXT NOT NULL,
+            level DOUBLE PRECISION NOT NULL,
+            status INTEGER NOT NULL,
+            answer TEXT NOT NULL,
+            summary TEXT NOT NULL,
+            answer_json TEXT,
+            computed_at DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (root, model, margins)
+        )""",)),
 )
 
 VERSION = MIGRATIONS[-1].version      # the schema this code writes and reads

@@ -66,12 +66,14 @@ def create_app(folders: list[str | Path], *, stale_after: float = state.STALE_AF
                poll_seconds: float = 1.0,
                credentials: access.Credentials | None = None,
                watch_seconds: float = WATCH_SECONDS,
-               index_at: str | None = None) -> Starlette:
+               index_at: str | None = None, margins=None) -> Starlette:
     """`index_at`: the results index to list the runs from (an SQLite file, a folder holding
     index.sqlite, or a postgresql:// URL: `serve --index`); None: $PTS_INDEX, else
     REPORTS_DIR/index.sqlite if it exists."""
     index = RunIndex(folders)
     indexed, folder_note = open_index(index, watch_seconds, index_at)
+    if indexed is not None:          # the gate's margins (serve --margins; None: built in)
+        indexed.margins = margins
     feeds = LiveFeeds(index, poll_seconds, stale_after)
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True)
     pages = Jinja2Templates(env=env)
@@ -179,7 +181,8 @@ def create_app(folders: list[str | Path], *, stale_after: float = state.STALE_AF
                             filename=name)
 
     def history_view(request: Request) -> Response:
-        context = page_context(request.query_params, indexed, folder_note, index.id_of)
+        context = page_context(request.query_params, indexed, folder_note, index.id_of,
+                               margins)
         return pages.TemplateResponse(request, "history.html", context,
                                       status_code=400 if context["error"] else 200)
 

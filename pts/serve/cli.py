@@ -10,6 +10,7 @@ import socket
 import sys
 from pathlib import Path
 
+from pts.config import margins
 from pts.serve import access, state
 
 GRACEFUL_SHUTDOWN_S = 3      # seconds open event streams get to close at Ctrl-C/SIGTERM
@@ -55,6 +56,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "install 'snia-pts[postgresql]'); kept level with REPORTS_DIR's "
                         "folders as they change (docs/index.md). Default: $PTS_INDEX, else "
                         "REPORTS_DIR/index.sqlite when there is one, else the folders are read")
+    p.add_argument("--margins", metavar="FILE", default=None,
+                   help="the release gate's margins (the history page's gate and /metrics' "
+                        "pts_release_gate_*, as the index keeps them): a TOML file in percent "
+                        "(default = N, [metric] and [unit] tables), read before the server "
+                        "starts; default: the built-in ones (pts/config/margins.py; "
+                        "docs/history.md)")
     p.add_argument("--stale-after", type=float, default=state.STALE_AFTER, metavar="SECONDS",
                    help="a run whose session has not ended counts as running while its "
                         "ledger.jsonl or commands.log was written within this many seconds, "
@@ -75,6 +82,12 @@ def run(args: argparse.Namespace) -> int:
     except access.AuthError as exc:
         print(f"serve: {exc}", file=sys.stderr)
         return 2
+    try:
+        gate_margins = margins.load(args.margins) if args.margins else None
+    except margins.MarginsError as exc:
+        print(f"serve: --margins: {exc}; fix the file or leave --margins out for the "
+              "built-in margins (docs/history.md, \"The release gate\")", file=sys.stderr)
+        return 2
     import uvicorn
 
     from pts.serve.app import create_app
@@ -91,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return 2
     app = create_app(args.reports_dirs, stale_after=args.stale_after, credentials=credentials,
-                     index_at=args.index)
+                     index_at=args.index, margins=gate_margins)
     handler = access.log_to(sys.stderr) if credentials is not None else None
     if app.state.indexed is None:          # once: how to list many runs fast
         print(f"snia-pts dashboard: {app.state.folder_note}", file=sys.stderr, flush=True)

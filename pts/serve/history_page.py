@@ -8,14 +8,21 @@ level if the gate takes it, with the built-in margins), and each figure over the
 small SVG chart (one colour per firmware, the change points as dashed lines) beside its
 spread per firmware.
 
+The gate's answer for the model's two newest firmwares over all its runs at the gate's level
+is the one the results index keeps (pts.index.gate_store: worked out when the runs changed,
+with the margins of `pts serve --margins`, else the built-in ones); another pair, level,
+spec, host, test or metric is worked out for the request, and the page says which.
+
 Without the index the page says how to make one: the history is a query over it."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from html import escape
 
-from pts.index import history, history_gate, release_gate
+from pts.config import margins as margins_mod
+from pts.index import gate_store, history, history_gate, release_gate
 
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
            "#7f7f7f")
@@ -63,13 +70,17 @@ def defaults(conn, a: Asked, root: str) -> tuple[str, ...]:
     return found[-2:] if len(found) >= 2 else ()
 
 
-def page_context(params, indexed, folder_note: str, id_of) -> dict:
+def page_context(params, indexed, folder_note: str, id_of,
+                 margins: margins_mod.Margins | None = None) -> dict:
     """What history.html shows for a request's query parameters. `indexed`: the dashboard's
-    pts.serve.indexed.IndexedRuns (None: no index; `folder_note` says why)."""
+    pts.serve.indexed.IndexedRuns (None: no index; `folder_note` says why); `margins`: the
+    gate's (`pts serve --margins`; None: built in)."""
     a = asked(params)
     context = {"asked": a, "h": None, "error": None, "note": "", "chart": chart,
                "colours": {}, "firmwares": (), "id_of": id_of, "gate": None,
-               "gate_error": None}
+               "gate_error": None, "gate_source": "",
+               "margins_text": "the built-in margins (pts/config/margins.py)" if margins is None
+               else f"the margins of `pts serve --margins` ({margins.key})"}
     if indexed is None:
         context["note"] = "The history of a model is read from the results index. " \
             + folder_note
@@ -87,12 +98,30 @@ def page_context(params, indexed, folder_note: str, id_of) -> dict:
         context["error"] = str(exc)
         return context
     if h.a is not None:
-        try:
-            context["gate"] = history_gate.pair_gate(h, level=a.level)
-        except release_gate.GateInputError as exc:
-            context["gate_error"] = f"release gate: {exc}"
+        context |= gate_context(conn, indexed.key, a, h, margins)
     return context | {"h": h, "firmwares": chosen, "colours": colours(h),
                       "note": indexed.note()}
+
+
+def gate_context(conn, root: str, a: Asked, h: history.History,
+                 margins: margins_mod.Margins | None) -> dict:
+    """The gate's answer for the page: the index's when it keeps this very question (the
+    model's two newest firmwares, all runs and figures, the gate's level), else worked out."""
+    whole = not (a.spec or a.host or a.test or a.metric) and a.level == release_gate.LEVEL
+    kept = gate_store.stored(conn, root, margins, h.model) if whole else []
+    if kept and (kept[0].a, kept[0].b) == (h.a, h.b):
+        g = kept[0]
+        when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(g.computed_at))
+        return {"gate": g.gate, "gate_error": None if g.gate else f"release gate: {g.summary}",
+                "gate_source": f"kept in the results index (worked out {when}, when the "
+                               "model's runs last changed)"}
+    try:
+        return {"gate": history_gate.pair_gate(h, margins, level=a.level),
+                "gate_source": "worked out for this page (the index keeps the answer for the "
+                               "model's two newest firmwares over all its runs at level "
+                               f"{release_gate.LEVEL:g})"}
+    except release_gate.GateInputError as exc:
+        return {"gate_error": f"release gate: {exc}"}
 
 
 def colours(h: history.History) -> dict[str, str]:

@@ -47,6 +47,7 @@ class IndexedRuns:
         when the index cannot be opened (newer schema, not SQLite, server refusing...)."""
         self.root, self.where, self.index = Path(root).resolve(), str(where), index
         self.key, self.interval = str(self.root), interval
+        self.margins = None         # the release gate's kept answers' (serve --margins)
         self.connect().close()                 # usable (and migrated), else IndexUnusable
         self.extras: dict[str, tuple[Path, str]] = {}    # sessions and refused run folders
         self.passes = 0
@@ -84,7 +85,7 @@ class IndexedRuns:
             began, error, summary = time.monotonic(), None, None
             try:
                 conn = conn or self.connect()
-                summary = build.update(conn, [self.root])
+                summary = build.update(conn, [self.root], margins=self.margins)
                 self.extras = self._extras(conn, summary)
             except Exception as exc:       # the index only lags; the next pass tries again
                 error = f"{type(exc).__name__}: {exc}"

@@ -5,16 +5,17 @@ runs are history, on the runs list), per test of that run its round and tracking
 (1 for the current one). With a results index (pts.serve.indexed) the index says which runs
 there are; the figures of the newest run of each device are read from its folder, and per
 model with two firmwares or more the release gate's answer for its two newest (A the older,
-as the history page opens on): pts.index.history_gate, the exit status `pts history MODEL
---firmware A --firmware B --gate` gives (the history needs the index: without one, no such
-series). An alert rule on a firmware drop: pts_release_gate_status == 1."""
+as the history page opens on) as the index keeps it (pts.index.gate_store, with the margins of
+`pts serve --margins`): the exit status `pts history MODEL --firmware A --firmware B --gate`
+gives (without an index, no such series). An alert rule on a firmware drop:
+pts_release_gate_status == 1."""
 
 from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 
-from pts.index import history, history_gate, query, release_gate
+from pts.index import gate_store
 from pts.serve import state
 from pts.serve.index import RunIndex
 from pts.serve.indexed import IndexedRuns
@@ -84,8 +85,7 @@ class RunsCollector:
             yield from self._gates()
 
     def _gates(self):
-        """Per model, its two newest firmwares through the release gate (built-in margins,
-        level release_gate.LEVEL)."""
+        """Per model, its two newest firmwares' gate answer, as the index keeps it."""
         status = GaugeMetricFamily(
             "pts_release_gate_status", "the release gate's exit status for firmware A "
             "against B (the model's two newest): 0 pass, 1 a cell regressed beyond its "
@@ -93,21 +93,12 @@ class RunsCollector:
         cells = GaugeMetricFamily(
             "pts_release_gate_cells", "cells of the pair by the gate's class", labels=PAIR
             + ["class"])
-        conn = self.indexed.conn()
-        for model, _ in query.models(conn, self.indexed.key):
-            pair = history.firmwares(conn, model, self.indexed.key)[-2:]
-            if len(pair) < 2:
-                continue
-            labels = [model, *pair]
-            try:
-                h = history.history(conn, model, pair, root=self.indexed.key)
-                answer = history_gate.pair_gate(h).answer
-            except (history.HistoryError, release_gate.GateInputError):
-                status.add_metric(labels, release_gate.EXIT_BAD_INPUT)
-                continue
-            status.add_metric(labels, answer.status)
+        for kept in gate_store.stored(self.indexed.conn(), self.indexed.key,
+                                      self.indexed.margins):
+            labels = [kept.model, kept.a, kept.b]
+            status.add_metric(labels, kept.status)
             found: dict[str, int] = {}
-            for c in answer.cells:
+            for c in kept.gate.answer.cells if kept.gate else ():
                 found[c.verdict] = found.get(c.verdict, 0) + 1
             for verdict, n in sorted(found.items()):
                 cells.add_metric(labels + [verdict], n)

@@ -10,15 +10,18 @@ computed here by hand); paired by drive (the same serials on both sides) and unp
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+import shutil
 import statistics
 
 import pytest
 from scipy.stats import t as student_t
 
 from pts.cli.main import main
-from pts.index import build, db, gate_plan, history, history_gate
+from pts.config import margins as margins_mod
+from pts.index import build, db, gate_plan, gate_store, history, history_gate
 from tests.support.synthetic.history_lab import LABEL, M, R, W, base, lab_run
 
 A_W = [40000.0, 40400.0, 39600.0]
@@ -235,5 +238,64 @@ def test_sqlite_and_postgresql_give_the_same_answers(lab, backend, capsys):
         for model, doc in found.items():
             h = history.history(conn, model, ("FW-A", "FW-B"))
             assert doc == json.loads(json.dumps(history_gate.pair_gate(h).as_data()))
+    finally:
+        conn.close()
+
+
+def test_the_index_keeps_the_gates_answer_on_both_backends(lab, backend, tmp_path):
+    """build.update keeps each model's answer for its two newest firmwares (release_gates,
+    migration 3), the same on SQLite and PostgreSQL, equal to the one worked out from the
+    history; margins of a file are kept apart (the 4.8 % / built-in 5 % sides of EDGE's
+    -4.9 %); the table is a view: emptied, the next update (nothing changed) fills it again."""
+    root = str(lab.resolve())
+    conn = backend.connect(lab)
+    try:
+        if backend.url is not None:
+            build.update(conn, [lab])
+        kept = {g.model: g for g in gate_store.stored(conn, root)}
+        assert {m: g.status for m, g in kept.items()} == \
+            {SAME: 0, DROP: 1, EDGE: 0, WITHIN: 0, ONE: 3}
+        for model, g in kept.items():
+            h = history.history(conn, model, ("FW-A", "FW-B"), root=root)
+            assert (g.a, g.b, g.margins, g.level) == ("FW-A", "FW-B", "built in", 0.05)
+            assert g.gate == history_gate.pair_gate(h), model
+            assert (g.answer, g.summary) == (g.gate.answer.answer, g.gate.answer.summary)
+        tight_file = tmp_path / "margins.toml"
+        tight_file.write_text('[metric]\niops = { percent = 4.8, why = "our SLA" }\n')
+        tight = margins_mod.load(tight_file)
+        assert gate_store.refresh(conn, root, tight) == 5
+        (edge,) = gate_store.stored(conn, root, tight, EDGE)
+        assert (edge.status, edge.gate.answer.regressed) == (1, (W_LABEL,))
+        assert gate_store.stored(conn, root, None, EDGE)[0].status == 0     # built in: kept
+        with db.transaction(conn):
+            conn.execute("DELETE FROM release_gates")
+        assert build.update(conn, [lab]).line().startswith("nothing changed")
+        def timeless(found):
+            return {g.model: dataclasses.replace(g, computed_at=0) for g in found}
+        assert timeless(gate_store.stored(conn, root)) == timeless(kept.values())
+    finally:
+        conn.close()
+
+
+def test_the_kept_answer_follows_the_folders(tmp_path):
+    """A model's answer is worked out again when its folders change: none with one firmware,
+    regressed (1) once B's runs 10 % down are added, none again when they are removed."""
+    root = tmp_path / "reports"
+    day = iter(range(1, 29))
+    for k, serial in enumerate(["SN-1", "SN-2", "SN-3"]):
+        lab_run(root, DROP, serial, "FW-A", next(day), {W: A_W[k]})
+    conn = db.connect(root / db.FILE_NAME)
+    try:
+        build.update(conn, [root])
+        assert gate_store.stored(conn, str(root.resolve())) == []
+        added = [lab_run(root, DROP, serial, "FW-B", next(day), {W: DROP_W[k]})
+                 for k, serial in enumerate(["SN-1", "SN-2", "SN-3"])]
+        build.update(conn, [root])
+        (g,) = gate_store.stored(conn, str(root.resolve()))
+        assert (g.status, g.answer, g.gate.answer.regressed) == (1, "regressed", (W_LABEL,))
+        for folder in added:
+            shutil.rmtree(folder)
+        assert len(build.update(conn, [root]).dropped) == 3
+        assert gate_store.stored(conn, str(root.resolve())) == []
     finally:
         conn.close()

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import math
 import re
+from html import unescape
 
 import pytest
 from scipy.stats import t as student_t
 from starlette.testclient import TestClient
 
+from pts.cli.main import main
+from pts.config import margins as margins_mod
+from pts.index import history_gate
 from pts.serve.app import create_app
 from tests.support.helpers import serving
 from tests.support.pages import console_errors
@@ -126,6 +130,68 @@ def test_metrics_give_each_models_gate_for_an_alert_rule(lab):
         ("pts_release_gate_cells", *x, "improved"): 1,
         ("pts_release_gate_cells", *x, "regressed"): 1,
         ("pts_release_gate_cells", *y, "inconclusive"): 6}
+
+
+def gate_metrics(text: str) -> dict:
+    from prometheus_client.parser import text_string_to_metric_families
+    return {(s.name, s.labels["model"], s.labels.get("class", "")): s.value
+            for family in text_string_to_metric_families(text) for s in family.samples
+            if s.name.startswith("pts_release_gate")}
+
+
+def test_metrics_and_the_page_read_the_gates_answer_the_index_keeps(lab, monkeypatch):
+    """/metrics and the history page take the gate's answer from the index
+    (pts.index.gate_store), not worked out at the request: with the gate's code made to fail,
+    both still show it; a question the index does not keep (another level) is worked out,
+    and the page says which."""
+    with TestClient(create_app([lab])) as client:
+        before = gate_metrics(client.get("/metrics").text)
+        monkeypatch.setattr(history_gate, "pair_gate", lambda *a, **k: 1 / 0)
+        assert gate_metrics(client.get("/metrics").text) == before
+        x = client.get("/history", params={"model": LAB_X})
+        assert 'data-status="1">regressed (exit 1)' in x.text
+        assert '<span id="gate-source">kept in the results index (worked out ' in x.text
+        assert gate_rows(x.text)[f"iops {LABEL[W]}"] == hand_gate_w()
+        monkeypatch.undo()
+        other = client.get("/history", params={"model": LAB_X, "level": "0.04"})
+    assert before[("pts_release_gate_status", LAB_X, "")] == 1
+    assert '<span id="gate-source">worked out for this page' in other.text
+    assert 'data-status="1">regressed (exit 1)' in other.text
+
+
+@pytest.mark.parametrize("percent, status, w_class", [(7, 1, "regressed"),
+                                                     (12, 0, "equivalent")])
+def test_serve_margins_decide_the_page_and_metrics(lab, tmp_path, percent, status, w_class):
+    """`pts serve --margins FILE`: LAB_X's RND 4KiB 0/100 falls about 10 % (90 % interval
+    -11.0 .. -9.0 %): beyond a 7 % margin (regressed, 1), within a 12 % one (0); the index
+    keeps these margins' answers apart from the built-in ones'."""
+    path = tmp_path / "margins.toml"
+    path.write_text(f"[metric]\niops = {percent}\n")
+    app = create_app([lab], margins=margins_mod.load(path))
+    with TestClient(app) as client:
+        assert app.state.indexed.wait(1)
+        found = gate_metrics(client.get("/metrics").text)
+        x = client.get("/history", params={"model": LAB_X})
+    assert found[("pts_release_gate_status", LAB_X, "")] == status
+    assert gate_rows(x.text)[f"iops {LABEL[W]}"]["class"] == w_class
+    assert gate_rows(x.text)[f"iops {LABEL[W]}"]["margin"] == f"{percent} %"
+    assert "the margins of `pts serve --margins` (sha256:" in unescape(x.text)
+    assert "kept in the results index" in x.text
+
+
+@pytest.mark.parametrize("text, says", [
+    (None, "cannot read margins file"),
+    ("[metric]\niops = 0.01\n", "line 2"),
+    ("nonsense = 3\n", "unknown key(s) nonsense"),
+])
+def test_serve_refuses_a_bad_margins_file_before_starting(lab, tmp_path, capsys, text, says):
+    path = tmp_path / "margins.toml"
+    if text is not None:
+        path.write_text(text)
+    assert main(["serve", str(lab), "--port", "0", "--margins", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("serve: --margins: ") and says in err and str(path) in err
+    assert "leave --margins out for the built-in margins" in err
 
 
 VERDICT_ROWS = """return Array.from(document.querySelectorAll('#verdicts tr[data-key]')).map(

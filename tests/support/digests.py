@@ -55,7 +55,8 @@ SCALES = {"ref-a1": ("FW-A", "SN-D1", 1.0, 1), "ref-a2": ("FW-A", "SN-D2", 1.02,
           "ref-b1": ("FW-B", "SN-D1", 0.90, 3), "ref-b2": ("FW-B", "SN-D2", 0.93, 4)}
 FIGURE_RECORDS = {"point", "fob_point", "sample", "hir_state", "hir_baseline", "xsr_group",
                   "xsr_interval", "operating_point", "wsat_result"}
-SKIPPED_COLUMNS = {"run_json_mtime_ns", "ledger_mtime_ns", "indexed_at", "applied_at"}
+SKIPPED_COLUMNS = {"run_json_mtime_ns", "ledger_mtime_ns", "indexed_at", "applied_at",
+                   "computed_at"}
 
 
 # ------------------------------------------------------------------------- the runs
