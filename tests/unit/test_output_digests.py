@@ -81,6 +81,17 @@ Changes made on purpose so far:
   history ... --gate --json` gives it); its computed_at is left out as indexed_at is. With
   that table and that schema_version row taken out, the output's digest is the old one
   (84dfab9a...): nothing else differs.
+- issue 49 §3 (host rules for TEL-1/10..13/16..21/24, NVMe-OPT-6, NVMe-AD-22/27/31/32,
+  NVMe-IO-5/6/7/10, NVMe-CFG-10, PCI-14/25/26/28 and the form factors' link minimums FFM2-5,
+  FFE1S-2, FFE1L-2, FFE2-2; the other IDs of those groups classed by what they need):
+  "report pdf text", "report html", the three "export json" and "export ocptv": those IDs'
+  NOT CHECKED reason is "judged from the drive's Identify, ... which this run did not
+  record" (was "... not yet judged", or for the form factors' "applies only to ... drives;
+  the drive's form factor is not known ..."), and 51 more move from "not yet judged" to
+  their class's reason (a temperature chamber, a PCIe analyser, MCTP, a power cycle or
+  reset, the vendor's documents, error injection, not yet run). Counts (1 PASS, 0 FAIL, 59
+  NOT APPLICABLE, 1657 NOT CHECKED), page count (112) and everything else unchanged
+  (diffed against 96c21a9's).
 
 A digest that differs fails naming the output; the test has written the new output to a
 file it names. To see the difference: write the outputs of the commit the table was made at
@@ -105,10 +116,10 @@ DIGESTS_FROM = "e45646c"
 DIGESTS = (
     ("report pdf text", "ref-a1's report.pdf (pts.report.document.build_pdf, as `pts "
      "report`): text of every page, pdftotext -layout",
-     "a52df0b14c8eadb4ab6aa09640606fef3298403a49e2adde2be2ff34a0fc4b74"),
+     "923074cf7d078987d57cc461ae5967ca6f65c32d33ab3bedc4e8b6387f8af5e4"),
     ("report html", "ref-a1's report.html (build_html, as `pts report --html`), data: URIs "
      "of its charts cut to their media type",
-     "4aa24e197db97e612ee0c1c19ff5aae1343ffcb9d909584338608a8f887e8d42"),
+     "8218c2cd729a9146498e6ce637d69d4f0fabe16e7c68e526c3fead9ba7f46dad"),
     ("report charts", "what ref-a1's report charts show (PDF and HTML builds, each chart "
      "once per build), in drawing order",
      "ab4422ca0534a58c059694e91ba39b20140c6e6624607a6836938c404c82203c"),
@@ -121,22 +132,22 @@ DIGESTS = (
     ("ref-a1 export csv", "`pts export --csv ref-a1`",
      "5a88650d81366e97c9fab33cc7e6eb3a2798d5ced38400c26ee606068b9d78fb"),
     ("ref-a1 export json", "`pts export --json ref-a1`",
-     "5f4ff8e8a82d649f266a9bb9cac190068eccb1117e281a5c9a713f4b44ad7e16"),
+     "fffabc40e4a9f24a696e8614eaf10e11f461e9bfe0aa361115de921d4d8644fe"),
     ("ref-a1 export ocptv", "`pts export --ocptv ref-a1` (HIR names: the index's, see above)",
-     "0d67b580e0e47762542479ff03983881276d59f39de4d67701f636c51e848ed3"),
+     "3b8f526bb1029a577e71e1a4ac6c5a29eef468fbeafc63ff354f73636b5eecea"),
     ("redone export csv", "`pts export --csv redone` (the last record of a redone point)",
      "44744e4fd9e1ea8d19d98907d583514557494853dc35f87cd882e9a48a9a70f1"),
     ("redone export json", "`pts export --json redone`",
-     "c4dcdf2ca98ade59b9c1038220878a44da3abf4d26534ae4a0aa422f4732c176"),
+     "a578ea50068de481f732171726199266b870b8be8410ab9f3e2fba8610c19cc1"),
     ("redone export ocptv", "`pts export --ocptv redone` (HIR names the index's; the redone "
      "HIR state and XSR group listed once, their last record: see above)",
-     "55cde626cc8dcd76c314fc44619510622d2495cb52e989e65e270f6ea9f6a23a"),
+     "aa19dfd84590d1ebfbffc9adeed0d6f53f054ebac82963ee46ea10c8234a9d46"),
     ("rwsw export csv", "`pts export --csv rwsw`",
      "b1424c5e0f49a9d7fa998f0584ee80e66f288086eebe5271a4030a1bd6a39e40"),
     ("rwsw export json", "`pts export --json rwsw`",
-     "fd9f2aae265fe03358e8009eba12f773074acc280692e88af362b442dca1861e"),
+     "6f6c1470f3840a8001f34fb116d99b8c324d40524e1ab5765fcd1fa398f56cb2"),
     ("rwsw export ocptv", "`pts export --ocptv rwsw`",
-     "65c679b41e61145792245aea18e66f1c7e40e573653c26ee19a65730d8b5deff"),
+     "6762ff017fb54de18f765d03bd6371dcfdb7901788aeee31836ee97dbedf9d82"),
     ("index rows", "`pts index REPORTS_DIR` of all six runs (SQLite): every row of every "
      "table (runs, tests, figures, schema_version) as sorted JSON, mtimes and indexing times "
      "left out",
