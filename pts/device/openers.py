@@ -2,8 +2,10 @@
 
 Why: when the suite dies (kill -9, a crash) the kernel sends its fio SIGTERM
 (pts.tools.commands, PR_SET_PDEATHSIG); a fio that does not end on it (seen: stuck in a
-futex on a loaded machine, for an hour) keeps writing to the drive. Anything that still has
-the device open would also disturb a measurement. The safety gate names such processes
+futex on a loaded machine, for an hour) kept writing to the drive; its watcher
+(pts.tools.fio_watch) now SIGKILLs it and its jobs, and what is left despite it (a watcher
+killed too) is found here. Anything that still has the device open would also disturb a
+measurement. The safety gate names such processes
 (`holding`), and `--resume` of a run kills the fio that run itself left (`reap`): its
 command line names the run folder (its job file and JSON output are in it).
 """

@@ -19,7 +19,9 @@ held the FIFOs, was dead: 17 minutes seen), and held the drive open. So:
   session: fio setsid()s its jobs) or the suite that owns the round is gone; when the suite
   is gone it first SIGKILLs fio's main process (its job's parent) and its job's group, each
   only if it is named fio: a loaded fio may never end on the SIGTERM the suite's death sent
-  it (a CI kill campaign saw one 30 s after the kill; openers.py: an hour). The owner is
+  it (a CI kill campaign saw one 30 s after the kill; openers.py: an hour); the watcher
+  beside every fio run (pts.tools.fio_watch) does the same at any point, the last one too,
+  and this stays for a watcher that did not live to do it. The owner is
   named by its pid AND its start time (/proc/PID/stat field 22), so another process given
   the same pid cannot keep a dead run's gate waiting; every script checks it first;
 - the folder is named after its owner (pts-gates-PID-...) and holds an `owner` file, and
