@@ -41,8 +41,11 @@ from __future__ import annotations
 import os
 import select
 import signal
-import subprocess
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:            # the watcher itself starts faster without it (~10 ms)
+    import subprocess
 
 
 class Watched:
@@ -77,6 +80,7 @@ class Watched:
 def watch(proc: subprocess.Popen) -> Watched:
     """Start the watcher of the fio run `proc` (this process's child, not yet reaped);
     close what it returns once fio has ended."""
+    import subprocess
     try:
         fd = os.pidfd_open(proc.pid)          # ours: our child, not reaped yet
     except OSError:                            # a kernel without pidfds (< 5.3)
