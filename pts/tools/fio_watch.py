@@ -1,6 +1,6 @@
 """The watcher of one fio run: fio's main process and its jobs get SIGKILL as soon as the
 suite that started them is gone, whatever killed it (kill -9 too) and whenever: at any
-point of a round, the last one too, and in a preconditioning or a purge's fio.
+point of a round, the last one too, and in a preconditioning.
 
 Why a watcher per fio run, and not only fio's parent-death signal (fio 3.33, measured on
 this project's CI host; `man fio` says nothing on either):
@@ -8,8 +8,9 @@ this project's CI host; `man fio` says nothing on either):
   no parent-death signal (fork clears it). The suite's death reaches fio's main process
   only: PR_SET_PDEATHSIG (pts.tools.commands) sends it SIGTERM, on which fio's handler tells
   the jobs to end (45 ms measured). A main process that does not get there (stuck in a
-  futex: 30 s to an hour seen, pts.device.openers; its handler writes a log line, which
-  deadlocks on a lock the interrupted code held) never ends its jobs: they go on writing
+  futex: 30 s to an hour seen, pts.device.openers; fio's handler, sig_int in its backend.c,
+  writes a log line, which is not async-signal-safe: it can wait for good on a lock the
+  code it interrupted held) never ends its jobs: they go on writing
   to the drive until their runtime ends (hours in a preconditioning), the main process
   forever. The waiting gate scripts (pts.tools.fio_gate) cover a round's later points
   only: in its last point nothing waits any more.
