@@ -62,6 +62,9 @@ REASONS = {
     "customer": "one hyperscaler's own configuration: it applies only to drives built for "
                 "that customer, which a drive does not report",
     "host tool": "about the nvme-cli OCP plugin on the host, not about the drive",
+    "benchmark": "a target of Meta's own benchmarks (FioSynth Flash workloads and trim jobs, "
+                 "IO.go, Fileappend, a timed single-threaded fill, CacheBench, BootBench), "
+                 "which the suite does not run",
 }
 
 # Form factors a group applies to alone (section 10.4-10.9 of v2.7, 9.4-9.8 of v2.0)
@@ -286,8 +289,14 @@ _V27 = {
 }
 # META-PERF (v2.7) and FB-PERF (v2.0): the benchmarks' targets; the conditions the runs are
 # made in (scheduler, kernel, configuration) are pts.stored.meta_perf_rules'
+# META-PERF (v2.7) and FB-PERF (v2.0): the benchmarks' targets; the conditions the runs are
+# made in (scheduler, kernel, configuration) are pts.stored.meta_perf_rules'
 OVERRIDES = {
     **{(v, rid): key for v in ("2.0", "2.7") for rid, key in _BOTH.items()},
+    **{("2.7", f"META-PERF-{n}"): "benchmark" for n in (1, 2, 3, 4, 5, 6, 9)},
+    **{("2.0", f"FB-PERF-{n}"): "benchmark" for n in (1, 2, 3, 4, 5, 6)},
+    ("2.7", "META-PERF-11"): "audit",             # performance data provided to Meta
+    ("2.0", "FB-PERF-8"): "meter",                # W while meeting the targets
     **{("2.7", rid): key for rid, key in _V27.items()},
     ("2.7", "UTIL-PI-7"): "obsolete", ("2.7", "UTIL-NM-10"): "obsolete",
     ("2.7", "UTIL-FWHST-15"): "obsolete",

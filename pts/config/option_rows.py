@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from pts.config import power_option
+from pts.config.ocp_id_classes import FORM_FACTORS
 from pts.config.spec import RwMix, Spec, format_size, parse_size
 
 # The deviation sentences read a pts.config.settings.Settings, which is made from these rows
@@ -32,6 +33,9 @@ HOST_CEILING_CHOICES = ("auto", "off")
 # §1: "e.g. 80 %"), or its mean latency is within this margin of the host's floor.
 HOST_BOUND_SHARE = 0.8
 HOST_FLOOR_MARGIN = 0.25
+# --form-factor: the OCP text's form factors (pts.config.ocp_id_classes; sections 10.4-10.9 of
+# v2.7), as a user types them. No read of the drive gives it: the operator declares it.
+FORM_FACTOR_CHOICES = FORM_FACTORS
 
 
 class SettingsError(ValueError):
@@ -62,6 +66,15 @@ def one_of(choices: tuple[str, ...]):
             raise SettingsError(f"{flag} {value}: choose one of {', '.join(choices)}")
         return value
     return check
+
+
+def form_factor(flag: str, value: str | None, spec: Spec, done: dict) -> str | None:
+    """None: not given (the drive's form factor is unknown)."""
+    if value is not None and value not in FORM_FACTOR_CHOICES:
+        raise SettingsError(f"{flag} {value}: choose one of {', '.join(FORM_FACTOR_CHOICES)} "
+                            "(the drive's form factor as the OCP specification names it), or "
+                            "leave it out when it is not known")
+    return value
 
 
 def time_scale(flag: str, value: float, spec: Spec, done: dict) -> float:

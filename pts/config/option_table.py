@@ -277,6 +277,16 @@ ROWS: tuple[Option, ...] = (
            anchor="host-ceiling", metavar="M", type=float, default=rows.HOST_FLOOR_MARGIN,
            help="M >= 0: a point whose mean latency is within (1 + M) x the host's "
                 "latency floor is host-bound. Default %(default)s."),
+    Option("--form-factor", setting=True, check=rows.form_factor, anchor="options",
+           choices=rows.FORM_FACTOR_CHOICES, default=None,
+           help="the drive's form factor, as the OCP Datacenter NVMe SSD Specification "
+                "names them (its form factor sections): declared by the operator, as no "
+                "read of the drive gives it; stored in run.json. qualify --ocp and the "
+                "report's OCP page then judge the other form factors' requirement IDs NOT "
+                "APPLICABLE, 'declared with --form-factor' (the drive's own need the drive "
+                "in hand: NOT CHECKED). Default: not given, unknown (every form factor's IDs "
+                "NOT CHECKED). A run recorded without it: python -m pts qualify RUN --ocp "
+                "VERSION --form-factor FF."),
     # not a setting (run.json's options stay as they were): the sources, each named with what
     # it measures and its interval, are the ledger's power_source records (issue 51)
     Option("--power", anchor="power-sources", metavar="SOURCE[,SOURCE...]", default=None,

@@ -60,6 +60,9 @@ class Settings:
     host_ceiling: str = "auto"       # HOST_CEILING_CHOICES
     host_bound_share: float = HOST_BOUND_SHARE
     host_floor_margin: float = HOST_FLOOR_MARGIN
+    # the drive's form factor as the operator declared it (option_rows.FORM_FACTOR_CHOICES;
+    # None: unknown)
+    form_factor: str | None = None
     # --power's sources (pts.config.power_option.SourceSpec), set by the session from its
     # row's check; not a setting row: run.json's options stay as they were (issue 51)
     power: tuple = ()

@@ -18,6 +18,7 @@ import sys
 
 from pts.config.datasheet import DatasheetError, load
 from pts.config.ocp_all_ids import LOCATOR
+from pts.config.ocp_id_classes import FORM_FACTORS
 from pts.config.ocp_requirements import VERSIONS, UnknownVersion, requirements
 from pts.index import select
 from pts.qualify.judge import MET, judge_all
@@ -25,7 +26,7 @@ from pts.stored import ocp_verdicts as ocp
 from pts.stored.data import load_run
 from pts.stored.figures import datasheet_vocabulary
 from pts.stored.model import RunFolderError
-from pts.stored.ocp_every_id import IdVerdict, counts_text, judge_every
+from pts.stored.ocp_every_id import FormFactorError, IdVerdict, counts_text, judge_every
 
 EXIT_MET, EXIT_NOT_MET, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -46,11 +47,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "its text, grouped by group with counts, PASS, FAIL, NOT APPLICABLE "
                         "or NOT CHECKED with the reason and the evidence (C0h and SMART "
                         "fields, purge timings, Identify and log facts, ...); docs/report.md")
+    p.add_argument("--form-factor", metavar="FF", choices=FORM_FACTORS,
+                   help="with --ocp: the drive's form factor for a run recorded without one "
+                        f"(the run's --form-factor; {', '.join(FORM_FACTORS)}): the other form "
+                        "factors' IDs NOT APPLICABLE, said on the output as declared at "
+                        "qualify time. Refused where the run declared another")
 
 
 def run(args: argparse.Namespace) -> int:
     if not args.datasheet and not args.ocp:
         print("qualify: give --datasheet FILE.toml, --ocp VERSION or both", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if args.form_factor and not args.ocp:
+        print("qualify: --form-factor is for the OCP requirements: add --ocp VERSION",
+              file=sys.stderr)
         return EXIT_BAD_INPUT
     if bool(args.run_dir) == bool(args.where):
         print("qualify: give the run: a RUN_DIR, or a query on the results index (--where "
@@ -70,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
         if args.ocp:
             requirements(args.ocp)
         found = load_run(args.run_dir)
-    except (DatasheetError, RunFolderError, UnknownVersion) as exc:
+        every = judge_every(found, args.ocp, args.form_factor) if args.ocp else None
+    except (DatasheetError, RunFolderError, UnknownVersion, FormFactorError) as exc:
         print(f"qualify: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     code = EXIT_MET
@@ -82,8 +93,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{met} of {len(judgements)} requirements met ({found.device.model} "
               f"{found.device.serial}, run {found.run_id})")
         code = EXIT_MET if met == len(judgements) else EXIT_NOT_MET
-    if args.ocp:
-        every = judge_every(found, args.ocp)
+    if every is not None:
         for group, about, verdicts in every.groups:
             print(f"== {group} ({about}): {counts_text(verdicts)}")
             for v in verdicts:

@@ -11,9 +11,12 @@ gets PASS, FAIL, NOT APPLICABLE or NOT CHECKED, with why:
     without them: NOT CHECKED saying so;
   - TO BE JUDGED with no rule yet: NOT CHECKED, "not yet judged";
   - the rest by its class (pts.config.ocp_all_ids.resolve): obsolete IDs NOT APPLICABLE;
-    another form factor's IDs NOT APPLICABLE only once the drive's form factor is known. The
-    suite does not know it today (no run record nor datasheet field gives it: FORM_FACTOR is
-    None), so every form-factor ID is NOT CHECKED, saying so.
+    another form factor's IDs NOT APPLICABLE once the drive's form factor is known, which no
+    read of the drive gives: the operator declares it (the run's --form-factor, run.json
+    options; or `qualify --form-factor` for a run recorded without one). Unknown, every
+    form-factor ID is NOT CHECKED, saying so.
+The host rules receive the drive's facts with the run's own under "run"
+(pts.stored.run_facts: form factor, kernel, I/O scheduler, fio's engine, power records).
 """
 
 from __future__ import annotations
@@ -28,12 +31,15 @@ from pts.stored import host_judge, host_rules, ocp_verdicts
 from pts.stored.host_facts import facts as facts_record
 from pts.stored.model import RunView
 from pts.stored.ocp_stored import FAIL, PASS
+from pts.stored.run_facts import FROM_QUALIFY, run_facts
 
 WORDS = (PASS, FAIL, NOT_APPLICABLE, NOT_CHECKED)
-# The drive's form factor: not recorded by a run nor given by a datasheet today.
-FORM_FACTOR: str | None = None
 NO_FACTS = ("judged from the drive's Identify, features, logs and PCIe registers "
             "(pts.stored.host_judge), which this run did not record")
+
+
+class FormFactorError(ValueError):
+    """A form factor given at qualify time that the run's own contradicts."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +70,8 @@ class Every:
     version: str
     verdicts: tuple[IdVerdict, ...]
     facts_at: str = ""                # the moment of the facts record judged ("": none)
+    form_factor: str | None = None    # the drive's, as declared (None: unknown)
+    form_factor_from: str = ""        # pts.stored.run_facts: "--form-factor", "qualify ..."
 
     def of(self, *words: str) -> list[IdVerdict]:
         return [v for v in self.verdicts if v.verdict in words]
@@ -90,7 +98,7 @@ class Every:
 
     @property
     def form_factor_note(self) -> str:
-        return form_factor_note()
+        return form_factor_note(self.form_factor, self.form_factor_from)
 
 
 def count(verdicts: Iterable[IdVerdict]) -> dict[str, int]:
@@ -108,11 +116,20 @@ def subject(group: str) -> str:
     return SUBJECTS.get(group) or GROUPS.get(group, ("",))[0]
 
 
-def form_factor_note() -> str:
-    if FORM_FACTOR:
-        return f"form factor {FORM_FACTOR}"
-    return ("form factor not known (no run record nor datasheet field gives it): the form "
-            "factors' IDs are NOT CHECKED, none NOT APPLICABLE")
+def form_factor_note(form_factor: str | None = None, source: str = "") -> str:
+    if form_factor:
+        recorded = " (the run recorded none)" if source == FROM_QUALIFY else ""
+        return (f"form factor {form_factor}, {declared(source)}{recorded}: the other form "
+                "factors' IDs are NOT APPLICABLE")
+    return ("form factor not known (not declared with --form-factor): the form factors' IDs "
+            "are NOT CHECKED, none NOT APPLICABLE")
+
+
+def declared(source: str) -> str:
+    """How the form factor was given: the run's option, or qualify's for a run recorded
+    without one (no read of the drive gives it)."""
+    return "declared with --form-factor" + (" at qualify time" if source == FROM_QUALIFY
+                                            else "")
 
 
 def host_facts(run: RunView) -> tuple[dict, str] | None:
@@ -128,11 +145,19 @@ def _host(v: host_rules.Verdict, moment: str) -> tuple[str, str, tuple[str, ...]
     return v.verdict, v.why + where, evidence
 
 
-def judge_every(run: RunView, version: str) -> Every:
-    """Every ID of `version`'s text, judged on `run`."""
+def judge_every(run: RunView, version: str, form_factor: str | None = None) -> Every:
+    """Every ID of `version`'s text, judged on `run`. `form_factor`: the drive's, given at
+    qualify time for a run recorded without one (FormFactorError where the run's differs)."""
+    ran = run_facts(run, form_factor)
+    if form_factor and ran["form_factor"] != form_factor:
+        raise FormFactorError(f"--form-factor {form_factor}: the run declared "
+                              f"{ran['form_factor']} with --form-factor; leave "
+                              "--form-factor out (the run's is used)")
+    ff = ran["form_factor"]
     table = {v.requirement.id: v for v in ocp_verdicts.judge_all(run, version)}
     facts = host_facts(run)
-    host = {v.req_id: v for v in host_judge.judge(facts[0], version)} if facts else {}
+    host = ({v.req_id: v for v in host_judge.judge({**facts[0], "run": ran}, version)}
+            if facts else {})
     ruled = set(host_judge.ids(version))
     moment = facts[1] if facts else ""
     out = []
@@ -146,9 +171,11 @@ def judge_every(run: RunView, version: str) -> Every:
         elif e.id in ruled:
             out.append(IdVerdict(e, NOT_CHECKED, NO_FACTS, by="host rule"))
         else:
-            cls, why = resolve(e, FORM_FACTOR)
+            cls, why = resolve(e, ff)
+            if cls == NOT_APPLICABLE and e.form_factor:
+                why += f" ({declared(ran['form_factor_from'])})"
             out.append(IdVerdict(e, cls if cls in WORDS else NOT_CHECKED, why))
-    return Every(version, tuple(out), moment)
+    return Every(version, tuple(out), moment, ff, ran["form_factor_from"])
 
 
 def summary(run: RunView) -> Every | None:

@@ -222,7 +222,8 @@ def read_fdp(ctrl: str, endgid: int, folder: Path, facts: Facts, tag: str, *,
 def read_identity(ctrl: str, ns: str, folder: Path, facts: Facts, *,
                   run: Callable | None = None, log_file: Path | None = None) -> None:
     """Identify Controller and Namespace (`-b`: the bytes), Get Features 02h (the state in
-    use, SEL 0; its capabilities, SEL 3) and log 05h into `facts`, bytes kept in `folder`."""
+    use, SEL 0; its default, SEL 1: META-PERF-12; its capabilities, SEL 3) and log 05h into
+    `facts`, bytes kept in `folder`."""
     if run is None:
         commands.require("nvme", "nvme-cli")
         run = commands.run
@@ -235,7 +236,8 @@ def read_identity(ctrl: str, ns: str, folder: Path, facts: Facts, *,
             continue
         facts.values[name] = json_safe(decode(out.read_bytes()))
         facts.files[name] = out.name
-    for name, sel in (("feature_02h", 0), ("feature_02h_capabilities", 3)):
+    for name, sel in (("feature_02h", 0), ("feature_02h_default", 1),
+                      ("feature_02h_capabilities", 3)):
         argv = ["nvme", "get-feature", ctrl, "--feature-id=0x02", f"--sel={sel}"]
         result = run(argv, log_file=log_file, timeout=60, check=False)
         if result.returncode != 0:

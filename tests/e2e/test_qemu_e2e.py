@@ -44,6 +44,7 @@ from pts.results import records
 from pts.results.ledger import read_ledger, read_records
 from pts.stored import host_facts, host_judge, ocp_every_id, ocp_verdicts, waf
 from pts.stored.data import load_run
+from pts.stored.run_facts import run_facts
 from pts.tools import nvme, nvme_ocp
 from tests.support.guest import c0h
 from tests.support.helpers import pdf_text
@@ -181,13 +182,15 @@ def test_iops_run_recorded_the_host_facts_and_an_fdp_waf_of_one_every_round(gues
         ("iops", "test start", None, "host-facts/iops"), rec
     assert (folder / rec.folder / rec.files["id_ctrl"]).stat().st_size == 4096
     assert rec.facts["id_ctrl"]["ctratt"] >> 19 & 1 and rec.facts["id_ns"]["endgid"] == 1
-    live = {v.req_id: v for v in host_judge.judge(rec.facts, "2.7")}
+    ran = {"run": run_facts(view)}        # the run's own (META-PERF): the same for both
+    live = {v.req_id: v for v in host_judge.judge(rec.facts | ran, "2.7")}
     print(f"\nhost rules on the live controller: "
           f"{dict(collections.Counter(v.verdict for v in live.values()))}")
     assert sorted(live) == host_judge.ids("2.7") and rec.refused == {}, rec.refused
     assert not [i for i, v in live.items() if "not read" in v.why]
     with tempfile.TemporaryDirectory() as tmp:
-        recorded = {v.req_id: v for v in host_judge.judge(recorded_facts(Path(tmp)), "2.7")}
+        recorded = {v.req_id: v for v in host_judge.judge(recorded_facts(Path(tmp)) | ran,
+                                                          "2.7")}
     assert {i: v.verdict for i, v in live.items()} == \
         {i: v.verdict for i, v in recorded.items()}, {
             i: (v.verdict, v.why, recorded[i].verdict, recorded[i].why)
@@ -390,10 +393,19 @@ def test_ocp_requirements_page_on_the_guest_run(guest):
     """The report's "OCP requirements" pages on the guest's NVMe run: their verdict line is
     the one pts.stored.ocp_every_id gives from the run's stored data (every ID of the v2.7
     text: the table's rows on its C0h bytes and SMART data, the host rules on the facts read
-    at test start), and the C0h log page version the run read (5) is in the evidence shown."""
+    at test start), and the C0h log page version the run read (5) is in the evidence shown.
+    The run declared its form factor (--form-factor U.2/U.3: QEMU models none, the operator
+    declares it): the other form factors' IDs are NOT APPLICABLE, the page says "declared".
+    Issue 49's acceptance: at least 350 IDs judged (PASS, FAIL or NOT APPLICABLE)."""
     run = load_run(guest.run_folder())
     found = ocp_every_id.summary(run)
     assert found is not None and found.facts_at == "test start"
+    assert (found.form_factor, found.form_factor_from) == ("U.2/U.3", "--form-factor")
+    judged = found.of(ocp_verdicts.PASS, ocp_verdicts.FAIL, "NOT APPLICABLE")
+    print(f"\nOCP v2.7 on the guest run: {found.counts_text}; judged {len(judged)}")
+    e1s = next(v for v in found.verdicts if v.id == "FFE1S-1")
+    assert (e1s.verdict, e1s.reason) == ("NOT APPLICABLE", "applies only to E1.S drives; this "
+                                         "drive is U.2/U.3 (declared with --form-factor)")
     text = subprocess.run(["pdftotext", str(guest.report(guest.run_folder())), "-"],
                           check=True, capture_output=True, text=True).stdout
     flat = " ".join(text.split())
@@ -402,6 +414,8 @@ def test_ocp_requirements_page_on_the_guest_run(guest):
     assert line in flat
     assert len(found.of(ocp_verdicts.PASS)) > 50, found.counts   # C0h, SMART and host facts
     assert "C0h log page version 5" in flat
+    assert "form factor U.2/U.3, declared with --form-factor" in flat
+    assert len(judged) >= 350, found.counts
 
 
 def test_purge_reached_the_emulated_ssd(guest):

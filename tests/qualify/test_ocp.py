@@ -22,6 +22,7 @@ from pts.stored import host_judge
 from pts.stored import ocp_every_id as every
 from pts.stored import ocp_verdicts as ocp
 from pts.stored.data import load_run
+from pts.stored.run_facts import run_facts
 from pts.tools import nvme_facts
 from pts.tools.ocp_log_decode import from_nvme_cli_json
 from tests.support import ocp_spec_ids
@@ -517,7 +518,7 @@ def test_every_id_on_qemu_10s_recorded_answers(monkeypatch, tmp_path, capsys):
                              "facts": nvme_facts.json_safe(qemu_facts())}) + "\n")
     found = every.judge_every(load_run(path), "2.7")
     by_id = {v.id: v for v in found.verdicts}
-    expected = host_judge.judge(qemu_facts(), "2.7")
+    expected = host_judge.judge(qemu_facts() | {"run": run_facts(load_run(path))}, "2.7")
     assert len(expected) > 100 and len([h for h in expected if h.verdict != ocp.NOT_CHECKED
                                         ]) > 40
     for h in expected:

@@ -40,7 +40,8 @@ class Drive:
             return self._bytes(argv, stdout_path, f"nvme-{argv[1]}.bin")
         if argv[1] == "get-feature":
             fid, sel = self._arg(argv, "--feature-id")[2:], self._arg(argv, "--sel")
-            name = ({"0": "feature-02h_current.txt", "3": "feature-02h_capabilities.txt"}[sel]
+            name = ({"0": "feature-02h_current.txt", "1": "feature-02h_default.txt",
+                     "3": "feature-02h_capabilities.txt"}[sel]
                     if fid == "02" else f"feature-{fid}h_capabilities.txt")
             return self._text(argv, name)
         log = self._arg(argv, "--log-id")[2:]

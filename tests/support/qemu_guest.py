@@ -63,7 +63,8 @@ PTS_IOPS = shlex.join(pts_argv("--no-report", target=IOPS, python=PYTHON))
 # 1024 KiB: at TC 4 / QD 32, 1024 KiB writes put 128 MiB in flight on the emulated SSD
 # behind the guest, and each point waited about 7 s for them to drain.
 COMMON = ("--device /dev/nvme0n1 --destructive --spec pts-e-1.1 --point-seconds 1 "
-          "--max-rounds 5 --iops-block-sizes 64KiB,4KiB --iops-rw-mixes 0/100")
+          "--max-rounds 5 --iops-block-sizes 64KiB,4KiB --iops-rw-mixes 0/100 "
+          "--form-factor U.2/U.3")     # QEMU models no form factor: the operator declares one
 
 # Runs chrooted in the host's / (read-only); /tmp/share is the writable share.
 SCRIPT = r"""

@@ -124,6 +124,7 @@ class Recorded:
 
     FILES = {("id-ctrl",): "nvme-id-ctrl.bin", ("id-ns",): "nvme-id-ns.bin",
              ("get-feature", "--sel=0"): "feature-02h_current.txt",
+             ("get-feature", "--sel=1"): "feature-02h_default.txt",
              ("get-feature", "--sel=3"): "feature-02h_capabilities.txt",
              ("get-log", "--log-id=0x05"): "log-05h_0.bin",
              ("get-log", "--log-id=0x09"): "log-09h_0.bin",

@@ -25,7 +25,7 @@ RUN_JSON_OPTIONS = [
     "iops_block_sizes", "iops_rw_mixes", "wsat_fills", "wsat_hours", "fob_sweep", "round_mode",
     "time_scale", "dirth_thread_counts", "dirth_queue_depths", "hir_repetitions",
     "purge_probe", "workload", "ioengine", "io_poll", "host_ceiling", "host_bound_share",
-    "host_floor_margin"]
+    "host_floor_margin", "form_factor"]
 
 
 def parser() -> argparse.ArgumentParser:

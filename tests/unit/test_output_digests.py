@@ -92,6 +92,16 @@ Changes made on purpose so far:
   reset, the vendor's documents, error injection, not yet run). Counts (1 PASS, 0 FAIL, 59
   NOT APPLICABLE, 1657 NOT CHECKED), page count (112) and everything else unchanged
   (diffed against 96c21a9's).
+- issue 49 §2/§3 (the form factor as a run fact, --form-factor; META-PERF judged, each
+  benchmark target's reason): "report pdf text", "report html" (the OCP page), the three
+  "export json" and "export ocptv": the note on the form factor "form factor not known (not
+  declared with --form-factor)" (was "(no run record nor datasheet field gives it)", no
+  longer true); META-PERF-7, -10, -12 are host rules (pts.stored.meta_perf_rules), NOT
+  CHECKED "judged from the drive's Identify ..., which this run did not record" (was "not
+  yet judged"); META-PERF-1..6 and -9 NOT CHECKED "a target of Meta's own benchmarks ...,
+  which the suite does not run", META-PERF-11 the vendor disclosure reason (were "not yet
+  judged"). Counts (1 PASS, 0 FAIL, 59 NOT APPLICABLE, 1657 NOT CHECKED) and page count (112)
+  unchanged; nothing else differs (diffed against d8aff77's).
 
 A digest that differs fails naming the output; the test has written the new output to a
 file it names. To see the difference: write the outputs of the commit the table was made at
@@ -116,10 +126,10 @@ DIGESTS_FROM = "e45646c"
 DIGESTS = (
     ("report pdf text", "ref-a1's report.pdf (pts.report.document.build_pdf, as `pts "
      "report`): text of every page, pdftotext -layout",
-     "923074cf7d078987d57cc461ae5967ca6f65c32d33ab3bedc4e8b6387f8af5e4"),
+     "e56911eb6c69a9aa3b173b04ad617c56d8b890e4231be416f6f91dc0ee04fee7"),
     ("report html", "ref-a1's report.html (build_html, as `pts report --html`), data: URIs "
      "of its charts cut to their media type",
-     "8218c2cd729a9146498e6ce637d69d4f0fabe16e7c68e526c3fead9ba7f46dad"),
+     "fc52ce7654e150b75dd5e8c1dfc2813a567b20f476c8639e413d03e79a8c53ee"),
     ("report charts", "what ref-a1's report charts show (PDF and HTML builds, each chart "
      "once per build), in drawing order",
      "ab4422ca0534a58c059694e91ba39b20140c6e6624607a6836938c404c82203c"),
@@ -132,22 +142,22 @@ DIGESTS = (
     ("ref-a1 export csv", "`pts export --csv ref-a1`",
      "5a88650d81366e97c9fab33cc7e6eb3a2798d5ced38400c26ee606068b9d78fb"),
     ("ref-a1 export json", "`pts export --json ref-a1`",
-     "fffabc40e4a9f24a696e8614eaf10e11f461e9bfe0aa361115de921d4d8644fe"),
+     "d39a26da90d11f2f6c70686a7ad0236b75cff3fdcc6853200ec80c3fd1fbc223"),
     ("ref-a1 export ocptv", "`pts export --ocptv ref-a1` (HIR names: the index's, see above)",
-     "3b8f526bb1029a577e71e1a4ac6c5a29eef468fbeafc63ff354f73636b5eecea"),
+     "e6962b7b8d092d9a3013292fd386027287cc26b5390f7cb7b5e042a03f071eee"),
     ("redone export csv", "`pts export --csv redone` (the last record of a redone point)",
      "44744e4fd9e1ea8d19d98907d583514557494853dc35f87cd882e9a48a9a70f1"),
     ("redone export json", "`pts export --json redone`",
-     "a578ea50068de481f732171726199266b870b8be8410ab9f3e2fba8610c19cc1"),
+     "87e73e59def9af90c6c8976e1ff97043ec65f4de3145291c689edd83d9475af0"),
     ("redone export ocptv", "`pts export --ocptv redone` (HIR names the index's; the redone "
      "HIR state and XSR group listed once, their last record: see above)",
-     "aa19dfd84590d1ebfbffc9adeed0d6f53f054ebac82963ee46ea10c8234a9d46"),
+     "cbdfec749c3552df4a16076e9f57f6c43975bb8e283eda3ef4b6f3aa201cf222"),
     ("rwsw export csv", "`pts export --csv rwsw`",
      "b1424c5e0f49a9d7fa998f0584ee80e66f288086eebe5271a4030a1bd6a39e40"),
     ("rwsw export json", "`pts export --json rwsw`",
-     "6f6c1470f3840a8001f34fb116d99b8c324d40524e1ab5765fcd1fa398f56cb2"),
+     "875e1c7d4a343056d39d9e040d04882c0e21085a03ae31f3344b5a9888df4c64"),
     ("rwsw export ocptv", "`pts export --ocptv rwsw`",
-     "6762ff017fb54de18f765d03bd6371dcfdb7901788aeee31836ee97dbedf9d82"),
+     "c9e090b7bcf50f64ddab0b45829e25989119641b6c8e900e80049871ca1b2ca6"),
     ("index rows", "`pts index REPORTS_DIR` of all six runs (SQLite): every row of every "
      "table (runs, tests, figures, schema_version) as sorted JSON, mtimes and indexing times "
      "left out",
