@@ -277,8 +277,8 @@ _V27 = {
     "PCI-34": "power", "PCI-39": "power",
     "NVMe-CFG-22": "analyser", "NVMe-CFG-23": "analyser", "PCI-15": "analyser",  # on the link
     "PCI-16": "analyser", "PCI-36": "analyser", "PCI-40": "analyser",
-    "NVMe-CFG-24": "not run", "NVMe-AD-8": "not run", "NVMe-AD-11": "not run",
-    "NVMe-AD-21": "not run", "NVMe-OPT-5": "not run", "NVMe-OPT-14": "not run",
+    "NVMe-CFG-24": "not run", "NVMe-AD-8": "not run", "NVMe-AD-21": "not run",
+    "NVMe-OPT-14": "not run",
     "NVMe-OPT-20": "not run", "NVMe-OPT-22": "not run", "PCI-23": "not run",
     "PCI-24": "not run",
     "SELFTST-9": "audit", "TEL-2": "audit", "TEL-9": "audit", "PCI-3": "audit",
@@ -287,8 +287,6 @@ _V27 = {
                      "PCI-41"), "oob"),                # MCTP over PCIe VDM
     **dict.fromkeys((f"TTHROTTLE-{n}" for n in (1, 2, 3, 5, 6, 7, 8, 11, 13, 14)), "lab"),
 }
-# META-PERF (v2.7) and FB-PERF (v2.0): the benchmarks' targets; the conditions the runs are
-# made in (scheduler, kernel, configuration) are pts.stored.meta_perf_rules'
 # META-PERF (v2.7) and FB-PERF (v2.0): the benchmarks' targets; the conditions the runs are
 # made in (scheduler, kernel, configuration) are pts.stored.meta_perf_rules'
 OVERRIDES = {

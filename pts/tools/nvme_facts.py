@@ -223,7 +223,8 @@ def read_identity(ctrl: str, ns: str, folder: Path, facts: Facts, *,
                   run: Callable | None = None, log_file: Path | None = None) -> None:
     """Identify Controller and Namespace (`-b`: the bytes), Get Features 02h (the state in
     use, SEL 0; its default, SEL 1: META-PERF-12; its capabilities, SEL 3) and log 05h into
-    `facts`, bytes kept in `folder`."""
+    `facts`, bytes kept in `folder`; and Identify Controller sent with a stray NSID
+    (`read_stray_nsid`)."""
     if run is None:
         commands.require("nvme", "nvme-cli")
         run = commands.run
@@ -244,6 +245,7 @@ def read_identity(ctrl: str, ns: str, folder: Path, facts: Facts, *,
             facts.refused[name] = _said(argv, result)
             continue
         facts.values[name] = feature_value(result.stdout)
+    read_stray_nsid(ctrl, folder, facts, run=run, log_file=log_file)
     out = folder / "log-05h.bin"
     try:
         facts.values["effects"] = effects(read_bytes(ctrl, LOG_EFFECTS, L.EFFECTS_SIZE, out,
@@ -257,7 +259,8 @@ def read_features(ctrl: str, fids: tuple[int, ...], facts: Facts, *,
                   run: Callable | None = None, log_file: Path | None = None) -> None:
     """Get Features SEL 3 (supported capabilities: bit 0 saveable, bit 1 namespace specific,
     bit 2 changeable) of each feature in `fids`, into facts.values["features"]["0Eh"] =
-    {"capabilities": n} or {"refused": the drive's words} (Invalid Field: not supported)."""
+    {"capabilities": n} or {"refused": the drive's words} (Invalid Field: not supported); of
+    a Timestamp feature answered, its current value too ("current": `timestamp`)."""
     if run is None:
         commands.require("nvme", "nvme-cli")
         run = commands.run
@@ -267,6 +270,47 @@ def read_features(ctrl: str, fids: tuple[int, ...], facts: Facts, *,
         result = run(argv, log_file=log_file, timeout=60, check=False)
         out[f"{fid:02X}h"] = ({"capabilities": feature_value(result.stdout)}
                               if result.returncode == 0 else {"refused": _said(argv, result)})
+    if "capabilities" in out.get("0Eh", {}):        # its value too: NVMe-OPT-5's Synch bit
+        argv = ["nvme", "get-feature", ctrl, "--feature-id=0x0e", "--sel=0"]
+        result = run(argv, log_file=log_file, timeout=60, check=False)
+        try:
+            out["0Eh"]["current"] = (timestamp(feature_buffer(result.stdout))
+                                     if result.returncode == 0
+                                     else {"refused": _said(argv, result)})
+        except FactsError as exc:               # no data buffer printed: say so, read on
+            out["0Eh"]["current"] = {"error": f"{exc} ({result.stdout.strip()[:80]!r})"}
+
+
+_DUMP = re.compile(r"^[0-9a-f]{4}: ((?:[0-9a-f]{2} ?)+)", re.MULTILINE)
+
+
+def feature_buffer(text: str) -> bytes:
+    """The data buffer nvme-cli's `get-feature` prints as a hex dump ("0000: d8 b4 2f ...")."""
+    return bytes.fromhex("".join(m[1] for m in _DUMP.finditer(text)))
+
+
+def timestamp(data: bytes) -> dict:
+    """The Timestamp feature's 8 bytes (NVMe Base 2.0 5.27.1.12): milliseconds (bytes 5:0),
+    byte 6 bit 0 Synch, bits 3:1 Timestamp Origin."""
+    if len(data) < 8:
+        raise FactsError(f"Get Features 0Eh (Timestamp): {len(data)} bytes of data, 8 asked "
+                         "(nvme-cli prints them as a hex dump after the value line)")
+    return {"milliseconds": int.from_bytes(data[:6], "little"), "synch": data[6] & 1,
+            "origin": data[6] >> 1 & 7, "bytes": data[:8].hex()}
+
+
+def read_stray_nsid(ctrl: str, folder: Path, facts: Facts, *, run: Callable,
+                    log_file: Path | None = None) -> None:
+    """Identify Controller (CNS 01h, which uses no namespace identifier) sent with NSID 1, as
+    NVMe-AD-11 asks a drive to abort: facts.values["identify_stray_nsid"] = {"exit_status",
+    "said": nvme-cli's last words}. Read-only; the 4,096 bytes of an answer kept."""
+    argv = ["nvme", "admin-passthru", ctrl, "--opcode=0x06", "--namespace-id=1", "--cdw10=1",
+            "--data-len=4096", "--read", "--raw-binary"]
+    out = folder / "identify-cns01h-nsid1.bin"
+    result = run(argv, log_file=log_file, timeout=60, stdout_path=out, check=False)
+    facts.values["identify_stray_nsid"] = {
+        "exit_status": result.returncode, "command": " ".join(argv),
+        "said": (result.stderr or "").strip()[-200:]}
 
 
 def read_log_support(ctrl: str, log_ids: tuple[int, ...], folder: Path, facts: Facts, *,
@@ -313,5 +357,5 @@ def as_int(value) -> int:
 
 __all__ = ["Facts", "FactsError", "NvmeError", "as_int", "effects", "fdp_configs",
            "fdp_events", "fdp_stats", "feature_value", "id_ctrl", "id_ns", "json_safe",
-           "power_watts", "read_fdp", "read_features", "read_identity", "read_log_support",
-           "ruh_usage", "waf"]
+           "feature_buffer", "power_watts", "read_fdp", "read_features", "read_identity",
+           "read_log_support", "read_stray_nsid", "ruh_usage", "timestamp", "waf"]

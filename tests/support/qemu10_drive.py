@@ -34,15 +34,19 @@ class Drive:
     def __call__(self, argv, *, stdout_path=None, check=True, **kwargs):
         argv = list(argv)
         self.calls.append(argv)
-        assert argv[0] == "nvme" and argv[1] in ("id-ctrl", "id-ns", "get-feature", "get-log"), \
-            argv              # read-only commands only
+        assert argv[0] == "nvme" and argv[1] in ("id-ctrl", "id-ns", "get-feature", "get-log",
+                                                 "admin-passthru"), argv   # reads only
+        if argv[1] == "admin-passthru":       # Identify Controller with NSID 1 (NVMe-AD-11)
+            assert argv[3:6] == ["--opcode=0x06", "--namespace-id=1", "--cdw10=1"], argv
+            self._bytes(argv, stdout_path, "identify-cns01h-nsid1.bin")
+            return CommandResult(tuple(argv), 0, "", (FDP / "identify-cns01h-nsid1.bin"
+                                                     ".stderr.txt").read_text(), 0.1)
         if argv[1] in ("id-ctrl", "id-ns"):
             return self._bytes(argv, stdout_path, f"nvme-{argv[1]}.bin")
         if argv[1] == "get-feature":
             fid, sel = self._arg(argv, "--feature-id")[2:], self._arg(argv, "--sel")
-            name = ({"0": "feature-02h_current.txt", "1": "feature-02h_default.txt",
-                     "3": "feature-02h_capabilities.txt"}[sel]
-                    if fid == "02" else f"feature-{fid}h_capabilities.txt")
+            name = f"feature-{fid}h_" + {"0": "current", "1": "default",
+                                         "3": "capabilities"}[sel] + ".txt"
             return self._text(argv, name)
         log = self._arg(argv, "--log-id")[2:]
         if log == "22":

@@ -123,6 +123,7 @@ class Recorded:
     (bytes to stdout_path, text to stdout, or the drive's refusal), every argv kept."""
 
     FILES = {("id-ctrl",): "nvme-id-ctrl.bin", ("id-ns",): "nvme-id-ns.bin",
+             ("admin-passthru",): "identify-cns01h-nsid1.bin",
              ("get-feature", "--sel=0"): "feature-02h_current.txt",
              ("get-feature", "--sel=1"): "feature-02h_default.txt",
              ("get-feature", "--sel=3"): "feature-02h_capabilities.txt",
@@ -240,13 +241,15 @@ def test_read_pci_and_features_from_the_recorded_files(tmp_path):
 
     def run(argv, **kwargs):
         fid = argv[3].split("=0x")[1]
-        if fid == "0e":
-            return CommandResult(tuple(argv), 0, (FDP / "feature-0eh_capabilities.txt")
+        if fid == "0e":                   # SEL 3, and SEL 0 for its value (NVMe-OPT-5)
+            name = "current" if "--sel=0" in argv else "capabilities"
+            return CommandResult(tuple(argv), 0, (FDP / f"feature-0eh_{name}.txt")
                                  .read_text(), "", 0.1)
         return CommandResult(tuple(argv), 1, "", (FDP / f"feature-{fid}h_capabilities.txt"
                                                   ".stderr.txt").read_text(), 0.1)
     F.read_features("/dev/nvme0", (0x0E, 0x25), facts, run=run)
-    assert facts.values["features"]["0Eh"] == {"capabilities": 4}
+    assert facts.values["features"]["0Eh"] == {"capabilities": 4, "current": {
+        "milliseconds": 1795936990424, "synch": 0, "origin": 1, "bytes": "d8b42f26a2010200"}}
     assert "Invalid Field in Command" in facts.values["features"]["25h"]["refused"]
 
 
@@ -280,7 +283,7 @@ def test_read_all_reads_what_the_rules_need(tmp_path):
         def __call__(self, argv, stdout_path=None, **kwargs):
             if argv[1] == "get-feature" and "--feature-id=0x02" not in argv:
                 fid = argv[3].split("=0x")[1]
-                name = f"feature-{fid}h_capabilities.txt"
+                name = f"feature-{fid}h_{'current' if '--sel=0' in argv else 'capabilities'}.txt"
                 if (FDP / name).exists():
                     return CommandResult(tuple(argv), 0, (FDP / name).read_text(), "", 0.1)
                 return CommandResult(tuple(argv), 1, "", (FDP / f"{name}.stderr.txt")

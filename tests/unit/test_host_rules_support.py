@@ -1,12 +1,14 @@
 """The v2.7 requirements judged from what a drive supports beyond tests/unit/test_host_rules.py:
 telemetry (TEL-1/10..13/16..21/24, NVMe-OPT-6), the Sanitize Status and LBA Status logs and the
-DSSD Asynchronous Event Configuration feature (NVMe-AD-22/27/31/32), Write Zeroes and Write
+DSSD Asynchronous Event Configuration feature (NVMe-AD-22/27/31/32), a stray NSID (NVMe-AD-11),
+the Timestamp's Synch bit (NVMe-OPT-5), Write Zeroes and Write
 Uncorrectable (NVMe-IO-5/6/7/10), Relaxed Ordering and the extended capabilities (PCI-14/25/26/
 28), the doorbells' alignment (NVMe-CFG-10) and the form factors' link minimums (FFM2-5,
 FFE1S-2, FFE1L-2, FFE2-2). On what QEMU 10's controller answered (tests/data/qemu-10/fdp, read
 by the product's reader: qemu10_drive.recorded_facts; its README's support probe for logs
-0Eh, 81h, C9h and features C8h, C9h) and, for the paths QEMU does not take, on constructed
-facts: each labelled "constructed", made from QEMU's by changing the one fact named."""
+0Eh, 81h, C9h, features C8h, C9h, 0Eh's value and Identify with NSID 1) and, for the paths
+QEMU does not take, on constructed facts: each labelled "constructed", made from QEMU's by
+changing the one fact named."""
 
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ QEMU = {
     "NVMe-IO-5": NOT_CHECKED, "NVMe-IO-6": FAIL, "NVMe-IO-7": FAIL, "NVMe-IO-10": NOT_CHECKED,
     "PCI-14": NOT_CHECKED, "PCI-25": NOT_CHECKED, "PCI-26": NOT_CHECKED, "PCI-28": NOT_CHECKED,
     "NVMe-CFG-10": PASS, **dict.fromkeys(FORM, NOT_CHECKED),
+    "NVMe-AD-11": FAIL, "NVMe-OPT-5": PASS,
 }
 ANSWERED = {"bytes": 512}
 TIMEOUT = {"refused": "nvme get-log ...: exit status 1: timed out"}
@@ -123,6 +126,35 @@ def test_write_uncorrectable_and_relaxed_ordering_constructed(qemu):
     f["pci"]["devctl"] = 0x2810
     got = verdicts(f)
     assert (got["NVMe-IO-10"].verdict, got["PCI-14"].verdict) == (PASS, PASS)
+
+
+def test_stray_nsid_and_timestamp(qemu):
+    """QEMU 10 completes Identify Controller sent with NSID 1 (the support probe: exit status
+    0, "Admin Command Identify is Success"): FAIL; its Timestamp's Synch bit is 0b (byte 6 =
+    02h): PASS. Constructed: the abort NVMe-AD-11 asks for, another status, a command that
+    never reached the drive; Synch 1b; no Timestamp feature; a value not printed."""
+    got = verdicts(qemu)
+    assert got["NVMe-AD-11"].why == ("completed successfully: not aborted with Invalid Field "
+                                     "in Command")
+    assert got["NVMe-AD-11"].evidence[0].value == (0, "Admin Command Identify is Success and "
+                                                   "result: 0x00000000")
+    assert got["NVMe-OPT-5"].why.startswith("Synch 0b (Timestamp Origin 001b) at the reading")
+    assert got["NVMe-OPT-5"].evidence[0].value == qemu["features"]["0Eh"]["current"]["bytes"]
+    f = copy.deepcopy(qemu)
+    for said, status, verdict in (
+            ("NVMe status: Invalid Field in Command: A reserved coded value or an unsupported "
+             "value in a defined field(0x4002)", 1, PASS),
+            ("NVMe status: Invalid Namespace or Format(0x400b)", 1, FAIL),
+            ("passthru: Permission denied", 1, NOT_CHECKED)):
+        f["identify_stray_nsid"].update(exit_status=status, said=said)
+        assert verdicts(f)["NVMe-AD-11"].verdict == verdict, said
+    f["features"]["0Eh"]["current"].update(synch=1)
+    assert verdicts(f)["NVMe-OPT-5"].verdict == FAIL
+    f["features"]["0Eh"]["current"] = {"error": "no data buffer"}
+    assert verdicts(f)["NVMe-OPT-5"].verdict == NOT_CHECKED
+    f["features"]["0Eh"] = {"refused": (FDP / "feature-c9h_capabilities.txt.stderr.txt")
+                            .read_text()}
+    assert verdicts(f)["NVMe-OPT-5"].verdict == NOT_APPLICABLE
 
 
 def extended_space(caps: list[tuple[int, bytes]]) -> bytes:

@@ -102,6 +102,11 @@ Changes made on purpose so far:
   which the suite does not run", META-PERF-11 the vendor disclosure reason (were "not yet
   judged"). Counts (1 PASS, 0 FAIL, 59 NOT APPLICABLE, 1657 NOT CHECKED) and page count (112)
   unchanged; nothing else differs (diffed against d8aff77's).
+- issue 49 §3 (NVMe-AD-11 from Identify Controller sent with NSID 1, NVMe-OPT-5 from the
+  Timestamp's Synch bit: host rules): "report pdf text", "report html", the three "export
+  json" and "export ocptv": those two IDs' NOT CHECKED reason is the host rules' "... which
+  this run did not record" (was "a host could check it, but the suite does not yet send the
+  commands ..."), `judged_by` "host rule". Counts unchanged; nothing else differs.
 
 A digest that differs fails naming the output; the test has written the new output to a
 file it names. To see the difference: write the outputs of the commit the table was made at
@@ -126,10 +131,10 @@ DIGESTS_FROM = "e45646c"
 DIGESTS = (
     ("report pdf text", "ref-a1's report.pdf (pts.report.document.build_pdf, as `pts "
      "report`): text of every page, pdftotext -layout",
-     "e56911eb6c69a9aa3b173b04ad617c56d8b890e4231be416f6f91dc0ee04fee7"),
+     "fcaf82df0ed54ba2bb6858092319547d62221eb7aaf73722485ee231fb0f5555"),
     ("report html", "ref-a1's report.html (build_html, as `pts report --html`), data: URIs "
      "of its charts cut to their media type",
-     "fc52ce7654e150b75dd5e8c1dfc2813a567b20f476c8639e413d03e79a8c53ee"),
+     "3a6f4382955bbac5f699905fe604744d42ec3856e6633844ee4a6ad4a01acad6"),
     ("report charts", "what ref-a1's report charts show (PDF and HTML builds, each chart "
      "once per build), in drawing order",
      "ab4422ca0534a58c059694e91ba39b20140c6e6624607a6836938c404c82203c"),
@@ -142,22 +147,22 @@ DIGESTS = (
     ("ref-a1 export csv", "`pts export --csv ref-a1`",
      "5a88650d81366e97c9fab33cc7e6eb3a2798d5ced38400c26ee606068b9d78fb"),
     ("ref-a1 export json", "`pts export --json ref-a1`",
-     "d39a26da90d11f2f6c70686a7ad0236b75cff3fdcc6853200ec80c3fd1fbc223"),
+     "db1f18968ea210fd3e5db4b4824aaafa2b395660f7e3fbc9085d2ceed8046638"),
     ("ref-a1 export ocptv", "`pts export --ocptv ref-a1` (HIR names: the index's, see above)",
-     "e6962b7b8d092d9a3013292fd386027287cc26b5390f7cb7b5e042a03f071eee"),
+     "fff5d9100173f509541aeb275fc812c69abed3121c474ba77a5c3f11f0b67918"),
     ("redone export csv", "`pts export --csv redone` (the last record of a redone point)",
      "44744e4fd9e1ea8d19d98907d583514557494853dc35f87cd882e9a48a9a70f1"),
     ("redone export json", "`pts export --json redone`",
-     "87e73e59def9af90c6c8976e1ff97043ec65f4de3145291c689edd83d9475af0"),
+     "9a9191a4712ff6939f51593075fa8a3a6371c338d8d93df20733cf7efbea6e59"),
     ("redone export ocptv", "`pts export --ocptv redone` (HIR names the index's; the redone "
      "HIR state and XSR group listed once, their last record: see above)",
-     "cbdfec749c3552df4a16076e9f57f6c43975bb8e283eda3ef4b6f3aa201cf222"),
+     "a185e433e3499e07175b56cddf6fefee3234cca430d3ead057ed3dc4f4e6c1e6"),
     ("rwsw export csv", "`pts export --csv rwsw`",
      "b1424c5e0f49a9d7fa998f0584ee80e66f288086eebe5271a4030a1bd6a39e40"),
     ("rwsw export json", "`pts export --json rwsw`",
-     "875e1c7d4a343056d39d9e040d04882c0e21085a03ae31f3344b5a9888df4c64"),
+     "81c38ec77ee8498abded3d95602017ffb8728b5044ae8508a1f2e371812aa789"),
     ("rwsw export ocptv", "`pts export --ocptv rwsw`",
-     "c9e090b7bcf50f64ddab0b45829e25989119641b6c8e900e80049871ca1b2ca6"),
+     "646d47c2b3200f564f38fc21faa5a9c94a523f945e9b71777120d34210b655eb"),
     ("index rows", "`pts index REPORTS_DIR` of all six runs (SQLite): every row of every "
      "table (runs, tests, figures, schema_version) as sorted JSON, mtimes and indexing times "
      "left out",
