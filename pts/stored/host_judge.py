@@ -17,6 +17,7 @@ from pts.stored import (
     meta_perf_rules,
     pci_capability_rules,
     pci_rules,
+    power_rules,
     self_test_rules,
     telemetry_rules,
     thermal_rules,
@@ -26,7 +27,7 @@ from pts.stored.host_rules import judge as _judge_with
 
 MODULES = (fdp_rules, identify_rules, log_rules, pci_rules,     # imported for their rules
            telemetry_rules, self_test_rules, thermal_rules, error_recovery_rules,
-           command_support_rules, pci_capability_rules, admin_command_rules,
+           command_support_rules, pci_capability_rules, power_rules, admin_command_rules,
            form_factor_rules, meta_perf_rules)
 
 

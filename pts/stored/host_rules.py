@@ -164,8 +164,9 @@ def pwr_9(f):
     return PASS, "CTRATT bit 1 (NOPSPM) cleared", ev
 
 
+# PWR-3 (Maximum Average Power measured as PCM-1 says) is judged from the run's power
+# readings: pts.stored.power_rules
 for _rid, _line, _why in (
-        ("PWR-3", 9908, "Maximum Average Power is measured as PCM-1 says: a power meter"),
         ("PWR-6", 9918, "idle power needs a power meter"),
         ("PWR-7", 9922, "the PCIe Slot Power Limit against measured power: a power meter")):
     rule(V27, _rid, _line)(lambda f, why=_why: (NOT_CHECKED, why, ()))

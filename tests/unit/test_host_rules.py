@@ -128,11 +128,12 @@ def test_every_rule_on_qemu_10s_answers():
 
 
 def test_keys_are_version_and_id_and_the_lines_are_the_ids():
-    assert all(ver == "2.7" or rid == "FB-PERF-7" for ver, rid in RULES)
+    # v2.0 keys: FB-PERF-7, and the power rules (pts.stored.power_rules: tests/power)
+    assert all(ver == "2.7" or rid in ("FB-PERF-7",) + ("PCM-1", "PWR-3", "SMART-31") for ver, rid in RULES)
     assert set(QEMU) <= set(ids())
     assert RULES[("2.7", "PWR-8")][0] == 9925 and RULES[("2.7", "FDPSRG-1")][0] == 9248
     assert [(v.version, v.req_id) for v in judge(qemu_facts(), version="2.0")] == [
-        ("2.0", "FB-PERF-7")] and "FB-PERF-7" not in ids("2.7")
+        ("2.0", r) for r in ("FB-PERF-7",) + ("PCM-1", "PWR-3", "SMART-31")] and "FB-PERF-7" not in ids("2.7")
 
 
 def constructed(**changes) -> dict:

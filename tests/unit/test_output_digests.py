@@ -108,6 +108,14 @@ Changes made on purpose so far:
   this run did not record" (was "a host could check it, but the suite does not yet send the
   commands ..."), `judged_by` "host rule". Counts unchanged; nothing else differs.
 
+- issue 51 §4 (the OCP power verdicts, pts.stored.power_rules): "report pdf text", "report
+  html", "ref-a1 / redone / rwsw export json" and "... export ocptv": PCM-1 and PCM-4 are
+  judged by a host rule now (the largest 1 s average power against the Maximum Power of the
+  power state in use), so on these runs, which recorded no host facts, their reason is the
+  host rules' "judged from the drive's Identify, ... which this run did not record" (was
+  their class's "needs a power meter on the drive's supply rails") and the export's
+  `judged_by` "host rule" (was "class"); in the PDF they move to that reason's row. Counts
+  unchanged (NOT CHECKED both); nothing else differs (diffed against 354947e's outputs).
 A digest that differs fails naming the output; the test has written the new output to a
 file it names. To see the difference: write the outputs of the commit the table was made at
 (DIGESTS_FROM) and diff them:
@@ -131,10 +139,10 @@ DIGESTS_FROM = "e45646c"
 DIGESTS = (
     ("report pdf text", "ref-a1's report.pdf (pts.report.document.build_pdf, as `pts "
      "report`): text of every page, pdftotext -layout",
-     "fcaf82df0ed54ba2bb6858092319547d62221eb7aaf73722485ee231fb0f5555"),
+     "a729ace4dc5471aa21a1cc571f1fd1c35b89a1922d18f6bd394d07d57b5392b1"),
     ("report html", "ref-a1's report.html (build_html, as `pts report --html`), data: URIs "
      "of its charts cut to their media type",
-     "3a6f4382955bbac5f699905fe604744d42ec3856e6633844ee4a6ad4a01acad6"),
+     "b172bd61d91d23515071cc79583f549fbea2d9b21d3a2bf2d3627518485b67f8"),
     ("report charts", "what ref-a1's report charts show (PDF and HTML builds, each chart "
      "once per build), in drawing order",
      "ab4422ca0534a58c059694e91ba39b20140c6e6624607a6836938c404c82203c"),
@@ -147,22 +155,22 @@ DIGESTS = (
     ("ref-a1 export csv", "`pts export --csv ref-a1`",
      "5a88650d81366e97c9fab33cc7e6eb3a2798d5ced38400c26ee606068b9d78fb"),
     ("ref-a1 export json", "`pts export --json ref-a1`",
-     "db1f18968ea210fd3e5db4b4824aaafa2b395660f7e3fbc9085d2ceed8046638"),
+     "c5ec48b51c178630d86d79e84e870e16fe8749a611a178599268a75b29af5583"),
     ("ref-a1 export ocptv", "`pts export --ocptv ref-a1` (HIR names: the index's, see above)",
-     "fff5d9100173f509541aeb275fc812c69abed3121c474ba77a5c3f11f0b67918"),
+     "2604c8d1482a7f688a5a37a662ec9e3f3138fee4cff8ffc3f632dcab63079ff1"),
     ("redone export csv", "`pts export --csv redone` (the last record of a redone point)",
      "44744e4fd9e1ea8d19d98907d583514557494853dc35f87cd882e9a48a9a70f1"),
     ("redone export json", "`pts export --json redone`",
-     "9a9191a4712ff6939f51593075fa8a3a6371c338d8d93df20733cf7efbea6e59"),
+     "bf1b6b3dba3b8d85444c49ba892a0744de76b66e124012880027731d78dfaaf6"),
     ("redone export ocptv", "`pts export --ocptv redone` (HIR names the index's; the redone "
      "HIR state and XSR group listed once, their last record: see above)",
-     "a185e433e3499e07175b56cddf6fefee3234cca430d3ead057ed3dc4f4e6c1e6"),
+     "39919afc7eb64b54e908087d76a2d7c3c192b001cd492720ee8d4896aad5a327"),
     ("rwsw export csv", "`pts export --csv rwsw`",
      "b1424c5e0f49a9d7fa998f0584ee80e66f288086eebe5271a4030a1bd6a39e40"),
     ("rwsw export json", "`pts export --json rwsw`",
-     "81c38ec77ee8498abded3d95602017ffb8728b5044ae8508a1f2e371812aa789"),
+     "a5095bdc8d1d515b5168f6a60b4f0834bae948c5f4b62d376140d0eaa11dabaa"),
     ("rwsw export ocptv", "`pts export --ocptv rwsw`",
-     "646d47c2b3200f564f38fc21faa5a9c94a523f945e9b71777120d34210b655eb"),
+     "a144305493e60259ff706619b53bb6cc68729cf30d8d1ac016ae97578d4cfe91"),
     ("index rows", "`pts index REPORTS_DIR` of all six runs (SQLite): every row of every "
      "table (runs, tests, figures, schema_version) as sorted JSON, mtimes and indexing times "
      "left out",
