@@ -240,10 +240,10 @@ def figures(run: RunView, test: TestResult) -> list[dict]:
             for f in cell_figures:
                 out.append(measurement(f"{label} {f.name(OCPTV)}", cell.means.get(f.field),
                                        unit(f), (), {"window_rounds": list(cell.rounds)}))
-    if test.samples:           # in the record's order (fob_iops, ss_average, fob_ss_ratio)
-        order = [x.name for x in dataclasses.fields(records.WsatResult)]
+    if test.samples:           # in the record's order (fob_iops, ss_average, fob_ss_ratio),
+        order = [x.name for x in dataclasses.fields(records.WsatResult)]   # then --power's
         for f in sorted((f for f in shown if f.read == catalogue.WSAT_RESULT),
-                        key=lambda f: order.index(f.field)):
+                        key=lambda f: order.index(f.field) if f.field in order else len(order)):
             out.append(measurement(f"wsat {f.name(OCPTV)}", test.result.get(f.field), unit(f)))
     for f in (f for f in shown if f.read == catalogue.WAF):
         found = waf.of_test(run, test)

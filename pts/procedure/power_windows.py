@@ -9,13 +9,18 @@ before a round's fio starts and just after it ends, and on its own thread in bet
 point's window is its fio I/O's start and end (Unix seconds from fio's logs, put on the
 monotonic clock the samples are aligned by), never a count of samples. A source that fails
 mid-run is said once by its recorder and leaves gaps in the windows; it never stops the run.
+
+The tests without rounds of points (WSAT's one fio run and its samples, HIR's wait states, XSR's
+access groups) store `phase_power` records: `phase` around a fio run (read at its edges) and
+`span` for a part of one whose Unix edges come from fio's logs (a WSAT sample).
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from pts.config.power_option import PowerSpecError, SourceSpec
 from pts.power import spec as power_spec
@@ -109,3 +114,44 @@ def measured(run: Run, test: str, round_no: int, indices: Sequence[int],
                 max_w=w.max_w, state_counts=list(w.state_counts) if w.state_counts else None))
     return results
 
+
+
+def _stored(w, name: str) -> dict:
+    return dict(source=name, energy_j=w.energy_j, covered_s=w.covered_s, mean_w=w.mean_w,
+                samples=w.samples, gaps=[[a - w.t0, b - w.t0] for a, b in w.gaps],
+                max_w=w.max_w, state_counts=list(w.state_counts) if w.state_counts else None)
+
+
+@contextlib.contextmanager
+def phase(run: Run, test: str, name: str, number: int) -> Iterator[None]:
+    """Around a part of a test without rounds (a fio run, or a wait state's runs and idle):
+    every source read at its edges and its window stored (a phase_power record per source)
+    when the part ends; nothing when it raises (a stop: its window is not the part's)."""
+    if run.power is None and not sources(run):
+        yield
+        return
+    found = recorders(run)
+    for _, rec in found:
+        rec.read_now()
+    began = time.monotonic()
+    yield
+    ended = time.monotonic()
+    for _, rec in found:
+        rec.read_now()
+    offset = time.time() - time.monotonic()
+    for source, rec in found:
+        run.ledger.append(records.PhasePower(
+            test=test, phase=name, number=number, start=began + offset, end=ended + offset,
+            **_stored(rec.window(began, ended), source)))
+
+
+def span(run: Run, test: str, name: str, number: int, start: float, end: float) -> None:
+    """The window of [start, end] (Unix s: a part of a fio run `phase` read around, its
+    edges from fio's logs) stored as a phase_power record per source."""
+    if run.power is None and not sources(run):
+        return
+    offset = time.time() - time.monotonic()
+    for source, rec in recorders(run):
+        run.ledger.append(records.PhasePower(
+            test=test, phase=name, number=number, start=start, end=end,
+            **_stored(rec.window(start - offset, end - offset), source)))

@@ -19,7 +19,7 @@ from typing import ClassVar
 from pts.results.parameters import current as current_parameters
 from pts.results.parameters import typed as typed_parameters
 from pts.results.record import Record
-from pts.results.records_power import PointPower, PowerSourceInfo, RoundPower
+from pts.results.records_power import PhasePower, PointPower, PowerSourceInfo, RoundPower
 from pts.results.records_recovery import HirBaseline, HirState, HirWrite, XsrGroup, XsrInterval
 
 STEADY, NOT_STEADY, COMPLETE = "steady", "not_steady", "complete"      # test_end statuses
@@ -318,7 +318,7 @@ TYPES: dict[str, type[Record]] = {cls.TYPE: cls for cls in (
     WsatResult, Resume, Deviation, TestEnd, Prewrite, OperatingPoint, ResponseHistogram,
     HirBaseline, HirWrite, HirState, XsrInterval, XsrGroup, Requirement, PurgeProbe,
     HostCeiling, NvmeFacts, FdpStatistics, PowerSourceInfo,
-    PointPower, RoundPower)}
+    PointPower, RoundPower, PhasePower)}
 
 
 def parse(data: dict) -> Record:

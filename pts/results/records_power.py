@@ -64,3 +64,27 @@ class RoundPower(Record):
     gaps: list                  # [[from, to]] s after start
     max_w: float | None = None
     state_counts: list | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class PhasePower(Record):
+    """--power: one source over a part of a test without rounds of points (issue 51 §3):
+    WSAT's one fio run (`phase` "run", number 1) and each of its samples ("sample", the
+    sample's number); HIR's wait states ("wait state": from the read before its wait fio run
+    to the read after its return-to-baseline run; "wait": the wait run, Access A and B
+    repeated; "baseline": the return to baseline; number: the state); XSR's access groups
+    ("group", the group's number). A whole fio run's edges are the reads just before and
+    after it; a WSAT sample's are fio's log times put on Unix time (pts.testdefs.wsat)."""
+    TYPE: ClassVar[str] = "phase_power"
+    phase: str
+    number: int
+    source: str
+    start: float                # Unix s
+    end: float
+    energy_j: float
+    covered_s: float
+    mean_w: float | None
+    samples: int
+    gaps: list                  # [[from, to]] s after start
+    max_w: float | None = None
+    state_counts: list | None = None

@@ -16,7 +16,16 @@ from pts.procedure import steady_state
 from pts.results import records
 from pts.results.ledger import LedgerError, LedgerLine, read_ledger
 from pts.results.parameters import SteadyParameters, typed
-from pts.stored import host_ceiling, ledger_view, power, purge_check, readings, unwritten, verdict
+from pts.stored import (
+    host_ceiling,
+    ledger_view,
+    power,
+    power_phases,
+    purge_check,
+    readings,
+    unwritten,
+    verdict,
+)
 from pts.stored.cells import window_cells
 from pts.stored.ledger_view import int_or_none, is_number
 from pts.stored.model import (
@@ -184,14 +193,17 @@ def _build_test(name: str, recs: list[LedgerLine], path: Path,
         samples=_latest(by_type.get("sample", []), key=lambda x: x.number),
         fob_points=power.merged(_latest(by_type.get("fob_point", []),
                                         key=lambda p: (p.index or 0,)), mine),
-        result=_last(by_type.get("wsat_result")) or {},
+        result=power_phases.result_figures(_last(by_type.get("wsat_result")) or {},
+                                           _latest(by_type.get("sample", []),
+                                                   key=lambda x: x.number), mine),
         round_modes=tuple(by_type.get("round_mode", ())),
-        recovery=tuple(r for rec, r in zip(recs, _parsed_in_order(by_type, recs), strict=True)
-                       if rec.type in ledger_view.RECOVERY_TYPES),
+        recovery=power_phases.with_figures(tuple(
+            r for rec, r in zip(recs, _parsed_in_order(by_type, recs), strict=True)
+            if rec.type in ledger_view.RECOVERY_TYPES), mine),
         purge_probe=_last(by_type.get("purge_probe")),
         histograms=tuple(by_type.get("response_histogram", ())),
         host_ceiling=_last(by_type.get("host_ceiling")),
-        started=start.get("time"), records=mine,
+        started=start.get("time"), records=power_phases.with_figures(mine, mine),
     )
     cells = window_cells(partial, "iops")
     return dataclasses.replace(partial, cells=cells), notes

@@ -22,6 +22,7 @@ naming the kind and the module (`check_readers`).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -71,8 +72,9 @@ class Figure:
     test: str | None = None             # only this test of the family (None: every one)
     names: tuple[tuple[str, str], ...] = ()   # (output, its name there) where it differs
     level: float | None = None          # QOS_LEVEL: the percentile
-    # shown only for a test whose points hold it (--power's figures, pts.stored.power): a
-    # run without them shows exactly what it showed before they existed
+    # shown only for a test whose points, result or HIR / XSR records hold it (--power's
+    # figures, pts.stored.power / power_phases): a run without them shows exactly what it
+    # showed before they existed
     recorded: bool = False
 
     def name(self, output: str) -> str:
@@ -144,6 +146,16 @@ def _power(family: str, per: str, unit: str) -> tuple[Figure, ...]:
                  f"{per}_per_w", (*POWER_SHOWN, DATASHEET), recorded=True))
 
 
+# The tests without rounds of points (pts.stored.power_phases): WSAT's final window's W and
+# IOPS/W beside its steady-state IOPS, each HIR wait state's wait run, each XSR group's run.
+def _power_of(family: str, read: str, prefix: str, per: str, unit: str,
+              shown: tuple) -> tuple[Figure, ...]:
+    return (_row(family, f"{prefix}power_w", f"{prefix.replace('_', ' ')}mean power", "W",
+                 NONE, read, f"{prefix}power_w", shown, recorded=True),
+            _row(family, f"{prefix}{per}_per_w", f"{prefix.replace('_', ' ')}{unit}/W",
+                 f"{unit}/W", HIGHER, read, f"{prefix}{per}_per_w", shown, recorded=True))
+
+
 def _qos_levels() -> tuple[Figure, ...]:
     return tuple(_row("latency", f"qos_{p:g}_us", f"{p:g} % response time (QoS)", "us", LOWER,
                       QOS_LEVEL, "us", (INDEX, COMPARE), level=p,
@@ -187,6 +199,7 @@ CATALOGUE: tuple[Figure, ...] = (
                   (INDEX, OCPTV)),
              _row("wsat", "fob_ss_ratio", "FOB / steady state", "ratio", NONE, WSAT_RESULT,
                   "fob_ss_ratio", (INDEX, OCPTV, DATASHEET)),
+             *_power_of("wsat", WSAT_RESULT, "", "iops", "IOPS", (INDEX, CSV, OCPTV)),
              cells=(CELL, "iops", "IOPS", "IOPS", (OCPTV,))),
     *_family("dirth", "IOPS", *_operating_points("dirth")),
     *_family("cbw", "IOPS", *_operating_points("cbw")),
@@ -200,7 +213,8 @@ CATALOGUE: tuple[Figure, ...] = (
              _row("hir", "ss_iops", "baseline compared with", "IOPS", HIGHER, HIR_STATE,
                   "ss_iops", (INDEX,)),
              _row("hir", "wait_ratio", "wait / baseline", "ratio", NONE, HIR_STATE, "ratio",
-                  (INDEX, OCPTV))),
+                  (INDEX, OCPTV)),
+             *_power_of("hir", HIR_STATE, "wait_", "iops", "IOPS", (INDEX, OCPTV))),
     *_family("xsr", "IOPS",
              _row("xsr", "end_tp_mbps", "end throughput", "MB/s", HIGHER, XSR_GROUP,
                   "end_tp_mbps", (INDEX,)),
@@ -211,7 +225,8 @@ CATALOGUE: tuple[Figure, ...] = (
              _row("xsr", "peak_clat_max_us", "peak MRT", "us", LOWER, XSR_GROUP,
                   "peak_clat_max_us", (INDEX,)),
              _row("xsr", "recovery_s", "recovery time", "s", LOWER, XSR_GROUP, "recovery_s",
-                  (INDEX, OCPTV))),
+                  (INDEX, OCPTV)),
+             *_power_of("xsr", XSR_GROUP, "", "mbps", "MB/s", (INDEX, OCPTV))),
     *_family("rwsw", "IOPS",
              *_operating_points("rwsw", "rwsw-dirth"),
              _row("rwsw", "share_target_pct", "target share", "%", NONE, ATW_SHARE,
@@ -252,10 +267,17 @@ def of(test, output: str, *reads: str) -> tuple[Figure, ...]:
     its points holds the field) or a test's name (no `recorded` row)."""
     name = test if isinstance(test, str) else test.name
     family = family_of(name)
-    held = set() if isinstance(test, str) else {k for p in test.points for k in p.values}
+    held = set() if isinstance(test, str) else _held(test)
     return tuple(f for f in catalogue() if f.family == family and f.of_test(name)
                  and output in f.shown and (not reads or f.read in reads)
                  and (not f.recorded or f.field in held))
+
+
+def _held(test) -> set[str]:
+    """The fields a stored test holds: its points', its wsat_result's, its HIR / XSR
+    records' (the read model adds --power's to them: pts.stored.power, power_phases)."""
+    return ({k for p in test.points for k in p.values} | set(test.result)
+            | {f.name for r in test.recovery for f in dataclasses.fields(r)})
 
 
 def reads_of(test, output: str) -> list[str]:

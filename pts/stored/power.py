@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from pts.results import records
+from pts.stored import power_phases
 from pts.stored.cells import fob_vs_window, window_cells
 from pts.stored.model import PointView, RunView, TestResult
 
@@ -100,17 +101,25 @@ class Page:
     gaps: tuple[tuple, ...]           # (source, round, point index, [[from, to], ...])
     # the first source's round_power records: (round, in window, J, mean W, coverage)
     round_energy: tuple[tuple, ...] = ()
+    # the first source's phase_power records (pts.stored.power_phases.rows): (phase, number,
+    # J, mean W, coverage, the figure per W) of WSAT's run and samples, HIR's wait states,
+    # XSR's groups
+    phases: tuple[tuple, ...] = ()
 
 
 def page(run: RunView, test: TestResult) -> Page | None:
-    """None: the test has no point_power record (run without --power)."""
+    """None: the test has no point_power nor phase_power record (run without --power)."""
     mine = test.records_of(records.PointPower)
-    if not mine:
+    phased = test.records_of(records.PhasePower)
+    if not mine and not phased:
         return None
-    per = "mbps" if test.name.startswith("throughput") else "iops"
+    per = "mbps" if test.name.startswith(("throughput", "xsr")) else "iops"
     window = set(test.window_rounds)
     infos = {s.name: s for s in run.records_of(records.PowerSourceInfo)}
-    names = list(dict.fromkeys(r.source for r in mine))
+    names = list(dict.fromkeys(r.source for r in (*mine, *phased)))
+    if not mine:        # a test without rounds of points: its phases alone
+        return Page(per, tuple(_phase_source(infos.get(n), n, phased) for n in names), (), (),
+                    (), (), power_phases.rows(test, names[0]))
     sources = []
     for name in names:
         last = windows(mine, name)
@@ -140,4 +149,20 @@ def page(run: RunView, test: TestResult) -> Page | None:
     energy = tuple((r.round, r.round in window, r.energy_j, r.mean_w,
                     r.covered_s / (r.end - r.start) if r.end > r.start else 0.0)
                    for r in whole)
-    return Page(per, tuple(sources), cells, rounds, gaps, energy)
+    return Page(per, tuple(sources), cells, rounds, gaps, energy,
+                power_phases.rows(test, names[0]))
+
+
+def _phase_source(info, name: str, phased) -> Source:
+    """A source of a test without rounds of points: its windows are the phases'; its W over
+    the phases that span the test's parts whole (WSAT's run, HIR's wait states, XSR's
+    groups)."""
+    last = power_phases.last(phased, name)
+    whole = [w for (p, _), w in last.items() if p in power_phases.WHOLE]
+    covered = math.fsum(w.covered_s for w in whole)
+    return Source(
+        name, info.measures if info else "?", info.interval_s if info else math.nan,
+        info.kind if info else "?", info.detail if info else "(no power_source record)",
+        info.error if info else None, len(last), sum(1 for w in last.values() if w.gaps),
+        math.fsum(b - a for w in last.values() for a, b in w.gaps),
+        math.fsum(w.energy_j for w in whole) / covered if covered else None)

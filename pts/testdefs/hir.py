@@ -23,7 +23,7 @@ from pts.config.settings import Settings
 from pts.config.spec import RwMix, format_size
 from pts.config.spec_recovery import READING_ROUND_INTERVALS
 from pts.device.identity import BlockDevice, active_range_bytes
-from pts.procedure import plan, preconditioning, resume
+from pts.procedure import plan, power_windows, preconditioning, resume
 from pts.procedure.rounds import Outcome, TestPoint
 from pts.procedure.runner import RoundTest, recorded_test, resume_gate, rounds_in_test
 from pts.results import records
@@ -213,12 +213,15 @@ def _state(run: Run, ws: WaitState, ss: float, ar: int) -> records.HirState:
     wprefix, bprefix = str(out / f"ws{ws.state}"), str(out / f"ws{ws.state}-baseline")
     for old in list(out.glob("*.log")) if out.exists() else []:
         old.unlink()                       # a redone state (resume) starts with clean logs
-    run.fio.run(run.device.path, [wait_job(run.settings, ws, wprefix, ar)], out, "wait",
-                timeout=ws.wait_runtime_s * 1.1 + 300)
-    waits = intervals_by_gaps(wprefix, LOG_WINDOW_MS, ws.idle_s / 2)
-    time.sleep(ws.idle_s)                  # the last repetition's idle (+ fio start-up)
-    run.fio.run(run.device.path, [baseline_job(run.settings, ws, bprefix, ar)], out,
-                "baseline", timeout=ws.write_s * ws.baseline_repetitions * 1.1 + 300)
+    with power_windows.phase(run, TEST, "wait state", ws.state):     # --power (issue 51)
+        with power_windows.phase(run, TEST, "wait", ws.state):
+            run.fio.run(run.device.path, [wait_job(run.settings, ws, wprefix, ar)], out,
+                        "wait", timeout=ws.wait_runtime_s * 1.1 + 300)
+        waits = intervals_by_gaps(wprefix, LOG_WINDOW_MS, ws.idle_s / 2)
+        time.sleep(ws.idle_s)              # the last repetition's idle (+ fio start-up)
+        with power_windows.phase(run, TEST, "baseline", ws.state):
+            run.fio.run(run.device.path, [baseline_job(run.settings, ws, bprefix, ar)], out,
+                        "baseline", timeout=ws.write_s * ws.baseline_repetitions * 1.1 + 300)
     base = fixed_intervals(bprefix, ws.write_s * 1000)
     if base and waits:
         base[0] = base[0].__class__(base[0].start, base[0].end, base[0].ios,

@@ -28,13 +28,14 @@ pts.testdefs.wsat_plan.
 from __future__ import annotations
 
 import contextlib
+import json
 import threading
 import time
 from dataclasses import dataclass, field, replace
 
 from pts.conditioning import prepare, purge_probe
 from pts.config.spec import format_size
-from pts.procedure import ceiling, plan, resume, rounds, steady_state
+from pts.procedure import ceiling, plan, power_windows, resume, rounds, steady_state
 from pts.procedure.runner import recorded_test
 from pts.results import records
 from pts.results.resume import ResumeState
@@ -169,15 +170,29 @@ def _body(run: Run, p: Plan) -> rounds.Outcome:
     run.write(f"[pts {TEST}] RND {format_size(w.block_size)} writes at TC {w.thread_count} / "
               f"QD {w.queue_depth} from FOB until {p.label}; one sample per "
               f"{p.interval_s} s from fio's logs (read when fio ends)")
-    with _ticker(run, p):
+    with _ticker(run, p), power_windows.phase(run, TEST, "run", 1):
         res = run.fio.run(run.device.path, [job(run.settings, p, prefix)], out, "wsat",
                           timeout=p.limit_s * 1.05 + 600, histograms=True)
     found = samples(prefix, res, p, w.block_size, run.spec.latency.percentile)
+    if run.power:                       # --power: each sample's window (issue 51 §3)
+        begun = job_start(res)
+        for x in found:
+            power_windows.span(run, TEST, "sample", x.number, begun + x.start_s,
+                               begun + x.end_s)
     evidence = steady_windows([s.iops for s in found if not s.partial], run.spec.steady_state)
     padded = evidence + [None] * (len(found) - len(evidence))   # the partial sample
     for s, ev in zip(found, padded, strict=True):
         run.ledger.append(s.record(p.capacity, None if ev is None else ev.steady))
     return _finish(run, p, res, found, evidence)
+
+
+def job_start(res: FioResult) -> float:
+    """Unix s of the job's start, which fio's logs count their times from: fio's JSON
+    timestamp is taken as fio ends (measured 3 ms after its job's runtime, fio 3.33), so that
+    less the job's runtime."""
+    text = res.json_path.read_text()
+    doc = json.loads(text[text.index("{"):])
+    return doc["timestamp_ms"] / 1000 - res.summary.write.runtime_ms / 1000
 
 
 def _where(state: ResumeState) -> resume.Restart | None:

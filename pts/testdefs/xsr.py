@@ -29,7 +29,7 @@ from pts.config.settings import Settings
 from pts.config.spec import format_size
 from pts.config.spec_recovery import XsrGroup
 from pts.device.identity import BlockDevice, active_range_bytes
-from pts.procedure import ceiling, plan, resume
+from pts.procedure import ceiling, plan, power_windows, resume
 from pts.procedure.rounds import Outcome
 from pts.procedure.runner import recorded_test
 from pts.results import records
@@ -221,8 +221,9 @@ def _group(run: Run, gp: GroupPlan, ar: int, offset: float) -> list[str]:
     for old in list(out.glob("*.log")) if out.exists() else []:
         old.unlink()
     prefix = str(out / f"g{gp.number}")
-    res = run.fio.run(run.device.path, [job(run.settings, gp, prefix, ar)], out,
-                      f"group-{gp.number}", timeout=gp.seconds * 1.1 + 300)
+    with power_windows.phase(run, TEST, "group", gp.number):        # --power (issue 51)
+        res = run.fio.run(run.device.path, [job(run.settings, gp, prefix, ar)], out,
+                          f"group-{gp.number}", timeout=gp.seconds * 1.1 + 300)
     found = logged_intervals(prefix, gp, secs)
     tps = []
     peak_art = peak_mrt = None

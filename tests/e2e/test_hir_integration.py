@@ -8,7 +8,8 @@ state and above the baseline. About 3 minutes."""
 
 import pytest
 
-from tests.support import headers
+from pts.emulate.power_model import model_for
+from tests.support import headers, power_checks
 from tests.support.engine import IO_URING_ARGS, check_io_uring
 from tests.support.helpers import pdf_text
 from tests.support.ptsrun import check_outcomes, run_pts, spec_variant
@@ -27,8 +28,8 @@ def hir(tmp_path_factory):
                                  f"precondition_round_intervals = {INTERVALS}"})
     return run_pts("emulated:64M:default", folder / "reports", "-k", "hir", "--spec",
                    str(spec), "--point-seconds", "2", "--max-rounds", "8",
-                   "--hir-repetitions", "2", "--time-scale", "0.2", *IO_URING_ARGS,
-                   timeout=500)
+                   "--hir-repetitions", "2", "--time-scale", "0.2", "--power", "emulated",
+                   *IO_URING_ARGS, timeout=500)
 
 
 def test_hir_preconditioning_rounds_write_every_interval_and_track_the_last(hir):
@@ -152,3 +153,23 @@ def test_every_page_header_shows_the_engine(hir):
     assert seen.get("hir"), seen
     assert not [b for b in bad if "Test platform" in b.split("\n")[0]], bad[:3]
     assert "io_uring (fixed buffers, registered files)" in pdf_text(hir.folder / "report.pdf")
+
+
+def test_each_wait_state_has_its_power_windows(hir):
+    """--power emulated (issue 51 §3): each wait state's window (its wait run, the last
+    idle and its return to baseline) with its wait and baseline runs' inside it, each covered
+    whole; the runs draw more than idle; the Power page lists them."""
+    states, waits, bases = (power_checks.phases(hir, name)
+                            for name in ("wait state", "wait", "baseline"))
+    numbers = [s["state"] for s in hir.of_type("hir_state")]
+    assert sorted(states) == sorted(waits) == sorted(bases) == numbers
+    idle = model_for("default").idle_w
+    for n in numbers:
+        whole, wait, base = states[n], waits[n], bases[n]
+        assert whole["start"] <= wait["start"] < wait["end"] <= base["start"] < base["end"] \
+            <= whole["end"]
+        assert all(power_checks.coverage(r) > 0.999 for r in (whole, wait, base))
+        assert wait["energy_j"] + base["energy_j"] < whole["energy_j"]
+        assert wait["mean_w"] > idle and base["mean_w"] > idle
+    text = " ".join(hir.pdf_text().split())
+    assert "Power: per phase" in text and "wait state" in text

@@ -14,7 +14,9 @@ import sys
 
 import pytest
 
+from pts.emulate.power_model import model_for
 from pts.procedure import steady_state
+from tests.support import power_checks
 from tests.support.engine import IO_URING_ARGS, check_io_uring
 from tests.support.helpers import REPO, loop_device
 from tests.support.ptsrun import run_pts
@@ -38,7 +40,8 @@ def loop(tmp_path_factory):
 @pytest.fixture(scope="module")
 def emulated(tmp_path_factory):
     reports = tmp_path_factory.mktemp("wsat-emu") / "reports"
-    return run_pts("emulated:256M:default", reports, "-k", "saturation", "--point-seconds", "1")
+    return run_pts("emulated:256M:default", reports, "-k", "saturation", "--point-seconds", "1",
+                   "--power", "emulated")
 
 
 def written_by_fio(run) -> int:
@@ -187,6 +190,31 @@ def test_emulated_tgbw_at_the_end_is_what_fio_wrote(emulated):
     assert [c["when"] for c in counters] == ["test start", "after purge", "test end"]
     host = counters[-1]["counters"]
     assert host["nand_writes"] > host["host_writes"]                 # GC amplified the writes
+
+
+@pytest.mark.needs("fusermount3", "/dev/fuse", "mfusepy")          # the emulated SSD
+def test_emulated_energy_of_the_run_and_its_samples(emulated):
+    """--power emulated (issue 51 §3): the one fio run's energy (its phase_power "run",
+    read at its edges) within 1 % of the power model's truth from the emulator's counters
+    after the purge and at the test's end (nothing else touches the drive between them);
+    each sample's window (fio's log times on Unix time) inside it and covered whole; the
+    report's Power page lists them."""
+    (run,) = power_checks.phases(emulated, "run").values()
+    counters = {c["when"]: c["counters"] for c in emulated.of_type("device_counters")}
+    truth = power_checks.truth_j(model_for("default"), counters["after purge"],
+                                 counters["test end"], run["end"] - run["start"])
+    samples = power_checks.phases(emulated, "sample")
+    print(f"WSAT emulated: run {run['energy_j']:.3f} J, the model's {truth:.3f} J; "
+          f"{len(samples)} sample windows, {sum(s['energy_j'] for s in samples.values()):.3f} J")
+    assert run["energy_j"] == pytest.approx(truth, rel=0.01)
+    assert power_checks.coverage(run) > 0.999
+    assert sorted(samples) == [s["sample"] for s in emulated.of_type("sample")]
+    assert all(run["start"] <= s["start"] < s["end"] <= run["end"] + 0.05
+               and power_checks.coverage(s) > 0.999 for s in samples.values())
+    assert sum(s["energy_j"] for s in samples.values()) <= run["energy_j"]
+    assert all(s["mean_w"] > model_for("default").idle_w for s in samples.values())
+    text = " ".join(emulated.pdf_text().split())
+    assert "Power: per phase" in text and "sample" in text
 
 
 @pytest.mark.needs("fusermount3", "/dev/fuse", "mfusepy")          # the emulated SSD

@@ -8,7 +8,8 @@ import math
 
 import pytest
 
-from tests.support import headers
+from pts.emulate.power_model import model_for
+from tests.support import headers, power_checks
 from tests.support.engine import IO_URING_ARGS, check_io_uring
 from tests.support.ptsrun import run_pts
 
@@ -21,8 +22,8 @@ pytestmark = [pytest.mark.slow,
 def xsr(tmp_path_factory):
     reports = tmp_path_factory.mktemp("xsr") / "reports"
     return run_pts("emulated:64M:4kn", reports, "-k", "xsr", "--point-seconds", "2",
-                   "--time-scale", "0.0015", "--host-ceiling", "auto", *IO_URING_ARGS,
-                   timeout=400)
+                   "--time-scale", "0.0015", "--host-ceiling", "auto", "--power", "emulated",
+                   *IO_URING_ARGS, timeout=400)
 
 
 def test_xsr_three_groups_with_intervals(xsr):
@@ -126,3 +127,26 @@ def test_host_ceiling_runs_the_groups_patterns_and_judges_each_group(xsr):
         assert "host_bound" in g and g["host_bound"] is None, g
         w = json.loads((xsr.folder / g["raw"]).read_text())["jobs"][0]["write"]
         assert w["iops"] < 0.8 * small["iops"] and w["bw_bytes"] / 1e6 < 0.8 * large["mbps"]
+
+
+def test_each_access_group_has_its_power_window(xsr):
+    """--power emulated (issue 51 §3): each group's fio run read at its edges, covered whole,
+    drawing more than idle; the groups' energy no more than the power model's truth from the
+    purge to the test's end over their span (the time between groups, idle and its GC, not
+    in a group's window) and no less than idle over their seconds; the Power page."""
+    groups = power_checks.phases(xsr, "group")
+    assert sorted(groups) == [g["group"] for g in xsr.of_type("xsr_group")] == [1, 2, 3]
+    model = model_for("4kn")
+    counters = {c["when"]: c["counters"] for c in xsr.of_type("device_counters")}
+    first, last = groups[1], groups[3]
+    truth = power_checks.truth_j(model, counters["after purge"], counters["test end"],
+                                 last["end"] - first["start"])
+    total = sum(g["energy_j"] for g in groups.values())
+    print(f"XSR emulated: groups {total:.3f} J, the model's over their span {truth:.3f} J")
+    assert model.idle_w * sum(g["end"] - g["start"] for g in groups.values()) < total \
+        <= truth * 1.01
+    assert all(power_checks.coverage(g) > 0.999 and g["mean_w"] > model.idle_w
+               for g in groups.values())
+    assert groups[1]["end"] <= groups[2]["start"] and groups[2]["end"] <= groups[3]["start"]
+    text = " ".join(xsr.pdf_text().split())
+    assert "Power: per phase" in text and "group" in text

@@ -54,3 +54,35 @@ def build(folder: Path) -> Path:
                       "samples": 200, "gaps": []})
     ledger.write_text("\n".join(lines + [json.dumps(a) for a in added]) + "\n")
     return folder
+
+
+def phase_watts(phase: str, number: int) -> float:
+    """The first source's mean W over each phase window added by add_phases."""
+    return {"sample": 4.0 + 0.01 * number, "run": 4.5, "wait": 6.0 + number,
+            "baseline": 5.0 + number, "wait state": 5.5 + number, "group": 3.0 + number}[phase]
+
+
+def add_phases(folder: Path) -> Path:
+    """phase_power records of one source (FIRST) for the reference run's WSAT (its run and
+    each sample, 60 s each, covered whole), HIR (each wait state, its wait and baseline runs,
+    10 s each) and XSR (each group, 120 s): energy = phase_watts x seconds."""
+    ledger = folder / "ledger.jsonl"
+    lines = ledger.read_text().splitlines()
+    recs = [json.loads(x) for x in lines]
+    parts = [("wsat", "run", 1, 2400.0)]
+    parts += [("wsat", "sample", r["sample"], r["end_s"] - r["start_s"]) for r in recs
+              if r["type"] == "sample"]
+    parts += [("hir", p, r["state"], 10.0) for r in recs if r["type"] == "hir_state"
+              for p in ("wait", "baseline", "wait state")]
+    parts += [("xsr", "group", r["group"], 120.0) for r in recs if r["type"] == "xsr_group"]
+    added = [{"type": "power_source", "time": 1.0, "test": None, "name": FIRST,
+              "measures": "drive", "interval_s": 0.5, "kind": "energy",
+              "detail": "the emulated SSD's power model", "error": None}]
+    for test, phase, number, seconds in parts:
+        w = phase_watts(phase, number)
+        added.append({"type": "phase_power", "time": 3.0, "test": test, "phase": phase,
+                      "number": number, "source": FIRST, "start": 1000.0,
+                      "end": 1000.0 + seconds, "energy_j": w * seconds,
+                      "covered_s": seconds, "mean_w": w, "samples": 10, "gaps": []})
+    ledger.write_text("\n".join(lines + [json.dumps(a) for a in added]) + "\n")
+    return folder
