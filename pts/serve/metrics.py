@@ -49,10 +49,12 @@ class RunsCollector:
                                           "value in the last completed round",
                                           labels=TEST + ["variable"]),
             "watts": GaugeMetricFamily("pts_power_watts", "--power: mean W of the newest "
-                                       "round's points (the first source's windows)",
+                                       "round's points (WSAT: its newest sample, XSR: its "
+                                       "newest group; the first source's windows)",
                                        labels=TEST),
             "per_watt": GaugeMetricFamily("pts_iops_per_watt", "--power: the newest round's "
-                                          "points' I/Os per joule (IOPS/W)", labels=TEST),
+                                          "points' I/Os per joule (IOPS/W; WSAT, XSR: as "
+                                          "pts_power_watts)", labels=TEST),
             "eta": GaugeMetricFamily("pts_eta_seconds", "seconds left of the test in flight "
                                      "(bound best: steady at the earliest round; worst: at "
                                      "max rounds), as the console's ETA",

@@ -55,7 +55,8 @@ def merged(points: Sequence[PointView], recs: Iterable[records.Record]) -> tuple
 class Latest:
     """The newest round with power windows (the first source's) of a test: its points' mean
     W (their energy over their covered seconds) and I/Os per joule (their IOPS x covered
-    seconds over their energy: IOPS/W). /metrics' power gauges (pts.serve.metrics)."""
+    seconds over their energy: IOPS/W); of WSAT its newest sample, of XSR its newest group.
+    /metrics' power gauges (pts.serve.metrics)."""
     round: int
     mean_w: float
     iops_per_w: float | None
@@ -67,13 +68,26 @@ def latest(test: TestResult) -> Latest | None:
     by_key = {(p.round, p.index): p for p in test.points}
     covered = [(k, w) for k, w in found.items() if w.covered_s > 0 and k in by_key]
     if not covered:
-        return None
+        return _latest_phase(test)
     newest = max(k[0] for k, _ in covered)
     mine = [(by_key[k], w) for k, w in covered if k[0] == newest]
     joules = math.fsum(w.energy_j for _, w in mine)
     ios = [p.get("iops") * w.covered_s for p, w in mine if p.get("iops") is not None]
     return Latest(newest, joules / math.fsum(w.covered_s for _, w in mine),
                   math.fsum(ios) / joules if ios and joules > 0 else None)
+
+
+def _latest_phase(test: TestResult) -> Latest | None:
+    """A test without rounds of points: WSAT's newest sample, XSR's newest group (the parts
+    it goes by), its window's mean W and its IOPS over that W; None: no such window."""
+    found = power_phases.last(test.records_of(records.PhasePower))
+    for phase in ("sample", "group"):
+        mine = [(n, w) for (p, n), w in found.items() if p == phase and w.mean_w]
+        if mine:
+            number, w = max(mine, key=lambda x: x[0])
+            iops = power_phases.iops_of(test, phase, number)
+            return Latest(number, w.mean_w, iops / w.mean_w if iops is not None else None)
+    return None
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,15 @@ def _per(test: TestResult, phase: str, number: int) -> float | None:
     return None
 
 
+def iops_of(test: TestResult, phase: str, number: int) -> float | None:
+    """A WSAT sample's IOPS, an XSR group's mean IOPS over its intervals (/metrics)."""
+    if phase == "sample":
+        return _per(test, phase, number)
+    found = [r.iops for r in _last_of(test.recovery, records.XsrInterval, "interval",
+                                      number).values()]
+    return math.fsum(found) / len(found) if found else None
+
+
 def _last_of(recs, kind: type, key: str, group: int | None = None) -> dict:
     return {getattr(r, key): r for r in recs if isinstance(r, kind)
             and (group is None or r.group == group)}

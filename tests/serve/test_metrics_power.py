@@ -15,7 +15,7 @@ from starlette.testclient import TestClient
 
 from pts.serve.app import create_app
 from tests.support import powered_run
-from tests.support.powered_run import watts
+from tests.support.powered_run import phase_watts, watts
 
 
 def test_power_gauges_of_the_newest_round(tmp_path):
@@ -41,3 +41,25 @@ def test_power_gauges_of_the_newest_round(tmp_path):
     assert (labels["model"], labels["serial"]) == (info["model"], info["serial"])
     assert w_got == pytest.approx(w) and per_got == pytest.approx(per_w)
     assert min(watts(p["index"]) for p, _ in mine) < w < max(watts(p["index"]) for p, _ in mine)
+
+
+def test_wsat_and_xsr_go_by_their_newest_sample_and_group(tmp_path):
+    """Tests without rounds of points (tests/support/powered_run.add_phases' windows of
+    known W): WSAT's newest sample, XSR's newest group, each its IOPS over its W."""
+    folder = powered_run.add_phases(powered_run.build(tmp_path / "reports" / "p" / "run"))
+    with TestClient(create_app([tmp_path / "reports"])) as client:
+        text = client.get("/metrics").text
+    found = {(s.name, s.labels.get("test")): s.value
+             for fam in text_string_to_metric_families(text) for s in fam.samples
+             if s.name in ("pts_power_watts", "pts_iops_per_watt")}
+    recs = [json.loads(x) for x in (folder / "ledger.jsonl").read_text().splitlines()]
+    last = max((r for r in recs if r["type"] == "sample"), key=lambda r: r["sample"])
+    w = phase_watts("sample", last["sample"])
+    assert found["pts_power_watts", "wsat"] == pytest.approx(w)
+    assert found["pts_iops_per_watt", "wsat"] == pytest.approx(last["iops"] / w)
+    group = max(r["group"] for r in recs if r["type"] == "xsr_group")
+    iops = {r["interval"]: r["iops"] for r in recs if r["type"] == "xsr_interval"
+            and r["group"] == group}
+    w = phase_watts("group", group)
+    assert found["pts_power_watts", "xsr"] == pytest.approx(w)
+    assert found["pts_iops_per_watt", "xsr"] == pytest.approx(sum(iops.values()) / len(iops) / w)
