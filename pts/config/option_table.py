@@ -300,8 +300,11 @@ ROWS: tuple[Option, ...] = (
                 "--power ipmi:10.0.0.5,user=admin,password-file=/root/bmc.pw,rapl. Each "
                 "source is asked for a reading when the session starts (--dry-run too): "
                 "one that does not answer stops it, named. A source failing mid-run is "
-                "said once and leaves a gap; the run goes on. Default: none (the drive's "
-                "own report, 'drive', is not read yet; docs/running.md 'Power sources')."),
+                "said once and leaves a gap; the run goes on. drive: the drive's own "
+                "report (OCP C0h's current average power, else the NVMe Power Measurement; "
+                "its power state's maximum said as an upper bound). Default: the drive's "
+                "own where it reports it, else none, said at start (docs/running.md "
+                "'Power sources')."),
     Option("--operator", anchor="options", metavar="NAME", default=None,
            help="Test Operator, the person running the test: shown on page 1 of the "
                 "report (PTS-E 1.0 §5 requires it; a run without one declares a "

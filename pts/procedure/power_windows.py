@@ -22,9 +22,10 @@ import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 
-from pts.config.power_option import PowerSpecError, SourceSpec
+from pts.config.power_option import PowerSpecError
+from pts.power import drive
 from pts.power import spec as power_spec
-from pts.power.source import PowerSource, PowerSourceError, Recorder
+from pts.power.source import PowerSourceError, Recorder
 from pts.procedure import resume
 from pts.results import records
 from pts.run import Run
@@ -35,11 +36,6 @@ _PASSWORD_FILE = re.compile(r",password-file=[^,]*")
 
 def stored_name(text: str) -> str:
     return _PASSWORD_FILE.sub("", text)
-
-
-def _no_drive_reader(spec: SourceSpec) -> PowerSource:
-    # the session refuses --power drive before a run exists (pts.session.power_check)
-    raise PowerSpecError("--power drive: the drive's own power report is not read yet")
 
 
 def recorders(run: Run) -> list[tuple[str, Recorder]]:
@@ -55,7 +51,9 @@ def recorders(run: Run) -> list[tuple[str, Recorder]]:
     for spec in specs:
         name = stored_name(spec.text)
         try:
-            source = power_spec.build(spec, device=run.device.path, drive=_no_drive_reader)
+            # --power drive: the session checked the drive reports its power (power_check)
+            source = power_spec.build(spec, device=run.device.path, drive=drive.reader(
+                run.device.path, log_file=getattr(run, "commands_log", None)))
             recorder = Recorder(source, say=lambda text: run.write(f"[pts power] {text}"))
             recorder.start()
         except (PowerSpecError, PowerSourceError) as exc:

@@ -88,7 +88,11 @@ def pytest_configure(config: pytest.Config) -> None:
             dev = remote.resolve_given(config.option.device, config.option.ssh_config,
                                        config.option.fio_port)
         _check_capacity(dev, config.stash[SETTINGS])
-        power_check.check(config.stash[SETTINGS], dev)       # --power: each source answers
+        # --power: each source answers; not given: the drive's own report where it has one
+        # (a --resume without it reads the stopped run's sources: pts.procedure.resume)
+        config.stash[SETTINGS] = power_check.check(
+            config.stash[SETTINGS], dev, _writer(config),
+            given=config.option.power is not None or RESUME in config.stash)
         if RESUME in config.stash:
             config.stash[RESUME].check_device(dev)
             config.stash[RESUME].check_data_units(

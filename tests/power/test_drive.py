@@ -188,3 +188,62 @@ def test_a_failed_read_is_a_gap_and_not_a_drive_is_refused(tmp_path):
     assert len(said) == 1 and "failed" in said[0]
     with pytest.raises(PowerSourceError, match="not an NVMe namespace block device"):
         drive.reader("/dev/loop3")(SourceSpec("drive"))
+
+
+# --- the session's start (pts.session.power_check): --power drive and the default ----------
+
+def settings(power=()):
+    import dataclasses
+
+    from pts.config.settings import make_settings
+    from pts.config.spec import DEFAULT_SPEC, load_spec
+    return dataclasses.replace(make_settings(load_spec(DEFAULT_SPEC)), power=power)
+
+
+def nvme_device(transport="nvme", path="/dev/nvme0n1"):
+    from types import SimpleNamespace
+    return SimpleNamespace(path=path, given=path, emulated=False, remote=None,
+                           transport=transport)
+
+
+def test_without_power_the_drive_that_reports_is_read_and_said():
+    """CONSTRUCTED C0h version 6 at 11 W: the default becomes --power drive, said; the
+    start-up check reads it once more (its first sample)."""
+    from pts.session import power_check
+    nvme, said = Nvme([c0h_v6(11)], identify(pms=False)), []
+    got = power_check.check(settings(), nvme_device(), said.append, given=False, run=nvme)
+    assert got.power == (SourceSpec("drive"),)
+    assert len(said) == 1 and said[0].startswith(
+        "[pts power] no --power given: the drive reports its power: C0h Current Average "
+        "Power (SMART-47): C0h log page version 6: 11 W now") and "reading it" in said[0]
+    assert nvme.reads("--log-id=0xc0") == 3     # the default's probe, the source's, a sample
+
+
+def test_without_power_qemu_10_reports_none_said_and_nothing_more_is_read():
+    """RECORDED QEMU 10: no source; three reads at the start, none after."""
+    from pts.session import power_check
+    nvme = Nvme([QEMU_C0H.read_bytes()], (FDP / "nvme-id-ctrl.bin").read_bytes())
+    said = []
+    got = power_check.check(settings(), nvme_device(), said.append, given=False, run=nvme)
+    assert got.power == () and len(nvme.calls) == 3
+    assert said == [
+        "[pts power] no --power given: the drive reports no power: C0h log page version 5 "
+        "gives 0 in Current Average Power (SMART-47) and 0 kWh in Lifetime Power Consumed "
+        "(SMART-48): no reading; no Power Measurement (Identify Controller CTRATT bit 21, "
+        "PMS, cleared); power state 0 in use, its Maximum Power 25.0 W (an upper bound the "
+        "drive states, not a reading); no power source (give --power to read one)"]
+    with pytest.raises(power_check.PowerRefused, match="the drive reports no power: C0h"):
+        power_check.check(settings((SourceSpec("drive"),)), nvme_device(), run=nvme)
+
+
+def test_the_default_asks_nothing_of_a_loop_device_and_drive_is_refused_there():
+    from pts.session import power_check
+    said = []
+    loop = nvme_device(transport="loop", path="/dev/loop7")
+    assert power_check.check(settings(), loop, said.append, given=False).power == ()
+    assert said == []
+    with pytest.raises(power_check.PowerRefused, match="/dev/loop7 is not an NVMe drive"):
+        power_check.check(settings((SourceSpec("drive"),)), loop)
+    nvme = Nvme([c0h_v6(11)], identify(pms=False))     # --power none: given, nothing read
+    assert power_check.check(settings(), nvme_device(), said.append, run=nvme).power == ()
+    assert nvme.calls == [] and said == []

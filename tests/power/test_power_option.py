@@ -59,5 +59,5 @@ def test_a_meter_that_answers_passes_and_one_that_dies_is_refused_naming_it():
 def test_emulated_on_a_real_drive_and_the_drive_itself_are_refused_with_the_fix():
     with pytest.raises(power_check.PowerRefused, match="not an emulated SSD"):
         power_check.check(settings("emulated"), device())
-    with pytest.raises(power_check.PowerRefused, match="not read yet"):
+    with pytest.raises(power_check.PowerRefused, match="is the emulated SSD"):
         power_check.check(settings("drive"), device(emulated=True))
