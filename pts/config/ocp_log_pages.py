@@ -180,3 +180,41 @@ PAGES = {p.log_id: p for p in (C1, C2, C3, C4, C5)}
 def unsupported_ids(fields: dict) -> list[str]:
     """The requirement IDs a decoded C5h page lists (its count first, no blanks)."""
     return [i for i in fields["unsupported_requirements"][:fields["unsupported_count"]] if i]
+
+
+# The Log Page Version and GUID of each page are bytes of its table too (LogPage.version_at,
+# guid_at), with requirement IDs of their own and the version the text asks:
+# (spec, log) -> (version's ID, the version asked, GUID's ID) [2.7 L2151-2155 C1h, L3057-3059
+# C3h, L3299-3302 C4h, L3386-3390 C5h]
+HEADER_IDS = {
+    ("2.7", 0xC1): ("EREC-11", 3, "EREC-12"),
+    ("2.7", 0xC3): ("LMDATA-35", 5, "LMDATA-36"),
+    ("2.7", 0xC4): ("DCLP-11", 2, "DCLP-12"),
+    ("2.7", 0xC5): ("URLP-5", 1, "URLP-6"),
+}
+
+# Bits of a field the text reserves ("Shall be cleared to zero"), as a mask per field:
+# C1h [2.7 L1963-2141], C3h [2.7 L2253-3048], C4h [2.7 L3079-3295]
+RESERVED_BITS = {
+    (0xC1, "error_reset_action"): 0xC0,             # EREC-2 bits 7:6
+    (0xC1, "device_recovery_action_1"): 0x80,       # EREC-3 bit 7
+    (0xC1, "device_capabilities"): 0xFFFFFFFC,      # EREC-5 bits 31:2
+    (0xC1, "device_recovery_action_2"): 0xC0,       # EREC-14 bits 7:6
+    (0xC3, "feature_status"): 0xF0,                 # LMDATA-1 bits 7:4
+    (0xC3, "active_latency_configuration"): 0xF000,  # LMDATA-9 bits 15:12
+    (0xC3, "active_latency_stamp_units"): 0xF000,   # LMDATA-18 bits 15:12
+    (0xC3, "static_latency_stamp_units"): 0xF000,   # LMDATA-26 bits 15:12
+    (0xC3, "debug_log_trigger_enable"): 0xF000,     # LMDATA-28 bits 15:12
+    (0xC3, "debug_counter_trigger_source"): 0xF000,  # LMDATA-32 bits 15:12
+    (0xC3, "debug_log_stamp_units"): 0xFE,          # LMDATA-33 bits 7:1
+    (0xC4, "oob_management_support"): 0x7FF8,       # DCLP-2 bits 14:3
+    (0xC4, "write_zeroes_support"): 0x7FE0,         # DCLP-3 bits 14:5
+    (0xC4, "sanitize_support"): 0x7FE0,             # DCLP-4 bits 14:5
+    (0xC4, "dataset_management_support"): 0x7FFC,   # DCLP-5 bits 14:2
+    (0xC4, "write_uncorrectable_support"): 0x7FF0,  # DCLP-6 bits 14:4
+    (0xC4, "fused_operation_support"): 0x7FFE,      # DCLP-7 bits 14:1
+    (0xC4, "fips_140_validation"): 0xFFF0,          # DCLP-13 bits 15:4
+}
+# A DSSD Power State Descriptor (one byte of DCLP-9) [2.7 L3330-3345]: bit 7 valid
+# (DSSDPSD-1), 6:5 reserved (DSSDPSD-2), 4:0 the NVMe power state it runs in (DSSDPSD-3)
+DSSD_VALID, DSSD_RESERVED, DSSD_NVME_STATE = 0x80, 0x60, 0x1F

@@ -2,7 +2,9 @@
 run without a device, against a datasheet (docs/datasheet.md; one line per requirement) and/or
 the OCP Datacenter NVMe SSD Specification's requirements (pts.stored.ocp_every_id: one line per
 requirement ID of the version's text, grouped by the text's groups with counts per verdict:
-PASS, FAIL, NOT APPLICABLE or NOT CHECKED, with the reason and evidence).
+PASS, FAIL, NOT APPLICABLE or NOT CHECKED, with the reason and evidence); where the drive's
+C5h page lists IDs it does not meet, each is marked "drive says unsupported (C5h)" and a last
+line counts them (pts.stored.ocp_drive_list).
 Exit 0 if every datasheet requirement is met and no OCP requirement FAILs (NOT CHECKED is
 not a failure: most are outside what a host measures); 1 if one is not met, cannot be
 judged, or FAILs; 2 if the run folder, the datasheet or the OCP version cannot be used.
@@ -26,6 +28,7 @@ from pts.stored import ocp_verdicts as ocp
 from pts.stored.data import load_run
 from pts.stored.figures import datasheet_vocabulary
 from pts.stored.model import RunFolderError
+from pts.stored.ocp_drive_list import MARK, drive_list
 from pts.stored.ocp_every_id import FormFactorError, IdVerdict, counts_text, judge_every
 
 EXIT_MET, EXIT_NOT_MET, EXIT_BAD_INPUT = 0, 1, 2
@@ -94,14 +97,17 @@ def run(args: argparse.Namespace) -> int:
               f"{found.device.serial}, run {found.run_id})")
         code = EXIT_MET if met == len(judgements) else EXIT_NOT_MET
     if every is not None:
+        said = drive_list(found, every)     # the drive's own C5h list, beside the verdicts
         for group, about, verdicts in every.groups:
             print(f"== {group} ({about}): {counts_text(verdicts)}")
             for v in verdicts:
-                print(ocp_line(v))
+                print(ocp_line(v) + (f" | {MARK}" if said and said.says(v.id) else ""))
         print(f"OCP DC NVMe SSD {args.ocp}: {every.counts_text} of {len(every.verdicts)} "
               f"requirement IDs in {len(every.groups)} groups ({found.device.model} "
               f"{found.device.serial}, run {found.run_id}); {every.form_factor_note}; spec "
               f"text: {every.spec_text}")
+        for line in said.lines if said else ():
+            print(line)
         if every.counts[ocp.FAIL]:
             code = EXIT_NOT_MET
     return code

@@ -1,7 +1,8 @@
 """Everything a host reads of an NVMe drive for the OCP host rules (pts.stored.host_judge), in
 one call: Identify Controller and Namespace, Get Features 02h and the supported capabilities of
 the features the rules name, log 05h, which standard logs the drive answers, the FDP logs of
-the namespace's Endurance Group when the drive claims FDP, and the PCI function (config space,
+the namespace's Endurance Group when the drive claims FDP, the OCP log pages C1h, C3h, C4h
+and C5h as bytes (pts.tools.ocp_page_facts), and the PCI function (config space,
 BARs, link, CAP). Read-only: no Set Features, no self-test, nothing written to the drive.
 
 The run-time hook calls `read_all` at a moment (before the first test, after each round for
@@ -21,6 +22,7 @@ from pts.tools.nvme_facts import (
     read_identity,
     read_log_support,
 )
+from pts.tools.ocp_page_facts import read_pages
 from pts.tools.pci_facts import read_pci
 
 # Get Features SEL 3 of: Timestamp (NVMe-OPT-13), Power Limit (NVMe-OPT-21), Power Threshold
@@ -28,8 +30,8 @@ from pts.tools.pci_facts import read_pci
 FEATURES = (0x0E, 0x23, 0x24, 0x25, 0xC8, 0xC9)      # C8h: TEL-16..18; C9h: NVMe-AD-31/32
 # logs whose support the STD-LOG rules ask (02h, 05h, 09h answered elsewhere too: read here
 # once more so that each rule has its own answer)
+# (log C1h is read whole with the OCP pages below, and given here as well)
 LOGS = (0x01, 0x02, 0x03, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0D, 0x12, 0x13, 0x14, 0x19, 0x25,
-        0xC1,      # C1h: EREC-* (pts.stored.error_recovery_rules)
         0x0E, 0x81, 0xC9)      # 0Eh, 81h: NVMe-AD-27/22; C9h: TEL-20/24
 FDPS_BIT = 19      # Identify Controller CTRATT: Flexible Data Placement supported
 
@@ -46,6 +48,7 @@ def read_all(ctrl: str, namespace: str, folder: Path, moment: str, *,
     read_features(ctrl, FEATURES, facts, **kw)
     ctrl_id, ns_id = facts.values.get("id_ctrl"), facts.values.get("id_ns")
     read_log_support(ctrl, LOGS, folder, facts, endgid=(ns_id or {}).get("endgid") or 1, **kw)
+    read_pages(ctrl, folder, facts, **kw)       # OCP C1h, C3h, C4h, C5h as bytes, decoded
     if ctrl_id and ns_id and ctrl_id["ctratt"] >> FDPS_BIT & 1 and ns_id["endgid"]:
         read_fdp(ctrl, ns_id["endgid"], folder, facts, moment, **kw)
     if pci_device is not None:

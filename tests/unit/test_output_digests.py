@@ -116,6 +116,15 @@ Changes made on purpose so far:
   their class's "needs a power meter on the drive's supply rails") and the export's
   `judged_by` "host rule" (was "class"); in the PDF they move to that reason's row. Counts
   unchanged (NOT CHECKED both); nothing else differs (diffed against 354947e's outputs).
+- issue 49 §1/§3 (the OCP pages C1h, C3h, C4h, C5h read as bytes at test start and judged,
+  pts.stored.ocp_page_rules): "report pdf text", "report html" and the three "export json"
+  and "export ocptv": the 60 IDs LMDATA-*, DCLP-*, DSSDPSD-* and URLP-* have host rules now,
+  so on these runs (no host facts) their NOT CHECKED reason is "judged from the drive's
+  Identify, features, logs and PCIe registers ..., which this run did not record" (was "a
+  host could check it, but the suite does not yet send the commands or read the log fields
+  it needs") and their `judged_by` "host rule" (was "class"); they move between those two
+  reasons' lists on the OCP page. Counts and page count unchanged (1 PASS, 0 FAIL, 59 NOT
+  APPLICABLE, 1657 NOT CHECKED; 112 pages); nothing else differs (diffed against a4da7ea's).
 A digest that differs fails naming the output; the test has written the new output to a
 file it names. To see the difference: write the outputs of the commit the table was made at
 (DIGESTS_FROM) and diff them:
@@ -139,10 +148,10 @@ DIGESTS_FROM = "e45646c"
 DIGESTS = (
     ("report pdf text", "ref-a1's report.pdf (pts.report.document.build_pdf, as `pts "
      "report`): text of every page, pdftotext -layout",
-     "a729ace4dc5471aa21a1cc571f1fd1c35b89a1922d18f6bd394d07d57b5392b1"),
+     "d909e550db967c714ad615c4148380b70ed3fee48222a889ff3e6b8264d84be2"),
     ("report html", "ref-a1's report.html (build_html, as `pts report --html`), data: URIs "
      "of its charts cut to their media type",
-     "b172bd61d91d23515071cc79583f549fbea2d9b21d3a2bf2d3627518485b67f8"),
+     "8705d127a1f56ea10264320bec25977be0e8c7674d7b87678199b1e7c162baae"),
     ("report charts", "what ref-a1's report charts show (PDF and HTML builds, each chart "
      "once per build), in drawing order",
      "ab4422ca0534a58c059694e91ba39b20140c6e6624607a6836938c404c82203c"),
@@ -155,22 +164,22 @@ DIGESTS = (
     ("ref-a1 export csv", "`pts export --csv ref-a1`",
      "5a88650d81366e97c9fab33cc7e6eb3a2798d5ced38400c26ee606068b9d78fb"),
     ("ref-a1 export json", "`pts export --json ref-a1`",
-     "c5ec48b51c178630d86d79e84e870e16fe8749a611a178599268a75b29af5583"),
+     "13f4d1da5e27c54ee2c939256e15bcbb5315b33ef94090831507506291435a19"),
     ("ref-a1 export ocptv", "`pts export --ocptv ref-a1` (HIR names: the index's, see above)",
-     "2604c8d1482a7f688a5a37a662ec9e3f3138fee4cff8ffc3f632dcab63079ff1"),
+     "5bed674c5a155ea86642af8940ba78f5ccd407dab4178075e3e5b5bbe245bf71"),
     ("redone export csv", "`pts export --csv redone` (the last record of a redone point)",
      "44744e4fd9e1ea8d19d98907d583514557494853dc35f87cd882e9a48a9a70f1"),
     ("redone export json", "`pts export --json redone`",
-     "bf1b6b3dba3b8d85444c49ba892a0744de76b66e124012880027731d78dfaaf6"),
+     "2ddee942089ed6d8fb9707edecb42306c2a9d8ac80d31d2155d6aaa5fdb96336"),
     ("redone export ocptv", "`pts export --ocptv redone` (HIR names the index's; the redone "
      "HIR state and XSR group listed once, their last record: see above)",
-     "39919afc7eb64b54e908087d76a2d7c3c192b001cd492720ee8d4896aad5a327"),
+     "9fef775c2786639e5d58e0960af3f0e750646e9449daafc8fdbd078308041246"),
     ("rwsw export csv", "`pts export --csv rwsw`",
      "b1424c5e0f49a9d7fa998f0584ee80e66f288086eebe5271a4030a1bd6a39e40"),
     ("rwsw export json", "`pts export --json rwsw`",
-     "a5095bdc8d1d515b5168f6a60b4f0834bae948c5f4b62d376140d0eaa11dabaa"),
+     "7734ccc14ef1c2599431effba526615066d5891c130d8889170b5512b98a9634"),
     ("rwsw export ocptv", "`pts export --ocptv rwsw`",
-     "a144305493e60259ff706619b53bb6cc68729cf30d8d1ac016ae97578d4cfe91"),
+     "37a0e7862db6033066961a52d765d04c28fe8f53bb0e1a7b0d5922daa5f28519"),
     ("index rows", "`pts index REPORTS_DIR` of all six runs (SQLite): every row of every "
      "table (runs, tests, figures, schema_version) as sorted JSON, mtimes and indexing times "
      "left out",
