@@ -22,7 +22,9 @@ The shape (rules are written against these keys; keys are only ever added):
                                    # each record their own drive)
      "devices_recorded": bool,     # False while `devices` is that default
      "power": {"rounds": [...],    # the run's round_power records, as stored (to_json)
-               "points": [...]}}   # its point_power records, as stored
+               "points": [...],    # its point_power records, as stored
+               "sources": [...]}}  # its power_source records, as stored: what each source
+                                   # measures and how (pts.stored.power_rules needs them)
 """
 
 from __future__ import annotations
@@ -50,5 +52,6 @@ def run_facts(run: RunView, form_factor: str | None = None) -> dict:
         "devices": 1,
         "devices_recorded": False,
         "power": {"rounds": [r.to_json() for r in run.records_of(records.RoundPower)],
-                  "points": [r.to_json() for r in run.records_of(records.PointPower)]},
+                  "points": [r.to_json() for r in run.records_of(records.PointPower)],
+                  "sources": [r.to_json() for r in run.records_of(records.PowerSourceInfo)]},
     }

@@ -142,3 +142,23 @@ def test_the_rules_are_keyed_by_version_and_id_where_each_text_states_them():
              + host_judge.judge(facts(THREE), "2.7")}
     assert lines[("2.7", "PCM-1")] == 9880 and lines[("2.0", "PCM-1")] == 86
     assert lines[("2.0", "SMART-31")] == 21 and lines[("2.7", "SMART-47")] == 1666
+
+
+def test_a_stored_runs_power_records_reach_the_rules_through_run_facts(tmp_path):
+    """tests/support/powered_run's run (constructed records: the emulated SSD's model, an
+    energy counter on the drive, whose round_power records it holds, and a BMC on the
+    server): pts.stored.run_facts gives the rules its rounds and sources; the rounds'
+    source is not one PCM-1 can judge from, named with why."""
+    from pts.stored.data import load_run
+    from pts.stored.run_facts import run_facts
+    from tests.support import powered_run
+    run = run_facts(load_run(powered_run.build(tmp_path / "run")))
+    assert {s["name"] for s in run["power"]["sources"]} == {powered_run.FIRST,
+                                                            powered_run.SECOND}
+    f = facts()
+    f["run"] = run
+    verdict, why, _ = max_average(f)
+    assert verdict == NOT_CHECKED and why == (
+        "no source measures the drive as PCM-1 asks (1 s averages sampled at 2 ms or less, "
+        "read every second): emulated gives a counter, not 1 s averages")   # its rounds'
+    assert drive_against_meter(f)[1].endswith("this run has emulated (drive)")

@@ -124,7 +124,8 @@ def test_run_facts_of_a_stored_run(tmp_path):
                      "kernel": "6.12.5-amd64", "io_scheduler": "none", "ioengine": "libaio",
                      "io_poll": False, "devices": 1, "devices_recorded": False}
     assert power == {"rounds": [r.to_json() for r in run.records_of(records.RoundPower)],
-                     "points": []}
+                     "points": [], "sources": [
+                         r.to_json() for r in run.records_of(records.PowerSourceInfo)]}
     assert (power["rounds"][0]["type"], power["rounds"][0]["energy_j"]) == ("round_power", 9.5)
     bare = run_facts(load_run(qemu_run(tmp_path / "b")), "M.2")
     assert (bare["form_factor"], bare["form_factor_from"], bare["io_scheduler"],
