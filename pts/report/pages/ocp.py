@@ -14,6 +14,7 @@ from pts.config.ocp_id_classes import NOT_APPLICABLE, NOT_CHECKED
 from pts.report.renderers.layout import GREEN, RED, PageInfo, grid_table, h1, h2, mm, new_page, para
 from pts.stored import ocp_every_id
 from pts.stored.model import RunView
+from pts.stored.ocp_drive_list import MARK, drive_list
 from pts.stored.ocp_stored import FAIL, PASS
 
 TITLE = "OCP requirements"
@@ -31,6 +32,7 @@ def build(run: RunView) -> list[Flowable]:
     facts = (f"the drive's Identify, features and logs read at {found.facts_at}"
              if found.facts_at else "no Identify / feature / log facts (the IDs a host rule "
              "judges from them are NOT CHECKED, saying so)")
+    said = drive_list(run, found)      # the drive's own C5h list of what it does not meet
     story = new_page(info) + [
         h1(TITLE),
         para(f"<b>{counts}</b> of the {len(found.verdicts)} requirement IDs of the OCP "
@@ -42,6 +44,7 @@ def build(run: RunView) -> list[Flowable]:
              f"({found.form_factor_note}); \"reading:\" marks a value of the specification "
              f"this project had to interpret. Line numbers are those of the spec text "
              f"{found.spec_text}.", markup=True),
+        *([para("; ".join(said.lines))] if said else []),
         h2("OCP requirement groups"), grid_table(
             ["Group", "About", PASS, FAIL, "N/A", "Not checked"],
             [[group, about, *(str(n) for n in ocp_every_id.count(vs).values())]
@@ -50,7 +53,8 @@ def build(run: RunView) -> list[Flowable]:
             align_right_from=2)]
     rows = [[v.id, v.entry.subject, _verdict(v.verdict),
              v.reason + (" | " + "; ".join(v.evidence) if v.evidence else "")
-             + (" | " + "; ".join(v.readings) if v.readings else ""),
+             + (" | " + "; ".join(v.readings) if v.readings else "")
+             + (f" | {MARK}" if said and said.says(v.id) else ""),
              str(v.entry.at)] for v in found.of(PASS, FAIL)]
     if rows:
         story += [h2("OCP requirements judged"), grid_table(
