@@ -1,33 +1,48 @@
-"""Change points in a series of runs' figures (a model's runs in time order): E-divisive with a
-permutation test, on numpy.
+"""Change points in a series of runs' figures (a model's runs in time order): where the split
+falls by E-divisive, whether it is real by Student's t-test at that split with Bonferroni's
+factor over the splits the search could have chosen, and over all the series of a history at
+once by Holm's step-down; on numpy and scipy.
 
-The method is Matteson and James's E-divisive (D. S. Matteson, N. A. James, "A Nonparametric
+Where: Matteson and James's E-divisive (D. S. Matteson, N. A. James, "A Nonparametric
 Approach for Multiple Change Point Analysis of Multivariate Data", Journal of the American
 Statistical Association 109 (505), 2014, pp. 334-345; the R package `ecp`, function
-`e.divisive`, by its authors), the method Apache Otava (formerly DataStax's Hunter) and
-MongoDB's performance CI build on to find where a benchmark's level changed. Written here on
-numpy rather than taken from a package: PyPI's `ruptures` installs here, but its searches
-(Pelt, Binseg) need a penalty per series chosen by hand and give no significance, where
-E-divisive's permutation test gives each change point a p-value against a stated level, the
-same kind of statement as the firmware verdicts (pts.index.history). No distribution is
-assumed (the runs need not be normal), only that without a change the order of the runs is
-exchangeable.
-
-For a segment Z[s:e] split at tau into X = Z[s:tau] (m values) and Y = Z[tau:e] (n values),
-with alpha = 1 (the paper's default exponent, 0 < alpha < 2):
+`e.divisive`), the method Apache Otava (formerly DataStax's Hunter) and MongoDB's performance
+CI build on. Written here on numpy rather than taken from a package: PyPI's `ruptures`
+installs here, but its searches (Pelt, Binseg) need a penalty per series chosen by hand and
+give no significance. For a segment Z[s:e] split at tau into X = Z[s:tau] (m values) and
+Y = Z[tau:e] (n values), with alpha = 1 (the paper's default exponent, 0 < alpha < 2):
 
     E(X, Y) = 2/(m n) sum |X_i - Y_j| - 1/C(m,2) sum_{i<k} |X_i - X_k|
                                       - 1/C(n,2) sum_{j<k} |Y_j - Y_k|
     Q(tau)  = m n / (m + n) * E(X, Y)
 
-(the paper's eq. 6 with its kappa fixed at the segment's end, as the hierarchical search
-starts). Each step takes, over the segments found so far, the split with the largest Q; it is
-kept when the permutation test says it is significant: the values of every segment shuffled
-within their segment PERMUTATIONS times (numpy's Generator seeded with SEED, so the same
-series always gives the same answer), the largest Q found each time, p = (1 + #{Q_perm >=
-Q}) / (PERMUTATIONS + 1); kept when p <= the level (the permutations stop early once p is
-above it whatever the rest would give). Segments hold at least MIN_SIZE runs
-(the within-segment means need two). Stops at the first split not significant.
+(the paper's eq. 6 with its kappa fixed at the segment's end); each step takes, over the
+segments found so far, the split with the largest Q.
+
+Whether (issue 50 §1: the level held over the whole history): the paper's permutation test
+gives p no smaller than about 2 / C(n, n/2) with n runs, and no smaller than 1 / (B + 1)
+with B permutations: 199 stop at 0.005, and 10 runs (5 + 5) cannot go below about 0.008
+however many permutations, so a level shared by 136 figures (0.05 / 136 = 0.00037) could
+never be reached. Here the split's p is analytic: Student's two-sided t-test of X against Y
+with the pooled variance (both sides without spread: p 0 if their means differ, else 1)
+times K, the number of splits the search chose among in that segment (Bonferroni: whichever
+split the search picks, the chance that any of the K has p <= level / K is at most level,
+so the choice by Q costs nothing beyond K). Pooled, not Welch's: without a change both sides
+are one distribution, so their variances are equal under the null and the pooled test is
+exact for normal runs, where Welch's, with 2 runs on a side, is far too bold in the tail
+(flat series of 10 runs at 4 %: two close values gave p = 4e-5). It assumes runs
+independent and roughly normal (as the firmware verdicts do), no longer only
+exchangeability.
+A segment holds at least MIN_SIZE runs (the t-test needs two a side). `find` stops at the
+first split not significant at its level.
+
+Over the figures of a history (`holm`): each series' first split's p, Holm's step-down over
+them (the smallest against level / m, the next against level / (m - 1), ... until one is
+above its bound; Holm 1979): the chance that any series without a change gets a change point
+is at most the level, however many series, under any dependence between them. A series kept
+is split further at the bound Holm gave it. Holm rather than Benjamini-Hochberg for the same
+reason as the release gate (docs/history.md): a change point sends someone to look at that
+figure's runs, so what counts is histories with any false one.
 """
 
 from __future__ import annotations
@@ -37,12 +52,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import special
 
-PERMUTATIONS = 199     # p-values down to 1/200 = 0.005
-SEED = 41              # fixed: a series gives the same change points every time it is read
 MIN_SIZE = 2           # runs in a segment, at least
-# series whose answer a process keeps (find_cached): a lab's models' figures
-CACHED = 8192
 ALPHA = 1.0            # the distance's exponent (Matteson & James: 0 < alpha < 2)
 
 
@@ -97,28 +109,62 @@ def _strongest(z: np.ndarray, bounds: list[int]) -> tuple[int, float]:
     return found
 
 
-def find(values: Sequence[float], level: float, permutations: int = PERMUTATIONS,
-         seed: int = SEED) -> list[ChangePoint]:
-    """The change points of `values` (in order), significant at `level`, in series order."""
+def split_p(z: np.ndarray, s: int, e: int, tau: int) -> float:
+    """Student's two-sided p (pooled variance) of Z[s:tau] against Z[tau:e], times the
+    splits the segment had (Bonferroni), at most 1."""
+    x, y = z[s:tau], z[tau:e]
+    splits = (e - s) - 2 * MIN_SIZE + 1
+    df = len(x) + len(y) - 2
+    pooled = (((x - x.mean()) ** 2).sum() + ((y - y.mean()) ** 2).sum()) / df
+    diff = y.mean() - x.mean()
+    if pooled == 0:
+        p = 0.0 if diff != 0 else 1.0
+    else:
+        t = abs(diff) / np.sqrt(pooled * (1 / len(x) + 1 / len(y)))
+        p = 2 * float(special.stdtr(df, -t))
+    return min(1.0, splits * p)
+
+
+def _series(values: Sequence[float]) -> np.ndarray:
     z = np.asarray(values, dtype=float)
     if not np.all(np.isfinite(z)):
         raise ValueError("change points need finite values")
-    rng = np.random.default_rng(seed)
+    return z
+
+
+def first_p(values: Sequence[float]) -> float:
+    """The p of the series' first split (1.0: too short to split)."""
+    z = _series(values)
+    tau, q = _best_split(_distances(z))
+    return 1.0 if q == float("-inf") else split_p(z, 0, len(z), tau)
+
+
+def holm(series: Sequence[Sequence[float]], level: float) -> list[list[ChangePoint]]:
+    """The change points of every series, the level held for all of them together (the
+    module's docstring); a list per series, in input order."""
+    m = len(series)
+    order = sorted(range(m), key=lambda i: first_p(series[i]))
+    out: list[list[ChangePoint]] = [[] for _ in range(m)]
+    for rank, i in enumerate(order):
+        bound = level / (m - rank)
+        found = find(series[i], bound)
+        if not found:
+            break                   # its first split is above its bound: Holm stops here
+        out[i] = found
+    return out
+
+
+def find(values: Sequence[float], level: float) -> list[ChangePoint]:
+    """The change points of `values` (in order), significant at `level`, in series order."""
+    z = _series(values)
     bounds = [0, len(z)]
     found: dict[int, float] = {}
     while True:
         index, q = _strongest(z, bounds)
         if q == float("-inf"):
             break
-        shuffled, at_least = z.copy(), 0
-        for _ in range(permutations):
-            for s, e in zip(bounds, bounds[1:], strict=False):
-                shuffled[s:e] = rng.permutation(z[s:e])
-            if _strongest(shuffled, bounds)[1] >= q:
-                at_least += 1
-                if (1 + at_least) / (permutations + 1) > level:
-                    break          # not significant, whatever the permutations left say
-        p = (1 + at_least) / (permutations + 1)
+        s_ = max(b for b in bounds if b < index)
+        p = split_p(z, s_, min(b for b in bounds if b > index), index)
         if p > level:
             break
         found[index] = p
@@ -130,10 +176,9 @@ def find(values: Sequence[float], level: float, permutations: int = PERMUTATIONS
     return out
 
 
-@functools.lru_cache(maxsize=CACHED)
-def find_cached(values: tuple[float, ...], level: float) -> tuple[ChangePoint, ...]:
-    """find(values, level), answered once per series and level in a process: its answer
-    depends on nothing else (the permutations are seeded), and the dashboard's history page
-    asks again for every figure at every visit (100 runs x 136 changing figures: 7.7 s)."""
-    return tuple(find(values, level))
-
+@functools.lru_cache(maxsize=64)
+def holm_cached(series: tuple[tuple[float, ...], ...], level: float
+                ) -> tuple[tuple[ChangePoint, ...], ...]:
+    """holm(series, level), answered once per history and level in a process: the dashboard
+    asks again at every visit."""
+    return tuple(tuple(found) for found in holm(series, level))

@@ -55,7 +55,7 @@ def answer_of(conn, root: str, model: str, margins: margins_mod.Margins) -> dict
     row = {"root": root, "model": model, "margins": margins.key, "firmware_a": pair[0],
            "firmware_b": pair[1], "level": release_gate.LEVEL, "computed_at": time.time()}
     try:
-        h = history.history(conn, model, pair, root=root)
+        h = history.history(conn, model, pair, root=root, changes=False)   # gate only
         p = history_gate.pair_gate(h, margins)
     except (history.HistoryError, release_gate.GateInputError) as exc:
         return row | {"status": release_gate.EXIT_BAD_INPUT, "answer": NO_ANSWER,

@@ -48,8 +48,9 @@ REGRESSED, IMPROVED, NO_CHANGE = "regressed", "improved", "no change beyond nois
 CHANGED, SPREAD_UNKNOWN, MISSING = "changed beyond noise", "spread unknown", "not on both sides"
 TEST_NAME = "Welch's t-test (two-sided; independent runs, each side roughly normal, " \
             "variances not assumed equal)"
-CHANGE_METHOD = (f"E-divisive (Matteson & James 2014) with a permutation test "
-                 f"({changepoints.PERMUTATIONS} permutations, seed {changepoints.SEED})")
+CHANGE_METHOD = ("E-divisive (Matteson & James 2014) for where; Student's t-test (pooled) "
+                 "at the split times the splits searched (Bonferroni) for whether; Holm's "
+                 "step-down over all the figures: the level holds for the whole history")
 
 
 
@@ -171,7 +172,7 @@ class HistoryError(Exception):
 
 def history(conn, model: str, firmwares: Sequence[str] = (), level: float = LEVEL,
             root: str | None = None, spec: str | None = None,
-            host: str | None = None) -> History:
+            host: str | None = None, changes: bool = True) -> History:
     """The history of `model` in the index `conn` (under `root`; None: all of it); with one
     firmware, that firmware's runs only; with two, A (the first) against B; with `spec` or
     `host`, the runs of that spec or host only."""
@@ -215,7 +216,7 @@ def history(conn, model: str, firmwares: Sequence[str] = (), level: float = LEVE
                      "not in the figures")
     counted = {r.folder: r for r in runs if r.number and r.state == FINISHED}
     notes += _mixed(counted.values())
-    figures = _figures(query.model_figures(conn, model, root), counted, level)
+    figures = _figures(query.model_figures(conn, model, root), counted, level, changes)
     firmware_order = tuple(dict.fromkeys(r.firmware for r in runs))
     a, b = (firmwares[0], firmwares[1]) if len(firmwares) == 2 else (None, None)
     firmware_of = {r.number: r.firmware for r in counted.values()}
@@ -275,7 +276,8 @@ def _ocp(row: dict) -> str:
                                    strict=True))
 
 
-def _figures(rows: list[dict], counted: dict[str, Run], level: float) -> list[Figure]:
+def _figures(rows: list[dict], counted: dict[str, Run], level: float,
+             with_changes: bool = True) -> list[Figure]:
     kept = [r for r in rows if r["folder"] in counted and r["shown"] == OK
             and r["value"] is not None and math.isfinite(r["value"])]
     kept.sort(key=lambda r: (counted[r["folder"]].number, r["test_position"], r["position"]))
@@ -283,14 +285,19 @@ def _figures(rows: list[dict], counted: dict[str, Run], level: float) -> list[Fi
     for r in kept:
         series.setdefault((r["test"], r["metric"], r["cell"]), []).append(r)
     out = []
-    for (test, metric, cell), found in series.items():
+    # change points: Holm over every series of the history at once (changepoints.holm)
+    changes = changepoints.holm_cached(tuple(tuple(float(r["value"]) for r in found)
+                                             for found in series.values()), level) \
+        if with_changes else ((),) * len(series)
+    for ((test, metric, cell), found), points_changed in zip(series.items(), changes,
+                                                             strict=True):
         values = tuple((counted[r["folder"]].number, float(r["value"])) for r in found)
         groups: dict[str, list[float]] = {}
         for r in found:
             groups.setdefault(counted[r["folder"]].firmware, []).append(float(r["value"]))
         points = [v for _, v in values]
         levels = tuple(Level(values[c.index][0], c.p_value, c.mean_before, c.mean_after)
-                       for c in changepoints.find_cached(tuple(points), level))
+                       for c in points_changed)
         out.append(Figure(test, metric, cell, found[0]["unit"], values,
                           tuple((fw, Spread.of(v)) for fw, v in groups.items()),
                           Spread.of(points), sum(bool(r["host_bound"]) for r in found),

@@ -263,18 +263,19 @@ def test_spec_and_host_keep_their_runs_and_a_mix_is_said(tmp_path, capsys):
     assert "3 runs" not in (out := capsys.readouterr().out) and "1 runs" in out
 
 
-def test_change_points_are_found_once_per_series_in_a_process(index, monkeypatch):
+def test_change_points_are_found_once_per_history_in_a_process(index, monkeypatch):
     """The history page asks for every figure's change points at every visit: the answer
-    (seeded, so fixed) is kept per series and level; the same as find's."""
+    (Holm over all the figures, a function of the values alone) is kept per history and
+    level; the same as holm's."""
     calls = []
-    real = changepoints.find
-    monkeypatch.setattr(changepoints, "find", lambda v, lv: calls.append(v) or real(v, lv))
-    changepoints.find_cached.cache_clear()
+    real = changepoints.holm
+    monkeypatch.setattr(changepoints, "holm", lambda v, lv: calls.append(v) or real(v, lv))
+    changepoints.holm_cached.cache_clear()
     first = history.history(index, LAB_X)
-    n = len(calls)
-    assert n == len(first.figures) > 0
+    assert len(calls) == 1 and len(calls[0]) == len(first.figures) > 0
     again = history.history(index, LAB_X)
-    assert len(calls) == n and again.figures == first.figures
+    assert len(calls) == 1 and again.figures == first.figures
     w = next(f for f in first.figures if f.cell == LABEL[W] and f.metric == "iops")
+    k = [f.label for f in first.figures].index(w.label)
     assert [lv.run for lv in w.levels] == [c.index + 1 for c in real(
-        [v for _, v in w.values], history.LEVEL)] == [6]
+        calls[0], history.LEVEL)[k]] == [6]
