@@ -19,10 +19,17 @@ import json
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pts.config import margins as margins_mod
-from pts.index import history, history_gate, query, release_gate
+from pts.index import query
 from pts.index.db import transaction
+
+if TYPE_CHECKING:
+    from pts.index import history_gate
+# history, history_gate and release_gate load scipy: imported where an answer is worked out or
+# read, not here, because a run's process imports this module through its live index
+# (pts.index.live -> build) and loads no scipy until it renders (tests/unit/test_lazy_imports)
 
 COLUMNS = ("root", "model", "margins", "firmware_a", "firmware_b", "level", "status",
            "answer", "summary", "answer_json", "computed_at")
@@ -49,6 +56,7 @@ class StoredGate:
 
 def answer_of(conn, root: str, model: str, margins: margins_mod.Margins) -> dict | None:
     """The row to keep for `model` under `root`: None when it has fewer than two firmwares."""
+    from pts.index import history, history_gate, release_gate
     pair = history.firmwares(conn, model, root)[-2:]
     if len(pair) < 2:
         return None
@@ -92,6 +100,7 @@ def has_any(conn, root: str, margins: margins_mod.Margins) -> bool:
 def stored(conn, root: str, margins: margins_mod.Margins | None = None,
            model: str | None = None) -> list[StoredGate]:
     """The kept answers under `root` with `margins` (of `model` only, if given), by model."""
+    from pts.index import history_gate
     margins = margins or margins_mod.defaults()
     sql = f"SELECT {', '.join(COLUMNS)} FROM release_gates WHERE root = ? AND margins = ?"
     params: list = [root, margins.key]
