@@ -85,7 +85,8 @@ def fake_run(tmp_path: Path, fio: FakeFio):
     lines: list[str] = []
     return SimpleNamespace(
         settings=settings, spec=spec, device=SimpleNamespace(path="/dev/fake"), fio=fio,
-        resume=None, ledger=Ledger(folder / "ledger.jsonl"), write=lines.append, lines=lines,
+        resume=None, power=None, ledger=Ledger(folder / "ledger.jsonl"), write=lines.append,
+        lines=lines,
         raw_dir=lambda test, *parts: folder.joinpath("raw", test, *parts),
         relative=lambda p: str(Path(p).relative_to(folder)), folder=folder)
 

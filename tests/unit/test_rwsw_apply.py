@@ -228,7 +228,7 @@ def test_a_point_outside_the_tolerance_is_said_and_recorded_as_a_deviation(tmp_p
     lines: list[str] = []
     run = SimpleNamespace(
         settings=SimpleNamespace(point_seconds=1, round_mode="per-point", spec=spec),
-        spec=spec, device=SimpleNamespace(path="/dev/x"), resume=None,
+        spec=spec, device=SimpleNamespace(path="/dev/x"), resume=None, power=None,
         fio=FakeFio({"p00.s0": (560, 0), "p00.s1": (0, 300), "p00.s2": (0, 140)}),
         ledger=Ledger(folder / "ledger.jsonl"), write=lines.append,
         raw_dir=lambda test, *parts: folder.joinpath("raw", test, *parts),
