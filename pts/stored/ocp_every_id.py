@@ -145,6 +145,18 @@ def _host(v: host_rules.Verdict, moment: str) -> tuple[str, str, tuple[str, ...]
     return v.verdict, v.why + where, evidence
 
 
+def _table_stands(table_verdict: str, host: host_rules.Verdict | None) -> bool:
+    """Whether the table's verdict is the ID's when a host rule judges it too: not when the
+    table judged nothing, nor when the rule FAILs what the table did not (a FAIL found either
+    way is the drive's: SMART-31's count the table reads may PASS while the power rule sees
+    it fall during the rounds; pts.stored.power_rules)."""
+    if host is None:
+        return True
+    if table_verdict == ocp_verdicts.NOT_CHECKED:
+        return False
+    return not (host.verdict == FAIL and table_verdict != FAIL)
+
+
 def judge_every(run: RunView, version: str, form_factor: str | None = None) -> Every:
     """Every ID of `version`'s text, judged on `run`. `form_factor`: the drive's, given at
     qualify time for a run recorded without one (FormFactorError where the run's differs)."""
@@ -163,7 +175,7 @@ def judge_every(run: RunView, version: str, form_factor: str | None = None) -> E
     out = []
     for e in all_ids(version):
         row = table.get(e.id) if e.cls == TABULATED else None
-        if row is not None and (row.verdict != ocp_verdicts.NOT_CHECKED or e.id not in host):
+        if row is not None and _table_stands(row.verdict, host.get(e.id)):
             out.append(IdVerdict(e, row.verdict, row.reason, row.evidence, row.readings,
                                  "table"))
         elif e.id in host:

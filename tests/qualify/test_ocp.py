@@ -528,6 +528,7 @@ def test_every_id_on_qemu_10s_recorded_answers(monkeypatch, tmp_path, capsys):
                                                    "start)"), h.req_id
         else:       # a tabulated ID the table judges (PASS / FAIL) keeps the table's verdict
             assert mine.by == "table" and mine.verdict in (ocp.PASS, ocp.FAIL), h.req_id
+            assert h.verdict != ocp.FAIL or mine.verdict == ocp.FAIL, h.req_id
     assert (by_id["PWR-1"].verdict, by_id["NVMe-AD-2"].verdict, by_id["FDPDP-1"].verdict) == \
         (ocp.PASS, ocp.FAIL, "NOT APPLICABLE")
     assert by_id["STD-LOG-7"].by == "host rule"      # the table did not read it; a rule does
@@ -536,6 +537,34 @@ def test_every_id_on_qemu_10s_recorded_answers(monkeypatch, tmp_path, capsys):
     assert main(["qualify", str(path), "--ocp", "2.7"]) == 1        # FAILs: exit 1
     last = capsys.readouterr().out.splitlines()[-1]
     assert last.startswith(f"OCP DC NVMe SSD 2.7: {found.counts_text} of 1717 ")
+
+
+def test_a_host_rules_fail_overrides_the_tables_pass(monkeypatch, tmp_path):
+    """An ID both the table and a host rule judge: the table's PASS stands beside a rule's
+    PASS or NOT CHECKED, a rule's FAIL is the ID's (SMART-31: the table reads the count on
+    C0h, the power rule sees it fall during the rounds), and the table's own FAIL stands."""
+    path = build_run(tmp_path, "qemu", counters=growing(qemu_counters(monkeypatch, tmp_path)),
+                     counters_source="smart-log")
+    with (path / "ledger.jsonl").open("a") as fh:
+        fh.write(json.dumps({"type": "nvme_facts", "time": 1.8e9, "test": None,
+                             "moment": "test start", "files": {}, "refused": {},
+                             "facts": nvme_facts.json_safe(qemu_facts())}) + "\n")
+    run = load_run(path)
+    table_says = {v.requirement.id: v.verdict for v in ocp.judge_all(run, "2.7")}
+    assert table_says["SMART-31"] == ocp.PASS
+    real = host_judge.judge
+
+    def with_rule(verdict):
+        def judge(facts, version="2.7"):
+            rule = host_judge.Verdict("2.7", "SMART-31", verdict, f"the rule says {verdict}",
+                                      1556)
+            return [v for v in real(facts, version) if v.req_id != "SMART-31"] + [rule]
+        monkeypatch.setattr(host_judge, "judge", judge)
+        found = {v.id: v for v in every.judge_every(load_run(path), "2.7").verdicts}
+        return found["SMART-31"].verdict, found["SMART-31"].by
+    assert with_rule(ocp.FAIL) == (ocp.FAIL, "host rule")
+    assert with_rule(ocp.PASS) == (ocp.PASS, "table")
+    assert with_rule(ocp.NOT_CHECKED) == (ocp.PASS, "table")
 
 
 def test_the_index_keeps_the_counts_and_history_shows_them(monkeypatch, tmp_path, capsys):
