@@ -111,7 +111,9 @@ class MeterSource:
             self._proc = subprocess.Popen(
                 self.argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                 stdin=subprocess.DEVNULL, start_new_session=True,
-                preexec_fn=lambda: commands.set_parent_death_signal(signal.SIGTERM))
+                # SIGKILL, not SIGTERM: a meter's CLI deaf to SIGTERM must not outlive a suite
+                # killed -9 (stop() below still asks it politely first when the run ends)
+                preexec_fn=lambda: commands.set_parent_death_signal(signal.SIGKILL))
         except OSError as exc:
             raise PowerSourceError(f"{self.info.name}: cannot start {self.argv[0]}: {exc}") \
                 from None

@@ -4,6 +4,7 @@ watts climb by --step from --watts; after --count lines it exits with --exit (0:
 until stopped when --count is 0)."""
 
 import argparse
+import signal
 import sys
 import time
 
@@ -15,7 +16,10 @@ parser.add_argument("--watts", type=float, default=10.0)
 parser.add_argument("--step", type=float, default=0.0)
 parser.add_argument("--exit", type=int, default=0)
 parser.add_argument("--garbage", action="store_true", help="print one line that is no sample")
+parser.add_argument("--deaf", action="store_true", help="ignore SIGTERM (as a hung meter CLI)")
 args = parser.parse_args()
+if args.deaf:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 if args.csv:
     print("channel,timestamp,voltage,power_w", flush=True)
 n = 0

@@ -5,7 +5,10 @@ its gap kept."""
 
 from __future__ import annotations
 
+import os
 import shlex
+import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -125,6 +128,40 @@ def test_the_meter_command_is_stopped_with_the_source():
     assert source.read()
     source.stop()
     assert source._proc.poll() is not None          # noqa: SLF001
+
+
+def gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return True
+    return state == "Z"                          # dead, not yet reaped by its new parent
+
+
+def test_a_meter_deaf_to_sigterm_does_not_outlive_a_suite_killed_9():
+    """The suite killed -9 while its meter runs: the meter (a CLI that ignores SIGTERM and
+    waits 30 s between samples, so no broken pipe ends it first) dies with it (its
+    parent-death signal is SIGKILL), though it is in its own session."""
+    owner = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time\nfrom pts.power.host import MeterSource\n"
+         f"s = MeterSource({meter('--deaf', '--period', '30')!r})\ns.start()\n"
+         "print(s._proc.pid, flush=True)\ntime.sleep(60)"],
+        stdout=subprocess.PIPE, text=True)
+    pid = None
+    try:
+        pid = int(owner.stdout.readline())
+        time.sleep(0.3)
+        assert not gone(pid)
+        owner.kill()
+        owner.wait()
+        deadline = time.monotonic() + 5
+        while not gone(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert gone(pid), f"the meter {pid} outlived its suite"
+    finally:
+        owner.kill()
+        if pid is not None and not gone(pid):
+            os.kill(pid, signal.SIGKILL)         # ours: started by the owner above
 
 
 def test_a_meter_command_that_cannot_start():
