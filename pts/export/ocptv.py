@@ -49,7 +49,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from datetime import UTC, datetime
+from datetime import datetime
 
 from pts.config.ocp_all_ids import LOCATOR
 from pts.export.json_doc import finite
@@ -60,10 +60,8 @@ from pts.stored.cells import cell_label, window_statistics
 from pts.stored.data import load_run
 from pts.stored.figures import OCPTV, Figure, last_each
 from pts.stored.model import COMPLETE, ERROR, INCOMPLETE, STEADY, RunView, TestResult
+from pts.stored.ocptv_lines import SCHEMA_VERSION, Lines, log  # shared with the gate's answer
 
-# OCPTV output specification 2.0 (ocp-diag-core json_spec/README.md "Version 2.0"; root.json
-# holds major 2, minor 0 as constants).
-SCHEMA_VERSION = {"major": 2, "minor": 0}
 DUT_ID, FIRMWARE_ID = "dut", "dut-firmware"
 
 
@@ -78,36 +76,11 @@ def unit(figure: Figure) -> str:
     return "" if figure.unit == "ratio" else figure.unit
 
 
-def iso(ts: float) -> str:
-    """A Unix time as OCPTV writes it (RFC 3339, UTC, "Z": as the ocptv package formats)."""
-    return datetime.fromtimestamp(ts, UTC).isoformat().replace("+00:00", "Z")
-
-
 def epoch(text) -> float | None:
     try:
         return datetime.fromisoformat(str(text)).timestamp()
     except ValueError:
         return None
-
-
-class Lines:
-    """The output lines in order: sequence numbers from 0, each line stamped with a stored
-    time (the previous line's where the record has none)."""
-
-    def __init__(self, first: float | None):
-        self.out: list[dict] = []
-        self.time = first if first is not None else 0.0
-
-    def add(self, body: dict, when: float | None = None) -> None:
-        if when is not None:
-            self.time = when
-        self.out.append({"sequenceNumber": len(self.out), "timestamp": iso(self.time)} | body)
-
-    def run(self, kind: str, body: dict, when: float | None = None) -> None:
-        self.add({"testRunArtifact": {kind: body}}, when)
-
-    def step(self, step_id: str, kind: str, body: dict, when: float | None = None) -> None:
-        self.add({"testStepArtifact": {"testStepId": step_id, kind: body}}, when)
 
 
 def lines(run: RunView) -> list[dict]:
@@ -140,10 +113,6 @@ def run_end(run: RunView) -> tuple[str, str]:
     if not run.tests or any(t.state in (ERROR, INCOMPLETE) for t in run.tests):
         return "ERROR", "NOT_APPLICABLE"
     return "COMPLETE", "PASS" if run.verdict.compliant else "FAIL"
-
-
-def log(severity: str, message: str) -> dict:
-    return {"severity": severity, "message": message}
 
 
 def run_start(run: RunView) -> dict:

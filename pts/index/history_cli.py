@@ -4,17 +4,19 @@ against B cell by cell (pts.index.history; docs/history.md); with --gate, the re
 one answer for the pair (pts.index.history_gate). Reads the results index only: no run folder
 is read or written, no device touched. Exit 0 answered (--gate: passed), 1 --gate: a cell
 regressed beyond its margin, 3 --gate: inconclusive, 2 bad input (no index, an unknown model
-or firmware, a bad level, --gate without two firmwares, a bad margins file)."""
+or firmware, a bad level, --gate without two firmwares, a bad margins file). --gate --ocptv:
+the same answer as OCP Test & Validation lines (pts.index.gate_ocptv), the same exit status."""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
 import json
+import shlex
 import sys
 
 from pts.config import margins
-from pts.index import db, history, history_gate, release_gate, target
+from pts.index import db, gate_ocptv, history, history_gate, release_gate, target
 
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
 
@@ -69,11 +71,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="with --gate: a TOML file of margins in percent (default = N, "
                         "[metric] and [unit] tables) over the built-in ones "
                         "(pts/config/margins.py; docs/history.md)")
+    p.add_argument("--ocptv", action="store_true",
+                   help="with --gate: the answer as OCP Test & Validation output (OCPTV 2.0 "
+                        "line-delimited JSON, as `export --ocptv` writes a run): one test "
+                        "run 'release gate' whose result is the answer (PASS exit 0, FAIL "
+                        "exit 1, NOT_APPLICABLE exit 3), a diagnosis per cell with its "
+                        "figures, margin, p-values and runs to add (docs/history.md); the "
+                        "exit status is --gate's")
 
 
 def run(args: argparse.Namespace) -> int:
     gate_margins = None
-    if args.gate or args.margins:
+    if args.gate or args.margins or args.ocptv:
         try:
             gate_margins = _gate_input(args)
         except (release_gate.GateInputError, margins.MarginsError) as exc:
@@ -103,6 +112,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _gate_input(args: argparse.Namespace) -> margins.Margins:
+    if args.ocptv and not args.gate:
+        raise release_gate.GateInputError("--ocptv writes the release gate's answer: add "
+                                          "--gate (with --firmware A --firmware B)")
+    if args.ocptv and args.json:
+        raise release_gate.GateInputError("--ocptv and --json are two forms of the answer: "
+                                          "give one")
     if not args.gate:
         raise release_gate.GateInputError("--margins is read by the release gate only: add "
                                           "--gate (with --firmware A --firmware B)")
@@ -120,7 +135,9 @@ def _gate(h: history.History, gate_margins: margins.Margins, args: argparse.Name
     except release_gate.GateInputError as exc:
         print(f"history: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    if args.json:
+    if args.ocptv:
+        sys.stdout.write(gate_ocptv.text(answer, h, command(args), source))
+    elif args.json:
         print(json.dumps(answer.as_data(), indent=1))
     else:
         runs = {r.firmware: sum(1 for x in h.runs if x.firmware == r.firmware) for r in h.runs}
@@ -128,6 +145,18 @@ def _gate(h: history.History, gate_margins: margins.Margins, args: argparse.Name
                          f"{h.b} ({runs.get(h.b, 0)} runs); index {source}"]
                         + [f"note: {n}" for n in h.notes] + history_gate.text(answer)))
     return answer.status
+
+
+def command(args: argparse.Namespace) -> str:
+    """The command that gives this answer, from its options (OCPTV's commandLine)."""
+    words = ["python", "-m", "pts", "history", args.model]
+    for fw in args.firmware:
+        words += ["--firmware", fw]
+    words += ["--gate", "--ocptv", "--level", f"{args.level:g}"]
+    for option in ("margins", "index", "spec", "host", "test", "metric"):
+        if getattr(args, option) is not None:
+            words += [f"--{option}", str(getattr(args, option))]
+    return shlex.join(words)
 
 
 def num(x: float | None) -> str:

@@ -13,12 +13,17 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
-from referencing import Registry, Resource
 
 from pts.cli.main import main
 from pts.stored import ocp_every_id, waf
 from pts.stored.data import load_run
 from tests.support.helpers import REPO
+from tests.support.ocptv_schema import (
+    check_lines,
+    run_artifacts,
+    schema_validator,
+    step_artifacts,
+)
 from tests.support.synthetic.runfactory import (
     FALLING_CURVE,
     SERIAL,
@@ -27,20 +32,13 @@ from tests.support.synthetic.runfactory import (
     build_run,
 )
 
-SCHEMA_DIR = REPO / "tests" / "data" / "ocptv-schema"
 REFERENCE = REPO / "tests" / "data" / "reference-run"
 COUNTERS_PAGE = 4096
 
 
 @pytest.fixture(scope="module")
 def validator() -> Draft202012Validator:
-    """The schema's root (root.json) with every other file registered under its $id, so
-    its $refs ("/opencomputeproject/ocp-diag-core/testRunStart", ...) resolve offline."""
-    schemas = [json.loads(p.read_text()) for p in sorted(SCHEMA_DIR.glob("*.json"))]
-    registry = Registry().with_resources(
-        (s["$id"], Resource.from_contents(s)) for s in schemas)
-    root = next(s for s in schemas if s["title"] == "OutputArtifact")
-    return Draft202012Validator(root, registry=registry)
+    return schema_validator()
 
 
 def export(folder: Path, capsys) -> list[dict]:
@@ -48,30 +46,6 @@ def export(folder: Path, capsys) -> list[dict]:
     out = capsys.readouterr().out
     assert out.endswith("\n")
     return [json.loads(line) for line in out.splitlines()]
-
-
-def check_lines(lines: list[dict], validator: Draft202012Validator) -> None:
-    """Every line valid against the schema; sequence 0..n-1; RFC 3339 UTC timestamps that
-    never go back (the schema's "date-time" format is not checked by jsonschema without
-    an extra package, so it is checked here)."""
-    for line in lines:
-        validator.validate(line)
-    assert [ln["sequenceNumber"] for ln in lines] == list(range(len(lines)))
-    stamps = [datetime.fromisoformat(ln["timestamp"]) for ln in lines]
-    assert all(ln["timestamp"].endswith("Z") for ln in lines)
-    assert stamps == sorted(stamps)
-    assert lines[0]["schemaVersion"] == {"major": 2, "minor": 0}
-
-
-def run_artifacts(lines, kind):
-    return [ln["testRunArtifact"][kind] for ln in lines
-            if kind in ln.get("testRunArtifact", {})]
-
-
-def step_artifacts(lines, kind, step="1"):
-    return [ln["testStepArtifact"][kind] for ln in lines
-            if kind in ln.get("testStepArtifact", {})
-            and ln["testStepArtifact"]["testStepId"] == step]
 
 
 def stamp(lines, kind, step="1") -> float:

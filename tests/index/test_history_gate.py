@@ -6,7 +6,10 @@ within it passes (0), one run a side is inconclusive with the runs to add named 
 input is refused (2). The thresholds with values on both sides: the margin (a change of
 4.9 % against the built-in 5 % and a file's 4.8 %), the level (0.99 and 1.01 x a Holm p
 computed here by hand); paired by drive (the same serials on both sides) and unpaired
-(Welch); SQLite and PostgreSQL give the same answers."""
+(Welch); SQLite and PostgreSQL give the same answers. With --ocptv (pts/index/gate_ocptv.py)
+the same answers as OCPTV lines, each checked against the OCPTV 2.0 schema as a run's export
+is (tests/support/ocptv_schema.py): PASS, FAIL naming the cell, NOT_APPLICABLE with the runs
+to add."""
 
 from __future__ import annotations
 
@@ -22,6 +25,12 @@ from scipy.stats import t as student_t
 from pts.cli.main import main
 from pts.config import margins as margins_mod
 from pts.index import build, db, gate_plan, gate_store, history, history_gate
+from tests.support.ocptv_schema import (
+    check_lines,
+    run_artifacts,
+    schema_validator,
+    step_artifacts,
+)
 from tests.support.synthetic.history_lab import LABEL, M, R, W, base, lab_run
 
 A_W = [40000.0, 40400.0, 39600.0]
@@ -299,3 +308,94 @@ def test_the_kept_answer_follows_the_folders(tmp_path):
         assert gate_store.stored(conn, str(root.resolve())) == []
     finally:
         conn.close()
+
+
+# ------------------------------------------------- the answer as OCPTV (--gate --ocptv)
+
+@pytest.fixture(scope="module")
+def validator():
+    return schema_validator()
+
+
+def ocptv_stream(root, capsys, model, schema, status) -> list[dict]:
+    args = ["history", model, "--firmware", "FW-A", "--firmware", "FW-B", "--gate",
+            "--index", str(root)]
+    assert main([*args, "--ocptv"]) == status
+    out = capsys.readouterr().out
+    assert out.endswith("\n")
+    found = [json.loads(line) for line in out.splitlines()]
+    check_lines(found, schema)
+    assert main([*args, "--json"]) == status            # the same answer as --json's
+    doc = json.loads(capsys.readouterr().out)
+    (start,) = run_artifacts(found, "testRunStart")
+    assert start["name"] == "release gate"
+    assert {k: start["parameters"][k] for k in ("model", "firmware_a", "firmware_b", "level")}\
+        == {"model": model, "firmware_a": "FW-A", "firmware_b": "FW-B", "level": 0.05}
+    assert start["parameters"]["margins_percent"] == {c["name"]: c["margin_percent"]
+                                                      for c in doc["cells"]}
+    assert [s["version"] for s in start["dutInfo"]["softwareInfos"]] == ["FW-A", "FW-B"]
+    diagnoses = step_artifacts(found, "diagnosis")
+    assert [(d["verdict"], d["message"].split(":")[0]) for d in diagnoses] == \
+        [(c["verdict"], c["name"]) for c in doc["cells"]]
+    assert len(diagnoses) == CELLS
+    (summary,) = [x["message"] for x in run_artifacts(found, "log")
+                  if x["message"].startswith("gate: ")]
+    assert summary == f"gate: {doc['answer']} (exit {status}): {doc['summary']}"
+    return found
+
+
+def run_end(found) -> dict:
+    (last,) = run_artifacts(found, "testRunEnd")
+    assert found[-1]["testRunArtifact"]["testRunEnd"] == last
+    return last
+
+
+def test_ocptv_identical_firmwares_pass(lab, capsys, validator):
+    found = ocptv_stream(lab, capsys, SAME, validator, 0)
+    assert run_end(found) == {"status": "COMPLETE", "result": "PASS"}
+    assert {(d["verdict"], d["type"]) for d in step_artifacts(found, "diagnosis")} == \
+        {("equivalent", "PASS")}
+    serials = [h["serialNumber"] for h in run_artifacts(found, "testRunStart")[0]["dutInfo"]
+               ["hardwareInfos"]]
+    assert serials == ["SN-A1", "SN-A2", "SN-A3", "SN-B1", "SN-B2", "SN-B3"]
+
+
+def test_ocptv_one_cell_beyond_its_margin_fails_naming_it(lab, capsys, validator):
+    found = ocptv_stream(lab, capsys, DROP, validator, 1)
+    assert run_end(found) == {"status": "COMPLETE", "result": "FAIL"}
+    failed = [d for d in step_artifacts(found, "diagnosis") if d["type"] == "FAIL"]
+    assert [(d["verdict"], d["message"].split(":")[0]) for d in failed] == \
+        [("regressed", W_LABEL)]
+    p = hand_holm_p_worse()
+    assert f"Holm p worse {p:.3g}, better 1" in failed[0]["message"]
+    assert "regressed (paired by drive (3 drives)); runs A 3, B 3" in failed[0]["message"]
+    (m,) = [x for x in step_artifacts(found, "measurement")
+            if x["name"] == f"{W_LABEL}: B / A - 1"]
+    assert m["metadata"]["holm_p_worse"] == pytest.approx(p, rel=1e-9)
+    assert m["metadata"]["margin"] == pytest.approx(0.05) and m["value"] < -0.05
+    assert run_artifacts(found, "log")[-1]["message"].endswith(
+        f"regressed beyond its margin: {W_LABEL}")
+
+
+def test_ocptv_inconclusive_names_the_runs_to_add(lab, capsys, validator):
+    found = ocptv_stream(lab, capsys, ONE, validator, 3)
+    assert run_end(found) == {"status": "COMPLETE", "result": "NOT_APPLICABLE"}
+    diagnoses = step_artifacts(found, "diagnosis")
+    assert {(d["verdict"], d["type"]) for d in diagnoses} == {("inconclusive", "UNKNOWN")}
+    assert all("runs to add 1 more a side" in d["message"] for d in diagnoses)
+    assert run_artifacts(found, "log")[-1]["message"].endswith("; add 1 run(s) a side")
+
+
+@pytest.mark.parametrize("extra, says", [
+    (["--json"], "--ocptv and --json are two forms of the answer: give one"),
+    ([], None)])
+def test_ocptv_needs_the_gate_and_one_form(lab, capsys, extra, says):
+    if says is None:        # without --gate
+        assert main(["history", SAME, "--firmware", "FW-A", "--firmware", "FW-B", "--ocptv",
+                     "--index", str(lab)]) == 2
+        says = "--ocptv writes the release gate's answer: add --gate"
+    else:
+        assert main(["history", SAME, "--firmware", "FW-A", "--firmware", "FW-B", "--gate",
+                     "--ocptv", *extra, "--index", str(lab)]) == 2
+    captured = capsys.readouterr()
+    assert says in captured.err and captured.out == ""
