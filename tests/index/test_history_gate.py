@@ -317,9 +317,9 @@ def validator():
     return schema_validator()
 
 
-def ocptv_stream(root, capsys, model, schema, status) -> list[dict]:
+def ocptv_stream(root, capsys, model, schema, status, *extra) -> list[dict]:
     args = ["history", model, "--firmware", "FW-A", "--firmware", "FW-B", "--gate",
-            "--index", str(root)]
+            "--index", str(root), *extra]
     assert main([*args, "--ocptv"]) == status
     out = capsys.readouterr().out
     assert out.endswith("\n")
@@ -377,13 +377,26 @@ def test_ocptv_one_cell_beyond_its_margin_fails_naming_it(lab, capsys, validator
         f"regressed beyond its margin: {W_LABEL}")
 
 
-def test_ocptv_inconclusive_names_the_runs_to_add(lab, capsys, validator):
+def test_ocptv_inconclusive_names_the_runs_to_add(lab, tmp_path, capsys, validator):
     found = ocptv_stream(lab, capsys, ONE, validator, 3)
     assert run_end(found) == {"status": "COMPLETE", "result": "NOT_APPLICABLE"}
     diagnoses = step_artifacts(found, "diagnosis")
     assert {(d["verdict"], d["type"]) for d in diagnoses} == {("inconclusive", "UNKNOWN")}
     assert all("runs to add 1 more a side" in d["message"] for d in diagnoses)
     assert run_artifacts(found, "log")[-1]["message"].endswith("; add 1 run(s) a side")
+    # the planner's runs at the observed spread (51: test_every_cell_shifted_within_its_...)
+    # and a file's margin, with its source, in the stream
+    tight = tmp_path / "margins.toml"
+    tight.write_text("[metric]\niops = 2.9\n")
+    found = ocptv_stream(lab, capsys, WITHIN, validator, 3, "--margins", str(tight))
+    assert run_end(found)["result"] == "NOT_APPLICABLE"
+    (w,) = [d for d in step_artifacts(found, "diagnosis") if d["message"].startswith(W_LABEL)]
+    assert w["verdict"] == "inconclusive" and "runs to add 51 more a side" in w["message"]
+    assert f"margin 2.9 % ({tight} line 2)" in w["message"]
+    start = run_artifacts(found, "testRunStart")[0]
+    assert start["parameters"]["margins_percent"][W_LABEL] == 2.9
+    assert start["metadata"]["margins"][W_LABEL]["source"] == f"{tight} line 2"
+    assert run_artifacts(found, "log")[-1]["message"].endswith("; add 51 run(s) a side")
 
 
 @pytest.mark.parametrize("extra, says", [
