@@ -11,6 +11,7 @@ pts.config.ocp_log_pages.RESERVED_BITS.
 from __future__ import annotations
 
 from pts.config.ocp_all_ids import all_ids
+from pts.config.ocp_log_c6 import C6
 from pts.config.ocp_log_layout import RESERVED, LogField
 from pts.config.ocp_log_pages import HEADER_IDS, PAGES, RESERVED_BITS
 from pts.stored.host_rules import FAIL, NOT_CHECKED, PASS, RULES, V27, Evidence, rule
@@ -18,6 +19,7 @@ from pts.stored.host_rules import FAIL, NOT_CHECKED, PASS, RULES, V27, Evidence,
 KEY = "ocp_pages"
 LINE = {e.id: e.at for e in all_ids(V27)}
 JUDGED = (0xC1, 0xC3, 0xC4, 0xC5)
+READABLE = {**PAGES, C6.log_id: C6}      # C6h's rules: pts.stored.ocp_component_rules
 
 
 def short(value) -> object:
@@ -34,7 +36,7 @@ class Page:
     """One page's fact as a rule sees it."""
 
     def __init__(self, facts: dict, log: int):
-        self.log, self.page, self.name = log, PAGES[log], f"{log:02X}h"
+        self.log, self.page, self.name = log, READABLE[log], f"{log:02X}h"
         self.fact = facts[KEY][self.name]        # KeyError: not read (host_rules.judge)
         self.facts = facts
 

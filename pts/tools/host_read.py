@@ -2,8 +2,9 @@
 one call: Identify Controller and Namespace, Get Features 02h and the supported capabilities of
 the features the rules name, log 05h, which standard logs the drive answers, the FDP logs of
 the namespace's Endurance Group when the drive claims FDP, the OCP log pages C1h, C3h, C4h
-and C5h as bytes (pts.tools.ocp_page_facts), and the PCI function (config space,
-BARs, link, CAP). Read-only: no Set Features, no self-test, nothing written to the drive.
+and C5h as bytes (pts.tools.ocp_page_facts), C6h (pts.tools.ocp_component_facts), and the PCI
+function (config space, BARs, link, CAP). Read-only: no Set Features, no self-test, nothing
+written to the drive.
 
 The run-time hook calls `read_all` at a moment (before the first test, after each round for
 the FDP statistics) and appends `facts.as_record(moment)` to the ledger; the bytes are in
@@ -22,6 +23,7 @@ from pts.tools.nvme_facts import (
     read_identity,
     read_log_support,
 )
+from pts.tools.ocp_component_facts import read_components
 from pts.tools.ocp_page_facts import read_pages
 from pts.tools.pci_facts import read_pci
 
@@ -49,6 +51,7 @@ def read_all(ctrl: str, namespace: str, folder: Path, moment: str, *,
     ctrl_id, ns_id = facts.values.get("id_ctrl"), facts.values.get("id_ns")
     read_log_support(ctrl, LOGS, folder, facts, endgid=(ns_id or {}).get("endgid") or 1, **kw)
     read_pages(ctrl, folder, facts, **kw)       # OCP C1h, C3h, C4h, C5h as bytes, decoded
+    read_components(ctrl, folder, facts, **kw)  # OCP C6h: header, then the whole page
     if ctrl_id and ns_id and ctrl_id["ctratt"] >> FDPS_BIT & 1 and ns_id["endgid"]:
         read_fdp(ctrl, ns_id["endgid"], folder, facts, moment, **kw)
     if pci_device is not None:

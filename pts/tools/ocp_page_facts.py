@@ -13,8 +13,9 @@ Command (0x4002)", and `exit`, QEMU 10's answer to every OCP page but C0h), or f
 otherwise (`error`, `exit`). Log C1h's answer is also given as facts.values["logs"]["C1h"]
 (read_log_support's form), read once here.
 
-C2h is obsolete in v2.7 (line 1158); C6h, C7h, C9h and CAh (variable-length or telemetry
-pages) are not read: see the report of issue 49.
+C2h is obsolete in v2.7 (line 1158); C6h (variable-length) is read by
+pts.tools.ocp_component_facts; C7h, C9h and CAh are not read as pages: see the report of
+issue 49.
 """
 
 from __future__ import annotations

@@ -132,6 +132,14 @@ Changes made on purpose so far:
   it needs") and their `judged_by` "host rule" (was "class"); they move between those two
   reasons' lists on the OCP page. Counts and page count unchanged (1 PASS, 0 FAIL, 59 NOT
   APPLICABLE, 1657 NOT CHECKED; 112 pages); nothing else differs (diffed against a4da7ea's).
+- issue 49 §1 (the OCP Hardware Component log page C6h read as bytes at test start and
+  judged, pts.stored.ocp_component_rules): "report pdf text", "report html" and the three
+  "export json" and "export ocptv": the 38 IDs HWCLOG-*, HWCOMP-*, COMPD-* and CITYPE-* have
+  host rules now, so on these runs (no host facts) their NOT CHECKED reason is "judged from
+  the drive's Identify, ..., which this run did not record" (was "a host could check it,
+  ...") and their `judged_by` "host rule" (was "class"). Counts and page count unchanged (1
+  PASS, 0 FAIL, 59 NOT APPLICABLE, 1657 NOT CHECKED; 113 pages); nothing else differs
+  (diffed against 8c1e430's, in a copy of HEAD with only these files).
 A digest that differs fails naming the output; the test has written the new output to a
 file it names. To see the difference: write the outputs of the commit the table was made at
 (DIGESTS_FROM) and diff them:
@@ -155,10 +163,10 @@ DIGESTS_FROM = "e45646c"
 DIGESTS = (
     ("report pdf text", "ref-a1's report.pdf (pts.report.document.build_pdf, as `pts "
      "report`): text of every page, pdftotext -layout",
-     "d909e550db967c714ad615c4148380b70ed3fee48222a889ff3e6b8264d84be2"),
+     "db3b0c7ed8e5b4d64298fb9a78658885c25a46c791649bef0a1e4dd7cf8e3281"),
     ("report html", "ref-a1's report.html (build_html, as `pts report --html`), data: URIs "
      "of its charts cut to their media type",
-     "8705d127a1f56ea10264320bec25977be0e8c7674d7b87678199b1e7c162baae"),
+     "19845b2f93ce8b29b83a4adb0480a19d7be37fcdc7afdcbb9341013745a785f0"),
     ("report charts", "what ref-a1's report charts show (PDF and HTML builds, each chart "
      "once per build), in drawing order",
      "ab4422ca0534a58c059694e91ba39b20140c6e6624607a6836938c404c82203c"),
@@ -171,22 +179,22 @@ DIGESTS = (
     ("ref-a1 export csv", "`pts export --csv ref-a1`",
      "5a88650d81366e97c9fab33cc7e6eb3a2798d5ced38400c26ee606068b9d78fb"),
     ("ref-a1 export json", "`pts export --json ref-a1`",
-     "13f4d1da5e27c54ee2c939256e15bcbb5315b33ef94090831507506291435a19"),
+     "7d6689643aede98a60135405059fa1eb097f1663cc7fecaa781bfc9a9d39a8bf"),
     ("ref-a1 export ocptv", "`pts export --ocptv ref-a1` (HIR names: the index's, see above)",
-     "5bed674c5a155ea86642af8940ba78f5ccd407dab4178075e3e5b5bbe245bf71"),
+     "ba9765bfac99dfcb785aa9382d29b0ec0ff4a921c702e79848a9dee062c53025"),
     ("redone export csv", "`pts export --csv redone` (the last record of a redone point)",
      "44744e4fd9e1ea8d19d98907d583514557494853dc35f87cd882e9a48a9a70f1"),
     ("redone export json", "`pts export --json redone`",
-     "2ddee942089ed6d8fb9707edecb42306c2a9d8ac80d31d2155d6aaa5fdb96336"),
+     "a5602374ffa361bcfa467f73921216a9eac78f0145a042921096fcb622e39d6d"),
     ("redone export ocptv", "`pts export --ocptv redone` (HIR names the index's; the redone "
      "HIR state and XSR group listed once, their last record: see above)",
-     "9fef775c2786639e5d58e0960af3f0e750646e9449daafc8fdbd078308041246"),
+     "54a939bc15f3d994ba13d1c203d914c393fd539233f63ad65d4421bf6a17f42d"),
     ("rwsw export csv", "`pts export --csv rwsw`",
      "b1424c5e0f49a9d7fa998f0584ee80e66f288086eebe5271a4030a1bd6a39e40"),
     ("rwsw export json", "`pts export --json rwsw`",
-     "7734ccc14ef1c2599431effba526615066d5891c130d8889170b5512b98a9634"),
+     "fb246ca4189baacd151b9e1df096526f6bcb30530fbb4595e629bde9b586681a"),
     ("rwsw export ocptv", "`pts export --ocptv rwsw`",
-     "37a0e7862db6033066961a52d765d04c28fe8f53bb0e1a7b0d5922daa5f28519"),
+     "c70ef3cf109077ee3d91661dab5f321539deabed056efe7b8dc2ccb60b3006d1"),
     ("index rows", "`pts index REPORTS_DIR` of all six runs (SQLite): every row of every "
      "table (runs, tests, figures, schema_version) as sorted JSON, mtimes and indexing times "
      "left out",
