@@ -17,8 +17,8 @@ time stamps and measured latencies (bucket 3 at 103:96, bucket 0 at 191:168 [2.7
 and the counters bucket 0 first (one field each, LMDATA-12..15): the lists here keep the
 page's order (time stamps and measured latencies: [bucket 3, 2, 1, 0]).
 Not here: C6h Hardware Component (a list of variable-length descriptors, 2.5 and later:
-pts.config.ocp_log_c6), C7h TCG Configuration, C9h Telemetry String and CAh Latency Monitor Debug Telemetry (the
-telemetry's own format): see the report of issue 49 §1.
+pts.config.ocp_log_c6), C7h TCG Configuration, C9h Telemetry String and CAh Latency Monitor
+Debug Telemetry (the telemetry's own format): see the report of issue 49 §1.
 """
 
 from __future__ import annotations
