@@ -15,6 +15,7 @@ from pts.stored import (
     identify_rules,
     log_rules,
     meta_perf_rules,
+    namespace_uuid_rules,
     ocp_component_rules,
     ocp_page_rules,
     pci_capability_rules,
@@ -30,7 +31,8 @@ from pts.stored.host_rules import judge as _judge_with
 MODULES = (fdp_rules, identify_rules, log_rules, pci_rules,     # imported for their rules
            telemetry_rules, self_test_rules, thermal_rules, error_recovery_rules,
            command_support_rules, pci_capability_rules, power_rules, admin_command_rules,
-           form_factor_rules, meta_perf_rules, ocp_page_rules, ocp_component_rules)
+           form_factor_rules, meta_perf_rules, ocp_page_rules, ocp_component_rules,
+           namespace_uuid_rules)
 
 
 def judge(facts: dict, version: str = "2.7") -> list[Verdict]:

@@ -2,7 +2,8 @@
 one call: Identify Controller and Namespace, Get Features 02h and the supported capabilities of
 the features the rules name, log 05h, which standard logs the drive answers, the FDP logs of
 the namespace's Endurance Group when the drive claims FDP, the OCP log pages C1h, C3h, C4h
-and C5h as bytes (pts.tools.ocp_page_facts), C6h (pts.tools.ocp_component_facts), and the PCI
+and C5h as bytes (pts.tools.ocp_page_facts), C6h (pts.tools.ocp_component_facts), the UUID List
+(pts.tools.uuid_facts), and the PCI
 function (config space, BARs, link, CAP). Read-only: no Set Features, no self-test, nothing
 written to the drive.
 
@@ -26,6 +27,7 @@ from pts.tools.nvme_facts import (
 from pts.tools.ocp_component_facts import read_components
 from pts.tools.ocp_page_facts import read_pages
 from pts.tools.pci_facts import read_pci
+from pts.tools.uuid_facts import read_uuid_facts
 
 # Get Features SEL 3 of: Timestamp (NVMe-OPT-13), Power Limit (NVMe-OPT-21), Power Threshold
 # (NVMe-OPT-18), Power Measurement (NVMe-OPT-19, NVMe-CFG-21)
@@ -48,6 +50,7 @@ def read_all(ctrl: str, namespace: str, folder: Path, moment: str, *,
     kw = {"run": run, "log_file": log_file}
     read_identity(ctrl, namespace, folder, facts, **kw)
     read_features(ctrl, FEATURES, facts, **kw)
+    read_uuid_facts(ctrl, folder, facts, **kw)   # UUID List, granularity, USS bits
     ctrl_id, ns_id = facts.values.get("id_ctrl"), facts.values.get("id_ns")
     read_log_support(ctrl, LOGS, folder, facts, endgid=(ns_id or {}).get("endgid") or 1, **kw)
     read_pages(ctrl, folder, facts, **kw)       # OCP C1h, C3h, C4h, C5h as bytes, decoded

@@ -140,6 +140,11 @@ Changes made on purpose so far:
   ...") and their `judged_by` "host rule" (was "class"). Counts and page count unchanged (1
   PASS, 0 FAIL, 59 NOT APPLICABLE, 1657 NOT CHECKED; 113 pages); nothing else differs
   (diffed against 8c1e430's, in a copy of HEAD with only these files).
+- issue 49 §3 (namespace management and UUID rows judged read-only,
+  pts.stored.namespace_uuid_rules): the same outputs: NSM-1, NSM-6, UUID-2 and UUID-4 have
+  host rules now (the same reason and `judged_by` change as above). Counts and page count
+  unchanged; nothing else differs (diffed against 5b3bbdb's, in a copy of HEAD with only these
+  files).
 A digest that differs fails naming the output; the test has written the new output to a
 file it names. To see the difference: write the outputs of the commit the table was made at
 (DIGESTS_FROM) and diff them:
@@ -163,10 +168,10 @@ DIGESTS_FROM = "e45646c"
 DIGESTS = (
     ("report pdf text", "ref-a1's report.pdf (pts.report.document.build_pdf, as `pts "
      "report`): text of every page, pdftotext -layout",
-     "db3b0c7ed8e5b4d64298fb9a78658885c25a46c791649bef0a1e4dd7cf8e3281"),
+     "7af3063f209472a11a439e0dbaf269e64d715b5e7948b81056948b71bf24fbd4"),
     ("report html", "ref-a1's report.html (build_html, as `pts report --html`), data: URIs "
      "of its charts cut to their media type",
-     "19845b2f93ce8b29b83a4adb0480a19d7be37fcdc7afdcbb9341013745a785f0"),
+     "eee6101ee47e85d3ec57932ceb633e38689e125a3f6b078eec347671dcf93bf2"),
     ("report charts", "what ref-a1's report charts show (PDF and HTML builds, each chart "
      "once per build), in drawing order",
      "ab4422ca0534a58c059694e91ba39b20140c6e6624607a6836938c404c82203c"),
@@ -179,22 +184,22 @@ DIGESTS = (
     ("ref-a1 export csv", "`pts export --csv ref-a1`",
      "5a88650d81366e97c9fab33cc7e6eb3a2798d5ced38400c26ee606068b9d78fb"),
     ("ref-a1 export json", "`pts export --json ref-a1`",
-     "7d6689643aede98a60135405059fa1eb097f1663cc7fecaa781bfc9a9d39a8bf"),
+     "a859ef499eab0d5efe0d9a8cb7196990a157ee593da17f17e41152bbc5c14045"),
     ("ref-a1 export ocptv", "`pts export --ocptv ref-a1` (HIR names: the index's, see above)",
-     "ba9765bfac99dfcb785aa9382d29b0ec0ff4a921c702e79848a9dee062c53025"),
+     "e869f8b5af76b56528bb544ec6cabcdd0985077203dc977bb3d121075f3af542"),
     ("redone export csv", "`pts export --csv redone` (the last record of a redone point)",
      "44744e4fd9e1ea8d19d98907d583514557494853dc35f87cd882e9a48a9a70f1"),
     ("redone export json", "`pts export --json redone`",
-     "a5602374ffa361bcfa467f73921216a9eac78f0145a042921096fcb622e39d6d"),
+     "c008b0fc3bff0c418430533312d6956e69890cf3718bb7fcfaa9c1fe562653b1"),
     ("redone export ocptv", "`pts export --ocptv redone` (HIR names the index's; the redone "
      "HIR state and XSR group listed once, their last record: see above)",
-     "54a939bc15f3d994ba13d1c203d914c393fd539233f63ad65d4421bf6a17f42d"),
+     "3951da7253577d6dcaac9dc59e0a72076562115f898e3983519c2d7d7975a461"),
     ("rwsw export csv", "`pts export --csv rwsw`",
      "b1424c5e0f49a9d7fa998f0584ee80e66f288086eebe5271a4030a1bd6a39e40"),
     ("rwsw export json", "`pts export --json rwsw`",
-     "fb246ca4189baacd151b9e1df096526f6bcb30530fbb4595e629bde9b586681a"),
+     "4e4a051a2726d4185f747b3b92071272906ebd81ad83bce2845800628c83dd68"),
     ("rwsw export ocptv", "`pts export --ocptv rwsw`",
-     "c70ef3cf109077ee3d91661dab5f321539deabed056efe7b8dc2ccb60b3006d1"),
+     "9677ab8c93526dd69b481b2cf2ecb4734ddae9f2dbbce3992e447b51e9a4da9d"),
     ("index rows", "`pts index REPORTS_DIR` of all six runs (SQLite): every row of every "
      "table (runs, tests, figures, schema_version) as sorted JSON, mtimes and indexing times "
      "left out",
