@@ -2,7 +2,8 @@
 one call: Identify Controller and Namespace, Get Features 02h and the supported capabilities of
 the features the rules name, log 05h, which standard logs the drive answers, the FDP logs of
 the namespace's Endurance Group when the drive claims FDP, the OCP log pages C1h, C3h, C4h
-and C5h as bytes (pts.tools.ocp_page_facts), C6h (pts.tools.ocp_component_facts), the UUID List
+and C5h as bytes (pts.tools.ocp_page_facts), C6h (pts.tools.ocp_component_facts), C7h/C9h/CAh's
+headers (pts.tools.ocp_header_facts), the UUID List
 (pts.tools.uuid_facts), and the PCI
 function (config space, BARs, link, CAP). Read-only: no Set Features, no self-test, nothing
 written to the drive.
@@ -25,6 +26,7 @@ from pts.tools.nvme_facts import (
     read_log_support,
 )
 from pts.tools.ocp_component_facts import read_components
+from pts.tools.ocp_header_facts import read_headers
 from pts.tools.ocp_page_facts import read_pages
 from pts.tools.pci_facts import read_pci
 from pts.tools.uuid_facts import read_uuid_facts
@@ -55,6 +57,7 @@ def read_all(ctrl: str, namespace: str, folder: Path, moment: str, *,
     read_log_support(ctrl, LOGS, folder, facts, endgid=(ns_id or {}).get("endgid") or 1, **kw)
     read_pages(ctrl, folder, facts, **kw)       # OCP C1h, C3h, C4h, C5h as bytes, decoded
     read_components(ctrl, folder, facts, **kw)  # OCP C6h: header, then the whole page
+    read_headers(ctrl, folder, facts, **kw)     # OCP C7h, CAh; C9h from its support read
     if ctrl_id and ns_id and ctrl_id["ctratt"] >> FDPS_BIT & 1 and ns_id["endgid"]:
         read_fdp(ctrl, ns_id["endgid"], folder, facts, moment, **kw)
     if pci_device is not None:

@@ -296,10 +296,10 @@ def test_read_all_reads_what_the_rules_need(tmp_path):
                         return CommandResult(tuple(argv), 0, "", "", 0.1)
                 stderr = next((FDP / f"{n}.stderr.txt").read_text() for n in (
                     f"log-{log}h_support.bin", f"log-{log}h.bin", f"log-{log}h_0.bin",
-                    # C1h, C3h-C6h: the probe saw C3h's refusal, the same word for word for
-                    # each (qemu-10/README.md)
-                    *(["../nvme-get-log-c3h_refused"] if log in ("c1", "c3", "c4", "c5", "c6")
-                      else []))
+                    # C1h, C3h-C7h, CAh: the probe saw C3h's refusal, the same word for word
+                    # for each (qemu-10/README.md)
+                    *(["../nvme-get-log-c3h_refused"]
+                      if log in ("c1", "c3", "c4", "c5", "c6", "c7", "ca") else []))
                     if (FDP / f"{n}.stderr.txt").exists())
                 return CommandResult(tuple(argv), 1, "", stderr, 0.1)
             return super().__call__(argv, stdout_path=stdout_path, **kwargs)

@@ -67,7 +67,8 @@ def test_qemu_10s_refusals_fail_every_row_with_the_drives_words(qemu):
         "exit": 1, "refused": "Invalid Field in Command (0x4002)",
         "said": (Path(__file__).parents[1] / "data/qemu-10/nvme-get-log-c3h_refused.stderr.txt")
         .read_text().strip()}
-    assert sorted(pages) == ["C1h", "C3h", "C4h", "C5h", "C6h"]     # C6h: ocp_component_facts
+    # C6h-CAh: test_ocp_component_rules, test_ocp_header_facts
+    assert sorted(pages) == ["C1h", "C3h", "C4h", "C5h", "C6h", "C7h", "C9h", "CAh"]
     assert qemu["logs"]["C1h"]["refused"].endswith("(0x4002)")
     got = verdicts(qemu)
     fails = {i: v for i, v in got.items() if v.verdict == FAIL}
