@@ -4,9 +4,11 @@ support, the FDP logs, the PCI function) into the run folder's host-facts/TEST/ 
 ledger (an nvme_facts record: what pts.stored.host_judge judges); and at every step of the
 test after it (after purge, after WIPC, after round N, test end) the FDP Statistics log (22h)
 when the drive answered it at the start: media and host bytes per round, the FDP WAF
-(pts.stored.host_facts).
+(pts.stored.host_facts). Beside them, the one write of this step: the latency monitor
+configured after the test start's reads and its log read at test end
+(pts.conditioning.latency_monitor, under --destructive only).
 
-Read-only nvme-cli commands only (get-log, id-ctrl, id-ns, get-feature). A read the drive
+Read-only nvme-cli commands here (get-log, id-ctrl, id-ns, get-feature). A read the drive
 refuses is kept in its words (the record's `refused`, or `error`); nothing here fails the
 run: a fact not read is a fact the verdicts call NOT CHECKED, not a reason to stop measuring.
 Not NVMe (loop devices, the emulated SSD, ATA, SCSI) or NVMe on another host (its runner
@@ -18,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from pts.conditioning import latency_monitor
 from pts.config.nvme_layout import FDP_STATS_SIZE
 from pts.device.platform_device import pci_function
 from pts.results import records
@@ -27,6 +30,7 @@ from pts.tools.ocp_log_read import read_bytes
 
 FOLDER = "host-facts"
 TEST_START = "test start"           # the step at which everything is read
+TEST_END = "test end"               # the latency monitor's log read again (latency_monitor)
 SYS = Path("/sys")
 LOG_FDP_STATS = 0x22
 # ledger path -> the Endurance Group whose log 22h answered at the current test's start
@@ -45,8 +49,11 @@ def record(run, test: str, when: str, round_no: int | None = None, *,
     if when == TEST_START:
         _fdp_group.pop(key, None)
         _read_all(run, test, dev, folder, key, runner)
+        latency_monitor.configure(run, test, folder, runner)    # under --destructive only
     elif key in _fdp_group:
         _read_stats(run, test, when, round_no, folder, _fdp_group[key], runner)
+    if when == TEST_END:
+        latency_monitor.read_after(run, test, folder, runner)
 
 
 def _tag(when: str) -> str:

@@ -74,8 +74,10 @@ NOT_READ = "not read by the suite"
 RESERVED = "reserved bytes (shall be zero): not judged"
 NEEDS_POWER = "needs a power cycle or an unsafe power down; the suite never removes power"
 NEEDS_DOCS = "a vendor disclosure or documentation requirement: nothing a host measures"
-NO_LM = ("the suite reads the latency monitor log (C3h) but never configures it (Set "
-         "Features C5h) nor judges its contents")
+NO_LM = ("the latency monitor: the suite reads its log (C3h) at each test's start and, under "
+         "--destructive, configures it (Set Features C5h) and reads the log again at the "
+         "test's end; a host rule judges the row from those reads where one decides it, "
+         "else it is not judged (no read decides it, or the run recorded no host facts)")
 
 # SMART-n of C0h: this project's name for it. Its fields (what a C0_FIELD check reads) are
 # the C0h table's fields under that ID in that version (pts.config.ocp_log_c0: v2.0 and v2.7

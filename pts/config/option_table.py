@@ -90,10 +90,11 @@ ROWS: tuple[Option, ...] = (
            help="with --inventory: only the drives whose label, host or group is "
                 "one of these comma-separated names (e.g. --only jbof1,dut3)"),
     Option("--destructive", setting=True, anchor="the-safety-gate", action="store_true",
-           help="allow the tests to purge and overwrite ALL data on --device. Devices "
-                "that are mounted, hold mounted partitions, have holders (LVM/MD/"
-                "dm-crypt), are active swap or back the root filesystem are refused "
-                "whatever the flags."),
+           help="allow the tests to purge and overwrite ALL data on --device (and, on an "
+                "NVMe drive, to configure its OCP latency monitor: Set Features C5h at each "
+                "test's start). Devices that are mounted, hold mounted partitions, have "
+                "holders (LVM/MD/dm-crypt), are active swap or back the root filesystem are "
+                "refused whatever the flags."),
     Option("--spec", stored=lambda s: s.spec.name, anchor="options", metavar="NAME",
            default=DEFAULT_SPEC,
            help="PTS version/segment to run: a name from specs/ (e.g. "

@@ -166,6 +166,25 @@ class FdpStatistics(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
+class LatencyMonitor(Record):
+    """The OCP latency monitor the suite configured at a test's start (Set Features C5h under
+    --destructive, pts.conditioning.latency_monitor) or its log C3h read at the test's end."""
+    TYPE: ClassVar[str] = "latency_monitor"
+    action: str                 # "configured", "refused", "failed", "not sent", "read after"
+    values: dict                # the data structure's fields the suite sends (name -> value)
+    data_len: int               # bytes sent (4096)
+    data: str | None            # the first 16 of them, hex (the rest zero); null: a read
+    file: str | None            # the bytes sent (or the page read) in the run folder
+    command: str | None         # the nvme-cli command (null: not sent)
+    exit: int | None
+    refused: str | None         # nvme-cli's status text of a refusal
+    said: str | None            # what nvme-cli said (its last 300 characters)
+    why: str | None             # why it was not sent / failed
+    after: dict | None          # "read after": the C3h page's fact (ocp_page_facts.page_fact)
+    seconds: float | None       # "read after": seconds since the Set Features was answered
+
+
+@dataclass(frozen=True, kw_only=True)
 class Sample(Record):
     TYPE: ClassVar[str] = "sample"
     sample: int
@@ -317,7 +336,7 @@ TYPES: dict[str, type[Record]] = {cls.TYPE: cls for cls in (
     TestStart, Purge, WriteCache, Wipc, Point, FobPoint, Round, RoundMode, DeviceCounters, Sample,
     WsatResult, Resume, Deviation, TestEnd, Prewrite, OperatingPoint, ResponseHistogram,
     HirBaseline, HirWrite, HirState, XsrInterval, XsrGroup, Requirement, PurgeProbe,
-    HostCeiling, NvmeFacts, FdpStatistics, PowerSourceInfo,
+    HostCeiling, NvmeFacts, FdpStatistics, LatencyMonitor, PowerSourceInfo,
     PointPower, RoundPower, PhasePower)}
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from pts.cli import remote
+from pts.conditioning import latency_monitor
 from pts.config.settings import Settings
 from pts.device import safety
 from pts.device.identity import BlockDevice
@@ -50,6 +51,8 @@ def dry_run(settings: Settings, dev: BlockDevice, items, write, destructive: boo
     write("safety: " + ("REFUSED whatever the flags: " + "; ".join(reasons) if reasons else
                         "not in use" + ("" if destructive else
                                         "; a real run needs --destructive")))
+    for line in latency_monitor.dry_run_lines(dev, destructive, reasons):   # a write too
+        write(line)
     planned: list[str] = []
     for item in items:
         write(f"--- {item.nodeid}")

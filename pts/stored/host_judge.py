@@ -13,6 +13,7 @@ from pts.stored import (
     fdp_rules,
     form_factor_rules,
     identify_rules,
+    latency_monitor_rules,
     log_rules,
     meta_perf_rules,
     namespace_uuid_rules,
@@ -32,7 +33,8 @@ MODULES = (fdp_rules, identify_rules, log_rules, pci_rules,     # imported for t
            telemetry_rules, self_test_rules, thermal_rules, error_recovery_rules,
            command_support_rules, pci_capability_rules, power_rules, admin_command_rules,
            form_factor_rules, meta_perf_rules, ocp_page_rules, ocp_component_rules,
-           namespace_uuid_rules)
+           namespace_uuid_rules,
+           latency_monitor_rules)
 
 
 def judge(facts: dict, version: str = "2.7") -> list[Verdict]:

@@ -29,6 +29,7 @@ from pts.config.ocp_all_ids import LOCATOR, OcpId, all_ids, resolve
 from pts.config.ocp_id_classes import GROUPS, NOT_APPLICABLE, NOT_CHECKED, SUBJECTS, TABULATED
 from pts.stored import host_judge, host_rules, ocp_verdicts
 from pts.stored.host_facts import facts as facts_record
+from pts.stored.latency_monitor_rules import with_page_after
 from pts.stored.model import RunView
 from pts.stored.ocp_stored import FAIL, PASS
 from pts.stored.run_facts import FROM_QUALIFY, run_facts
@@ -168,8 +169,9 @@ def judge_every(run: RunView, version: str, form_factor: str | None = None) -> E
     ff = ran["form_factor"]
     table = {v.requirement.id: v for v in ocp_verdicts.judge_all(run, version)}
     facts = host_facts(run)
-    host = ({v.req_id: v for v in host_judge.judge({**facts[0], "run": ran}, version)}
-            if facts else {})
+    # the C3h page the suite's own latency monitor configuration produced, where there is one
+    host = ({v.req_id: v for v in host_judge.judge(
+        with_page_after({**facts[0], "run": ran}), version)} if facts else {})
     ruled = set(host_judge.ids(version))
     moment = facts[1] if facts else ""
     out = []

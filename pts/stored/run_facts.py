@@ -23,8 +23,11 @@ The shape (rules are written against these keys; keys are only ever added):
      "devices_recorded": bool,     # False while `devices` is that default
      "power": {"rounds": [...],    # the run's round_power records, as stored (to_json)
                "points": [...],    # its point_power records, as stored
-               "sources": [...]}}  # its power_source records, as stored: what each source
+               "sources": [...]},  # its power_source records, as stored: what each source
                                    # measures and how (pts.stored.power_rules needs them)
+     "latency_monitor": [...]}     # its latency_monitor records, as stored: the suite's Set
+                                   # Features C5h and the C3h page after
+                                   # (pts.stored.latency_monitor_rules)
 """
 
 from __future__ import annotations
@@ -54,4 +57,5 @@ def run_facts(run: RunView, form_factor: str | None = None) -> dict:
         "power": {"rounds": [r.to_json() for r in run.records_of(records.RoundPower)],
                   "points": [r.to_json() for r in run.records_of(records.PointPower)],
                   "sources": [r.to_json() for r in run.records_of(records.PowerSourceInfo)]},
+        "latency_monitor": [r.to_json() for r in run.records_of(records.LatencyMonitor)],
     }

@@ -24,6 +24,8 @@ class FakeRun:
         self.commands_log = tmp_path / "commands.log"
         self.ledger = Ledger(tmp_path / "ledger.jsonl")
         self.lines: list[str] = []
+        # what pts.conditioning.latency_monitor asks before it writes: no --destructive here
+        self.settings = SimpleNamespace(destructive=False)
 
     def write(self, text):
         self.lines.append(text)

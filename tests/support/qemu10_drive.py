@@ -16,13 +16,22 @@ FDP = DATA / "qemu-10" / "fdp"
 STATS = ("0", "after-64MiB-phndl0", "after-16MiB-plain", "after-1MiB-phndl1-update")
 REFUSED = (FDP / "log-00h_0.bin.stderr.txt").read_text()     # QEMU 10's words
 PAGE = 4096
+# Set Features C5h (Latency Monitor) with Save, as pts.conditioning.latency_monitor sends it: NOT
+# RECORDED (no probe asked it; a set-feature writes). CONSTRUCTED from what QEMU 10's
+# hw/nvme/ctrl.c does: nvme_set_feature answers Feature Identifier Not Saveable | DNR (0x410d)
+# for a Save on a feature without the saveable capability (none of C0h-CFh has it) before it
+# checks support (Invalid Field, 0x4002, without Save); the words as nvme-cli 2.3 prints a
+# status (the recorded refusals' form), libnvme 1.3's text for status 0Dh
+SET_C5H_REFUSED = ("NVMe status: Feature Identifier Not Saveable: The Feature Identifier "
+                   "specified does not support a saveable value(0x410d)\n")
 
 
 class Drive:
     """commands.run for nvme-cli on the recorded controller: Identify and the logs as bytes
     (cut at --log-len), features as text, refusals as QEMU said them; log 22h answers each
     read with the next of `stats` (a moment of STATS, or None: refused; the last repeats).
-    Anything but a read fails the test."""
+    Set Features C5h with Save is refused (SET_C5H_REFUSED, constructed); anything else but a
+    read fails the test."""
 
     def __init__(self, stats=("0",)):
         self.stats, self.calls = list(stats), []
@@ -34,6 +43,9 @@ class Drive:
     def __call__(self, argv, *, stdout_path=None, check=True, **kwargs):
         argv = list(argv)
         self.calls.append(argv)
+        if argv[1] == "set-feature":          # the one write it answers: refused (above)
+            assert self._arg(argv, "--feature-id") == "0xc5" and "--save" in argv, argv
+            return CommandResult(tuple(argv), 1, "", SET_C5H_REFUSED, 0.1)
         assert argv[0] == "nvme" and argv[1] in ("id-ctrl", "id-ns", "get-feature", "get-log",
                                                  "admin-passthru"), argv   # reads only
         if argv[1] == "admin-passthru":       # Identify Controller with NSID 1 (NVMe-AD-11)

@@ -98,7 +98,9 @@ def test_a_drive_without_fdp_gets_the_facts_and_no_statistics(tmp_path, monkeypa
     run = FakeRun(tmp_path)
     steps(run)
     found = ledger(run)
-    assert [type(r) for r in found] == [records.NvmeFacts]
+    # (and the latency monitor left alone: FakeRun has no --destructive)
+    assert [type(r) for r in found] == [records.NvmeFacts, records.LatencyMonitor]
+    assert found[1].action == "not sent" and not [c for c in drive.calls if "set-feature" in c]
     assert "fdp_stats" in found[0].refused and found[0].facts["id_ctrl"]
     assert sum("--log-id=0x22" in c for c in drive.calls) == 1      # asked at test start only
 
@@ -109,9 +111,10 @@ def test_a_failed_read_never_fails_the_run(tmp_path, monkeypatch):
     monkeypatch.setattr(commands, "require", missing)
     run = FakeRun(tmp_path)
     steps(run)
-    (rec,) = ledger(run)
+    rec, monitor = ledger(run)
     assert rec.facts == {} and "nvme not found" in rec.error
-    assert run.lines == [f"[pts iops] NVMe host facts not read: {rec.error}"]
+    assert run.lines[0] == f"[pts iops] NVMe host facts not read: {rec.error}"
+    assert monitor.action == "not sent" and len(run.lines) == 2    # no --destructive
 
 
 def test_not_nvme_reads_and_records_nothing(tmp_path, monkeypatch):

@@ -145,6 +145,18 @@ Changes made on purpose so far:
   host rules now (the same reason and `judged_by` change as above). Counts and page count
   unchanged; nothing else differs (diffed against 5b3bbdb's, in a copy of HEAD with only these
   files).
+- issue 49 §3 (the latency monitor configured by the suite, Set Features C5h under
+  --destructive, pts.conditioning.latency_monitor; judged by pts.stored.latency_monitor_rules):
+  "report pdf text", "report html" and the three "export json" and "export ocptv": LMSF-10
+  has a host rule now, so on these runs (no host facts) its NOT CHECKED reason is "judged
+  from the drive's Identify, ..., which this run did not record" (was "a DSSD Set/Get
+  Features field (C0h-CBh) the suite does not send or read") and its `judged_by` "host rule"
+  (was "class"); LMLOG-1..18's table reason (pts.config.ocp_rows.NO_LM) says what the suite
+  does now ("the latency monitor: the suite reads its log (C3h) at each test's start and,
+  under --destructive, configures it ...", was "... but never configures it (Set Features
+  C5h) nor judges its contents"); on the OCP page the longer reason reflows its rows. Counts
+  and page count unchanged (1 PASS, 0 FAIL, 59 NOT APPLICABLE, 1657 NOT CHECKED; 113 pages);
+  nothing else differs (diffed against 711fb03's, in a copy of HEAD with only these files).
 A digest that differs fails naming the output; the test has written the new output to a
 file it names. To see the difference: write the outputs of the commit the table was made at
 (DIGESTS_FROM) and diff them:
@@ -168,10 +180,10 @@ DIGESTS_FROM = "e45646c"
 DIGESTS = (
     ("report pdf text", "ref-a1's report.pdf (pts.report.document.build_pdf, as `pts "
      "report`): text of every page, pdftotext -layout",
-     "7af3063f209472a11a439e0dbaf269e64d715b5e7948b81056948b71bf24fbd4"),
+     "2cb8fe945a320cb2fb23fded45a9b604814a4dd1257486048bd15416417ca113"),
     ("report html", "ref-a1's report.html (build_html, as `pts report --html`), data: URIs "
      "of its charts cut to their media type",
-     "eee6101ee47e85d3ec57932ceb633e38689e125a3f6b078eec347671dcf93bf2"),
+     "687b7d1d57da2cdc90704e083a97a5de4f4041a060d8f4fe8a07e57daecc16f6"),
     ("report charts", "what ref-a1's report charts show (PDF and HTML builds, each chart "
      "once per build), in drawing order",
      "ab4422ca0534a58c059694e91ba39b20140c6e6624607a6836938c404c82203c"),
@@ -184,22 +196,22 @@ DIGESTS = (
     ("ref-a1 export csv", "`pts export --csv ref-a1`",
      "5a88650d81366e97c9fab33cc7e6eb3a2798d5ced38400c26ee606068b9d78fb"),
     ("ref-a1 export json", "`pts export --json ref-a1`",
-     "a859ef499eab0d5efe0d9a8cb7196990a157ee593da17f17e41152bbc5c14045"),
+     "e86fbd335bfe4be1d8016d93f34fecd7971e65c4ce4dc4693dbfde272ed388e9"),
     ("ref-a1 export ocptv", "`pts export --ocptv ref-a1` (HIR names: the index's, see above)",
-     "e869f8b5af76b56528bb544ec6cabcdd0985077203dc977bb3d121075f3af542"),
+     "ca10e213485d887c336b63d85b0f7cbfff8886ee4a8fa4b3a6862b0c320285c2"),
     ("redone export csv", "`pts export --csv redone` (the last record of a redone point)",
      "44744e4fd9e1ea8d19d98907d583514557494853dc35f87cd882e9a48a9a70f1"),
     ("redone export json", "`pts export --json redone`",
-     "c008b0fc3bff0c418430533312d6956e69890cf3718bb7fcfaa9c1fe562653b1"),
+     "b40ad3a80abef93475b8910c50032d33f8594e058867bae1196cb9a7523a3861"),
     ("redone export ocptv", "`pts export --ocptv redone` (HIR names the index's; the redone "
      "HIR state and XSR group listed once, their last record: see above)",
-     "3951da7253577d6dcaac9dc59e0a72076562115f898e3983519c2d7d7975a461"),
+     "f4e8e36413084b07d870ab80a9ac1b2f60413a2e917c8ed28dafa731f56c0462"),
     ("rwsw export csv", "`pts export --csv rwsw`",
      "b1424c5e0f49a9d7fa998f0584ee80e66f288086eebe5271a4030a1bd6a39e40"),
     ("rwsw export json", "`pts export --json rwsw`",
-     "4e4a051a2726d4185f747b3b92071272906ebd81ad83bce2845800628c83dd68"),
+     "d60f871696a86b3b3c2e8130fb6e1df2238acb9294d485a4ad75ad0c05662453"),
     ("rwsw export ocptv", "`pts export --ocptv rwsw`",
-     "9677ab8c93526dd69b481b2cf2ecb4734ddae9f2dbbce3992e447b51e9a4da9d"),
+     "362c98777ca398c066bfff54b863f0334d5fa73aa737bcc711b655aec282b267"),
     ("index rows", "`pts index REPORTS_DIR` of all six runs (SQLite): every row of every "
      "table (runs, tests, figures, schema_version) as sorted JSON, mtimes and indexing times "
      "left out",

@@ -12,7 +12,8 @@ from reportlab.platypus import Flowable
 
 from pts.config.ocp_id_classes import NOT_APPLICABLE, NOT_CHECKED
 from pts.report.renderers.layout import GREEN, RED, PageInfo, grid_table, h1, h2, mm, new_page, para
-from pts.stored import ocp_every_id
+from pts.results import records
+from pts.stored import latency_monitor_rules, ocp_every_id
 from pts.stored.model import RunView
 from pts.stored.ocp_drive_list import MARK, drive_list
 from pts.stored.ocp_stored import FAIL, PASS
@@ -33,6 +34,8 @@ def build(run: RunView) -> list[Flowable]:
              if found.facts_at else "no Identify / feature / log facts (the IDs a host rule "
              "judges from them are NOT CHECKED, saying so)")
     said = drive_list(run, found)      # the drive's own C5h list of what it does not meet
+    monitor = latency_monitor_rules.said([r.to_json() for r in
+                                          run.records_of(records.LatencyMonitor)])
     story = new_page(info) + [
         h1(TITLE),
         para(f"<b>{counts}</b> of the {len(found.verdicts)} requirement IDs of the OCP "
@@ -45,6 +48,7 @@ def build(run: RunView) -> list[Flowable]:
              f"this project had to interpret. Line numbers are those of the spec text "
              f"{found.spec_text}.", markup=True),
         *([para("; ".join(said.lines))] if said else []),
+        *([para(monitor)] if monitor else []),
         h2("OCP requirement groups"), grid_table(
             ["Group", "About", PASS, FAIL, "N/A", "Not checked"],
             [[group, about, *(str(n) for n in ocp_every_id.count(vs).values())]
