@@ -9,6 +9,7 @@ from __future__ import annotations
 from pts.stored import (
     admin_command_rules,
     command_support_rules,
+    dssd_feature_rules,
     error_recovery_rules,
     fdp_rules,
     form_factor_rules,
@@ -34,7 +35,7 @@ MODULES = (fdp_rules, identify_rules, log_rules, pci_rules,     # imported for t
            command_support_rules, pci_capability_rules, power_rules, admin_command_rules,
            form_factor_rules, meta_perf_rules, ocp_page_rules, ocp_component_rules,
            namespace_uuid_rules,
-           latency_monitor_rules)
+           latency_monitor_rules, dssd_feature_rules)
 
 
 def judge(facts: dict, version: str = "2.7") -> list[Verdict]:

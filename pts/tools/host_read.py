@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from pts.tools.dssd_features import read_dssd_features
 from pts.tools.nvme_facts import (
     Facts,
     read_fdp,
@@ -52,6 +53,7 @@ def read_all(ctrl: str, namespace: str, folder: Path, moment: str, *,
     kw = {"run": run, "log_file": log_file}
     read_identity(ctrl, namespace, folder, facts, **kw)
     read_features(ctrl, FEATURES, facts, **kw)
+    read_dssd_features(ctrl, facts, **kw)   # DSSD C2h-CBh: SEL 0, 1, 3 (Get only)
     read_uuid_facts(ctrl, folder, facts, **kw)   # UUID List, granularity, USS bits
     ctrl_id, ns_id = facts.values.get("id_ctrl"), facts.values.get("id_ns")
     read_log_support(ctrl, LOGS, folder, facts, endgid=(ns_id or {}).get("endgid") or 1, **kw)

@@ -14,6 +14,7 @@ import pytest
 from pts.tools import nvme_facts as F
 from pts.tools.commands import CommandResult
 from tests.support.helpers import DATA
+from tests.support.qemu10_drive import DSSD_NOT_RECORDED
 
 FDP = DATA / "qemu-10" / "fdp"
 MOMENTS = ("0", "after-64MiB-phndl0", "after-16MiB-plain", "after-1MiB-phndl1-update")
@@ -286,8 +287,9 @@ def test_read_all_reads_what_the_rules_need(tmp_path):
                 name = f"feature-{fid}h_{'current' if '--sel=0' in argv else 'capabilities'}.txt"
                 if (FDP / name).exists():
                     return CommandResult(tuple(argv), 0, (FDP / name).read_text(), "", 0.1)
-                return CommandResult(tuple(argv), 1, "", (FDP / f"{name}.stderr.txt")
-                                     .read_text(), 0.1)
+                said = FDP / f"{name}.stderr.txt"    # DSSD C2h-CBh: the stand-in's words
+                return CommandResult(tuple(argv), 1, "", said.read_text() if said.exists()
+                                     else DSSD_NOT_RECORDED, 0.1)
             if argv[1] == "get-log" and "--lsi=1" not in argv and argv[3] != "--log-id=0x05":
                 log = argv[3].split("=0x")[1]
                 for name in (f"log-{log}h_support.bin", f"log-{log}h.bin", f"log-{log}h_0.bin"):

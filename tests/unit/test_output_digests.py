@@ -157,6 +157,19 @@ Changes made on purpose so far:
   C5h) nor judges its contents"); on the OCP page the longer reason reflows its rows. Counts
   and page count unchanged (1 PASS, 0 FAIL, 59 NOT APPLICABLE, 1657 NOT CHECKED; 113 pages);
   nothing else differs (diffed against 711fb03's, in a copy of HEAD with only these files).
+- issue 49 §3 (the DSSD features C2h-CBh read with Get Features at test start and judged,
+  pts.stored.dssd_feature_rules): "report pdf text", "report html" and the three "export
+  json" and "export ocptv": 30 IDs (the Get Features IDs GROWTM-*, GPCIE-1, G1667-*,
+  LMGF-1, GPLPI-*, DSSDPSG-*, GDSSDPS-*, TEL-CFG-GF-2/3, GDAEC-*, GIDLE-*, MPCSG-* and the
+  Save bit rows SROWTM-10, CPCIE-10, S1667-10, SPLPI-10, SDSSDPS-10, TEL-CFG-SF-10,
+  SDAEC-10, SIDLE-10, MPCS-10) have host rules now, so on these runs (no host facts) their
+  NOT CHECKED reason is "judged from the drive's Identify, ..., which this run did not
+  record" (was "a DSSD Set/Get Features field (C0h-CBh) the suite does not send or read")
+  and their `judged_by` "host rule"; 147 Set Features IDs (SROWTM, CPCIE, S1667, SPLPI,
+  DSSDPSS, SDSSDPS, TEL-CFG-SF, SDAEC, SIDLE, MPCS) give the reason "a DSSD Set Features
+  command's field or behaviour (C2h-CBh): the suite sends no Set Features, ...". Counts
+  (1 PASS, 0 FAIL, 59 NOT APPLICABLE, 1657 NOT CHECKED) and page count (113) unchanged;
+  nothing else differs (diffed against 54ea919's outputs).
 A digest that differs fails naming the output; the test has written the new output to a
 file it names. To see the difference: write the outputs of the commit the table was made at
 (DIGESTS_FROM) and diff them:
@@ -180,10 +193,10 @@ DIGESTS_FROM = "e45646c"
 DIGESTS = (
     ("report pdf text", "ref-a1's report.pdf (pts.report.document.build_pdf, as `pts "
      "report`): text of every page, pdftotext -layout",
-     "2cb8fe945a320cb2fb23fded45a9b604814a4dd1257486048bd15416417ca113"),
+     "42a7e02655ba8bc84a37e3d6c9ee4492c5a1575b0f70d692c82e696755ef634a"),
     ("report html", "ref-a1's report.html (build_html, as `pts report --html`), data: URIs "
      "of its charts cut to their media type",
-     "687b7d1d57da2cdc90704e083a97a5de4f4041a060d8f4fe8a07e57daecc16f6"),
+     "ceddb44db77401b590fa13c129c998c5e23f913675f4291e893ab94d6d136429"),
     ("report charts", "what ref-a1's report charts show (PDF and HTML builds, each chart "
      "once per build), in drawing order",
      "ab4422ca0534a58c059694e91ba39b20140c6e6624607a6836938c404c82203c"),
@@ -196,22 +209,22 @@ DIGESTS = (
     ("ref-a1 export csv", "`pts export --csv ref-a1`",
      "5a88650d81366e97c9fab33cc7e6eb3a2798d5ced38400c26ee606068b9d78fb"),
     ("ref-a1 export json", "`pts export --json ref-a1`",
-     "e86fbd335bfe4be1d8016d93f34fecd7971e65c4ce4dc4693dbfde272ed388e9"),
+     "16e64a0fd78740dadb9a4cc45fe47bb4e789a136a2a19f3ff2407dbf49e916b6"),
     ("ref-a1 export ocptv", "`pts export --ocptv ref-a1` (HIR names: the index's, see above)",
-     "ca10e213485d887c336b63d85b0f7cbfff8886ee4a8fa4b3a6862b0c320285c2"),
+     "3589fb0f551a194ea6a3830820d8501565b91c91ed3e2be60ca29b961dd882f5"),
     ("redone export csv", "`pts export --csv redone` (the last record of a redone point)",
      "44744e4fd9e1ea8d19d98907d583514557494853dc35f87cd882e9a48a9a70f1"),
     ("redone export json", "`pts export --json redone`",
-     "b40ad3a80abef93475b8910c50032d33f8594e058867bae1196cb9a7523a3861"),
+     "2e466f9a27d6ef30e16b6bdd621ee4b48e919ece7937c0fc74e3b75c4ae8163a"),
     ("redone export ocptv", "`pts export --ocptv redone` (HIR names the index's; the redone "
      "HIR state and XSR group listed once, their last record: see above)",
-     "f4e8e36413084b07d870ab80a9ac1b2f60413a2e917c8ed28dafa731f56c0462"),
+     "3ebfe9493fe9284fd29e1823915d91990460117159f577531d85db8fad186a63"),
     ("rwsw export csv", "`pts export --csv rwsw`",
      "b1424c5e0f49a9d7fa998f0584ee80e66f288086eebe5271a4030a1bd6a39e40"),
     ("rwsw export json", "`pts export --json rwsw`",
-     "d60f871696a86b3b3c2e8130fb6e1df2238acb9294d485a4ad75ad0c05662453"),
+     "4e13b8ef213ba8dbae60b6cddb932d9ed3e2547380be564a461fc91d29efea2b"),
     ("rwsw export ocptv", "`pts export --ocptv rwsw`",
-     "362c98777ca398c066bfff54b863f0334d5fa73aa737bcc711b655aec282b267"),
+     "e0b91a08598d721a38b83b92e56e38a665ed795673d41bb06f7708bc5f337d03"),
     ("index rows", "`pts index REPORTS_DIR` of all six runs (SQLite): every row of every "
      "table (runs, tests, figures, schema_version) as sorted JSON, mtimes and indexing times "
      "left out",
