@@ -110,7 +110,7 @@ def test_a_real_overlap_is_measured_again_stonewalled(make_loop, tmp_path, monke
     run = SimpleNamespace(
         settings=SimpleNamespace(point_seconds=1, round_mode="pipelined", spec=spec),
         spec=spec, device=SimpleNamespace(path=dev), fio=Fio(log_file=tmp_path / "cmds.log"),
-        resume=None, ledger=Ledger(folder / "ledger.jsonl"), write=said.append,
+        resume=None, power=None, ledger=Ledger(folder / "ledger.jsonl"), write=said.append,
         raw_dir=lambda test, *parts: folder.joinpath("raw", test, *parts),
         relative=lambda p: str(p.relative_to(folder)))
     points = [TestPoint(i, spec.iops.rw_mixes[-1], 4096) for i in range(2)]
