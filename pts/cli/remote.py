@@ -19,15 +19,6 @@ from pts.tools import commands, hosts
 REMOTE_PURGES = ("trim", "none")
 
 
-def add_options(group) -> None:
-    group.addoption("--fio-port", metavar="N", type=int, default=hosts.DEFAULT_FIO_PORT,
-                    help="ssh:// devices: the TCP port of `fio --server` on the DUT host "
-                         "(fio --client=HOST,N; default %(default)s, fio's own)")
-    group.addoption("--ssh-config", metavar="FILE", default=None,
-                    help="ssh:// devices: an OpenSSH client configuration for every ssh "
-                         "command (ssh -F FILE): keys, known hosts, jump hosts")
-
-
 def resolve_given(given: str, ssh_config: str | None = None,
                   fio_port: int = hosts.DEFAULT_FIO_PORT) -> BlockDevice:
     """A local device path or an ssh:// URL, resolved (over ssh for a remote one)."""

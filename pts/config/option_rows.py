@@ -29,6 +29,8 @@ IO_ENGINES = ("libaio", "io_uring")
 # before each test where one can be made (root: null_blk, else a loop device over tmpfs),
 # "off" does not (declared on the report).
 HOST_CEILING_CHOICES = ("auto", "off")
+# fio --server's own default port (man fio, CLIENT / SERVER): --fio-port's default
+FIO_PORT = 8765
 # A point is host-bound when its figure reaches this share of the host's ceiling (issue 33
 # §1: "e.g. 80 %"), or its mean latency is within this margin of the host's floor.
 HOST_BOUND_SHARE = 0.8

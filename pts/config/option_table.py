@@ -89,6 +89,13 @@ ROWS: tuple[Option, ...] = (
     Option("--only", anchor="options", metavar="NAMES", default=None,
            help="with --inventory: only the drives whose label, host or group is "
                 "one of these comma-separated names (e.g. --only jbof1,dut3)"),
+    # ssh:// devices: run.json keeps both with the device (device.remote), not in `options`
+    Option("--fio-port", anchor="options", metavar="N", type=int, default=rows.FIO_PORT,
+           help="ssh:// devices: the TCP port of `fio --server` on the DUT host "
+                "(fio --client=HOST,N; default %(default)s, fio's own)"),
+    Option("--ssh-config", anchor="options", metavar="FILE", default=None,
+           help="ssh:// devices: an OpenSSH client configuration for every ssh "
+                "command (ssh -F FILE): keys, known hosts, jump hosts"),
     Option("--destructive", setting=True, anchor="the-safety-gate", action="store_true",
            help="allow the tests to purge and overwrite ALL data on --device (and, on an "
                 "NVMe drive, to configure its OCP latency monitor: Set Features C5h at each "
@@ -323,6 +330,11 @@ ROWS: tuple[Option, ...] = (
                 "system reports (DMI, PCI tree, PCIe link) is shown with the given one "
                 "beside it. A bad file stops the session before any device is touched. "
                 "--resume keeps the fields of the run's start."),
+    # read by the datasheet plugin (pts.suite.datasheet): its requirements become test items
+    Option("--datasheet", anchor="options", metavar="FILE.toml", default=None,
+           help="judge the run against a datasheet: each [[require]] of the file "
+                "(docs/datasheet.md) is its own test item, run right after the PTS "
+                "test it depends on; results on the report's Qualification page"),
 )
 BY_NAME = {o.name: o for o in ROWS}
 BY_FLAG = {o.flag: o for o in ROWS}

@@ -23,8 +23,6 @@ from pts.workload import atw
 
 # The namespace attribute that holds the names of the options given (GivenAction)
 GIVEN = "pts_given"
-# pts.cli.remote's options (their defaults are pts.tools.hosts') follow this row in --help
-REMOTE_AFTER = "--only"
 # What the table's help texts name from layers above it (pts.config.option_table)
 HELP_FACTS = {"emulated_size": emulated.DEFAULT_SIZE, "emulated_profile": emulated.DEFAULT_PROFILE}
 
@@ -52,8 +50,6 @@ def add(parser: pytest.Parser) -> None:
     g = parser.getgroup("snia-pts", "SNIA PTS compliance tests (pytest pts/ --device DEV)")
     for row in option_table.ROWS:
         g.addoption(row.flag, **_argparse(row))
-        if row.flag == REMOTE_AFTER:
-            remote.add_options(g)
 
 
 def _argparse(row: option_table.Option) -> dict:

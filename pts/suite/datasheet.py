@@ -4,7 +4,8 @@ placed right after the item of the PTS test it depends on. It passes or fails wi
 M, required >= R (cell, test, window rounds a..b)" and writes a `requirement` record to the
 ledger, which the report's Qualification page shows.
 
-A pytest plugin (conftest.py's pytest_plugins), beside pts.session.plugin.
+A pytest plugin (conftest.py's pytest_plugins), beside pts.session.plugin; its option is a
+row of pts.config.option_table.
 """
 
 from __future__ import annotations
@@ -16,14 +17,6 @@ from pts.stored.figures import datasheet_vocabulary
 from pts.testdefs import registry
 
 DATASHEET = pytest.StashKey[tuple[Requirement, ...]]()
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    g = parser.getgroup("snia-pts")
-    g.addoption("--datasheet", metavar="FILE.toml",
-                help="judge the run against a datasheet: each [[require]] of the file "
-                     "(docs/datasheet.md) is its own test item, run right after the PTS "
-                     "test it depends on; results on the report's Qualification page")
 
 
 def pytest_configure(config: pytest.Config) -> None:

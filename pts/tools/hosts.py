@@ -28,10 +28,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from pts.config.option_rows import FIO_PORT
 from pts.tools import commands
 
 SSH_SCHEME = "ssh://"
-DEFAULT_FIO_PORT = 8765       # fio --server's default port (man fio, CLIENT / SERVER)
+DEFAULT_FIO_PORT = FIO_PORT    # fio --server's default port (pts.config.option_rows)
 SSH_TIMEOUT_S = 120
 MUX_DIR = Path(tempfile.gettempdir()) / f"pts-ssh-{os.getuid()}"
 MUX_PERSIST_S = 60            # a master outlives its last command by this long

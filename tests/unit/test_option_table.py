@@ -148,3 +148,13 @@ def test_an_explicit_point_seconds_is_the_rwsw_round_length():
         assert common.round_seconds(given, section) == 60, section.NAME
         assert common.round_seconds(unset, section) == 30, section.NAME
     assert replay.precondition_seconds(given) == 60 and replay.precondition_seconds(unset) == 30
+
+
+def test_every_option_of_the_snia_pts_group_is_a_row(pytestconfig):
+    """No plugin adds an option beside the table (the remote devices' --fio-port and
+    --ssh-config and the datasheet's --datasheet were added by their own modules until
+    stop 55): pytest's own group, as this session built it, holds the rows, in order."""
+    group = pytestconfig._parser.getgroup("snia-pts")
+    flags = [name for opt in group.options for name in opt.names() if name.startswith("--")]
+    assert flags == [r.flag for r in option_table.ROWS]
+    assert option_table.BY_FLAG["--fio-port"].default == 8765     # fio --server's (man fio)
