@@ -29,14 +29,14 @@ class PowerSourceInfo(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class PointPower(Record):
-    """--power: one source over one point's measurement window, its fio I/O's start to end
-    (pts.power.energy.window; round 0: the --fob-sweep's points)."""
-    TYPE: ClassVar[str] = "point_power"
-    round: int
-    index: int
+class PowerWindow(Record):
+    """--power: what every window record holds, one source over a window of the run (its
+    energy, coverage and readings, pts.power.energy.Window). Each window record's class names
+    it first and its key second (`class PointPower(PowerWindow, PointKey)`): dataclasses
+    collect fields from the last base to the first, so the key's fields stand before these
+    in every record and in its JSON, where the ledger has always written them."""
     source: str                 # a power_source record's name
-    start: float                # Unix s, the point's start and end as its point record's
+    start: float                # Unix s
     end: float
     energy_j: float             # over the covered seconds only: a gap is never filled
     covered_s: float
@@ -48,26 +48,42 @@ class PointPower(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
-class RoundPower(Record):
+class RoundKey(Record):
+    """Which round a round's window is of."""
+    round: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class PointKey(RoundKey):
+    """Which point a point's window is of: its round and its index in the round."""
+    index: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class PhaseKey(Record):
+    """Which part of a test without rounds a phase's window is of."""
+    phase: str
+    number: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class PointPower(PowerWindow, PointKey):
+    """--power: one source over one point's measurement window, its fio I/O's start to end
+    (pts.power.energy.window; round 0: the --fob-sweep's points; start and end as its point
+    record's)."""
+    TYPE: ClassVar[str] = "point_power"
+
+
+@dataclass(frozen=True, kw_only=True)
+class RoundPower(PowerWindow, RoundKey):
     """--power: one source over a round's whole fio run, from the read just before it starts
     to the read just after it ends (the points and the time between them: a round's energy;
     points measured again after their round: a second one)."""
     TYPE: ClassVar[str] = "round_power"
-    round: int
-    source: str
-    start: float                # Unix s
-    end: float
-    energy_j: float
-    covered_s: float
-    mean_w: float | None
-    samples: int
-    gaps: list                  # [[from, to]] s after start
-    max_w: float | None = None
-    state_counts: list | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
-class PhasePower(Record):
+class PhasePower(PowerWindow, PhaseKey):
     """--power: one source over a part of a test without rounds of points (issue 51 §3):
     WSAT's one fio run (`phase` "run", number 1) and each of its samples ("sample", the
     sample's number); HIR's wait states ("wait state": from the read before its wait fio run
@@ -76,15 +92,3 @@ class PhasePower(Record):
     ("group", the group's number). A whole fio run's edges are the reads just before and
     after it; a WSAT sample's are fio's log times put on Unix time (pts.testdefs.wsat)."""
     TYPE: ClassVar[str] = "phase_power"
-    phase: str
-    number: int
-    source: str
-    start: float                # Unix s
-    end: float
-    energy_j: float
-    covered_s: float
-    mean_w: float | None
-    samples: int
-    gaps: list                  # [[from, to]] s after start
-    max_w: float | None = None
-    state_counts: list | None = None

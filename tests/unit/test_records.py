@@ -36,6 +36,17 @@ def test_round_trip_and_tolerant_reading(tmp_path):
     assert len(found) == 3 and "torn last record" in notes[0]
 
 
+
+def test_the_power_windows_write_their_key_first():
+    """point_power, round_power and phase_power take their window's fields from one base
+    (PowerWindow) and still write them after their key, as the ledger always has."""
+    window = ["source", "start", "end", "energy_j", "covered_s", "mean_w", "samples", "gaps",
+              "max_w", "state_counts"]
+    for cls, key in ((records.PointPower, ["round", "index"]), (records.RoundPower, ["round"]),
+                     (records.PhasePower, ["phase", "number"])):
+        record = cls(test="iops", time=1.0, **dict.fromkeys(key + window, 0))
+        assert list(record.to_json()) == ["type", "time", "test", *key, *window], cls.TYPE
+
 @pytest.mark.parametrize("status, finished", [
     ("steady", True), ("not_steady", True), ("complete", True),
     ("device_health_failure", True), ("error", False), ("interrupted", False)])
