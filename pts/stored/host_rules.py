@@ -74,6 +74,13 @@ def judge(facts: dict, version: str = V27, rules: dict | None = None) -> list[Ve
     return out
 
 
+def id_ctrl_field(f: dict, name: str, where: str, as_hex: bool = True) -> tuple[int, Evidence]:
+    """A field of Identify Controller as the facts hold it, and its evidence: `where` its bytes
+    and bits; the value in hex (a bit field), or as read (`as_hex` False: a count, a size)."""
+    v = f["id_ctrl"][name]
+    return v, Evidence(ID_CTRL, where, f"0x{v:x}" if as_hex else v)
+
+
 def _bit(value: int, bit: int) -> int:
     return value >> bit & 1
 
@@ -157,11 +164,10 @@ def pwr_8(f):
 
 @rule(V27, "PWR-9", 9928)
 def pwr_9(f):
-    ctratt = f["id_ctrl"]["ctratt"]
-    ev = (Evidence(ID_CTRL, "CTRATT (byte 96) bit 1 (NOPSPM)", f"0x{ctratt:x}"),)
+    ctratt, ev = id_ctrl_field(f, "ctratt", "CTRATT (byte 96) bit 1 (NOPSPM)")
     if _bit(ctratt, 1):
-        return FAIL, "Non-Operational Power State Permissive Mode supported (bit 1 set)", ev
-    return PASS, "CTRATT bit 1 (NOPSPM) cleared", ev
+        return FAIL, "Non-Operational Power State Permissive Mode supported (bit 1 set)", (ev,)
+    return PASS, "CTRATT bit 1 (NOPSPM) cleared", (ev,)
 
 
 # PWR-3 (Maximum Average Power measured as PCM-1 says) is judged from the run's power
@@ -177,12 +183,12 @@ for _rid, _line, _why in (
 
 @rule(V27, "NVMe-CFG-2", 266)
 def cfg_2(f):
-    mdts = f["id_ctrl"]["mdts"]
-    ev = (Evidence(ID_CTRL, "MDTS (byte 77), units of CAP.MPSMIN (4 KiB: NVMe-CFG-16)", mdts),)
+    mdts, ev = id_ctrl_field(f, "mdts", "MDTS (byte 77), units of CAP.MPSMIN (4 KiB: "
+                             "NVMe-CFG-16)", as_hex=False)
     if mdts == 0:
-        return PASS, "MDTS 0: no limit", ev
+        return PASS, "MDTS 0: no limit", (ev,)
     size = 4096 << mdts
-    return (PASS if size >= 256 << 10 else FAIL), f"MDTS {mdts}: {size >> 10} KiB", ev
+    return (PASS if size >= 256 << 10 else FAIL), f"MDTS {mdts}: {size >> 10} KiB", (ev,)
 
 
 def _nibble(name: str, offset: int, want: int) -> Rule:
@@ -219,9 +225,8 @@ def cfg_8(f):
 
 @rule(V27, "NVMe-CFG-18", 315)
 def cfg_18(f):
-    elpe = f["id_ctrl"]["elpe"]
-    ev = (Evidence(ID_CTRL, "ELPE (byte 262), zero-based", elpe),)
-    return (PASS if elpe + 1 >= 256 else FAIL), f"{elpe + 1} Error Log Page Entries", ev
+    elpe, ev = id_ctrl_field(f, "elpe", "ELPE (byte 262), zero-based", as_hex=False)
+    return (PASS if elpe + 1 >= 256 else FAIL), f"{elpe + 1} Error Log Page Entries", (ev,)
 
 
 @rule(V27, "NVMe-CFG-19", 317)
@@ -290,30 +295,26 @@ def ad_5(f):
 
 @rule(V27, "NVMe-AD-17", 397)
 def ad_17(f):
-    v = f["id_ctrl"]["sanicap"]
-    ev = (Evidence(ID_CTRL, "SANICAP (byte 328) bits 31:30 (NODMMAS)", f"0x{v:x}"),)
-    return (PASS if v >> 30 == 1 else FAIL), f"NODMMAS {v >> 30:02b}b", ev
+    v, ev = id_ctrl_field(f, "sanicap", "SANICAP (byte 328) bits 31:30 (NODMMAS)")
+    return (PASS if v >> 30 == 1 else FAIL), f"NODMMAS {v >> 30:02b}b", (ev,)
 
 
 @rule(V27, "NVMe-AD-18", 400)
 def ad_18(f):
-    v = f["id_ctrl"]["sanicap"]
-    ev = (Evidence(ID_CTRL, "SANICAP (byte 328) bit 29 (NDI)", f"0x{v:x}"),)
-    return (FAIL if _bit(v, 29) else PASS), f"NDI {_bit(v, 29)}", ev
+    v, ev = id_ctrl_field(f, "sanicap", "SANICAP (byte 328) bit 29 (NDI)")
+    return (FAIL if _bit(v, 29) else PASS), f"NDI {_bit(v, 29)}", (ev,)
 
 
 @rule(V27, "NVMe-AD-23", 420)
 def ad_23(f):
-    v = f["id_ctrl"]["fna"]
-    ev = (Evidence(ID_CTRL, "FNA (byte 524) bits 1:0", f"0x{v:x}"),)
-    return (FAIL if v & 3 else PASS), f"FNA bits 1:0 = {v & 3:02b}b", ev
+    v, ev = id_ctrl_field(f, "fna", "FNA (byte 524) bits 1:0")
+    return (FAIL if v & 3 else PASS), f"FNA bits 1:0 = {v & 3:02b}b", (ev,)
 
 
 @rule(V27, "NVMe-AD-24", 423)
 def ad_24(f):
-    v = f["id_ctrl"]["aerl"]
-    ev = (Evidence(ID_CTRL, "AERL (byte 259)", v),)
-    return (PASS if v >= 3 else FAIL), f"AERL {v}", ev
+    v, ev = id_ctrl_field(f, "aerl", "AERL (byte 259)", as_hex=False)
+    return (PASS if v >= 3 else FAIL), f"AERL {v}", (ev,)
 
 
 @rule(V27, "NVMe-AD-2", 341)
@@ -338,26 +339,24 @@ def ad_28(f):
 
 @rule(V27, "NVMe-IO-3", 596)
 def io_3(f):
-    v = f["id_ctrl"]["vwc"]
-    ev = (Evidence(ID_CTRL, "VWC (byte 525) bit 0 (present)", f"0x{v:x}"),)
+    v, ev = id_ctrl_field(f, "vwc", "VWC (byte 525) bit 0 (present)")
     if _bit(v, 0):
         return FAIL, ("a volatile write cache is present (VWC bit 0 set): disabling it with "
-                      "Set Features 06h would not fail as the requirement says"), ev
-    return PASS, "no volatile write cache (VWC bit 0 cleared)", ev
+                      "Set Features 06h would not fail as the requirement says"), (ev,)
+    return PASS, "no volatile write cache (VWC bit 0 cleared)", (ev,)
 
 
 @rule(V27, "NVMe-IO-17", 660)
 def io_17(f):
-    v = f["id_ctrl"]["sgls"]
-    ev = (Evidence(ID_CTRL, "SGLS (byte 536) bits 1:0", f"0x{v:x}"),)
-    return (PASS if v & 3 in (1, 2) else FAIL), f"SGLS bits 1:0 = {v & 3:02b}b", ev
+    v, ev = id_ctrl_field(f, "sgls", "SGLS (byte 536) bits 1:0")
+    return (PASS if v & 3 in (1, 2) else FAIL), f"SGLS bits 1:0 = {v & 3:02b}b", (ev,)
 
 
 @rule(V27, "NVMe-IO-15", 657)
 def io_15(f):
-    v = f["id_ctrl"]["sgls"]
-    ev = (Evidence(ID_CTRL, "SGLS (byte 536) bits 1:0", f"0x{v:x}"),)
-    return (PASS if v & 3 else FAIL), f"SGLs {'supported' if v & 3 else 'not supported'}", ev
+    v, ev = id_ctrl_field(f, "sgls", "SGLS (byte 536) bits 1:0")
+    return (PASS if v & 3 else FAIL), f"SGLs {'supported' if v & 3 else 'not supported'}", \
+        (ev,)
 
 
 @rule(V27, "NVMe-OPT-7", 693)

@@ -10,7 +10,16 @@ Invalid Log Page, it is not (FAIL); refused for another reason, or not read, NOT
 
 from __future__ import annotations
 
-from pts.stored.host_rules import FAIL, ID_CTRL, NOT_CHECKED, PASS, V27, Evidence, rule
+from pts.stored.host_rules import (
+    FAIL,
+    ID_CTRL,
+    NOT_CHECKED,
+    PASS,
+    V27,
+    Evidence,
+    id_ctrl_field,
+    rule,
+)
 from pts.tools.ocp_log_read import REFUSALS
 
 GET_LOG = "nvme get-log --log-id={} --log-len=512 --raw-binary"
@@ -62,8 +71,8 @@ for _rid, (_line, _logs, _name) in SUPPORT.items():
 @rule(V27, "STD-LOG-17", 866)
 def std_log_17(f):
     verdict, why, evs = _support(("09h",), "Endurance Group Information")(f)
-    n = f["id_ctrl"]["endgidmax"]
-    evs += (Evidence(ID_CTRL, "ENDGIDMAX (bytes 341:340)", n),)
+    n, ev = id_ctrl_field(f, "endgidmax", "ENDGIDMAX (bytes 341:340)", as_hex=False)
+    evs += (ev,)
     if verdict == PASS and n != 1:
         return FAIL, why + f"; {n} Endurance Groups (one asked)", evs
     return verdict, why + (f"; ENDGIDMAX {n}" if verdict == PASS else ""), evs
@@ -71,18 +80,16 @@ def std_log_17(f):
 
 @rule(V27, "STD-LOG-18", 869)
 def std_log_18(f):
-    lpa = f["id_ctrl"]["lpa"]
-    ev = (Evidence(ID_CTRL, "LPA (byte 261) bit 0 (SMART per namespace)", f"0x{lpa:x}"),)
-    return (FAIL if lpa & 1 else PASS), f"LPA bit 0 = {lpa & 1}", ev
+    lpa, ev = id_ctrl_field(f, "lpa", "LPA (byte 261) bit 0 (SMART per namespace)")
+    return (FAIL if lpa & 1 else PASS), f"LPA bit 0 = {lpa & 1}", (ev,)
 
 
 @rule(V27, "STD-LOG-22", 887)
 def std_log_22(f):
-    pels = f["id_ctrl"]["pels"]
-    ev = (Evidence(ID_CTRL, "PELS (bytes 355:352), 64 KiB units", pels),)
+    pels, ev = id_ctrl_field(f, "pels", "PELS (bytes 355:352), 64 KiB units", as_hex=False)
     size = pels * 64 << 10
     return (PASS if size >= 5 << 20 else FAIL), f"Persistent Event Log up to {size} bytes " \
-        "(5 MiB asked)", ev
+        "(5 MiB asked)", (ev,)
 
 
 @rule(V27, "SELFTST-3", 7050)

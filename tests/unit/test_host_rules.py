@@ -121,6 +121,9 @@ def test_every_rule_on_qemu_10s_answers():
     # evidence names what was read and what it held
     assert got["PWR-1"].evidence[0].value == [(0, 25.0, "operational")]
     assert got["NVMe-AD-6"].evidence[0].value == "0x12a"
+    # a bit field in hex, a count as read (host_rules.id_ctrl_field)
+    assert [got[k].evidence[-1].value for k in ("PWR-9", "NVMe-CFG-2", "STD-LOG-17")] == \
+        ["0x88010", 7, 1]
     assert got["FDPSRG-2"].why == "at most 4 reclaim unit handles"
     assert got["FDPG-2"].evidence[1].value == [
         ("Reclaim Unit Not Fully Written", ("PIV", "NSIDV", "LV"))]
