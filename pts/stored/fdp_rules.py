@@ -16,12 +16,12 @@ from __future__ import annotations
 from pts.config.nvme_layout import RUHT_INITIALLY_ISOLATED, RUHT_PERSISTENTLY_ISOLATED
 from pts.stored.host_rules import (
     FAIL,
-    ID_CTRL,
     NOT_APPLICABLE,
     NOT_CHECKED,
     PASS,
     V27,
     Evidence,
+    id_ctrl_field,
     rule,
 )
 from pts.tools.nvme_facts import waf
@@ -32,9 +32,8 @@ MIN_HANDLES = 8
 
 
 def _claimed(f: dict) -> tuple[bool, Evidence]:
-    ctratt = f["id_ctrl"]["ctratt"]
-    return bool(ctratt >> 19 & 1), Evidence(ID_CTRL, "CTRATT (byte 96) bit 19 (FDPS)",
-                                            f"0x{ctratt:x}")
+    ctratt, ev = id_ctrl_field(f, "ctratt", "CTRATT (byte 96) bit 19 (FDPS)")
+    return bool(ctratt >> 19 & 1), ev
 
 
 def _configs(f: dict, nrg_one: bool | None) -> tuple[list[dict], Evidence]:

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from pts.stored.host_rules import (
     FAIL,
-    ID_CTRL,
     NOT_APPLICABLE,
     NOT_CHECKED,
     PASS,
     V27,
     Evidence,
+    id_ctrl_field,
     rule,
 )
 from pts.tools.ocp_log_read import REFUSALS
@@ -48,9 +48,7 @@ def log_answer(f: dict, log: str) -> tuple[bool | None, Evidence]:
 
 
 def _lpa(f: dict) -> tuple[int, Evidence]:
-    lpa = f["id_ctrl"]["lpa"]
-    return lpa, Evidence(ID_CTRL, "LPA (byte 261) bit 3 (telemetry logs), bit 6 (Data Area 4)",
-                         f"0x{lpa:x}")
+    return id_ctrl_field(f, "lpa", "LPA (byte 261) bit 3 (telemetry logs), bit 6 (Data Area 4)")
 
 
 def _on_logs(logs: tuple[str, ...], needs: str):
@@ -146,9 +144,9 @@ for _rid, (_line, _needs) in PROFILES.items():
 
 
 def _notices(f: dict) -> tuple[int, Evidence]:
-    lpa = f["id_ctrl"]["lpa"]
-    return lpa >> 3 & 1, Evidence(ID_CTRL, "LPA (byte 261) bit 3 (Telemetry Log Notices: the "
-                                  "Telemetry Log Changed event)", f"0x{lpa:x}")
+    lpa, ev = id_ctrl_field(f, "lpa", "LPA (byte 261) bit 3 (Telemetry Log Notices: the "
+                            "Telemetry Log Changed event)")
+    return lpa >> 3 & 1, ev
 
 
 @rule(V27, "TEL-12", 4257)

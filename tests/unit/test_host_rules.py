@@ -124,6 +124,10 @@ def test_every_rule_on_qemu_10s_answers():
     # a bit field in hex, a count as read (host_rules.id_ctrl_field)
     assert [got[k].evidence[-1].value for k in ("PWR-9", "NVMe-CFG-2", "STD-LOG-17")] == \
         ["0x88010", 7, 1]
+    assert [(got[k].evidence[0].where, got[k].evidence[0].value)
+            for k in ("FDPSRG-1", "TEL-12")] == [
+        ("CTRATT (byte 96) bit 19 (FDPS)", "0x88010"),
+        ("LPA (byte 261) bit 3 (Telemetry Log Notices: the Telemetry Log Changed event)", "0x7")]
     assert got["FDPSRG-2"].why == "at most 4 reclaim unit handles"
     assert got["FDPG-2"].evidence[1].value == [
         ("Reclaim Unit Not Fully Written", ("PIV", "NSIDV", "LV"))]
@@ -132,11 +136,13 @@ def test_every_rule_on_qemu_10s_answers():
 
 def test_keys_are_version_and_id_and_the_lines_are_the_ids():
     # v2.0 keys: FB-PERF-7, and the power rules (pts.stored.power_rules: tests/power)
-    assert all(ver == "2.7" or rid in ("FB-PERF-7",) + ("PCM-1", "PWR-3", "SMART-31") for ver, rid in RULES)
+    assert all(ver == "2.7" or rid in ("FB-PERF-7",) + ("PCM-1", "PWR-3", "SMART-31")
+               for ver, rid in RULES)
     assert set(QEMU) <= set(ids())
     assert RULES[("2.7", "PWR-8")][0] == 9925 and RULES[("2.7", "FDPSRG-1")][0] == 9248
     assert [(v.version, v.req_id) for v in judge(qemu_facts(), version="2.0")] == [
-        ("2.0", r) for r in ("FB-PERF-7",) + ("PCM-1", "PWR-3", "SMART-31")] and "FB-PERF-7" not in ids("2.7")
+        ("2.0", r) for r in ("FB-PERF-7",) + ("PCM-1", "PWR-3", "SMART-31")] \
+        and "FB-PERF-7" not in ids("2.7")
 
 
 def constructed(**changes) -> dict:
