@@ -140,9 +140,7 @@ def rwsw_workload(reports: Path) -> Path:
     work.mkdir(parents=True)
     capture, atw = work / "db_bench.parquet", work / "db_bench.toml"
     with ext4_loop() as (dev, mnt):
-        cap = subprocess.Popen([sys.executable, "-m", "pts", "capture", dev, "--seconds",
-                                str(CAPTURE_MAX_S), "--step", "1", "-o", str(capture)],
-                               cwd=REPO)
+        cap = start_capture(dev, capture)
         try:
             run_db_bench(db_bench, cap, dev, mnt)
         finally:
@@ -156,6 +154,15 @@ def rwsw_workload(reports: Path) -> Path:
     if done.returncode != 0:
         raise RuntimeError(f"python -m pts workload {capture} failed")
     return atw
+
+
+def start_capture(dev: str, capture: Path) -> subprocess.Popen:
+    """`pts capture` of `dev` into `capture`, ending with this process: SIGTERM (its tracing
+    ends, what it traced is kept, its instance removed) when the demo dies, kill -9 too; it
+    used to run on to CAPTURE_MAX_S."""
+    return subprocess.Popen([sys.executable, "-m", "pts", "capture", dev, "--seconds",
+                             str(CAPTURE_MAX_S), "--step", "1", "-o", str(capture)], cwd=REPO,
+                            preexec_fn=commands.on_parent_death(signal.SIGTERM))
 
 
 def run_db_bench(db_bench: str, cap: subprocess.Popen, dev: str, mnt: Path) -> None:

@@ -7,6 +7,7 @@ is in the run folder's commands.log even when the tool hangs or the suite is kil
 from __future__ import annotations
 
 import ctypes
+import functools
 import json
 import os
 import shutil
@@ -68,6 +69,7 @@ def log_command(log_file: Path | None, argv: list[str]) -> None:
 
 
 PR_SET_PDEATHSIG = 1
+SIG_DFL = None                       # signal(2)'s SIG_DFL, the null pointer
 # The tool has ended but something still holds its output pipes open this long: processes it
 # forked and left behind (fio's job processes when fio's main process was killed). They are
 # the tool's, in its own process group: they are stopped, and the tool's result stands.
@@ -75,17 +77,29 @@ ORPHAN_GRACE_S = 2.0
 POLL_S = 0.5
 STOP_GRACE_S = 5.0   # for a stopped tool to end on SIGINT before SIGKILL
 _libc = ctypes.CDLL(None, use_errno=True)
+_libc.signal.argtypes, _libc.signal.restype = (ctypes.c_int, ctypes.c_void_p), ctypes.c_void_p
 
 
-def set_parent_death_signal(sig: signal.Signals) -> None:
-    """In a child before exec: the kernel sends `sig` when the thread that started it ends."""
+def set_parent_death_signal(sig: signal.Signals, parent: int | None = None) -> None:
+    """In a child before exec: the kernel sends `sig` when the thread that started it ends.
+    `parent`: the pid of the process that started it, read there before the fork
+    (`on_parent_death`). The kernel sends nothing for a death before the prctl: a parent
+    killed between the fork and here is seen by the child's parent no longer being it,
+    and the signal sent now. With `parent`, the signal's disposition is the default first:
+    a handler the child inherited from the suite (pts.session.plugin's for SIGTERM) would
+    take a signal arriving before the exec, and the exec would forget it."""
+    if parent is not None:
+        _libc.signal(sig, SIG_DFL)
     _libc.prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0)
+    if parent is not None and os.getppid() != parent:
+        os.kill(os.getpid(), sig)
+        os._exit(128 + sig)              # a signal whose default is not to end the process
 
 
-def _die_with_parent() -> None:
-    """In the child, before exec: the kernel sends SIGTERM if the suite dies (even kill -9),
-    so no fio keeps writing to the device after the suite is gone."""
-    set_parent_death_signal(signal.SIGTERM)
+def on_parent_death(sig: signal.Signals) -> Callable[[], None]:
+    """The preexec_fn that gives a child `sig` when the thread starting it ends, however
+    (kill -9 too) and whenever, before its exec included (set_parent_death_signal)."""
+    return functools.partial(set_parent_death_signal, sig, os.getpid())
 
 
 def run(argv: list[str], *, log_file: Path | None = None, timeout: float | None = None,
@@ -103,7 +117,10 @@ def run(argv: list[str], *, log_file: Path | None = None, timeout: float | None 
         # and stopped with it; a Ctrl-C reaches it through stop(), as before.
         proc = subprocess.Popen(argv, stdout=out_fh or subprocess.PIPE, stderr=subprocess.PIPE,
                                 stdin=subprocess.DEVNULL, text=True, errors="replace", cwd=cwd,
-                                preexec_fn=_die_with_parent, start_new_session=True)
+                                # the suite's death (kill -9 too) sends SIGTERM: no tool
+                                # (fio, a purge) goes on writing to the device without it
+                                preexec_fn=on_parent_death(signal.SIGTERM),
+                                start_new_session=True)
     except FileNotFoundError:
         raise ToolMissing(f"{argv[0]} is not installed (not found on PATH)") from None
     watched = watch(proc) if watch else None

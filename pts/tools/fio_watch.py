@@ -32,7 +32,17 @@ pidfd's own, fdinfo), each opened by its pid in our namespace and checked to be 
 The suite's own stop of a fio (Ctrl-C, SIGTERM, a timeout: pts.tools.commands.stop) ends
 it the same way when it does not end on SIGINT (`Watched.kill`).
 
-Runs as a script (`python -I -S pts/tools/fio_watch.py SUITE_PID FD`): standard library
+fio's main process may also die by itself (a crash, the OOM killer, another's SIGKILL): its
+jobs, reparented (to init, or a subreaper), are no longer its children, and ran on writing
+until their runtime ended. What still proves them this run's: they hold the write end of its
+output pipe (fd 1 or 2, inherited from fio; the suite made the pipe and holds only its read
+end; every other child of the suite gets close_fds). So when fio ends, and after `end`,
+the watcher SIGKILLs every process holding it (`sweep`: ~2 ms for 100 processes), each
+opened by its pidfd and checked after; a holder that leads its process group (a job: the
+script it runs through sh redirects its output to a file) is stopped first and its group
+killed with it. Without a pipe (not started by pts.tools.commands.run) there is no sweep.
+
+Runs as a script (`python -I -S pts/tools/fio_watch.py SUITE_PID FD PIPE`): standard library
 only, started in ~20 ms. The one window left: from fio's exec to the watcher's fork (the
 Popen calls, ~1 ms), before fio has forked any job, when its SIGTERM still ends it.
 """
@@ -42,6 +52,7 @@ from __future__ import annotations
 import os
 import select
 import signal
+import stat as stat_mode
 import sys
 from typing import TYPE_CHECKING
 
@@ -88,7 +99,7 @@ def watch(proc: subprocess.Popen) -> Watched:
         return Watched(proc, None)
     try:
         watcher = subprocess.Popen(
-            [sys.executable, "-I", "-S", __file__, str(os.getpid()), str(fd)],
+            [sys.executable, "-I", "-S", __file__, str(os.getpid()), str(fd), _pipe(proc)],
             pass_fds=(fd,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, cwd="/", start_new_session=True)
     except OSError:                            # fio runs on, watched as before
@@ -98,21 +109,33 @@ def watch(proc: subprocess.Popen) -> Watched:
     return Watched(proc, watcher)
 
 
+def _pipe(proc: subprocess.Popen) -> str:
+    """The inode of the pipe fio writes its output to (\"0\": none), the suite's end of it."""
+    for end_ in (proc.stderr, proc.stdout):
+        if end_ is not None:
+            st = os.fstat(end_.fileno())
+            if stat_mode.S_ISFIFO(st.st_mode):
+                return str(st.st_ino)
+    return "0"
+
+
 def main(argv: list[str]) -> int:
     suite_pid, fio = int(argv[1]), int(argv[2])
+    pipe = int(argv[3]) if len(argv) > 3 else 0
     try:
         suite = os.pidfd_open(suite_pid)
     except OSError:
         suite = None
     if suite is None or os.getppid() != suite_pid:    # gone before we looked: handed over
         end(fio)                                       # to a reaper
+        sweep(pipe)
         return 0
     while True:
         ready, _, _ = select.select([suite, fio], [], [])
         if suite in ready:
             end(fio)
-            return 0
-        if fio in ready:
+        if suite in ready or fio in ready:
+            sweep(pipe)            # fio's main gone: by itself too, its jobs orphaned
             return 0
 
 
@@ -155,6 +178,75 @@ def _kill_job(pid: int, parent: int, name: str | None) -> None:
             os.killpg(ours, signal.SIGKILL)
         else:
             signal.pidfd_send_signal(fd, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    finally:
+        os.close(fd)
+
+
+SWEEP_ROUNDS = 20       # a holder may fork between two passes: pass again till none is left
+
+
+def sweep(pipe: int) -> None:
+    """SIGKILL every process holding the write end of the run's output pipe (inode `pipe`)
+    as its fd 1 or 2: what fio left behind (its jobs, once its main process has died)."""
+    if not pipe:
+        return
+    for _ in range(SWEEP_ROUNDS):
+        found = [pid for pid in _pids() if _holds(pid, pipe)]
+        for pid in found:
+            _kill_holder(pid, pipe)
+        if not found:
+            return
+
+
+def _pids() -> list[int]:
+    try:
+        return [int(entry) for entry in os.listdir("/proc") if entry.isdigit()]
+    except OSError:
+        return []
+
+
+def _holds(pid: int, pipe: int) -> bool:
+    """Does /proc's `pid` hold the pipe's write end as fd 1 or 2?"""
+    for fd in (1, 2):
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") != f"pipe:[{pipe}]":
+                continue
+            with open(f"/proc/{pid}/fdinfo/{fd}") as fh:
+                for line in fh:
+                    if line.startswith("flags:"):
+                        if int(line.split()[1], 8) & os.O_ACCMODE != os.O_RDONLY:
+                            return True
+                        break
+        except (OSError, ValueError, IndexError):
+            continue
+    return False
+
+
+def _kill_holder(pid: int, pipe: int) -> None:
+    """SIGKILL the holder `pid` (as /proc shows it), opened by its pidfd and checked after
+    (the pidfd names `pid` still: not reaped, so what was read was its). A leader of its
+    process group (a fio job) is sent SIGSTOP first and seen not to have ended: stopping,
+    it no longer ends by itself, so its pid, its group's id, stays its group's while the
+    group (the sh of its exec_prerun/postrun script too) is killed."""
+    ours = _ns_pid(pid)
+    try:
+        fd = os.pidfd_open(ours) if ours else None
+    except OSError:
+        return
+    if fd is None:
+        return
+    try:
+        stat = _stat(pid)
+        if stat is None or not _holds(pid, pipe) or _pid(fd) != pid:
+            return
+        if stat[2] == pid:
+            signal.pidfd_send_signal(fd, signal.SIGSTOP)
+            stopped = _stat(pid)
+            if stopped is not None and stopped[0] not in "ZX" and _pid(fd) == pid:
+                os.killpg(ours, signal.SIGKILL)
+        signal.pidfd_send_signal(fd, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
     finally:

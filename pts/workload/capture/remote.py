@@ -9,7 +9,10 @@ byte blobs whose sizes it lists.
 
 Cleanup does not depend on this side: the agent removes its instance when its stdin closes
 (this process ended, however it ended, or the connection dropped), on SIGTERM/SIGINT, and
-removes leftovers of dead agents when it starts, as a local capture does.
+removes leftovers of dead agents when it starts, as a local capture does. The ssh client
+here gets SIGTERM when this process dies (kill -9 too: pts.tools.commands.on_parent_death):
+the closed stdin alone does not end it (it waits for the agent, over a connection that may
+hang).
 """
 
 from __future__ import annotations
@@ -17,10 +20,11 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import signal
 import subprocess
 import time
 
-from pts.tools import hosts
+from pts.tools import commands, hosts
 from pts.workload.capture import ringbuf, tracefs
 
 AGENT = '''
@@ -95,7 +99,8 @@ class RemoteInstance:
         argv = self.remote.ssh_argv(["python3", "-c", script, str(self.dev_t),
                                      str(self.buffer_kb), "1" if self.writeback else "0"])
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE)
+                                     stderr=subprocess.PIPE,
+                                     preexec_fn=commands.on_parent_death(signal.SIGTERM))
         try:
             head, blobs = self._recv()
         except BaseException:
