@@ -1,8 +1,9 @@
 """What the suite starts does not outlive it, killed -9 at any instant: fio's jobs when fio's
-main process dies by itself (pts.tools.fio_watch's sweep), the remote capture's ssh
-(pts.workload.capture.remote), the demo's `pts capture` (pts.cli.demo), the purge tools
-(pts.conditioning.purge, pts.tools.nvme through pts.tools.commands.run), and a child whose
-parent was killed between its fork and its prctl (pts.tools.commands.on_parent_death).
+main process dies by itself (pts.tools.fio_watch's sweep; stand-ins, then fio 3.33), the
+remote capture's ssh (pts.workload.capture.remote), the demo's `pts capture` (pts.cli.demo),
+the purge tools (pts.conditioning.purge, pts.tools.nvme through pts.tools.commands.run), and
+a child whose parent was killed between its fork and its prctl
+(pts.tools.commands.on_parent_death).
 
 Each test runs the product's own launcher in a parent process of its own, with stand-ins
 for the tool (scripts found first on PATH, or named as the tool) that note their pid and
@@ -22,6 +23,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 LIMIT_S = 60      # only stops a hung test: starting Python on a loaded machine takes seconds
@@ -124,8 +127,7 @@ def test_fio_jobs_end_when_fios_main_process_dies_by_itself(tmp_path):
         (tmp_path / "go").touch()                   # fio's main SIGKILLs itself
         wait_for(lambda: suite.poll() is not None, "the suite's run of fio returned")
         assert suite.stdout.read().strip() == "-9"           # fio's main: SIGKILL
-        wait_for(lambda: not any(c.alive() for c in children), "the job and its script gone",
-                 limit=10)
+        wait_for(lambda: not any(c.alive() for c in children), "the job and its script gone")
     finally:
         suite.kill()
         suite.wait()
@@ -191,3 +193,49 @@ def test_a_child_whose_parent_is_killed_before_its_prctl_ends(tmp_path):
             "    then()\n"
             f"subprocess.Popen([{str(tmp_path / 'bin' / 'held')!r}, '600'], preexec_fn=child)\n")
     killed_parent_takes(code, marker, tmp_path)
+
+
+def _fio_of(folder: Path) -> list[int]:
+    """The live processes whose command line names `folder` (fio's, given its target)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        with contextlib.suppress(OSError, IndexError):
+            cmd = Path(f"/proc/{entry}/cmdline").read_bytes()
+            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            if cmd.startswith(b"fio\0") and str(folder).encode() in cmd and state != "Z":
+                found.append(int(entry))
+    return found
+
+
+@pytest.mark.needs("fio")
+def test_real_fios_jobs_end_when_its_main_process_is_killed_by_another(tmp_path):
+    """fio 3.33 itself, two jobs writing a file of the test's for 60 s, run the product's
+    way; its main process killed -9 by another (the test), not by the suite, which lives:
+    the jobs (they hold fio's output pipe) go, and the suite's run returns."""
+    target = tmp_path / "target"
+    with open(target, "wb") as fh:
+        fh.truncate(8 << 20)
+    argv = ["fio", "--name=j", f"--filename={target}", "--size=8M", "--rw=randwrite",
+            "--bs=4k", "--numjobs=2", "--ioengine=psync", "--time_based", "--runtime=60",
+            "--output-format=json"]
+    code = ("from pts.tools import commands, fio_watch\n"
+            f"r = commands.run({argv!r}, timeout=600, check=False, watch=fio_watch.watch)\n"
+            "print(r.returncode)\n")
+    suite = parent(code, tmp_path, stdout=subprocess.PIPE, text=True)
+    children = []
+    try:
+        pids = wait_for(lambda: len(found := _fio_of(tmp_path)) >= 3 and found,
+                        "fio's main process and its 2 jobs")
+        children = [Child(pid, tmp_path) for pid in pids]
+        main = [c for c in children if Path(f"/proc/{c.pid}/stat").read_text().rsplit(
+            ")", 1)[1].split()[1] == str(suite.pid)]          # the suite's child
+        assert len(main) == 1, [c.pid for c in children]
+        signal.pidfd_send_signal(main[0].fd, signal.SIGKILL)
+        wait_for(lambda: suite.poll() is not None, "the suite's run of fio returned")
+        assert suite.stdout.read().strip() == "-9"
+        wait_for(lambda: not any(c.alive() for c in children), "fio's jobs gone")
+    finally:
+        suite.kill()
+        suite.wait()
+        for child in children:
+            child.kill()
