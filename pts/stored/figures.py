@@ -92,6 +92,13 @@ def _row(family, metric, label, unit, better, read, field, shown, **kw) -> Figur
     return Figure(family, metric, label, unit, better, read, field, frozenset(shown), **kw)
 
 
+def _read_from(family: str, read: str, *rows: tuple, **kw) -> tuple[Figure, ...]:
+    """A family's rows read from one kind of record, each (metric, label, unit, better, field,
+    shown); `kw` (a test) for every one of them."""
+    return tuple(_row(family, metric, label, unit, better, read, field, shown, **kw)
+                 for metric, label, unit, better, field, shown in rows)
+
+
 ALL = (INDEX, CSV, OCPTV, COMPARE, DATASHEET)
 # A family without a cell matrix of its own still lists its points' IOPS per cell in the CSV,
 # OCPTV and compare exports (as before the catalogue, when these fell back to IOPS).
@@ -113,20 +120,17 @@ def _family(name: str, tracking_unit: str, *rows: Figure, cells=(CELL, "iops", "
 
 def _operating_points(family: str, test: str | None = None) -> tuple[Figure, ...]:
     kw = {"test": test} if test else {}
-    return (_row(family, "iops", "IOPS", "IOPS", HIGHER, OPERATING_POINT, "iops",
-                 (INDEX, OCPTV), **kw),
-            _row(family, "lat_mean_us", "ART", "us", LOWER, OPERATING_POINT, "lat_mean_us",
-                 (INDEX, OCPTV), **kw),
-            _row(family, "thread_count", "TC", "TC", NONE, OPERATING_POINT, "thread_count",
-                 (INDEX,), **kw),
-            _row(family, "queue_depth", "QD", "QD", NONE, OPERATING_POINT, "queue_depth",
-                 (INDEX,), **kw),
-            _row(family, "capture_iops", "capture IOPS", "IOPS", HIGHER, CAPTURE, "iops",
-                 (INDEX,), **kw),
-            _row(family, "capture_lat_mean_us", "capture ART", "us", LOWER, CAPTURE,
-                 "lat_mean_us", (INDEX,), **kw),
-            _row(family, "capture_lat_max_us", "capture MRT", "us", LOWER, CAPTURE,
-                 "lat_max_us", (INDEX,), **kw))
+    return (*_read_from(family, OPERATING_POINT,
+                        ("iops", "IOPS", "IOPS", HIGHER, "iops", (INDEX, OCPTV)),
+                        ("lat_mean_us", "ART", "us", LOWER, "lat_mean_us", (INDEX, OCPTV)),
+                        ("thread_count", "TC", "TC", NONE, "thread_count", (INDEX,)),
+                        ("queue_depth", "QD", "QD", NONE, "queue_depth", (INDEX,)), **kw),
+            *_read_from(family, CAPTURE,
+                        ("capture_iops", "capture IOPS", "IOPS", HIGHER, "iops", (INDEX,)),
+                        ("capture_lat_mean_us", "capture ART", "us", LOWER, "lat_mean_us",
+                         (INDEX,)),
+                        ("capture_lat_max_us", "capture MRT", "us", LOWER, "lat_max_us",
+                         (INDEX,)), **kw))
 
 
 # --power's figures (issue 51 §3), per cell over the measurement window, from the run's first
@@ -206,41 +210,44 @@ CATALOGUE: tuple[Figure, ...] = (
     *_family("hir", "IOPS",
              _row("hir", "baseline_iops", "baseline IOPS", "IOPS", HIGHER, HIR_BASELINE,
                   "ss_iops", (INDEX, OCPTV)),
-             _row("hir", "wait_iops", "wait-state IOPS", "IOPS", HIGHER, HIR_STATE,
-                  "wait_iops", (INDEX, OCPTV)),
-             _row("hir", "return_iops", "return to baseline IOPS", "IOPS", HIGHER, HIR_STATE,
-                  "baseline_iops", (INDEX,)),
-             _row("hir", "ss_iops", "baseline compared with", "IOPS", HIGHER, HIR_STATE,
-                  "ss_iops", (INDEX,)),
-             _row("hir", "wait_ratio", "wait / baseline", "ratio", NONE, HIR_STATE, "ratio",
-                  (INDEX, OCPTV)),
+             *_read_from("hir", HIR_STATE,
+                         ("wait_iops", "wait-state IOPS", "IOPS", HIGHER, "wait_iops",
+                          (INDEX, OCPTV)),
+                         ("return_iops", "return to baseline IOPS", "IOPS", HIGHER,
+                          "baseline_iops", (INDEX,)),
+                         ("ss_iops", "baseline compared with", "IOPS", HIGHER, "ss_iops",
+                          (INDEX,)),
+                         ("wait_ratio", "wait / baseline", "ratio", NONE, "ratio",
+                          (INDEX, OCPTV))),
              *_power_of("hir", HIR_STATE, "wait_", "iops", "IOPS", (INDEX, OCPTV))),
     *_family("xsr", "IOPS",
-             _row("xsr", "end_tp_mbps", "end throughput", "MB/s", HIGHER, XSR_GROUP,
-                  "end_tp_mbps", (INDEX,)),
-             _row("xsr", "final_level_mbps", "final level", "MB/s", HIGHER, XSR_GROUP,
-                  "final_level_mbps", (INDEX, OCPTV)),
-             _row("xsr", "peak_lat_mean_us", "peak ART", "us", LOWER, XSR_GROUP,
-                  "peak_lat_mean_us", (INDEX,)),
-             _row("xsr", "peak_clat_max_us", "peak MRT", "us", LOWER, XSR_GROUP,
-                  "peak_clat_max_us", (INDEX,)),
-             _row("xsr", "recovery_s", "recovery time", "s", LOWER, XSR_GROUP, "recovery_s",
-                  (INDEX, OCPTV)),
+             *_read_from("xsr", XSR_GROUP,
+                         ("end_tp_mbps", "end throughput", "MB/s", HIGHER, "end_tp_mbps",
+                          (INDEX,)),
+                         ("final_level_mbps", "final level", "MB/s", HIGHER, "final_level_mbps",
+                          (INDEX, OCPTV)),
+                         ("peak_lat_mean_us", "peak ART", "us", LOWER, "peak_lat_mean_us",
+                          (INDEX,)),
+                         ("peak_clat_max_us", "peak MRT", "us", LOWER, "peak_clat_max_us",
+                          (INDEX,)),
+                         ("recovery_s", "recovery time", "s", LOWER, "recovery_s",
+                          (INDEX, OCPTV))),
              *_power_of("xsr", XSR_GROUP, "", "mbps", "MB/s", (INDEX, OCPTV))),
     *_family("rwsw", "IOPS",
              *_operating_points("rwsw", "rwsw-dirth"),
-             _row("rwsw", "share_target_pct", "target share", "%", NONE, ATW_SHARE,
-                  "target_pct", (INDEX,), test="rwsw-wsat"),
-             _row("rwsw", "share_achieved_pct", "achieved share", "%", NONE, ATW_SHARE,
-                  "achieved_pct", (INDEX,), test="rwsw-wsat"),
-             _row("rwsw", "share_max_miss_pts", "largest miss", "pts", NONE, ATW_SHARE,
-                  "max_miss_pts", (INDEX,), test="rwsw-wsat"),
-             _row("rwsw", "share_within", "within tolerance", "yes=1", NONE, ATW_SHARE,
-                  "within", (INDEX,), test="rwsw-wsat"),
-             _row("rwsw", "share_max_miss_pts", "largest miss", "pts", NONE, REPLAY_STEP,
-                  "miss_pts", (INDEX,), test="rwsw-replay"),
-             _row("rwsw", "share_within", "within tolerance", "yes=1", NONE, REPLAY_STEP,
-                  "within", (INDEX,), test="rwsw-replay")),
+             *_read_from("rwsw", ATW_SHARE,
+                         ("share_target_pct", "target share", "%", NONE, "target_pct", (INDEX,)),
+                         ("share_achieved_pct", "achieved share", "%", NONE, "achieved_pct",
+                          (INDEX,)),
+                         ("share_max_miss_pts", "largest miss", "pts", NONE, "max_miss_pts",
+                          (INDEX,)),
+                         ("share_within", "within tolerance", "yes=1", NONE, "within", (INDEX,)),
+                         test="rwsw-wsat"),
+             *_read_from("rwsw", REPLAY_STEP,
+                         ("share_max_miss_pts", "largest miss", "pts", NONE, "miss_pts",
+                          (INDEX,)),
+                         ("share_within", "within tolerance", "yes=1", NONE, "within", (INDEX,)),
+                         test="rwsw-replay")),
 )
 
 
