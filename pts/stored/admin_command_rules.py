@@ -1,14 +1,13 @@
-"""More OCP admin command set requirements (v2.7 4.4 NVMe-AD-22, -27, -31, -32) that a log's or
-a feature's support decides: the Sanitize Status log (81h), the LBA Status Information log
-(0Eh) and the DSSD Asynchronous Event Configuration feature (C9h, v2.7 4.15.19-20), as
-nvme_facts.read_log_support and read_features read them (facts["logs"]["81h"],
-facts["features"]["C9h"]: the answer, or the drive's words refusing it); NVMe-AD-11 from the
-answer to Identify Controller sent with NSID 1 (nvme_facts.read_stray_nsid), NVMe-OPT-5 from
-the Timestamp feature's value (Get Features 0Eh, SEL 0: its Synch bit). Rules are added to
-pts.stored.host_rules.RULES; pts.stored.host_judge applies them.
+"""More OCP admin command set requirements (v2.7 4.4 NVMe-AD-22, -27) that a log's support
+decides: the Sanitize Status log (81h) and the LBA Status Information log (0Eh), as
+nvme_facts.read_log_support reads them (facts["logs"]["81h"]: the answer, or the drive's words
+refusing it; NVMe-AD-31/32, on feature C9h's defaults: pts.stored.dssd_feature_rules);
+NVMe-AD-11 from the answer to Identify Controller sent with NSID 1 (nvme_facts.read_stray_nsid),
+NVMe-OPT-5 from the Timestamp feature's value (Get Features 0Eh, SEL 0: its Synch bit). Rules
+are added to pts.stored.host_rules.RULES; pts.stored.host_judge applies them.
 
 Each is about a log or feature the v2.7 text also asks for (NVMe-AD-7: log 81h; STD-LOG-11:
-log 0Eh; GDAEC-*, SDAEC-*: feature C9h): refused as not supported (Invalid Field in Command,
+log 0Eh): refused as not supported (Invalid Field in Command,
 Invalid Log Page), FAIL with the refusal as the evidence; answered, the part a field would
 decide is NOT CHECKED where the run does not decode it, saying which.
 """
@@ -53,11 +52,8 @@ SUPPORT = {
                    "its Sanitize Status field as shipped (000b, Global Data Erased 1b): not "
                    "decoded, and a drive a host used may have been sanitized since"),
     "NVMe-AD-27": (436, "log", "0Eh", "LBA Status Information log", ""),
-    "NVMe-AD-31": (450, "feature", "C9h", "DSSD Asynchronous Event Configuration feature",
-                   "its default value (SEL 001b: Error Reporting AEN Enabled 1b) is not read"),
-    "NVMe-AD-32": (453, "feature", "C9h", "DSSD Asynchronous Event Configuration feature",
-                   "its default value (SEL 001b: Media Ready AEN Enabled 0b) is not read"),
 }
+# NVMe-AD-31/32 (C9h's defaults) are pts.stored.dssd_feature_rules', which reads them
 
 
 def _support(kind: str, key: str, name: str, leaves: str):

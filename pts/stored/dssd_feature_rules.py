@@ -11,12 +11,21 @@ evidence. The Set Features IDs are about the command a host sends, which the sui
 sends (it would change the drive's configuration): they stay NOT CHECKED
 (pts.config.ocp_id_classes), but for each feature's Save bit row ("the device shall (not)
 support setting this bit to 1b"), which the Saveable bit of Get Features SEL 011b decides.
+
+From the same reads: GETF-1 (every SEL answered; the suite asks SEL 000b, 001b and 011b, not
+010b), GETF-5 (the capabilities each feature returns), NVMe-AD-31/32 (C9h's defaults: GDAEC-2/3
+asked again in 4.4) and DSSDPSG-2 (C7h's current value against the NVMe power state in use,
+Get Features 02h, its Maximum Power in Identify Controller and the DSSD power states log C4h
+lists, pts.tools.ocp_page_facts).
 """
 
 from __future__ import annotations
 
+from pts.config.ocp_log_pages import DSSD_VALID
 from pts.stored.host_rules import (
     FAIL,
+    FEAT_02,
+    ID_CTRL,
     NOT_APPLICABLE,
     NOT_CHECKED,
     PASS,
@@ -24,6 +33,7 @@ from pts.stored.host_rules import (
     Evidence,
     rule,
 )
+from pts.stored.ocp_page_checks import Page
 from pts.tools.ocp_log_read import REFUSALS
 
 NAMES = {"C2h": "PLP Failure Mode", "C3h": "Clear PCIe Correctable Error Counters",
@@ -63,13 +73,10 @@ GET = (
      "device supports is not known to a host", 8873),
     ("MPCSG-1", "CBh", (31, 16), "reserved", None, 8998),
     ("MPCSG-2", "CBh", (15, 0), "read", "", 9011),
-    # the current DSSD Power State depends on the Set Features C7h sent before (DSSDPSG-1)
-    # or on the DSSD power states log C4h lists (DSSDPSG-2): only an answer is judged here
+    # the current DSSD Power State depends on the Set Features C7h sent before (DSSDPSG-1):
+    # only an answer is judged here (DSSDPSG-2, below, is decided where it can be)
     ("DSSDPSG-1", "C7h", (6, 0), "answer", "whether it is the state a Set Features C7h chose "
      "is not known: the suite sends none, and another host may have", 8490),
-    ("DSSDPSG-2", "C7h", (6, 0), "answer", "whether it is the lowest DSSD Power State at or "
-     "above the current NVMe power state's Maximum Power needs log C4h's DSSD power "
-     "states, not compared here", 8495),
 )
 # The Set IDs a Get answer decides: each feature's Save (SV) bit row, (ID, feature, the
 # Saveable bit the text asks for, line): saveable features "shall support setting this bit
@@ -164,3 +171,180 @@ for _rid, _fid, _bits, _check, _arg, _line in GET:
     rule(V27, _rid, _line)(_get(_fid, _bits, _check, _arg))
 for _rid, _fid, _saveable, _line in SAVE:
     rule(V27, _rid, _line)(_save(_fid, _saveable))
+
+
+# --- 4.15.1's general rows, 4.4's C9h defaults and DSSDPSG-2, from the same reads --------
+
+# 4.15.2's table (line 7366): no DSSD feature is Namespace scoped (GETF-5: NSSPEC 0b); C3h
+# and C9h are not saveable, the others are (SVBL); C0h (Event Injection) is not read
+SAVEABLE = {**{fid: s for _, fid, s, _ in SAVE}, "C5h": 1}
+ONCS_SEL = "ONCS (bytes 521:520) bit 4 (Save field in Set Features, Select field in Get Features)"
+
+
+def _sels_answered(f: dict, fid: str) -> tuple[list[str], list[str], Evidence]:
+    """(SELs refused with a status that says not supported, SELs that failed otherwise, the
+    evidence) of one feature; a refused current value answers for the SELs not asked."""
+    got = f["dssd_features"][fid]
+    cmd = f"nvme get-feature --feature-id=0x{fid[:2].lower()} --sel="
+    if "refused" in got:
+        said = got["refused"]
+        bad = ["000b"]
+        ev = Evidence(cmd + "0", "completion status (nvme-cli's words)", said)
+        return (bad, [], ev) if any(r in said for r in REFUSALS) else ([], bad, ev)
+    refused, failed, shown = [], [], {}
+    for sel, (n, label) in SEL.items():
+        value = got[sel]
+        if isinstance(value, dict):
+            said = value["refused"]
+            (refused if any(r in said for r in REFUSALS) else failed).append(label)
+            shown[n] = said[-120:]
+        else:
+            shown[n] = f"0x{value:08x}"
+    return refused, failed, Evidence(cmd + "0, 1, 3", "Dword 0 by SEL", shown)
+
+
+@rule(V27, "GETF-1", 7334)
+def getf_1(f):
+    oncs = f["id_ctrl"]["oncs"]
+    evs, refused, failed = [Evidence(ID_CTRL, ONCS_SEL, f"0x{oncs:x}")], [], []
+    for fid in NAMES:
+        bad, other, ev = _sels_answered(f, fid)
+        evs.append(ev)
+        refused += [f"{fid} SEL {b}" for b in bad]
+        failed += [f"{fid} SEL {b}" for b in other]
+    if not oncs >> 4 & 1:
+        return FAIL, ("ONCS bit 4 cleared: the controller does not support the Select field "
+                      "of Get Features"), tuple(evs)
+    if refused:
+        return FAIL, ("refused as not supported: " + ", ".join(refused) + " (a feature refused "
+                      "at SEL 000b is not asked the others)"), tuple(evs)
+    if failed:
+        return NOT_CHECKED, "read failed otherwise (evidence): " + "; ".join(failed), \
+            tuple(evs)
+    return NOT_CHECKED, ("SEL 000b, 001b and 011b answered for C2h-CBh; SEL 010b (saved) "
+                         "is not sent by the suite, nor any SEL for C0h (Event Injection), so "
+                         "whether every SEL is supported is not known"), tuple(evs)
+
+
+@rule(V27, "GETF-5", 7355)
+def getf_5(f):
+    evs, bad, failed = [], [], []
+    for fid in NAMES:
+        verdict, why, ev, v = _feature(f, fid, ("capabilities",))
+        evs += ev
+        if verdict:
+            if verdict == FAIL:
+                bad.append(f"{fid} refused as not supported: no capabilities returned")
+            else:
+                failed.append(f"{fid}: {why}")
+            continue
+        cap, svbl = v["capabilities"], SAVEABLE[fid]
+        wrong = [what for what, ok in (
+            (f"reserved bits 7:3 0x{cap >> 3 & 0x1F:x}", not cap >> 3 & 0x1F),
+            ("CHANG (bit 2) 0b", cap >> 2 & 1),
+            ("NSSPEC (bit 1) 1b: the feature is not Namespace scoped", not cap >> 1 & 1),
+            (f"SVBL (bit 0) {cap & 1}b: the text makes it {'' if svbl else 'not '}saveable",
+             cap & 1 == svbl)) if not ok]
+        if wrong:
+            bad.append(f"{fid} capabilities 0x{cap:x}: " + ", ".join(wrong))
+    if bad:
+        return FAIL, "; ".join(bad), tuple(evs)
+    if failed:
+        return NOT_CHECKED, "; ".join(failed), tuple(evs)
+    return PASS, ("C2h-CBh return bits 7:3 0, CHANG 1b, NSSPEC 0b and SVBL as 4.15.2's table "
+                  "(C3h, C9h 0b, the others 1b); not judged: C0h (Event Injection), which "
+                  "the suite does not ask"), tuple(evs)
+
+
+def _aen_default(rid: str, line: int, bit: int, want: int, name: str):
+    values = _get("C9h", (bit, bit), "values", {"default": (want,)})
+
+    def judge(f):
+        if "dssd_features" in f:
+            verdict, why, ev = values(f)
+            return verdict, (f"{name} (bit {bit}): {why}" if why.startswith("default")
+                             else why), ev
+        # a run recorded before the DSSD features were read: its support read of C9h (SEL 011b)
+        got = f["features"]["C9h"]
+        said = got.get("refused")
+        ev = (Evidence("nvme get-feature --feature-id=0xc9 --sel=3", "Dword 0 (capabilities)",
+                       got.get("capabilities", said and said[-160:])),)
+        if said and any(r in said for r in REFUSALS):
+            return FAIL, "DSSD Asynchronous Event Configuration feature (C9h) refused as " \
+                "not supported", ev
+        if said:
+            return NOT_CHECKED, "the C9h read failed otherwise (evidence)", ev
+        return NOT_CHECKED, (f"this run read C9h's capabilities only (recorded before the "
+                             f"DSSD features were read): its default value (SEL 001b: {name} "
+                             f"{want}b) is not known"), ev
+    rule(V27, rid, line)(judge)
+
+
+_aen_default("NVMe-AD-31", 450, 0, 1, "Error Reporting AEN Enabled")
+_aen_default("NVMe-AD-32", 453, 1, 0, "Media Ready AEN Enabled")
+
+
+def _dssd_states(f: dict) -> tuple[list[int], int | None, str, tuple[Evidence, ...]]:
+    """The valid DSSD Power States (numbers, in watts) and the Minimum Valid DSSD Power State
+    (DCLP-8): log C4h's descriptors with bit 7 set (DSSDPSD-1) where the page was decoded;
+    else the text's numbering (4.8.11: a DSSD Power State's number is its watts, 1-127) and no
+    minimum, said."""
+    page = Page(f, 0xC4)
+    unusable = page.unusable("DSSD Power State Descriptors")
+    if unusable is not None:
+        return list(range(1, 128)), None, (f"{unusable[1]}; the states taken as the text numbers "
+                                     "them (4.8.11: a DSSD Power State's number is its "
+                                     "watts, 1 to 127)"), unusable[2]
+    desc = page.fields["dssd_power_state_descriptors"]
+    valid = [n for n in range(1, 128) if desc[n] & DSSD_VALID]
+    least = page.fields["minimum_valid_dssd_power_state"]
+    return valid, least, f"log C4h lists {len(valid)} valid DSSD Power States", (
+        page.field_ev("minimum_valid_dssd_power_state"),
+        page.ev("bytes 143:17 (DCLP-9), bit 7 (valid) of each", valid))
+
+
+@rule(V27, "DSSDPSG-2", 8495)
+def dssdpsg_2(f):
+    verdict, why, ev, v = _feature(f, "C7h", ("current",))
+    if verdict:
+        return verdict, why, ev
+    reported, psds, in_use = v["current"] & 0x7F, f["id_ctrl"]["psds"], f["feature_02h"] & 0x1F
+    ev += (Evidence(FEAT_02 + " -s 0 (current)", "Dword 0 bits 4:0 (PS)", in_use),
+           Evidence(ID_CTRL, "Power State Descriptors: MP in watts (bytes 2048+32n)",
+                    [(p["state"], p["watts"]) for p in psds]))
+    if in_use >= len(psds):
+        return NOT_CHECKED, (f"the NVMe power state in use, {in_use}, is not in Identify's "
+                             f"table ({len(psds)} states; PWR-1)"), ev
+    mp = psds[in_use]["watts"]
+    said = f"C7h reports DSSD Power State {reported}; NVMe power state {in_use} ({mp} W) in use"
+    if reported < mp:
+        return FAIL, (f"{said}: below its Maximum Power, which neither DSSDPSG-2 (the lowest "
+                      "state at or above it) nor DSSDPSG-1 allows (a selected DSSD Power State "
+                      "runs an NVMe state whose Maximum Power is at most its number, 4.8.11 "
+                      "line 3309)"), ev
+    valid, least, source, c4 = _dssd_states(f)
+    ev += c4
+    lowest = min((n for n in valid if n >= mp), default=None)
+    if lowest is None:
+        return NOT_CHECKED, f"{said}; {source}, none at or above {mp} W", ev
+    if reported == lowest:
+        return PASS, (f"{said}: the lowest DSSD Power State at or above its Maximum Power "
+                      f"({source}), as DSSDPSG-2 asks"), ev
+    if least is not None and reported < least:
+        return FAIL, (f"{said}: not {lowest}, the lowest valid at or above {mp} W ({source}; "
+                      f"DSSDPSG-2), and below C4h's Minimum Valid DSSD Power State {least}, "
+                      "which no Set Features C7h selects (DCLP-8: Invalid Field in Command), "
+                      "so not DSSDPSG-1's either"), ev
+    top = max(p["watts"] for p in psds if p["watts"] <= reported)
+    chosen = [p["state"] for p in psds if p["watts"] == top]
+    if in_use not in chosen:
+        return FAIL, (f"{said}: not {lowest}, the lowest at or above {mp} W ({source}; "
+                      f"DSSDPSG-2), and not a state a Set Features C7h chose (DSSDPSG-1): "
+                      f"selecting {reported} runs NVMe power state "
+                      f"{', '.join(map(str, chosen))} ({top} W, 4.8.11)"
+                      ), ev
+    return NOT_CHECKED, (f"{said}: not {lowest}, the lowest at or above {mp} W ({source}), "
+                         f"as DSSDPSG-2 asks unless a Set Features C7h selected the state "
+                         f"(DSSDPSG-1: selecting {reported} runs NVMe power state {in_use}); "
+                         "the suite sends none, but another host or a saved value (SDSSDPS-10) "
+                         "may have"), ev

@@ -170,6 +170,17 @@ Changes made on purpose so far:
   command's field or behaviour (C2h-CBh): the suite sends no Set Features, ...". Counts
   (1 PASS, 0 FAIL, 59 NOT APPLICABLE, 1657 NOT CHECKED) and page count (113) unchanged;
   nothing else differs (diffed against 54ea919's outputs).
+- issue 49 §3 (GETF-1, GETF-5 judged from the DSSD feature reads; DSSDPSG-2 against the NVMe
+  power state in use and log C4h; NVMe-AD-31/32 from C9h's default, moved from
+  admin_command_rules to pts.stored.dssd_feature_rules): "report pdf text", "report html" and
+  the three "export json" and "export ocptv": GETF-1 and GETF-5 have host rules now, so on
+  these runs (no host facts) their NOT CHECKED reason is "judged from the drive's Identify,
+  ..., which this run did not record" (was "a host could check it, but the suite does not yet
+  send the commands or read the log fields it needs") and their `judged_by` "host rule" (was
+  "class"); on the OCP page they move between those two reasons' lists (one row a line longer,
+  its page's table a line taller). Counts (1 PASS, 0 FAIL, 59 NOT APPLICABLE, 1657 NOT
+  CHECKED), page count (113) and every page's footer unchanged; nothing else differs (diffed
+  against 5ce7bcb's outputs, in a copy of HEAD with only these files).
 A digest that differs fails naming the output; the test has written the new output to a
 file it names. To see the difference: write the outputs of the commit the table was made at
 (DIGESTS_FROM) and diff them:
@@ -193,10 +204,10 @@ DIGESTS_FROM = "e45646c"
 DIGESTS = (
     ("report pdf text", "ref-a1's report.pdf (pts.report.document.build_pdf, as `pts "
      "report`): text of every page, pdftotext -layout",
-     "42a7e02655ba8bc84a37e3d6c9ee4492c5a1575b0f70d692c82e696755ef634a"),
+     "b26aa4e8497b21d46771ba75e4a0d2784eb7fa2da502f9a40043de6876f06838"),
     ("report html", "ref-a1's report.html (build_html, as `pts report --html`), data: URIs "
      "of its charts cut to their media type",
-     "ceddb44db77401b590fa13c129c998c5e23f913675f4291e893ab94d6d136429"),
+     "cdc41bdcfbb45d9232b88c8d500e69e4a02c38d6bd5de7712a50d88a4fc76300"),
     ("report charts", "what ref-a1's report charts show (PDF and HTML builds, each chart "
      "once per build), in drawing order",
      "ab4422ca0534a58c059694e91ba39b20140c6e6624607a6836938c404c82203c"),
@@ -209,22 +220,22 @@ DIGESTS = (
     ("ref-a1 export csv", "`pts export --csv ref-a1`",
      "5a88650d81366e97c9fab33cc7e6eb3a2798d5ced38400c26ee606068b9d78fb"),
     ("ref-a1 export json", "`pts export --json ref-a1`",
-     "16e64a0fd78740dadb9a4cc45fe47bb4e789a136a2a19f3ff2407dbf49e916b6"),
+     "a04d8bb6ae8bc0bddad662fb05b9af89567a9dd9f1beee756e63d959b6d12189"),
     ("ref-a1 export ocptv", "`pts export --ocptv ref-a1` (HIR names: the index's, see above)",
-     "3589fb0f551a194ea6a3830820d8501565b91c91ed3e2be60ca29b961dd882f5"),
+     "5e2583e1b4e724f9c8c07061a55b2aea8f3af099078a25351ea47c99c2cc3602"),
     ("redone export csv", "`pts export --csv redone` (the last record of a redone point)",
      "44744e4fd9e1ea8d19d98907d583514557494853dc35f87cd882e9a48a9a70f1"),
     ("redone export json", "`pts export --json redone`",
-     "2e466f9a27d6ef30e16b6bdd621ee4b48e919ece7937c0fc74e3b75c4ae8163a"),
+     "f609a3d345540e907f50004919f95e083bec0f007b382a673ec6df1ca952a604"),
     ("redone export ocptv", "`pts export --ocptv redone` (HIR names the index's; the redone "
      "HIR state and XSR group listed once, their last record: see above)",
-     "3ebfe9493fe9284fd29e1823915d91990460117159f577531d85db8fad186a63"),
+     "b12b6c395f5636218b0fd330f592f4afa0f4e8dc8ec5489267b30393dfe51982"),
     ("rwsw export csv", "`pts export --csv rwsw`",
      "b1424c5e0f49a9d7fa998f0584ee80e66f288086eebe5271a4030a1bd6a39e40"),
     ("rwsw export json", "`pts export --json rwsw`",
-     "4e13b8ef213ba8dbae60b6cddb932d9ed3e2547380be564a461fc91d29efea2b"),
+     "3a5b91d54632afecef9fa7a798c0da50930e9b6c0a5a2e4b05fc38d7888e1fe3"),
     ("rwsw export ocptv", "`pts export --ocptv rwsw`",
-     "e0b91a08598d721a38b83b92e56e38a665ed795673d41bb06f7708bc5f337d03"),
+     "3a524da659bbfd3148c8d06fe84ed7c3142b7470f4b9cde98230fa25dd6a86b5"),
     ("index rows", "`pts index REPORTS_DIR` of all six runs (SQLite): every row of every "
      "table (runs, tests, figures, schema_version) as sorted JSON, mtimes and indexing times "
      "left out",
