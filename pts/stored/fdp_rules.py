@@ -75,11 +75,14 @@ def srg_1(f, configs):
     return PASS, f"configuration(s) {[c['index'] for c in configs]} advertise NRG 1"
 
 
-@rule(V27, "FDPSRG-2", 9249)
-@_fdp(True)
-def srg_2(f, configs):
+def _enough_handles(f, configs):
+    """FDPSRG-2 and FDPDP-2 alike: at least MIN_HANDLES reclaim unit handles."""
     n = _handles(configs, None)
     return (PASS if n >= MIN_HANDLES else FAIL), f"at most {n} reclaim unit handles"
+
+
+rule(V27, "FDPSRG-2", 9249)(_fdp(True)(_enough_handles))
+rule(V27, "FDPDP-2", 9273)(_fdp(False)(_enough_handles))
 
 
 @rule(V27, "FDPSRG-3", 9250)
@@ -123,13 +126,6 @@ def srg_6(f, configs):
     nnss, nn = max(c["nnss"] for c in configs), f["id_ctrl"]["nn"]
     ok = min(nnss, nn) >= 8
     return (PASS if ok else FAIL), f"NNSS {nnss}, Identify Controller NN {nn} (8 asked)"
-
-
-@rule(V27, "FDPDP-2", 9273)
-@_fdp(False)
-def dp_2(f, configs):
-    n = _handles(configs, None)
-    return (PASS if n >= MIN_HANDLES else FAIL), f"at most {n} reclaim unit handles"
 
 
 @rule(V27, "FDPDP-1", 9270)
