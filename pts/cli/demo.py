@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
             "--purge", "auto", "--reports-dir", str(reports), *extra, *report_args(args),
             *report_args(args, SERVE_FIELDS)]
     print("running:", " ".join(argv), flush=True)
-    proc = subprocess.run(argv, cwd=REPO)
+    proc = run_pts(argv)
     new = sorted(set(reports.glob("*/*/report.pdf")) - before, key=lambda p: p.stat().st_mtime)
     if not new:
         print(f"demo: no report was written (pytest exit status {proc.returncode})",
@@ -149,11 +149,17 @@ def rwsw_workload(reports: Path) -> Path:
             cap.wait(timeout=CAPTURE_MAX_S)
         if cap.returncode != 0:
             raise RuntimeError(f"the capture failed (exit status {cap.returncode})")
-    done = subprocess.run([sys.executable, "-m", "pts", "workload", str(capture), "--step", "1",
-                           "-o", str(atw)], cwd=REPO)
+    done = run_pts([sys.executable, "-m", "pts", "workload", str(capture), "--step", "1",
+                    "-o", str(atw)])
     if done.returncode != 0:
         raise RuntimeError(f"python -m pts workload {capture} failed")
     return atw
+
+
+def run_pts(argv: list[str]) -> subprocess.CompletedProcess:
+    """The demo's pytest run, or `pts workload`, to its end from the checkout; SIGTERM (the
+    suite's interrupted path) when the demo dies, kill -9 too: it ran on without it."""
+    return subprocess.run(argv, cwd=REPO, preexec_fn=commands.on_parent_death(signal.SIGTERM))
 
 
 def start_capture(dev: str, capture: Path) -> subprocess.Popen:

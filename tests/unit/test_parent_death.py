@@ -155,6 +155,17 @@ def test_demos_capture_ends_with_the_demo(tmp_path):
     killed_parent_takes(code, tmp_path / "capture.pid", tmp_path)
 
 
+def test_demos_suite_run_ends_with_the_demo(tmp_path):
+    """pts.cli.demo.run's pytest run of the suite (through run_pts, as its `pts workload`;
+    the Python is a stand-in: a real run would go on for minutes)."""
+    python = stand_in(tmp_path, "python", tmp_path / "pytest.pid")
+    code = ("import argparse, sys\nfrom pts.cli import demo\n"
+            "p = argparse.ArgumentParser()\ndemo.add_arguments(p)\n"
+            f"args = p.parse_args(['--reports-dir', {str(tmp_path / 'reports')!r}])\n"
+            f"sys.executable = {str(python)!r}\ndemo.run(args)\n")
+    killed_parent_takes(code, tmp_path / "pytest.pid", tmp_path)
+
+
 def test_purge_tools_end_with_the_suite(tmp_path):
     """blkdiscard as pts.conditioning.purge runs it (--purge trim), and nvme-cli as the
     Format and Sanitize purges run it (pts.tools.nvme.run_admin): stand-ins on PATH, the
