@@ -14,7 +14,7 @@ the standard text.
 from __future__ import annotations
 
 from pts.stored.host_rules import FAIL, NOT_CHECKED, V27, rule
-from pts.stored.telemetry_rules import log_answer
+from pts.stored.log_rules import log_answer
 
 # requirement ID -> (line, bytes, field)
 FIELDS = {

@@ -42,7 +42,10 @@ SUPPORT = {
 }
 
 
-def _answered(f: dict, log: str) -> tuple[bool | None, Evidence]:
+def log_answer(f: dict, log: str) -> tuple[bool | None, Evidence]:
+    """True: the drive answered `log`; False: refused as not supported (Invalid Field in
+    Command, Invalid Log Page); None: refused otherwise (a timeout, ...). KeyError when the
+    run did not ask."""
     got = f["logs"][log]
     ev = Evidence(GET_LOG.format("0x" + log[:2].lower()), f"log {log}",
                   f"{got['bytes']} bytes" if "bytes" in got else got["refused"][-160:])
@@ -53,7 +56,7 @@ def _answered(f: dict, log: str) -> tuple[bool | None, Evidence]:
 
 def _support(logs: tuple[str, ...], name: str):
     def check(f):
-        found = [_answered(f, log) for log in logs]
+        found = [log_answer(f, log) for log in logs]
         evs = tuple(ev for _, ev in found)
         if any(ok is False for ok, _ in found):
             refused = [log for log, (ok, _) in zip(logs, found, strict=True) if ok is False]

@@ -11,7 +11,7 @@ pts.stored.host_rules.RULES; pts.stored.host_judge applies them.
 from __future__ import annotations
 
 from pts.stored.host_rules import FAIL, ID_CTRL, NOT_CHECKED, V27, Evidence, rule
-from pts.stored.telemetry_rules import log_answer
+from pts.stored.log_rules import log_answer
 
 # requirement ID -> (line, what of the self-test operation it asks)
 OPERATION = {

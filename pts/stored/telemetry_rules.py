@@ -27,24 +27,12 @@ from pts.stored.host_rules import (
     id_ctrl_field,
     rule,
 )
+from pts.stored.log_rules import log_answer
 from pts.tools.ocp_log_read import REFUSALS
 
-GET_LOG = "nvme get-log --log-id={} --log-len=512 --raw-binary"
 NAMES = {"07h": "Telemetry Host-Initiated", "08h": "Telemetry Controller-Initiated",
          "C9h": "Telemetry String"}
 BOTH = ("07h", "08h")
-
-
-def log_answer(f: dict, log: str) -> tuple[bool | None, Evidence]:
-    """True: the drive answered `log`; False: refused as not supported (Invalid Field in
-    Command, Invalid Log Page); None: refused otherwise (a timeout, ...). KeyError when the
-    run did not ask."""
-    got = f["logs"][log]
-    ev = Evidence(GET_LOG.format("0x" + log[:2].lower()), f"log {log}",
-                  f"{got['bytes']} bytes" if "bytes" in got else got["refused"][-160:])
-    if "bytes" in got:
-        return True, ev
-    return (False if any(r in got["refused"] for r in REFUSALS) else None), ev
 
 
 def _lpa(f: dict) -> tuple[int, Evidence]:
