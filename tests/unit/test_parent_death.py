@@ -104,12 +104,33 @@ def killed_parent_takes(code: str, marker: Path, folder: Path) -> None:
             child.kill()
 
 
-def test_fio_jobs_end_when_fios_main_process_dies_by_itself(tmp_path):
+def _job_and_script(folder: Path) -> list[int] | None:
+    """The stand-in fio job and its script, by their command lines (both naming `folder`),
+    as this test's /proc shows them (the suite may be in a pid namespace of its own)."""
+    job, script = [], []
+    for entry in os.listdir("/proc"):
+        with contextlib.suppress(OSError, IndexError):
+            cmd = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            if state == "Z":
+                continue
+            if cmd.startswith(f"{folder}/bin/held "):
+                script.append(int(entry))
+            elif cmd.startswith(f"{folder}/fio -c ") and "job.pid" in cmd and "go ]" not in cmd:
+                job.append(int(entry))
+    return job + script if len(job) == 1 and len(script) == 1 else None
+
+
+@pytest.mark.parametrize("ns", [None, *(pytest.param(ns, marks=pytest.mark.needs(
+    "root", "unshare")) for ns in ("host-proc", "own-proc"))])
+def test_fio_jobs_end_when_fios_main_process_dies_by_itself(tmp_path, ns):
     """A stand-in fio (bash named fio) run the product's way (commands.run with the
     watcher) starts a job as fio does (setsid: its own session; its fd 1 and 2 the run's
     pipes, inherited), which ignores SIGTERM and runs a script in its group with output to a
     file (as exec_prerun does), then fio's main process SIGKILLs itself. The job and its
-    script go, and the suite's run returns fio's status (it used to wait for them: 600 s)."""
+    script go, and the suite's run returns fio's status (it used to wait for them: 600 s).
+    Also with the suite in a pid namespace of its own (a container), given the host's /proc
+    (the watcher reads pids of another namespace than its own) or its own."""
     fio = tmp_path / "fio"
     shutil.copy("/bin/bash", fio)
     stand_in(tmp_path, "script", tmp_path / "script.pid")
@@ -117,19 +138,28 @@ def test_fio_jobs_end_when_fios_main_process_dies_by_itself(tmp_path):
            f"echo $$ > {tmp_path}/job.tmp && mv {tmp_path}/job.tmp {tmp_path}/job.pid; wait")
     main = (f"setsid {fio} -c \"{job}\" & "
             f"while [ ! -e {tmp_path}/go ]; do sleep 0.02; done; kill -9 $$")
-    code = ("import sys\nfrom pts.tools import commands, fio_watch\n"
+    rc = tmp_path / "rc"
+    code = ("from pathlib import Path\nfrom pts.tools import commands, fio_watch\n"
             f"r = commands.run([{str(fio)!r}, '-c', {main!r}], timeout=600, check=False, "
-            "watch=fio_watch.watch)\nprint(r.returncode)\n")
-    suite = parent(code, tmp_path, stdout=subprocess.PIPE, text=True)
+            f"watch=fio_watch.watch)\nPath({str(rc)!r}).write_text(f'{{r.returncode}}\\n')\n")
+    in_ns = ["unshare", "--pid", "--fork", *(["--mount-proc"] if ns == "own-proc" else []),
+             "sh", "-c", '"$@"; sleep 60', "sh"] if ns else []
+    suite = subprocess.Popen([*in_ns, sys.executable, "-c", code], cwd=REPO,
+                             start_new_session=True, stdin=subprocess.DEVNULL)
     children = []
     try:
-        children = [noted(tmp_path / name, tmp_path) for name in ("job.pid", "script.pid")]
+        wait_for(lambda: (tmp_path / "job.pid").exists() and (tmp_path / "script.pid").exists()
+                 or suite.poll() is not None, "the job and its script started")
+        pids = wait_for(lambda: _job_and_script(tmp_path), "the job and its script seen")
+        children = [Child(pid, tmp_path) for pid in pids]
         (tmp_path / "go").touch()                   # fio's main SIGKILLs itself
-        wait_for(lambda: suite.poll() is not None, "the suite's run of fio returned")
-        assert suite.stdout.read().strip() == "-9"           # fio's main: SIGKILL
+        wait_for(lambda: rc.exists() and rc.read_text().endswith("\n"),
+                 "the suite's run of fio returned")
+        assert rc.read_text() == "-9\n"                      # fio's main: SIGKILL
         wait_for(lambda: not any(c.alive() for c in children), "the job and its script gone")
     finally:
-        suite.kill()
+        with contextlib.suppress(ProcessLookupError):       # the suite, or unshare and the
+            os.killpg(suite.pid, signal.SIGKILL)            # namespace's init: all in it
         suite.wait()
         for child in children:
             child.kill()
