@@ -45,7 +45,7 @@ def start(child: Child, cwd: Path, out: queue.Queue) -> None:
         child.argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, text=True, errors="replace", bufsize=1,
         pass_fds=() if child.lock_fd is None else (child.lock_fd,), start_new_session=True,
-        preexec_fn=lambda: commands.set_parent_death_signal(signal.SIGTERM))
+        preexec_fn=commands.on_parent_death(signal.SIGTERM))
 
     def pump() -> None:
         assert child.proc is not None and child.proc.stdout is not None
