@@ -104,6 +104,7 @@ class MeterSource:
         self._queue: queue.Queue = queue.Queue()
         self._proc: subprocess.Popen | None = None
         self._offset = 0.0
+        self._problem: str | None = None     # a bad line read beside good ones: said next
 
     def start(self) -> None:
         self._offset = time.time() - time.monotonic()
@@ -136,6 +137,9 @@ class MeterSource:
         self._queue.put(None)            # the meter's output has ended
 
     def read(self) -> list[Sample]:
+        if self._problem:
+            problem, self._problem = self._problem, None
+            raise PowerSourceError(f"{self.info.name}: {problem}")
         got, problem = [], None
         while True:
             try:
@@ -156,6 +160,10 @@ class MeterSource:
                 got.append(item)
         if problem and not got:
             raise PowerSourceError(f"{self.info.name}: {problem}")
+        # With good readings in the same read (reads slower than the meter's lines, or
+        # late on a loaded host) they are kept and the bad line is the next read's failure,
+        # not dropped unsaid.
+        self._problem = problem
         return got
 
     def stop(self) -> None:
