@@ -247,6 +247,10 @@ def _state(run: Run, ws: WaitState, ss: float, ar: int) -> records.HirState:
     if len(wait_iops) != ws.repetitions:
         run.deviation(TEST, f"HIR wait state {ws.state}: {len(wait_iops)} write intervals "
                             f"found in fio's logs instead of {ws.repetitions}.")
+    if len(base) != ws.baseline_repetitions:   # fio leaves out a last window it ends early in
+        run.deviation(TEST, f"HIR wait state {ws.state}: {len(base)} return-to-baseline "
+                            f"intervals found in fio's logs instead of "
+                            f"{ws.baseline_repetitions}.")
     run.ledger.append(rec)
     gap = f"; idle measured {gaps and min(gaps):.3f}-{gaps and max(gaps):.3f} s" if gaps else ""
     run.write(f"[pts {TEST}] {ws.name} ({ws.idle_s} s idle): {mean:,.0f} IOPS "
