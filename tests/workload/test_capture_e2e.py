@@ -76,7 +76,9 @@ def test_capture_agrees_with_the_kernels_counters(loop, tmp_path):
     ops, size = got["op"], got["bytes"]
     for op, ios, sectors in ((Op.READ, delta[0], delta[2]), (Op.WRITE, delta[4], delta[6])):
         mine = ops == op
-        assert ios > 4000
+        # enough for the 1 % below to mean something (the rate asked gives 6,000-14,000;
+        # a loaded host gives less, which is not what this checks)
+        assert ios > 600
         assert abs(mine.sum() - ios) <= 0.01 * ios, (op, mine.sum(), ios)
         assert abs(size[mine].sum() // 512 - sectors) <= 0.01 * sectors, op
     done = got["complete_ns"] != NO_TIME
@@ -187,13 +189,18 @@ def test_sigterm_ends_the_capture_keeping_it_and_sigkill_leftover_is_cleaned_nex
     out = tmp_path / "cap.parquet"
     proc = start_capture(loop, out, BOUND_S)
     instance = wait_for_instance(proc)
+    before = diskstats(loop)
     fio(loop, "randread", 1, rate_iops=500)
+    reads = int((diskstats(loop) - before)[0])      # the kernel's count of fio's reads
     proc.send_signal(signal.SIGTERM)
     stdout, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 0, stderr
     assert not instance.exists() and [p.name for p in tmp_path.iterdir()] == ["cap.parquet"]
     info = open_capture(out).info
-    assert info.events >= 250 and info.seconds < 30, (info.events, info.seconds)
+    # every read fio did (how many a loaded host lets it do at 500/s is not asked), and the
+    # tracing ended by the signal, not by its bound
+    assert reads > 0 and info.events >= reads and info.seconds < BOUND_S, (
+        info.events, reads, info.seconds)
     assert info.notes[0].startswith("stopped by SIGTERM after") and \
         "everything traced until then kept" in info.notes[0]
     assert f"note: {info.notes[0]}" in stdout
