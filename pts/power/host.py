@@ -114,7 +114,7 @@ class MeterSource:
                 stdin=subprocess.DEVNULL, start_new_session=True,
                 # SIGKILL, not SIGTERM: a meter's CLI deaf to SIGTERM must not outlive a suite
                 # killed -9 (stop() below still asks it politely first when the run ends)
-                preexec_fn=lambda: commands.set_parent_death_signal(signal.SIGKILL))
+                preexec_fn=commands.on_parent_death(signal.SIGKILL))
         except OSError as exc:
             raise PowerSourceError(f"{self.info.name}: cannot start {self.argv[0]}: {exc}") \
                 from None
