@@ -8,22 +8,32 @@ quoted exactly once (shlex.join) for the remote shell: no hand-built shell strin
 files are read with `cat`, directories listed with `ls -1A`, nodes examined with `stat -L`
 and `readlink -f`. Every command, remote or local, is logged on the controller before it runs.
 
-The commands to one host share one ssh connection (OpenSSH connection sharing: a master
-started with ControlPersist=60, its socket in MUX_DIR; a command finding no master connects
-on its own). A command then costs a few ms instead of a key exchange (~0.3 s even on one
-machine), and a drive's start-up runs ~25 of them. The master is started with every stdio
-on /dev/null: one that inherited a command's pipes would hold them open for its 60 s.
+The commands to one host share one ssh connection (OpenSSH connection sharing): a command
+then costs a few ms instead of a key exchange (~0.3 s even on one machine), and a drive's
+start-up runs ~25 of them. The connection's master is this process's own child (`ssh -N -o
+ControlMaster=yes -o ControlPersist=no`), never a daemon: it gets SIGTERM when the suite ends
+however it ends (kill -9 too: pts.tools.commands.on_parent_death), is stopped at a clean exit,
+and its socket is in a folder this process made, removed then. A command finding no
+master connects on its own. The master's stdio is /dev/null: one holding a command's pipes
+would keep them open as long as it lives.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import hashlib
 import os
+import queue
 import re
+import secrets
 import shlex
+import shutil
+import signal
 import stat as st
 import subprocess
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,9 +44,8 @@ from pts.tools import commands
 SSH_SCHEME = "ssh://"
 DEFAULT_FIO_PORT = FIO_PORT    # fio --server's default port (pts.config.option_rows)
 SSH_TIMEOUT_S = 120
-MUX_DIR = Path(tempfile.gettempdir()) / f"pts-ssh-{os.getuid()}"
-MUX_PERSIST_S = 60            # a master outlives its last command by this long
-_masters: dict[str, float] = {}     # control path -> when this process last used its master
+MASTER_WAIT_S = 30    # for a master to connect and listen (ConnectTimeout=20, then the keys)
+MASTER_RETRY_S = 50   # a master that ended (host unreachable, sshd gone) is retried after this
 _URL = re.compile(r"^ssh://(?:(?P<user>[A-Za-z0-9._-]+)@)?(?P<host>\[[0-9A-Fa-f:.]+\]|"
                   r"[A-Za-z0-9._-]+)(?::(?P<port>\d+))?(?P<path>/dev/[A-Za-z0-9._/:+-]+)$")
 
@@ -69,9 +78,10 @@ class Remote:
         return [*self._ssh(), "-o", "ControlMaster=no", self.target, "--", shlex.join(argv)]
 
     def master_argv(self) -> list[str]:
-        """The ssh command that leaves a shared connection to the host behind it."""
-        return [*self._ssh(), "-o", "ControlMaster=auto", "-o",
-                f"ControlPersist={MUX_PERSIST_S}", self.target, "--", "true"]
+        """The ssh command that holds the shared connection to the host while it runs (in
+        the foreground, no command: -N; ControlPersist=no: it never forks into a daemon)."""
+        return [*self._ssh(), "-o", "ControlMaster=yes", "-o", "ControlPersist=no", "-N",
+                self.target]
 
     def _ssh(self) -> list[str]:
         out = ["ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=20"]
@@ -83,10 +93,11 @@ class Remote:
 
     @property
     def control_path(self) -> str:
-        """The shared connection's socket: ssh expands %C (a hash of host, port and user);
-        the ssh config file is in the name too (another file may name another key)."""
-        tag = hashlib.sha256((self.ssh_config or "").encode()).hexdigest()[:8]
-        return str(MUX_DIR / f"{tag}-%C")
+        """The shared connection's socket, in this process's folder: one per host, port,
+        user and ssh config file (another file may name another key). Named here, not by
+        ssh's %C, so that the master's socket can be seen to listen."""
+        key = "\0".join((self.target, str(self.ssh_port), self.ssh_config or ""))
+        return str(_shared.folder / hashlib.sha256(key.encode()).hexdigest()[:16])
 
     def fio_client(self) -> str:
         """fio's --client connect string: HOST,PORT (an IPv6 literal in brackets as given)."""
@@ -205,22 +216,16 @@ class SshHost(Host):
         return result
 
     def _share_connection(self, log_file: Path | None) -> None:
-        """A master for this host's commands unless this process used one in the last
-        MUX_PERSIST_S - 10 s. Its failure is not an error: the command connects on its own
-        and says why if it cannot."""
-        path, now = self.remote.control_path, time.monotonic()
-        if now - _masters.get(path, -1e9) < MUX_PERSIST_S - 10:
-            _masters[path] = now
+        """This host's master, started unless it runs (or ended less than MASTER_RETRY_S
+        ago), and waited for until its socket listens. Its failure is not an error: the
+        command connects on its own and says why if it cannot."""
+        path = self.remote.control_path
+        master = _shared.master(path, self.remote.master_argv(), log_file)
+        if master is None:
             return
-        _masters[path] = now
-        MUX_DIR.mkdir(mode=0o700, exist_ok=True)
-        argv = self.remote.master_argv()
-        commands.log_command(log_file, argv)
-        try:
-            subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, timeout=30, check=False)
-        except (OSError, subprocess.TimeoutExpired):
-            pass
+        proc, deadline = master
+        while not os.path.exists(path) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
 
     def require(self, tool: str, package: str) -> None:
         """Checked when the tool runs: exit 127 is a ToolMissing naming the host."""
@@ -251,3 +256,90 @@ class SshHost(Host):
 
 def host_for(remote: Remote | None) -> Host:
     return LOCAL if remote is None else SshHost(remote)
+
+
+class _Masters:
+    """This process's shared connections: per control path the master (our child) and
+    when it was started. Every master is forked by one thread that lives as long as the
+    process: the parent-death signal comes when the THREAD that forked the child ends, and
+    the hosts' commands also run in threads that end (pts.session.gate's pool). A process
+    forked from this one starts afresh (os.register_at_fork): its own folder, no masters."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        # named now, made (mode 0700, never one that exists) when a master first starts: an
+        # ssh command started without one (the remote capture's) leaves no folder behind
+        self.folder = Path(tempfile.gettempdir()) / f"pts-ssh-{secrets.token_hex(6)}"
+        self.made = False
+        self.held: dict[str, tuple[subprocess.Popen, float]] = {}
+        self.requests: queue.SimpleQueue | None = None
+
+    def master(self, path: str, argv: list[str],
+               log_file: Path | None) -> tuple[subprocess.Popen, float] | None:
+        """The master of `path` and the time its start may take until, or None: none
+        runs, and the last one started less than MASTER_RETRY_S ago."""
+        with self.lock:
+            proc, started = self.held.get(path, (None, -1e9))
+            if proc is None or proc.poll() is not None:
+                if time.monotonic() - started < MASTER_RETRY_S:
+                    return None
+                if not self.made:
+                    try:
+                        os.mkdir(self.folder, 0o700)
+                    except OSError:
+                        return None
+                    self.made = True
+                # a socket left by an earlier master of ours killed -9 (stale: it ended)
+                # would keep the new one from listening
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(path)
+                commands.log_command(log_file, argv)
+                started, proc = time.monotonic(), self._start(argv)
+                if proc is None:
+                    return None
+                self.held[path] = (proc, started)
+            return proc, started + MASTER_WAIT_S
+
+    def _start(self, argv: list[str]) -> subprocess.Popen | None:
+        if self.requests is None:
+            self.requests = queue.SimpleQueue()
+            threading.Thread(target=_starter, args=(self.requests,), daemon=True,
+                             name="ssh-masters").start()
+        reply: queue.SimpleQueue = queue.SimpleQueue()
+        self.requests.put((argv, reply))
+        return reply.get()
+
+    def end(self) -> None:
+        """At a clean exit: every master stopped (SIGTERM, on which ssh removes its socket;
+        SIGKILL after 5 s), the folder removed. Only our children, by the Popen we hold (a
+        pid not yet waited for cannot be another process's)."""
+        for proc, _ in self.held.values():
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+        self.held.clear()
+        if self.made:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _starter(requests: queue.SimpleQueue) -> None:
+    while True:
+        argv, reply = requests.get()
+        try:
+            # SIGTERM when this process ends, however (kill -9 too); its own session, so a
+            # Ctrl-C at the terminal leaves it to the suite's cleanup commands
+            reply.put(subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                       preexec_fn=commands.on_parent_death(signal.SIGTERM),
+                                       start_new_session=True))
+        except OSError:
+            reply.put(None)
+
+
+_shared = _Masters()
+os.register_at_fork(after_in_child=_shared.__init__)
+atexit.register(_shared.end)

@@ -57,13 +57,14 @@ def test_the_ssh_command_quotes_the_argv_exactly_once(tmp_path):
     assert ssh[ssh.index("-F") + 1] == str(cfg) and ssh[ssh.index("-p") + 1] == "2200"
     assert ssh[-3:-1] == ["root@dut1", "--"]
     assert shlex.split(ssh[-1]) == argv          # what the remote shell gets back: the argv
-    # one shared connection per host and ssh config: a master left by master_argv
+    # one shared connection per host and ssh config: its master (master_argv) runs in the
+    # foreground, the suite's child (tests/unit/test_remote_hosts_master.py), its socket in
+    # a folder of the suite's own
     path = ssh[ssh.index(f"ControlPath={r.control_path}")].split("=", 1)[1]
-    assert path.startswith(str(hosts.MUX_DIR) + "/") and path.endswith("-%C")
-    assert "ControlMaster=no" in ssh
+    assert Path(path).parent == hosts._shared.folder and "ControlMaster=no" in ssh
     master = r.master_argv()
-    assert master[-3:] == ["root@dut1", "--", "true"] and "ControlMaster=auto" in master
-    assert f"ControlPersist={hosts.MUX_PERSIST_S}" in master and f"ControlPath={path}" in master
+    assert master[-2:] == ["-N", "root@dut1"] and "ControlMaster=yes" in master
+    assert "ControlPersist=no" in master and f"ControlPath={path}" in master
     other, _ = hosts.parse("ssh://root@dut1:2200/dev/sda")
     assert other.control_path != r.control_path          # another config, another socket
 
