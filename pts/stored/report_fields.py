@@ -93,10 +93,16 @@ def rows(run: RunView, date: str | None = None) -> tuple[list[tuple[str, str]], 
              "interface in --report-info"),
     ]
     drive = str(system.get("drive_reports") or "the drive was not asked")
+    declared = run.options.get("form_factor")      # --form-factor: the OCP IDs' form factor
     for label, key in (("DUT form factor", "form_factor"), ("DUT media type", "media_type")):
         given = info.get(key)
-        out.append(need(label, f"{given} (given in report info, {key})" if given else None,
-                        f"{key} in --report-info", f"not reported by the drive: {drive}"))
+        value = f"{given} (given in report info, {key})" if given else None
+        if key == "form_factor" and declared:          # one fact: both shown, neither lost
+            said = f"{declared} (declared with --form-factor)"
+            value = f"{value}; {said}" if value else said
+        out.append(need(label, value, f"{key} in --report-info or --form-factor"
+                        if key == "form_factor" else f"{key} in --report-info",
+                        f"not reported by the drive: {drive}"))
     if info.get("notable_features"):
         out.append(("DUT notable features", str(info["notable_features"])))
     if info.get("file"):

@@ -110,3 +110,25 @@ def test_export_json_carries_the_blocks_as_stored(tmp_path):
     folder, info = folder_with(tmp_path, report_info=INFO, system=SYSTEM)
     doc = document(folder)
     assert (doc["report_info"], doc["system"]) == (info["report_info"], info["system"])
+
+
+def test_the_declared_form_factor_is_the_dut_form_factor_too(tmp_path):
+    """--form-factor (the OCP IDs' form factor, run.json options) is the page's DUT form
+    factor where report info gives none, beside report info's where both are given (one
+    fact, neither lost), and the fix for a missing one names both."""
+    def form_factor_row(info, declared, name):
+        folder, run_json = folder_with(tmp_path / name, report_info=info, system=SYSTEM)
+        run_json["options"]["form_factor"] = declared
+        (folder / "run.json").write_text(json.dumps(run_json))
+        text = page1(render(folder, tmp_path / f"{name}.pdf"))
+        return text[text.index("DUT form factor"):text.index("DUT media type")].strip()
+
+    assert form_factor_row(dict(INFO, form_factor=None), "E1.S", "declared") == \
+        "DUT form factor E1.S (declared with --form-factor)"
+    assert form_factor_row(INFO, "U.2/U.3", "both") == \
+        (f"DUT form factor {INFO['form_factor']} (given in report info, form_factor); "
+         "U.2/U.3 (declared with --form-factor)")
+    assert form_factor_row(dict(INFO, form_factor=None), None, "neither") == \
+        ("DUT form factor NOT GIVEN (not reported by the drive: the NVMe Identify Controller "
+         "data has no form-factor or media-type field): required by PTS-E 1.0 §5; give "
+         "form_factor in --report-info or --form-factor")
