@@ -198,10 +198,11 @@ os.waitpid(child, 0)
 gates, fds, lock = fio_gate.open_gates(live_work, 2, {})   # the live owner: pid 1 here
 print("waiting", gates, flush=True)
 t0 = time.monotonic()
-rc = subprocess.run(["sh", "-c", f"./{fio_gate.GATE_SCRIPT} wait 1 3"],
+rc = subprocess.run(["sh", "-c", f"./{fio_gate.GATE_SCRIPT} wait 1 60"],
                     cwd=live_work).returncode
 sid = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[3]
-print(rc, round(time.monotonic() - t0, 2), sid, flush=True)
+started = (gates / "gate-1.started").exists()        # the gate's note of its release
+print(rc, round(time.monotonic() - t0, 2), sid, started, flush=True)
 fio_gate.close_gates(gates, fds, lock)
 """
 
@@ -220,9 +221,10 @@ def test_a_sweep_from_outside_keeps_a_live_gate_of_another_pid_namespace(tmp_pat
     gate hung beside it; a sweep from this host's namespace while the live gate waits (issue
     47 §1: it read "pid 1" in the host's /proc, found another start time and killed the live
     gate: "the gate ended with -9 after 0.06 s of 3"). The owners are judged by their locks:
-    the live gate waits its 3 s untouched, its folder stays; the dead owner's gate and the
-    fio above it are killed and its folder removed. Each said. The sweep sees only this
-    test's processes (a /proc view) and folders."""
+    the live gate waits untouched and is released by the test after the sweep (its exit 0
+    and its gate-1.started: it was still waiting, however long the sweep took), its folder
+    stays; the dead owner's gate and the fio above it are killed and its folder removed.
+    Each said. The sweep sees only this test's processes (a /proc view) and folders."""
     live, dead, tmp = tmp_path / "live", tmp_path / "dead", tmp_path / "tmp"
     for folder in (live, dead, tmp):
         folder.mkdir()
@@ -237,25 +239,29 @@ def test_a_sweep_from_outside_keeps_a_live_gate_of_another_pid_namespace(tmp_pat
         first = inner.stdout.readline().split()
         assert first[:1] == ["waiting"], first
         live_gates = Path(first[1])
-        deadline = time.monotonic() + 10           # the hung gate under its fio, started
-        while time.monotonic() < deadline and not [
-                p for p in procview.descendants([inner.pid])
-                if (o := openers.opener(p, Path("/proc"))) and "done 0 1 1" in o.command
-                and o.name == GATE_SCRIPT]:
+        def gates_running() -> set[str]:          # the hung gate and the live one, started
+            return {o.command.split(GATE_SCRIPT, 1)[1].strip()
+                    for p in procview.descendants([inner.pid])
+                    if (o := openers.opener(p, Path("/proc"))) and o.name == GATE_SCRIPT}
+        deadline = time.monotonic() + 60           # a limit only (a loaded host's starts)
+        while time.monotonic() < deadline and gates_running() < {"done 0 1 1", "wait 1 60"}:
             time.sleep(0.05)
-        time.sleep(0.5)                           # the live gate is waiting by now
+        assert gates_running() >= {"done 0 1 1", "wait 1 60"}, gates_running()
         view = procview.view(tmp_path / "proc", procview.descendants([inner.pid]))
         said: list[str] = []
         removed = leftovers.sweep(said.append, tmp=tmp, proc=view, shm=str(tmp_path),
                                   nullb=str(tmp_path / "nullb"))
         assert live_gates.is_dir(), "the live owner's gate folder was removed"
-        rc, took, sid = inner.stdout.readline().split()
+        with open(live_gates / "gate-1", "w") as fifo:     # its point released: by the test
+            fifo.write("go\n")
+        rc, took, sid, started = inner.stdout.readline().split()
         assert inner.wait(timeout=10) == 0
     finally:
         inner.kill()
     assert sid == "0", f"the namespace's session leader was visible (session {sid})"
-    # its whole 3 s (it was not killed early), ended by itself (1: not released)
-    assert int(rc) == 1 and 2.8 < float(took), f"the gate ended with {rc} after {took} s of 3"
+    # still waiting after the sweep: released by the test's line, its start noted
+    assert int(rc) == 0, f"the live gate ended with {rc} after {took} s (not released)"
+    assert started == "True", "the released live gate noted no start"
     killed = sorted(r.split()[1].split("(")[0] for r in removed if r.startswith("killed"))
     assert len(killed) == 3 and sum(k == "fio" for k in killed) == 1, removed
     dead_gates = [r for r in removed if r.startswith("removed")]
