@@ -252,8 +252,10 @@ def test_a_sweep_from_outside_keeps_a_live_gate_of_another_pid_namespace(tmp_pat
         removed = leftovers.sweep(said.append, tmp=tmp, proc=view, shm=str(tmp_path),
                                   nullb=str(tmp_path / "nullb"))
         assert live_gates.is_dir(), "the live owner's gate folder was removed"
-        with open(live_gates / "gate-1", "w") as fifo:     # its point released: by the test
-            fifo.write("go\n")
+        # its point released, by the test (non-blocking: no reader left is an error, not a hang)
+        fifo = os.open(live_gates / "gate-1", os.O_WRONLY | os.O_NONBLOCK)
+        os.write(fifo, b"go\n")
+        os.close(fifo)
         rc, took, sid, started = inner.stdout.readline().split()
         assert inner.wait(timeout=10) == 0
     finally:
