@@ -217,7 +217,9 @@ def test_a_stop_of_a_fio_deaf_to_sigint_kills_its_jobs_too(tmp_path, monkeypatch
 @pytest.mark.needs("fio")
 def test_a_real_fio_killed_with_its_suite_in_the_rounds_last_point(tmp_path):
     """fio 3.33 itself, in the last point of a pipelined round on a file, its SIGTERM
-    blocked: nothing of it (main process, jobs, gate scripts) left 5 s after the kill."""
+    blocked: nothing of it (main process, jobs, gate scripts) left after the kill, long
+    before its 30 s point would end by itself (20 s: a limit a loaded host cannot reach by
+    scheduling alone; the time it took is printed)."""
     target = tmp_path / "target"
     with open(target, "wb") as fh:
         fh.truncate(8 << 20)
@@ -232,7 +234,7 @@ def test_a_real_fio_killed_with_its_suite_in_the_rounds_last_point(tmp_path):
         time.sleep(0.3)                               # into its I/O
         fio = [p for p in ours([str(out)]) if _cmdline(p).split()[0].endswith("fio")]
         assert len(fio) >= 3, fio                     # the main process and its 2 jobs
-        took, left = kill_and_time(suite, marks, set(), grace=5)
+        took, left = kill_and_time(suite, marks, set(), grace=20)
     finally:
         suite.kill()
         suite.wait()
