@@ -12,7 +12,9 @@ write to a drive of this host (a new one, or `--resume`), removes:
   fio's working directory);
 - the fio processes of the resumed run (`openers.reap`: their command line names its
   folder);
-- gate folders (pts-gates-* in the temporary directory) whose owner is gone;
+- gate folders (pts-gates-* in the temporary directory) whose owner is gone, and the shared
+  ssh connections' folders (pts-ssh-*, pts.tools.hosts) whose owner's lock is no longer held
+  (a process killed -9: its masters ended with it, their sockets with them, the folder not);
 - host-ceiling RAM devices whose owner is gone (`ramdev.clean_leftovers`).
 It names each thing it removed. What a live owner holds (another suite, on another drive)
 is never touched: the owner holds a lock beside its gates while it lives (the kernel releases
@@ -24,6 +26,7 @@ sweep took a container's pid 1 for the host's and killed a live run's gate).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -37,7 +40,7 @@ from pts.device import openers, ramdev
 from pts.device.identity import PROC
 from pts.tools import fio_gate, liveness
 from pts.tools.commands import ToolError
-from pts.tools.hosts import Host, host_for
+from pts.tools.hosts import MASTERS_LOCK, MASTERS_PREFIX, Host, host_for
 
 # A gate folder gets its owner file as soon as it is made: one without it after this long
 # is a dead run's (killed in between, or made before the folders had owners).
@@ -64,7 +67,8 @@ def sweep(say: Say, resumed: Path | None = None, log_file: Path | None = None,
     for folder in stale_folders(Path(tmp or tempfile.gettempdir())):
         shutil.rmtree(folder, ignore_errors=True)
         removed.append(f"removed {folder}")
-        say(f"[pts] removed {folder}: the gate folder of a stopped run")
+        what = "ssh connections'" if folder.name.startswith(MASTERS_PREFIX) else "gate"
+        say(f"[pts] removed {folder}: the {what} folder of a stopped run")
     if os.geteuid() == 0:                # losetup and null_blk's configfs need root
         try:
             for name in ramdev.clean_leftovers(host or host_for(None), log_file,
@@ -158,7 +162,8 @@ def _parent(pid: int, proc: Path) -> int | None:
 def stale_folders(tmp: Path, now: float | None = None) -> list[Path]:
     """The gate folders in `tmp` whose owner is gone: its lock not held, or neither lock nor
     owner file older than STALE_S (killed while making it). An owner file without a lock
-    (an older version's) cannot say in which pid namespace its owner ran: kept."""
+    (an older version's) cannot say in which pid namespace its owner ran: kept. Then the
+    ssh connections' folders whose owner's lock is not held."""
     now = time.time() if now is None else now
     out = []
     for folder in sorted(tmp.glob(f"{fio_gate.GATES_PREFIX}*")):
@@ -171,4 +176,11 @@ def stale_folders(tmp: Path, now: float | None = None) -> list[Path]:
                 out.append(folder)
         except OSError:          # removed meanwhile
             continue
+    # the shared ssh connections' folders: only those whose lock says their owner is gone (a
+    # folder without a lock is an older version's, or one being made: kept)
+    for folder in sorted(tmp.glob(f"{MASTERS_PREFIX}*")):
+        with contextlib.suppress(OSError):
+            if folder.is_dir() and not folder.is_symlink() and \
+                    liveness.held(folder / MASTERS_LOCK) is False:
+                out.append(folder)
     return out

@@ -39,13 +39,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pts.config.option_rows import FIO_PORT
-from pts.tools import commands
+from pts.tools import commands, liveness
 
 SSH_SCHEME = "ssh://"
 DEFAULT_FIO_PORT = FIO_PORT    # fio --server's default port (pts.config.option_rows)
 SSH_TIMEOUT_S = 120
 MASTER_WAIT_S = 30    # for a master to connect and listen (ConnectTimeout=20, then the keys)
 MASTER_RETRY_S = 50   # a master that ended (host unreachable, sshd gone) is retried after this
+MASTERS_PREFIX = "pts-ssh-"    # the masters' folder in the temporary directory, one a process
+MASTERS_LOCK = "owner.lock"    # held while its process lives (pts.tools.liveness): a folder a
+                               # process killed -9 left is told from a live one's and removed
+                               # by the next run (pts.device.leftovers)
 _URL = re.compile(r"^ssh://(?:(?P<user>[A-Za-z0-9._-]+)@)?(?P<host>\[[0-9A-Fa-f:.]+\]|"
                   r"[A-Za-z0-9._-]+)(?::(?P<port>\d+))?(?P<path>/dev/[A-Za-z0-9._/:+-]+)$")
 
@@ -266,11 +270,12 @@ class _Masters:
     forked from this one starts afresh (os.register_at_fork): its own folder, no masters."""
 
     def __init__(self) -> None:
-        self.lock = threading.Lock()
+        self.mutex = threading.Lock()
         # named now, made (mode 0700, never one that exists) when a master first starts: an
         # ssh command started without one (the remote capture's) leaves no folder behind
-        self.folder = Path(tempfile.gettempdir()) / f"pts-ssh-{secrets.token_hex(6)}"
+        self.folder = Path(tempfile.gettempdir()) / f"{MASTERS_PREFIX}{secrets.token_hex(6)}"
         self.made = False
+        self.lock: int | None = None     # its owner lock (a forked child's own, once made)
         self.held: dict[str, tuple[subprocess.Popen, float]] = {}
         self.requests: queue.SimpleQueue | None = None
 
@@ -278,7 +283,7 @@ class _Masters:
                log_file: Path | None) -> tuple[subprocess.Popen, float] | None:
         """The master of `path` and the time its start may take until, or None: none
         runs, and the last one started less than MASTER_RETRY_S ago."""
-        with self.lock:
+        with self.mutex:
             proc, started = self.held.get(path, (None, -1e9))
             if proc is None or proc.poll() is not None:
                 if time.monotonic() - started < MASTER_RETRY_S:
@@ -286,6 +291,7 @@ class _Masters:
                 if not self.made:
                     try:
                         os.mkdir(self.folder, 0o700)
+                        self.lock = liveness.hold(self.folder / MASTERS_LOCK)
                     except OSError:
                         return None
                     self.made = True
@@ -324,6 +330,9 @@ class _Masters:
         self.held.clear()
         if self.made:
             shutil.rmtree(self.folder, ignore_errors=True)
+        if self.lock is not None:
+            os.close(self.lock)          # after the folder went: never seen there unheld
+            self.lock = None
 
 
 def _starter(requests: queue.SimpleQueue) -> None:

@@ -18,12 +18,15 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from pts.device import leftovers
+from pts.tools import hosts
 from tests.support import remote_hosts
 
 pytestmark = [pytest.mark.needs("root", "ssh", "sshd", "ssh-keygen", "fio")]
@@ -47,6 +50,17 @@ else:
 """
 
 
+@pytest.fixture
+def short_tmp() -> Iterator[Path]:
+    """The user's temporary directory, the test's own, under a short path: the socket's path
+    must fit a Unix socket's 108 bytes (pytest's tmp_path does not leave room)."""
+    folder = Path(tempfile.mkdtemp(prefix="pm-", dir="/tmp"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 @pytest.fixture(scope="module")
 def dut():
     with remote_hosts.keys() as k, remote_hosts.host(k) as h:
@@ -54,13 +68,14 @@ def dut():
 
 
 @contextlib.contextmanager
-def user(dut, last: str) -> Iterator[tuple[subprocess.Popen, int, int, str]]:
+def user(dut, last: str, tmp: Path) -> Iterator[tuple[subprocess.Popen, int, int, str]]:
     """The process using the shared connection; its master's pid (a pidfd on it) and
     socket, once `ssh -O check` has named that pid as the master of that socket. Whatever
     is left of them is killed after the test, by the Popen and the pidfd it holds."""
     proc = subprocess.Popen([sys.executable, "-c", USER, *dut, last], cwd=REPO,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True,
+                            env=dict(os.environ, TMPDIR=str(tmp)))   # its folder: the test's
     fd, socket = None, None
     try:
         pid, socket = proc.stdout.readline().split()
@@ -103,8 +118,11 @@ def ended(fd: int) -> bool:
     return bool(select.select([fd], [], [], 0)[0])     # a pidfd is readable once it ended
 
 
-def test_the_master_ends_when_its_user_is_killed_9_mid_command(dut):
-    with user(dut, "stream") as (proc, pid, fd, socket):
+def test_the_master_ends_when_its_user_is_killed_9_mid_command(dut, short_tmp):
+    with user(dut, "stream", short_tmp) as (proc, pid, fd, socket):
+        folder = Path(socket).parent
+        assert folder.parent == short_tmp and folder.name.startswith(hosts.MASTERS_PREFIX)
+        assert folder not in leftovers.stale_folders(short_tmp), "a live user's folder"
         deadline = time.monotonic() + LIMIT_S
         while not streaming(proc.pid, socket):
             assert proc.poll() is None and time.monotonic() < deadline, "no command runs"
@@ -117,10 +135,13 @@ def test_the_master_ends_when_its_user_is_killed_9_mid_command(dut):
             assert time.monotonic() < deadline, f"master {pid} alive {LIMIT_S} s after its user"
             time.sleep(0.02)
         assert not os.path.exists(socket), "ssh removes its socket on SIGTERM"
+        # the folder stays (nothing ran to remove it); its lock says its owner is gone, and
+        # the next run's sweep of leftovers removes it
+        assert leftovers.stale_folders(short_tmp) == [folder]
 
 
-def test_a_clean_exit_stops_the_master_and_removes_its_folder(dut):
-    with user(dut, "exit") as (proc, _, fd, socket):
+def test_a_clean_exit_stops_the_master_and_removes_its_folder(dut, short_tmp):
+    with user(dut, "exit", short_tmp) as (proc, _, fd, socket):
         assert os.path.exists(socket) and not ended(fd)
         proc.communicate("\n", timeout=LIMIT_S)
         assert proc.returncode == 0
