@@ -161,13 +161,10 @@ def _kill_job(pid: int, parent: int, name: str | None) -> None:
     /proc may be another pid namespace's than ours (a container given the host's): the job
     is opened by its pid in its own namespace, ours (NSpid's last), and the pidfd checked
     to name the process /proc shows as `pid`."""
-    ours = _ns_pid(pid)
-    try:
-        fd = os.pidfd_open(ours) if ours else None
-    except OSError:
+    opened = _pidfd(pid)
+    if opened is None:
         return
-    if fd is None:
-        return
+    fd, ours = opened
     try:
         # checked after the pidfd was opened: the stopped parent cannot have reaped the
         # process the pidfd names, so `pid` is still that process (and its group's id)
@@ -230,13 +227,10 @@ def _kill_holder(pid: int, pipe: int) -> None:
     process group (a fio job) is sent SIGSTOP first and seen not to have ended: stopping,
     it no longer ends by itself, so its pid, its group's id, stays its group's while the
     group (the sh of its exec_prerun/postrun script too) is killed."""
-    ours = _ns_pid(pid)
-    try:
-        fd = os.pidfd_open(ours) if ours else None
-    except OSError:
+    opened = _pidfd(pid)
+    if opened is None:
         return
-    if fd is None:
-        return
+    fd, ours = opened
     try:
         stat = _stat(pid)
         if stat is None or not _holds(pid, pipe) or _pid(fd) != pid:
@@ -251,6 +245,19 @@ def _kill_holder(pid: int, pipe: int) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def _pidfd(pid: int) -> tuple[int, int] | None:
+    """(a pidfd, its pid in our namespace) of /proc's `pid`, or None (gone, or not in a
+    namespace we can see into). The caller checks, after the opening, that the pidfd names
+    the process /proc shows (`_pid`), and closes it."""
+    ours = _ns_pid(pid)
+    if not ours:
+        return None
+    try:
+        return os.pidfd_open(ours), ours
+    except OSError:
+        return None
 
 
 def _ns_pid(pid: int) -> int | None:
