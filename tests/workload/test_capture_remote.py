@@ -9,9 +9,11 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -27,6 +29,17 @@ from tests.support.helpers import REPO, loop_device
 from tests.support.tracefs_mount import ensure_tracefs
 
 pytestmark = [pytest.mark.needs("root", "fio", "losetup", "ssh", "sshd", "ssh-keygen")]
+
+
+@pytest.fixture(autouse=True)
+def own_tmpdir(monkeypatch):
+    """The captures' temporary directory is the test's own, removed after: a capture killed
+    -9 leaves its ssh connections' folder there (the next run's sweep would take it), not in
+    the machine's /tmp. A short path: an ssh socket's must fit 108 bytes."""
+    folder = tempfile.mkdtemp(prefix="pc-", dir="/tmp")
+    monkeypatch.setenv("TMPDIR", folder)
+    yield
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
