@@ -25,17 +25,13 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from pts.tools.commands import set_parent_death_signal
+from pts.tools.commands import on_parent_death
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 IPMI_SIM = DATA / "ipmi_sim"
 REDFISH_MOCKUP = DATA / "redfish_mockup"
 USER, PASSWORD = "admin", "pts-secret"          # tests/data/ipmi_sim/lan.conf
 START_S = 10.0
-
-
-def _die_with_us() -> None:
-    set_parent_death_signal(signal.SIGKILL)
 
 
 def listening_port(pid: int, proto: str) -> int | None:
@@ -90,7 +86,7 @@ def ipmi_sim(folder: Path) -> Iterator[tuple[subprocess.Popen, int, Path]]:
         proc = subprocess.Popen(["ipmi_sim", "-c", str(IPMI_SIM / "lan.conf"), "-f",
                                  str(IPMI_SIM / "bmc.emu"), "-s", str(folder), "-n", "-p"],
                                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                preexec_fn=_die_with_us)
+                                preexec_fn=on_parent_death(signal.SIGKILL))
     try:
         yield proc, _wait_for_port(proc, "udp", log), password_file
     finally:
@@ -107,7 +103,7 @@ def redfish_static(folder: Path) -> Iterator[tuple[subprocess.Popen, str, Path]]
         proc = subprocess.Popen([sys.executable, "-m", "sushy_tools.static.main", "-i",
                                  "127.0.0.1", "-p", "0", "-m", str(mockup)],
                                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                preexec_fn=_die_with_us)
+                                preexec_fn=on_parent_death(signal.SIGKILL))
     try:
         yield proc, f"http://127.0.0.1:{_wait_for_port(proc, 'tcp', log)}", mockup
     finally:
