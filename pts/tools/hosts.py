@@ -274,8 +274,8 @@ class _Masters:
         # named now, made (mode 0700, never one that exists) when a master first starts: an
         # ssh command started without one (the remote capture's) leaves no folder behind
         self.folder = Path(tempfile.gettempdir()) / f"{MASTERS_PREFIX}{secrets.token_hex(6)}"
-        self.made = False
-        self.lock: int | None = None     # its owner lock (a forked child's own, once made)
+        # its owner lock, held once the folder is made (a forked child makes its own)
+        self.lock: int | None = None
         self.held: dict[str, tuple[subprocess.Popen, float]] = {}
         self.requests: queue.SimpleQueue | None = None
 
@@ -288,13 +288,16 @@ class _Masters:
             if proc is None or proc.poll() is not None:
                 if time.monotonic() - started < MASTER_RETRY_S:
                     return None
-                if not self.made:
+                if self.lock is None:
                     try:
                         os.mkdir(self.folder, 0o700)
-                        self.lock = liveness.hold(self.folder / MASTERS_LOCK)
                     except OSError:
                         return None
-                    self.made = True
+                    try:
+                        self.lock = liveness.hold(self.folder / MASTERS_LOCK)
+                    except OSError:
+                        shutil.rmtree(self.folder, ignore_errors=True)
+                        return None
                 # a socket left by an earlier master of ours killed -9 (stale: it ended)
                 # would keep the new one from listening
                 with contextlib.suppress(FileNotFoundError):
@@ -328,9 +331,8 @@ class _Masters:
                     proc.kill()
                     proc.wait()
         self.held.clear()
-        if self.made:
-            shutil.rmtree(self.folder, ignore_errors=True)
         if self.lock is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
             os.close(self.lock)          # after the folder went: never seen there unheld
             self.lock = None
 
