@@ -207,7 +207,10 @@ def test_a_stop_of_a_fio_deaf_to_sigint_kills_its_jobs_too(tmp_path, monkeypatch
     try:
         with pytest.raises(commands.ToolFailed, match="did not finish within"):
             commands.run([str(fio), "-c", main], timeout=1.5, watch=watch)
-        left = [_cmdline(p) for p in ours([str(fio)])]
+        # SIGKILLed by the stop; gone once the kernel has ended them (a limit that only stops
+        # a hang: each would sleep 120 s)
+        gone = wait_for(lambda: not ours([str(fio)]), 20)
+        left = [] if gone else [_cmdline(p) for p in ours([str(fio)])]
     finally:
         cleanup([str(fio)], set())
     assert seen, "fio was never watched"
