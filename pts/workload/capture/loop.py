@@ -70,11 +70,15 @@ def spool(instance: Source, path, formats: dict[str, bytes], meta: dict, seconds
     pages into a new spool at `path` (digest §7: streaming kept every event where a
     post-run read lost most). `instance`: a live source (source.Source: a
     tracefs.Instance, or a remote.RemoteInstance, whose clock is the DUT host's)."""
-    started_unix = time.time()
     # counted from before tracing (was: after the spool's files were made and fsync'd,
     # so what the buffer lost meanwhile went uncounted)
     lost_before = instance.lost()
     start_ns = instance.start()
+    # the Unix time of start_ns (issue_ns 0), read on the source's clock: was time.time()
+    # before start(), early by a remote start's ssh round trip, so the window the
+    # descriptor gives (started_unix + seconds) ended before the tracing did (CI of stop 55:
+    # a workload that ended inside the capture read as ending after it)
+    started_unix = time.time() - (instance.clock() - start_ns) / 1e9
     # after tracing_on: a task started later is named by its task_newtask event (a
     # one-time cost, not counted in cpu_s: ~300 tasks read in a few ms here)
     comms = instance.comms() if "task_newtask.format" in formats else {}
