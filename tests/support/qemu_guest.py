@@ -132,7 +132,6 @@ nvme_lane() {
     { find /sys/kernel/config/nullb -mindepth 1 -maxdepth 1 -type d
       for f in /dev/nullb* /dev/pts-ceiling-*; do [ ! -e "$f" ] || ls -ld "$f"; done
     } > $O/nullb-after 2>&1
-    grep MemAvailable /proc/meminfo > $O/meminfo-after
     # The drive's logs as nvme-cli prints them after the run (no I/O since its last step):
     # test_qemu_e2e decodes them itself and applies the OCP requirements' rules
     run c0h-after nvme ocp smart-add-log /dev/nvme0 -o json
@@ -148,7 +147,6 @@ sata_lane() {
 }
 scsi_lane() {
     run scsi-smart smartctl --json -a $SCSI
-    run scsi-wce sdparm --get=WCE=1 $SCSI
     # What numpy finds in the guest's CPU (tests.support.guest.qemu.CPU_MODEL): its
     # baseline, no AVX2.
     run cpu-features @PYTHON@ -c "import json; from numpy._core._multiarray_umath import \

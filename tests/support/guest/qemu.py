@@ -14,8 +14,6 @@ systems); `share_dir` is shared read-write (tag share) and seen in the guest as 
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import os
 import re
 import shutil
 import signal
@@ -25,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from pts.tools.commands import on_parent_death
 from tests.support.guest.image import GuestSetupError, Image, require_tools
 from tests.support.helpers import scratch_file
 
@@ -61,7 +60,6 @@ SUBSYSTEM = "nvme-subsys,id=nvmsubsys0,fdp=on,fdp.runs=1T,fdp.nrg=1,fdp.nruh=4"
 NAMESPACE = "nvme-ns,drive=nvm,nsid=1,bus=nvmectrl0,fdp.ruhs=0;1;2"
 OUTPUTS = ("guest.sh", "binds", "guest.log", "rc", "dmesg.txt", "ready", "init-error",
            "console.log")
-_PR_SET_PDEATHSIG = 1
 
 
 class GuestError(RuntimeError):
@@ -140,7 +138,9 @@ def run_guest(image: Image, script: str, share_dir: Path, nvme_backing: Path, se
     ready_at = None
     with open(console, "wb") as out:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+                                # SIGKILL when pytest dies (kill -9 too): no QEMU left behind
+                                stderr=subprocess.STDOUT,
+                                preexec_fn=on_parent_death(signal.SIGKILL))
     try:
         while proc.poll() is None:
             if ready_at is None and (share_dir / "ready").exists():
@@ -270,16 +270,6 @@ def backing_file(size: int, directory: Path = Path("/dev/shm")) -> Iterator[Path
 def _opt(path: Path) -> str:
     """A path inside a QEMU option list (a comma is written twice)."""
     return str(path).replace(",", ",,")
-
-
-_libc = ctypes.CDLL(None, use_errno=True)
-
-
-def _die_with_parent() -> None:
-    """In the child before exec: SIGKILL when pytest dies, so no QEMU is left behind."""
-    _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() == 1:          # the parent died before prctl
-        os._exit(1)
 
 
 def _kill(proc: subprocess.Popen) -> None:
