@@ -69,12 +69,18 @@ def test_a_look_up_is_not_undone_by_another_thread(monkeypatch):
     """The dashboard renders reports in several threads: while one thread looks a chart up,
     another that draws and stores (evicting the looked-up one: the cache holds one chart
     here) waits for it. Without the cache's lock the other thread evicted the chart between
-    the look-up and its move to the end: a KeyError in that thread's request."""
+    the look-up and its move to the end: a KeyError in that thread's request. Decided by the
+    other thread reaching the lock (it found it held and waits), not by its not finishing
+    within a time."""
     import threading
     from collections import OrderedDict
 
+    from tests.support.contended import WatchedLock
+
     monkeypatch.setattr(chart_base, "_DRAWN_MAX_BYTES", 1)
     monkeypatch.setattr(chart_base, "_drawn_bytes", 0)
+    lock = WatchedLock()
+    monkeypatch.setattr(chart_base, "_DRAWN_LOCK", lock)      # the cache's lock, watched
     other_done = threading.Event()
 
     @chart_base.drawn_once
@@ -84,6 +90,7 @@ def test_a_look_up_is_not_undone_by_another_thread(monkeypatch):
     def other():
         chart("b")                    # stored, and "a" evicted to stay within the bound
         other_done.set()
+        lock.turn.set()
 
     class Interleaved(OrderedDict):
         hooked = False
@@ -92,12 +99,15 @@ def test_a_look_up_is_not_undone_by_another_thread(monkeypatch):
             if not Interleaved.hooked:
                 Interleaved.hooked = True
                 threading.Thread(target=other, daemon=True).start()
-                # the other thread must wait for this look-up: done meanwhile, it was not
-                assert not other_done.wait(1.0), "another thread changed the cache mid-look-up"
+                # the other thread waits at the lock, or (no lock) it has finished: a hang
+                # bound only
+                assert lock.turn.wait(120)
+                assert not other_done.is_set(), "another thread changed the cache mid-look-up"
+                assert lock.waited == 1 and len(self) == 1
             super().move_to_end(key, last)
 
     monkeypatch.setattr(chart_base, "_DRAWN", Interleaved())
     first = chart("a")
     assert chart("a") is first and Interleaved.hooked        # the look-up, interleaved
-    assert other_done.wait(10) and list(chart_base._DRAWN) != [] and \
+    assert other_done.wait(120) and list(chart_base._DRAWN) != [] and \
         chart_base._drawn_bytes == sum(len(c) for c in chart_base._DRAWN.values())

@@ -8,6 +8,7 @@ import threading
 from collections import OrderedDict
 
 from pts.serve import kept
+from tests.support.contended import WatchedLock
 
 
 def test_kept_while_its_key_holds_and_the_least_recently_used_dropped_first():
@@ -30,8 +31,10 @@ def test_kept_while_its_key_holds_and_the_least_recently_used_dropped_first():
 def test_a_look_up_is_not_undone_by_another_request(monkeypatch):
     """Another request's store (which drops the value looked up: one value kept) while a
     look-up is between its hit and its move to the end waits for it; without the lock it
-    dropped the value there, a KeyError in that request."""
+    dropped the value there, a KeyError in that request. Decided by the other request
+    reaching the lock (it found it held and waits), not by its not finishing within a time."""
     other_done = threading.Event()
+    lock = WatchedLock()
 
     class Interleaved(OrderedDict):
         hooked, moves = False, 0
@@ -41,16 +44,22 @@ def test_a_look_up_is_not_undone_by_another_request(monkeypatch):
             if Interleaved.moves == 2:        # the hit on "a": found, not yet returned
                 Interleaved.hooked = True
                 threading.Thread(target=other, daemon=True).start()
-                assert not other_done.wait(1.0), "another request changed it mid-look-up"
+                # the other request waits at the lock, or (no lock) it has finished: a hang
+                # bound only
+                assert lock.turn.wait(120)
+                assert not other_done.is_set(), "another request changed it mid-look-up"
+                assert lock.waited == 1 and list(self) == ["a"]
             super().move_to_end(key, last)
 
     monkeypatch.setattr(kept, "OrderedDict", Interleaved)
     k = kept.Kept(1)
+    k._lock = lock                            # the code's lock, watched
 
     def other():
         k.get("b", 1, lambda: "b")
         other_done.set()
+        lock.turn.set()
 
     k.get("a", 1, lambda: "a")
     assert k.get("a", 1, lambda: "not kept") == "a" and Interleaved.hooked
-    assert other_done.wait(10) and len(k) == 1 and k.get("b", 1, lambda: "again") == "b"
+    assert other_done.wait(120) and len(k) == 1 and k.get("b", 1, lambda: "again") == "b"
