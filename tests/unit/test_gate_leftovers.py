@@ -88,7 +88,12 @@ def test_a_waiting_gate_ends_within_seconds_when_its_suite_is_gone(tmp_path):
     waiting = subprocess.Popen(["sh", "-c", f"./{GATE_SCRIPT} wait 1 30"], cwd=work,
                                start_new_session=True)
     try:
-        time.sleep(1.5)
+        # the gate waits at its FIFO (it holds gate-1 open: past its owner check), whatever
+        # the machine's load; a gate that misjudged its live owner ends before that
+        deadline = time.monotonic() + 60                   # a hang bound only
+        while not (in_session(waiting.pid, "fd", gates / "gate-1") or waiting.poll() is not None):
+            assert time.monotonic() < deadline, "the gate never reached its FIFO"
+            time.sleep(0.02)
         assert waiting.poll() is None, "the gate did not wait while its owner ran"
         owner_proc.kill()
         owner_proc.wait()
@@ -163,6 +168,18 @@ def in_groups(groups: list[int]) -> list[int]:
             if fields[0] != "Z" and int(fields[2]) in groups:
                 found.append(int(p.name))
     return found
+
+
+def in_session(leader: int, what: str, path: Path) -> bool:
+    """Has a live process of the session (or group) `leader` leads `path` open (what "fd")
+    or as its working directory ("cwd")?"""
+    for pid in in_groups([leader]):
+        with contextlib.suppress(OSError):
+            links = [f"/proc/{pid}/cwd"] if what == "cwd" else \
+                [str(f) for f in Path(f"/proc/{pid}/fd").iterdir()]
+            if any(os.readlink(link) == str(path.resolve()) for link in links):
+                return True
+    return False
 
 
 def ended(proc: subprocess.Popen, limit: float) -> int | None:
@@ -419,7 +436,13 @@ def test_the_sweep_kills_a_dead_owners_hung_gate_and_the_fio_above_it(tmp_path, 
         hung = hang_gates(tmp_path / f"try{attempt}", {
             "dead": (dead_owner(), "released"), "older": (dead_owner(), ""),
             "live": (fio_gate.me(), "held")})
-        time.sleep(1.0)
+        # each hangs opening its FIFO (its script is past its `cd`), however slowly it
+        # started: until then the sweep below would find part of its processes
+        deadline = time.monotonic() + 60                   # a hang bound only
+        while not all(in_session(p.pid, "cwd", tmp_path / f"try{attempt}" / name / "gates")
+                      or p.poll() is not None for name, p in hung.items()):
+            assert time.monotonic() < deadline, "the hung gates never reached their FIFO"
+            time.sleep(0.02)
         assert hung["live"].poll() is None, "a live owner's gate was killed"
         if hung["dead"].poll() is None and hung["older"].poll() is None:
             break
