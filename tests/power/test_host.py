@@ -160,20 +160,21 @@ def gone(pid: int) -> bool:
 def test_a_meter_deaf_to_sigterm_does_not_outlive_a_suite_killed_9():
     """The suite killed -9 while its meter runs: the meter (a CLI that ignores SIGTERM and
     waits 30 s between samples, so no broken pipe ends it first) dies with it (its
-    parent-death signal is SIGKILL), though it is in its own session."""
+    parent-death signal is SIGKILL), though it is in its own session. The kill comes once
+    the meter's first sample was read (it runs, deaf already), however slowly it started."""
     owner = subprocess.Popen(
         [sys.executable, "-c", "import sys, time\nfrom pts.power.host import MeterSource\n"
          f"s = MeterSource({meter('--deaf', '--period', '30')!r})\ns.start()\n"
+         "while not s.read():\n    time.sleep(0.01)\n"
          "print(s._proc.pid, flush=True)\ntime.sleep(60)"],
         stdout=subprocess.PIPE, text=True)
     pid = None
     try:
         pid = int(owner.stdout.readline())
-        time.sleep(0.3)
         assert not gone(pid)
         owner.kill()
         owner.wait()
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 20        # a hang bound: it would wait 30 s
         while not gone(pid) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert gone(pid), f"the meter {pid} outlived its suite"
