@@ -71,7 +71,7 @@ def _check_fio_versions(given: str, host: hosts.SshHost) -> None:
 
 def default_round_mode(given: str | None) -> str:
     """--round-mode when not given: pipelined, but stonewalled for an ssh:// device (a
-    pipelined round needs its start-time script where the I/O runs)."""
+    pipelined round needs its gate script where the I/O runs)."""
     return "stonewalled" if hosts.is_remote(given) else "pipelined"
 
 

@@ -113,7 +113,7 @@ def fitted(job: Job | JobSet, size: int, seconds: int, name: str) -> Job | JobSe
     per_thread = size // job.numjobs // job.block_size * job.block_size
     return dataclasses.replace(
         job, name=name, runtime=seconds, time_based=True, io_size=None, loops=1, logs=None,
-        timing_log=None, start_at_ms=None, startdelay_ms=None, new_group=False,
+        timing_log=None, startdelay_ms=None, new_group=False,
         stonewall=False, offset=0, size=per_thread if job.offset_increment else None,
         offset_increment=per_thread if job.offset_increment else 0)
 

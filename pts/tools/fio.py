@@ -79,16 +79,11 @@ class Job:
     logs: Logs | None = None
     # Several points in one fio process (pts.tools.fio_round): each its own reporting group,
     # created `startdelay_ms` after fio starts, or after the one before it (`stonewall`);
-    # `start_at_ms`: its I/O starts at this Unix time (ms) exactly — the job waits for it in
-    # `exec_prerun` (START_AT_SCRIPT in fio's working directory), before fio starts its
-    # runtime clock, so neither fio's 100 ms job-creation polling nor a slow job set-up
-    # moves the point;
     # `timing_log`: a mean-latency log with Unix-time stamps (windows: timing_window_ms),
     # from which the point's real I/O start and end are read.
     new_group: bool = False
     stonewall: bool = False
     startdelay_ms: int | None = None
-    start_at_ms: int | None = None
     timing_log: str | None = None
     # CBW: mixed block sizes ("512/4:4k/96") and skew ("zoned:50/5:30/15:20/80")
     bssplit: str | None = None
@@ -133,8 +128,6 @@ class Job:
         if self.flow_id is not None:
             opts.update(flow_id=str(self.flow_id), flow=str(self.flow),
                         flow_sleep=str(self.flow_sleep_us))
-        if self.start_at_ms is not None:
-            opts["exec_prerun"] = f"./{START_AT_SCRIPT} {self.start_at_ms}"
         if self.timing_log is not None:
             opts.update(write_lat_log=self.timing_log,
                         log_avg_msec=str(timing_window_ms(self.runtime)), log_unix_epoch="1")
@@ -149,17 +142,6 @@ class JobSet:
 
     name: str
     sections: tuple[Job, ...]
-
-
-# Waits until the Unix time in ms given as its argument (fio runs exec_prerun through
-# system(); `;` and `#` start comments in a job file, hence a script and not a command line).
-START_AT_SCRIPT = "pts-start-at.sh"
-START_AT_TEXT = """#!/bin/sh
-# snia-pts: wait until Unix time $1 (ms), the start of this point's I/O (fio exec_prerun)
-d=$(( $1 - $(date +%s%3N) ))
-if [ "$d" -gt 0 ]; then sleep "$((d / 1000)).$(printf %03d $((d % 1000)))"; fi
-exit 0
-"""
 
 
 def _log_options(logs: Logs) -> dict[str, str]:

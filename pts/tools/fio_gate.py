@@ -5,9 +5,14 @@ exec_postrun run, the folder of FIFOs it waits on, and who owns them.
 finishing together may both count N: extra lines are never read) writes one line per
 thread of point K+1 (M) into the FIFO gate-(K+1). `wait K S`: a thread of point K reads one
 line (at most S seconds: a point that failed never releases the next; fio then reports the
-error) and notes when it was released (gate-K.started: the point's start). fio runs them
-through system() in its working directory (`;` and `#` start comments in a job file, hence
-a script). Bash: read -t and $EPOCHREALTIME (µs) without a process per poll.
+error) and notes when it was released (gate-K.started: the point's start). `wait K S N T`:
+the same behind a barrier (the round's first point, whose threads no point before releases:
+each job section of an ATW point is set up at its own pace, up to seconds apart on a loaded
+host, and its IO streams must start together): the thread first notes that it is set up
+(gate-K.arrived), and the last of the N to arrive releases all N, at Unix time T (ms) at
+the earliest. A wait that runs out says so on its output (fio keeps it: NAME.prerun.txt).
+fio runs them through system() in its working directory (`;` and `#` start comments in a
+job file, hence a script). Bash: read -t and $EPOCHREALTIME (µs) without a process per poll.
 
 Nothing left behind at any instant (issue 38 §1): the suite killed with SIGKILL mid-round,
 fio gets SIGTERM (PR_SET_PDEATHSIG) but waits for the job in its exec_postrun; a `done`
@@ -52,7 +57,8 @@ GATES_PREFIX = "pts-gates-"
 OWNER_FILE = "owner"
 LOCK_FILE = "owner.lock"
 GATE_TEXT = """#!/bin/bash
-# snia-pts: start point K when all the I/O of point K-1 has completed (fio exec_pre/postrun)
+# snia-pts: start point K when all the I/O of point K-1 has completed (fio exec_pre/postrun);
+# the first point when all its threads are set up (a barrier)
 # owner: @PID@ @START@
 # lock: @LOCK@
 LC_ALL=C
@@ -85,6 +91,15 @@ if [ "$1" = done ]; then
 fi
 read -r -a stat < /proc/$$/stat        # its 6th field: the session, led by fio's job
 exec 3<> "gate-$2" || exit 1            # read-write: never blocks, writer or not
+if [ -n "$4" ]; then                    # a barrier: the last of $4 threads set up releases
+  printf '%s\\n' "$EPOCHREALTIME" >> "gate-$2.arrived"          # all of them, at $5 (ms)
+  mapfile -t seen < "gate-$2.arrived"   # at the earliest (two arriving last together may
+  if [ "${#seen[@]}" -ge "$4" ]; then   # both release: extra lines are never read)
+    d=$(($5 * 1000 - ${EPOCHREALTIME/[.,]/}))                 # µs to go
+    ((d > 0)) && sleep "$((d / 1000000)).$(printf %06d $((d % 1000000)))"
+    for ((i = 0; i < $4; i++)); do echo go; done >&3
+  fi
+fi
 left=$3                                 # seconds; a fractional one: a single read of it
 while :; do
   if [[ $left == *.* ]] || ((left <= 1)); then step=$left; else step=1; fi
@@ -96,7 +111,14 @@ while :; do
   # outside this pid namespace, as in a container started without setsid: not checkable)
   { [ "${stat[5]}" = 0 ] || [ -e "/proc/${stat[5]}" ]; } || exit 1
   owner || end_fio
-  [ "$step" = "$left" ] && exit 1
+  if [ "$step" = "$left" ]; then         # ran out: said where fio keeps the output
+    why=
+    if [ -n "$4" ]; then
+      mapfile -t seen < "gate-$2.arrived"; why=" (${#seen[@]} of its $4 threads set up)"
+    fi
+    echo "pts-gate: point $2 not released within $3 s$why" >&2
+    exit 1
+  fi
   left=$((left - 1))
 done
 """
@@ -171,22 +193,22 @@ def owner_held(folder: Path) -> bool | None:
 
 
 def open_gates(out_dir: Path, points: int,
-               scripts: dict[str, str]) -> tuple[Path, list[int], int]:
+               scripts: dict[str, str] | None = None) -> tuple[Path, list[int], int]:
     """The scripts (`scripts`, name -> text, and the gate script, in `out_dir`: fio's working
-    directory) and one FIFO per point after the first (gate-K, in a new local folder named
-    after this process, with its owner file), held open here read-write for the whole fio
-    run: no line is lost before its reader opens it; and the owner's lock, held until
-    `close_gates`."""
+    directory) and one FIFO per point (gate-K, in a new local folder named after this
+    process, with its owner file; gate-0: the first point's barrier), held open here
+    read-write for the whole fio run: no line is lost before its reader opens it; and the
+    owner's lock, held until `close_gates`."""
     owner = me()
     gates = Path(tempfile.mkdtemp(prefix=f"{GATES_PREFIX}{owner[0]}-"))
     lock = liveness.hold(gates / LOCK_FILE)      # before the owner file: never seen unheld
     (gates / OWNER_FILE).write_text(f"{owner[0]} {owner[1]}\n", encoding="utf-8")
-    for script, text in (*scripts.items(), (GATE_SCRIPT, gate_text(gates, owner))):
+    for script, text in (*(scripts or {}).items(), (GATE_SCRIPT, gate_text(gates, owner))):
         (out_dir / script).write_text(text, encoding="utf-8")
         (out_dir / script).chmod(0o755)
     fds = []
     try:
-        for k in range(1, points):
+        for k in range(points):
             os.mkfifo(gates / f"gate-{k}")
             fds.append(os.open(gates / f"gate-{k}", os.O_RDWR | os.O_NONBLOCK))
     except OSError:
@@ -201,7 +223,7 @@ def close_gates(gates: Path, fds: list[int], lock: int | None = None) -> dict[in
     for fd in fds:
         os.close(fd)
     released = {}
-    for k in range(1, len(fds) + 1):
+    for k in range(len(fds)):
         started = gates / f"gate-{k}.started"
         if started.exists():
             stamps = [float(x.replace(",", ".")) for x in started.read_text().split()]

@@ -4,8 +4,12 @@ its own result: one reporting group per point (`new_group`), its own JSON docume
 timing log (fio `write_lat_log` with `log_unix_epoch`, 10 ms windows).
 
 Modes (design.md "Speed": every fio process costs ~0.3 s of idle device time):
-  pipelined   one process; the first point's I/O starts at t0 = fio's launch + LEAD_MS
-              (fio creates it LEAD_MS early and it waits for t0 in `exec_prerun`); each
+  pipelined   one process; the first point's I/O starts when ALL its threads are set up,
+              at t0 = fio's launch + LEAD_MS at the earliest: each waits in `exec_prerun`
+              at a barrier (the gate's `wait 0 S N T0`: the last of its N threads to
+              arrive releases them all), so the IO streams of an ATW point (its sections,
+              set up at their own pace: 0.13-1.8 s after t0 seen on a loaded host) start
+              together, and the release is the point's start; each
               later point's I/O starts when ALL the I/O of the point before it has completed
               (completion-triggered, GATE_SCRIPT: pts.tools.fio_gate): every clone of point
               k-1 runs `exec_postrun` after its last completion (fio reaps what is in
@@ -26,8 +30,8 @@ Modes (design.md "Speed": every fio process costs ~0.3 s of idle device time):
   per-point   one fio process per point (the reference: what TKperf and plain fio scripts do)
 
 `overlap_ms` of a point is how long its I/O ran while the previous point's was still
-running (negative: the idle gap between them); a pipelined point's I/O runs from its start
-(its start time, or its release by the gate) at the latest, even when its first completion
+running (negative: the idle gap between them); a pipelined point's I/O runs from its release
+by the gate at the latest, even when its first completion
 comes later. `drain_ms` of a point is how long its last completion came after the end of its
 runtime (its I/O in flight when fio stopped submitting; fio counts it in the point's runtime
 and figures, and the gate waits it out before the next point).
@@ -49,8 +53,6 @@ from pathlib import Path
 from pts.config.settings import ROUND_MODES as MODES
 from pts.tools import fio_logs
 from pts.tools.fio import (
-    START_AT_SCRIPT,
-    START_AT_TEXT,
     DeviceGone,
     Fio,
     FioFailed,
@@ -67,9 +69,10 @@ from pts.tools.fio_result import errors_text
 
 __all__ = ["GATE_SCRIPT", "MODES", "PointResult", "gate_text", "run_round", "sections_of"]
 
-# How long before its start a pipelined point's fio job is created: fio's job-creation loop
-# (<= 100 ms late), the job's set-up (>= 100 ms: fio polls for it every 100 ms) and a
-# loaded host. A point whose set-up takes longer starts late, which its overlap shows.
+# The earliest start of a pipelined round's first point after fio's launch: fio's
+# job-creation loop (<= 100 ms late) and the jobs' set-up (>= 100 ms: fio polls for it
+# every 100 ms). Set-ups that take longer (a loaded host) hold the start until the last
+# thread of the point is set up (the barrier), never one IO stream apart from the others.
 LEAD_MS = 500
 
 
@@ -90,7 +93,7 @@ class PointResult:
     overlap_ms: float | None  # with the previous point of the round (None: the first)
     # (section name, its own result) of each job section of the point, in order
     sections: tuple[tuple[str, Summary], ...] = ()
-    due: float | None = None  # Unix s: its start (pipelined: its start time) + its runtime
+    due: float | None = None  # Unix s: its start (pipelined: its release) + its runtime
 
     @property
     def drain_ms(self) -> float | None:
@@ -110,9 +113,11 @@ def clones(point: Job | JobSet) -> int:
 def scheduled(points: list[Job | JobSet], mode: str, log_dir: Path, t0_ms: int = 0,
               wait_s: int = 0) -> list[JobSet]:
     """The round's points with their sections' scheduling options and timing logs.
-    Pipelined: point 0 starts at Unix time `t0_ms`; point k waits (at most `wait_s`) in
-    `exec_prerun` until point k-1's threads have all run their `exec_postrun` (GATE), and
-    is created when point k-2 has exited (`wait_for`). Stonewalled: a point waits on its
+    Pipelined: point 0's threads wait (at most `wait_s`) in `exec_prerun` until all of them
+    are there, then start together, at Unix time `t0_ms` at the earliest (GATE's barrier);
+    point k waits (at most `wait_s`) in `exec_prerun` until point k-1's threads have all
+    run their `exec_postrun` (GATE), and is created when point k-2 has exited
+    (`wait_for`). Stonewalled: a point waits on its
     first section (fio starts the sections after it together with it)."""
     out = []
     for k, point in enumerate(points):
@@ -120,11 +125,9 @@ def scheduled(points: list[Job | JobSet], mode: str, log_dir: Path, t0_ms: int =
         for n, job in enumerate(sections_of(point)):
             extra: dict = {"new_group": True, "timing_log": str(log_dir / job.name)}
             if mode == "pipelined":
-                gate: tuple[tuple[str, str], ...] = ()
-                if k:
-                    gate += (("exec_prerun", f"./{GATE_SCRIPT} wait {k} {wait_s}"),)
-                else:
-                    extra["start_at_ms"] = t0_ms
+                barrier = "" if k else f" {clones(point)} {t0_ms}"
+                gate: tuple[tuple[str, str], ...] = (
+                    ("exec_prerun", f"./{GATE_SCRIPT} wait {k} {wait_s}{barrier}"),)
                 if k >= 2:
                     gate += (("wait_for", sections_of(points[k - 2])[0].name),)
                 if k + 1 < len(points):
@@ -203,8 +206,7 @@ def run_round(fio: Fio, filename: str, jobs: list[Job | JobSet], out_dir: Path, 
         docs = {p.name: split(found[p.name][0], out_dir, [p])[p.name] for p in planned}
         bounds = {n: (s, e) for n, (_, s, e) in found.items()}
     else:
-        gates = open_gates(out_dir, len(planned), {START_AT_SCRIPT: START_AT_TEXT}) \
-            if mode == "pipelined" else None
+        gates = open_gates(out_dir, len(planned)) if mode == "pipelined" else None
 
         def text(launch_ms: int) -> str:      # the first point's start: made at fio's launch
             nonlocal planned
@@ -243,14 +245,12 @@ def _results(fio: Fio, filename: str, planned: list[JobSet], docs, bounds,
                 f"fio reported I/O error(s) {errors_text(summary.errors)} for {point.name} "
                 f"in {path}")
         start, end = io_window(point) or bounds[point.name]
-        job = point.sections[0]
         due = start
-        begun = job.start_at_ms / 1000 if job.start_at_ms is not None else released.get(k)
-        if begun is not None:
-            # A pipelined point submits its I/O when it is started (its start time, or its
-            # release by the gate); its first completion comes later (and its first log
-            # window earlier): the point and its overlap count from its start.
-            start = due = min(start, begun) if job.start_at_ms is not None else begun
+        if (begun := released.get(k)) is not None:
+            # A pipelined point submits its I/O when the gate releases it; its first
+            # completion comes later (and its first log window earlier): the point and its
+            # overlap count from its release.
+            start = due = begun
         runtime = max((j.runtime or 0) for j in point.sections)
         due = due + runtime if runtime and all(j.time_based for j in point.sections) else None
         overlap = None if previous_end is None else (previous_end - start) * 1000

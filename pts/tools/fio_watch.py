@@ -21,7 +21,7 @@ So the suite starts this watcher beside every fio run (`watch`), in a session of
 fio's. fio ends first: it ends too. The suite ends first (or was gone before it looked):
 it stops fio's main process (SIGSTOP: it can then neither reap a job, whose pid therefore
 stays the job's, nor fork), SIGKILLs the process group of every job (the session the job
-leads: the gate or start-time script it runs through sh, too) and then the main process.
+leads: the gate script it runs through sh, too) and then the main process.
 Never by a pid alone (issue 47 §1: a sweep killed a live gate of another pid namespace):
 fio's main process by the pidfd the suite opened while fio was its unreaped child; a job
 only if it is that stopped process's child, named as it is, and checked after its own pidfd

@@ -147,3 +147,61 @@ def test_a_real_overlap_is_measured_again_stonewalled(make_loop, tmp_path, monke
     assert found[1]["overlap_ms"] is None           # alone in its fio run
     piped_p01 = json.loads((piped / "p01.json").read_text())["jobs"][0]["write"]["iops"]
     assert found[1]["iops"] != piped_p01            # not the overlapping measurement
+
+
+# The barrier of a pipelined round's first point: one IO stream's section created LATE_MS
+# after fio's start (`startdelay`: its set-up, and so its arrival at the barrier, comes that
+# late, as a slow set-up on a loaded host does: 0.13-1.8 s seen), well after the earliest
+# start (LEAD_MS after the launch), where the old fixed start time began the other streams.
+# SPREAD_MS: how far apart streams released together may start and end (measured 0-39 ms
+# at load 4-5, a CI run beside it); started apart, they end 1 s apart and more.
+LATE_MS, SPREAD_MS = 1200, 150
+
+
+def test_an_atw_points_streams_start_together_however_late_one_is_set_up(make_loop, tmp_path):
+    """The first point of a pipelined round, an ATW point of 3 IO streams (one fio job section
+    each, in one fio flow: pts.workload.applied) on a loop device, one of them set up LATE_MS
+    late: all 3 streams' I/O (their own timing logs) starts within SPREAD_MS, and ends
+    within SPREAD_MS (each runs its 1 s runtime from its own start), after the late one's
+    creation; the point's start is their release by the barrier (the gate's note, read by
+    run_round), not its earliest start. With the fixed start time (fio_round before the
+    barrier) or a barrier that lets the first thread through, the other two began about
+    1 s earlier, starved by the flow until the late stream came, and ended 1 s earlier."""
+    import dataclasses
+    import tomllib
+
+    from pts.tools import fio_logs
+    from pts.tools.fio import timing_window_ms
+    from pts.tools.fio_round import LEAD_MS, run_round
+    from pts.workload import applied, atw
+    from tests.support.rwsw import THREE_STREAMS, atw_text
+
+    size = 64 << 20
+    dev = make_loop(size)
+    w = atw.parse(tomllib.loads(atw_text("three", THREE_STREAMS)), "three.toml", "ab" * 32)
+    point = applied.sections(w, "p00", flow_id=1, runtime=1, ar_bytes=size, split="share",
+                             flow_sleep_us=10)
+    late = dataclasses.replace(point.sections[1], startdelay_ms=LATE_MS)
+    point = dataclasses.replace(point, sections=(point.sections[0], late, point.sections[2]))
+    out = tmp_path / "round"
+    (found,) = run_round(Fio(log_file=tmp_path / "cmds.log"), dev, [point], out, "pipelined",
+                         timeout=60)
+    text = (out / "round.fio").read_text()
+    t0_ms = int(re.search(r"^exec_prerun=\./pts-gate\.sh wait 0 61 3 (\d+)$", text, re.M)[1])
+    assert text.count(f"wait 0 61 3 {t0_ms}\n") == 3 and f"startdelay={LATE_MS}ms" in text
+    launch_ms, window = t0_ms - LEAD_MS, timing_window_ms(1)
+    stamps = {job.name: [row[0] for f in fio_logs.thread_files(str(out / "timing" / job.name),
+                                                               "lat")
+                         for row in fio_logs.read_rows(f, ddir=None)]
+              for job in point.sections}
+    firsts = {n: min(s) - window - launch_ms for n, s in stamps.items()}    # ms after launch
+    lasts = {n: max(s) - launch_ms for n, s in stamps.items()}
+    released = found.start * 1000 - launch_ms
+    print(f"after fio's launch (ms): first I/O {firsts}, last {lasts}; "
+          f"released {released:.1f}")
+    assert max(firsts.values()) - min(firsts.values()) <= SPREAD_MS, (firsts, lasts)
+    assert max(lasts.values()) - min(lasts.values()) <= SPREAD_MS, (firsts, lasts)
+    # released once the late section was created (fio's start + LATE_MS), not at t0; no
+    # stream's I/O began before the release (log stamps: whole ms)
+    assert released >= LATE_MS
+    assert min(firsts.values()) >= released - window - 1, (firsts, released)

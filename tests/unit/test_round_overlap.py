@@ -1,10 +1,11 @@
 """Pipelined rounds (pts.tools.fio_round + pts.procedure.runner.RoundMeasure) on constructed
 fio output: each point's result is split out of the round's JSON, its real start and end come
-from its timing log and its release by the gate; each point after the first waits until all
-the threads of the one before it have completed their I/O (the gate script, run here for
-real); a point that overlaps the previous one by more than 1 % of a point anyway is measured
-again stonewalled, recorded as round_mode records, and never lands in the ledger; only rounds
-that keep overlapping make the whole test stonewalled."""
+from its timing log and its release by the gate; the first point's threads wait until all of
+them are set up (the gate's barrier), each point after the first until all the threads of the
+one before it have completed their I/O (the gate script, run here for real); a point that
+overlaps the previous one by more than 1 % of a point anyway is measured again stonewalled,
+recorded as round_mode records, and never lands in the ledger; only rounds that keep
+overlapping make the whole test stonewalled."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from pts.procedure.runner import RoundTest
 from pts.results import records
 from pts.results.ledger import Ledger, read_records
 from pts.testdefs import fields
-from pts.tools.fio import START_AT_SCRIPT, JobSet, random_job
+from pts.tools.fio import JobSet, random_job
 from pts.tools.fio_round import GATE_SCRIPT, LEAD_MS, gate_text, run_round, scheduled
 
 T0 = 1_800_000_000_000          # ms, Unix epoch
@@ -39,8 +40,8 @@ def job_entry(name: str, iops: float) -> dict:
 class FakeFio:
     """Writes what fio would: the JSON document and each point's timing log. `starts`:
     each point's first I/O in ms after T0 per mode; each point lasts 1000 ms (`lengths`). A
-    pipelined point after the first is released by the gate (gate-K.started, in fio's working
-    directory) at its first I/O, or at `released` (ms after T0) when given."""
+    pipelined point is released by the gate (gate-K.started, in the gate script's folder) at
+    its first I/O, or at `released` (ms after T0) when given."""
 
     def __init__(self, starts: dict[str, list[int]], lengths: list[int] | None = None,
                  released: list[int] | None = None):
@@ -67,7 +68,7 @@ class FakeFio:
             gates = Path(re.search(r"^cd -- (\S+) \|\|", (cwd / GATE_SCRIPT).read_text(),
                                    re.M).group(1))
             self.gates.append(gates)
-            for k in range(1, len(names)):
+            for k in range(len(names)):
                 at = (self.released or self.starts[mode])[k]
                 (gates / f"gate-{k}.started").write_text(f"{(self.t0 + at) / 1000:.6f}\n")
         doc = {"fio version": "fio-3.33",
@@ -115,10 +116,11 @@ def test_points_are_split_out_of_the_round_with_their_own_io_window(tmp_path):
     assert [j["jobname"] for j in single["jobs"]] == ["p01"]
     text = fio.texts[0]
     assert text.count("new_group=1") == 3
-    # the first point starts LEAD_MS after fio's launch; each later one at its gate
-    assert f"exec_prerun=./{START_AT_SCRIPT} {T0 + LEAD_MS}\n" in text
+    # the first point's thread waits at the barrier (1 thread, LEAD_MS after fio's launch at
+    # the earliest); each later one at its gate
+    assert f"exec_prerun=./{GATE_SCRIPT} wait 0 61 1 {T0 + LEAD_MS}\n" in text
     assert f"exec_prerun=./{GATE_SCRIPT} wait 1 61\n" in text
-    assert (out / START_AT_SCRIPT).stat().st_mode & 0o111
+    assert found[0].start == T0 / 1000                  # its release (gate-0.started)
     assert (out / GATE_SCRIPT).stat().st_mode & 0o111
     assert not list(out.glob("gate-*"))            # the FIFOs and their notes: elsewhere,
     assert fio.gates and not fio.gates[0].exists()  # in a folder removed after the run
@@ -127,20 +129,23 @@ def test_points_are_split_out_of_the_round_with_their_own_io_window(tmp_path):
 def test_each_point_waits_for_all_the_threads_of_the_one_before_it(tmp_path):
     """Point k's threads wait at the gate k; every thread of point k-1 (numjobs of each of
     its sections) reports its completion, the last releases point k's threads (all their
-    sections'); point k is created when point k-2 has exited (wait_for its first section)."""
+    sections'); point k is created when point k-2 has exited (wait_for its first section).
+    Point 0's threads wait at its barrier, all of its sections' counted, and T0."""
     one = random_job("a", 0, 4096, 32, 4, 1, 1 << 30)
     two = JobSet("b", (random_job("b1", 0, 4096, 1, 2, 1, 1 << 30),
                        random_job("b2", 0, 4096, 1, 3, 1, 1 << 30)))
     three = random_job("c", 0, 4096, 32, 1, 1, 1 << 30)
     planned = scheduled([one, two, three], "pipelined", tmp_path, T0, wait_s=61)
     opts = [dict(job.extra) for point in planned for job in point.sections]
-    assert opts[0] == {"exec_postrun": f"./{GATE_SCRIPT} done 0 4 5"}
+    assert opts[0] == {"exec_prerun": f"./{GATE_SCRIPT} wait 0 61 4 {T0}",
+                       "exec_postrun": f"./{GATE_SCRIPT} done 0 4 5"}
     for section in opts[1:3]:
         assert section == {"exec_prerun": f"./{GATE_SCRIPT} wait 1 61",
                            "exec_postrun": f"./{GATE_SCRIPT} done 1 5 1"}
     assert opts[3] == {"exec_prerun": f"./{GATE_SCRIPT} wait 2 61", "wait_for": "a"}
-    assert planned[0].sections[0].start_at_ms == T0
-    assert all(job.start_at_ms is None for p in planned[1:] for job in p.sections)
+    barrier = scheduled([two, three], "pipelined", tmp_path, T0, wait_s=61)[0]
+    assert [dict(j.extra)["exec_prerun"] for j in barrier.sections] == [
+        f"./{GATE_SCRIPT} wait 0 61 5 {T0}"] * 2              # b1's 2 threads + b2's 3
     stonewalled = scheduled([one, two, three], "stonewalled", tmp_path)
     assert all(not job.extra for p in stonewalled for job in p.sections)
 
@@ -276,21 +281,59 @@ def test_decl_is_frozen():
         declaration(POINTS).test = "x"
 
 
-def test_the_start_script_waits_for_its_time_and_never_fails(tmp_path):
-    """The exec_prerun script (dash, as fio's system() runs it): a time in the past returns
-    at once with status 0; a time 300 ms ahead is waited for."""
+def test_the_first_point_starts_when_its_last_thread_is_set_up_and_not_before_t0(
+        tmp_path):
+    """The barrier (the gate script as fio runs it, `wait 0 S N T0`, on a FIFO held as
+    run_round holds it): of a point of 3 threads, the 2 set up first are not released while
+    the third is not there; the third's arrival releases all 3, each once, at T0 at the
+    earliest (T0 here 300 ms after the third arrives), and the release is noted
+    (gate-0.started: the point's start). A barrier a thread never reaches runs out after S
+    and says so on its output (fio keeps it: NAME.prerun.txt)."""
+    import os
     import subprocess
-    import time
 
-    from pts.tools.fio import START_AT_TEXT
-    script = tmp_path / START_AT_SCRIPT
-    script.write_text(START_AT_TEXT)
-    script.chmod(0o755)
-    past = subprocess.run(["sh", "-c", f"./{START_AT_SCRIPT} 1000"], cwd=tmp_path)
-    assert past.returncode == 0
-    target = int(time.time() * 1000) + 300
-    subprocess.run(["sh", "-c", f"./{START_AT_SCRIPT} {target}"], cwd=tmp_path, check=True)
-    assert time.time() * 1000 >= target
+    work, gates = tmp_path / "fio's cwd", tmp_path / "gates"
+    work.mkdir()
+    gates.mkdir()
+    (work / GATE_SCRIPT).write_text(gate_text(gates))
+    (work / GATE_SCRIPT).chmod(0o755)
+    os.mkfifo(gates / "gate-0")
+    held = os.open(gates / "gate-0", os.O_RDWR | os.O_NONBLOCK)
+
+    def gate(*args) -> subprocess.Popen:
+        return subprocess.Popen(["sh", "-c", f"./{GATE_SCRIPT} wait 0 {' '.join(args)}"],
+                                cwd=work, stderr=subprocess.PIPE, text=True)
+    try:
+        first = [gate("30", "3", "1000") for _ in range(2)]      # T0 long past
+        arrived = gates / "gate-0.arrived"
+        deadline = time.monotonic() + 30
+        while len(arrived.read_text().split() if arrived.exists() else ()) < 2:
+            assert time.monotonic() < deadline, "the first two threads never arrived"
+            time.sleep(0.05)
+        time.sleep(0.5)                                  # they wait: nothing released them
+        assert [p.poll() for p in first] == [None, None]
+        assert not (gates / "gate-0.started").exists()
+        t0 = int(time.time() * 1000) + 300
+        last = gate("30", "3", str(t0))                   # the last one, T0 ahead
+        assert [p.wait(timeout=30) for p in (*first, last)] == [0, 0, 0]
+    finally:
+        os.close(held)
+    stamps = [float(s) for s in (gates / "gate-0.started").read_text().split()]
+    arrivals = [float(s) for s in arrived.read_text().split()]
+    assert len(stamps) == 3 and len(arrivals) == 3
+    assert min(stamps) >= max(arrivals) and min(stamps) >= t0 / 1000
+
+    os.mkfifo(gates / "gate-9")
+    held = os.open(gates / "gate-9", os.O_RDWR | os.O_NONBLOCK)
+    try:
+        alone = subprocess.run(["sh", "-c", f"./{GATE_SCRIPT} wait 9 0.3 2 1000"], cwd=work,
+                               capture_output=True, text=True, timeout=30)
+    finally:
+        os.close(held)
+    assert alone.returncode == 1
+    assert alone.stderr == "pts-gate: point 9 not released within 0.3 s (1 of its 2 threads " \
+                           "set up)\n"
+    assert not (gates / "gate-9.started").exists()
 
 
 def test_a_waiting_gate_ends_with_its_fio_job(tmp_path):

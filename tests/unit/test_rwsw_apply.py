@@ -169,7 +169,8 @@ def test_a_point_of_sections_runs_as_one_point_split_per_stream_and_summed(tmp_p
     text = fio.texts[0]
     assert text.count("new_group=1") == 4                     # every section its own group
     head = text.split("[p01]")[0]
-    assert head.count("exec_prerun=./pts-start-at.sh 1800000000500\n") == 3   # one start
+    # one start: a barrier for the 3 sections' threads, at T0 + LEAD_MS at the earliest
+    assert head.count("exec_prerun=./pts-gate.sh wait 0 61 3 1800000000500\n") == 3
     one = found[0]
     assert one.name == "p00" and [n for n, _ in one.sections] == ["p00.s0", "p00.s1", "p00.s2"]
     assert one.summary.iops == 1000.0 == sum(s.iops for _, s in one.sections)
