@@ -82,7 +82,9 @@ class IndexedRuns:
     def _watch(self) -> None:
         conn = None
         while not self._stop.is_set():
-            began, error, summary = time.monotonic(), None, None
+            # the pass reads the folders from its start: level with them as of then (a time
+            # read after it, seconds to minutes later, claimed changes it had not read)
+            began, began_unix, error, summary = time.monotonic(), time.time(), None, None
             try:
                 conn = conn or self.connect()
                 summary = build.update(conn, [self.root], margins=self.margins)
@@ -95,7 +97,7 @@ class IndexedRuns:
             took = time.monotonic() - began
             with self._passed:
                 self.passes += 1
-                self.last = {"at": time.time(), "seconds": took, "error": error,
+                self.last = {"at": began_unix, "seconds": took, "error": error,
                              "line": summary.line() if summary is not None else ""}
                 self._passed.notify_all()
             self._stop.wait(max(self.interval, took / WATCH_SHARE))

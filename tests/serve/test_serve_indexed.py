@@ -11,6 +11,7 @@ import json
 import subprocess
 import sys
 import threading
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from pts.cli.main import main
+from pts.index import build
 from pts.index.db import FILE_NAME
 from pts.serve import listing
 from pts.serve.app import create_app
@@ -224,6 +226,32 @@ def test_a_folder_added_while_serving_appears(root):
     assert 'pts_run_folders{state="finished"} 5.0' in after
     assert 'pts_run_state{model="Late",serial="SN-L",state="finished"} 1.0' in after
     assert "level with the run folders as of" in page, page
+
+
+def test_the_list_is_level_as_of_its_pass_start_not_its_end(root, monkeypatch):
+    """A pass reads the folders from its start: the page's "level with the run folders as
+    of" is that start. A folder made after the pass read the folders, before it ended, is not
+    in the list, and the page must not claim a time after it (it did, the pass's end: early
+    by as long as the pass took, seconds to minutes in a large lab)."""
+    index(root)
+    real, made = build.update, []
+    new = "Late_SN-L/20261110T000000"
+
+    def update(conn, roots, **kw):        # the real pass; a run folder made as it ends
+        summary = real(conn, roots, **kw)
+        if not made:
+            make(root, new, model="Late", serial="SN-L")
+            made.append(time.time())
+        return summary
+    monkeypatch.setattr(build, "update", update)
+    app = create_app([root], watch_seconds=600)           # one pass in this test
+    with TestClient(app) as client:
+        assert app.state.indexed.wait(1)
+        listed, page = dict(rows(client)), client.get("/").text
+        at = app.state.indexed.last["at"]
+    assert made and new not in listed                     # the pass had not read it
+    assert "level with the run folders as of" in page, page
+    assert at <= made[0], f"as of {at - made[0]:.6f} s after a folder it did not read"
 
 
 def rows_first(listed: dict) -> str:
