@@ -249,9 +249,10 @@ def test_rounds_stay_pipelined_each_point_started_when_the_one_before_completed(
     """Issue 33 §4: each point after the first starts when every thread of the one before
     it has completed its I/O (fio_round's gate; the RND 1 MiB points at TC 4 / QD 32 still
     have I/O in flight after their 1 s runtime on this device): every round ran as one
-    pipelined fio run with a gate before each later point and one after each earlier point,
-    none was measured again, and no recorded point overlapped its predecessor by more than
-    1 % of a point (10 ms)."""
+    pipelined fio run with a barrier before the first point (its threads start together),
+    a gate before each later point and one after each earlier point, none was measured
+    again, and no recorded point overlapped its predecessor by more than 1 % of a point
+    (10 ms)."""
     end = iops_run.of_type("test_end")[0]
     modes = iops_run.of_type("round_mode")
     assert not modes, modes
@@ -261,7 +262,8 @@ def test_rounds_stay_pipelined_each_point_started_when_the_one_before_completed(
         lines = job.splitlines()
         waits = [ln for ln in lines if ln.startswith("exec_prerun=./pts-gate.sh wait ")]
         dones = [ln for ln in lines if ln.startswith("exec_postrun=./pts-gate.sh done ")]
-        assert len(waits) == len(dones) == points - 1, (n, job)
+        assert len(waits) == points and len(dones) == points - 1, (n, job)
+        assert re.fullmatch(r"exec_prerun=\./pts-gate\.sh wait 0 \d+ \d+ \d+", waits[0]), job
     for p in iops_run.of_type("point"):
         if not p["na"] and p["overlap_ms"] is not None:
             assert p["overlap_ms"] <= 10, (p["round"], p["rw_mix"], p["block_size"], modes)

@@ -360,7 +360,9 @@ def at_gate(proc, reports: Path, folder: Path | None, aim: str,
             seen = notes if seen is None else seen | notes
             time.sleep(0.002)
         else:
-            if any(" wait " in o.command for o in gates_of(proc.pid)):
+            # a later point's (`wait K`, K >= 1), not the first point's barrier (`wait 0`)
+            if any(" wait 0 " not in o.command and " wait " in o.command
+                   for o in gates_of(proc.pid)):
                 return folder, aim
             time.sleep(0.01)
         assert time.monotonic() < deadline, f"the run never reached {aim}"
