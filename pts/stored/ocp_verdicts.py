@@ -35,8 +35,8 @@ from pts.stored.ocp_purges import (
 )
 from pts.stored.ocp_stored import FAIL, NOT_CHECKED, PASS, Result, Stored, decrease, step
 
-# A Format's recorded seconds also hold nvme-cli's start and the Identify Namespace read
-# after it (pts.conditioning.purge_nvme._format_plan): a time up to this much over a limit
+# A Format's recorded seconds also hold nvme-cli's start and exit around the drive's
+# (pts.conditioning.purge_nvme._format_plan): a time up to this much over a limit
 # is not called a failure (a choice of this suite, not a spec value).
 FORMAT_OVERHEAD_S = 1.0
 # counters of log 02h and C0h that a purge must not reset (STD-LOG-23) nor a run decrease

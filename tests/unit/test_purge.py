@@ -14,6 +14,7 @@ Format path runs against QEMU's NVMe in tests/e2e/test_qemu_e2e.py.
 import dataclasses
 import functools
 import json
+import time
 from types import SimpleNamespace
 
 import pytest
@@ -22,6 +23,7 @@ from pts.conditioning import prepare, purge, purge_nvme
 from pts.conditioning.purge_plan import PurgeError
 from pts.results import records
 from pts.results.ledger import Ledger, read_records
+from pts.tools import commands
 from tests.support.helpers import QEMU_DATA, RECORDED, RecordedRunner, Reply
 
 ID_CTRL = {"vid": 6966, "sn": "deadbeef            ", "mn": "QEMU NVMe Ctrl   ",
@@ -168,6 +170,50 @@ def test_sanitize_polls_the_log_until_done(monkeypatch, nvme_dev):
                                           "sanitize-log", "sanitize-log", "sanitize-log"]
     assert said[0].startswith("sanitize 10%") and said[1].startswith("sanitize 50%")
     assert "SSTAT 1 (completed successfully)" in result.verification
+
+
+SLOW_S = 0.25          # each slow read below: much more than the test's own steps
+
+
+def timed(monkeypatch, fake: RecordedRunner, slow: str) -> dict[str, list[float]]:
+    """nvme-cli as `fake` answers, each `slow` command (an nvme-cli read: a process, longer on
+    a loaded host) taking SLOW_S; the monotonic times each command was issued and answered."""
+    seen: dict[str, list[float]] = {}
+
+    def run(argv, **kw):
+        seen.setdefault(f"{argv[1]} issued", []).append(time.monotonic())
+        if argv[1] == slow:
+            time.sleep(SLOW_S)
+        try:
+            return fake(argv, **kw)
+        finally:
+            seen.setdefault(f"{argv[1]} answered", []).append(time.monotonic())
+    monkeypatch.setattr(commands, "run", run)
+    return seen
+
+
+def test_a_purges_recorded_time_is_the_drives_not_the_reads_around_it(monkeypatch, nvme_dev):
+    """The seconds a purge records (the OCP purge time verdict holds them against a limit
+    with only the poll's interval or nvme-cli's own start as slack) run from the command's
+    issue to the drive's answer: the sanitize log read before a Sanitize and the Identify
+    Namespace read after a Format were counted in, late by each read."""
+    logs = [sanitize_log(1, 65535), sanitize_log(2, 32768), sanitize_log(1, 65535)]
+    fake = use(monkeypatch, fake_nvme(ctrl={"sanicap": 0x2}, sanitize_logs=logs))
+    no_poll_sleep(monkeypatch)
+    seen = timed(monkeypatch, fake, "sanitize-log")
+    result = purge.plan("sanitize", nvme_dev, say=lambda s: None).execute()
+    assert [c[1] for c in fake.calls][-4:] == ["sanitize-log", "sanitize", "sanitize-log",
+                                               "sanitize-log"]
+    # from the Sanitize's issue to the answer of the read that saw it done
+    took = seen["sanitize-log answered"][-1] - seen["sanitize issued"][0]
+    assert abs(result.seconds - took) < SLOW_S / 5, (result.seconds, took)
+
+    fake = use(monkeypatch, fake_nvme())
+    seen = timed(monkeypatch, fake, "id-ns")
+    result = purge.plan("format", nvme_dev, say=print).execute()
+    assert [c[1] for c in fake.calls][-2:] == ["format", "id-ns"]
+    took = seen["format answered"][0] - seen["format issued"][0]
+    assert abs(result.seconds - took) < SLOW_S / 5, (result.seconds, took)
 
 
 def test_sanitize_failure_in_the_log_stops_the_test(monkeypatch, nvme_dev):
