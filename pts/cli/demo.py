@@ -23,6 +23,7 @@ from pts.config import option_table
 from pts.emulate import system
 from pts.tools import commands
 from pts.workload.capture import local, tracefs
+from pts.workload.capture import spool as spooling
 
 REPO = Path(__file__).resolve().parents[2]
 # Short points and a reduced matrix keep the demo to a few minutes; the tracking cells stay.
@@ -142,7 +143,7 @@ def rwsw_workload(reports: Path) -> Path:
     with ext4_loop() as (dev, mnt):
         cap = start_capture(dev, capture)
         try:
-            run_db_bench(db_bench, cap, dev, mnt)
+            run_db_bench(db_bench, cap, dev, mnt, capture)
         finally:
             if cap.poll() is None:       # ends the tracing; what was traced is decoded, kept
                 cap.send_signal(signal.SIGINT)
@@ -171,14 +172,16 @@ def start_capture(dev: str, capture: Path) -> subprocess.Popen:
                             preexec_fn=commands.on_parent_death(signal.SIGTERM))
 
 
-def run_db_bench(db_bench: str, cap: subprocess.Popen, dev: str, mnt: Path) -> None:
-    """fillrandom then readrandomwriterandom (3 s), once the capture is tracing."""
-    instance = tracefs.find_tracefs() / "instances" / tracefs.instance_name(cap.pid)
-    while not (instance / "trace_pipe").exists():
+def run_db_bench(db_bench: str, cap: subprocess.Popen, dev: str, mnt: Path,
+                 capture: Path) -> None:
+    """fillrandom then readrandomwriterandom (3 s), once the capture is tracing: its spool's
+    meta file is written right after tracing_on (was: 0.3 s after its tracefs instance
+    appeared, which a loaded host can outlast: db_bench's first I/O then went untraced)."""
+    meta = spooling.spool_of(capture) / spooling.META
+    while not meta.is_file():
         if cap.poll() is not None:
             raise RuntimeError(f"the capture ended early (exit status {cap.returncode})")
         time.sleep(0.05)
-    time.sleep(0.3)                                    # tracing_on follows the instance
     print(f"capturing {dev} while db_bench runs on it", flush=True)
     for bench in ("fillrandom", "readrandomwriterandom --use_existing_db=1 --duration=3"):
         system.run([db_bench, f"--db={mnt / 'db'}", f"--benchmarks={bench.split()[0]}",
