@@ -196,7 +196,9 @@ ROWS: tuple[Option, ...] = (
            check=rows.one_of(rows.ROUND_MODES), anchor="options",
            choices=rows.ROUND_MODES, default=None,
            help="how the points of a round run: pipelined = one fio process per "
-                "round, each point starting when every fio thread of the one before has "
+                "round, the first point starting when all its fio threads are set up "
+                "(its IO streams together), each later point when every fio thread of the "
+                "one before has "
                 "completed its I/O (exec_postrun/exec_prerun), each its own fio job and "
                 "result with its real start/end from fio's logs; a point whose I/O "
                 "overlaps the previous one by more than 1 %% of a point anyway is "

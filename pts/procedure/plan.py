@@ -201,7 +201,9 @@ def round_test_plan(settings: Settings, device: BlockDevice, decl: RoundTest,
 
 def mode_text(settings: Settings) -> str:
     return {
-        "pipelined": f"the points of a round run as ONE fio process, each point starting when "
+        "pipelined": f"the points of a round run as ONE fio process, the first point "
+                     f"starting when all its fio threads are set up (a barrier in exec_prerun: "
+                     f"an ATW point's IO streams start together), each later point when "
                      f"every fio thread of the one before has completed its I/O (exec_postrun "
                      f"of point k-1 releases exec_prerun of point k; point k is set up while "
                      f"k-1 runs: wait_for point k-2; each point also gets new_group and a "
