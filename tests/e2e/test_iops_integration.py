@@ -20,12 +20,17 @@ SIZE = 128 << 20
 MIXES = ["100/0", "65/35", "0/100"]
 SIZES = ["1024KiB", "64KiB", "4KiB", "0.5KiB"]
 OPERATOR = "E2E Operator"
-# A tmpfs loop device as the DUT is host-bound by construction (issue 33 §1); 0.5 and not the
-# default 0.8: on a loaded 2-core CI host one 1 s point swings by up to 2x between rounds.
-# Judged over the window's 15 RND 4 KiB points (5 rounds x 3 mixes, more than half marked),
-# not one. Seen under two CPU hogs: ceiling 204,202 IOPS, the points at 0.94-1.36 of it
-# (median 1.09): all 15 marked, the lowest still nearly 2x above the 0.5 share.
-HOST_SHARE = "0.5"
+# A tmpfs loop device as the DUT is host-bound by construction (issue 33 §1); 0.2 and not the
+# default 0.8: the ceiling is one 1 s run before the purge and the points come minutes later,
+# so a loaded 2-core CI host's load at those two moments, not the product, sets their ratio
+# (one 1 s point swings by up to 2x between rounds; at load average 24 more than half the
+# window's 4 KiB points fell below a 0.5 share: failed, a926494's note). Judged over the
+# window's 15 RND 4 KiB points (5 rounds x 3 mixes, more than half marked), not one. Seen
+# under two CPU hogs: ceiling 204,202 IOPS, the points at 0.94-1.36 of it (median 1.09).
+# Whether each point is marked is checked against its own stored figures (both ways), so
+# the share only decides how many are; 0.2 leaves a 5x fall of the host between the ceiling
+# and the window before "more than half" is not met.
+HOST_SHARE = "0.2"
 REPORT_INFO = 'sponsor = "E2E Lab"\nform_factor = "file on tmpfs"\n'
 
 
@@ -206,7 +211,7 @@ def test_host_ceiling_recorded_from_fio_and_the_tmpfs_dut_is_host_bound(iops_run
     c = ceiling[0]
     kinds = [r["type"] for r in iops_run.records]
     assert kinds.index("host_ceiling") < kinds.index("purge")
-    assert c["device"] == "tmpfs loop" and c["seconds"] == 1 and c["share"] == 0.5
+    assert c["device"] == "tmpfs loop" and c["seconds"] == 1 and c["share"] == 0.2
     assert [(p["label"], p["block_size"]) for p in c["points"]] == [
         ("RND 4KiB 0/100", 4096), ("RND 1024KiB 100/0", 1048576)]
     for p in c["points"]:
@@ -216,19 +221,26 @@ def test_host_ceiling_recorded_from_fio_and_the_tmpfs_dut_is_host_bound(iops_run
         assert p["iops"] == pytest.approx(job["read"]["iops"] + job["write"]["iops"], rel=1e-9)
         assert p["mbps"] == pytest.approx(
             (job["read"]["bw_bytes"] + job["write"]["bw_bytes"]) / 1e6, rel=1e-9)
-    small = c["points"][0]
+    # every measured point's mark, from its own figures and the ceiling's (the rule of
+    # pts.procedure.ceiling: the bound of its block size is the lower of the smallest
+    # size's IOPS and the largest size's MB/s over the block size; marked at 0.2 of it),
+    # both ways: which figure of the two runs is the lower is the host's, not asserted
+    small, large = c["points"]
+    points = [r for r in iops_run.of_type("point") if not r["na"]]
+    for r in points:
+        if small["iops"] <= large["mbps"] * 1e6 / r["block_size"]:
+            by, figure, bound, label = "IOPS", r["iops"], small["iops"], small["label"]
+        else:
+            by, figure, bound, label = "MB/s", r["mbps"], large["mbps"], large["label"]
+        expected = {"by": by, "figure": figure, "ceiling": bound, "limit": 0.2 * bound,
+                    "ceiling_label": label} if figure >= 0.2 * bound else None
+        assert r["host_bound"] == expected, (r["round"], r["rw_mix"], r["block_size"], c)
+    # and the tmpfs DUT reaches its host at 4 KiB (not vacuous: marks are made)
     window = iops_run.of_type("test_end")[0]["window"]
-    at_4k = [r for r in iops_run.of_type("point") if not r["na"] and r["block_size"] == 4096
+    at_4k = [r for r in points if r["block_size"] == 4096
              and window[0] <= r["round"] <= window[1]]
     marked = [r for r in at_4k if r["host_bound"]]
     assert len(marked) > len(at_4k) / 2, [(r["round"], r["rw_mix"], r["iops"]) for r in at_4k]
-    for r in marked:
-        assert r["host_bound"] == {"by": "IOPS", "figure": r["iops"], "ceiling": small["iops"],
-                                   "limit": 0.5 * small["iops"],
-                                   "ceiling_label": "RND 4KiB 0/100"}
-    for r in iops_run.of_type("point"):
-        if not r["na"] and r["host_bound"] is None and r["block_size"] == 4096:
-            assert r["iops"] < 0.5 * small["iops"]
 
 
 def test_the_ceilings_tmpfs_loop_device_and_its_file_are_gone_after_the_run(iops_run):
