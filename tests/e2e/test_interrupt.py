@@ -15,6 +15,7 @@ import re
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -25,6 +26,12 @@ from tests.support.ptsrun import IOPS, start_suite
 pytestmark = pytest.mark.needs("root", "fio", "losetup", "blkdiscard", "pdftotext", "pgrep")
 
 
+def point_1_started(tmp: Path, runs: int = 1) -> bool:
+    """Once `runs` rounds (their gate folders, in the suites' TMPDIR `tmp`) have released
+    their point 1: point 0 done, the round's fio running on (fio_gate: gate-K.started)."""
+    return len(list(tmp.glob("pts-gates-*/gate-1.started"))) >= runs
+
+
 def fio_processes(folder) -> list[str]:
     out = subprocess.run(["pgrep", "-af", str(folder)], capture_output=True, text=True).stdout
     return [line for line in out.splitlines() if "fio" in line and "pgrep" not in line]
@@ -33,21 +40,26 @@ def fio_processes(folder) -> list[str]:
 def test_interrupt_mid_round(make_loop, tmp_path):
     sig = signal.SIGINT
     dev = make_loop(64 << 20)
-    reports = tmp_path / "reports"
+    reports, tmp = tmp_path / "reports", tmp_path / "tmp"
+    tmp.mkdir()
     proc = start_suite("--device", dev, "--destructive", "--purge", "trim",
                        "--point-seconds", "3", "--reports-dir", str(reports), target=IOPS,
-                       ignored=(signal.SIGINT, signal.SIGQUIT))
+                       ignored=(signal.SIGINT, signal.SIGQUIT), env={"TMPDIR": str(tmp)})
     try:
+        # inside round 1's fio run, a point done: seen, not slept for (a fixed 4 s after
+        # round.cmd could still be fio's set-up on a loaded host, where nothing of fio is
+        # there to stop or to be left: the checks below passed without testing that)
         deadline = time.monotonic() + 120
         ledger = None
-        while time.monotonic() < deadline:      # wait for round 1's fio to start
+        while time.monotonic() < deadline and proc.poll() is None:
             found = list(reports.glob("*/*/ledger.jsonl"))
-            if found and (found[0].parent / "raw/iops/round-01/round.cmd").exists():
+            if found and (found[0].parent / "raw/iops/round-01/round.cmd").exists() \
+                    and point_1_started(tmp):
                 ledger = found[0]
                 break
-            time.sleep(0.2)
-        assert ledger is not None, "round 1 did not start in time"
-        time.sleep(4.0)                          # inside the round's fio run, a point done
+            time.sleep(0.1)
+        assert ledger is not None, "round 1's point 1 did not start in time"
+        assert fio_processes(ledger.parent), "round 1's fio is not running"
         proc.send_signal(sig)
         # the partial report renders after fio stops: minutes on a loaded 2-core machine
         out, _ = proc.communicate(timeout=300)
@@ -83,20 +95,25 @@ def test_sigint_to_a_several_device_session_stops_every_child(make_loop, tmp_pat
     runs and ends; no child, fio or gate of the session is left. About 40 s."""
     devs = [make_loop(64 << 20), make_loop(64 << 20)]
     labels = [os.path.basename(d) for d in devs]
-    reports = tmp_path / "reports"
+    reports, tmp = tmp_path / "reports", tmp_path / "tmp"
+    tmp.mkdir()
     proc = start_suite(*(a for d in devs for a in ("--device", d)), "--destructive",
                        "--purge", "trim", "--point-seconds", "3", "--reports-dir",
-                       str(reports), target=IOPS, ignored=(signal.SIGINT, signal.SIGQUIT))
+                       str(reports), target=IOPS, ignored=(signal.SIGINT, signal.SIGQUIT),
+                       env={"TMPDIR": str(tmp)})
     try:
+        # inside both rounds' fio, a point done: seen (both gates released their point 1),
+        # not slept for (test_interrupt_mid_round says why)
         deadline = time.monotonic() + 180
         started: list = []
         while time.monotonic() < deadline and proc.poll() is None:
             started = [f.parent for f in reports.glob("*/*/raw/iops/round-01/round.cmd")]
-            if len(started) == 2:
+            if len(started) == 2 and point_1_started(tmp, runs=2):
                 break
-            time.sleep(0.2)
-        assert len(started) == 2, f"round 1 did not start on both devices: {started}"
-        time.sleep(4.0)                  # inside both rounds' fio, a point done
+            time.sleep(0.1)
+        assert len(started) == 2 and point_1_started(tmp, runs=2), \
+            f"round 1's point 1 did not start on both devices: {started}"
+        assert all(fio_processes(f.parents[2]) for f in started), "a round's fio is not running"
         proc.send_signal(signal.SIGINT)  # the parent only: the children have their sessions
         out, _ = proc.communicate(timeout=300)
     finally:
