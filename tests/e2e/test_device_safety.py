@@ -6,6 +6,7 @@ checksum of the raw device are compared before and after.
 
 import hashlib
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -15,6 +16,7 @@ import pytest
 from pts.device.identity import DeviceError, resolve
 from pts.device.lock import diskseq
 from pts.device.safety import UnsafeDeviceError, _disks_under, check_writable, in_use_reasons
+from pts.tools.commands import on_parent_death
 from tests.support.helpers import loop_device
 from tests.support.ptsrun import run_suite
 
@@ -251,12 +253,15 @@ def test_a_new_disk_with_a_vanished_ones_number_is_not_refused(tmp_path):
 
 
 def test_lock_is_held_by_a_running_suite(make_loop, tmp_path):
+    # the holder keeps the lock until it is killed below or with this process (600 s: only
+    # a bound), not 60 s: a suite's start-up on a loaded host can take tens of seconds, and
+    # a lock let go before the suite looked would have let it run its tests on the device
     dev = make_loop()
     holder = subprocess.Popen(
         [sys.executable, "-c", "import sys, time; from pts.device.identity import resolve; "
          "from pts.device.lock import DeviceLock; DeviceLock(resolve(sys.argv[1])).acquire(); "
-         "print('locked', flush=True); time.sleep(60)", dev],
-        stdout=subprocess.PIPE, text=True)
+         "print('locked', flush=True); time.sleep(600)", dev],
+        stdout=subprocess.PIPE, text=True, preexec_fn=on_parent_death(signal.SIGKILL))
     try:
         assert holder.stdout.readline().strip() == "locked"
         p = run_suite("--device", dev, "--destructive")
