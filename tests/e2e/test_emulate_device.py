@@ -376,10 +376,14 @@ def test_killed_owner_and_daemon_are_reaped_by_the_next_start():
     child, old = start_in_child()
     try:
         assert leftovers(old)
-        os.kill(old.pid, signal.SIGKILL)             # daemon first: no self-cleanup possible
-        child.kill()
-        child.wait(timeout=10)
-        assert leftovers(old)                        # dead mount + bound loop remain...
+        # under the emulator's lock until checked: a start in another test beside this one
+        # (-n 2) reaps every instance whose owner or daemon is gone, this one as soon as
+        # its daemon is killed, and the check that the kill alone left it would fail
+        with lifecycle.locked():
+            os.kill(old.pid, signal.SIGKILL)         # daemon first: no self-cleanup possible
+            child.kill()
+            child.wait(timeout=10)
+            assert leftovers(old)                    # dead mount + bound loop remain...
         new = lifecycle.start("32M", "fast")         # ...until the next start reaps them
         try:
             assert leftovers(old) == [], explain(old)
