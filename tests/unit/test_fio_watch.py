@@ -161,12 +161,20 @@ def test_a_suite_in_a_pid_namespace_of_its_own_takes_fio_along(tmp_path, own_pro
     marks: list[str] = [str(fio)]
     try:
         def suite_and_job():
-            found = {_comm(p): p for p in ours([str(fio)])}
-            return found if "python" in "".join(found) and len(found) >= 2 and len(
-                ours([str(fio)])) >= 5 else None     # sh, suite, main, job, job's child
+            # the suite: the python the namespace's sh started (not a child the suite forked
+            # with its command line, before that child's exec: the watcher is one); killed
+            # once its watcher runs (before, fio's SIGTERM still ends it: fio_watch's one
+            # window; a stand-in that ignores SIGTERM would be left, as a real fio would not)
+            procs = ours([str(fio)])
+            suites = [p for p in procs if _comm(p).startswith("python")
+                      and _comm(int((_stat(p) or [0, 0])[1])) == "sh"]
+            watching = len(suites) == 1 and any(
+                (_stat(p) or [0, 0])[1] == str(suites[0]) for p in ours(["fio_watch.py"]))
+            return suites if watching and len(
+                procs) >= 5 else None             # sh, suite, main, job, job's child
         found = wait_for(suite_and_job, 60)
-        assert found, f"the suite or its fio never started: {ours([str(fio)])}"
-        suite = next(p for name, p in found.items() if name.startswith("python"))
+        assert found, f"the suite, its watcher or its fio never started: {ours([str(fio)])}"
+        (suite,) = found
         marks += [f"fio_watch.py {w} " for w in ("2", str(suite))]   # its pid, in there
         os.kill(suite, signal.SIGKILL)
         def alive():                                  # not the namespace's init or unshare
@@ -232,7 +240,7 @@ def test_a_real_fio_killed_with_its_suite_in_the_rounds_last_point(tmp_path):
                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     marks = [str(out), f"fio_watch.py {suite.pid} "]
     try:
-        started = wait_for(lambda: list(tmp_path.glob("pts-gates-*/gate-1.started")), 30)
+        started = wait_for(lambda: list(tmp_path.glob("pts-gates-*/gate-1.started")), 60)
         assert started, f"the round's last point never started: {_err(suite)}"
         time.sleep(0.3)                               # into its I/O
         fio = [p for p in ours([str(out)]) if _cmdline(p).split()[0].endswith("fio")]
