@@ -176,7 +176,7 @@ def test_profiles_are_usable():
         FTL(16 << 20, profile).check_invariants()
     assert PROFILES["fast"].program_us == 0       # the functional-test profile is untimed
     with pytest.raises(ValueError, match="choose one of: 4kn, client, cliff, default, eio, "
-                                         "fast, purge-keeps-mapping"):
+                                         "fast, no-idle-gc, purge-keeps-mapping"):
         get_profile("nope")
 
 
