@@ -215,6 +215,20 @@ def browser():
         driver.quit()
 
 
+def loaded_after(browser, click) -> None:
+    """click(), then wait for the page it loads: the page it left gone (its <html> stale)
+    and the new one complete. Read at once, the table may still be the page the click left
+    (CI of stop 56: B against A read as A against B, 'regressed' where 'improved' was due)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+    left = browser.find_element(By.TAG_NAME, "html")
+    click()
+    wait = WebDriverWait(browser, 60)           # a limit that only stops a hang
+    wait.until(expected_conditions.staleness_of(left))
+    wait.until(lambda b: b.execute_script("return document.readyState") == "complete")
+
+
 def shown(browser) -> dict[str, list[str]]:
     """The page's A/B table by cell label: A mean, std, n, B mean, std, n, verdict."""
     return {row[0].removeprefix("iops "): row[1:]
@@ -231,7 +245,7 @@ def test_the_history_page_shows_the_verdicts_computed_by_hand(lab, browser):
         browser.get(base + "/")
         link = next(a for a in browser.find_elements(By.CSS_SELECTOR, "#runs a.history")
                     if a.text == LAB_X)
-        link.click()                   # opens on its two newest firmwares: FW-A against FW-B
+        loaded_after(browser, link.click)     # its two newest firmwares: FW-A against FW-B
         assert browser.find_element(By.ID, "model").text == LAB_X
         rows = shown(browser)
         expected = {W: "regressed", R: "improved", M: "no change beyond noise"}
@@ -253,7 +267,7 @@ def test_the_history_page_shows_the_verdicts_computed_by_hand(lab, browser):
         pickers = browser.find_elements(By.CSS_SELECTOR, "#firmwares select")
         Select(pickers[0]).select_by_visible_text("FW-B")
         Select(pickers[1]).select_by_visible_text("FW-A")
-        browser.find_element(By.CSS_SELECTOR, "#firmwares button").click()
+        loaded_after(browser, browser.find_element(By.CSS_SELECTOR, "#firmwares button").click)
         turned = shown(browser)
         assert turned[LABEL[W]][-1] == "improved"
         assert turned[LABEL[R]][-1] == "regressed"
