@@ -199,6 +199,19 @@ def test_a_point_starts_when_released_not_at_its_first_logged_window(tmp_path):
     assert found[1].drain_ms == pytest.approx(995 + 1000 - 1003 - 1000, abs=0.01)
 
 
+def gate_folders(tmp_path: Path, k: int) -> tuple[Path, Path, int]:
+    """fio's working folder with the gate script, and the gate folder with gate-K open
+    read-write, as run_round holds it: (work, gates, the gate's fd)."""
+    import os
+    work, gates = tmp_path / "work", tmp_path / "gates"
+    work.mkdir()
+    gates.mkdir()
+    (work / GATE_SCRIPT).write_text(gate_text(gates))
+    (work / GATE_SCRIPT).chmod(0o755)
+    os.mkfifo(gates / f"gate-{k}")
+    return work, gates, os.open(gates / f"gate-{k}", os.O_RDWR | os.O_NONBLOCK)
+
+
 def ledger_modes(run) -> list:
     run.ledger.close()
     return [r for r in read_records(run.folder / "ledger.jsonl")[0]
@@ -292,13 +305,7 @@ def test_the_first_point_starts_when_its_last_thread_is_set_up_and_not_before_t0
     import os
     import subprocess
 
-    work, gates = tmp_path / "fio's cwd", tmp_path / "gates"
-    work.mkdir()
-    gates.mkdir()
-    (work / GATE_SCRIPT).write_text(gate_text(gates))
-    (work / GATE_SCRIPT).chmod(0o755)
-    os.mkfifo(gates / "gate-0")
-    held = os.open(gates / "gate-0", os.O_RDWR | os.O_NONBLOCK)
+    work, gates, held = gate_folders(tmp_path, 0)
 
     def gate(*args) -> subprocess.Popen:
         return subprocess.Popen(["sh", "-c", f"./{GATE_SCRIPT} wait 0 {' '.join(args)}"],
@@ -348,13 +355,7 @@ def test_a_waiting_gate_ends_with_its_fio_job(tmp_path):
     import subprocess
     import sys
 
-    work, gates = tmp_path / "work", tmp_path / "gates"
-    work.mkdir()
-    gates.mkdir()
-    (work / GATE_SCRIPT).write_text(gate_text(gates))
-    (work / GATE_SCRIPT).chmod(0o755)
-    os.mkfifo(gates / "gate-1")
-    held = os.open(gates / "gate-1", os.O_RDWR | os.O_NONBLOCK)   # as run_round holds it
+    work, gates, held = gate_folders(tmp_path, 1)
     job = ("import os, subprocess, time; os.setsid(); "      # a fio job: a session leader
            f"subprocess.Popen(['sh', '-c', './{GATE_SCRIPT} wait 1 30 > p.prerun.txt 2>&1']); "
            "print('waiting', flush=True); time.sleep(60)")
